@@ -1,0 +1,284 @@
+package tree
+
+import (
+	"errors"
+	"sort"
+	"strings"
+)
+
+// Catalog is the in-memory view of a whole tree: entries, context files,
+// files that failed to parse, and the relation index (forward links and
+// backlinks in O(1) per entry). Not safe for concurrent use.
+//
+// Links are stored raw and resolved when asked, so a link written before
+// its target existed resolves as soon as the target is Put, and dangles
+// again when it is deleted. A raw link resolves, in order, to: the entry
+// with exactly that path; that path + ".md"; the only entry whose path
+// matches ignoring case, ".md" and spaces-vs-underscores (links holding a
+// "/"); or the only entry with such a base name (links without "/").
+// A leading "@", "/" or "./" is ignored. Ambiguous base names resolve to
+// nothing. Backlinks stay O(1) per linking entry through a reverse index
+// keyed by that normalized form.
+type Catalog struct {
+	entries  map[string]*Entry
+	links    map[string][]string // entry path -> its raw links
+	rev      map[string]pathSet  // link key -> entries holding such a link
+	byPath   map[string]pathSet  // link key of a full path -> entry paths
+	byBase   map[string]pathSet  // link key of a base name -> entry paths
+	contexts map[string]*Context
+	broken   map[string]error
+}
+
+// pathSet is a set of paths.
+type pathSet map[string]struct{}
+
+// NewCatalog returns an empty catalog.
+func NewCatalog() *Catalog {
+	c := &Catalog{}
+	c.init()
+	return c
+}
+
+// init makes the zero Catalog usable too.
+func (c *Catalog) init() {
+	if c.entries != nil {
+		return
+	}
+	c.entries = map[string]*Entry{}
+	c.links = map[string][]string{}
+	c.rev = map[string]pathSet{}
+	c.byPath = map[string]pathSet{}
+	c.byBase = map[string]pathSet{}
+	c.contexts = map[string]*Context{}
+	c.broken = map[string]error{}
+}
+
+// Put adds or replaces an entry and re-indexes its links. The catalog
+// keeps the pointer: after changing an entry, Put it again. A Put path is
+// no longer broken.
+func (c *Catalog) Put(e *Entry) {
+	if e == nil {
+		return
+	}
+	c.init()
+	c.Delete(e.Path)
+	p := e.Path
+	c.entries[p] = e
+	links := e.Links()
+	c.links[p] = links
+	for _, l := range links {
+		addTo(c.rev, linkKey(linkTarget(l)), p)
+	}
+	addTo(c.byPath, linkKey(p), p)
+	addTo(c.byBase, linkKey(baseName(p)), p)
+	delete(c.broken, p)
+}
+
+// Delete removes an entry and its forward links (its backlinks from others remain, now dangling).
+func (c *Catalog) Delete(path string) {
+	if _, ok := c.entries[path]; !ok {
+		return
+	}
+	for _, l := range c.links[path] {
+		removeFrom(c.rev, linkKey(linkTarget(l)), path)
+	}
+	removeFrom(c.byPath, linkKey(path), path)
+	removeFrom(c.byBase, linkKey(baseName(path)), path)
+	delete(c.links, path)
+	delete(c.entries, path)
+}
+
+// Get returns an entry.
+func (c *Catalog) Get(path string) (*Entry, bool) {
+	e, ok := c.entries[path]
+	return e, ok
+}
+
+// Paths returns every entry path, sorted.
+func (c *Catalog) Paths() []string { return sortedKeys(c.entries) }
+
+// Forward returns the entry paths p links to, resolved (wikilinks by path or
+// unique base name), sorted; unresolved targets are returned as written.
+// Resolved and unresolved targets are sorted together; a caller tells
+// them apart with Get.
+func (c *Catalog) Forward(p string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range c.links[p] {
+		t, ok := c.resolve(l)
+		if !ok {
+			t = l
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Backlinks returns the entries that link to p, sorted. Only links that
+// resolve to p count, so a base-name link stops counting once the base
+// name becomes ambiguous.
+func (c *Catalog) Backlinks(p string) []string {
+	if _, ok := c.entries[p]; !ok {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	// The third key catches "x.md" resolving to "x.md.md" by appended ".md".
+	for _, key := range []string{linkKey(p), linkKey(baseName(p)), linkKey(trimMD(p))} {
+		for src := range c.rev[key] {
+			if seen[src] {
+				continue
+			}
+			seen[src] = true
+			for _, l := range c.links[src] {
+				if t, ok := c.resolve(l); ok && t == p {
+					out = append(out, src)
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// resolve finds the entry a raw link points at.
+func (c *Catalog) resolve(raw string) (string, bool) {
+	t := linkTarget(raw)
+	if t == "" {
+		return "", false
+	}
+	if _, ok := c.entries[t]; ok {
+		return t, true
+	}
+	if _, ok := c.entries[t+".md"]; ok {
+		return t + ".md", true
+	}
+	idx := c.byBase
+	if strings.Contains(t, "/") {
+		idx = c.byPath
+	}
+	if set := idx[linkKey(t)]; len(set) == 1 {
+		for p := range set {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// linkTarget strips what is not part of a link's target: surrounding
+// space, the legacy "@" and a leading "/" or "./" (links are relative to
+// the root).
+func linkTarget(raw string) string {
+	t := strings.TrimSpace(raw)
+	t = strings.TrimPrefix(t, "@")
+	for {
+		switch {
+		case strings.HasPrefix(t, "./"):
+			t = t[2:]
+		case strings.HasPrefix(t, "/"):
+			t = t[1:]
+		default:
+			return t
+		}
+	}
+}
+
+// linkKey is the loose form links are matched in: lowercase, no ".md",
+// spaces as underscores ("Invoice Retry Policy" ~ "invoice_retry_policy.md").
+func linkKey(s string) string {
+	s = strings.ToLower(s)
+	s = strings.TrimSuffix(s, ".md")
+	return strings.ReplaceAll(s, " ", "_")
+}
+
+// trimMD drops one ".md" extension, in any case.
+func trimMD(p string) string {
+	if len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md") {
+		return p[:len(p)-3]
+	}
+	return p
+}
+
+// baseName is the last segment of a path.
+func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+// addTo adds p to the set at key.
+func addTo(m map[string]pathSet, key, p string) {
+	s := m[key]
+	if s == nil {
+		s = pathSet{}
+		m[key] = s
+	}
+	s[p] = struct{}{}
+}
+
+// removeFrom removes p from the set at key, dropping empty sets.
+func removeFrom(m map[string]pathSet, key, p string) {
+	if s := m[key]; s != nil {
+		delete(s, p)
+		if len(s) == 0 {
+			delete(m, key)
+		}
+	}
+}
+
+// sortedKeys returns a map's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PutContext adds or replaces a context file.
+func (c *Catalog) PutContext(ctx *Context) {
+	if ctx == nil {
+		return
+	}
+	c.init()
+	c.contexts[ctx.Path] = ctx
+}
+
+// DeleteContext removes a context file.
+func (c *Catalog) DeleteContext(path string) { delete(c.contexts, path) }
+
+// Context returns a context file by its path.
+func (c *Catalog) Context(path string) (*Context, bool) {
+	ctx, ok := c.contexts[path]
+	return ctx, ok
+}
+
+// ContextPaths returns every context.md path, sorted.
+func (c *Catalog) ContextPaths() []string { return sortedKeys(c.contexts) }
+
+// errUnknownBroken stands in when MarkBroken is given no error.
+var errUnknownBroken = errors.New("tree: file could not be parsed")
+
+// MarkBroken records a file that could not be parsed. It does not remove
+// an entry already catalogued at that path; the caller decides that.
+func (c *Catalog) MarkBroken(path string, err error) {
+	c.init()
+	if err == nil {
+		err = errUnknownBroken
+	}
+	c.broken[path] = err
+}
+
+// ClearBroken forgets a broken file (it was fixed or removed).
+func (c *Catalog) ClearBroken(path string) { delete(c.broken, path) }
+
+// Broken reports whether a path failed to parse, and why.
+func (c *Catalog) Broken(path string) (error, bool) {
+	err, ok := c.broken[path]
+	return err, ok
+}
+
+// BrokenPaths returns every broken path, sorted.
+func (c *Catalog) BrokenPaths() []string { return sortedKeys(c.broken) }

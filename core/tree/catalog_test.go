@@ -1,0 +1,208 @@
+package tree
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func entryWith(path string, related []string, body string) *Entry {
+	return &Entry{Path: path, Title: path, Related: related, Preamble: body}
+}
+
+func TestCatalogBasics(t *testing.T) {
+	c := NewCatalog()
+	a := entryWith("eng/a.md", nil, "")
+	c.Put(a)
+	c.Put(entryWith("eng/b.md", nil, ""))
+	if got, ok := c.Get("eng/a.md"); !ok || got != a {
+		t.Fatalf("Get = %v, %v", got, ok)
+	}
+	if got := c.Paths(); !reflect.DeepEqual(got, []string{"eng/a.md", "eng/b.md"}) {
+		t.Errorf("Paths = %q", got)
+	}
+	c.Delete("eng/a.md")
+	c.Delete("missing.md")
+	if _, ok := c.Get("eng/a.md"); ok {
+		t.Error("deleted entry still there")
+	}
+	if got := c.Paths(); !reflect.DeepEqual(got, []string{"eng/b.md"}) {
+		t.Errorf("Paths = %q", got)
+	}
+	var zero Catalog // the zero value works too
+	zero.Put(a)
+	if _, ok := zero.Get("eng/a.md"); !ok {
+		t.Error("zero Catalog lost the entry")
+	}
+}
+
+func TestCatalogResolution(t *testing.T) {
+	tests := []struct {
+		name    string
+		entries []string
+		link    string
+		want    string // "" when unresolved
+	}{
+		{"exact path", []string{"engineering/billing/invoice_retry_policy.md"}, "engineering/billing/invoice_retry_policy.md", "engineering/billing/invoice_retry_policy.md"},
+		{"path without .md", []string{"engineering/billing/invoice_retry_policy.md"}, "engineering/billing/invoice_retry_policy", "engineering/billing/invoice_retry_policy.md"},
+		{"legacy @ and leading slash", []string{"a/b.md"}, "@/a/b.md", "a/b.md"},
+		{"path case and spaces", []string{"Eng/Invoice_Retry.md"}, "eng/invoice retry", "Eng/Invoice_Retry.md"},
+		{"base name as title", []string{"engineering/billing/invoice_retry_policy.md"}, "Invoice Retry Policy", "engineering/billing/invoice_retry_policy.md"},
+		{"base name snake", []string{"engineering/billing/invoice_retry_policy.md"}, "invoice_retry_policy", "engineering/billing/invoice_retry_policy.md"},
+		{"base name with .md", []string{"engineering/billing/invoice_retry_policy.md"}, "Invoice_Retry_Policy.MD", "engineering/billing/invoice_retry_policy.md"},
+		{"obsidian file name", []string{"Vault/My Note.md"}, "my note", "Vault/My Note.md"},
+		{"ambiguous base name", []string{"a/x.md", "b/x.md"}, "x", ""},
+		{"exact path beats ambiguity", []string{"a/x.md", "b/x.md"}, "b/x.md", "b/x.md"},
+		{"partial path is not a base name", []string{"a/b/x.md"}, "b/x", ""},
+		{"missing", []string{"a/x.md"}, "y", ""},
+	}
+	for _, tt := range tests {
+		c := NewCatalog()
+		for _, p := range tt.entries {
+			c.Put(entryWith(p, nil, ""))
+		}
+		c.Put(entryWith("src.md", []string{tt.link}, ""))
+		fwd := c.Forward("src.md")
+		if tt.want == "" {
+			if !reflect.DeepEqual(fwd, []string{tt.link}) {
+				t.Errorf("%s: Forward = %q, want the raw link", tt.name, fwd)
+			}
+			for _, p := range tt.entries {
+				if bl := c.Backlinks(p); len(bl) != 0 {
+					t.Errorf("%s: Backlinks(%s) = %q", tt.name, p, bl)
+				}
+			}
+			continue
+		}
+		if !reflect.DeepEqual(fwd, []string{tt.want}) {
+			t.Errorf("%s: Forward = %q, want %q", tt.name, fwd, tt.want)
+		}
+		if bl := c.Backlinks(tt.want); !reflect.DeepEqual(bl, []string{"src.md"}) {
+			t.Errorf("%s: Backlinks(%s) = %q", tt.name, tt.want, bl)
+		}
+	}
+}
+
+func TestCatalogLinkSequences(t *testing.T) {
+	c := NewCatalog()
+	target := "engineering/billing/invoice_retry_policy.md"
+
+	// Links written before the target exists resolve once it is Put.
+	c.Put(entryWith("notes/a.md", nil, "see [[Invoice Retry Policy]]"))
+	c.Put(entryWith("notes/b.md", []string{target}, ""))
+	c.Put(&Entry{Path: "notes/c.md", LegacyRelations: []string{"engineering/billing/invoice_retry_policy"}})
+	if got := c.Forward("notes/a.md"); !reflect.DeepEqual(got, []string{"Invoice Retry Policy"}) {
+		t.Errorf("Forward before target = %q", got)
+	}
+	c.Put(entryWith(target, []string{"notes/a.md"}, "[[b]]"))
+	want := []string{"notes/a.md", "notes/b.md", "notes/c.md"}
+	if got := c.Backlinks(target); !reflect.DeepEqual(got, want) {
+		t.Errorf("Backlinks = %q, want %q", got, want)
+	}
+	if got := c.Forward(target); !reflect.DeepEqual(got, []string{"notes/a.md", "notes/b.md"}) {
+		t.Errorf("Forward(target) = %q", got)
+	}
+	if got := c.Forward("notes/a.md"); !reflect.DeepEqual(got, []string{target}) {
+		t.Errorf("Forward(a) = %q", got)
+	}
+
+	// Replacing an entry re-indexes its links.
+	c.Put(entryWith("notes/a.md", nil, "no links now"))
+	if got := c.Backlinks(target); !reflect.DeepEqual(got, []string{"notes/b.md", "notes/c.md"}) {
+		t.Errorf("Backlinks after replace = %q", got)
+	}
+	if got := c.Forward("notes/a.md"); len(got) != 0 {
+		t.Errorf("Forward after replace = %q", got)
+	}
+
+	// A second entry with the same base name makes base-name links ambiguous.
+	c.Put(entryWith("notes/d.md", nil, "[[invoice_retry_policy]]"))
+	if got := c.Backlinks(target); !reflect.DeepEqual(got, []string{"notes/b.md", "notes/c.md", "notes/d.md"}) {
+		t.Errorf("Backlinks with d = %q", got)
+	}
+	c.Put(entryWith("archive/invoice_retry_policy.md", nil, ""))
+	if got := c.Backlinks(target); !reflect.DeepEqual(got, []string{"notes/b.md", "notes/c.md"}) {
+		t.Errorf("Backlinks when ambiguous = %q", got)
+	}
+	if got := c.Forward("notes/d.md"); !reflect.DeepEqual(got, []string{"invoice_retry_policy"}) {
+		t.Errorf("Forward when ambiguous = %q", got)
+	}
+	c.Delete("archive/invoice_retry_policy.md")
+	if got := c.Backlinks(target); !reflect.DeepEqual(got, []string{"notes/b.md", "notes/c.md", "notes/d.md"}) {
+		t.Errorf("Backlinks after removing the twin = %q", got)
+	}
+
+	// Deleting the target leaves dangling links; putting it back restores them.
+	c.Delete(target)
+	if got := c.Forward("notes/b.md"); !reflect.DeepEqual(got, []string{target}) {
+		t.Errorf("Forward to deleted = %q", got)
+	}
+	if got := c.Backlinks(target); len(got) != 0 {
+		t.Errorf("Backlinks of deleted = %q", got)
+	}
+	if got := c.Forward(target); len(got) != 0 {
+		t.Errorf("Forward of deleted = %q", got)
+	}
+	c.Put(entryWith(target, nil, ""))
+	if got := c.Backlinks(target); !reflect.DeepEqual(got, []string{"notes/b.md", "notes/c.md", "notes/d.md"}) {
+		t.Errorf("Backlinks after re-adding = %q", got)
+	}
+
+	// Deleting a linking entry removes its links.
+	c.Delete("notes/b.md")
+	if got := c.Backlinks(target); !reflect.DeepEqual(got, []string{"notes/c.md", "notes/d.md"}) {
+		t.Errorf("Backlinks after deleting b = %q", got)
+	}
+}
+
+func TestCatalogForwardDedup(t *testing.T) {
+	c := NewCatalog()
+	c.Put(entryWith("x/target.md", nil, ""))
+	c.Put(entryWith("src.md", []string{"x/target.md", "x/target", "zz-missing"}, "[[target]] [[Target|again]] [[aa missing]]"))
+	want := []string{"aa missing", "x/target.md", "zz-missing"}
+	if got := c.Forward("src.md"); !reflect.DeepEqual(got, want) {
+		t.Errorf("Forward = %q, want %q", got, want)
+	}
+	if got := c.Backlinks("x/target.md"); !reflect.DeepEqual(got, []string{"src.md"}) {
+		t.Errorf("Backlinks = %q", got)
+	}
+}
+
+func TestCatalogContextsAndBroken(t *testing.T) {
+	c := NewCatalog()
+	c.PutContext(&Context{Path: "eng/context.md", Title: "Eng"})
+	c.PutContext(&Context{Path: "art/context.md", Title: "Art"})
+	c.PutContext(nil)
+	if got := c.ContextPaths(); !reflect.DeepEqual(got, []string{"art/context.md", "eng/context.md"}) {
+		t.Errorf("ContextPaths = %q", got)
+	}
+	if ctx, ok := c.Context("eng/context.md"); !ok || ctx.Title != "Eng" {
+		t.Errorf("Context = %v, %v", ctx, ok)
+	}
+	c.DeleteContext("eng/context.md")
+	if _, ok := c.Context("eng/context.md"); ok {
+		t.Error("context not deleted")
+	}
+
+	bad := errors.New("boom")
+	c.MarkBroken("eng/b.md", bad)
+	c.MarkBroken("eng/a.md", nil)
+	if got := c.BrokenPaths(); !reflect.DeepEqual(got, []string{"eng/a.md", "eng/b.md"}) {
+		t.Errorf("BrokenPaths = %q", got)
+	}
+	if err, ok := c.Broken("eng/b.md"); !ok || err != bad {
+		t.Errorf("Broken = %v, %v", err, ok)
+	}
+	if err, ok := c.Broken("eng/a.md"); !ok || err == nil {
+		t.Errorf("Broken without error = %v, %v", err, ok)
+	}
+	c.ClearBroken("eng/b.md")
+	if _, ok := c.Broken("eng/b.md"); ok {
+		t.Error("ClearBroken did not clear")
+	}
+	// A successful Put means the file parses again.
+	c.Put(entryWith("eng/a.md", nil, ""))
+	if _, ok := c.Broken("eng/a.md"); ok {
+		t.Error("Put did not clear broken state")
+	}
+}

@@ -1,0 +1,771 @@
+package tree
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v2"
+)
+
+// The codec reads hand-written markdown tolerantly and writes one
+// canonical form. Every rule below comes in a pair (how a part is read,
+// how it is written) and the pairs are chosen so that writing what was
+// read gives the same bytes again: Render(ParseEntry(Render(e))) ==
+// Render(e) for any entry, and a hand-written file is stable after its
+// first rewrite.
+
+// Section keys (see sectionKey) of the "## " sections the codec knows.
+const (
+	keyReason     = "reason"
+	keyRawConcept = "rawconcept"
+	keyNarrative  = "narrative"
+	keyFacts      = "facts"
+	keySnippets   = "snippets"
+	keyRelations  = "relations"
+)
+
+// knownSections lists the structured sections. Only the first occurrence
+// of each is structured; repeats are kept verbatim in Entry.Other, which is
+// lossless and needs no merge rules.
+var knownSections = map[string]bool{
+	keyReason: true, keyRawConcept: true, keyNarrative: true,
+	keyFacts: true, keySnippets: true, keyRelations: true,
+}
+
+// knownKeys are the front-matter keys with Entry fields; an Extra entry
+// with one of these names is not written (it would shadow the field).
+var knownKeys = map[string]bool{
+	"title": true, "summary": true, "tags": true, "related": true,
+	"keywords": true, "createdAt": true, "updatedAt": true,
+}
+
+// ParseEntry parses a markdown file into an Entry. A file without front
+// matter is valid (Obsidian note): its title comes from the first "# "
+// heading or from the file name ("my_note.md" -> "my note"). Invalid
+// UTF-8, a "---" front matter that is never closed, malformed YAML (the
+// YAML error is wrapped) and badly typed known keys are errors that name
+// the path; the caller reports them and never overwrites the file.
+func ParseEntry(path string, data []byte) (*Entry, error) {
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("tree: parse %s: not valid UTF-8", path)
+	}
+	text := normalizeNewlines(strings.TrimPrefix(string(data), "\uFEFF"))
+	ms, body, err := readFrontMatter(text)
+	if err != nil {
+		return nil, fmt.Errorf("tree: parse %s: %w", path, err)
+	}
+	e := &Entry{Path: path}
+	if err := e.setFrontMatter(ms); err != nil {
+		return nil, fmt.Errorf("tree: parse %s: %w", path, err)
+	}
+	if e.Title == "" {
+		e.Title = firstH1(body)
+	}
+	if e.Title == "" {
+		e.Title = titleFromPath(path)
+	}
+	pre, secs := splitSections(body)
+	e.Preamble = stripTitle(trimBlank(strings.Join(pre, "\n")), e.Title)
+	e.setSections(secs)
+	return e, nil
+}
+
+// titleFromPath makes a title from a file name: extension dropped,
+// underscores read as spaces, case kept.
+func titleFromPath(p string) string {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	if len(base) >= 3 && strings.EqualFold(base[len(base)-3:], ".md") {
+		base = base[:len(base)-3]
+	}
+	base = strings.ToValidUTF8(base, "\uFFFD")
+	return strings.TrimSpace(strings.ReplaceAll(base, "_", " "))
+}
+
+// setFrontMatter fills the front-matter fields from decoded YAML.
+func (e *Entry) setFrontMatter(ms yaml.MapSlice) error {
+	for _, it := range ms {
+		k := keyString(it.Key)
+		var err error
+		switch k {
+		case "title":
+			e.Title, err = scalarField(it.Value)
+		case "summary":
+			e.Summary, err = scalarField(it.Value)
+		case "tags":
+			e.Tags, err = stringList(it.Value, true)
+		case "keywords":
+			e.Keywords, err = stringList(it.Value, true)
+		case "related":
+			e.Related, err = stringList(it.Value, false)
+		case "createdAt":
+			e.CreatedAt, err = parseTime(it.Value)
+		case "updatedAt":
+			e.UpdatedAt, err = parseTime(it.Value)
+		default:
+			e.Extra = append(e.Extra, KeyValue{Key: k, Value: yamlFlow(it.Value, ctxValue)})
+		}
+		if err != nil {
+			return fmt.Errorf("front matter key %q: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// scalarField reads a single-valued text key (title, summary).
+func scalarField(v interface{}) (string, error) {
+	s, ok := scalarString(v)
+	if !ok {
+		return "", fmt.Errorf("expected text, found a %s", yamlKind(v))
+	}
+	return strings.TrimSpace(s), nil
+}
+
+// rawSection is a "## " section as found in the file.
+type rawSection struct {
+	heading string
+	lines   []string
+}
+
+// splitSections cuts a body at level-2 headings outside code.
+func splitSections(body string) (pre []string, secs []rawSection) {
+	var sc fenceScanner
+	for _, l := range splitLines(body) {
+		if sc.outside(l) {
+			if lv, t, ok := parseHeading(l); ok && lv == 2 {
+				secs = append(secs, rawSection{heading: t})
+				continue
+			}
+		}
+		if len(secs) == 0 {
+			pre = append(pre, l)
+		} else {
+			secs[len(secs)-1].lines = append(secs[len(secs)-1].lines, l)
+		}
+	}
+	return pre, secs
+}
+
+// setSections fills the section fields; see knownSections for repeats.
+// A "## Relations" section that holds anything but @path lines is not
+// structured (it would lose that text) and stays in Other.
+func (e *Entry) setSections(secs []rawSection) {
+	seen := map[string]bool{}
+	for _, s := range secs {
+		body := trimBlank(strings.Join(s.lines, "\n"))
+		k := sectionKey(s.heading)
+		if !knownSections[k] || seen[k] || (k == keyRelations && !relationsClean(body)) {
+			e.Other = append(e.Other, Section{Heading: s.heading, Body: body})
+			continue
+		}
+		seen[k] = true
+		switch k {
+		case keyReason:
+			e.Reason = body
+		case keyRawConcept:
+			e.RawConcept = parseRawConcept(body)
+		case keyNarrative:
+			e.Narrative = parseNarrative(body)
+		case keyFacts:
+			e.Facts = parseFacts(body)
+		case keySnippets:
+			e.Snippets = parseSnippets(body)
+		case keyRelations:
+			e.LegacyRelations = parseRelations(body)
+		}
+	}
+}
+
+// Render writes an Entry as markdown, deterministically: front matter in
+// a fixed key order (title, summary, tags, related, keywords, createdAt,
+// updatedAt, then Extra in order; empty fields omitted; lists in flow
+// style; times RFC3339 UTC), the preamble, then the sections Reason, Raw
+// Concept, Narrative, Facts, Snippets, Relations (only for legacy
+// relations) and Other in order, empty ones omitted.
+//
+// Render writes the canonical form of its input, so some text changes on
+// the first write: CRLF becomes LF, "##"/"###" headings inside a section's
+// text are demoted so they cannot start a new section, unclosed code
+// fences are closed, facts and list items are folded onto one line, and
+// a leading "# Title" line repeating the title is dropped. An empty Title
+// is filled the way ParseEntry would (first "# " heading, else file name).
+func Render(e *Entry) []byte {
+	if e == nil {
+		return nil
+	}
+	secs := renderSections(e)
+	pre := safeContent(e.Preamble, demote2)
+	title := strings.TrimSpace(strings.ToValidUTF8(e.Title, "\uFFFD"))
+	if title == "" {
+		title = firstH1(joinBody(pre, secs))
+	}
+	if title == "" {
+		title = titleFromPath(e.Path)
+	}
+	pre = stripTitle(pre, title)
+
+	var b strings.Builder
+	writeFrontMatter(&b, e, title)
+	b.WriteString(joinBody(pre, secs))
+	return []byte(b.String())
+}
+
+// joinBody lays out the body: blocks separated by blank lines.
+func joinBody(pre string, secs []string) string {
+	var b strings.Builder
+	if pre != "" {
+		b.WriteString("\n" + pre + "\n")
+	}
+	for _, s := range secs {
+		b.WriteString("\n" + s + "\n")
+	}
+	return b.String()
+}
+
+// writeFrontMatter writes the "---" block. It is always written, even
+// when empty, so that a body starting with "---" is never mistaken for
+// front matter.
+func writeFrontMatter(b *strings.Builder, e *Entry, title string) {
+	b.WriteString("---\n")
+	scalar := func(k, v string) {
+		if v != "" {
+			b.WriteString(k + ": " + yamlString(v, ctxValue) + "\n")
+		}
+	}
+	list := func(k string, l []string) {
+		l = cleanList(l)
+		if len(l) == 0 {
+			return
+		}
+		parts := make([]string, len(l))
+		for i, s := range l {
+			parts[i] = yamlString(s, ctxFlow)
+		}
+		b.WriteString(k + ": [" + strings.Join(parts, ", ") + "]\n")
+	}
+	scalar("title", title)
+	scalar("summary", strings.TrimSpace(strings.ToValidUTF8(e.Summary, "\uFFFD")))
+	list("tags", e.Tags)
+	list("related", e.Related)
+	list("keywords", e.Keywords)
+	if t := formatTime(e.CreatedAt); t != "" {
+		b.WriteString("createdAt: " + t + "\n")
+	}
+	if t := formatTime(e.UpdatedAt); t != "" {
+		b.WriteString("updatedAt: " + t + "\n")
+	}
+	done := map[string]bool{}
+	for _, kv := range e.Extra {
+		k := strings.ToValidUTF8(kv.Key, "\uFFFD")
+		if knownKeys[k] || done[k] {
+			continue
+		}
+		done[k] = true
+		b.WriteString(yamlString(k, ctxKey) + ": " + canonExtraValue(kv.Value) + "\n")
+	}
+	b.WriteString("---\n")
+}
+
+// renderSections renders every "## " section in order.
+func renderSections(e *Entry) []string {
+	// An Other section named like a known one is read back as that section
+	// unless the known one comes first; so the known heading is written
+	// (empty if need be) whenever such an Other section exists.
+	var others []string
+	shadowed := map[string]bool{}
+	for _, o := range e.Other {
+		h := canonHeading(o.Heading)
+		body := safeContent(o.Body, demote2)
+		if k := sectionKey(h); knownSections[k] && (k != keyRelations || relationsClean(body)) {
+			shadowed[k] = true
+		}
+		others = append(others, sectionBlock(h, body))
+	}
+	var out []string
+	add := func(k, heading, body string) {
+		if body != "" || shadowed[k] {
+			out = append(out, sectionBlock(heading, body))
+		}
+	}
+	add(keyReason, "Reason", safeContent(e.Reason, demote2))
+	add(keyRawConcept, "Raw Concept", renderRawConcept(e.RawConcept))
+	add(keyNarrative, "Narrative", renderNarrative(e.Narrative))
+	add(keyFacts, "Facts", renderFacts(e.Facts))
+	add(keySnippets, "Snippets", renderSnippets(e.Snippets))
+	add(keyRelations, "Relations", renderRelations(e.LegacyRelations))
+	return append(out, others...)
+}
+
+// canonHeading is a heading as it reads back: one line, trimmed, closing
+// hashes removed. It repeats until stable because removing one closing
+// sequence can expose another ("a ## ##").
+func canonHeading(h string) string {
+	h = oneLine(h)
+	for {
+		_, t, _ := parseHeading("## " + h)
+		if t == h {
+			return t
+		}
+		h = t
+	}
+}
+
+// sectionBlock is "## Heading" followed by the body, if any.
+func sectionBlock(h, body string) string {
+	line := "## " + h
+	if h == "" {
+		line = "##"
+	}
+	if body == "" {
+		return line
+	}
+	return line + "\n" + body
+}
+
+// ---- Raw Concept -----------------------------------------------------
+
+// rawLabels are the Raw Concept fields in rendering order.
+var rawLabels = []struct {
+	key, label string
+	get        func(*RawConcept) *string
+}{
+	{"task", "Task", func(r *RawConcept) *string { return &r.Task }},
+	{"changes", "Changes", func(r *RawConcept) *string { return &r.Changes }},
+	{"files", "Files", nil},
+	{"flow", "Flow", func(r *RawConcept) *string { return &r.Flow }},
+	{"timestamp", "Timestamp", func(r *RawConcept) *string { return &r.Timestamp }},
+	{"author", "Author", func(r *RawConcept) *string { return &r.Author }},
+}
+
+// labelRe matches "**Task:** value" and the "**Task**: value" variant.
+var labelRe = regexp.MustCompile(`^\*\*([A-Za-z][A-Za-z ]*?)(?::\*\*|\*\*:)(.*)$`)
+
+// rawLabel recognizes a Raw Concept field line and returns its key and
+// the value text after the label.
+func rawLabel(line string) (key, rest string, ok bool) {
+	m := labelRe.FindStringSubmatch(line)
+	if m == nil {
+		return "", "", false
+	}
+	k := sectionKey(m[1])
+	for _, l := range rawLabels {
+		if l.key == k {
+			return k, m[2], true
+		}
+	}
+	return "", "", false
+}
+
+// parseRawConcept reads the labelled lines. A value runs until the next
+// known label (the paper's example wraps Task over two lines); text
+// before the first label belongs to Task, and a repeated label appends to
+// its field, so nothing in the section is lost.
+func parseRawConcept(body string) RawConcept {
+	type fileLine struct {
+		text   string
+		inline bool
+	}
+	vals := map[string][]string{}
+	var files []fileLine
+	cur := "task"
+	for _, l := range splitLines(body) {
+		k, rest, ok := rawLabel(l)
+		if ok {
+			cur = k
+		}
+		switch {
+		case cur == "files":
+			if ok {
+				files = append(files, fileLine{rest, true})
+			} else {
+				files = append(files, fileLine{l, false})
+			}
+		case ok:
+			vals[cur] = append(vals[cur], strings.TrimLeftFunc(rest, unicode.IsSpace))
+		default:
+			vals[cur] = append(vals[cur], l)
+		}
+	}
+	var rc RawConcept
+	for _, l := range rawLabels {
+		if l.get != nil {
+			*l.get(&rc) = strings.TrimSpace(strings.Join(vals[l.key], "\n"))
+		}
+	}
+	for _, f := range files {
+		if item, ok := isBullet(f.text); ok && !f.inline {
+			rc.Files = append(rc.Files, item)
+			continue
+		}
+		rc.Files = append(rc.Files, strings.Split(f.text, ",")...)
+	}
+	rc.Files = cleanList(rc.Files)
+	return rc
+}
+
+// renderRawConcept writes one block per non-empty field. Files are written
+// inline ("**Files:** a, b") unless a name holds a comma, then as a bullet
+// list under "**Files:**".
+func renderRawConcept(rc RawConcept) string {
+	var blocks []string
+	for _, l := range rawLabels {
+		if l.get == nil {
+			files := cleanList(rc.Files)
+			if len(files) == 0 {
+				continue
+			}
+			inline := true
+			for _, f := range files {
+				if strings.Contains(f, ",") {
+					inline = false
+				}
+			}
+			if inline {
+				blocks = append(blocks, "**Files:** "+strings.Join(files, ", "))
+			} else {
+				blocks = append(blocks, "**Files:**\n- "+strings.Join(files, "\n- "))
+			}
+			continue
+		}
+		v := strings.TrimSpace(cleanText(*l.get(&rc)))
+		if v == "" {
+			continue
+		}
+		lines := strings.Split(v, "\n")
+		for i := 1; i < len(lines); i++ {
+			// A continuation line that looks like a label would start
+			// another field when read back; the backslash keeps it text.
+			if _, _, ok := rawLabel(lines[i]); ok {
+				lines[i] = `\` + lines[i]
+			}
+		}
+		// Fences are closed per field: the labels are not fence-aware, so a
+		// fence left open would hide the next field from markdown readers
+		// and shift text between fields on the next read.
+		blocks = append(blocks, safeContent("**"+l.label+":** "+strings.Join(lines, "\n"), demote2))
+	}
+	return strings.Join(blocks, "\n")
+}
+
+// ---- Narrative -------------------------------------------------------
+
+// narrativeParts are the "### " parts of the Narrative in rendering order.
+var narrativeParts = []struct {
+	key, heading string
+	get          func(*Narrative) *string
+}{
+	{"structure", "Structure", func(n *Narrative) *string { return &n.Structure }},
+	{"dependencies", "Dependencies", func(n *Narrative) *string { return &n.Dependencies }},
+	{"highlights", "Highlights", func(n *Narrative) *string { return &n.Highlights }},
+	{"rules", "Rules", func(n *Narrative) *string { return &n.Rules }},
+	{"examples", "Examples", func(n *Narrative) *string { return &n.Examples }},
+	{"diagrams", "Diagrams", func(n *Narrative) *string { return &n.Diagrams }},
+}
+
+// parseNarrative splits the Narrative at the first "### " heading of each
+// known part; any other "### " heading is text of the current part.
+func parseNarrative(body string) Narrative {
+	var n Narrative
+	acc := map[string][]string{}
+	seen := map[string]bool{}
+	cur := ""
+	var sc fenceScanner
+	for _, l := range splitLines(body) {
+		if sc.outside(l) {
+			if lv, t, ok := parseHeading(l); ok && lv == 3 {
+				if k := sectionKey(t); !seen[k] && narrativePart(k) != nil {
+					seen[k], cur = true, k
+					continue
+				}
+			}
+		}
+		acc[cur] = append(acc[cur], l)
+	}
+	n.Text = trimBlank(strings.Join(acc[""], "\n"))
+	for _, p := range narrativeParts {
+		*p.get(&n) = trimBlank(strings.Join(acc[p.key], "\n"))
+	}
+	return n
+}
+
+// narrativePart returns the part accessor for a key, or nil.
+func narrativePart(k string) func(*Narrative) *string {
+	for _, p := range narrativeParts {
+		if p.key == k {
+			return p.get
+		}
+	}
+	return nil
+}
+
+// renderNarrative writes Text, then each non-empty part under "### ".
+func renderNarrative(n Narrative) string {
+	var parts []string
+	if t := safeContent(n.Text, demote3); t != "" {
+		parts = append(parts, t)
+	}
+	for _, p := range narrativeParts {
+		if c := safeContent(*p.get(&n), demote3); c != "" {
+			parts = append(parts, "### "+p.heading+"\n"+c)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// ---- Facts -----------------------------------------------------------
+
+var (
+	// factSubject matches "**subject**: statement".
+	factSubject = regexp.MustCompile(`^\*\*(.+?)\*\*:\s*(.*)$`)
+	// factSubjectAlt matches "**subject:** statement".
+	factSubjectAlt = regexp.MustCompile(`^\*\*(.+?):\*\*\s*(.*)$`)
+	// factCategory matches a trailing " [category]".
+	factCategory = regexp.MustCompile(`^(.*\S)\s+\[([^\[\]]+)\]$`)
+)
+
+// parseFacts reads one fact per list item; lines that are not list items
+// continue the previous fact (hand-wrapped lines), a blank line ends it.
+func parseFacts(body string) []Fact {
+	var raw [][]string
+	open := false
+	for _, l := range splitLines(body) {
+		if isBlank(l) {
+			open = false
+			continue
+		}
+		item, ok := isBullet(l)
+		if !ok {
+			item = strings.TrimSpace(l)
+		}
+		if open && !ok {
+			raw[len(raw)-1] = append(raw[len(raw)-1], item)
+			continue
+		}
+		raw = append(raw, []string{item})
+		open = true
+	}
+	var out []Fact
+	for _, r := range raw {
+		if f := parseFactText(strings.Join(r, " ")); f != (Fact{}) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// normalizeFact is the one definition of a fact's canonical form: the
+// fact is written as its line text and read back with parseFactText, so
+// whatever the caller put where, the result is what the file will say
+// (a subject written into the statement is split out, a trailing
+// "[category]" likewise, "**" is removed from subjects, every part is
+// one line).
+func normalizeFact(f Fact) Fact {
+	cat := oneLine(strings.NewReplacer("[", "", "]", "").Replace(f.Category))
+	return parseFactText(factText(Fact{Subject: stripStars(oneLine(f.Subject)), Statement: oneLine(f.Statement), Category: cat}))
+}
+
+// factText is a fact's line without the bullet:
+// "**subject**: statement [category]", absent parts left out.
+func factText(f Fact) string {
+	var parts []string
+	if f.Subject != "" {
+		parts = append(parts, "**"+f.Subject+"**:")
+	}
+	if f.Statement != "" {
+		parts = append(parts, f.Statement)
+	}
+	if f.Category != "" {
+		parts = append(parts, "["+f.Category+"]")
+	}
+	return strings.Join(parts, " ")
+}
+
+// parseFactText reads a fact's line (without the bullet).
+func parseFactText(text string) Fact {
+	subj, st := "", strings.TrimSpace(text)
+	for subj == "" {
+		m := factSubject.FindStringSubmatch(st)
+		if m == nil {
+			m = factSubjectAlt.FindStringSubmatch(st)
+		}
+		if m == nil {
+			break
+		}
+		subj, st = stripStars(m[1]), strings.TrimSpace(m[2])
+	}
+	cat := ""
+	if m := factCategory.FindStringSubmatch(st); m != nil {
+		// Go's \s is ASCII-only while trimming is Unicode-aware; both sides
+		// must be non-empty after trimming or the split would not survive.
+		if c, rest := strings.TrimSpace(m[2]), strings.TrimSpace(m[1]); c != "" && rest != "" {
+			st, cat = rest, c
+		}
+	}
+	return Fact{Subject: subj, Statement: st, Category: cat}
+}
+
+// stripStars removes "**" runs from a subject and trims it.
+func stripStars(s string) string {
+	for strings.Contains(s, "**") {
+		s = strings.ReplaceAll(s, "**", "")
+	}
+	return strings.TrimSpace(s)
+}
+
+// renderFacts writes "- **subject**: statement [category]" lines.
+func renderFacts(facts []Fact) string {
+	var lines []string
+	for _, f := range facts {
+		f = normalizeFact(f)
+		if f == (Fact{}) {
+			continue
+		}
+		line := "- " + factText(f)
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ---- Snippets --------------------------------------------------------
+
+// parseSnippets reads each fenced block as one snippet: the content of a
+// bare fence, or the whole block (fences included) when the fence names a
+// language, so "```go" survives. Loose paragraphs are snippets too.
+func parseSnippets(body string) []string {
+	lines := splitLines(body)
+	var out []string
+	add := func(s string) {
+		if s = trimBlank(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	for i := 0; i < len(lines); {
+		if isBlank(lines[i]) {
+			i++
+			continue
+		}
+		if f, info, ok := openFence(lines[i]); ok {
+			j := i + 1
+			for j < len(lines) && !f.closedBy(lines[j]) {
+				j++
+			}
+			end := j + 1
+			if end > len(lines) {
+				end = len(lines)
+			}
+			if info != "" {
+				add(strings.Join(lines[i:end], "\n"))
+			} else {
+				add(strings.Join(lines[i+1:j], "\n"))
+			}
+			i = end
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && !isBlank(lines[j]) {
+			if _, _, ok := openFence(lines[j]); ok {
+				break
+			}
+			j++
+		}
+		add(strings.Join(lines[i:j], "\n"))
+		i = j
+	}
+	return out
+}
+
+// renderSnippets writes each snippet as a fenced block. A snippet that is
+// exactly one fenced block with a language is written as is; anything
+// else is wrapped in a bare fence longer than any backtick run inside it,
+// so snippets that contain fences survive.
+func renderSnippets(snippets []string) string {
+	var blocks []string
+	for _, s := range snippets {
+		s = cleanText(s)
+		if s == "" {
+			continue
+		}
+		if isInfoFenceBlock(s) {
+			blocks = append(blocks, s)
+			continue
+		}
+		n := longestRun(s, '`') + 1
+		if n < 3 {
+			n = 3
+		}
+		f := strings.Repeat("`", n)
+		blocks = append(blocks, f+"\n"+s+"\n"+f)
+	}
+	return strings.Join(blocks, "\n\n")
+}
+
+// isInfoFenceBlock reports text that is one fenced block with an info
+// string, closed on its last line.
+func isInfoFenceBlock(s string) bool {
+	lines := strings.Split(s, "\n")
+	f, info, ok := openFence(lines[0])
+	if !ok || info == "" {
+		return false
+	}
+	for i := 1; i < len(lines); i++ {
+		if f.closedBy(lines[i]) {
+			return i == len(lines)-1
+		}
+	}
+	return false
+}
+
+// longestRun returns the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			if n > best {
+				best = n
+			}
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+// ---- Relations -------------------------------------------------------
+
+// relationLine matches "@path", "- @path" (and other bullets).
+var relationLine = regexp.MustCompile(`^\s*(?:[-*+]\s+)?@(.*)$`)
+
+// relationsClean reports a Relations body made only of @path lines.
+func relationsClean(body string) bool {
+	for _, l := range splitLines(body) {
+		if !isBlank(l) && !relationLine.MatchString(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseRelations reads the @path lines.
+func parseRelations(body string) []string {
+	var out []string
+	for _, l := range splitLines(body) {
+		if m := relationLine.FindStringSubmatch(l); m != nil {
+			if p := strings.TrimSpace(m[1]); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// renderRelations writes "- @path" lines.
+func renderRelations(rel []string) string {
+	rel = cleanList(rel)
+	if len(rel) == 0 {
+		return ""
+	}
+	return "- @" + strings.Join(rel, "\n- @")
+}

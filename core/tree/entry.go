@@ -1,0 +1,85 @@
+// Package tree holds the Context Tree's on-disk contracts: path rules, the
+// entry codec (YAML front matter plus fixed sections), context.md files and
+// the relation index with backlinks. It does no I/O: callers pass bytes in
+// and get bytes out, so the same code serves every host.
+package tree
+
+import "time"
+
+// Entry is one knowledge entry, the parsed form of a markdown file.
+type Entry struct {
+	// Path is relative to the memory root, e.g. "engineering/billing/invoice_retry_policy.md".
+	Path string `json:"path"`
+
+	// Front matter.
+	Title     string    `json:"title"`
+	Summary   string    `json:"summary,omitempty"`
+	Tags      []string  `json:"tags,omitempty"`
+	Related   []string  `json:"related,omitempty"`
+	Keywords  []string  `json:"keywords,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	// Extra holds front-matter keys this codec does not know, in their
+	// original order, so that a rewrite never loses them.
+	Extra []KeyValue `json:"extra,omitempty"`
+
+	// Sections.
+	Reason     string     `json:"reason,omitempty"`
+	RawConcept RawConcept `json:"rawConcept"`
+	Narrative  Narrative  `json:"narrative"`
+	Facts      []Fact     `json:"facts,omitempty"`
+	Snippets   []string   `json:"snippets,omitempty"`
+	// LegacyRelations are the @path lines of a legacy "## Relations" section.
+	LegacyRelations []string `json:"legacyRelations,omitempty"`
+	// Preamble is the text before the first "## " heading (minus a leading
+	// "# Title" line that repeats the title); Obsidian notes live here.
+	Preamble string `json:"preamble,omitempty"`
+	// Other holds sections the codec does not know, in order.
+	Other []Section `json:"other,omitempty"`
+}
+
+// KeyValue is one preserved front-matter key; Value is the YAML text of the
+// value as it is rendered after "key: ". ParseEntry stores it in flow
+// style on one line ("82", "validated", "[a, b]", "{k: v}"); Render accepts
+// any single YAML value (a scalar, a flow value, or an indented block
+// beginning with a newline) and writes it back in that one-line form.
+type KeyValue struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// RawConcept is the "## Raw Concept" section: where the knowledge came from.
+type RawConcept struct {
+	Task      string   `json:"task,omitempty"`
+	Changes   string   `json:"changes,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	Flow      string   `json:"flow,omitempty"`
+	Timestamp string   `json:"timestamp,omitempty"`
+	Author    string   `json:"author,omitempty"`
+}
+
+// Narrative is the "## Narrative" section. Text is free prose written
+// directly under the heading; the named parts are its "### " subsections.
+type Narrative struct {
+	Text         string `json:"text,omitempty"`
+	Structure    string `json:"structure,omitempty"`
+	Dependencies string `json:"dependencies,omitempty"`
+	Highlights   string `json:"highlights,omitempty"`
+	Rules        string `json:"rules,omitempty"`
+	Examples     string `json:"examples,omitempty"`
+	Diagrams     string `json:"diagrams,omitempty"`
+}
+
+// Fact is one line of the "## Facts" section:
+// "- **subject**: statement [category]".
+type Fact struct {
+	Subject   string `json:"subject,omitempty"`
+	Statement string `json:"statement"`
+	Category  string `json:"category,omitempty"`
+}
+
+// Section is an unknown "## " section, kept verbatim.
+type Section struct {
+	Heading string `json:"heading"`
+	Body    string `json:"body"`
+}
