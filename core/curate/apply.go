@@ -1,0 +1,429 @@
+package curate
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/tree"
+)
+
+// add creates an entry and every missing context.md above it.
+func (c *Curator) add(a *Applied, op Operation, v valid) error {
+	if err := checkNewEntryPath(v.path); err != nil {
+		return err
+	}
+	if err := c.checkAbsent(v.path); err != nil {
+		return err
+	}
+	e := newEntry(v.path, op, v, c.now())
+	data, parsed, err := c.render(e)
+	if err != nil {
+		return err
+	}
+	t := newTxn(c.FS)
+	// Context files first: a crash before the entry is written leaves only
+	// harmless context files behind.
+	err = c.writeContexts(t, path.Dir(v.path))
+	if err == nil {
+		err = t.write(v.path, data)
+	}
+	if err == nil {
+		t.putEntry(c.catalog(), parsed)
+	}
+	if err := c.finish(t, err); err != nil {
+		return fmt.Errorf("add %s: %w", v.path, err)
+	}
+	a.Message = "added"
+	return nil
+}
+
+// checkAbsent fails when anything is at p: an entry, a file that could not
+// be parsed (never overwritten), or any file or folder on disk.
+func (c *Curator) checkAbsent(p string) error {
+	cat := c.catalog()
+	if _, ok := cat.Get(p); ok {
+		return fmt.Errorf("already exists: %s", p)
+	}
+	if berr, ok := cat.Broken(p); ok {
+		return fmt.Errorf("already exists: %s (it cannot be parsed and is never overwritten: %v)", p, berr)
+	}
+	_, ok, err := c.exists(p)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return fmt.Errorf("already exists: %s", p)
+	}
+	return nil
+}
+
+// writeContexts writes the default context.md of every folder level of dir
+// (domain, topic, subtopic) that has none, outermost first.
+func (c *Curator) writeContexts(t *txn, dir string) error {
+	cat := c.catalog()
+	segs := strings.Split(dir, "/")
+	for i := 1; i <= len(segs) && i <= 3; i++ {
+		folder := strings.Join(segs[:i], "/")
+		cp := folder + "/context.md"
+		if _, ok := cat.Context(cp); ok {
+			continue
+		}
+		if _, ok := cat.Broken(cp); ok {
+			continue
+		}
+		_, ok, err := c.exists(cp)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		data := tree.NewContext(folder)
+		ctx, err := tree.ParseContext(cp, data)
+		if err != nil {
+			return fmt.Errorf("default %s does not parse (refused): %w", cp, err)
+		}
+		if err := t.write(cp, data); err != nil {
+			return err
+		}
+		t.putContext(cat, ctx)
+	}
+	return nil
+}
+
+// update replaces an existing entry, carrying over what the new content lacks.
+func (c *Curator) update(a *Applied, op Operation, v valid) error {
+	cat := c.catalog()
+	p := v.path
+	var (
+		e       *tree.Entry
+		carried []string
+		msg     = "updated"
+	)
+	if old, ok := cat.Get(p); ok {
+		e, carried = updateEntry(old, op, v.relations, c.now())
+	} else if berr, broken := cat.Broken(p); broken {
+		e = newEntry(p, op, v, c.now())
+		msg = fmt.Sprintf("updated: replaced an unparseable file (%v)", berr)
+	} else {
+		st, ok, err := c.exists(p)
+		switch {
+		case err != nil:
+			return err
+		case !ok || st.IsDir:
+			return fmt.Errorf("not found: %s", p)
+		}
+		return fmt.Errorf("cannot update %s: the file is not loaded (over the size limit or unreadable)", p)
+	}
+	data, parsed, err := c.render(e)
+	if err != nil {
+		return err
+	}
+	t := newTxn(c.FS)
+	err = t.write(p, data)
+	if err == nil {
+		t.putEntry(cat, parsed)
+	}
+	if err := c.finish(t, err); err != nil {
+		return fmt.Errorf("update %s: %w", p, err)
+	}
+	a.Message, a.Carried = msg, carried
+	return nil
+}
+
+// upsert is ADD when the entry is missing and UPDATE when it is present.
+// An existing file that cannot be parsed is not replaced: UPDATE must name
+// it explicitly.
+func (c *Curator) upsert(a *Applied, op Operation, v valid) (outcome, error) {
+	cat := c.catalog()
+	if _, ok := cat.Get(v.path); ok {
+		if err := c.update(a, op, v); err != nil {
+			return 0, err
+		}
+		a.Message = "updated existing"
+		return outUpdated, nil
+	}
+	if berr, ok := cat.Broken(v.path); ok {
+		return 0, fmt.Errorf("cannot upsert %s: the existing file cannot be parsed (%v); fix it, or replace it with UPDATE", v.path, berr)
+	}
+	if _, ok, err := c.exists(v.path); err != nil {
+		return 0, err
+	} else if ok {
+		return 0, c.update(a, op, v)
+	}
+	if err := c.add(a, op, v); err != nil {
+		return 0, err
+	}
+	a.Message = "added new"
+	return outAdded, nil
+}
+
+// lookup returns the entry at p for a MERGE, or a clear error naming role.
+func (c *Curator) lookup(role, p string) (*tree.Entry, error) {
+	cat := c.catalog()
+	if e, ok := cat.Get(p); ok {
+		return e, nil
+	}
+	if berr, ok := cat.Broken(p); ok {
+		return nil, fmt.Errorf("%s cannot be parsed: %s (%v)", role, p, berr)
+	}
+	return nil, fmt.Errorf("%s not found: %s", role, p)
+}
+
+// merge folds the source entry into the target, rewrites every relation
+// that pointed at the source, and deletes the source. Writes are ordered
+// so that a crash never loses knowledge: the merged target first, then the
+// referring entries, the source's removal last.
+func (c *Curator) merge(a *Applied, op Operation, v valid) error {
+	src, dst := v.path, v.target
+	source, err := c.lookup("source", src)
+	if err != nil {
+		return err
+	}
+	target, err := c.lookup("target", dst)
+	if err != nil {
+		return err
+	}
+	cat := c.catalog()
+	now := c.now()
+	m := newLinkMatcher(cat, src)
+	merged := mergeEntries(target, source, now)
+	merged, _ = rewriteLinks(merged, m, dst)
+	opc := op
+	if !v.named {
+		opc.Title = "" // the title located the source; the target keeps its own
+	}
+	merged, _ = updateEntry(merged, opc, v.relations, now, src)
+	mergedData, mergedParsed, err := c.render(merged)
+	if err != nil {
+		return err
+	}
+	type rewrite struct {
+		data   []byte
+		parsed *tree.Entry
+	}
+	var rewrites []rewrite
+	count := 0
+	for _, r := range cat.Backlinks(src) {
+		if r == src || r == dst {
+			continue
+		}
+		ref, ok := cat.Get(r)
+		if !ok {
+			continue
+		}
+		data, parsed, n, err := c.rewriteReferrer(ref, m, dst)
+		if err != nil {
+			return fmt.Errorf("rewrite relations of %s: %w", r, err)
+		}
+		if n == 0 {
+			continue
+		}
+		rewrites = append(rewrites, rewrite{data, parsed})
+		count += n
+	}
+	t := newTxn(c.FS)
+	err = t.write(dst, mergedData)
+	if err == nil {
+		t.putEntry(cat, mergedParsed)
+		for _, rw := range rewrites {
+			if err = t.write(rw.parsed.Path, rw.data); err != nil {
+				break
+			}
+			t.putEntry(cat, rw.parsed)
+		}
+	}
+	if err == nil {
+		if err = t.remove(src); err == nil {
+			t.removed(cat, src)
+		}
+	}
+	if err := c.finish(t, err); err != nil {
+		return fmt.Errorf("merge %s into %s: %w", src, dst, err)
+	}
+	a.Message = fmt.Sprintf("merged %s into %s; rewrote %d relations", src, dst, count)
+	return nil
+}
+
+// delete removes one entry, or a whole folder when the operation names a
+// folder and no title.
+func (c *Curator) delete(a *Applied, v valid) error {
+	if v.folder {
+		return c.deleteFolder(a, v.path)
+	}
+	cat := c.catalog()
+	p := v.path
+	_, inCat := cat.Get(p)
+	_, broken := cat.Broken(p)
+	st, onFS, err := c.exists(p)
+	if err != nil {
+		return err
+	}
+	if onFS && st.IsDir {
+		return fmt.Errorf("not found: %s (a folder; to delete it, give its path without .md)", p)
+	}
+	if !inCat && !broken && !onFS {
+		return fmt.Errorf("not found: %s", p)
+	}
+	refs := brokenRelations(cat, []string{p})
+	t := newTxn(c.FS)
+	if err = t.remove(p); err == nil {
+		t.removed(cat, p)
+	}
+	if err := c.finish(t, err); err != nil {
+		return fmt.Errorf("delete %s: %w", p, err)
+	}
+	a.Message = "deleted " + p
+	if len(refs) > 0 {
+		a.Message += fmt.Sprintf("; %d entries still link to it", len(refs))
+	}
+	a.BrokenRelations = refs
+	return nil
+}
+
+// known reports whether an entry or an unparseable file is at p.
+func (c *Curator) known(p string) bool {
+	cat := c.catalog()
+	_, ok := cat.Get(p)
+	_, broken := cat.Broken(p)
+	return ok || broken
+}
+
+// brokenRelations returns the entries outside removed that link to one of
+// the removed paths, sorted.
+func brokenRelations(cat *tree.Catalog, removed []string) []string {
+	gone := map[string]bool{}
+	for _, p := range removed {
+		gone[p] = true
+	}
+	var out []string
+	for _, p := range removed {
+		for _, r := range cat.Backlinks(p) {
+			if !gone[r] && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// deleteFolder removes every file below folder (entries, context files and
+// any other file; dot-names are left alone), then the folders left empty,
+// deepest first. A failed removal restores the files already removed.
+func (c *Curator) deleteFolder(a *Applied, folder string) error {
+	st, ok, err := c.exists(folder)
+	if err != nil {
+		return err
+	}
+	if !ok || !st.IsDir {
+		// "domain/topic/name" may name the entry name.md.
+		if p := folder + ".md"; !ok && c.known(p) {
+			a.Path = p
+			return c.delete(a, valid{path: p, named: true})
+		}
+		return fmt.Errorf("not found: %s", folder)
+	}
+	var files, dirs []string
+	if err := c.walk(folder, &files, &dirs); err != nil {
+		return fmt.Errorf("delete %s: %w", folder, err)
+	}
+	// Deepest first; in a folder, its context.md after its entries.
+	slices.SortStableFunc(files, func(x, y string) int {
+		if dx, dy := strings.Count(x, "/"), strings.Count(y, "/"); dx != dy {
+			return dy - dx
+		}
+		if cx, cy := path.Base(x) == "context.md", path.Base(y) == "context.md"; cx != cy {
+			if cx {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(x, y)
+	})
+	cat := c.catalog()
+	removed := slices.Clone(files)
+	// Catalog records below the folder with no file behind them go too.
+	prefix := folder + "/"
+	for _, list := range [][]string{cat.Paths(), cat.ContextPaths(), cat.BrokenPaths()} {
+		for _, p := range list {
+			if strings.HasPrefix(p, prefix) && !slices.Contains(removed, p) {
+				removed = append(removed, p)
+			}
+		}
+	}
+	refs := brokenRelations(cat, removed)
+	entries, contexts := 0, 0
+	for _, p := range removed {
+		switch {
+		case path.Base(p) == "context.md":
+			contexts++
+		case tree.IsEntryPath(p):
+			entries++
+		}
+	}
+	t := newTxn(c.FS)
+	for _, p := range files {
+		if err = t.remove(p); err != nil {
+			break
+		}
+	}
+	var notes []string
+	if err == nil {
+		for _, p := range removed {
+			if strings.HasSuffix(strings.ToLower(p), ".md") {
+				t.removed(cat, p)
+			}
+		}
+		// Folders hold no knowledge: one that cannot be removed is reported,
+		// not a reason to restore every file.
+		slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
+		for _, d := range append(dirs, folder) {
+			if rerr := c.FS.Remove(d); rerr != nil && !errors.Is(rerr, host.ErrNotFound) {
+				notes = append(notes, fmt.Sprintf("folder %s kept: %v", d, rerr))
+			}
+		}
+	}
+	if err := c.finish(t, err); err != nil {
+		return fmt.Errorf("delete folder %s: %w", folder, err)
+	}
+	a.Message = fmt.Sprintf("deleted folder %s: %d entries, %d context files", folder, entries, contexts)
+	if other := len(files) - entries - contexts; other > 0 {
+		a.Message += fmt.Sprintf(", %d other files", other)
+	}
+	if len(refs) > 0 {
+		a.Message += fmt.Sprintf("; %d entries still link to removed entries", len(refs))
+	}
+	if len(notes) > 0 {
+		a.Message += " (" + strings.Join(notes, "; ") + ")"
+	}
+	a.BrokenRelations = refs
+	return nil
+}
+
+// walk lists the files and folders below dir, skipping dot-names.
+func (c *Curator) walk(dir string, files, dirs *[]string) error {
+	list, err := c.FS.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", dir, err)
+	}
+	for _, de := range list {
+		if strings.HasPrefix(de.Name, ".") {
+			continue
+		}
+		p := dir + "/" + de.Name
+		if de.IsDir {
+			*dirs = append(*dirs, p)
+			if err := c.walk(p, files, dirs); err != nil {
+				return err
+			}
+			continue
+		}
+		*files = append(*files, p)
+	}
+	return nil
+}

@@ -1,0 +1,275 @@
+// Package curate applies curate operations (ADD, UPDATE, UPSERT, MERGE,
+// DELETE; DESIGN §3) to a Context Tree: it validates each operation, turns
+// it into entry and context.md files written through the host file
+// interface, keeps the catalog in step, reports a per-operation result and
+// appends every operation, applied or failed, to the audit log
+// (.arbor/audit.jsonl).
+//
+// A failed operation changes nothing: every multi-file operation is ordered
+// so that a crash in the middle leaves every entry whole and loses no
+// knowledge, and an I/O error rolls back what the operation already wrote.
+//
+// The package must not touch the OS or the network: it reaches files only
+// through host.FS and time only through host.Clock, so that the same code
+// runs natively and in WebAssembly.
+package curate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/tree"
+)
+
+// AuditPath is where the audit log lives, relative to the memory root.
+const AuditPath = ".arbor/audit.jsonl"
+
+// DefaultMaxFileBytes is the size limit of a rendered entry when
+// Curator.MaxFileBytes is 0.
+const DefaultMaxFileBytes = 1 << 20
+
+// Change tells the engine what a successful operation changed, so that it
+// can update its index.
+type Change struct {
+	// Path is the file path, relative to the memory root.
+	Path string
+	// Entry is the new entry; nil when the file was removed or is a context file.
+	Entry *tree.Entry
+	// Context is the new context file, when the change is a context.md.
+	Context *tree.Context
+	// Removed reports that the file was deleted.
+	Removed bool
+}
+
+// Curator applies operations to one memory root. It is not safe for
+// concurrent use: operations are applied one at a time (DESIGN §3).
+type Curator struct {
+	FS    host.FS
+	Clock host.Clock // nil means host.SystemClock
+	// Catalog is the engine's live view of the tree; the curator reads it to
+	// find entries and backlinks and keeps it in sync on success. A nil
+	// Catalog is treated as an empty tree.
+	Catalog *tree.Catalog
+	// MaxFileBytes bounds a rendered entry; 0 means DefaultMaxFileBytes.
+	MaxFileBytes int
+	// OnChange, when not nil, is called for every file a successful
+	// operation changed, after the catalog was updated.
+	OnChange func(Change)
+}
+
+// outcome is what a successful operation counts as in the summary.
+type outcome int
+
+const (
+	outAdded outcome = iota + 1
+	outUpdated
+	outMerged
+	outDeleted
+)
+
+// auditRecord is one line of the audit log.
+type auditRecord struct {
+	Time    string `json:"time"`
+	Op      string `json:"op"`
+	Path    string `json:"path"`
+	Reason  string `json:"reason"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+// Apply applies ops in order, one at a time. A failed operation changes
+// nothing and does not stop the following ones. Every operation gets one
+// line in the audit log; the lines of a call are appended in one atomic
+// write at its end.
+func (c *Curator) Apply(ops []Operation) Result {
+	res := Result{Applied: make([]Applied, 0, len(ops))}
+	audit := make([]auditRecord, 0, len(ops))
+	for _, op := range ops {
+		a, out := c.applyOne(op)
+		switch {
+		case a.Status != StatusSuccess:
+			res.Summary.Failed++
+		case out == outAdded:
+			res.Summary.Added++
+		case out == outUpdated:
+			res.Summary.Updated++
+		case out == outMerged:
+			res.Summary.Merged++
+		case out == outDeleted:
+			res.Summary.Deleted++
+		}
+		res.Applied = append(res.Applied, a)
+		audit = append(audit, auditRecord{
+			Time: c.now().Format(time.RFC3339), Op: a.Type, Path: a.Path,
+			Reason: op.Reason, Status: a.Status, Message: a.Message,
+		})
+	}
+	if err := c.appendAudit(audit); err != nil {
+		for i := range res.Applied {
+			res.Applied[i].Message += fmt.Sprintf(" (audit log not written: %v)", err)
+		}
+	}
+	return res
+}
+
+func (c *Curator) now() time.Time {
+	if c.Clock == nil {
+		return time.Now().UTC().Truncate(time.Second)
+	}
+	return c.Clock.Now().UTC().Truncate(time.Second)
+}
+
+func (c *Curator) maxBytes() int {
+	if c.MaxFileBytes <= 0 {
+		return DefaultMaxFileBytes
+	}
+	return c.MaxFileBytes
+}
+
+// catalog returns the live catalog, or an empty one when none was given.
+func (c *Curator) catalog() *tree.Catalog {
+	if c.Catalog == nil {
+		c.Catalog = tree.NewCatalog()
+	}
+	return c.Catalog
+}
+
+// appendAudit appends lines to the audit log: the FS has no append, so it
+// reads the log, appends and writes it back atomically.
+func (c *Curator) appendAudit(recs []auditRecord) error {
+	if len(recs) == 0 || c.FS == nil {
+		return nil
+	}
+	old, err := c.FS.ReadFile(AuditPath)
+	if err != nil && !errors.Is(err, host.ErrNotFound) {
+		return fmt.Errorf("read %s: %w", AuditPath, err)
+	}
+	buf := append([]byte(nil), old...)
+	if len(buf) > 0 && buf[len(buf)-1] != '\n' {
+		buf = append(buf, '\n')
+	}
+	for _, r := range recs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("encode audit line: %w", err)
+		}
+		buf = append(append(buf, line...), '\n')
+	}
+	if err := c.FS.WriteFile(AuditPath, buf); err != nil {
+		return fmt.Errorf("write %s: %w", AuditPath, err)
+	}
+	return nil
+}
+
+// applyOne validates and applies one operation.
+func (c *Curator) applyOne(op Operation) (Applied, outcome) {
+	typ := strings.ToUpper(strings.TrimSpace(op.Type))
+	a := Applied{Type: typ, Path: op.Path, Status: StatusFailed}
+	if typ == "" {
+		a.Type = op.Type
+	}
+	fail := func(err error) (Applied, outcome) {
+		a.Message = err.Error()
+		a.Carried, a.BrokenRelations = nil, nil
+		return a, 0
+	}
+	if c.FS == nil {
+		return fail(errors.New("no file system"))
+	}
+	v, err := validate(typ, &op)
+	if err != nil {
+		return fail(err)
+	}
+	a.Path = v.path
+	var out outcome
+	switch typ {
+	case OpAdd:
+		err = c.add(&a, op, v)
+		out = outAdded
+	case OpUpdate:
+		err = c.update(&a, op, v)
+		out = outUpdated
+	case OpUpsert:
+		out, err = c.upsert(&a, op, v)
+	case OpMerge:
+		err = c.merge(&a, op, v)
+		out = outMerged
+	case OpDelete:
+		err = c.delete(&a, v)
+		out = outDeleted
+	}
+	if err != nil {
+		return fail(err)
+	}
+	a.Status = StatusSuccess
+	return a, out
+}
+
+// finish commits a transaction that succeeded, or rolls it back and
+// returns err, with the rollback failure if there was one.
+func (c *Curator) finish(t *txn, err error) error {
+	if err == nil {
+		t.commit(c.OnChange)
+		return nil
+	}
+	if rerr := t.rollback(); rerr != nil {
+		return fmt.Errorf("%w; rollback incomplete: %v", err, rerr)
+	}
+	return err
+}
+
+// render renders e, refuses it when it is over the size limit, and parses
+// it back: the parsed form is what the catalog gets, and an entry that
+// would not parse is never written.
+func (c *Curator) render(e *tree.Entry) ([]byte, *tree.Entry, error) {
+	data := tree.Render(e)
+	if max := c.maxBytes(); len(data) > max {
+		return nil, nil, fmt.Errorf("entry %s would be %d bytes, over the %d-byte limit", e.Path, len(data), max)
+	}
+	parsed, err := tree.ParseEntry(e.Path, data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("entry %s does not parse back after rendering (refused): %w", e.Path, err)
+	}
+	return data, parsed, nil
+}
+
+// exists reports whether a file or folder is at p.
+func (c *Curator) exists(p string) (host.DirEntry, bool, error) {
+	st, err := c.FS.Stat(p)
+	switch {
+	case err == nil:
+		return st, true, nil
+	case errors.Is(err, host.ErrNotFound):
+		return host.DirEntry{}, false, nil
+	}
+	return host.DirEntry{}, false, fmt.Errorf("stat %s: %w", p, err)
+}
+
+// folderDepth is the number of folder levels of p's parent ("" and "." are 0).
+func folderDepth(dir string) int {
+	if dir == "" || dir == "." {
+		return 0
+	}
+	return strings.Count(dir, "/") + 1
+}
+
+// checkNewEntryPath enforces the tree's shape for entries the engine
+// creates: under domain/topic, at most one subtopic level.
+func checkNewEntryPath(p string) error {
+	dir := path.Dir(p)
+	switch d := folderDepth(dir); {
+	case d < 2:
+		if d == 0 {
+			dir = "the root"
+		}
+		return fmt.Errorf("cannot create %s: entries live under domain/topic[/subtopic], not in %s", p, dir)
+	case d > 3:
+		return fmt.Errorf("cannot create %s: %d folder levels, at most 3 (domain/topic/subtopic)", p, d)
+	}
+	return nil
+}

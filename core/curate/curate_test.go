@@ -1,0 +1,524 @@
+package curate
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/tree"
+)
+
+func TestDecodeOperations(t *testing.T) {
+	in := `[
+	 {"type":"add","path":"engineering/billing","title":"Invoice retry policy","extra":1,
+	  "content":{"narrative":{"rules":"Retry three times.","unknown":"x"},
+	             "rawConcept":{"task":"t","files":"a.go, b.go\nc.go","other":true},
+	             "facts":[{"subject":"s","statement":"st","category":"c"},"plain fact"],
+	             "tags":"billing","keywords":["invoice","retry"],"mystery":[1,2]},
+	  "reason":"record"},
+	 {"type":"UPDATE","path":"a/b/c.md","content":{"narrative":"just prose","rawConcept":{"files":["x.go","y.go"]}},"reason":"r"},
+	 {"type":"ADD","path":"a/b","title":"T","content":"plain content","reason":"r"},
+	 {"type":"ADD","path":"a/b","title":"T","content":{"narrative":null,"rawConcept":{"files":null}},"reason":"r"},
+	 {"type":"ADD","path":"a/b","title":"T","content":{"narrative":{"rules":["one","two"]}},"reason":"r"}
+	]`
+	var ops []Operation
+	if err := json.Unmarshal([]byte(in), &ops); err != nil {
+		t.Fatal(err)
+	}
+	c := ops[0].Content
+	if c.Narrative == nil || c.Narrative.Rules != "Retry three times." || c.Narrative.Text != "" {
+		t.Errorf("narrative object: %+v", c.Narrative)
+	}
+	if c.RawConcept == nil || !slices.Equal(c.RawConcept.Files, []string{"a.go", "b.go", "c.go"}) || c.RawConcept.Task != "t" {
+		t.Errorf("files string: %+v", c.RawConcept)
+	}
+	if len(c.Facts) != 2 || c.Facts[0] != (tree.Fact{Subject: "s", Statement: "st", Category: "c"}) || c.Facts[1].Statement != "plain fact" {
+		t.Errorf("facts: %+v", c.Facts)
+	}
+	if !slices.Equal(c.Tags, []string{"billing"}) || !slices.Equal(c.Keywords, []string{"invoice", "retry"}) {
+		t.Errorf("tags %v keywords %v", c.Tags, c.Keywords)
+	}
+	c = ops[1].Content
+	if c.Narrative == nil || c.Narrative.Text != "just prose" {
+		t.Errorf("narrative string: %+v", c.Narrative)
+	}
+	if !slices.Equal(c.RawConcept.Files, []string{"x.go", "y.go"}) {
+		t.Errorf("files list: %v", c.RawConcept.Files)
+	}
+	if n := ops[2].Content.Narrative; n == nil || n.Text != "plain content" {
+		t.Errorf("content string: %+v", n)
+	}
+	if ops[3].Content.Narrative != nil || ops[3].Content.RawConcept == nil || ops[3].Content.RawConcept.Files != nil {
+		t.Errorf("nulls: %+v", ops[3].Content)
+	}
+	if n := ops[4].Content.Narrative; n == nil || n.Rules != "one\ntwo" {
+		t.Errorf("list part: %+v", n)
+	}
+
+	// Narrative round trip: text-only as a string, otherwise an object.
+	for _, n := range []Narrative{{Text: "prose"}, {Text: "p", Rules: "r"}} {
+		b, err := json.Marshal(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Narrative
+		if err := json.Unmarshal(b, &back); err != nil || back != n {
+			t.Errorf("round trip %s: %+v %v", b, back, err)
+		}
+	}
+	if b, _ := json.Marshal(Narrative{Text: "prose"}); string(b) != `"prose"` {
+		t.Errorf("text-only narrative marshals as %s", b)
+	}
+	var bad []Operation
+	if err := json.Unmarshal([]byte(`[{"type":"ADD","content":{"narrative":42}}]`), &bad); err == nil {
+		t.Error("narrative 42 accepted")
+	}
+}
+
+func TestValidationFailures(t *testing.T) {
+	ok := Content{Narrative: &Narrative{Text: "x"}}
+	cases := []struct {
+		name string
+		op   Operation
+		want string
+	}{
+		{"unknown type", Operation{Type: "FOO", Path: "a/b", Title: "t", Reason: "r"}, `unknown operation type "FOO": want ADD, UPDATE, UPSERT, MERGE or DELETE`},
+		{"missing reason", Operation{Type: "ADD", Path: "a/b", Title: "t", Content: ok}, "reason is required"},
+		{"blank reason", Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "  "}, "reason is required"},
+		{"dotdot", Operation{Type: "ADD", Path: "../etc", Title: "t", Reason: "r"}, `invalid path "../etc"`},
+		{"absolute", Operation{Type: "ADD", Path: "/a/b", Title: "t", Reason: "r"}, `invalid path "/a/b"`},
+		{"empty", Operation{Type: "ADD", Path: "", Title: "t", Reason: "r"}, `invalid path ""`},
+		{"dot segment", Operation{Type: "ADD", Path: "a/.hidden", Title: "t", Reason: "r"}, `invalid path "a/.hidden"`},
+		{"arbor", Operation{Type: "DELETE", Path: ".arbor", Reason: "r"}, `invalid path ".arbor"`},
+		{"backslash", Operation{Type: "ADD", Path: `a\b`, Title: "t", Reason: "r"}, `invalid path`},
+		{"no title", Operation{Type: "ADD", Path: "a/b", Reason: "r"}, "title is required when path is a folder (a/b)"},
+		{"no title update", Operation{Type: "UPDATE", Path: "a/b", Reason: "r"}, "title is required when path is a folder"},
+		{"no title upsert", Operation{Type: "UPSERT", Path: "a/b", Reason: "r"}, "title is required when path is a folder"},
+		{"one level", Operation{Type: "ADD", Path: "eng", Title: "t", Reason: "r"}, "entries live under domain/topic"},
+		{"root", Operation{Type: "ADD", Path: "x.md", Reason: "r"}, "entries live under domain/topic"},
+		{"too deep", Operation{Type: "ADD", Path: "a/b/c/d", Title: "t", Reason: "r"}, "4 folder levels, at most 3"},
+		{"too deep upsert", Operation{Type: "UPSERT", Path: "a/b/c/d/e.md", Reason: "r"}, "4 folder levels"},
+		{"utf8 title", Operation{Type: "ADD", Path: "a/b", Title: "bad\xff", Reason: "r"}, "invalid UTF-8 in title"},
+		{"utf8 rule", Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "r", Content: Content{Narrative: &Narrative{Rules: "\xc3"}}}, "invalid UTF-8 in narrative.rules"},
+		{"utf8 tag", Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "r", Content: Content{Tags: []string{"ok", "\xfe"}}}, "invalid UTF-8 in tags"},
+		{"bad relation", Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "r", Content: Content{Relations: []string{"../x.md"}}}, `invalid relation "../x.md"`},
+		{"context path", Operation{Type: "UPDATE", Path: "eng/context.md", Reason: "r"}, "eng/context.md is a context file"},
+		{"multiline title", Operation{Type: "ADD", Path: "a/b", Title: "a\nb", Reason: "r"}, "title must be a single line"},
+		{"merge no target", Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", Reason: "r"}, "mergeTarget is required"},
+		{"merge self", Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "eng/billing/old_retry", Reason: "r"}, "cannot merge eng/billing/old_retry.md into itself"},
+		{"merge bad target", Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "a//b.md", Reason: "r"}, `invalid mergeTarget "a//b.md"`},
+		{"merge no source", Operation{Type: "MERGE", Path: "eng/billing/nope.md", MergeTarget: "eng/billing/invoice_retry.md", Reason: "r"}, "source not found: eng/billing/nope.md"},
+		{"merge no target entry", Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "eng/billing/nope.md", Reason: "r"}, "target not found: eng/billing/nope.md"},
+		{"merge broken", Operation{Type: "MERGE", Path: "eng/billing/broken.md", MergeTarget: "eng/billing/invoice_retry.md", Reason: "r"}, "source cannot be parsed: eng/billing/broken.md"},
+		{"add exists", Operation{Type: "ADD", Path: "eng/billing", Title: "Invoice retry", Reason: "r"}, "already exists: eng/billing/invoice_retry.md"},
+		{"add broken", Operation{Type: "ADD", Path: "eng/billing/broken.md", Reason: "r"}, "already exists: eng/billing/broken.md (it cannot be parsed"},
+		{"upsert broken", Operation{Type: "UPSERT", Path: "eng/billing/broken.md", Reason: "r"}, "cannot upsert eng/billing/broken.md"},
+		{"update missing", Operation{Type: "UPDATE", Path: "eng/billing", Title: "Nope", Reason: "r"}, "not found: eng/billing/nope.md"},
+		{"delete missing", Operation{Type: "DELETE", Path: "eng/billing/nope.md", Reason: "r"}, "not found: eng/billing/nope.md"},
+		{"delete missing folder", Operation{Type: "DELETE", Path: "eng/nope", Reason: "r"}, "not found: eng/nope"},
+		{"size", Operation{Type: "ADD", Path: "a/b", Title: "big", Reason: "r", Content: Content{Narrative: &Narrative{Text: strings.Repeat("x", 5000)}}}, "over the 4096-byte limit"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, fixture)
+			e.c.MaxFileBytes = 4096
+			before, cat := treeFiles(e.fs), catalogState(e.c.Catalog)
+			res := e.c.Apply([]Operation{tc.op})
+			a := res.Applied[0]
+			if a.Status != StatusFailed || !strings.Contains(a.Message, tc.want) {
+				t.Fatalf("got %s %q, want failed %q", a.Status, a.Message, tc.want)
+			}
+			if res.Summary != (Summary{Failed: 1}) {
+				t.Errorf("summary %+v", res.Summary)
+			}
+			if d := diffFiles(before, treeFiles(e.fs)); d != "" {
+				t.Errorf("tree changed:\n%s", d)
+			}
+			if catalogState(e.c.Catalog) != cat {
+				t.Error("catalog changed")
+			}
+			if len(e.changes) != 0 {
+				t.Errorf("OnChange called: %+v", e.changes)
+			}
+			lines := auditLines(t, e.fs)
+			if len(lines) != 1 || lines[0].Status != StatusFailed || lines[0].Message != a.Message || lines[0].Reason != tc.op.Reason {
+				t.Errorf("audit %+v", lines)
+			}
+		})
+	}
+}
+
+func TestAdd(t *testing.T) {
+	e := newEnv(t, fixture)
+	a := one(t, e, Operation{
+		Type: "add", Path: "engineering/billing/retries", Title: "Invoice Retry Policy!", Summary: "how invoices retry",
+		Content: Content{
+			Narrative:  &Narrative{Rules: "Failed invoices are retried three times, then escalated."},
+			RawConcept: &tree.RawConcept{Task: "document", Files: []string{"billing/retry.go"}},
+			Facts:      []tree.Fact{{Subject: "retry", Statement: "three times", Category: "policy"}},
+			Relations:  []string{"@eng/billing/invoice_retry.md", "eng/billing/invoice_retry.md"},
+			Tags:       []string{"billing", "billing", " "}, Keywords: []string{"invoice", "retry"},
+			Snippets: []string{"retry(3)"},
+		},
+		Reason: "record the agreed retry policy",
+	})
+	mustSucceed(t, a)
+	p := "engineering/billing/retries/invoice_retry_policy.md"
+	if a.Path != p || a.Type != OpAdd || a.Message != "added" {
+		t.Fatalf("applied %+v", a)
+	}
+	en := e.entry(t, p)
+	if en.Title != "Invoice Retry Policy!" || en.Summary != "how invoices retry" || en.Reason != "record the agreed retry policy" {
+		t.Errorf("entry %+v", en)
+	}
+	if !en.CreatedAt.Equal(tNow) || !en.UpdatedAt.Equal(tNow) {
+		t.Errorf("times %v %v", en.CreatedAt, en.UpdatedAt)
+	}
+	if !slices.Equal(en.Related, []string{"eng/billing/invoice_retry.md"}) || !slices.Equal(en.Tags, []string{"billing"}) {
+		t.Errorf("related %v tags %v", en.Related, en.Tags)
+	}
+	if en.Narrative.Rules == "" || en.RawConcept.Task != "document" || len(en.Facts) != 1 || len(en.Snippets) != 1 {
+		t.Errorf("content %+v", en)
+	}
+	for _, cp := range []string{"engineering/context.md", "engineering/billing/context.md", "engineering/billing/retries/context.md"} {
+		data, err := e.fs.ReadFile(cp)
+		if err != nil {
+			t.Fatalf("%s: %v", cp, err)
+		}
+		if _, err := tree.ParseContext(cp, data); err != nil {
+			t.Errorf("%s: %v", cp, err)
+		}
+		if _, ok := e.c.Catalog.Context(cp); !ok {
+			t.Errorf("catalog lacks %s", cp)
+		}
+	}
+	if got, ok := e.c.Catalog.Get(p); !ok || got.Title != en.Title {
+		t.Errorf("catalog entry %v", got)
+	}
+	if bl := e.c.Catalog.Backlinks("eng/billing/invoice_retry.md"); !slices.Contains(bl, p) {
+		t.Errorf("backlinks %v", bl)
+	}
+	var paths []string
+	for _, ch := range e.changes {
+		paths = append(paths, ch.Path)
+		if (ch.Context == nil) == (ch.Entry == nil) || ch.Removed {
+			t.Errorf("change %+v", ch)
+		}
+	}
+	if !slices.Equal(paths, []string{"engineering/context.md", "engineering/billing/context.md", "engineering/billing/retries/context.md", p}) {
+		t.Errorf("changes %v", paths)
+	}
+
+	// Existing context files are not rewritten; a full .md path works and
+	// names the title after the file when none is given.
+	e.changes = nil
+	ctxBefore, _ := e.fs.ReadFile("eng/context.md")
+	a = one(t, e, Operation{Type: "ADD", Path: "eng/billing/sub/hand_named.md", Reason: "r"})
+	mustSucceed(t, a)
+	if ctxAfter, _ := e.fs.ReadFile("eng/context.md"); string(ctxAfter) != string(ctxBefore) {
+		t.Error("existing context.md rewritten")
+	}
+	if en := e.entry(t, "eng/billing/sub/hand_named.md"); en.Title != "hand named" {
+		t.Errorf("title %q", en.Title)
+	}
+	if len(e.changes) != 2 || e.changes[0].Path != "eng/billing/sub/context.md" {
+		t.Errorf("changes %+v", e.changes)
+	}
+}
+
+func TestUpdateCarriesOver(t *testing.T) {
+	e := newEnv(t, fixture)
+	p := "eng/billing/invoice_retry.md"
+	a := one(t, e, Operation{
+		Type: "UPDATE", Path: "eng/billing", Title: "Invoice retry",
+		Content: Content{
+			Narrative: &Narrative{Text: "Retries happen every four hours."},
+			Relations: []string{"eng/auth/session.md"},
+			Tags:      []string{"payments"},
+		},
+		Reason: "policy changed",
+	})
+	mustSucceed(t, a)
+	if a.Path != p || a.Message != "updated" {
+		t.Errorf("applied %+v", a)
+	}
+	wantCarried := []string{"relations", "snippets", "facts", "tags", "keywords", "narrative.rules"}
+	if !slices.Equal(a.Carried, wantCarried) {
+		t.Errorf("carried %v, want %v", a.Carried, wantCarried)
+	}
+	en := e.entry(t, p)
+	if en.Narrative.Text != "Retries happen every four hours." || en.Narrative.Rules != "Three retries, then escalate." {
+		t.Errorf("narrative %+v", en.Narrative)
+	}
+	if !slices.Equal(en.Related, []string{"eng/auth/session.md", "eng/billing/old_retry.md", "eng/auth/login.md"}) {
+		t.Errorf("related %v", en.Related)
+	}
+	if !slices.Equal(en.Tags, []string{"payments", "billing"}) || !slices.Equal(en.Keywords, []string{"invoice", "retry"}) {
+		t.Errorf("tags %v keywords %v", en.Tags, en.Keywords)
+	}
+	if len(en.Snippets) != 1 || len(en.Facts) != 1 || en.Summary != "invoices are retried" {
+		t.Errorf("snippets %v facts %v summary %q", en.Snippets, en.Facts, en.Summary)
+	}
+	if !en.CreatedAt.Equal(day(2026, 2, 10)) || !en.UpdatedAt.Equal(tNow) || en.Reason != "policy changed" {
+		t.Errorf("created %v updated %v reason %q", en.CreatedAt, en.UpdatedAt, en.Reason)
+	}
+	if len(en.Extra) != 1 || en.Extra[0].Key != "owner" {
+		t.Errorf("extra %+v", en.Extra)
+	}
+	if len(en.Other) != 1 || en.Other[0].Heading != "Notes" {
+		t.Errorf("other %+v", en.Other)
+	}
+	if len(e.changes) != 1 || e.changes[0].Entry == nil || e.changes[0].Entry.Narrative.Text == "" {
+		t.Errorf("changes %+v", e.changes)
+	}
+	if got, _ := e.c.Catalog.Get(p); got.Narrative.Text != en.Narrative.Text {
+		t.Error("catalog not updated")
+	}
+
+	// Legacy relations are kept (and carried) too; the Obsidian preamble survives.
+	a = one(t, e, Operation{Type: "UPDATE", Path: "eng/auth/login.md", Summary: "login flow", Reason: "r"})
+	mustSucceed(t, a)
+	if !slices.Contains(a.Carried, "relations") || !slices.Contains(a.Carried, "narrative.text") {
+		t.Errorf("carried %v", a.Carried)
+	}
+	if l := e.entry(t, "eng/auth/login.md"); len(l.Links()) != 1 || l.Links()[0] != "eng/billing/old_retry.md" {
+		t.Errorf("login links %v", l.Links())
+	}
+	a = one(t, e, Operation{Type: "UPDATE", Path: "notes/Daily Note.md", Content: Content{Tags: []string{"daily"}}, Reason: "tag it"})
+	mustSucceed(t, a)
+	if n := e.entry(t, "notes/Daily Note.md"); !strings.Contains(n.Preamble+n.Narrative.Text, "[[old_retry]]") || n.Title != "Daily Note" {
+		t.Errorf("note %+v", n)
+	}
+}
+
+func TestUpdateReplacesBroken(t *testing.T) {
+	e := newEnv(t, fixture)
+	a := one(t, e, Operation{Type: "UPDATE", Path: "eng/billing/broken.md", Title: "Fixed", Content: Content{Narrative: &Narrative{Text: "ok"}}, Reason: "repair"})
+	mustSucceed(t, a)
+	if !strings.Contains(a.Message, "replaced an unparseable file") {
+		t.Errorf("message %q", a.Message)
+	}
+	if e.entry(t, "eng/billing/broken.md").Title != "Fixed" {
+		t.Error("not replaced")
+	}
+	if _, broken := e.c.Catalog.Broken("eng/billing/broken.md"); broken {
+		t.Error("still broken in catalog")
+	}
+	if _, ok := e.c.Catalog.Get("eng/billing/broken.md"); !ok {
+		t.Error("not in catalog")
+	}
+}
+
+func TestUpsert(t *testing.T) {
+	e := newEnv(t, fixture)
+	res := e.c.Apply([]Operation{
+		{Type: "UPSERT", Path: "eng/billing", Title: "Dunning", Content: Content{Narrative: &Narrative{Text: "v1"}}, Reason: "r"},
+		{Type: "upsert", Path: "eng/billing", Title: "Dunning", Content: Content{Narrative: &Narrative{Text: "v2"}}, Reason: "r"},
+	})
+	if res.Applied[0].Message != "added new" || res.Applied[1].Message != "updated existing" {
+		t.Fatalf("%+v", res.Applied)
+	}
+	if res.Summary != (Summary{Added: 1, Updated: 1}) {
+		t.Errorf("summary %+v", res.Summary)
+	}
+	en := e.entry(t, "eng/billing/dunning.md")
+	if en.Narrative.Text != "v2" || !en.CreatedAt.Equal(tNow) {
+		t.Errorf("%+v", en)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	e := newEnv(t, fixture)
+	src, dst := "eng/billing/old_retry.md", "eng/billing/invoice_retry.md"
+	a := one(t, e, Operation{Type: "MERGE", Path: src, MergeTarget: "eng/billing/invoice_retry", Reason: "deduplicate",
+		Content: Content{Keywords: []string{"dunning"}}})
+	mustSucceed(t, a)
+	if a.Path != src || !strings.HasPrefix(a.Message, "merged "+src+" into "+dst+"; rewrote ") {
+		t.Fatalf("applied %+v", a)
+	}
+	// login (legacy @path), session (related:) and the note (two wikilinks).
+	if a.Message != "merged "+src+" into "+dst+"; rewrote 4 relations" {
+		t.Errorf("message %q", a.Message)
+	}
+	if _, err := e.fs.ReadFile(src); err == nil {
+		t.Error("source still on disk")
+	}
+	m := e.entry(t, dst)
+	if m.Title != "Invoice retry" || m.Summary != "invoices are retried" || m.Reason != "deduplicate" {
+		t.Errorf("merged %+v", m)
+	}
+	if !slices.Equal(m.Related, []string{"eng/auth/login.md", "eng/auth/session.md"}) {
+		t.Errorf("related %v", m.Related)
+	}
+	if !slices.Equal(m.Tags, []string{"billing", "legacy"}) || !slices.Equal(m.Keywords, []string{"dunning", "invoice", "retry", "cron"}) {
+		t.Errorf("tags %v keywords %v", m.Tags, m.Keywords)
+	}
+	if len(m.Facts) != 2 || m.Facts[0].Subject != "retry" || m.Facts[1].Subject != "cron" {
+		t.Errorf("facts %+v", m.Facts)
+	}
+	if m.Narrative.Text != "Retries happen nightly.\n\nRetries used to run hourly." || m.Narrative.Examples != "retry at 01:00" || m.Narrative.Rules == "" {
+		t.Errorf("narrative %+v", m.Narrative)
+	}
+	if !m.CreatedAt.Equal(day(2026, 1, 5)) || !m.UpdatedAt.Equal(tNow) {
+		t.Errorf("created %v updated %v", m.CreatedAt, m.UpdatedAt)
+	}
+	if len(m.Extra) != 1 || len(m.Other) != 1 || len(m.Snippets) != 1 {
+		t.Errorf("extra %v other %v snippets %v", m.Extra, m.Other, m.Snippets)
+	}
+	if l := e.entry(t, "eng/auth/login.md"); !slices.Equal(l.Links(), []string{dst}) {
+		t.Errorf("login links %v", l.Links())
+	}
+	if s := e.entry(t, "eng/auth/session.md"); !slices.Equal(s.Related, []string{dst}) || !s.UpdatedAt.Equal(day(2026, 1, 1)) {
+		t.Errorf("session %v %v", s.Related, s.UpdatedAt)
+	}
+	note, _ := e.fs.ReadFile("notes/Daily Note.md")
+	if want := "See [[eng/billing/invoice_retry]] and [[eng/billing/invoice_retry|the old one]] and [[Unrelated]]."; !strings.Contains(string(note), want) {
+		t.Errorf("note:\n%s", note)
+	}
+	cat := e.c.Catalog
+	if _, ok := cat.Get(src); ok {
+		t.Error("source in catalog")
+	}
+	if bl := cat.Backlinks(src); len(bl) != 0 {
+		t.Errorf("backlinks to source %v", bl)
+	}
+	for _, r := range []string{"eng/auth/login.md", "eng/auth/session.md", "notes/Daily Note.md"} {
+		if !slices.Contains(cat.Backlinks(dst), r) {
+			t.Errorf("%s does not link to the target: %v", r, cat.Backlinks(dst))
+		}
+	}
+	if catalogState(cat) != catalogState(load(t, e.fs)) {
+		t.Errorf("catalog differs from a fresh load:\n%s\n---\n%s", catalogState(cat), catalogState(load(t, e.fs)))
+	}
+	var removed []string
+	for _, ch := range e.changes {
+		if ch.Removed {
+			removed = append(removed, ch.Path)
+		}
+	}
+	if len(e.changes) != 5 || !slices.Equal(removed, []string{src}) {
+		t.Errorf("changes %+v", e.changes)
+	}
+}
+
+func TestMergeFolderTitleForm(t *testing.T) {
+	e := newEnv(t, fixture)
+	a := one(t, e, Operation{Type: "MERGE", Path: "eng/billing", Title: "Old retry", MergeTarget: "eng/billing/invoice_retry.md", Reason: "r"})
+	mustSucceed(t, a)
+	if e.entry(t, "eng/billing/invoice_retry.md").Title != "Invoice retry" {
+		t.Error("title form changed the target's title")
+	}
+}
+
+func TestDelete(t *testing.T) {
+	e := newEnv(t, fixture)
+	a := one(t, e, Operation{Type: "DELETE", Path: "eng/billing", Title: "Old retry", Reason: "obsolete"})
+	mustSucceed(t, a)
+	want := []string{"eng/auth/login.md", "eng/auth/session.md", "eng/billing/invoice_retry.md", "notes/Daily Note.md"}
+	if !slices.Equal(a.BrokenRelations, want) {
+		t.Errorf("broken relations %v, want %v", a.BrokenRelations, want)
+	}
+	if _, err := e.fs.ReadFile("eng/billing/old_retry.md"); err == nil {
+		t.Error("still on disk")
+	}
+	if _, ok := e.c.Catalog.Get("eng/billing/old_retry.md"); ok {
+		t.Error("still in catalog")
+	}
+	if len(e.changes) != 1 || !e.changes[0].Removed {
+		t.Errorf("changes %+v", e.changes)
+	}
+	// A broken file can be deleted by naming it.
+	mustSucceed(t, one(t, e, Operation{Type: "DELETE", Path: "eng/billing/broken.md", Reason: "junk"}))
+	if _, broken := e.c.Catalog.Broken("eng/billing/broken.md"); broken {
+		t.Error("still broken")
+	}
+}
+
+func TestDeleteFolder(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range fixture {
+		files[k] = v
+	}
+	files["eng/billing/sub/context.md"] = "# Sub\n"
+	files["eng/billing/sub/deep.md"] = "---\ntitle: Deep\n---\n\n## Narrative\nsee [[Daily Note]]\n"
+	files["eng/billing/sub/image.png"] = "PNG"
+	e := newEnv(t, files)
+	a := one(t, e, Operation{Type: "DELETE", Path: "eng/billing", Reason: "drop billing"})
+	mustSucceed(t, a)
+	if a.Path != "eng/billing" || a.Message != "deleted folder eng/billing: 4 entries, 2 context files, 1 other files; 3 entries still link to removed entries" {
+		t.Errorf("applied %+v", a)
+	}
+	if want := []string{"eng/auth/login.md", "eng/auth/session.md", "notes/Daily Note.md"}; !slices.Equal(a.BrokenRelations, want) {
+		t.Errorf("broken %v", a.BrokenRelations)
+	}
+	for p := range treeFiles(e.fs) {
+		if strings.HasPrefix(p, "eng/billing/") {
+			t.Errorf("left %s", p)
+		}
+	}
+	if _, err := e.fs.Stat("eng/billing"); err == nil {
+		t.Error("folder left")
+	}
+	if _, err := e.fs.Stat("eng/auth/login.md"); err != nil {
+		t.Error("sibling removed")
+	}
+	if catalogState(e.c.Catalog) != catalogState(load(t, e.fs)) {
+		t.Error("catalog differs from a fresh load")
+	}
+	removed := 0
+	for _, ch := range e.changes {
+		if ch.Removed {
+			removed++
+		}
+	}
+	if removed != 6 || len(e.changes) != 6 {
+		t.Errorf("changes %+v", e.changes)
+	}
+}
+
+func TestSummaryAndAudit(t *testing.T) {
+	e := newEnv(t, fixture)
+	res := e.c.Apply([]Operation{
+		{Type: "ADD", Path: "ops/oncall", Title: "Pager", Reason: "r1"},
+		{Type: "UPDATE", Path: "ops/oncall/pager.md", Summary: "s", Reason: "r2"},
+		{Type: "UPSERT", Path: "ops/oncall", Title: "Pager", Reason: "r3"},
+		{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "eng/billing/invoice_retry.md", Reason: "r4"},
+		{Type: "DELETE", Path: "ops/oncall/pager.md", Reason: "r5"},
+		{Type: "DELETE", Path: "ops/oncall/pager.md", Reason: "r6"},
+		{Type: "BOGUS", Path: "x", Reason: "r7"},
+	})
+	if res.Summary != (Summary{Added: 1, Updated: 2, Merged: 1, Deleted: 1, Failed: 2}) {
+		t.Errorf("summary %+v", res.Summary)
+	}
+	lines := auditLines(t, e.fs)
+	if len(lines) != 7 {
+		t.Fatalf("audit %d lines", len(lines))
+	}
+	for i, l := range lines {
+		a := res.Applied[i]
+		if l.Op != a.Type || l.Path != a.Path || l.Status != a.Status || l.Message != a.Message || l.Time != "2026-03-01T08:00:00Z" || l.Reason == "" {
+			t.Errorf("line %d %+v vs %+v", i, l, a)
+		}
+	}
+	if lines[5].Status != StatusFailed || lines[6].Op != "BOGUS" {
+		t.Errorf("%+v", lines[5:])
+	}
+	// A second call appends.
+	e.c.Apply([]Operation{{Type: "DELETE", Path: "nope/x.md", Reason: "r8"}})
+	if lines = auditLines(t, e.fs); len(lines) != 8 || lines[7].Reason != "r8" {
+		t.Errorf("append: %+v", lines)
+	}
+	if b, _ := json.Marshal(res); !strings.Contains(string(b), `"summary":{"added":1,"updated":2,"merged":1,"deleted":1,"failed":2}`) {
+		t.Errorf("json %s", b)
+	}
+}
+
+func TestSizeLimitOnUpdate(t *testing.T) {
+	e := newEnv(t, fixture)
+	e.c.MaxFileBytes = 2000
+	a := one(t, e, Operation{Type: "UPDATE", Path: "eng/auth/session.md", Content: Content{Snippets: []string{strings.Repeat("y", 3000)}}, Reason: "r"})
+	if a.Status != StatusFailed || !strings.Contains(a.Message, "over the 2000-byte limit") {
+		t.Errorf("%+v", a)
+	}
+}

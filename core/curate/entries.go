@@ -1,0 +1,325 @@
+package curate
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/arbormem/arbor/core/tree"
+)
+
+// cloneEntry deep-copies e: entries held by the catalog are shared and
+// must never be modified in place.
+func cloneEntry(e *tree.Entry) *tree.Entry {
+	n := *e
+	n.Tags = slices.Clone(e.Tags)
+	n.Related = slices.Clone(e.Related)
+	n.Keywords = slices.Clone(e.Keywords)
+	n.Extra = slices.Clone(e.Extra)
+	n.RawConcept.Files = slices.Clone(e.RawConcept.Files)
+	n.Facts = slices.Clone(e.Facts)
+	n.Snippets = slices.Clone(e.Snippets)
+	n.LegacyRelations = slices.Clone(e.LegacyRelations)
+	n.Other = slices.Clone(e.Other)
+	return &n
+}
+
+// titleFromName makes a title from an entry file name: "invoice_retry.md"
+// gives "invoice retry".
+func titleFromName(p string) string {
+	name := strings.TrimSuffix(path.Base(p), path.Ext(p))
+	t := strings.TrimSpace(strings.ReplaceAll(name, "_", " "))
+	if t == "" {
+		return name
+	}
+	return t
+}
+
+// newEntry builds the entry an ADD writes.
+func newEntry(p string, op Operation, v valid, now time.Time) *tree.Entry {
+	title := strings.TrimSpace(op.Title)
+	if title == "" {
+		title = titleFromName(p)
+	}
+	e := &tree.Entry{
+		Path:      p,
+		Title:     title,
+		Summary:   strings.TrimSpace(op.Summary),
+		Reason:    strings.TrimSpace(op.Reason),
+		CreatedAt: now,
+		UpdatedAt: now,
+	}
+	c := op.Content
+	e.Related = withoutKeys(v.relations, p)
+	e.Tags = uniqueStrings(nil, c.Tags)
+	e.Keywords = uniqueStrings(nil, c.Keywords)
+	e.Snippets = uniqueSnippets(nil, c.Snippets)
+	e.Facts = uniqueFacts(nil, c.Facts)
+	if c.Narrative != nil {
+		e.Narrative = trimNarrative(tree.Narrative(*c.Narrative))
+	}
+	if c.RawConcept != nil {
+		e.RawConcept = trimRawConcept(*c.RawConcept)
+	}
+	return e
+}
+
+// updateEntry applies an operation on top of an existing entry: the title,
+// summary and content the operation gives replace the old ones, and
+// whatever the old entry had that the new content lacks is carried over and
+// named in the returned list. Unknown front-matter keys, the preamble and
+// unknown sections are kept; createdAt is kept (set to now when missing).
+// self lists paths that must not appear as relations (the entry itself).
+func updateEntry(old *tree.Entry, op Operation, rels []string, now time.Time, self ...string) (*tree.Entry, []string) {
+	e := cloneEntry(old)
+	var carried []string
+	if t := strings.TrimSpace(op.Title); t != "" {
+		e.Title = t
+	}
+	if s := strings.TrimSpace(op.Summary); s != "" {
+		e.Summary = s
+	}
+	e.Reason = strings.TrimSpace(op.Reason)
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = now
+	}
+	e.UpdatedAt = now
+	c := op.Content
+	self = append(self, e.Path)
+
+	// Relations: the new ones first, then every old one the new list lacks.
+	related := withoutKeys(rels, self...)
+	n := len(related)
+	related = appendRelations(related, withoutKeys(old.Related, self...))
+	var legacy []string
+	for _, r := range withoutKeys(old.LegacyRelations, self...) {
+		if !containsKey(related, r) && !containsKey(legacy, r) {
+			legacy = append(legacy, r)
+		}
+	}
+	if len(related) > n || len(legacy) > 0 {
+		carried = append(carried, "relations")
+	}
+	e.Related, e.LegacyRelations = related, legacy
+
+	union := func(name string, oldList, newList []string, uniq func(a, b []string) []string) []string {
+		out := uniq(nil, newList)
+		k := len(out)
+		out = uniq(out, oldList)
+		if len(out) > k {
+			carried = append(carried, name)
+		}
+		return out
+	}
+	e.Snippets = union("snippets", old.Snippets, c.Snippets, uniqueSnippets)
+	facts := uniqueFacts(nil, c.Facts)
+	k := len(facts)
+	if facts = uniqueFacts(facts, old.Facts); len(facts) > k {
+		carried = append(carried, "facts")
+	}
+	e.Facts = facts
+	e.Tags = union("tags", old.Tags, c.Tags, uniqueStrings)
+	e.Keywords = union("keywords", old.Keywords, c.Keywords, uniqueStrings)
+
+	// Narrative and raw concept: each part the operation gives replaces the
+	// old one; the others are carried.
+	var nn tree.Narrative
+	if c.Narrative != nil {
+		nn = trimNarrative(tree.Narrative(*c.Narrative))
+	}
+	for _, p := range narrativeParts {
+		nv, ov := p.get(&nn), p.get(&old.Narrative)
+		if *nv == "" && strings.TrimSpace(*ov) != "" {
+			*nv = *ov
+			carried = append(carried, "narrative."+p.name)
+		}
+	}
+	e.Narrative = nn
+	var nr tree.RawConcept
+	if c.RawConcept != nil {
+		nr = trimRawConcept(*c.RawConcept)
+	}
+	for _, f := range rawConceptFields {
+		nv, ov := f.get(&nr), f.get(&old.RawConcept)
+		if *nv == "" && strings.TrimSpace(*ov) != "" {
+			*nv = *ov
+			carried = append(carried, "rawConcept."+f.name)
+		}
+	}
+	if len(nr.Files) == 0 && len(old.RawConcept.Files) > 0 {
+		nr.Files = slices.Clone(old.RawConcept.Files)
+		carried = append(carried, "rawConcept.files")
+	}
+	e.RawConcept = nr
+	return e, carried
+}
+
+// mergeEntries folds source into target (DESIGN §3): relations, tags,
+// keywords, facts and snippets unioned, target's first; narratives,
+// preambles and same-named sections concatenated, target first; the
+// summary kept from the target (or the source when the target has none);
+// the earliest createdAt. Relations between the two are dropped.
+func mergeEntries(target, source *tree.Entry, now time.Time) *tree.Entry {
+	e := cloneEntry(target)
+	self := []string{target.Path, source.Path}
+	e.Related = appendRelations(withoutKeys(target.Related, self...), withoutKeys(source.Related, self...))
+	var legacy []string
+	for _, r := range withoutKeys(append(slices.Clone(target.LegacyRelations), source.LegacyRelations...), self...) {
+		if !containsKey(e.Related, r) && !containsKey(legacy, r) {
+			legacy = append(legacy, r)
+		}
+	}
+	e.LegacyRelations = legacy
+	e.Tags = uniqueStrings(uniqueStrings(nil, target.Tags), source.Tags)
+	e.Keywords = uniqueStrings(uniqueStrings(nil, target.Keywords), source.Keywords)
+	e.Facts = uniqueFacts(uniqueFacts(nil, target.Facts), source.Facts)
+	e.Snippets = uniqueSnippets(uniqueSnippets(nil, target.Snippets), source.Snippets)
+	for _, p := range narrativeParts {
+		*p.get(&e.Narrative) = joinText(*p.get(&target.Narrative), *p.get(&source.Narrative), "\n\n")
+	}
+	rc := &e.RawConcept
+	rc.Task = joinText(rc.Task, source.RawConcept.Task, "\n")
+	rc.Changes = joinText(rc.Changes, source.RawConcept.Changes, "\n")
+	rc.Flow = joinText(rc.Flow, source.RawConcept.Flow, "\n")
+	rc.Author = joinText(rc.Author, source.RawConcept.Author, ", ")
+	if rc.Timestamp == "" {
+		rc.Timestamp = source.RawConcept.Timestamp
+	}
+	rc.Files = uniqueStrings(uniqueStrings(nil, rc.Files), source.RawConcept.Files)
+	if strings.TrimSpace(e.Summary) == "" {
+		e.Summary = source.Summary
+	}
+	if e.CreatedAt.IsZero() || (!source.CreatedAt.IsZero() && source.CreatedAt.Before(e.CreatedAt)) {
+		e.CreatedAt = source.CreatedAt
+	}
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = now
+	}
+	e.UpdatedAt = now
+	for _, kv := range source.Extra {
+		if !slices.ContainsFunc(e.Extra, func(x tree.KeyValue) bool { return x.Key == kv.Key }) {
+			e.Extra = append(e.Extra, kv)
+		}
+	}
+	e.Preamble = joinText(e.Preamble, source.Preamble, "\n\n")
+	for _, s := range source.Other {
+		i := slices.IndexFunc(e.Other, func(x tree.Section) bool { return strings.EqualFold(x.Heading, s.Heading) })
+		if i < 0 {
+			e.Other = append(e.Other, s)
+			continue
+		}
+		e.Other[i].Body = joinText(e.Other[i].Body, s.Body, "\n\n")
+	}
+	return e
+}
+
+// joinText joins two texts with sep, skipping empty ones and a b equal to a.
+func joinText(a, b, sep string) string {
+	ta, tb := strings.TrimSpace(a), strings.TrimSpace(b)
+	switch {
+	case tb == "" || tb == ta:
+		return a
+	case ta == "":
+		return b
+	}
+	return strings.TrimRight(a, " \t\n") + sep + strings.TrimLeft(b, " \t\n")
+}
+
+func trimNarrative(n tree.Narrative) tree.Narrative {
+	for _, p := range narrativeParts {
+		s := p.get(&n)
+		*s = strings.TrimSpace(*s)
+	}
+	return n
+}
+
+func trimRawConcept(r tree.RawConcept) tree.RawConcept {
+	for _, f := range rawConceptFields {
+		s := f.get(&r)
+		*s = strings.TrimSpace(*s)
+	}
+	r.Files = uniqueStrings(nil, r.Files)
+	return r
+}
+
+// relKey is the comparable form of a relation: without a legacy "@", spaces
+// or a leading "/".
+func relKey(r string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(r), "@"), "/")
+}
+
+// sameRelation reports whether two relations name the same entry, with or
+// without the ".md" suffix.
+func sameRelation(a, b string) bool {
+	ka, kb := relKey(a), relKey(b)
+	return ka == kb || ka+".md" == kb || ka == kb+".md"
+}
+
+func containsKey(list []string, r string) bool {
+	return slices.ContainsFunc(list, func(x string) bool { return sameRelation(x, r) })
+}
+
+// withoutKeys returns list without empty relations and those naming one of drop.
+func withoutKeys(list []string, drop ...string) []string {
+	var out []string
+	for _, r := range list {
+		if relKey(r) == "" || slices.ContainsFunc(drop, func(d string) bool { return sameRelation(r, d) }) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// appendRelations appends the relations of add that dst lacks.
+func appendRelations(dst, add []string) []string {
+	for _, r := range add {
+		if relKey(r) != "" && !containsKey(dst, r) {
+			dst = append(dst, r)
+		}
+	}
+	return dst
+}
+
+// uniqueStrings appends the trimmed, non-empty strings of add that dst lacks.
+func uniqueStrings(dst, add []string) []string {
+	for _, s := range add {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(dst, s) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
+// uniqueSnippets is uniqueStrings for snippets, whose inner whitespace
+// matters: only surrounding blank lines are dropped.
+func uniqueSnippets(dst, add []string) []string {
+	for _, s := range add {
+		s = strings.Trim(s, "\n")
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		if !slices.ContainsFunc(dst, func(x string) bool { return strings.TrimSpace(x) == strings.TrimSpace(s) }) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
+// uniqueFacts appends the facts of add that dst lacks (same subject and
+// statement, ignoring case and surrounding spaces).
+func uniqueFacts(dst, add []tree.Fact) []tree.Fact {
+	for _, f := range add {
+		f = tree.Fact{Subject: strings.TrimSpace(f.Subject), Statement: strings.TrimSpace(f.Statement), Category: strings.TrimSpace(f.Category)}
+		if f.Statement == "" && f.Subject == "" {
+			continue
+		}
+		if !slices.ContainsFunc(dst, func(x tree.Fact) bool {
+			return strings.EqualFold(x.Subject, f.Subject) && strings.EqualFold(x.Statement, f.Statement)
+		}) {
+			dst = append(dst, f)
+		}
+	}
+	return dst
+}

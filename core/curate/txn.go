@@ -1,0 +1,145 @@
+package curate
+
+import (
+	"errors"
+	"fmt"
+	"path"
+
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/tree"
+)
+
+// txn applies the file writes and removals of one operation and can undo
+// them: before each change it records how to restore what was there. The
+// catalog is only touched by commit, after every file change succeeded.
+type txn struct {
+	fs      host.FS
+	undo    []func() error // applied in reverse order
+	staged  []func()       // catalog updates, run by commit
+	changes []Change
+}
+
+func newTxn(fs host.FS) *txn { return &txn{fs: fs} }
+
+// snapshot returns the current bytes of p, or nil and false when p does
+// not exist.
+func (t *txn) snapshot(p string) ([]byte, bool, error) {
+	old, err := t.fs.ReadFile(p)
+	switch {
+	case err == nil:
+		return old, true, nil
+	case errors.Is(err, host.ErrNotFound):
+		return nil, false, nil
+	}
+	return nil, false, fmt.Errorf("read %s before writing it: %w", p, err)
+}
+
+// write replaces (or creates) p atomically, remembering how to undo it:
+// restore the previous bytes, or remove the new file and the folders its
+// write created.
+func (t *txn) write(p string, data []byte) error {
+	old, existed, err := t.snapshot(p)
+	if err != nil {
+		return err
+	}
+	if existed {
+		if err := t.fs.WriteFile(p, data); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+		t.undo = append(t.undo, func() error { return t.fs.WriteFile(p, old) })
+		return nil
+	}
+	// Folders the write will create, outermost first; undone innermost first.
+	var missing []string
+	for d := path.Dir(p); d != "." && d != ""; d = path.Dir(d) {
+		if _, err := t.fs.Stat(d); err == nil {
+			break
+		}
+		missing = append([]string{d}, missing...)
+	}
+	if err := t.fs.WriteFile(p, data); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	for _, d := range missing {
+		t.undo = append(t.undo, func() error { t.fs.Remove(d); return nil }) // best effort: an empty folder holds no knowledge
+	}
+	t.undo = append(t.undo, func() error { return t.fs.Remove(p) })
+	return nil
+}
+
+// remove deletes the file p, remembering its bytes to restore it.
+func (t *txn) remove(p string) error {
+	old, existed, err := t.snapshot(p)
+	if err != nil {
+		return err
+	}
+	if !existed {
+		return nil
+	}
+	if err := t.fs.Remove(p); err != nil {
+		return fmt.Errorf("remove %s: %w", p, err)
+	}
+	t.undo = append(t.undo, func() error { return t.fs.WriteFile(p, old) })
+	return nil
+}
+
+// rollback undoes every change, newest first, and reports the first
+// failure (the tree may then hold part of the operation).
+func (t *txn) rollback() error {
+	var first error
+	for i := len(t.undo) - 1; i >= 0; i-- {
+		if err := t.undo[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	t.undo = nil
+	t.staged = nil
+	t.changes = nil
+	return first
+}
+
+// putEntry stages a catalog Put of e (and forgets a broken file there).
+func (t *txn) putEntry(cat *tree.Catalog, e *tree.Entry) {
+	t.staged = append(t.staged, func() {
+		if cat != nil {
+			cat.ClearBroken(e.Path)
+			cat.Put(e)
+		}
+	})
+	t.changes = append(t.changes, Change{Path: e.Path, Entry: e})
+}
+
+// putContext stages a catalog PutContext.
+func (t *txn) putContext(cat *tree.Catalog, c *tree.Context) {
+	t.staged = append(t.staged, func() {
+		if cat != nil {
+			cat.ClearBroken(c.Path)
+			cat.PutContext(c)
+		}
+	})
+	t.changes = append(t.changes, Change{Path: c.Path, Context: c})
+}
+
+// removed stages the catalog removal of p, an entry or a context file.
+func (t *txn) removed(cat *tree.Catalog, p string) {
+	t.staged = append(t.staged, func() {
+		if cat != nil {
+			cat.Delete(p)
+			cat.DeleteContext(p)
+			cat.ClearBroken(p)
+		}
+	})
+	t.changes = append(t.changes, Change{Path: p, Removed: true})
+}
+
+// commit applies the staged catalog updates and reports every change.
+func (t *txn) commit(onChange func(Change)) {
+	for _, f := range t.staged {
+		f()
+	}
+	if onChange != nil {
+		for _, ch := range t.changes {
+			onChange(ch)
+		}
+	}
+}

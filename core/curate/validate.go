@@ -1,0 +1,184 @@
+package curate
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/arbormem/arbor/core/tree"
+)
+
+// valid is an operation that passed validation, its paths resolved.
+type valid struct {
+	// path is the entry path (ends in .md), or the folder for a folder DELETE.
+	path string
+	// folder reports that path is a folder (DELETE without a title).
+	folder bool
+	// named reports that the operation named the entry file itself (a path
+	// ending in .md) rather than a folder and a title.
+	named bool
+	// target is the MERGE target entry path.
+	target string
+	// relations are the content relations, cleaned.
+	relations []string
+}
+
+// validate checks an operation before anything is touched and resolves
+// its paths: folder + title gives folder/Slug(title).md, a path ending in
+// .md is used as is.
+func validate(typ string, op *Operation) (valid, error) {
+	var v valid
+	switch typ {
+	case OpAdd, OpUpdate, OpUpsert, OpMerge, OpDelete:
+	default:
+		return v, fmt.Errorf("unknown operation type %q: want ADD, UPDATE, UPSERT, MERGE or DELETE", op.Type)
+	}
+	if field, ok := checkUTF8(op); !ok {
+		return v, fmt.Errorf("invalid UTF-8 in %s", field)
+	}
+	if strings.TrimSpace(op.Reason) == "" {
+		return v, errors.New("reason is required: say why this operation is made")
+	}
+	if strings.ContainsAny(op.Title, "\r\n") {
+		return v, fmt.Errorf("title must be a single line: %q", op.Title)
+	}
+	clean, err := tree.CleanPath(strings.TrimSpace(op.Path))
+	if err != nil {
+		return v, fmt.Errorf("invalid path %q: %w", op.Path, err)
+	}
+	title := strings.TrimSpace(op.Title)
+	if path.Base(clean) == "context.md" {
+		return v, fmt.Errorf("%s is a context file, kept by the engine: address an entry (a path ending in .md) or a folder and a title", clean)
+	}
+	switch {
+	case tree.IsEntryPath(clean):
+		v.path, v.named = clean, true
+	case title != "":
+		v.path = joinPath(clean, tree.Slug(title)+".md")
+	case typ == OpDelete:
+		v.path, v.folder = clean, true
+	case typ == OpMerge:
+		// "domain/topic/name" without .md names the entry name.md.
+		v.path, v.named = clean+".md", true
+	default:
+		return v, fmt.Errorf("title is required when path is a folder (%s)", clean)
+	}
+	if typ == OpMerge {
+		mt := strings.TrimSpace(op.MergeTarget)
+		if mt == "" {
+			return v, errors.New("mergeTarget is required for MERGE: the entry the source is merged into")
+		}
+		t, err := tree.CleanPath(mt)
+		if err != nil {
+			return v, fmt.Errorf("invalid mergeTarget %q: %w", op.MergeTarget, err)
+		}
+		if path.Base(t) == "context.md" {
+			return v, fmt.Errorf("mergeTarget %s is a context file, not an entry", t)
+		}
+		if !tree.IsEntryPath(t) {
+			t += ".md"
+		}
+		v.target = t
+		if t == v.path {
+			return v, fmt.Errorf("cannot merge %s into itself", t)
+		}
+	}
+	for _, r := range op.Content.Relations {
+		cr, err := cleanRelation(r)
+		if err != nil {
+			return v, fmt.Errorf("invalid relation %q: %w", r, err)
+		}
+		if cr != "" {
+			v.relations = appendRelations(v.relations, []string{cr})
+		}
+	}
+	return v, nil
+}
+
+// cleanRelation validates a relation path; a leading "@" (the legacy
+// relation form) is dropped. An empty relation yields "".
+func cleanRelation(r string) (string, error) {
+	r = strings.TrimPrefix(strings.TrimSpace(r), "@")
+	if r == "" {
+		return "", nil
+	}
+	return tree.CleanPath(r)
+}
+
+func joinPath(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// checkUTF8 reports the first field of op that is not valid UTF-8.
+func checkUTF8(op *Operation) (string, bool) {
+	type field struct {
+		name string
+		s    string
+	}
+	fields := []field{
+		{"type", op.Type}, {"path", op.Path}, {"title", op.Title}, {"summary", op.Summary},
+		{"reason", op.Reason}, {"mergeTarget", op.MergeTarget},
+	}
+	c := &op.Content
+	if r := c.RawConcept; r != nil {
+		fields = append(fields, field{"rawConcept.task", r.Task}, field{"rawConcept.changes", r.Changes},
+			field{"rawConcept.flow", r.Flow}, field{"rawConcept.timestamp", r.Timestamp}, field{"rawConcept.author", r.Author})
+		for _, f := range r.Files {
+			fields = append(fields, field{"rawConcept.files", f})
+		}
+	}
+	if n := c.Narrative; n != nil {
+		for _, p := range narrativeParts {
+			fields = append(fields, field{"narrative." + p.name, *p.get((*tree.Narrative)(n))})
+		}
+	}
+	for _, f := range c.Facts {
+		fields = append(fields, field{"facts", f.Subject}, field{"facts", f.Statement}, field{"facts", f.Category})
+	}
+	lists := []struct {
+		name string
+		list []string
+	}{{"snippets", c.Snippets}, {"relations", c.Relations}, {"tags", c.Tags}, {"keywords", c.Keywords}}
+	for _, l := range lists {
+		for _, s := range l.list {
+			fields = append(fields, field{l.name, s})
+		}
+	}
+	for _, f := range fields {
+		if !utf8.ValidString(f.s) {
+			return f.name, false
+		}
+	}
+	return "", true
+}
+
+// narrativeParts names the parts of a narrative, in rendering order.
+var narrativeParts = []struct {
+	name string
+	get  func(*tree.Narrative) *string
+}{
+	{"text", func(n *tree.Narrative) *string { return &n.Text }},
+	{"structure", func(n *tree.Narrative) *string { return &n.Structure }},
+	{"dependencies", func(n *tree.Narrative) *string { return &n.Dependencies }},
+	{"highlights", func(n *tree.Narrative) *string { return &n.Highlights }},
+	{"rules", func(n *tree.Narrative) *string { return &n.Rules }},
+	{"examples", func(n *tree.Narrative) *string { return &n.Examples }},
+	{"diagrams", func(n *tree.Narrative) *string { return &n.Diagrams }},
+}
+
+// rawConceptFields names the text fields of a raw concept.
+var rawConceptFields = []struct {
+	name string
+	get  func(*tree.RawConcept) *string
+}{
+	{"task", func(r *tree.RawConcept) *string { return &r.Task }},
+	{"changes", func(r *tree.RawConcept) *string { return &r.Changes }},
+	{"flow", func(r *tree.RawConcept) *string { return &r.Flow }},
+	{"timestamp", func(r *tree.RawConcept) *string { return &r.Timestamp }},
+	{"author", func(r *tree.RawConcept) *string { return &r.Author }},
+}
