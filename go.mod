@@ -6,6 +6,7 @@ require (
 	github.com/adrg/frontmatter v0.2.0
 	github.com/blugelabs/bluge v0.2.2
 	github.com/blugelabs/bluge_segment_api v0.2.0
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/tetratelabs/wazero v1.12.0
 	gopkg.in/yaml.v2 v2.3.0
 )

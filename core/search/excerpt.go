@@ -1,0 +1,166 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ellipsis marks text cut from an excerpt; it counts towards its length.
+const ellipsis = "…"
+
+// excerpt picks the passage of at most maxLen characters that shows the most
+// query terms: of the summary and the content, the window covering the most
+// distinct terms wins, then the one with the most occurrences, then the
+// summary, then the earliest. Windows are cut on word boundaries and marked
+// with an ellipsis where text was left out. A document matched only through
+// its title or path gets the start of its summary, or else of its content.
+func excerpt(summary string, sTerms []term, content string, cTerms []term, qs []qterm, maxLen int) string {
+	best := window{}
+	for _, src := range []struct {
+		text  string
+		terms []term
+	}{{summary, sTerms}, {content, cTerms}} {
+		if w := bestWindow(src.text, src.terms, qs, maxLen); w.better(best) {
+			best = w
+		}
+	}
+	if best.distinct == 0 {
+		text := summary
+		if strings.TrimSpace(text) == "" {
+			text = content
+		}
+		return cut(text, 0, maxLen)
+	}
+	return cut(best.text, best.start, maxLen)
+}
+
+// window is a candidate excerpt: where it starts and how well it matches.
+type window struct {
+	text           string
+	start          int // byte offset of the first matching term
+	distinct, hits int
+}
+
+// better orders windows; earlier sources and offsets win ties because they
+// are visited first and only a strictly better window replaces them.
+func (w window) better(o window) bool {
+	if w.distinct != o.distinct {
+		return w.distinct > o.distinct
+	}
+	return w.hits > o.hits
+}
+
+// bestWindow slides a window of maxLen characters (minus room for context
+// before the first match) over the matching terms of text.
+func bestWindow(text string, ts []term, qs []qterm, maxLen int) window {
+	type occ struct{ start, end, q int }
+	var occs []occ
+	for _, t := range ts {
+		for i := range qs {
+			if ok, _ := qs[i].match(t.text); ok {
+				occs = append(occs, occ{t.start, t.end, i})
+				break
+			}
+		}
+	}
+	best := window{text: text}
+	span := maxLen * 3 / 4 // leave a quarter for context before the match
+	counts := make([]int, len(qs))
+	for i := range occs {
+		clear(counts)
+		w := window{text: text, start: occs[i].start}
+		for j := i; j < len(occs); j++ {
+			if utf8.RuneCountInString(text[occs[i].start:occs[j].end]) > span {
+				break
+			}
+			if counts[occs[j].q] == 0 {
+				w.distinct++
+			}
+			counts[occs[j].q]++
+			w.hits++
+		}
+		if w.better(best) {
+			best = w
+		}
+	}
+	return best
+}
+
+// cut returns at most maxLen characters of text around byte offset at: it
+// backs up to the start of the sentence when that is near, otherwise to a
+// word start, and ends at a word boundary.
+func cut(text string, at, maxLen int) string {
+	text = strings.TrimRightFunc(text, unicode.IsSpace)
+	if at > len(text) {
+		at = len(text)
+	}
+	start := sentenceStart(text, at, maxLen/4)
+	prefix := ""
+	if strings.TrimSpace(text[:start]) != "" {
+		prefix = ellipsis
+	}
+	rest := strings.TrimLeftFunc(text[start:], unicode.IsSpace)
+	budget := maxLen - utf8.RuneCountInString(prefix)
+	if utf8.RuneCountInString(rest) <= budget {
+		return collapse(prefix + rest)
+	}
+	budget -= utf8.RuneCountInString(ellipsis)
+	end := byteOffsetOfRune(rest, budget)
+	if sp := strings.LastIndexFunc(rest[:end], unicode.IsSpace); sp > 0 {
+		end = sp
+	}
+	body := strings.TrimRightFunc(rest[:end], func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsPunct(r) && r != ')' && r != '"'
+	})
+	return collapse(prefix + body + ellipsis)
+}
+
+// sentenceStart returns the start of the sentence holding byte offset at when
+// it lies at most back characters before it, else the start of the word.
+func sentenceStart(text string, at, back int) int {
+	i, n := at, 0
+	for i > 0 && n <= back {
+		r, w := utf8.DecodeLastRuneInString(text[:i])
+		if r == '\n' || (unicode.IsSpace(r) && i-w > 0 && strings.ContainsRune(".!?。！？", lastRune(text[:i-w]))) {
+			return i
+		}
+		i -= w
+		n++
+	}
+	if i == 0 {
+		return 0
+	}
+	// Too far: start at the word holding at.
+	for at > 0 {
+		r, w := utf8.DecodeLastRuneInString(text[:at])
+		if unicode.IsSpace(r) {
+			break
+		}
+		at -= w
+	}
+	return at
+}
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+// byteOffsetOfRune returns the byte offset of the n-th rune of s (len(s) if
+// s is shorter).
+func byteOffsetOfRune(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// collapse turns runs of white space (line breaks of markdown included) into
+// single spaces, so an excerpt reads as one line.
+func collapse(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

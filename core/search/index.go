@@ -1,0 +1,374 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/blugelabs/bluge"
+)
+
+// Doc is one indexed document: an entry or a context.md.
+type Doc struct {
+	Path     string   // unique id, relative path like "engineering/billing/invoice_retry_policy.md"
+	Kind     string   // "entry" or "context"; empty means "entry"
+	Title    string   // the title, boosted ×3 by default
+	Summary  string   // a short summary, searchable and preferred for excerpts on ties
+	Content  string   // full plain text body
+	Tags     []string // curated tags, boosted ×2 by default
+	Keywords []string // curated keywords, boosted ×2 by default
+}
+
+// Hit is one ranked result.
+type Hit struct {
+	Path    string   `json:"path"`
+	Kind    string   `json:"kind"`
+	Title   string   `json:"title"`
+	Score   float64  `json:"score"`   // normalized ŝ = s/(1+s), rounded to 4 decimals, within [0.0001, 0.9999]
+	Raw     float64  `json:"-"`       // the raw BM25 score s
+	Excerpt string   `json:"excerpt"` // best-matching passage, ≤ Options.ExcerptLen characters, from Summary/Content, on word boundaries
+	Matched []string `json:"-"`       // the query terms (analyzed, as in Result.Terms) that matched this doc
+}
+
+// Result is the answer to one Search.
+type Result struct {
+	Hits  []Hit    // at most limit hits, best first; ties by path ascending
+	Total int      // number of matching docs in the pass that produced the hits
+	Terms []string // analyzed query terms, in query order, without duplicates
+	// Unmatched lists the significant query terms (≥ 4 characters in the
+	// query, ≥ 2 for CJK) that match no document at all, exactly or as a
+	// prefix expansion (fuzzy matches do not count): out-of-domain signal.
+	Unmatched []string
+	Mode      string // ModeAnd or ModeOr: which pass produced the hits
+}
+
+// Search modes reported in Result.Mode.
+const (
+	ModeAnd = "and" // every query term matched (the first pass)
+	ModeOr  = "or"  // fallback: any query term matched
+)
+
+// DefaultLimit is the number of hits Search returns when limit ≤ 0.
+const DefaultLimit = 10
+
+// ErrClosed is returned by the methods of a closed Index.
+var ErrClosed = errors.New("search: index is closed")
+
+// Options tunes ranking. The zero value means the documented defaults.
+type Options struct {
+	TitleBoost   float64 // boost of Doc.Title; default 3
+	PathBoost    float64 // boost of the path words (split on / _ - ., ".md" dropped); default 1.5
+	SummaryBoost float64 // boost of Doc.Summary; default 1
+	ContentBoost float64 // boost of Doc.Content; default 1
+	TagBoost     float64 // boost of Doc.Tags; default 2
+	KeywordBoost float64 // boost of Doc.Keywords; default 2
+
+	// PrefixBoost multiplies the field boost of the prefix expansions of the
+	// last query word (search as you type); default 0.4, negative disables.
+	PrefixBoost float64
+	// FuzzyBoost multiplies the field boost of the expansions within one
+	// edit of a long query word; default 0.3, negative disables.
+	FuzzyBoost float64
+	// PrefixMinLen is the length in characters the last query word needs
+	// for prefix matching; default 3.
+	PrefixMinLen int
+	// FuzzyMinLen is the length in characters a query word needs for fuzzy
+	// matching (its stem must also have at least 4 bytes); default 5.
+	FuzzyMinLen int
+	// MaxExpansions caps the prefix or fuzzy expansions of one term in one
+	// field (shortest first); default 16.
+	MaxExpansions int
+
+	// ExcerptLen is the maximum length of Hit.Excerpt in characters;
+	// default 240.
+	ExcerptLen int
+
+	// K1 is BM25's term-frequency saturation; default 1.2.
+	K1 float64
+	// B is BM25's length normalization; default 0.75, negative means 0.
+	B float64
+}
+
+// withDefaults returns o with its zero values replaced by the defaults.
+func (o Options) withDefaults() Options {
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defInt := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.TitleBoost, 3)
+	def(&o.PathBoost, 1.5)
+	def(&o.SummaryBoost, 1)
+	def(&o.ContentBoost, 1)
+	def(&o.TagBoost, 2)
+	def(&o.KeywordBoost, 2)
+	def(&o.PrefixBoost, 0.4)
+	def(&o.FuzzyBoost, 0.3)
+	defInt(&o.PrefixMinLen, 3)
+	defInt(&o.FuzzyMinLen, 5)
+	defInt(&o.MaxExpansions, 16)
+	defInt(&o.ExcerptLen, 240)
+	def(&o.K1, 1.2)
+	def(&o.B, 0.75)
+	if o.B < 0 {
+		o.B = 0
+	}
+	return o
+}
+
+// The searchable fields, in a fixed order (fieldStats and lengths use it).
+const (
+	fTitle = iota
+	fPath
+	fSummary
+	fContent
+	fTags
+	fKeywords
+	numFields
+)
+
+var fieldNames = [numFields]string{"title", "path", "summary", "content", "tags", "keywords"}
+
+// kindField is the stored (and indexed, as a keyword) Doc.Kind.
+const kindField = "kind"
+
+// listSep joins Tags and Keywords into one field value.
+const listSep = "\n"
+
+// Index is a full-text index of documents. Its methods are safe for
+// concurrent use; Search calls run in parallel, writes are serialized.
+type Index struct {
+	opts   Options
+	boosts [numFields]float64
+
+	mu     sync.RWMutex
+	writer *bluge.Writer
+	reader *bluge.Reader // snapshot after the last write
+	closed bool
+
+	// Live-document bookkeeping for BM25 (see score.go): the per-field
+	// lengths of each document and their totals.
+	lens  map[string][numFields]int32
+	stats [numFields]fieldStats
+}
+
+// New returns an empty in-memory index.
+func New(opts Options) (*Index, error) {
+	return open(opts, bluge.InMemoryOnlyConfig())
+}
+
+// open builds an Index over a bluge configuration. Persistence (a bluge
+// Directory reading and writing through the host) will come in here with
+// its own config; a reopened index must then rebuild lens and stats from the
+// stored documents.
+func open(opts Options, cfg bluge.Config) (*Index, error) {
+	o := opts.withDefaults()
+	x := &Index{
+		opts: o,
+		boosts: [numFields]float64{
+			fTitle: o.TitleBoost, fPath: o.PathBoost, fSummary: o.SummaryBoost,
+			fContent: o.ContentBoost, fTags: o.TagBoost, fKeywords: o.KeywordBoost,
+		},
+		lens: map[string][numFields]int32{},
+	}
+	// PerFieldSimilarity is a map shared with the config's norm function, so
+	// it must be filled in place, not replaced.
+	for f, name := range fieldNames {
+		cfg.PerFieldSimilarity[name] = &bm25{stats: &x.stats[f], k1: o.K1, b: o.B}
+	}
+	w, err := bluge.OpenWriter(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("search: open index writer: %w", err)
+	}
+	r, err := w.Reader()
+	if err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("search: open index reader: %w", err)
+	}
+	x.writer, x.reader = w, r
+	return x, nil
+}
+
+// Put adds or replaces documents (by Path) in one batch. When a path occurs
+// more than once, the last occurrence wins.
+func (x *Index) Put(docs ...Doc) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	last := make(map[string]int, len(docs))
+	for i, d := range docs {
+		if d.Path == "" {
+			return fmt.Errorf("search: put: document %d has an empty path", i)
+		}
+		last[d.Path] = i
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ErrClosed
+	}
+	type pending struct {
+		path   string
+		fields [numFields]*bluge.TermField
+	}
+	batch := bluge.NewBatch()
+	var ps []pending
+	for i, d := range docs {
+		if last[d.Path] != i {
+			continue
+		}
+		doc, fields := document(d)
+		batch.Update(bluge.Identifier(d.Path), doc)
+		ps = append(ps, pending{d.Path, fields})
+	}
+	if err := x.writer.Batch(batch); err != nil {
+		return fmt.Errorf("search: put %d documents: %w", len(ps), err)
+	}
+	// bluge analyzed the fields before Batch returned: their lengths are set.
+	for _, p := range ps {
+		var l [numFields]int32
+		for f, tf := range p.fields {
+			if tf != nil {
+				l[f] = int32(tf.Length())
+			}
+		}
+		x.setLens(p.path, l, true)
+	}
+	return x.refresh()
+}
+
+// Delete removes documents by path; unknown paths are ignored.
+func (x *Index) Delete(paths ...string) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ErrClosed
+	}
+	batch := bluge.NewBatch()
+	n := 0
+	for _, p := range paths {
+		if _, ok := x.lens[p]; ok {
+			batch.Delete(bluge.Identifier(p))
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := x.writer.Batch(batch); err != nil {
+		return fmt.Errorf("search: delete %d documents: %w", n, err)
+	}
+	for _, p := range paths {
+		x.setLens(p, [numFields]int32{}, false)
+	}
+	return x.refresh()
+}
+
+// Count returns the number of documents in the index.
+func (x *Index) Count() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.lens)
+}
+
+// Close releases the index. Further calls return ErrClosed; closing twice
+// is a no-op.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return nil
+	}
+	x.closed = true
+	var errs []error
+	if err := x.reader.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("search: close reader: %w", err))
+	}
+	if err := x.writer.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("search: close writer: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// setLens replaces the bookkeeping of one document (removes it if !live).
+func (x *Index) setLens(path string, l [numFields]int32, live bool) {
+	if old, ok := x.lens[path]; ok {
+		for f, n := range old {
+			if n > 0 {
+				x.stats[f].docs--
+				x.stats[f].sum -= int(n)
+			}
+		}
+		delete(x.lens, path)
+	}
+	if !live {
+		return
+	}
+	x.lens[path] = l
+	for f, n := range l {
+		if n > 0 {
+			x.stats[f].docs++
+			x.stats[f].sum += int(n)
+		}
+	}
+}
+
+// refresh replaces the reader by a snapshot of the writer's current state.
+func (x *Index) refresh() error {
+	r, err := x.writer.Reader()
+	if err != nil {
+		return fmt.Errorf("search: refresh reader: %w", err)
+	}
+	old := x.reader
+	x.reader = r
+	if err := old.Close(); err != nil {
+		return fmt.Errorf("search: close previous reader: %w", err)
+	}
+	return nil
+}
+
+// document converts a Doc into a bluge document, returning its searchable
+// fields (nil when empty) so that Put can read their analyzed lengths.
+func document(d Doc) (*bluge.Document, [numFields]*bluge.TermField) {
+	kind := d.Kind
+	if kind == "" {
+		kind = "entry"
+	}
+	doc := bluge.NewDocument(d.Path)
+	doc.AddField(bluge.NewKeywordField(kindField, kind).StoreValue())
+	var texts [numFields]string
+	texts[fTitle] = d.Title
+	texts[fPath] = pathText(d.Path)
+	texts[fSummary] = d.Summary
+	texts[fContent] = d.Content
+	texts[fTags] = strings.Join(d.Tags, listSep)
+	texts[fKeywords] = strings.Join(d.Keywords, listSep)
+	var fields [numFields]*bluge.TermField
+	for f, text := range texts {
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		tf := bluge.NewTextField(fieldNames[f], text).WithAnalyzer(fieldAnalyzer{})
+		if f != fPath { // the path is stored as the document id
+			tf.StoreValue()
+		}
+		doc.AddField(tf)
+		fields[f] = tf
+	}
+	return doc, fields
+}
+
+// pathText is the searchable text of a path: the path without a ".md"
+// extension; analysis splits it into words on / _ - and dots.
+func pathText(p string) string {
+	if len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md") {
+		return p[:len(p)-3]
+	}
+	return p
+}

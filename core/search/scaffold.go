@@ -1,0 +1,34 @@
+package search
+
+import (
+	"github.com/dlclark/regexp2"
+)
+
+// Question scaffolding: words that shape a question rather than name what
+// it is about. Most are English stop words already ("how", "what", "is");
+// these patterns catch the phrases whose words are not ("how many times",
+// "can you tell me"), which would otherwise be required terms of the AND
+// pass and favour any document that happens to say "many" and "times".
+// regexp2's \b is Unicode-aware (Go's regexp is ASCII-only), so a phrase
+// next to Hangul or accented text is still recognized.
+var scaffolding = regexp2.MustCompile(`\b(?:`+
+	`how\s+(?:many|much)(?:\s+times)?`+
+	`|how\s+(?:often|long\s+ago)`+
+	`|(?:can|could|would)\s+you\s+(?:please\s+)?(?:tell|remind|show)\s+me`+
+	`|(?:do|did)\s+(?:you|we|i)\s+(?:know|remember|recall)`+
+	`|(?:please\s+)?(?:tell|remind)\s+me`+
+	`)\b`, regexp2.IgnoreCase)
+
+// stripScaffolding blanks question scaffolding out of a query. A query made
+// only of scaffolding is returned unchanged, so it still searches for
+// something.
+func stripScaffolding(query string) string {
+	out, err := scaffolding.Replace(query, " ", -1, -1)
+	if err != nil { // only a match timeout, which is not set
+		return query
+	}
+	if ts, _ := analyze(out, false); len(ts) == 0 {
+		return query
+	}
+	return out
+}

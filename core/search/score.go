@@ -1,0 +1,318 @@
+package search
+
+import (
+	"math"
+	"sort"
+
+	bsearch "github.com/blugelabs/bluge/search"
+	"github.com/blugelabs/bluge/search/searcher"
+	segment "github.com/blugelabs/bluge_segment_api"
+)
+
+// Scoring. bluge's own BM25 has two problems for Arbor: its idf is
+// log(1 + (N-n) + 0.5/(n+0.5)) (a misplaced parenthesis that all but removes
+// the idf's discrimination), and its collection statistics count deleted and
+// replaced documents until a background merge drops them, so a score would
+// depend on merge timing. bm25 below uses the textbook idf
+// log(1 + (N-n+0.5)/(n+0.5)) and takes N and the average field length from
+// the index's own bookkeeping of live documents (fieldStats); the document
+// frequency n comes from the postings, which already exclude deleted
+// documents. Scores then depend only on the set of live documents.
+
+// fieldStats are the live-document statistics of one field.
+type fieldStats struct {
+	docs int // live documents with at least one term in the field
+	sum  int // total number of terms of the field over those documents
+}
+
+// bm25 is the similarity of one searchable field.
+type bm25 struct {
+	stats *fieldStats
+	k1, b float64
+}
+
+// ComputeNorm encodes a field length exactly as bluge's BM25 does (the
+// index calls it when it builds segments).
+func (s *bm25) ComputeNorm(numTerms int) float32 {
+	return math.Float32frombits(uint32(numTerms))
+}
+
+// Scorer returns the scorer of one term in this field.
+func (s *bm25) Scorer(boost float64, _ segment.CollectionStats, ts segment.TermStats) bsearch.Scorer {
+	n := float64(ts.DocumentFrequency())
+	N := math.Max(float64(s.stats.docs), n)
+	idf := math.Log(1 + (N-n+0.5)/(n+0.5))
+	avg := 1.0
+	if s.stats.docs > 0 && s.stats.sum > 0 {
+		avg = float64(s.stats.sum) / float64(s.stats.docs)
+	}
+	return &bm25Scorer{weight: boost * idf, k1: s.k1, b: s.b, avg: avg}
+}
+
+// bm25Scorer scores one term in one field:
+// weight·tf·(k1+1)/(tf + k1·(1-b+b·dl/avg)), Robertson's form, as in bluge,
+// Lucene before 8 and MiniSearch: the (k1+1) factor keeps a single
+// occurrence worth about idf, which the ŝ thresholds of the tiers assume.
+type bm25Scorer struct {
+	weight, k1, b, avg float64
+}
+
+// Score implements bluge's search.Scorer.
+func (s *bm25Scorer) Score(freq int, norm float64) float64 {
+	dl := float64(math.Float32bits(float32(norm)))
+	f := float64(freq)
+	return s.weight * f * (s.k1 + 1) / (f + s.k1*(1-s.b+s.b*dl/s.avg))
+}
+
+// Explain implements bluge's search.Scorer.
+func (s *bm25Scorer) Explain(freq int, norm float64) *bsearch.Explanation {
+	return bsearch.NewExplanation(s.Score(freq, norm), "bm25 (live statistics)")
+}
+
+// maxComposite scores a disjunction by its best constituent, so a document
+// is not rewarded for matching many expansions of one query term.
+type maxComposite struct{}
+
+// ScoreComposite implements bluge's search.CompositeScorer.
+func (maxComposite) ScoreComposite(cs []*bsearch.DocumentMatch) float64 {
+	best := 0.0
+	for _, c := range cs {
+		best = math.Max(best, c.Score)
+	}
+	return best
+}
+
+// ExplainComposite implements bluge's search.CompositeScorer.
+func (m maxComposite) ExplainComposite(cs []*bsearch.DocumentMatch) *bsearch.Explanation {
+	var children []*bsearch.Explanation
+	for _, c := range cs {
+		children = append(children, c.Explanation)
+	}
+	return bsearch.NewExplanation(m.ScoreComposite(cs), "max of:", children...)
+}
+
+// expansionQuery matches the terms of one field that start with a prefix, or
+// are within one edit of a term, excluding the term itself (the exact clause
+// scores that). Each expansion is scored by BM25 with the query's boost and
+// the document keeps its best expansion. At most maxExp expansions are used,
+// shortest first then in byte order, so results stay deterministic.
+type expansionQuery struct {
+	text   string
+	field  string
+	fuzzy  bool
+	boost  float64
+	maxExp int
+}
+
+// Searcher implements bluge.Query.
+func (q *expansionQuery) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	cands, err := q.candidates(r)
+	if err != nil {
+		return nil, err
+	}
+	var ss []bsearch.Searcher
+	closeAll := func() {
+		for _, s := range ss {
+			_ = s.Close()
+		}
+	}
+	for _, c := range cands {
+		if len(ss) >= q.maxExp {
+			break
+		}
+		ts, err := searcher.NewTermSearcher(r, c, q.field, q.boost, nil, opts)
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		if ts.Count() == 0 { // only in deleted documents
+			_ = ts.Close()
+			continue
+		}
+		ss = append(ss, ts)
+	}
+	switch len(ss) {
+	case 0:
+		return searcher.NewMatchNoneSearcher(r, opts)
+	case 1:
+		return ss[0], nil
+	}
+	s, err := searcher.NewDisjunctionSearcher(r, ss, 1, maxComposite{}, opts)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	return s, nil
+}
+
+// candidates lists the dictionary terms the query expands to.
+func (q *expansionQuery) candidates(r bsearch.Reader) (out []string, err error) {
+	var it segment.DictionaryIterator
+	if q.fuzzy {
+		it, err = r.DictionaryIterator(q.field, newLev1(q.text), nil, nil)
+	} else {
+		it, err = r.DictionaryIterator(q.field, nil, []byte(q.text), prefixEnd(q.text))
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := it.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	for {
+		e, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			break
+		}
+		if t := e.Term(); t != q.text {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i]) != len(out[j]) {
+			return len(out[i]) < len(out[j])
+		}
+		return out[i] < out[j]
+	})
+	return out, nil
+}
+
+// prefixEnd returns the smallest byte string greater than every string that
+// starts with p (nil when there is none).
+func prefixEnd(p string) []byte {
+	b := []byte(p)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return b[:i+1]
+		}
+	}
+	return nil
+}
+
+// lev1 is a deterministic automaton over bytes accepting the strings within
+// Levenshtein distance 1 of a term. It is built completely up front and is
+// immutable, because bluge walks it from several goroutines at once.
+type lev1 struct {
+	class  [256]uint8 // byte → input class (0: a byte not in the term)
+	next   [][]int32  // state → class → state; state 0 is dead
+	accept []bool
+}
+
+// maxFuzzyBytes is the longest term lev1 handles (its NFA state sets are
+// 64-bit masks of 2·(len+1) bits); longer terms get no fuzzy expansion.
+const maxFuzzyBytes = 31
+
+// newLev1 builds the automaton of term t, len(t) ≤ maxFuzzyBytes.
+func newLev1(t string) *lev1 {
+	n := len(t)
+	a := &lev1{}
+	var bytesOf []byte // class i+1 ↔ bytesOf[i]
+	for i := 0; i < n; i++ {
+		if a.class[t[i]] == 0 {
+			bytesOf = append(bytesOf, t[i])
+			a.class[t[i]] = uint8(len(bytesOf))
+		}
+	}
+	// An NFA state (i, e) — i bytes of t consumed with e edits — is bit
+	// e*(n+1)+i of a set.
+	bit := func(i, e int) uint64 { return 1 << uint(e*(n+1)+i) }
+	closure := func(s uint64) uint64 { // deletions: (i,0) → (i+1,1)
+		for i := 0; i < n; i++ {
+			if s&bit(i, 0) != 0 {
+				s |= bit(i+1, 1)
+			}
+		}
+		return s
+	}
+	step := func(s uint64, c int) uint64 { // c: byte, or -1 for a byte not in t
+		var out uint64
+		for e := 0; e <= 1; e++ {
+			for i := 0; i <= n; i++ {
+				if s&bit(i, e) == 0 {
+					continue
+				}
+				if i < n && c >= 0 && t[i] == byte(c) {
+					out |= bit(i+1, e)
+				}
+				if e == 0 {
+					out |= bit(i, 1) // insertion
+					if i < n {
+						out |= bit(i+1, 1) // substitution
+					}
+				}
+			}
+		}
+		return closure(out)
+	}
+	ids := map[uint64]int32{0: 0}
+	sets := []uint64{0}
+	a.next = [][]int32{make([]int32, len(bytesOf)+1)}
+	start := closure(bit(0, 0))
+	ids[start] = 1
+	sets = append(sets, start)
+	a.next = append(a.next, nil)
+	for id := 1; id < len(sets); id++ {
+		row := make([]int32, len(bytesOf)+1)
+		for c := 0; c <= len(bytesOf); c++ {
+			in := -1
+			if c > 0 {
+				in = int(bytesOf[c-1])
+			}
+			ns := step(sets[id], in)
+			nid, ok := ids[ns]
+			if !ok {
+				nid = int32(len(sets))
+				ids[ns] = nid
+				sets = append(sets, ns)
+				a.next = append(a.next, nil)
+			}
+			row[c] = nid
+		}
+		a.next[id] = row
+	}
+	a.accept = make([]bool, len(sets))
+	for id, s := range sets {
+		a.accept[id] = s&(bit(n, 0)|bit(n, 1)) != 0
+	}
+	return a
+}
+
+// Start implements bluge's segment.Automaton.
+func (a *lev1) Start() int { return 1 }
+
+// IsMatch implements bluge's segment.Automaton.
+func (a *lev1) IsMatch(s int) bool { return a.accept[s] }
+
+// CanMatch implements bluge's segment.Automaton.
+func (a *lev1) CanMatch(s int) bool { return s != 0 }
+
+// WillAlwaysMatch implements bluge's segment.Automaton.
+func (a *lev1) WillAlwaysMatch(int) bool { return false }
+
+// Accept implements bluge's segment.Automaton.
+func (a *lev1) Accept(s int, b byte) int { return int(a.next[s][a.class[b]]) }
+
+// within1 reports whether a and b are within Levenshtein distance 1 (over
+// bytes, like lev1).
+func within1(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if len(a) == len(b) {
+		return i == len(a) || a[i+1:] == b[i+1:]
+	}
+	return a[i:] == b[i+1:]
+}

@@ -1,0 +1,181 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/search/aggregations"
+)
+
+// Search ranks the documents for a query and returns at most limit hits
+// (DefaultLimit when limit ≤ 0).
+//
+// The query is analyzed like the documents (see the package comment) into
+// terms: stemmed words, and CJK runs matched through their bigrams (at least
+// half of them in the AND pass, any in the OR pass, or a Hangul word whole).
+// A term matches a field by BM25 with the field's boost (title ×3, path ×1.5,
+// tags and keywords ×2, summary and content ×1 by default), summed over
+// fields and terms. The last word of the query, when it has 3 characters or
+// more, also matches the words it is a prefix of, and words of 5 characters
+// or more also match the words one edit away; these expansions are scored
+// with a lower boost, a document keeping only its best expansion of a term,
+// so exact matches dominate.
+//
+// A first pass requires every term (Mode "and"); when it finds nothing, a
+// second pass accepts any term (Mode "or"). Hits are sorted by score, then by
+// path; the same documents and query always give the same result.
+func (x *Index) Search(query string, limit int) (Result, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.closed {
+		return Result{}, ErrClosed
+	}
+	qs := x.parse(query)
+	res := Result{Mode: ModeAnd, Terms: make([]string, len(qs))}
+	for i, q := range qs {
+		res.Terms[i] = q.key
+	}
+	if len(qs) == 0 {
+		return res, nil
+	}
+	docs, total, err := x.run(x.buildQuery(qs, true), limit)
+	if err != nil {
+		return Result{}, fmt.Errorf("search: %q (and): %w", query, err)
+	}
+	if total == 0 && needsOr(qs) {
+		res.Mode = ModeOr
+		docs, total, err = x.run(x.buildQuery(qs, false), limit)
+		if err != nil {
+			return Result{}, fmt.Errorf("search: %q (or): %w", query, err)
+		}
+	}
+	res.Total = total
+	literal := make([]bool, len(qs))
+	res.Hits = make([]Hit, len(docs))
+	for i, d := range docs {
+		res.Hits[i] = x.hit(d, qs, literal)
+	}
+	for i, q := range qs {
+		if !q.significant || literal[i] {
+			continue
+		}
+		found, err := x.exists(&q)
+		if err != nil {
+			return Result{}, fmt.Errorf("search: %q: probe %q: %w", query, q.key, err)
+		}
+		if !found {
+			res.Unmatched = append(res.Unmatched, q.key)
+		}
+	}
+	return res, nil
+}
+
+// stored is a matching document as read back from the index.
+type stored struct {
+	raw                        float64
+	path, kind, title, summary string
+	content, tags, keywords    string
+}
+
+// run executes one pass and reads the stored fields of the top documents.
+func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
+	req := bluge.NewTopNSearch(limit, q).SortBy([]string{"-_score", "_id"})
+	req.AddAggregation("count", aggregations.CountMatches())
+	it, err := x.reader.Search(context.Background(), req)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []stored
+	for {
+		m, err := it.Next()
+		if err != nil {
+			return nil, 0, err
+		}
+		if m == nil {
+			break
+		}
+		d := stored{raw: m.Score}
+		err = m.VisitStoredFields(func(field string, value []byte) bool {
+			switch field {
+			case "_id":
+				d.path = string(value)
+			case kindField:
+				d.kind = string(value)
+			case fieldNames[fTitle]:
+				d.title = string(value)
+			case fieldNames[fSummary]:
+				d.summary = string(value)
+			case fieldNames[fContent]:
+				d.content = string(value)
+			case fieldNames[fTags]:
+				d.tags = string(value)
+			case fieldNames[fKeywords]:
+				d.keywords = string(value)
+			}
+			return true
+		})
+		if err != nil {
+			return nil, 0, fmt.Errorf("read stored fields: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, int(it.Aggregations().Count()), nil
+}
+
+// exists reports whether a query term matches any document exactly or as a
+// prefix expansion (fuzzy expansions do not count).
+func (x *Index) exists(q *qterm) (bool, error) {
+	docs, _, err := x.run(x.termClause(q, false, false), 1)
+	return len(docs) > 0, err
+}
+
+// hit builds the Hit of a document: normalized score, matched terms and
+// excerpt. literal[i] is set when query term i matches the document exactly
+// or as a prefix.
+func (x *Index) hit(d stored, qs []qterm, literal []bool) Hit {
+	h := Hit{Path: d.path, Kind: d.kind, Title: d.title, Raw: d.raw, Score: normalize01(d.raw)}
+	summary, _ := analyze(d.summary, true)
+	content, _ := analyze(d.content, true)
+	matched := make([]bool, len(qs))
+	see := func(ts []term) {
+		for _, t := range ts {
+			for i := range qs {
+				if matched[i] && literal[i] {
+					continue
+				}
+				if ok, lit := qs[i].match(t.text); ok {
+					matched[i] = true
+					literal[i] = literal[i] || lit
+				}
+			}
+		}
+	}
+	see(summary)
+	see(content)
+	for _, text := range []string{d.title, pathText(d.path), d.tags, d.keywords} {
+		ts, _ := analyze(text, true)
+		see(ts)
+	}
+	for i, q := range qs {
+		if matched[i] {
+			h.Matched = append(h.Matched, q.key)
+		}
+	}
+	h.Excerpt = excerpt(d.summary, summary, d.content, content, qs, x.opts.ExcerptLen)
+	return h
+}
+
+// normalize01 maps a raw BM25 score s to s/(1+s), rounded to 4 decimals and
+// kept within [0.0001, 0.9999] so that a hit never looks like 0 or 1.
+func normalize01(s float64) float64 {
+	if s <= 0 || math.IsNaN(s) {
+		return 0.0001
+	}
+	v := math.Round(s/(1+s)*1e4) / 1e4
+	return math.Min(math.Max(v, 0.0001), 0.9999)
+}
