@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/search"
+)
+
+// OpenParams are the options of the "open" method (docs/ABI.md §4.1).
+type OpenParams struct {
+	// FixedTime freezes the engine's clock (RFC 3339), for reproducible output.
+	FixedTime string `json:"fixedTime,omitempty"`
+	// MaxFileBytes bounds the size of a file read or written; 0 means 1 MiB.
+	MaxFileBytes int `json:"maxFileBytes,omitempty"`
+}
+
+// Warning reports a file the engine could not use, and why.
+type Warning struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// OpenResult describes the tree that was opened.
+type OpenResult struct {
+	Entries  int       `json:"entries"`
+	Contexts int       `json:"contexts"`
+	Warnings []Warning `json:"warnings"`
+}
+
+// CurateParams are the parameters of "curate".
+type CurateParams struct {
+	Operations []curate.Operation `json:"operations"`
+}
+
+// SearchParams are the parameters of "search" and "query".
+type SearchParams struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// SearchResult is the answer of "search".
+type SearchResult struct {
+	Query   string       `json:"query"`
+	Results []search.Hit `json:"results"`
+	Total   int          `json:"total"`
+	TookMs  float64      `json:"tookMs"`
+}
+
+// Tier numbers of DESIGN §5.
+const (
+	TierExactCache = 0
+	TierFuzzyCache = 1
+	TierDirect     = 2
+)
+
+// QueryResult is the answer of "query": which tier answered, with what
+// entries and scores, and why retrieval stopped there.
+type QueryResult struct {
+	Query       string       `json:"query"`
+	Tier        int          `json:"tier"`
+	TierName    string       `json:"tierName"`
+	Answer      string       `json:"answer"`
+	Results     []search.Hit `json:"results"`
+	Reason      string       `json:"reason"`
+	NeedsLLM    bool         `json:"needsLLM"`
+	OutOfDomain bool         `json:"outOfDomain"`
+	TookMs      float64      `json:"tookMs"`
+}
+
+// ReadParams are the parameters of "read".
+type ReadParams struct {
+	Path string `json:"path"`
+}
+
+// ReadResult is one entry or context file with its relations.
+type ReadResult struct {
+	Path      string     `json:"path"`
+	Kind      string     `json:"kind"`
+	Title     string     `json:"title"`
+	Summary   string     `json:"summary"`
+	Tags      []string   `json:"tags"`
+	Keywords  []string   `json:"keywords"`
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	Relations []string   `json:"relations"`
+	Backlinks []string   `json:"backlinks"`
+	Markdown  string     `json:"markdown"`
+}
+
+// TreeParams are the parameters of "tree".
+type TreeParams struct {
+	Path  string `json:"path,omitempty"`
+	Depth int    `json:"depth,omitempty"`
+}
+
+// Node is one folder or entry of the tree.
+type Node struct {
+	Name     string  `json:"name"`
+	Path     string  `json:"path"`
+	Kind     string  `json:"kind"`
+	Title    string  `json:"title,omitempty"`
+	Children []*Node `json:"children,omitempty"`
+}
+
+// StatsResult counts what the tree holds.
+type StatsResult struct {
+	Entries   int            `json:"entries"`
+	Contexts  int            `json:"contexts"`
+	Domains   map[string]int `json:"domains"`
+	Relations int            `json:"relations"`
+	Warnings  []Warning      `json:"warnings"`
+}
+
+// request and response are the envelope of docs/ABI.md §3.
+type request struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+type response struct {
+	ID     json.RawMessage `json:"id"`
+	Result any             `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+}

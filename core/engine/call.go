@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"time"
+	"unicode/utf8"
+
+	"github.com/arbormem/arbor/core/host"
+)
+
+// Session serves the JSON protocol of docs/ABI.md §3–4 over one memory
+// root. The wasm module holds one; native hosts and tests may hold many.
+type Session struct {
+	fs  host.FS
+	log host.Logger
+	eng *Engine
+}
+
+// NewSession returns a session on fs; the engine opens on the "open" call.
+func NewSession(fs host.FS, log host.Logger) *Session {
+	if log == nil {
+		log = host.NopLogger{}
+	}
+	return &Session{fs: fs, log: log}
+}
+
+// Call handles one JSON request and returns one JSON response. It never
+// panics: a bug inside the engine becomes an "internal" error response.
+func (s *Session) Call(raw []byte) (out []byte) {
+	var req request
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Log("error", fmt.Sprintf("panic in %s: %v\n%s", req.Method, r, debug.Stack()))
+			out = encode(response{ID: req.ID, Error: errorf(CodeInternal, "%s: %v", req.Method, r)})
+		}
+	}()
+	if !utf8.Valid(raw) {
+		return encode(response{Error: errorf(CodeInvalidJSON, "request is not valid UTF-8")})
+	}
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return encode(response{Error: errorf(CodeInvalidJSON, "request must be a JSON object")})
+	}
+	if err := json.Unmarshal(trimmed, &req); err != nil {
+		return encode(response{Error: errorf(CodeInvalidJSON, "request: %v", err)})
+	}
+	result, err := s.dispatch(req)
+	if err != nil {
+		return encode(response{ID: req.ID, Error: asError(err)})
+	}
+	return encode(response{ID: req.ID, Result: result})
+}
+
+func encode(r response) []byte {
+	if r.ID == nil {
+		r.ID = json.RawMessage("null")
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		b, _ = json.Marshal(response{ID: r.ID, Error: errorf(CodeInternal, "encode response: %v", err)})
+	}
+	return b
+}
+
+// decodeParams unmarshals params strictly enough to catch wrong types while
+// letting clients send fields this version does not know.
+func decodeParams(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return errorf(CodeInvalidParams, "params: %v", err)
+	}
+	return nil
+}
+
+func (s *Session) dispatch(req request) (any, error) {
+	if req.Method == "open" {
+		return s.open(req.Params)
+	}
+	if _, known := methods[req.Method]; !known {
+		return nil, errorf(CodeUnknownMethod, "unknown method %q", req.Method)
+	}
+	if s.eng == nil {
+		return nil, errorf(CodeNotOpen, "%s: the engine is not open; call \"open\" first", req.Method)
+	}
+	return methods[req.Method](s, req.Params)
+}
+
+var methods = map[string]func(*Session, json.RawMessage) (any, error){
+	"curate": func(s *Session, raw json.RawMessage) (any, error) {
+		var p CurateParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Curate(p), nil
+	},
+	"search": func(s *Session, raw json.RawMessage) (any, error) {
+		var p SearchParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Search(p)
+	},
+	"query": func(s *Session, raw json.RawMessage) (any, error) {
+		var p SearchParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Query(p)
+	},
+	"read": func(s *Session, raw json.RawMessage) (any, error) {
+		var p ReadParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Read(p)
+	},
+	"tree": func(s *Session, raw json.RawMessage) (any, error) {
+		var p TreeParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Tree(p)
+	},
+	"stats": func(s *Session, _ json.RawMessage) (any, error) {
+		return s.eng.Stats(), nil
+	},
+	"close": func(s *Session, _ json.RawMessage) (any, error) {
+		err := s.eng.Close()
+		s.eng = nil
+		if err != nil {
+			return nil, err
+		}
+		return struct{}{}, nil
+	},
+}
+
+func (s *Session) open(raw json.RawMessage) (any, error) {
+	var p OpenParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	opts := Options{FS: s.fs, Logger: s.log, MaxFileBytes: p.MaxFileBytes}
+	if p.FixedTime != "" {
+		t, err := time.Parse(time.RFC3339, p.FixedTime)
+		if err != nil {
+			return nil, errorf(CodeInvalidParams, "fixedTime %q: want RFC 3339", p.FixedTime)
+		}
+		opts.Clock = host.FixedClock(t.UTC())
+	}
+	if s.eng != nil {
+		if err := s.eng.Close(); err != nil {
+			s.log.Log("warn", "reopen: "+err.Error())
+		}
+		s.eng = nil
+	}
+	eng, res, err := Open(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.eng = eng
+	return res, nil
+}

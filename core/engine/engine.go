@@ -1,0 +1,379 @@
+// Package engine is Arbor's façade: it opens a memory root through the host
+// file interface, keeps the catalog and the search index in step with every
+// curate operation, and answers queries. Every host (native Go, wasm under
+// wazero, Node, the browser) reaches the engine through Call, so they all
+// share one JSON contract (docs/ABI.md). It must not touch the OS directly.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/core/tree"
+)
+
+// DefaultMaxFileBytes bounds the files the engine reads and writes.
+const DefaultMaxFileBytes = 1 << 20
+
+// Options configure Open.
+type Options struct {
+	FS           host.FS     // the memory root; required
+	Clock        host.Clock  // default host.SystemClock
+	Logger       host.Logger // default host.NopLogger
+	MaxFileBytes int         // default DefaultMaxFileBytes
+}
+
+// Engine is an open memory root. Its methods are not safe for concurrent
+// use: hosts serialize calls (the ABI is strictly sequential).
+type Engine struct {
+	fs       host.FS
+	clock    host.Clock
+	log      host.Logger
+	maxBytes int
+	catalog  *tree.Catalog
+	index    *search.Index
+	curator  *curate.Curator
+	cache    *queryCache
+	warnings []Warning
+	// generation changes on every write, so cached answers from an older
+	// tree are never served.
+	generation uint64
+}
+
+// Open reads the whole tree through the host and indexes it. Files that
+// cannot be used are reported in OpenResult.Warnings and left untouched.
+func Open(opts Options) (*Engine, OpenResult, error) {
+	if opts.FS == nil {
+		return nil, OpenResult{}, errors.New("engine: open: no file system")
+	}
+	e := &Engine{fs: opts.FS, clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes, catalog: tree.NewCatalog(), cache: newQueryCache()}
+	if e.clock == nil {
+		e.clock = host.SystemClock{}
+	}
+	if e.log == nil {
+		e.log = host.NopLogger{}
+	}
+	if e.maxBytes <= 0 {
+		e.maxBytes = DefaultMaxFileBytes
+	}
+	idx, err := search.New(search.Options{})
+	if err != nil {
+		return nil, OpenResult{}, fmt.Errorf("engine: open: %w", err)
+	}
+	e.index = idx
+	var docs []search.Doc
+	if err := e.walk("", &docs); err != nil {
+		idx.Close()
+		return nil, OpenResult{}, fmt.Errorf("engine: open: %w", err)
+	}
+	if err := idx.Put(docs...); err != nil {
+		idx.Close()
+		return nil, OpenResult{}, fmt.Errorf("engine: open: index: %w", err)
+	}
+	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: e.catalog, MaxFileBytes: e.maxBytes, OnChange: e.onChange}
+	res := OpenResult{Entries: len(e.catalog.Paths()), Contexts: len(e.catalog.ContextPaths()), Warnings: e.warnings}
+	if res.Warnings == nil {
+		res.Warnings = []Warning{}
+	}
+	e.log.Log("info", fmt.Sprintf("opened %d entries, %d context files, %d warnings", res.Entries, res.Contexts, len(res.Warnings)))
+	return e, res, nil
+}
+
+// walk loads every markdown file below dir. Dot-names (.arbor, .git,
+// .obsidian) are skipped: they are tooling, not knowledge.
+func (e *Engine) walk(dir string, docs *[]search.Doc) error {
+	list, err := e.fs.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("list %q: %w", dir, err)
+	}
+	for _, de := range list {
+		if strings.HasPrefix(de.Name, ".") {
+			continue
+		}
+		p := de.Name
+		if dir != "" {
+			p = dir + "/" + de.Name
+		}
+		if de.IsDir {
+			if err := e.walk(p, docs); err != nil {
+				return err
+			}
+			continue
+		}
+		if !strings.HasSuffix(strings.ToLower(de.Name), ".md") {
+			continue
+		}
+		if de.Size > int64(e.maxBytes) {
+			e.warn(p, fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", de.Size, e.maxBytes))
+			continue
+		}
+		data, err := e.fs.ReadFile(p)
+		if err != nil {
+			e.warn(p, fmt.Sprintf("unreadable: %v", err))
+			continue
+		}
+		if doc, ok := e.load(p, data); ok {
+			*docs = append(*docs, doc)
+		}
+	}
+	return nil
+}
+
+// load parses one file into the catalog and returns its search document.
+func (e *Engine) load(p string, data []byte) (search.Doc, bool) {
+	if !utf8.Valid(data) {
+		err := errors.New("invalid UTF-8")
+		e.catalog.MarkBroken(p, err)
+		e.warn(p, err.Error())
+		return search.Doc{}, false
+	}
+	if path.Base(p) == "context.md" {
+		ctx, err := tree.ParseContext(p, data)
+		if err != nil {
+			e.catalog.MarkBroken(p, err)
+			e.warn(p, err.Error())
+			return search.Doc{}, false
+		}
+		e.catalog.PutContext(ctx)
+		return contextDoc(ctx), true
+	}
+	en, err := tree.ParseEntry(p, data)
+	if err != nil {
+		e.catalog.MarkBroken(p, err)
+		e.warn(p, err.Error())
+		return search.Doc{}, false
+	}
+	e.catalog.Put(en)
+	return entryDoc(en), true
+}
+
+func (e *Engine) warn(p, msg string) {
+	e.warnings = append(e.warnings, Warning{Path: p, Message: msg})
+	e.log.Log("warn", p+": "+msg)
+}
+
+func entryDoc(en *tree.Entry) search.Doc {
+	return search.Doc{Path: en.Path, Kind: "entry", Title: en.Title, Summary: en.Summary, Content: en.Text(), Tags: en.Tags, Keywords: en.Keywords}
+}
+
+func contextDoc(c *tree.Context) search.Doc {
+	return search.Doc{Path: c.Path, Kind: "context", Title: c.Title, Content: c.Body}
+}
+
+// onChange keeps the index and the query cache in step with the tree.
+func (e *Engine) onChange(ch curate.Change) {
+	e.generation++
+	e.cache.clear()
+	var err error
+	switch {
+	case ch.Removed:
+		err = e.index.Delete(ch.Path)
+	case ch.Entry != nil:
+		err = e.index.Put(entryDoc(ch.Entry))
+	case ch.Context != nil:
+		err = e.index.Put(contextDoc(ch.Context))
+	}
+	if err != nil {
+		// The tree is the source of truth; a stale index entry is logged and
+		// repaired by the next open.
+		e.log.Log("error", fmt.Sprintf("index %s: %v", ch.Path, err))
+	}
+}
+
+// Curate applies operations in order (DESIGN §3).
+func (e *Engine) Curate(p CurateParams) curate.Result {
+	return e.curator.Apply(p.Operations)
+}
+
+// Search returns ranked results.
+func (e *Engine) Search(p SearchParams) (SearchResult, error) {
+	start := time.Now()
+	limit, err := clampLimit(p.Limit, 10)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	r, err := e.index.Search(p.Query, limit)
+	if err != nil {
+		return SearchResult{}, fmt.Errorf("search %q: %w", p.Query, err)
+	}
+	hits := r.Hits
+	if hits == nil {
+		hits = []search.Hit{}
+	}
+	return SearchResult{Query: p.Query, Results: hits, Total: r.Total, TookMs: since(start)}, nil
+}
+
+func clampLimit(limit, def int) (int, error) {
+	switch {
+	case limit == 0:
+		return def, nil
+	case limit < 0 || limit > 100:
+		return 0, errorf(CodeInvalidParams, "limit %d: want 1 to 100", limit)
+	}
+	return limit, nil
+}
+
+func since(t time.Time) float64 {
+	return float64(time.Since(t).Microseconds()) / 1000
+}
+
+// Read returns one entry or context file with its relations.
+func (e *Engine) Read(p ReadParams) (ReadResult, error) {
+	clean, err := tree.CleanPath(p.Path)
+	if err != nil {
+		return ReadResult{}, err
+	}
+	data, err := e.fs.ReadFile(clean)
+	if err != nil {
+		return ReadResult{}, fmt.Errorf("read %s: %w", clean, err)
+	}
+	res := ReadResult{Path: clean, Markdown: string(data), Tags: []string{}, Keywords: []string{}, Relations: []string{}, Backlinks: []string{}}
+	if ctx, ok := e.catalog.Context(clean); ok {
+		res.Kind, res.Title = "context", ctx.Title
+		return res, nil
+	}
+	en, ok := e.catalog.Get(clean)
+	if !ok {
+		if berr, broken := e.catalog.Broken(clean); broken {
+			return ReadResult{}, errorf(CodeInvalidParams, "%s cannot be parsed: %v", clean, berr)
+		}
+		return ReadResult{}, errorf(CodeNotFound, "not an entry: %s", clean)
+	}
+	res.Kind, res.Title, res.Summary = "entry", en.Title, en.Summary
+	res.Tags = append(res.Tags, en.Tags...)
+	res.Keywords = append(res.Keywords, en.Keywords...)
+	if !en.CreatedAt.IsZero() {
+		t := en.CreatedAt.UTC()
+		res.CreatedAt = &t
+	}
+	if !en.UpdatedAt.IsZero() {
+		t := en.UpdatedAt.UTC()
+		res.UpdatedAt = &t
+	}
+	res.Relations = append(res.Relations, e.catalog.Forward(clean)...)
+	res.Backlinks = append(res.Backlinks, e.catalog.Backlinks(clean)...)
+	return res, nil
+}
+
+// Tree returns the hierarchy below a folder, depth-limited when Depth > 0.
+func (e *Engine) Tree(p TreeParams) (*Node, error) {
+	root := ""
+	if p.Path != "" {
+		clean, err := tree.CleanPath(p.Path)
+		if err != nil {
+			return nil, err
+		}
+		root = clean
+	}
+	nodes := map[string]*Node{"": {Name: "", Path: "", Kind: "root"}}
+	var folder func(string) *Node
+	folder = func(dir string) *Node {
+		if n, ok := nodes[dir]; ok {
+			return n
+		}
+		up := path.Dir(dir)
+		if up == "." {
+			up = ""
+		}
+		parent := folder(up)
+		n := &Node{Name: path.Base(dir), Path: dir, Kind: folderKind(dir)}
+		if ctx, ok := e.catalog.Context(dir + "/context.md"); ok {
+			n.Title = ctx.Title
+		}
+		parent.Children = append(parent.Children, n)
+		nodes[dir] = n
+		return n
+	}
+	for _, cp := range e.catalog.ContextPaths() {
+		if d := path.Dir(cp); d != "." {
+			folder(d)
+		}
+	}
+	for _, ep := range e.catalog.Paths() {
+		d := path.Dir(ep)
+		if d == "." {
+			d = ""
+		}
+		parent := folder(d)
+		en, _ := e.catalog.Get(ep)
+		parent.Children = append(parent.Children, &Node{Name: path.Base(ep), Path: ep, Kind: "entry", Title: en.Title})
+	}
+	for _, n := range nodes {
+		sortNodes(n.Children)
+	}
+	top, ok := nodes[root]
+	if !ok {
+		return nil, errorf(CodeNotFound, "no folder %s", root)
+	}
+	if p.Depth > 0 {
+		prune(top, p.Depth)
+	}
+	return top, nil
+}
+
+func folderKind(dir string) string {
+	switch strings.Count(dir, "/") {
+	case 0:
+		return "domain"
+	case 1:
+		return "topic"
+	case 2:
+		return "subtopic"
+	}
+	return "folder"
+}
+
+// sortNodes puts folders before entries, each by name.
+func sortNodes(ns []*Node) {
+	sort.Slice(ns, func(i, j int) bool {
+		if (ns[i].Kind == "entry") != (ns[j].Kind == "entry") {
+			return ns[j].Kind == "entry"
+		}
+		return ns[i].Name < ns[j].Name
+	})
+}
+
+func prune(n *Node, depth int) {
+	if depth <= 0 {
+		n.Children = nil
+		return
+	}
+	for _, c := range n.Children {
+		prune(c, depth-1)
+	}
+}
+
+// Stats counts the tree.
+func (e *Engine) Stats() StatsResult {
+	s := StatsResult{Domains: map[string]int{}, Warnings: e.warnings}
+	for _, p := range e.catalog.Paths() {
+		s.Entries++
+		domain, _, _ := strings.Cut(p, "/")
+		if !strings.Contains(p, "/") {
+			domain = "(root)"
+		}
+		s.Domains[domain]++
+		s.Relations += len(e.catalog.Forward(p))
+	}
+	s.Contexts = len(e.catalog.ContextPaths())
+	if s.Warnings == nil {
+		s.Warnings = []Warning{}
+	}
+	return s
+}
+
+// Close releases the index.
+func (e *Engine) Close() error {
+	if err := e.index.Close(); err != nil {
+		return fmt.Errorf("engine: close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/host"
+)
+
+const billingEntry = `---
+title: Invoice Retry Policy
+summary: failed invoices are retried three times, then escalated
+tags: [billing]
+keywords: [invoice, retry]
+createdAt: 2026-01-10T09:00:00Z
+updatedAt: 2026-01-12T09:00:00Z
+---
+
+## Narrative
+### Rules
+Failed invoices are retried three times at 24 hour intervals, then escalated to the billing lead.
+`
+
+const linkingEntry = `---
+title: Dunning Emails
+related: [engineering/billing/invoice_retry_policy.md]
+---
+
+## Narrative
+Dunning emails go out after each failed retry.
+`
+
+func newSession(t *testing.T, files map[string]string) (*Session, *host.MemFS) {
+	t.Helper()
+	fs := host.NewMemFS()
+	for p, c := range files {
+		if err := fs.WriteFile(p, []byte(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return NewSession(fs, nil), fs
+}
+
+// call sends one request and returns the decoded result or error object.
+func call(t *testing.T, s *Session, method string, params any) (map[string]any, map[string]any) {
+	t.Helper()
+	req, _ := json.Marshal(map[string]any{"id": 1, "method": method, "params": params})
+	var resp struct {
+		ID     any            `json:"id"`
+		Result map[string]any `json:"result"`
+		Error  map[string]any `json:"error"`
+	}
+	if err := json.Unmarshal(s.Call(req), &resp); err != nil {
+		t.Fatalf("%s: response is not JSON: %v", method, err)
+	}
+	return resp.Result, resp.Error
+}
+
+func mustOpen(t *testing.T, s *Session) map[string]any {
+	t.Helper()
+	res, errObj := call(t, s, "open", map[string]any{"fixedTime": "2026-03-01T00:00:00Z"})
+	if errObj != nil {
+		t.Fatalf("open: %v", errObj)
+	}
+	return res
+}
+
+func TestProtocolErrors(t *testing.T) {
+	s, _ := newSession(t, nil)
+	cases := []struct {
+		name, req, code string
+	}{
+		{"not json", `{"id":1,`, CodeInvalidJSON},
+		{"not an object", `[1,2]`, CodeInvalidJSON},
+		{"invalid utf-8", "{\"id\":1,\"method\":\"\xff\"}", CodeInvalidJSON},
+		{"unknown method", `{"id":1,"method":"explode"}`, CodeUnknownMethod},
+		{"before open", `{"id":1,"method":"search","params":{"query":"x"}}`, CodeNotOpen},
+		{"bad open params", `{"id":1,"method":"open","params":{"fixedTime":"yesterday"}}`, CodeInvalidParams},
+		{"wrong param type", `{"id":1,"method":"open","params":{"maxFileBytes":"big"}}`, CodeInvalidParams},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var resp struct {
+				Error *Error `json:"error"`
+			}
+			if err := json.Unmarshal(s.Call([]byte(c.req)), &resp); err != nil {
+				t.Fatal(err)
+			}
+			if resp.Error == nil || resp.Error.Code != c.code {
+				t.Fatalf("error = %+v, want code %s", resp.Error, c.code)
+			}
+			if resp.Error.Message == "" {
+				t.Fatal("error without a message")
+			}
+		})
+	}
+}
+
+func TestOpenReportsBrokenFilesAndKeepsThem(t *testing.T) {
+	broken := "---\ntitle: [unclosed\n---\nbody\n"
+	s, fs := newSession(t, map[string]string{
+		"engineering/billing/invoice_retry_policy.md": billingEntry,
+		"engineering/billing/broken.md":               broken,
+		"engineering/billing/latin1.md":               "caf\xe9",
+		".obsidian/workspace.md":                      "# not knowledge",
+	})
+	res := mustOpen(t, s)
+	if res["entries"].(float64) != 1 {
+		t.Fatalf("entries = %v, want 1", res["entries"])
+	}
+	warnings := res["warnings"].([]any)
+	if len(warnings) != 2 {
+		t.Fatalf("warnings = %v, want the two bad files", warnings)
+	}
+	for _, w := range warnings {
+		p := w.(map[string]any)["path"].(string)
+		if p != "engineering/billing/broken.md" && p != "engineering/billing/latin1.md" {
+			t.Fatalf("unexpected warning for %s", p)
+		}
+	}
+	// ADD over the broken file is refused and the file is untouched.
+	cur, _ := call(t, s, "curate", map[string]any{"operations": []any{map[string]any{
+		"type": "ADD", "path": "engineering/billing/broken.md", "title": "Broken", "reason": "test"}}})
+	if cur["summary"].(map[string]any)["failed"].(float64) != 1 {
+		t.Fatalf("ADD over a broken file: %v", cur)
+	}
+	if b, _ := fs.ReadFile("engineering/billing/broken.md"); string(b) != broken {
+		t.Fatal("broken file was rewritten")
+	}
+	_, errObj := call(t, s, "read", map[string]any{"path": "engineering/billing/broken.md"})
+	if errObj == nil || !strings.Contains(errObj["message"].(string), "cannot be parsed") {
+		t.Fatalf("read broken: %v", errObj)
+	}
+}
+
+func TestQueryTiers(t *testing.T) {
+	s, _ := newSession(t, map[string]string{
+		"engineering/billing/invoice_retry_policy.md": billingEntry,
+		"engineering/billing/dunning_emails.md":       linkingEntry,
+	})
+	mustOpen(t, s)
+	first, errObj := call(t, s, "query", map[string]any{"query": "invoice retry policy"})
+	if errObj != nil {
+		t.Fatal(errObj)
+	}
+	if first["tier"].(float64) != TierDirect || first["tierName"] != "direct" {
+		t.Fatalf("first query: tier %v %v (%v)", first["tier"], first["tierName"], first["reason"])
+	}
+	top := first["results"].([]any)[0].(map[string]any)
+	if top["path"] != "engineering/billing/invoice_retry_policy.md" {
+		t.Fatalf("top result %v", top["path"])
+	}
+	again, _ := call(t, s, "query", map[string]any{"query": "  Invoice RETRY policy? "})
+	if again["tier"].(float64) != TierExactCache {
+		t.Fatalf("repeat query: tier %v, want the exact cache", again["tier"])
+	}
+	// Any write invalidates the cache.
+	call(t, s, "curate", map[string]any{"operations": []any{map[string]any{
+		"type": "ADD", "path": "engineering/billing", "title": "Card Updates", "reason": "test",
+		"content": map[string]any{"narrative": "Customers update cards in the portal."}}}})
+	after, _ := call(t, s, "query", map[string]any{"query": "invoice retry policy"})
+	if after["tier"].(float64) == TierExactCache {
+		t.Fatal("cache served an answer from before a write")
+	}
+	ood, _ := call(t, s, "query", map[string]any{"query": "capital of Peru"})
+	if ood["outOfDomain"] != true {
+		t.Fatalf("unrelated query: %v", ood)
+	}
+	_, errObj = call(t, s, "query", map[string]any{"query": "?!"})
+	if errObj == nil || errObj["code"] != CodeInvalidParams {
+		t.Fatalf("query without words: %v", errObj)
+	}
+	_, errObj = call(t, s, "search", map[string]any{"query": "x", "limit": 1000})
+	if errObj == nil || errObj["code"] != CodeInvalidParams {
+		t.Fatalf("limit 1000: %v", errObj)
+	}
+}
+
+func TestReadTreeStats(t *testing.T) {
+	s, _ := newSession(t, map[string]string{
+		"engineering/billing/invoice_retry_policy.md": billingEntry,
+		"engineering/billing/dunning_emails.md":       linkingEntry,
+		"engineering/context.md":                      "# Engineering\n",
+	})
+	mustOpen(t, s)
+	r, errObj := call(t, s, "read", map[string]any{"path": "engineering/billing/invoice_retry_policy.md"})
+	if errObj != nil {
+		t.Fatal(errObj)
+	}
+	if bl := r["backlinks"].([]any); len(bl) != 1 || bl[0] != "engineering/billing/dunning_emails.md" {
+		t.Fatalf("backlinks = %v", bl)
+	}
+	if r["createdAt"] != "2026-01-10T09:00:00Z" {
+		t.Fatalf("createdAt = %v", r["createdAt"])
+	}
+	_, errObj = call(t, s, "read", map[string]any{"path": "../etc/passwd"})
+	if errObj == nil || errObj["code"] != CodeInvalidPath {
+		t.Fatalf("traversal: %v", errObj)
+	}
+	_, errObj = call(t, s, "read", map[string]any{"path": "engineering/nope.md"})
+	if errObj == nil || errObj["code"] != CodeNotFound {
+		t.Fatalf("missing: %v", errObj)
+	}
+	tr, _ := call(t, s, "tree", map[string]any{})
+	eng := tr["children"].([]any)[0].(map[string]any)
+	if eng["name"] != "engineering" || eng["kind"] != "domain" || eng["title"] != "Engineering" {
+		t.Fatalf("tree: %v", eng)
+	}
+	billing := eng["children"].([]any)[0].(map[string]any)
+	if billing["kind"] != "topic" || len(billing["children"].([]any)) != 2 {
+		t.Fatalf("tree topic: %v", billing)
+	}
+	shallow, _ := call(t, s, "tree", map[string]any{"depth": 1})
+	if _, has := shallow["children"].([]any)[0].(map[string]any)["children"]; has {
+		t.Fatal("depth 1 kept grandchildren")
+	}
+	st, _ := call(t, s, "stats", nil)
+	if st["entries"].(float64) != 2 || st["relations"].(float64) != 1 || st["domains"].(map[string]any)["engineering"].(float64) != 2 {
+		t.Fatalf("stats: %v", st)
+	}
+	if _, errObj := call(t, s, "close", nil); errObj != nil {
+		t.Fatal(errObj)
+	}
+	if _, errObj := call(t, s, "stats", nil); errObj == nil || errObj["code"] != CodeNotOpen {
+		t.Fatalf("after close: %v", errObj)
+	}
+}
