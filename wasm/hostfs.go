@@ -1,0 +1,143 @@
+//go:build wasip1
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"unsafe"
+
+	"github.com/arbormem/arbor/core/host"
+)
+
+//go:wasmimport arbor_host fs_read
+func fsRead(pathPtr unsafe.Pointer, pathLen uint32, buf unsafe.Pointer, bufCap uint32) int32
+
+//go:wasmimport arbor_host fs_write
+func fsWrite(pathPtr unsafe.Pointer, pathLen uint32, data unsafe.Pointer, dataLen uint32) int32
+
+//go:wasmimport arbor_host fs_remove
+func fsRemove(pathPtr unsafe.Pointer, pathLen uint32) int32
+
+//go:wasmimport arbor_host fs_rename
+func fsRename(fromPtr unsafe.Pointer, fromLen uint32, toPtr unsafe.Pointer, toLen uint32) int32
+
+//go:wasmimport arbor_host fs_list
+func fsList(pathPtr unsafe.Pointer, pathLen uint32, buf unsafe.Pointer, bufCap uint32) int32
+
+//go:wasmimport arbor_host fs_stat
+func fsStat(pathPtr unsafe.Pointer, pathLen uint32, buf unsafe.Pointer, bufCap uint32) int32
+
+//go:wasmimport arbor_host log
+func hostLog(level int32, msg unsafe.Pointer, msgLen uint32)
+
+// hostFS is host.FS over the arbor_host imports.
+type hostFS struct{}
+
+// codeError maps a negative ABI code onto the host package's sentinels.
+func codeError(op, p string, code int32) error {
+	var err error
+	switch code {
+	case -1:
+		err = host.ErrNotFound
+	case -2:
+		err = host.ErrDenied
+	case -3:
+		err = host.ErrInvalid
+	default:
+		err = host.ErrIO
+	}
+	return fmt.Errorf("%s %s: %w", op, p, err)
+}
+
+func strPtr(s string) (unsafe.Pointer, uint32) {
+	if s == "" {
+		return nil, 0
+	}
+	return unsafe.Pointer(unsafe.StringData(s)), uint32(len(s))
+}
+
+func bytesPtr(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&b[0])
+}
+
+// sized calls an import that fills a caller buffer, growing the buffer to
+// the size the host asks for until the result fits.
+func sized(op, p string, call func(pp unsafe.Pointer, pl uint32, buf unsafe.Pointer, n uint32) int32) ([]byte, error) {
+	pp, pl := strPtr(p)
+	buf := make([]byte, 4096)
+	for {
+		n := call(pp, pl, bytesPtr(buf), uint32(len(buf)))
+		if n < 0 {
+			return nil, codeError(op, p, n)
+		}
+		if int(n) <= len(buf) {
+			return buf[:n], nil
+		}
+		buf = make([]byte, n)
+	}
+}
+
+func (hostFS) ReadFile(p string) ([]byte, error) { return sized("read", p, fsRead) }
+
+func (hostFS) WriteFile(p string, data []byte) error {
+	pp, pl := strPtr(p)
+	if rc := fsWrite(pp, pl, bytesPtr(data), uint32(len(data))); rc < 0 {
+		return codeError("write", p, rc)
+	}
+	return nil
+}
+
+func (hostFS) Remove(p string) error {
+	pp, pl := strPtr(p)
+	if rc := fsRemove(pp, pl); rc < 0 {
+		return codeError("remove", p, rc)
+	}
+	return nil
+}
+
+func (hostFS) Rename(from, to string) error {
+	fp, fl := strPtr(from)
+	tp, tl := strPtr(to)
+	if rc := fsRename(fp, fl, tp, tl); rc < 0 {
+		return codeError("rename", from, rc)
+	}
+	return nil
+}
+
+func (hostFS) ReadDir(p string) ([]host.DirEntry, error) {
+	b, err := sized("list", p, fsList)
+	if err != nil {
+		return nil, err
+	}
+	var out []host.DirEntry
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("list %s: host sent invalid JSON: %v: %w", p, err, host.ErrIO)
+	}
+	return out, nil
+}
+
+func (hostFS) Stat(p string) (host.DirEntry, error) {
+	b, err := sized("stat", p, fsStat)
+	if err != nil {
+		return host.DirEntry{}, err
+	}
+	var out host.DirEntry
+	if err := json.Unmarshal(b, &out); err != nil {
+		return host.DirEntry{}, fmt.Errorf("stat %s: host sent invalid JSON: %v: %w", p, err, host.ErrIO)
+	}
+	return out, nil
+}
+
+// hostLogger forwards diagnostics to the host's log import.
+type hostLogger struct{}
+
+var levels = map[string]int32{"debug": 0, "info": 1, "warn": 2, "error": 3}
+
+func (hostLogger) Log(level, msg string) {
+	mp, ml := strPtr(msg)
+	hostLog(levels[level], mp, ml)
+}
