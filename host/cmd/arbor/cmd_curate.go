@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/host/runtime"
+)
+
+var addCommand = &command{
+	name:    "add",
+	summary: "add one entry, described by flags",
+	help: "Adds one entry with an ADD operation. --path is a folder domain/topic[/subtopic]\n" +
+		"(the file is named after --title) or a full entry path ending in .md; --reason is\n" +
+		"required. Fails when the entry already exists.",
+	example: `arbor add --path engineering/billing --title "Invoice retry policy" --narrative "Failed invoices are retried three times." --tag billing --reason "agreed in the billing sync"`,
+	setup: func(fs *flag.FlagSet) func(*app, []string) error {
+		var op curate.Operation
+		var narrative, facts stringList
+		var tags, keywords, relations, snippets stringList
+		fs.StringVar(&op.Path, "path", "", "the folder `PATH` domain/topic[/subtopic], or a full entry path ending in .md (required)")
+		fs.StringVar(&op.Title, "title", "", "the entry's `TITLE`")
+		fs.StringVar(&op.Summary, "summary", "", "a one-line `SUMMARY`")
+		fs.Var(&narrative, "narrative", "the narrative `TEXT` (repeatable: one paragraph each)")
+		fs.Var(&tags, "tag", "a `TAG` (repeatable)")
+		fs.Var(&keywords, "keyword", "a search `KEYWORD` (repeatable)")
+		fs.Var(&relations, "relation", "a related entry `PATH` (repeatable)")
+		fs.Var(&facts, "fact", "a `FACT` written \"subject: statement [category]\" (repeatable)")
+		fs.Var(&snippets, "snippet", "a code or text `SNIPPET` (repeatable)")
+		fs.StringVar(&op.Reason, "reason", "", "why this is stored: the `REASON` (required)")
+		return func(a *app, _ []string) error {
+			if op.Path == "" {
+				return usageErr("add: --path is required")
+			}
+			if op.Reason == "" {
+				return usageErr("add: --reason is required")
+			}
+			if op.Title == "" && !strings.HasSuffix(op.Path, ".md") {
+				return usageErr("add: --title is required when --path is a folder")
+			}
+			op.Type = curate.OpAdd
+			if len(narrative) > 0 {
+				op.Content.Narrative = &curate.Narrative{Text: strings.Join(narrative, "\n\n")}
+			}
+			for _, f := range facts {
+				op.Content.Facts = append(op.Content.Facts, parseFact(f))
+			}
+			op.Content.Tags, op.Content.Keywords = tags, keywords
+			op.Content.Relations, op.Content.Snippets = relations, snippets
+			params, err := json.Marshal(map[string]any{"operations": []curate.Operation{op}})
+			if err != nil {
+				return fmt.Errorf("add: %w", err)
+			}
+			return a.curate(params)
+		}
+	},
+}
+
+// parseFact reads "subject: statement [category]"; without a colon the
+// whole text is the statement.
+func parseFact(s string) tree.Fact {
+	var f tree.Fact
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, " ["); i >= 0 && strings.HasSuffix(s, "]") {
+		f.Category = strings.TrimSpace(s[i+2 : len(s)-1])
+		s = strings.TrimSpace(s[:i])
+	}
+	if subject, statement, ok := strings.Cut(s, ":"); ok && strings.TrimSpace(subject) != "" {
+		f.Subject, f.Statement = strings.TrimSpace(subject), strings.TrimSpace(statement)
+	} else {
+		f.Statement = s
+	}
+	return f
+}
+
+var curateCommand = &command{
+	name:    "curate",
+	args:    "[FILE|-]",
+	summary: "apply operations from a JSON file or stdin",
+	help: "Applies curate operations (ADD, UPDATE, UPSERT, MERGE, DELETE) in order: a JSON\n" +
+		"array of operations, or {\"operations\": [...]}, read from FILE or from stdin (- or\n" +
+		"no argument). Prints one line per operation; exits 1 if any operation failed.",
+	example: "arbor curate ops.json",
+	maxArgs: 1,
+	setup: func(*flag.FlagSet) func(*app, []string) error {
+		return func(a *app, args []string) error {
+			name := "-"
+			if len(args) == 1 {
+				name = args[0]
+			}
+			var data []byte
+			var err error
+			if name == "-" {
+				data, err = io.ReadAll(a.stdin)
+				name = "stdin"
+			} else {
+				data, err = os.ReadFile(name)
+			}
+			if err != nil {
+				return fmt.Errorf("curate: %w", err)
+			}
+			params, err := operationsParams(name, data)
+			if err != nil {
+				return err
+			}
+			return a.curate(params)
+		}
+	},
+}
+
+// operationsParams turns a file of operations into the params of
+// "curate", leaving the operations themselves for the engine to check.
+func operationsParams(name string, data []byte) ([]byte, error) {
+	data = bytes.TrimSpace(data)
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		return nil, fmt.Errorf("curate: %s is not valid JSON: %v", name, err)
+	}
+	switch {
+	case len(data) > 0 && data[0] == '[':
+		return append(append([]byte(`{"operations":`), data...), '}'), nil
+	case len(data) > 0 && data[0] == '{':
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(data, &obj); err == nil && obj["operations"] != nil {
+			return data, nil
+		}
+	}
+	return nil, fmt.Errorf(`curate: %s must hold a JSON array of operations or {"operations": [...]}`, name)
+}
+
+// curate sends the operations and reports each one; a failed operation
+// makes the command fail.
+func (a *app) curate(params []byte) error {
+	return a.withEngine(func(eng *runtime.Engine) error {
+		raw, err := eng.CallMethod(a.ctx, "curate", json.RawMessage(params))
+		if err != nil {
+			return fmt.Errorf("curate: %w", err)
+		}
+		var res curate.Result
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return fmt.Errorf("curate: decode result: %w", err)
+		}
+		if a.json {
+			if err := printJSON(a.stdout, raw); err != nil {
+				return err
+			}
+		} else {
+			printCurate(a.stdout, res)
+		}
+		if res.Summary.Failed > 0 {
+			return fmt.Errorf("%d of %d operations failed", res.Summary.Failed, len(res.Applied))
+		}
+		return nil
+	})
+}
+
+func printCurate(w io.Writer, res curate.Result) {
+	if len(res.Applied) == 0 {
+		fmt.Fprintln(w, "no operations")
+		return
+	}
+	for _, ap := range res.Applied {
+		mark := "✓"
+		if ap.Status != curate.StatusSuccess {
+			mark = "✗"
+		}
+		fmt.Fprintf(w, "%s %-6s %s — %s\n", mark, ap.Type, ap.Path, ap.Message)
+		if len(ap.Carried) > 0 {
+			fmt.Fprintf(w, "         carried over: %s\n", strings.Join(ap.Carried, ", "))
+		}
+		if len(ap.BrokenRelations) > 0 {
+			fmt.Fprintf(w, "         still linked from: %s\n", strings.Join(ap.BrokenRelations, ", "))
+		}
+	}
+	s := res.Summary
+	fmt.Fprintf(w, "%d added, %d updated, %d merged, %d deleted, %d failed\n", s.Added, s.Updated, s.Merged, s.Deleted, s.Failed)
+}

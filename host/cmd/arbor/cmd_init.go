@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+var initCommand = &command{
+	name:    "init",
+	args:    "[DIR]",
+	summary: "make DIR (default: --root, else the current folder) a memory root",
+	help: "Creates DIR/.arbor/, which marks DIR as a memory root; commands run anywhere\n" +
+		"below DIR find it. Existing notes in DIR are left as they are.",
+	example: "arbor init ~/notes",
+	maxArgs: 1,
+	setup: func(*flag.FlagSet) func(*app, []string) error {
+		return func(a *app, args []string) error {
+			dir := a.root
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			if dir == "" {
+				dir = "."
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return fmt.Errorf("init %s: %w", dir, err)
+			}
+			marker := filepath.Join(abs, rootMarker)
+			_, statErr := os.Stat(marker)
+			existed := statErr == nil
+			if err := os.MkdirAll(marker, 0o755); err != nil {
+				return fmt.Errorf("init %s: %w", dir, err)
+			}
+			if a.json {
+				return printJSON(a.stdout, json.RawMessage(mustJSON(map[string]any{"root": abs, "created": !existed})))
+			}
+			if existed {
+				fmt.Fprintf(a.stdout, "%s is already an Arbor memory root\n", abs)
+			} else {
+				fmt.Fprintf(a.stdout, "Initialized an Arbor memory root in %s\n", abs)
+			}
+			return nil
+		}
+	},
+}

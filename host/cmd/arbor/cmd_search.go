@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/host/runtime"
+)
+
+var searchCommand = &command{
+	name:    "search",
+	args:    "QUERY",
+	summary: "ranked full-text search, with scores and excerpts",
+	help: "Searches titles, paths and content (BM25). The score is the normalized\n" +
+		"s/(1+s) of the BM25 score. Several words may be given without quotes.",
+	example: `arbor search "invoice retry" --limit 5`,
+	minArgs: 1,
+	maxArgs: -1,
+	setup: func(fs *flag.FlagSet) func(*app, []string) error {
+		limit := fs.Int("limit", 10, "the maximum number of results `N` (at most 100)")
+		return func(a *app, args []string) error {
+			p := engine.SearchParams{Query: strings.Join(args, " "), Limit: *limit}
+			return a.ask("search", p, func(w io.Writer, raw json.RawMessage) error {
+				var res engine.SearchResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					return err
+				}
+				printSearch(w, res)
+				return nil
+			})
+		}
+	},
+}
+
+var queryCommand = &command{
+	name:    "query",
+	args:    "QUESTION",
+	summary: "answer a question from memory; says which tier answered",
+	help: "Tiered retrieval: the exact cache (tier 0), then a direct answer from the index\n" +
+		"(tier 2) when the best entry is clearly ahead; otherwise the best entries and a\n" +
+		"note that a synthesized answer needs an LLM.",
+	example: `arbor query "how often are failed invoices retried?"`,
+	minArgs: 1,
+	maxArgs: -1,
+	setup: func(fs *flag.FlagSet) func(*app, []string) error {
+		limit := fs.Int("limit", 0, "the maximum number of sources `N` (default: the engine's, 5)")
+		return func(a *app, args []string) error {
+			p := engine.SearchParams{Query: strings.Join(args, " "), Limit: *limit}
+			return a.ask("query", p, func(w io.Writer, raw json.RawMessage) error {
+				var res engine.QueryResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					return err
+				}
+				printQuery(w, res)
+				return nil
+			})
+		}
+	},
+}
+
+// ask calls one read-only method and prints its result: as JSON, or with
+// the human printer.
+func (a *app) ask(method string, params any, human func(io.Writer, json.RawMessage) error) error {
+	return a.withEngine(func(eng *runtime.Engine) error {
+		raw, err := eng.CallMethod(a.ctx, method, params)
+		if err != nil {
+			return err // an *engine.Error says what went wrong
+		}
+		if a.json {
+			return printJSON(a.stdout, raw)
+		}
+		if err := human(a.stdout, raw); err != nil {
+			return fmt.Errorf("%s: decode result: %w", method, err)
+		}
+		return nil
+	})
+}
+
+func printSearch(w io.Writer, res engine.SearchResult) {
+	if len(res.Results) == 0 {
+		fmt.Fprintf(w, "no results for %q · %s\n", res.Query, ms(res.TookMs))
+		return
+	}
+	for i, h := range res.Results {
+		printHit(w, fmt.Sprintf("%2d. ", i+1), h)
+	}
+	n := "results"
+	if res.Total == 1 {
+		n = "result"
+	}
+	fmt.Fprintf(w, "%d %s · %s\n", res.Total, n, ms(res.TookMs))
+}
+
+// printHit prints a result as "prefix score path — title" and its excerpt.
+func printHit(w io.Writer, prefix string, h search.Hit) {
+	line := fmt.Sprintf("%s%.4f  %s", prefix, h.Score, h.Path)
+	if h.Title != "" {
+		line += " — " + h.Title
+	}
+	fmt.Fprintln(w, line)
+	if ex := oneLine(h.Excerpt, 160); ex != "" {
+		fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", len(prefix)+8), ex)
+	}
+}
+
+func printQuery(w io.Writer, res engine.QueryResult) {
+	switch {
+	case res.Answer != "":
+		fmt.Fprintln(w, strings.TrimRight(res.Answer, "\n"))
+	case res.OutOfDomain:
+		fmt.Fprintln(w, "Nothing stored matches this question.")
+	default:
+		fmt.Fprintln(w, "No direct answer.")
+	}
+	fmt.Fprintf(w, "\ntier %d (%s) · %s\n", res.Tier, res.TierName, ms(res.TookMs))
+	if res.NeedsLLM || res.OutOfDomain {
+		fmt.Fprintf(w, "%s\n", res.Reason)
+	}
+	if len(res.Results) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nsources:")
+	for _, h := range res.Results {
+		line := fmt.Sprintf("  %.4f  %s", h.Score, h.Path)
+		if h.Title != "" {
+			line += " — " + h.Title
+		}
+		fmt.Fprintln(w, line)
+	}
+}

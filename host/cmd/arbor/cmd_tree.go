@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/arbormem/arbor/core/engine"
+)
+
+var treeCommand = &command{
+	name:    "tree",
+	args:    "[PATH]",
+	summary: "print the tree (or the folder PATH) with titles",
+	help:    "Prints domains, topics, subtopics and entries as an indented tree, each with its\ntitle.",
+	example: "arbor tree engineering --depth 2",
+	maxArgs: 1,
+	setup: func(fs *flag.FlagSet) func(*app, []string) error {
+		depth := fs.Int("depth", 0, "how many levels `N` to show (default: all)")
+		return func(a *app, args []string) error {
+			if *depth < 0 {
+				return usageErr("tree: --depth must not be negative")
+			}
+			p := engine.TreeParams{Depth: *depth}
+			if len(args) == 1 {
+				p.Path = strings.TrimSuffix(args[0], "/")
+			}
+			return a.ask("tree", p, func(w io.Writer, raw json.RawMessage) error {
+				var root *engine.Node
+				if err := json.Unmarshal(raw, &root); err != nil {
+					return err
+				}
+				printTree(w, root)
+				return nil
+			})
+		}
+	},
+}
+
+func printTree(w io.Writer, root *engine.Node) {
+	if root == nil {
+		return
+	}
+	indent := ""
+	if root.Path != "" {
+		printNode(w, "", root)
+		indent = "  "
+	}
+	if root.Path == "" && len(root.Children) == 0 {
+		fmt.Fprintln(w, "(empty)")
+	}
+	for _, c := range root.Children {
+		walkTree(w, indent, c)
+	}
+}
+
+func walkTree(w io.Writer, indent string, n *engine.Node) {
+	printNode(w, indent, n)
+	for _, c := range n.Children {
+		walkTree(w, indent+"  ", c)
+	}
+}
+
+func printNode(w io.Writer, indent string, n *engine.Node) {
+	name := n.Name
+	if n.Path != "" && name == "" {
+		name = n.Path
+	}
+	if n.Kind != "entry" {
+		name += "/"
+	}
+	if n.Title != "" && n.Title != n.Name {
+		fmt.Fprintf(w, "%s%s — %s\n", indent, name, n.Title)
+	} else {
+		fmt.Fprintf(w, "%s%s\n", indent, name)
+	}
+}

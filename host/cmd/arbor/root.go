@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/host/runtime"
+)
+
+// rootMarker is the folder that makes a folder a memory root.
+const rootMarker = ".arbor"
+
+// findRoot returns the memory root: --root, else $ARBOR_ROOT, else the
+// nearest folder at or above the current one that holds .arbor/ (as git
+// finds .git). An explicit root need not hold .arbor/: an existing tree
+// (a ByteRover or Obsidian folder) opens as it is.
+func (a *app) findRoot() (string, error) {
+	explicit, from := a.root, "--root"
+	if explicit == "" {
+		explicit, from = os.Getenv("ARBOR_ROOT"), "ARBOR_ROOT"
+	}
+	if explicit != "" {
+		dir, err := filepath.Abs(explicit)
+		if err != nil {
+			return "", fmt.Errorf("%s %s: %w", from, explicit, err)
+		}
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return "", fmt.Errorf("%s %s: %w", from, explicit, err)
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("%s %s: not a folder", from, explicit)
+		}
+		return dir, nil
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find the memory root: %w", err)
+	}
+	for dir := cwd; ; {
+		if fi, err := os.Stat(filepath.Join(dir, rootMarker)); err == nil && fi.IsDir() {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "", fmt.Errorf("not inside an Arbor memory root (no %s/ folder in %s or above): run 'arbor init' there, or pass --root DIR", rootMarker, cwd)
+}
+
+// open finds the root, starts the engine on it and opens it.
+func (a *app) open() (*runtime.Engine, error) {
+	root, err := a.findRoot()
+	if err != nil {
+		return nil, err
+	}
+	eng, err := runtime.New(a.ctx, root, runtime.WithStderr(a.stderr))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := eng.Open(a.ctx, engine.OpenParams{FixedTime: a.fixedTime}); err != nil {
+		eng.Close(a.ctx)
+		return nil, fmt.Errorf("open %s: %w", root, err)
+	}
+	return eng, nil
+}
+
+// withEngine runs f on an open engine and closes it, reporting the first
+// error.
+func (a *app) withEngine(f func(eng *runtime.Engine) error) error {
+	eng, err := a.open()
+	if err != nil {
+		return err
+	}
+	err = f(eng)
+	if cerr := eng.Close(a.ctx); cerr != nil && err == nil {
+		err = fmt.Errorf("close: %w", cerr)
+	}
+	return err
+}

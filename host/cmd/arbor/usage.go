@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `arbor — a memory engine for AI agents: a tree of markdown notes
+(domain › topic › subtopic › entry), curated with audited operations and
+searched in tiers, without an LLM whenever it can.
+
+Usage: arbor [--root DIR] [--json] <command> [flags] [arguments]
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-22s %s\n", c.name+" "+c.args, c.summary)
+	}
+	fmt.Fprint(w, `
+Global flags (before or after the command):
+  --root DIR   the memory root (default: $ARBOR_ROOT, else the nearest
+               folder at or above the current one that holds .arbor/)
+  --json       print the engine's JSON result instead of text
+
+Examples:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %s\n", c.example)
+	}
+	fmt.Fprint(w, `
+Exit codes: 0 ok, 1 error (including a failed curate operation), 2 usage.
+Run 'arbor <command> --help' for a command's flags.
+`)
+}
+
+func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: arbor %s\n\n%s\n", c.synopsis(), c.help)
+	var own, global []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if hidden[f.Name] {
+			return
+		}
+		line := flagLine(f)
+		if f.Name == "root" || f.Name == "json" {
+			global = append(global, line)
+		} else {
+			own = append(own, line)
+		}
+	})
+	if len(own) > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", strings.Join(own, ""))
+	}
+	fmt.Fprintf(w, "\nGlobal flags:\n%s", strings.Join(global, ""))
+	fmt.Fprintf(w, "\nExample:\n  %s\n", c.example)
+}
+
+// flagLine renders one flag as "  --name VALUE  usage (default x)\n".
+func flagLine(f *flag.Flag) string {
+	name, usage := flag.UnquoteUsage(f)
+	head := "--" + f.Name
+	if name != "" {
+		head += " " + name
+	}
+	if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+		usage += fmt.Sprintf(" (default %s)", f.DefValue)
+	}
+	if len(head) <= 18 {
+		return fmt.Sprintf("  %-18s %s\n", head, usage)
+	}
+	return fmt.Sprintf("  %s\n  %-18s %s\n", head, "", usage)
+}

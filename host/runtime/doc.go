@@ -1,0 +1,16 @@
+// Package runtime runs Arbor's WebAssembly engine (dist/arbor.wasm, embedded
+// at build time) under wazero, with the host ABI of docs/ABI.md: WASI for
+// what the Go runtime needs (real clocks, a real random source, stderr) and
+// the arbor_host file functions, confined to one memory root on disk.
+//
+// An Engine is one instantiated module serving one root:
+//
+//	eng, err := runtime.New(ctx, "/path/to/root")
+//	if err != nil { ... }
+//	defer eng.Close(ctx)
+//	if _, err := eng.Open(ctx, engine.OpenParams{}); err != nil { ... }
+//	res, err := eng.Query(ctx, engine.SearchParams{Query: "invoice retry"})
+//
+// Compiled code is cached in the user cache folder (os.UserCacheDir()/arbor/wazero),
+// so a new process starts without recompiling the module.
+package runtime

@@ -1,0 +1,421 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/engine"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+const fixedTime = "2026-01-01T00:00:00Z"
+
+func needModule(t *testing.T) {
+	t.Helper()
+	if len(embeddedWasm) == 0 {
+		t.Skip("host/runtime/arbor.wasm is the empty placeholder: run ./build.sh wasm")
+	}
+}
+
+// newEngine starts an engine on dir (a new temporary root when empty),
+// closed at the end of the test.
+func newEngine(t *testing.T, dir string, opts ...Option) *Engine {
+	t.Helper()
+	needModule(t)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	var stderr bytes.Buffer
+	e, err := New(context.Background(), dir, append([]Option{WithStderr(&stderr)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Close(context.Background()); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if stderr.Len() > 0 {
+			t.Logf("engine stderr:\n%s", stderr.String())
+		}
+	})
+	return e
+}
+
+// maxInitialPages bounds the module's initial memory: 82 pages (5.1 MiB)
+// measured with Go 1.26 on 2026-11-22, plus headroom. A module that pulls
+// in the crypto FIPS DRBG starts at 32 MiB or more (DESIGN §6), far above.
+const maxInitialPages = 128
+
+func TestInitialMemory(t *testing.T) {
+	needModule(t)
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(compilationCache(DefaultCacheDir())))
+	defer rt.Close(ctx)
+	compiled, err := rt.CompileModule(ctx, embeddedWasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, ok := compiled.ExportedMemories()["memory"]
+	if !ok {
+		t.Fatal("the module exports no memory")
+	}
+	pages := mem.Min()
+	t.Logf("initial memory: %d pages (%.1f MiB); module %.1f MiB", pages, float64(pages)/16, float64(len(embeddedWasm))/(1<<20))
+	if pages > maxInitialPages {
+		t.Fatalf("initial memory is %d pages (%.1f MiB), more than %d: did a crypto package reach the FIPS DRBG? (DESIGN §6)", pages, float64(pages)/16, maxInitialPages)
+	}
+}
+
+func errorCodeOf(t *testing.T, resp []byte) (id json.RawMessage, code string) {
+	t.Helper()
+	var env envelope
+	if err := json.Unmarshal(resp, &env); err != nil {
+		t.Fatalf("response is not JSON: %v: %s", err, resp)
+	}
+	if env.Error == nil {
+		t.Fatalf("want an error response, got %s", resp)
+	}
+	return env.ID, env.Error.Code
+}
+
+func TestABIErrors(t *testing.T) {
+	e := newEngine(t, "")
+	ctx := context.Background()
+	cases := []struct{ req, code, id string }{
+		{`not json`, engine.CodeInvalidJSON, "null"},
+		{`[1,2]`, engine.CodeInvalidJSON, "null"},
+		{"{\"id\":1,\"method\":\"stats\"\xff}", engine.CodeInvalidJSON, "null"},
+		{`{"id":1,"method":"no_such_method"}`, engine.CodeUnknownMethod, "1"},
+		{`{"id":"x","method":"search","params":{"query":"retry"}}`, engine.CodeNotOpen, `"x"`},
+		{`{"id":3,"method":"stats"}`, engine.CodeNotOpen, "3"},
+		{`{"id":4,"method":"open","params":{"fixedTime":"yesterday"}}`, engine.CodeInvalidParams, "4"},
+		{`{"id":5,"method":"open","params":{"maxFileBytes":"big"}}`, engine.CodeInvalidParams, "5"},
+	}
+	for _, c := range cases {
+		resp, err := e.Call(ctx, []byte(c.req))
+		if err != nil {
+			t.Fatalf("%s: %v", c.req, err)
+		}
+		id, code := errorCodeOf(t, resp)
+		if code != c.code || string(id) != c.id {
+			t.Errorf("%s: id %s code %q, want id %s code %q (%s)", c.req, id, code, c.id, c.code, resp)
+		}
+	}
+	// An empty request is delivered as a zero-length block.
+	resp, err := e.Call(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, code := errorCodeOf(t, resp); code != engine.CodeInvalidRequest && code != engine.CodeInvalidJSON {
+		t.Errorf("empty request: %s", resp)
+	}
+	// The typed helpers return *engine.Error.
+	_, err = e.Stats(ctx)
+	var ee *engine.Error
+	if !errors.As(err, &ee) || ee.Code != engine.CodeNotOpen {
+		t.Fatalf("Stats before open: %v", err)
+	}
+}
+
+// arbor_call must answer a request outside the memory it gave out with an
+// error response, never a trap.
+func TestABIBogusPointers(t *testing.T) {
+	e := newEngine(t, "")
+	ctx := context.Background()
+	size := e.mod.Memory().Size()
+	res, err := e.alloc.Call(ctx, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := api.DecodeU32(res[0])
+	bogus := []struct {
+		name     string
+		ptr, len uint32
+	}{
+		{"past the end of memory", size - 8, 100},
+		{"wrapping around", 0xfffffff0, 0x100},
+		{"huge length", 0, 0xffffffff},
+		{"unknown pointer inside memory", 1024, 8},
+		{"longer than its block", block, 4096},
+		{"inside a block, not its start", block + 4, 4},
+	}
+	for _, b := range bogus {
+		out, err := e.call.Call(ctx, uint64(b.ptr), uint64(b.len))
+		if err != nil {
+			t.Fatalf("%s: arbor_call trapped: %v", b.name, err)
+		}
+		p, n := uint32(out[0]>>32), uint32(out[0])
+		view, ok := e.mod.Memory().Read(p, n)
+		if !ok {
+			t.Fatalf("%s: response outside memory", b.name)
+		}
+		if _, code := errorCodeOf(t, bytes.Clone(view)); code != engine.CodeInvalidRequest {
+			t.Errorf("%s: code %q, want invalid_request", b.name, code)
+		}
+		if _, err := e.free.Call(ctx, uint64(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Unknown pointers given to arbor_free are ignored.
+	for _, p := range []uint32{0, 12345, size + 100, 0xffffffff} {
+		if _, err := e.free.Call(ctx, uint64(p)); err != nil {
+			t.Fatalf("arbor_free(%#x) trapped: %v", p, err)
+		}
+	}
+	// The engine still works afterwards.
+	if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const retryEntry = `---
+title: Invoice retry policy
+summary: failed invoices are retried three times
+tags: [billing]
+keywords: [invoice, retry]
+createdAt: 2025-06-01T10:00:00Z
+updatedAt: 2025-06-01T10:00:00Z
+---
+
+## Reason
+agreed in the billing sync
+
+## Narrative
+Failed invoices are retried three times, then escalated to a person.
+`
+
+func TestEngineRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "engineering/billing/invoice_retry_policy.md"), retryEntry)
+	e := newEngine(t, dir)
+	ctx := context.Background()
+
+	opened, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opened.Entries != 1 {
+		t.Fatalf("open: %+v", opened)
+	}
+	res, err := e.Curate(ctx, engine.CurateParams{Operations: []curate.Operation{{
+		Type: curate.OpAdd, Path: "engineering/billing", Title: "Refund limits",
+		Content: curate.Content{
+			Narrative: &curate.Narrative{Text: "Support refunds up to 200 EUR without approval."},
+			Relations: []string{"engineering/billing/invoice_retry_policy.md"},
+			Tags:      []string{"billing"},
+		},
+		Reason: "support sync",
+	}, {
+		Type: curate.OpAdd, Path: "../outside", Title: "Escape", Reason: "must fail",
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.Added != 1 || res.Summary.Failed != 1 || len(res.Applied) != 2 ||
+		res.Applied[0].Path != "engineering/billing/refund_limits.md" || res.Applied[1].Status != curate.StatusFailed {
+		t.Fatalf("curate: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "engineering/billing/refund_limits.md")); err != nil {
+		t.Fatalf("the entry was not written: %v", err)
+	}
+
+	found, err := e.Search(ctx, engine.SearchParams{Query: "refund approval", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Results) == 0 || found.Results[0].Path != "engineering/billing/refund_limits.md" {
+		t.Fatalf("search: %+v", found)
+	}
+	q, err := e.Query(ctx, engine.SearchParams{Query: "invoice retry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.TierName == "" || len(q.Results) == 0 {
+		t.Fatalf("query: %+v", q)
+	}
+	read, err := e.Read(ctx, engine.ReadParams{Path: "engineering/billing/invoice_retry_policy.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Title != "Invoice retry policy" || len(read.Backlinks) != 1 || read.Backlinks[0] != "engineering/billing/refund_limits.md" {
+		t.Fatalf("read: %+v", read)
+	}
+	tree, err := e.Tree(ctx, engine.TreeParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree == nil || len(tree.Children) != 1 || tree.Children[0].Name != "engineering" {
+		t.Fatalf("tree: %+v", tree)
+	}
+	stats, err := e.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Entries != 2 || stats.Domains["engineering"] != 2 {
+		t.Fatalf("stats: %+v", stats)
+	}
+
+	for _, c := range []struct{ path, code string }{
+		{"../etc/passwd", engine.CodeInvalidPath},
+		{"/etc/passwd", engine.CodeInvalidPath},
+		{"engineering/billing/missing.md", engine.CodeNotFound},
+	} {
+		_, err := e.Read(ctx, engine.ReadParams{Path: c.path})
+		var ee *engine.Error
+		if !errors.As(err, &ee) || ee.Code != c.code {
+			t.Errorf("read %s: %v, want code %s", c.path, err, c.code)
+		}
+	}
+
+	if err := e.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".arbor/audit.jsonl")); err != nil {
+		t.Errorf("audit log: %v", err)
+	}
+	if _, err := e.Call(ctx, []byte(`{"id":1,"method":"stats"}`)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("call after close: %v", err)
+	}
+	if err := e.Close(ctx); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
+}
+
+// Without fixedTime the engine must see the real clock (wazero's default
+// clock is fake).
+func TestEngineRealClock(t *testing.T) {
+	e := newEngine(t, "")
+	ctx := context.Background()
+	if _, err := e.Open(ctx, engine.OpenParams{}); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().Add(-time.Minute)
+	_, err := e.Curate(ctx, engine.CurateParams{Operations: []curate.Operation{{
+		Type: curate.OpAdd, Path: "a/b", Title: "Now", Reason: "clock",
+		Content: curate.Content{Narrative: &curate.Narrative{Text: "what time is it"}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := e.Read(ctx, engine.ReadParams{Path: "a/b/now.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.CreatedAt == nil || read.CreatedAt.Before(before) || read.CreatedAt.After(time.Now().Add(time.Minute)) {
+		t.Fatalf("createdAt %v is not the real time", read.CreatedAt)
+	}
+}
+
+// The engine cannot read or write outside its root, whatever the tree holds.
+func TestEngineConfinement(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(outside, "secret.md"), "---\ntitle: Secret\n---\nzanzibar launch codes\n")
+	writeFile(t, filepath.Join(dir, "notes/plain.md"), "# Plain\nnothing to see\n")
+	if err := os.Symlink(outside, filepath.Join(dir, "notes/escape")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(dir, "notes/secret.md")); err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, dir)
+	ctx := context.Background()
+	if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	found, err := e.Search(ctx, engine.SearchParams{Query: "zanzibar"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Results) != 0 {
+		t.Fatalf("content from outside the root was indexed: %+v", found.Results)
+	}
+	if _, err := e.Read(ctx, engine.ReadParams{Path: "notes/escape/secret.md"}); err == nil {
+		t.Fatal("read through a link leaving the root")
+	}
+	res, err := e.Curate(ctx, engine.CurateParams{Operations: []curate.Operation{{
+		Type: curate.OpAdd, Path: "notes/escape/x.md", Title: "X", Reason: "escape",
+		Content: curate.Content{Narrative: &curate.Narrative{Text: "pwned"}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.Failed != 1 {
+		t.Fatalf("a write through a link leaving the root succeeded: %+v", res)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		t.Fatalf("files appeared outside the root: %v", ents)
+	}
+}
+
+// Calls from many goroutines are serialized.
+func TestEngineConcurrentCalls(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "engineering/billing/invoice_retry_policy.md"), retryEntry)
+	e := newEngine(t, dir)
+	ctx := context.Background()
+	if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := e.Search(ctx, engine.SearchParams{Query: "invoice"})
+			if err == nil && len(res.Results) != 1 {
+				err = fmt.Errorf("search: %d results, want 1", len(res.Results))
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	ctx := context.Background()
+	if _, err := New(ctx, filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Fatal("a missing root was accepted")
+	}
+	if _, err := New(ctx, t.TempDir(), WithWasm([]byte{})); !errors.Is(err, ErrNoModule) {
+		t.Fatalf("empty module: %v", err)
+	}
+	if _, err := New(ctx, t.TempDir(), WithWasm([]byte("\x00asm garbage"))); err == nil {
+		t.Fatal("a broken module was accepted")
+	}
+	// A cache folder that cannot be used falls back to memory.
+	needModule(t)
+	file := filepath.Join(t.TempDir(), "file")
+	writeFile(t, file, "x")
+	e, err := New(ctx, t.TempDir(), WithCacheDir(filepath.Join(file, "cache")))
+	if err != nil {
+		t.Fatalf("unusable cache folder: %v", err)
+	}
+	e.Close(ctx)
+}

@@ -1,0 +1,180 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// hostModule is the import module of docs/ABI.md §2.
+const hostModule = "arbor_host"
+
+// Memory is the part of a guest's linear memory the host functions use.
+// wazero's api.Memory satisfies it; tests use a byte slice.
+type Memory interface {
+	Read(offset, byteCount uint32) ([]byte, bool)
+	Write(offset uint32, v []byte) bool
+}
+
+// guestString copies a string out of guest memory; ok is false when the
+// bytes lie outside it.
+func guestString(mem Memory, ptr, n uint32) (string, bool) {
+	if n == 0 {
+		return "", true
+	}
+	b, ok := mem.Read(ptr, n)
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}
+
+// bufferOK reports whether the guest buffer lies inside memory.
+func bufferOK(mem Memory, ptr, n uint32) bool {
+	if n == 0 {
+		return true
+	}
+	_, ok := mem.Read(ptr, n)
+	return ok
+}
+
+// sized answers with the size protocol of docs/ABI.md §2: the size of out,
+// copied into the buffer only when it fits.
+func sized(mem Memory, out []byte, bufPtr, bufCap uint32) int32 {
+	if len(out) > math.MaxInt32 {
+		return codeInvalid
+	}
+	if uint64(len(out)) > uint64(bufCap) {
+		return int32(len(out))
+	}
+	if len(out) > 0 && !mem.Write(bufPtr, out) {
+		return codeInvalid
+	}
+	return int32(len(out))
+}
+
+// abiRead is fs_read(path_ptr, path_len, buf_ptr, buf_cap) -> i32.
+func (r *RootFS) abiRead(mem Memory, pathPtr, pathLen, bufPtr, bufCap uint32) int32 {
+	p, ok := guestString(mem, pathPtr, pathLen)
+	if !ok || !bufferOK(mem, bufPtr, bufCap) {
+		return codeInvalid
+	}
+	data, size, err := r.readSized(p, int64(bufCap))
+	switch {
+	case err != nil:
+		return errorCode(err)
+	case size > math.MaxInt32:
+		return codeInvalid
+	case data == nil:
+		return int32(size)
+	}
+	return sized(mem, data, bufPtr, bufCap)
+}
+
+// abiWrite is fs_write(path_ptr, path_len, data_ptr, data_len) -> i32.
+func (r *RootFS) abiWrite(mem Memory, pathPtr, pathLen, dataPtr, dataLen uint32) int32 {
+	p, ok := guestString(mem, pathPtr, pathLen)
+	if !ok {
+		return codeInvalid
+	}
+	var data []byte
+	if dataLen > 0 {
+		// A view of guest memory, valid while this call runs.
+		if data, ok = mem.Read(dataPtr, dataLen); !ok {
+			return codeInvalid
+		}
+	}
+	return errorCode(r.WriteFile(p, data))
+}
+
+// abiRemove is fs_remove(path_ptr, path_len) -> i32.
+func (r *RootFS) abiRemove(mem Memory, pathPtr, pathLen uint32) int32 {
+	p, ok := guestString(mem, pathPtr, pathLen)
+	if !ok {
+		return codeInvalid
+	}
+	return errorCode(r.Remove(p))
+}
+
+// abiRename is fs_rename(from_ptr, from_len, to_ptr, to_len) -> i32.
+func (r *RootFS) abiRename(mem Memory, fromPtr, fromLen, toPtr, toLen uint32) int32 {
+	from, ok := guestString(mem, fromPtr, fromLen)
+	if !ok {
+		return codeInvalid
+	}
+	to, ok := guestString(mem, toPtr, toLen)
+	if !ok {
+		return codeInvalid
+	}
+	return errorCode(r.Rename(from, to))
+}
+
+// abiList is fs_list(path_ptr, path_len, buf_ptr, buf_cap) -> i32.
+func (r *RootFS) abiList(mem Memory, pathPtr, pathLen, bufPtr, bufCap uint32) int32 {
+	p, ok := guestString(mem, pathPtr, pathLen)
+	if !ok || !bufferOK(mem, bufPtr, bufCap) {
+		return codeInvalid
+	}
+	ents, err := r.ReadDir(p)
+	if err != nil {
+		return errorCode(err)
+	}
+	out, err := json.Marshal(ents)
+	if err != nil {
+		return codeIO
+	}
+	return sized(mem, out, bufPtr, bufCap)
+}
+
+// abiStat is fs_stat(path_ptr, path_len, buf_ptr, buf_cap) -> i32.
+func (r *RootFS) abiStat(mem Memory, pathPtr, pathLen, bufPtr, bufCap uint32) int32 {
+	p, ok := guestString(mem, pathPtr, pathLen)
+	if !ok || !bufferOK(mem, bufPtr, bufCap) {
+		return codeInvalid
+	}
+	st, err := r.Stat(p)
+	if err != nil {
+		return errorCode(err)
+	}
+	out, err := json.Marshal(st)
+	if err != nil {
+		return codeIO
+	}
+	return sized(mem, out, bufPtr, bufCap)
+}
+
+// instantiateHost registers the arbor_host module in rt, its file functions
+// served by fsys and its log lines sent to logf.
+func instantiateHost(ctx context.Context, rt wazero.Runtime, fsys *RootFS, logf func(level int, msg string)) (api.Module, error) {
+	i32 := api.ValueTypeI32
+	b := rt.NewHostModuleBuilder(hostModule)
+	fn4 := func(name string, f func(Memory, uint32, uint32, uint32, uint32) int32) {
+		b.NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
+				s[0] = api.EncodeI32(f(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]), api.DecodeU32(s[2]), api.DecodeU32(s[3])))
+			}), []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).
+			Export(name)
+	}
+	fn4("fs_read", fsys.abiRead)
+	fn4("fs_write", fsys.abiWrite)
+	fn4("fs_rename", fsys.abiRename)
+	fn4("fs_list", fsys.abiList)
+	fn4("fs_stat", fsys.abiStat)
+	b.NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
+			s[0] = api.EncodeI32(fsys.abiRemove(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1])))
+		}), []api.ValueType{i32, i32}, []api.ValueType{i32}).
+		Export("fs_remove")
+	b.NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
+			level := int(api.DecodeI32(s[0]))
+			if msg, ok := guestString(m.Memory(), api.DecodeU32(s[1]), api.DecodeU32(s[2])); ok && logf != nil {
+				logf(level, msg)
+			}
+		}), []api.ValueType{i32, i32, i32}, []api.ValueType{}).
+		Export("log")
+	return b.Instantiate(ctx)
+}

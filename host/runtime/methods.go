@@ -1,0 +1,108 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/engine"
+)
+
+// envelope is a response of docs/ABI.md §3.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *engine.Error   `json:"error"`
+}
+
+// CallMethod sends one request for method with params (marshaled to JSON;
+// nil sends none) and returns the raw result. An error the engine reports
+// is returned as an *engine.Error, whose Code is stable (docs/ABI.md §3).
+func (e *Engine) CallMethod(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.methodLocked(ctx, method, params)
+}
+
+func (e *Engine) methodLocked(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	e.nextID++
+	req := struct {
+		ID     int64  `json:"id"`
+		Method string `json:"method"`
+		Params any    `json:"params,omitempty"`
+	}{e.nextID, method, params}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("arbor: %s: encode params: %w", method, err)
+	}
+	out, err := e.callLocked(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	var env envelope
+	if err := json.Unmarshal(out, &env); err != nil {
+		return nil, fmt.Errorf("arbor: %s: invalid response from the engine: %w", method, err)
+	}
+	if env.Error != nil {
+		return nil, env.Error
+	}
+	return env.Result, nil
+}
+
+// isCode reports whether err is an *engine.Error with the given code.
+func isCode(err error, code string) bool {
+	var e *engine.Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// method calls method and decodes its result into a new R.
+func method[R any](ctx context.Context, e *Engine, name string, params any) (R, error) {
+	var r R
+	raw, err := e.CallMethod(ctx, name, params)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return r, fmt.Errorf("arbor: %s: decode result: %w", name, err)
+	}
+	return r, nil
+}
+
+// Open opens the memory root: reads and indexes the tree. It must come
+// before every other method.
+func (e *Engine) Open(ctx context.Context, p engine.OpenParams) (engine.OpenResult, error) {
+	return method[engine.OpenResult](ctx, e, "open", p)
+}
+
+// Curate applies operations in order and reports each one; a failed
+// operation is not an error (see curate.Result).
+func (e *Engine) Curate(ctx context.Context, p engine.CurateParams) (curate.Result, error) {
+	return method[curate.Result](ctx, e, "curate", p)
+}
+
+// Search returns ranked full-text results.
+func (e *Engine) Search(ctx context.Context, p engine.SearchParams) (engine.SearchResult, error) {
+	return method[engine.SearchResult](ctx, e, "search", p)
+}
+
+// Query runs tiered retrieval and says which tier answered.
+func (e *Engine) Query(ctx context.Context, p engine.SearchParams) (engine.QueryResult, error) {
+	return method[engine.QueryResult](ctx, e, "query", p)
+}
+
+// Read returns one entry or context file with its relations and backlinks.
+func (e *Engine) Read(ctx context.Context, p engine.ReadParams) (engine.ReadResult, error) {
+	return method[engine.ReadResult](ctx, e, "read", p)
+}
+
+// Tree returns the folder at p.Path (the root by default) as nested nodes.
+func (e *Engine) Tree(ctx context.Context, p engine.TreeParams) (*engine.Node, error) {
+	return method[*engine.Node](ctx, e, "tree", p)
+}
+
+// Stats counts what the tree holds.
+func (e *Engine) Stats(ctx context.Context) (engine.StatsResult, error) {
+	return method[engine.StatsResult](ctx, e, "stats", nil)
+}

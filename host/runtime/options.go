@@ -1,0 +1,75 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	stderr   io.Writer
+	cacheDir *string
+	logf     func(level int, msg string)
+	wasm     []byte
+}
+
+// Log levels of the arbor_host log import.
+const (
+	LevelDebug = 0
+	LevelInfo  = 1
+	LevelWarn  = 2
+	LevelError = 3
+)
+
+var levelNames = [...]string{"debug", "info", "warn", "error"}
+
+// WithStderr sends the module's standard error (and standard output, which
+// the engine does not use) to w instead of os.Stderr.
+func WithStderr(w io.Writer) Option {
+	return func(c *config) { c.stderr = w }
+}
+
+// WithCacheDir keeps compiled code in dir instead of the user cache folder
+// (os.UserCacheDir()/arbor/wazero). The empty string keeps it in memory
+// only, for the life of the process.
+func WithCacheDir(dir string) Option {
+	return func(c *config) { c.cacheDir = &dir }
+}
+
+// WithLogger receives the engine's diagnostic lines (level LevelDebug to
+// LevelError). By default warnings and errors go to the standard error
+// writer and the rest is dropped.
+func WithLogger(f func(level int, msg string)) Option {
+	return func(c *config) { c.logf = f }
+}
+
+// WithWasm runs this module instead of the embedded one (for tests).
+func WithWasm(wasm []byte) Option {
+	return func(c *config) { c.wasm = wasm }
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{stderr: os.Stderr, wasm: embeddedWasm}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.logf == nil {
+		w := c.stderr
+		c.logf = func(level int, msg string) {
+			if level >= LevelWarn {
+				fmt.Fprintf(w, "arbor: %s: %s\n", levelName(level), msg)
+			}
+		}
+	}
+	return c
+}
+
+func levelName(level int) string {
+	if level >= 0 && level < len(levelNames) {
+		return levelNames[level]
+	}
+	return fmt.Sprintf("level %d", level)
+}

@@ -1,0 +1,353 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/arbormem/arbor/core/host"
+)
+
+// RootFS is a host.FS over one folder of the real file system: the memory
+// root the engine is granted, and nothing else. It backs the arbor_host
+// imports of docs/ABI.md §2, and natively it can serve engine.Open too.
+//
+// Every path is checked against the ABI's rules (a violation wraps
+// host.ErrInvalid), and every existing part of it is resolved through
+// symbolic links, which must stay inside the root (an escape wraps
+// host.ErrDenied). Writes never follow a symbolic link: they are refused.
+// Writes are atomic: a temporary file in the same folder, synced, then
+// renamed over the target.
+type RootFS struct {
+	dir string // absolute, symbolic links evaluated
+}
+
+var _ host.FS = (*RootFS)(nil)
+
+// tempPattern names the temporary files of atomic writes. It starts with a
+// dot, so a file left behind by a crash is skipped when the tree is read.
+const tempPattern = ".arbor-tmp-*"
+
+// NewRootFS returns the file system rooted at dir, which must be an
+// existing directory.
+func NewRootFS(dir string) (*RootFS, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("arbor: root %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("arbor: root %s: %w", dir, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("arbor: root %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("arbor: root %s: not a directory", dir)
+	}
+	return &RootFS{dir: real}, nil
+}
+
+// Dir returns the root folder, absolute and with symbolic links resolved.
+func (r *RootFS) Dir() string { return r.dir }
+
+// inside reports whether the resolved OS path real lies in the root.
+func (r *RootFS) inside(real string) bool {
+	if real == r.dir {
+		return true
+	}
+	prefix := r.dir
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	return strings.HasPrefix(real, prefix)
+}
+
+// resolve checks p against the path rules and returns its OS path. The
+// deepest part of the path that exists is resolved through symbolic links
+// and must stay inside the root; what does not exist yet will be created
+// as plain folders and files below it.
+func (r *RootFS) resolve(op, p string) (string, error) {
+	if err := checkPath(p); err != nil {
+		return "", fmt.Errorf("%s: %w", op, err)
+	}
+	full := filepath.Join(r.dir, filepath.FromSlash(p))
+	existing := full
+	for existing != r.dir {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		existing = filepath.Dir(existing)
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		// A dangling or looping link: where it leads cannot be checked.
+		return "", fmt.Errorf("%s %q: cannot resolve symbolic links: %w: %w", op, p, host.ErrDenied, err)
+	}
+	if !r.inside(real) {
+		return "", fmt.Errorf("%s %q: resolves outside the memory root: %w", op, p, host.ErrDenied)
+	}
+	return full, nil
+}
+
+// ReadFile returns the whole content of a regular file.
+func (r *RootFS) ReadFile(p string) ([]byte, error) {
+	data, _, err := r.readSized(p, math.MaxInt32)
+	if err == nil && data == nil {
+		err = fmt.Errorf("read %q: larger than 2 GiB: %w", p, host.ErrInvalid)
+	}
+	return data, err
+}
+
+// readSized reads a file when its size is at most max. It always returns
+// the size; the content is nil when the file is larger than max.
+func (r *RootFS) readSized(p string, max int64) ([]byte, int64, error) {
+	full, err := r.resolve("read", p)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Stat before opening: opening a FIFO or a device could block or worse.
+	fi, err := os.Stat(full)
+	if err != nil {
+		return nil, 0, osError("read", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, notRegular("read", p, fi)
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return nil, 0, osError("read", p, err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, 0, osError("read", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, notRegular("read", p, fi)
+	}
+	if fi.Size() > max {
+		return nil, fi.Size(), nil
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, 0, osError("read", p, err)
+	}
+	if int64(len(data)) > max { // the file grew since Stat
+		return nil, int64(len(data)), nil
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, int64(len(data)), nil
+}
+
+func notRegular(op, p string, fi fs.FileInfo) error {
+	if fi.IsDir() {
+		return fmt.Errorf("%s %q: is a directory: %w", op, p, host.ErrInvalid)
+	}
+	return fmt.Errorf("%s %q: not a regular file: %w", op, p, host.ErrInvalid)
+}
+
+// WriteFile replaces a file atomically, creating missing parent folders:
+// the data goes to a temporary file in the same folder, which is synced and
+// renamed over the target. A symbolic link at p is refused, never followed.
+func (r *RootFS) WriteFile(p string, data []byte) error {
+	if p == "" {
+		return fmt.Errorf("write: the root is not a file: %w", host.ErrInvalid)
+	}
+	full, err := r.resolve("write", p)
+	if err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Lstat(full); err == nil {
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("write %q: is a symbolic link: %w", p, host.ErrDenied)
+		case !fi.Mode().IsRegular():
+			return notRegular("write", p, fi)
+		}
+		mode = fi.Mode().Perm()
+	}
+	dir := filepath.Dir(full)
+	if err := mkdirParents("write", p, dir); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, tempPattern)
+	if err != nil {
+		return osError("write", p, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return osError("write", p, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return osError("write", p, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return osError("write", p, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return osError("write", p, err)
+	}
+	if err := os.Rename(tmp.Name(), full); err != nil {
+		return osError("write", p, err)
+	}
+	done = true
+	syncDir(dir)
+	return nil
+}
+
+// mkdirParents creates dir and its missing parents; a file in the way is
+// an invalid path, not a missing one.
+func mkdirParents(op, p, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s %q: a parent is a file: %w: %w", op, p, host.ErrInvalid, err)
+		}
+		return osError(op, p, err)
+	}
+	return nil
+}
+
+// syncDir makes a rename durable where the platform allows; failures are
+// ignored (some platforms cannot sync a directory).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// Remove deletes a file or an empty folder (a symbolic link itself, never
+// its target).
+func (r *RootFS) Remove(p string) error {
+	if p == "" {
+		return fmt.Errorf("remove: the root cannot be removed: %w", host.ErrInvalid)
+	}
+	full, err := r.resolve("remove", p)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(full); err != nil {
+		return osError("remove", p, err)
+	}
+	return nil
+}
+
+// Rename moves from to to, replacing the destination atomically and
+// creating its missing parent folders.
+func (r *RootFS) Rename(from, to string) error {
+	if from == "" || to == "" {
+		return fmt.Errorf("rename %q to %q: the root cannot be renamed: %w", from, to, host.ErrInvalid)
+	}
+	src, err := r.resolve("rename", from)
+	if err != nil {
+		return err
+	}
+	dst, err := r.resolve("rename", to)
+	if err != nil {
+		return err
+	}
+	sfi, err := os.Lstat(src)
+	if err != nil {
+		return osError("rename", from, err)
+	}
+	if dfi, err := os.Lstat(dst); err == nil && dfi.IsDir() && !sfi.IsDir() {
+		return fmt.Errorf("rename %q to %q: destination is a directory: %w", from, to, host.ErrInvalid)
+	}
+	if err := mkdirParents("rename", to, filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return osError("rename", from, err)
+	}
+	syncDir(filepath.Dir(dst))
+	return nil
+}
+
+// ReadDir lists a folder, sorted by name, dot-names included. A symbolic
+// link is described by its target when the target lies inside the root,
+// and as an empty file otherwise (reading it is then refused).
+func (r *RootFS) ReadDir(p string) ([]host.DirEntry, error) {
+	full, err := r.resolve("list", p)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(full)
+	if err != nil {
+		return nil, osError("list", p, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("list %q: not a directory: %w", p, host.ErrInvalid)
+	}
+	ents, err := os.ReadDir(full)
+	if err != nil {
+		return nil, osError("list", p, err)
+	}
+	out := make([]host.DirEntry, 0, len(ents))
+	for _, e := range ents {
+		info, err := e.Info()
+		if err != nil {
+			continue // removed since the listing
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			info = r.linkInfo(filepath.Join(full, e.Name()), info)
+		}
+		out = append(out, dirEntry(e.Name(), info))
+	}
+	return out, nil
+}
+
+// linkInfo describes a symbolic link by its target when that lies inside
+// the root.
+func (r *RootFS) linkInfo(link string, own fs.FileInfo) fs.FileInfo {
+	real, err := filepath.EvalSymlinks(link)
+	if err != nil || !r.inside(real) {
+		return own
+	}
+	if fi, err := os.Stat(real); err == nil {
+		return fi
+	}
+	return own
+}
+
+// Stat describes one path (following symbolic links inside the root); the
+// root itself has the empty name.
+func (r *RootFS) Stat(p string) (host.DirEntry, error) {
+	full, err := r.resolve("stat", p)
+	if err != nil {
+		return host.DirEntry{}, err
+	}
+	fi, err := os.Stat(full)
+	if err != nil {
+		return host.DirEntry{}, osError("stat", p, err)
+	}
+	name := ""
+	if p != "" {
+		name = path.Base(p)
+	}
+	return dirEntry(name, fi), nil
+}
+
+func dirEntry(name string, fi fs.FileInfo) host.DirEntry {
+	d := host.DirEntry{Name: name, IsDir: fi.IsDir(), ModTime: fi.ModTime().UnixMilli()}
+	if !d.IsDir && fi.Mode()&fs.ModeSymlink == 0 {
+		d.Size = fi.Size()
+	}
+	return d
+}

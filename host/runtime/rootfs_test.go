@@ -1,0 +1,402 @@
+package runtime
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/host"
+)
+
+func newRoot(t *testing.T) (*RootFS, string) {
+	t.Helper()
+	dir := t.TempDir()
+	r, err := NewRootFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, r.Dir()
+}
+
+func mustWrite(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func wantCode(t *testing.T, what string, err error, code int32) {
+	t.Helper()
+	if got := errorCode(err); got != code {
+		t.Errorf("%s: code %d, want %d (err: %v)", what, got, code, err)
+	}
+}
+
+func TestCheckPath(t *testing.T) {
+	good := []string{"", "a", "a/b/c.md", ".arbor", ".arbor/state.json", ".arbor/index/0001.seg",
+		"Notes With Spaces/Über.md", "가치관/노트.md", "a..b/c", "a/b.c.d"}
+	for _, p := range good {
+		if err := checkPath(p); err != nil {
+			t.Errorf("checkPath(%q) = %v, want nil", p, err)
+		}
+	}
+	bad := []string{"/etc/passwd", "..", "../x", "a/../b", "a/..", ".", "./a", "a/./b", "a//b", "a/",
+		"a\\b", "..\\x", "a\x00b", "a\nb", "a\x7fb", "a\u0085b", "\xff.md", ".git/config", ".obsidian",
+		"a/.arbor/x", "a/.hidden.md", ".arbor/.tmp", ".arborx/y"}
+	for _, p := range bad {
+		err := checkPath(p)
+		if !errors.Is(err, host.ErrInvalid) {
+			t.Errorf("checkPath(%q) = %v, want ErrInvalid", p, err)
+		}
+	}
+}
+
+func TestRootFSWriteRead(t *testing.T) {
+	r, dir := newRoot(t)
+	if err := r.WriteFile("eng/billing/retry.md", []byte("v1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteFile("eng/billing/retry.md", []byte("version 2")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.ReadFile("eng/billing/retry.md")
+	if err != nil || string(got) != "version 2" {
+		t.Fatalf("read = %q, %v", got, err)
+	}
+	if err := r.WriteFile("empty.md", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.ReadFile("empty.md"); err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("read empty = %q (nil %v), %v", got, got == nil, err)
+	}
+	if err := r.WriteFile(".arbor/state.json", []byte("{}")); err != nil {
+		t.Fatalf(".arbor must be writable: %v", err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "eng/billing/retry.md"))
+	if err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("mode %v, %v; want 0644", fi.Mode(), err)
+	}
+	// Atomic writes leave no temporary file behind.
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if strings.HasPrefix(d.Name(), ".arbor-tmp-") {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return err
+	})
+}
+
+func TestRootFSInvalidPaths(t *testing.T) {
+	r, dir := newRoot(t)
+	mustWrite(t, filepath.Join(dir, ".git/config"), "secret")
+	for _, p := range []string{"/etc/passwd", "../x", "a/../../x", "a//b", "a\\b", "a/./b", "x\x01", ".git/config", ".obsidian/app.json", "a/.arbor/x"} {
+		_, err := r.ReadFile(p)
+		wantCode(t, "read "+p, err, codeInvalid)
+		wantCode(t, "write "+p, r.WriteFile(p, []byte("x")), codeInvalid)
+		wantCode(t, "remove "+p, r.Remove(p), codeInvalid)
+		wantCode(t, "rename from "+p, r.Rename(p, "ok.md"), codeInvalid)
+		wantCode(t, "rename to "+p, r.Rename("ok.md", p), codeInvalid)
+		_, err = r.ReadDir(p)
+		wantCode(t, "list "+p, err, codeInvalid)
+		_, err = r.Stat(p)
+		wantCode(t, "stat "+p, err, codeInvalid)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git/config")); string(b) != "secret" {
+		t.Fatal(".git/config changed")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "x")); err == nil {
+		t.Fatal("a file was written outside the root")
+	}
+}
+
+func TestRootFSSymlinkEscape(t *testing.T) {
+	r, dir := newRoot(t)
+	outside := t.TempDir()
+	mustWrite(t, filepath.Join(outside, "secret.md"), "secret")
+	mustWrite(t, filepath.Join(dir, "notes/inside.md"), "inside")
+	links := map[string]string{
+		"out":            outside,                                  // a folder outside
+		"evil.md":        filepath.Join(outside, "secret.md"),      // a file outside
+		"notes/up":       "../..",                                  // relative, climbing out
+		"dangling":       filepath.Join(outside, "missing", "dir"), // leads nowhere (yet)
+		"notes/alias.md": filepath.Join(dir, "notes/inside.md"),    // stays inside
+		"notes/same":     ".",                                      // a folder inside
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Skipf("symlinks unavailable: %v", err)
+		}
+	}
+	for _, p := range []string{"out/secret.md", "evil.md", "notes/up/" + filepath.Base(outside) + "/secret.md", "dangling/x.md"} {
+		_, err := r.ReadFile(p)
+		wantCode(t, "read "+p, err, codeDenied)
+		_, err = r.Stat(p)
+		wantCode(t, "stat "+p, err, codeDenied)
+		wantCode(t, "remove "+p, r.Remove(p), codeDenied)
+		wantCode(t, "rename from "+p, r.Rename(p, "stolen.md"), codeDenied)
+	}
+	for _, p := range []string{"out/new.md", "out/sub/new.md", "evil.md", "dangling/x.md", "notes/alias.md"} {
+		wantCode(t, "write "+p, r.WriteFile(p, []byte("pwned")), codeDenied)
+	}
+	wantCode(t, "rename to out/", r.Rename("notes/inside.md", "out/moved.md"), codeDenied)
+	for _, p := range []string{"out", "dangling"} {
+		_, err := r.ReadDir(p)
+		wantCode(t, "list "+p, err, codeDenied)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret.md")); string(b) != "secret" {
+		t.Fatal("the file outside the root changed")
+	}
+	ents, _ := os.ReadDir(outside)
+	if len(ents) != 1 {
+		t.Fatalf("files appeared outside the root: %v", ents)
+	}
+	// Links that stay inside the root are followed for reading.
+	if b, err := r.ReadFile("notes/alias.md"); err != nil || string(b) != "inside" {
+		t.Fatalf("read through an inside link = %q, %v", b, err)
+	}
+	if b, err := r.ReadFile("notes/same/inside.md"); err != nil || string(b) != "inside" {
+		t.Fatalf("read through an inside folder link = %q, %v", b, err)
+	}
+	// The listing describes inside links by their target.
+	list, err := r.ReadDir("notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, e := range list {
+		kinds[e.Name] = e.IsDir
+	}
+	if !kinds["same"] || kinds["alias.md"] || kinds["up"] {
+		t.Fatalf("listing of links: %+v", list)
+	}
+}
+
+func TestRootFSRootThroughSymlink(t *testing.T) {
+	real := t.TempDir()
+	mustWrite(t, filepath.Join(real, "a.md"), "a")
+	link := filepath.Join(t.TempDir(), "root")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	r, err := NewRootFS(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := r.ReadFile("a.md"); err != nil || string(b) != "a" {
+		t.Fatalf("read = %q, %v", b, err)
+	}
+	if err := r.WriteFile("b/c.md", []byte("c")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewRootFS(filepath.Join(real, "a.md")); err == nil {
+		t.Fatal("a file accepted as root")
+	}
+	if _, err := NewRootFS(filepath.Join(real, "missing")); err == nil {
+		t.Fatal("a missing folder accepted as root")
+	}
+}
+
+func TestRootFSErrorCodes(t *testing.T) {
+	r, dir := newRoot(t)
+	mustWrite(t, filepath.Join(dir, "a/b.md"), "b")
+	_, err := r.ReadFile("missing.md")
+	wantCode(t, "read missing", err, codeNotFound)
+	_, err = r.ReadFile("a/b.md/c")
+	wantCode(t, "read below a file", err, codeNotFound)
+	_, err = r.ReadFile("a")
+	wantCode(t, "read a folder", err, codeInvalid)
+	_, err = r.ReadDir("a/b.md")
+	wantCode(t, "list a file", err, codeInvalid)
+	_, err = r.ReadDir("missing")
+	wantCode(t, "list missing", err, codeNotFound)
+	_, err = r.Stat("missing")
+	wantCode(t, "stat missing", err, codeNotFound)
+	wantCode(t, "write a folder", r.WriteFile("a", []byte("x")), codeInvalid)
+	wantCode(t, "write below a file", r.WriteFile("a/b.md/c.md", []byte("x")), codeInvalid)
+	wantCode(t, "write root", r.WriteFile("", []byte("x")), codeInvalid)
+	wantCode(t, "remove root", r.Remove(""), codeInvalid)
+	wantCode(t, "remove non-empty", r.Remove("a"), codeInvalid)
+	wantCode(t, "remove missing", r.Remove("missing.md"), codeNotFound)
+	wantCode(t, "rename missing", r.Rename("missing.md", "x.md"), codeNotFound)
+	wantCode(t, "rename onto a folder", r.Rename("a/b.md", "a"), codeInvalid)
+
+	if err := r.Rename("a/b.md", "x/y/z.md"); err != nil {
+		t.Fatalf("rename creating parents: %v", err)
+	}
+	mustWrite(t, filepath.Join(dir, "old.md"), "new content")
+	mustWrite(t, filepath.Join(dir, "target.md"), "old content")
+	if err := r.Rename("old.md", "target.md"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := r.ReadFile("target.md"); string(b) != "new content" {
+		t.Fatalf("rename did not replace: %q", b)
+	}
+	wantCode(t, "remove file", r.Remove("target.md"), codeOK)
+	wantCode(t, "remove emptied folder", r.Remove("a"), codeOK)
+	st, err := r.Stat("")
+	if err != nil || !st.IsDir || st.Name != "" {
+		t.Fatalf("stat root = %+v, %v", st, err)
+	}
+}
+
+// sliceMem is a guest memory for the import functions.
+type sliceMem []byte
+
+func (m sliceMem) Read(off, n uint32) ([]byte, bool) {
+	if uint64(off)+uint64(n) > uint64(len(m)) {
+		return nil, false
+	}
+	return m[off : off+n], true
+}
+
+func (m sliceMem) Write(off uint32, v []byte) bool {
+	if uint64(off)+uint64(len(v)) > uint64(len(m)) {
+		return false
+	}
+	copy(m[off:], v)
+	return true
+}
+
+// put writes s at off and returns its (ptr, len).
+func (m sliceMem) put(off uint32, s string) (uint32, uint32) {
+	copy(m[off:], s)
+	return off, uint32(len(s))
+}
+
+func TestABISizeProtocol(t *testing.T) {
+	r, dir := newRoot(t)
+	content := "---\ntitle: Retry\n---\nbody"
+	mustWrite(t, filepath.Join(dir, "eng/retry.md"), content)
+	mustWrite(t, filepath.Join(dir, ".arbor/state.json"), "{}")
+	os.MkdirAll(filepath.Join(dir, "eng/billing"), 0o755)
+	mem := make(sliceMem, 4096)
+	pp, pl := mem.put(0, "eng/retry.md")
+	const buf = 1024
+
+	// Too small: the size comes back, nothing is copied.
+	n := r.abiRead(mem, pp, pl, buf, 4)
+	if n != int32(len(content)) || mem[buf] != 0 {
+		t.Fatalf("small buffer: n = %d, copied %q", n, mem[buf:buf+4])
+	}
+	if n = r.abiRead(mem, pp, pl, buf, 0); n != int32(len(content)) {
+		t.Fatalf("zero buffer: n = %d", n)
+	}
+	if n = r.abiRead(mem, pp, pl, buf, uint32(n)); string(mem[buf:buf+n]) != content {
+		t.Fatalf("read %d: %q", n, mem[buf:buf+n])
+	}
+
+	// list: sorted JSON array of {name, dir, size, mtime}, dot-names included.
+	rootP, rootL := uint32(0), uint32(0)
+	need := r.abiList(mem, rootP, rootL, buf, 2)
+	if need <= 2 {
+		t.Fatalf("list size = %d", need)
+	}
+	if got := r.abiList(mem, rootP, rootL, buf, uint32(need)); got != need {
+		t.Fatalf("list = %d, want %d", got, need)
+	}
+	var root []map[string]any
+	if err := json.Unmarshal(mem[buf:buf+need], &root); err != nil {
+		t.Fatalf("list JSON: %v: %s", err, mem[buf:buf+need])
+	}
+	if len(root) != 2 || root[0]["name"] != ".arbor" || root[1]["name"] != "eng" || root[1]["dir"] != true {
+		t.Fatalf("root listing: %s", mem[buf:buf+need])
+	}
+	for _, e := range root {
+		if len(e) != 4 || e["size"] == nil || e["mtime"].(float64) <= 0 {
+			t.Fatalf("entry shape: %v", e)
+		}
+	}
+	pp, pl = mem.put(0, "eng")
+	need = r.abiList(mem, pp, pl, buf, 3000)
+	var eng []struct {
+		Name  string `json:"name"`
+		Dir   bool   `json:"dir"`
+		Size  int64  `json:"size"`
+		Mtime int64  `json:"mtime"`
+	}
+	if err := json.Unmarshal(mem[buf:buf+need], &eng); err != nil {
+		t.Fatal(err)
+	}
+	if len(eng) != 2 || eng[0].Name != "billing" || !eng[0].Dir || eng[0].Size != 0 ||
+		eng[1].Name != "retry.md" || eng[1].Dir || eng[1].Size != int64(len(content)) {
+		t.Fatalf("eng listing: %+v", eng)
+	}
+	// An empty folder lists as [].
+	pp, pl = mem.put(0, "eng/billing")
+	if n := r.abiList(mem, pp, pl, buf, 100); string(mem[buf:buf+n]) != "[]" {
+		t.Fatalf("empty listing: %q", mem[buf:buf+n])
+	}
+
+	// stat: one object, same protocol.
+	pp, pl = mem.put(0, "eng/retry.md")
+	need = r.abiStat(mem, pp, pl, buf, 1)
+	if need <= 1 || r.abiStat(mem, pp, pl, buf, uint32(need)) != need {
+		t.Fatalf("stat size protocol: %d", need)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(mem[buf:buf+need], &st); err != nil || st["name"] != "retry.md" || st["size"].(float64) != float64(len(content)) {
+		t.Fatalf("stat = %s (%v)", mem[buf:buf+need], err)
+	}
+}
+
+func TestABIWriteRemoveRename(t *testing.T) {
+	r, dir := newRoot(t)
+	mem := make(sliceMem, 4096)
+	pp, pl := mem.put(0, "a/b/c.md")
+	dp, dl := mem.put(100, "hello")
+	if rc := r.abiWrite(mem, pp, pl, dp, dl); rc != 0 {
+		t.Fatalf("write rc %d", rc)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a/b/c.md")); string(b) != "hello" {
+		t.Fatalf("written %q", b)
+	}
+	tp, tl := mem.put(200, "d/e.md")
+	if rc := r.abiRename(mem, pp, pl, tp, tl); rc != 0 {
+		t.Fatalf("rename rc %d", rc)
+	}
+	if rc := r.abiRemove(mem, tp, tl); rc != 0 {
+		t.Fatalf("remove rc %d", rc)
+	}
+	if rc := r.abiRemove(mem, tp, tl); rc != codeNotFound {
+		t.Fatalf("remove again rc %d", rc)
+	}
+	bp, bl := mem.put(300, "../escape.md")
+	if rc := r.abiWrite(mem, bp, bl, dp, dl); rc != codeInvalid {
+		t.Fatalf("write ../ rc %d", rc)
+	}
+}
+
+func TestABIOutOfRange(t *testing.T) {
+	r, dir := newRoot(t)
+	mustWrite(t, filepath.Join(dir, "a.md"), "a")
+	mem := make(sliceMem, 64)
+	pp, pl := mem.put(0, "a.md")
+	cases := map[string]int32{
+		"read: path out of range":   r.abiRead(mem, 60, 10, 0, 0),
+		"read: huge path":           r.abiRead(mem, 0, 0xffffffff, 0, 0),
+		"read: buffer out of range": r.abiRead(mem, pp, pl, 60, 10),
+		"read: buffer wraps":        r.abiRead(mem, pp, pl, 0xfffffff0, 0x20),
+		"write: path out of range":  r.abiWrite(mem, 100, 4, 0, 1),
+		"write: data out of range":  r.abiWrite(mem, pp, pl, 63, 2),
+		"remove: path out of range": r.abiRemove(mem, 64, 1),
+		"rename: from out of range": r.abiRename(mem, 64, 1, pp, pl),
+		"rename: to out of range":   r.abiRename(mem, pp, pl, 0xffffffff, 1),
+		"list: path out of range":   r.abiList(mem, 70, 1, 0, 8),
+		"list: buffer out of range": r.abiList(mem, 0, 0, 32, 64),
+		"stat: buffer out of range": r.abiStat(mem, pp, pl, 63, 40),
+	}
+	for what, rc := range cases {
+		if rc != codeInvalid {
+			t.Errorf("%s: rc %d, want %d", what, rc, codeInvalid)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.md")); string(b) != "a" {
+		t.Fatalf("a.md changed: %q", b)
+	}
+}
