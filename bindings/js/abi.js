@@ -1,0 +1,195 @@
+// The `arbor_host` imports of docs/ABI.md §2 over a storage adapter. The
+// module calls them synchronously, so the adapter is synchronous too.
+//
+// Guest memory can grow during any call into the module, which replaces
+// `memory.buffer`; every import therefore makes its views afresh and
+// never keeps one across calls.
+
+import { pathProblem, compareNames } from './paths.js';
+
+/** The negative return codes of docs/ABI.md §2. */
+export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4 });
+
+/** Storage error codes → ABI codes; anything else is an I/O failure. */
+const byStorageCode = {
+  ENOENT: codes.NOT_FOUND,
+  EACCES: codes.DENIED,
+  EPERM: codes.DENIED,
+  EINVAL: codes.INVALID,
+  EISDIR: codes.INVALID,
+  ENOTDIR: codes.INVALID,
+  ENOTEMPTY: codes.INVALID,
+  EIO: codes.IO,
+};
+
+const levels = ['debug', 'info', 'warn', 'error'];
+
+/** Thrown inside an import to return an ABI code. */
+class Refusal {
+  constructor(code) {
+    this.code = code;
+  }
+}
+
+/**
+ * The host side of the ABI for one instance: build it, pass `imports` as
+ * the `arbor_host` module when instantiating, then `bind(instance)`.
+ */
+export class ArborHost {
+  /**
+   * @param {object} options
+   * @param {import('./index.d.ts').Storage} options.storage the memory root
+   * @param {(level: 'debug'|'info'|'warn'|'error', message: string) => void} [options.onLog]
+   *   receives the engine's log lines and the host's own storage failures
+   */
+  constructor({ storage, onLog }) {
+    const missing = ['read', 'write', 'remove', 'rename', 'list', 'stat'].filter((m) => typeof storage?.[m] !== 'function');
+    if (missing.length > 0) throw new TypeError(`arbor: the storage adapter lacks ${missing.join(', ')}`);
+    this.storage = storage;
+    this.onLog = onLog ?? (() => {});
+    /** @type {WebAssembly.Memory | null} */
+    this.memory = null;
+    this.decoder = new TextDecoder('utf-8', { fatal: true });
+    this.encoder = new TextEncoder();
+    /**
+     * The last variable-size answer that did not fit the guest's buffer.
+     * The guest asks again at once with a buffer of the right size; the
+     * retry is served from here instead of reading the storage twice.
+     * Any other import call drops it.
+     * @type {{ op: string, path: string, bytes: Uint8Array } | null}
+     */
+    this.oversized = null;
+    /** @type {Record<string, Function>} the `arbor_host` import object */
+    this.imports = {
+      fs_read: (pp, pl, buf, cap) => this.sized('read', pp, pl, buf, cap, (p) => this.storage.read(p)),
+      fs_list: (pp, pl, buf, cap) => this.sized('list', pp, pl, buf, cap, (p) => this.listJSON(p)),
+      fs_stat: (pp, pl, buf, cap) => this.sized('stat', pp, pl, buf, cap, (p) => this.statJSON(p)),
+      fs_write: (pp, pl, dp, dl) =>
+        this.guard('write', () => {
+          const p = this.path(pp, pl);
+          // A copy: the storage may keep it, and the view dies with the next grow.
+          const data = new Uint8Array(this.buffer(), dp, dl).slice();
+          this.storage.write(p, data);
+          return 0;
+        }),
+      fs_remove: (pp, pl) =>
+        this.guard('remove', () => {
+          this.storage.remove(this.path(pp, pl));
+          return 0;
+        }),
+      fs_rename: (fp, fl, tp, tl) =>
+        this.guard('rename', () => {
+          this.storage.rename(this.path(fp, fl), this.path(tp, tl));
+          return 0;
+        }),
+      log: (level, mp, ml) => {
+        this.oversized = null;
+        let msg;
+        try {
+          msg = new TextDecoder().decode(new Uint8Array(this.buffer(), mp, ml));
+        } catch {
+          return; // a log line is never worth a trap
+        }
+        try {
+          this.onLog(levels[level] ?? 'info', msg);
+        } catch {
+          // nor is a failing log callback
+        }
+      },
+    };
+  }
+
+  /**
+   * Binds the instance's memory.
+   *
+   * @param {WebAssembly.Instance} instance
+   */
+  bind(instance) {
+    this.memory = instance.exports.memory;
+  }
+
+  buffer() {
+    if (!this.memory) throw new Error('ArborHost: no memory bound; call bind(instance) first');
+    return this.memory.buffer;
+  }
+
+  /** Decodes and checks a path argument; malformed ones are refused with INVALID. */
+  path(ptr, len) {
+    let p;
+    try {
+      p = this.decoder.decode(new Uint8Array(this.buffer(), ptr, len));
+    } catch {
+      throw new Refusal(codes.INVALID); // outside memory, or not UTF-8
+    }
+    if (pathProblem(p)) throw new Refusal(codes.INVALID);
+    return p;
+  }
+
+  /** Runs one import, turning refusals and storage errors into ABI codes. */
+  guard(op, fn) {
+    this.oversized = null;
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof Refusal) return err.code;
+      // A pointer and length that do not fit guest memory.
+      if (err instanceof RangeError) return codes.INVALID;
+      const code = byStorageCode[err?.code] ?? codes.IO;
+      if (code === codes.IO) {
+        try {
+          this.onLog('error', `arbor host: ${op}: ${err?.message ?? err}`);
+        } catch {
+          // ignored: see log
+        }
+      }
+      return code;
+    }
+  }
+
+  /**
+   * The size protocol of fs_read, fs_list and fs_stat: return the answer's
+   * size, and copy it only when it fits the guest's buffer.
+   */
+  sized(op, pp, pl, buf, cap, produce) {
+    const last = this.oversized;
+    return this.guard(op, () => {
+      const p = this.path(pp, pl);
+      const bytes = last && last.op === op && last.path === p ? last.bytes : toBytes(produce(p));
+      if (bytes.length > 0x7fffffff) return codes.IO; // not representable as i32
+      if (bytes.length <= cap) {
+        new Uint8Array(this.buffer(), buf, bytes.length).set(bytes);
+      } else {
+        this.oversized = { op, path: p, bytes };
+      }
+      return bytes.length;
+    });
+  }
+
+  listJSON(p) {
+    const list = this.storage.list(p);
+    const entries = Array.from(list, normalize).sort((a, b) => compareNames(a.name, b.name));
+    return this.encoder.encode(JSON.stringify(entries));
+  }
+
+  statJSON(p) {
+    return this.encoder.encode(JSON.stringify(normalize(this.storage.stat(p))));
+  }
+}
+
+/** Keeps exactly the four fields of the ABI, with the right types. */
+function normalize(e) {
+  return {
+    name: String(e.name),
+    dir: Boolean(e.dir),
+    size: e.dir ? 0 : Math.max(0, Math.trunc(Number(e.size) || 0)),
+    mtime: Math.trunc(Number(e.mtime) || 0),
+  };
+}
+
+function toBytes(x) {
+  if (x instanceof Uint8Array) return x;
+  if (x instanceof ArrayBuffer) return new Uint8Array(x);
+  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  if (typeof x === 'string') return new TextEncoder().encode(x);
+  throw new TypeError('storage.read must return a Uint8Array');
+}

@@ -1,0 +1,290 @@
+// Types of the Arbor JS package. The result shapes mirror
+// core/engine/api.go and docs/ABI.md §4; the package is plain ESM.
+
+import type { Storage } from './storage/types.js';
+
+export type { Storage, StorageEntry } from './storage/types.js';
+export { StorageError, type StorageErrorCode } from './storage/errors.js';
+export { memory, type MemoryStorage } from './storage/memory.js';
+export { nodeFs, type NodeStorage } from './storage/node.js';
+
+/** The version of docs/ABI.md these bindings speak (1). */
+export declare const ABI_VERSION: 1;
+
+/** Log levels of the engine's diagnostic lines. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Options of {@link openMemory}. */
+export interface OpenOptions {
+  /**
+   * Where the memory root lives.
+   * @default memory() — an empty in-memory root, lost on close
+   */
+  storage?: Storage;
+  /**
+   * The engine module: a URL, a path (Node) or URL string, the bytes, a
+   * fetch `Response`, or a compiled `WebAssembly.Module` (fastest when
+   * opening several memories).
+   * @default the package's `dist/arbor.wasm` (compiled once per process)
+   */
+  wasm?: string | URL | ArrayBuffer | ArrayBufferView | Response | WebAssembly.Module;
+  /**
+   * Freezes the engine's clock (an RFC 3339 string or a Date), for
+   * reproducible timestamps in tests and fixtures.
+   * @default undefined — the real clock
+   */
+  fixedTime?: string | Date;
+  /**
+   * Files larger than this are skipped when the tree is read (reported in
+   * `opened.warnings`) and refused on write.
+   * @default 1048576 (1 MiB)
+   */
+  maxFileBytes?: number;
+  /**
+   * Receives the engine's diagnostic lines, and storage failures the host
+   * reports as I/O errors.
+   * @default lines of level "error" go to console.error, the others are dropped
+   */
+  onLog?: (level: LogLevel, message: string) => void;
+  /**
+   * Receives what the Go runtime writes to stdout/stderr (e.g. a panic's
+   * trace), one line at a time.
+   * @default console.error
+   */
+  onOutput?: (fd: 1 | 2, line: string) => void;
+}
+
+/** A file the engine could not use, and why. */
+export interface Warning {
+  path: string;
+  message: string;
+}
+
+/** What `open` found (docs/ABI.md §4.1). */
+export interface OpenResult {
+  entries: number;
+  contexts: number;
+  warnings: Warning[];
+}
+
+/** A list of strings; a single string is accepted too (split on commas and newlines). */
+export type StringList = string[] | string;
+
+/** `content.rawConcept` of an operation. */
+export interface RawConcept {
+  task?: string;
+  changes?: string;
+  /** A list of paths, or one string of them. */
+  files?: StringList;
+  flow?: string;
+  timestamp?: string;
+  author?: string;
+}
+
+/** A narrative part: text, or lines that are joined with newlines. */
+export type NarrativeText = string | string[];
+
+/** A structured `content.narrative`. */
+export interface Narrative {
+  text?: NarrativeText;
+  structure?: NarrativeText;
+  dependencies?: NarrativeText;
+  highlights?: NarrativeText;
+  rules?: NarrativeText;
+  examples?: NarrativeText;
+  diagrams?: NarrativeText;
+}
+
+/** One fact of an entry; a plain string is taken as the statement. */
+export type Fact = string | { subject?: string; statement: string; category?: string };
+
+/** What an operation writes into an entry. Every field is optional. */
+export interface OperationContent {
+  rawConcept?: RawConcept;
+  /** Free prose, or the parts of a structured narrative. */
+  narrative?: string | Narrative;
+  facts?: Fact[];
+  snippets?: StringList;
+  /** Entry paths this entry relates to. */
+  relations?: StringList;
+  tags?: StringList;
+  keywords?: StringList;
+}
+
+/** One curation operation (DESIGN §3, docs/ABI.md §4.2). */
+export interface Operation {
+  /** The operation (case-insensitive). */
+  type: 'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE' | Lowercase<'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE'>;
+  /** A folder `domain/topic[/subtopic]` (the file name comes from the title) or a full entry path ending in `.md`. For MERGE: the source. */
+  path: string;
+  /** The entry's title; DELETE without a title removes the whole folder. */
+  title?: string;
+  summary?: string;
+  /** The knowledge to write; a plain string is taken as the narrative. */
+  content?: OperationContent | string;
+  /** Why: recorded in the entry and in the audit log. Required. */
+  reason: string;
+  /** MERGE only: the entry that survives. */
+  mergeTarget?: string;
+}
+
+/** The outcome of one operation. */
+export interface AppliedOperation {
+  type: 'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE';
+  /** The entry (or folder) the operation touched. */
+  path: string;
+  status: 'success' | 'failed';
+  /** What happened ("added", "updated existing", …) or why it failed. */
+  message: string;
+  /** UPDATE: what was carried over from the old entry instead of dropped, e.g. "relations", "narrative.rules". */
+  carried?: string[];
+  /** DELETE: entries that still point at what was removed. */
+  brokenRelations?: string[];
+}
+
+/** The answer of {@link ArborMemory.curate}. A failed operation is reported here; it does not reject. */
+export interface CurateResult {
+  applied: AppliedOperation[];
+  summary: { added: number; updated: number; merged: number; deleted: number; failed: number };
+}
+
+/** One ranked result. */
+export interface SearchHit {
+  path: string;
+  /** `context` for a `context.md` file. */
+  kind: 'entry' | 'context';
+  title: string;
+  /** Normalized ŝ = s/(1+s) of the BM25 score, 4 decimals. */
+  score: number;
+  excerpt: string;
+}
+
+/** The answer of {@link ArborMemory.search}. */
+export interface SearchResult {
+  query: string;
+  results: SearchHit[];
+  total: number;
+  tookMs: number;
+}
+
+/** The answer of {@link ArborMemory.query}: which tier answered, with what, and why it stopped there. */
+export interface QueryResult {
+  query: string;
+  /** 0 exact cache, 1 fuzzy cache, 2 direct answer (DESIGN §5). */
+  tier: number;
+  tierName: string;
+  /** The direct answer; empty when `needsLLM`. */
+  answer: string;
+  results: SearchHit[];
+  reason: string;
+  /** No tier could answer without a model: `results` are the best entries. */
+  needsLLM: boolean;
+  /** The query's significant terms match nothing stored. */
+  outOfDomain: boolean;
+  tookMs: number;
+}
+
+/** The answer of {@link ArborMemory.read}: one entry or context file with its relations. */
+export interface ReadResult {
+  path: string;
+  kind: 'entry' | 'context';
+  title: string;
+  summary: string;
+  tags: string[];
+  keywords: string[];
+  /** RFC 3339, when the entry has it. */
+  createdAt?: string;
+  updatedAt?: string;
+  /** Forward links (entry paths). */
+  relations: string[];
+  backlinks: string[];
+  /** The file as stored. */
+  markdown: string;
+}
+
+/** One folder or entry of {@link ArborMemory.tree}. */
+export interface TreeNode {
+  name: string;
+  path: string;
+  kind: 'domain' | 'topic' | 'subtopic' | 'folder' | 'entry';
+  title?: string;
+  children?: TreeNode[];
+}
+
+/** The answer of {@link ArborMemory.stats}. */
+export interface StatsResult {
+  entries: number;
+  contexts: number;
+  /** Entries per domain. */
+  domains: Record<string, number>;
+  relations: number;
+  warnings: Warning[];
+}
+
+/**
+ * An open memory root. Calls are queued and run one at a time, in order;
+ * each returns a promise that rejects with an {@link ArborError}.
+ */
+export interface ArborMemory {
+  /** What the tree held when it was opened. */
+  readonly opened: OpenResult;
+  /** Applies operations in order (a single operation is accepted too). */
+  curate(operations: Operation[] | Operation): Promise<CurateResult>;
+  /** Ranked full-text results. */
+  search(query: string, options?: { /** @default 10, at most 100 */ limit?: number }): Promise<SearchResult>;
+  /** Tiered retrieval: an answer without an LLM when a tier can give one. */
+  query(query: string, options?: { /** @default 5 */ limit?: number }): Promise<QueryResult>;
+  /** One entry or context file, e.g. `engineering/billing/invoice_retry_policy.md`. */
+  read(path: string): Promise<ReadResult>;
+  /** The tree below `path` (default: the root), `depth` levels deep (default: all). */
+  tree(options?: { path?: string; depth?: number }): Promise<TreeNode>;
+  /** Counts of what the tree holds. */
+  stats(): Promise<StatsResult>;
+  /** Flushes pending state and closes the engine; later calls reject with code `not_open`. Safe to call twice. */
+  close(): Promise<void>;
+  /** Sends one raw request of docs/ABI.md §3 and resolves with its `result`. */
+  call<T = unknown>(method: string, params?: Record<string, unknown>): Promise<T>;
+}
+
+/**
+ * Error codes: the engine's (docs/ABI.md §3) and the bindings' own —
+ * `crashed` (the module trapped; open the memory again) and `abi_version`
+ * (the module speaks another ABI).
+ */
+export type ArborErrorCode =
+  | 'invalid_json'
+  | 'invalid_request'
+  | 'unknown_method'
+  | 'invalid_params'
+  | 'not_open'
+  | 'invalid_path'
+  | 'not_found'
+  | 'io'
+  | 'internal'
+  | 'crashed'
+  | 'abi_version';
+
+/** The error every failed call rejects with. */
+export declare class ArborError extends Error {
+  constructor(code: string, message: string, options?: { cause?: unknown });
+  readonly name: 'ArborError';
+  /** A stable code to branch on: one of {@link ArborErrorCode}. */
+  readonly code: ArborErrorCode | (string & {});
+}
+
+/**
+ * Opens a memory: compiles the engine (once per module), starts it on
+ * `storage` and reads the tree.
+ *
+ * @example
+ * import { openMemory, nodeFs } from 'arbor-memory';
+ * const mem = await openMemory({ storage: nodeFs('./notes') });
+ * await mem.curate([{ type: 'ADD', path: 'engineering/billing', title: 'Invoice retry policy',
+ *   content: { narrative: 'Failed invoices are retried three times.' }, reason: 'billing sync' }]);
+ * const { tier, answer } = await mem.query('how often are invoices retried?');
+ * await mem.close();
+ */
+export declare function openMemory(options?: OpenOptions): Promise<ArborMemory>;
+
+/** Compiles the engine module from any of the sources {@link OpenOptions.wasm} accepts (default: the package's). */
+export declare function compileArbor(source?: OpenOptions['wasm']): Promise<WebAssembly.Module>;

@@ -1,0 +1,159 @@
+// An in-memory memory root: a Map of paths, for tests, demos and pages
+// that do not need persistence. No Node APIs, so it runs in any JS engine.
+// Folders are created implicitly by writes and renames (like mkdir -p) and
+// otherwise behave like a file system's: remove refuses a non-empty one.
+
+import { StorageError } from './errors.js';
+import { pathProblem, compareNames } from '../paths.js';
+
+/**
+ * @typedef {{ dir: boolean, data: Uint8Array | null, mtime: number }} Node
+ * @typedef {{ name: string, dir: boolean, size: number, mtime: number }} DirEntry
+ */
+
+const encoder = new TextEncoder();
+
+/**
+ * Creates a Map-backed storage adapter.
+ *
+ * @param {Record<string, string | Uint8Array>} [initialFiles] file path → content
+ *   (strings are stored as UTF-8); parent folders are created.
+ * @returns {import('./memory.js').MemoryStorage}
+ */
+export function memory(initialFiles = {}) {
+  /** @type {Map<string, Node>} every file and folder by path; "" is the root */
+  const nodes = new Map([['', { dir: true, data: null, mtime: Date.now() }]]);
+  /** @type {Map<string, Set<string>>} the names inside each folder */
+  const kids = new Map([['', new Set()]]);
+
+  const check = (p) => {
+    const problem = pathProblem(p);
+    if (problem) throw new StorageError('EINVAL', `path ${JSON.stringify(p)}: ${problem}`);
+  };
+  const parentOf = (p) => {
+    const i = p.lastIndexOf('/');
+    return i < 0 ? '' : p.slice(0, i);
+  };
+  const baseOf = (p) => p.slice(p.lastIndexOf('/') + 1);
+  const get = (p) => {
+    const node = nodes.get(p);
+    if (!node) throw new StorageError('ENOENT', `${JSON.stringify(p)}: no such file or directory`);
+    return node;
+  };
+
+  /** Creates folder p and its missing parents; a file in the way is an error. */
+  const mkdirs = (p) => {
+    if (p === '') return;
+    const node = nodes.get(p);
+    if (node) {
+      if (!node.dir) throw new StorageError('EINVAL', `${JSON.stringify(p)} is a file, not a folder`);
+      return;
+    }
+    mkdirs(parentOf(p));
+    nodes.set(p, { dir: true, data: null, mtime: Date.now() });
+    kids.set(p, new Set());
+    kids.get(parentOf(p)).add(baseOf(p));
+  };
+
+  const put = (p, node) => {
+    nodes.set(p, node);
+    if (node.dir && !kids.has(p)) kids.set(p, new Set());
+    kids.get(parentOf(p)).add(baseOf(p));
+  };
+
+  const drop = (p) => {
+    nodes.delete(p);
+    kids.delete(p);
+    kids.get(parentOf(p))?.delete(baseOf(p));
+  };
+
+  const entry = (p, node) => ({
+    name: baseOf(p),
+    dir: node.dir,
+    size: node.dir ? 0 : node.data.length,
+    mtime: node.mtime,
+  });
+
+  const store = {
+    read(p) {
+      check(p);
+      const node = get(p);
+      if (node.dir) throw new StorageError('EINVAL', `${JSON.stringify(p)} is a folder`);
+      return node.data.slice();
+    },
+
+    write(p, bytes) {
+      check(p);
+      if (p === '') throw new StorageError('EINVAL', 'cannot write the root');
+      if (nodes.get(p)?.dir) throw new StorageError('EINVAL', `${JSON.stringify(p)} is a folder`);
+      mkdirs(parentOf(p));
+      // Copy: the caller's buffer may be a view into guest memory.
+      put(p, { dir: false, data: Uint8Array.from(bytes), mtime: Date.now() });
+    },
+
+    remove(p) {
+      check(p);
+      if (p === '') throw new StorageError('EINVAL', 'cannot remove the root');
+      const node = get(p);
+      if (node.dir && kids.get(p).size > 0) {
+        throw new StorageError('EINVAL', `${JSON.stringify(p)}: folder not empty`);
+      }
+      drop(p);
+    },
+
+    rename(from, to) {
+      check(from);
+      check(to);
+      if (from === '' || to === '') throw new StorageError('EINVAL', 'cannot rename the root');
+      const node = get(from);
+      if (from === to) return;
+      const target = nodes.get(to);
+      if (!node.dir) {
+        if (target?.dir) throw new StorageError('EINVAL', `${JSON.stringify(to)} is a folder`);
+        mkdirs(parentOf(to));
+        drop(from);
+        put(to, node);
+        return;
+      }
+      if (to.startsWith(from + '/')) throw new StorageError('EINVAL', `cannot move ${JSON.stringify(from)} into itself`);
+      if (target && !(target.dir && kids.get(to).size === 0)) {
+        throw new StorageError('EINVAL', `${JSON.stringify(to)} exists`);
+      }
+      if (target) drop(to);
+      mkdirs(parentOf(to));
+      const moved = [...nodes.keys()].filter((k) => k === from || k.startsWith(from + '/')).sort();
+      const subtree = moved.map((k) => [k, nodes.get(k)]);
+      for (const [k] of subtree) drop(k);
+      // Parents sort before their children, so each folder exists (with an
+      // empty name set) before its contents are put back.
+      for (const [k, n] of subtree) put(to + k.slice(from.length), n);
+    },
+
+    list(p) {
+      check(p);
+      const node = get(p);
+      if (!node.dir) throw new StorageError('EINVAL', `${JSON.stringify(p)} is not a folder`);
+      const prefix = p === '' ? '' : p + '/';
+      return [...kids.get(p)].sort(compareNames).map((name) => entry(prefix + name, nodes.get(prefix + name)));
+    },
+
+    stat(p) {
+      check(p);
+      return entry(p, get(p));
+    },
+
+    snapshot() {
+      const decoder = new TextDecoder();
+      /** @type {Record<string, string>} */
+      const out = {};
+      const files = [...nodes.entries()].filter(([, n]) => !n.dir).map(([k]) => k).sort(compareNames);
+      for (const k of files) out[k] = decoder.decode(nodes.get(k).data);
+      return out;
+    },
+  };
+
+  for (const [p, content] of Object.entries(initialFiles)) {
+    store.write(p, typeof content === 'string' ? encoder.encode(content) : content);
+  }
+  return store;
+}

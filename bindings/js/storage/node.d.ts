@@ -1,0 +1,23 @@
+import type { Storage } from './types.js';
+
+export type { Storage, StorageEntry } from './types.js';
+
+/** A storage adapter over a folder of the local file system. */
+export interface NodeStorage extends Storage {
+  /** The root folder, absolute and with symbolic links resolved. */
+  readonly root: string;
+}
+
+/**
+ * A memory root in the folder `dir` (Node only; created if missing).
+ *
+ * Confined to `dir`: absolute paths, `..` and symbolic links that lead
+ * outside it are refused with `EACCES` (links leaving the root are left out
+ * of listings). Writes are atomic: a temporary dot-file in the same folder,
+ * fsync, then rename.
+ *
+ * @example
+ * import { openMemory, nodeFs } from 'arbor-memory';
+ * const mem = await openMemory({ storage: nodeFs('./notes') });
+ */
+export declare function nodeFs(dir: string): NodeStorage;

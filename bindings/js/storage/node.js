@@ -1,0 +1,204 @@
+// A memory root in a folder of the local file system, for Node. Every call
+// is synchronous because the module calls its host imports synchronously.
+//
+// Confinement: a path must pass the ABI rules (paths.js), and once joined
+// to the root its deepest existing ancestor, resolved through symbolic
+// links, must still lie inside the root — so a link pointing out of the
+// folder is refused with EACCES instead of followed. (A link swapped in
+// between the check and the use can still race it; the root's owner is
+// trusted not to do that.)
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { StorageError } from './errors.js';
+import { pathProblem, compareNames } from '../paths.js';
+
+/** node:fs error codes → the four codes of the storage interface. */
+const codes = {
+  ENOENT: 'ENOENT',
+  ENOTDIR: 'EINVAL',
+  EISDIR: 'EINVAL',
+  ENOTEMPTY: 'EINVAL',
+  EEXIST: 'EINVAL',
+  EINVAL: 'EINVAL',
+  ENAMETOOLONG: 'EINVAL',
+  EACCES: 'EACCES',
+  EPERM: 'EACCES',
+  EROFS: 'EACCES',
+};
+
+function wrap(err, what) {
+  if (err instanceof StorageError) return err;
+  const code = codes[err?.code] ?? 'EIO';
+  return new StorageError(code, `${what}: ${err?.message ?? err}`, { cause: err });
+}
+
+let tempCounter = 0;
+
+/**
+ * Creates a storage adapter over the folder `dir` (created if missing).
+ *
+ * @param {string} dir the memory root
+ * @returns {import('./node.js').NodeStorage}
+ */
+export function nodeFs(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  const root = fs.realpathSync(path.resolve(dir));
+
+  const inside = (real) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+
+  /** The absolute location of p, checked against the rules and the root. */
+  const resolve = (p) => {
+    if (typeof p !== 'string') throw new StorageError('EINVAL', 'path is not a string');
+    // Anything that would land outside the root is a denial, whatever else
+    // is wrong with it; then the ordinary path rules apply.
+    if (path.isAbsolute(p) || p.split(/[\\/]/).includes('..')) {
+      throw new StorageError('EACCES', `path ${JSON.stringify(p)} leaves the root`);
+    }
+    const problem = pathProblem(p);
+    if (problem) throw new StorageError('EINVAL', `path ${JSON.stringify(p)}: ${problem}`);
+    const full = p === '' ? root : path.join(root, ...p.split('/'));
+    // Resolve the deepest part that exists; what does not exist yet cannot
+    // be a link.
+    let probe = full;
+    for (;;) {
+      let real;
+      try {
+        real = fs.realpathSync(probe);
+      } catch (err) {
+        if (err.code === 'ENOENT' || err.code === 'ENOTDIR') {
+          const up = path.dirname(probe);
+          if (up === probe) throw wrap(err, p);
+          probe = up;
+          continue;
+        }
+        throw wrap(err, p);
+      }
+      if (!inside(real)) throw new StorageError('EACCES', `path ${JSON.stringify(p)} leads outside the root`);
+      return full;
+    }
+  };
+
+  const entry = (name, st) => ({
+    name,
+    dir: st.isDirectory(),
+    size: st.isDirectory() ? 0 : st.size,
+    mtime: Math.trunc(st.mtimeMs),
+  });
+
+  /** Best effort: makes a rename durable. Not every platform can fsync a folder. */
+  const syncDir = (d) => {
+    let fd;
+    try {
+      fd = fs.openSync(d, 'r');
+      fs.fsyncSync(fd);
+    } catch {
+      // ignored: durability of the folder entry is a bonus, not a contract
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  };
+
+  return {
+    root,
+
+    read(p) {
+      const full = resolve(p);
+      try {
+        return fs.readFileSync(full);
+      } catch (err) {
+        throw wrap(err, `read ${p}`);
+      }
+    },
+
+    write(p, bytes) {
+      const full = resolve(p);
+      if (p === '') throw new StorageError('EINVAL', 'cannot write the root');
+      const parent = path.dirname(full);
+      // A dot-name, so the engine's tree walk never picks it up.
+      const temp = path.join(parent, `.${path.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
+      let fd;
+      try {
+        fs.mkdirSync(parent, { recursive: true });
+        fd = fs.openSync(temp, 'wx', 0o644);
+        let off = 0;
+        while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+        fs.fsyncSync(fd);
+        fs.closeSync(fd);
+        fd = undefined;
+        fs.renameSync(temp, full);
+      } catch (err) {
+        try {
+          if (fd !== undefined) fs.closeSync(fd);
+          fs.rmSync(temp, { force: true });
+        } catch {
+          // the first error is the one to report
+        }
+        throw wrap(err, `write ${p}`);
+      }
+      syncDir(parent);
+    },
+
+    remove(p) {
+      const full = resolve(p);
+      if (p === '') throw new StorageError('EINVAL', 'cannot remove the root');
+      try {
+        if (fs.lstatSync(full).isDirectory()) fs.rmdirSync(full);
+        else fs.unlinkSync(full);
+      } catch (err) {
+        throw wrap(err, `remove ${p}`);
+      }
+    },
+
+    rename(from, to) {
+      const src = resolve(from);
+      const dst = resolve(to);
+      if (from === '' || to === '') throw new StorageError('EINVAL', 'cannot rename the root');
+      try {
+        fs.mkdirSync(path.dirname(dst), { recursive: true });
+        fs.renameSync(src, dst);
+      } catch (err) {
+        throw wrap(err, `rename ${from} → ${to}`);
+      }
+      syncDir(path.dirname(dst));
+    },
+
+    list(p) {
+      const full = resolve(p);
+      let names;
+      try {
+        names = fs.readdirSync(full);
+      } catch (err) {
+        throw wrap(err, `list ${p}`);
+      }
+      const out = [];
+      for (const name of names.sort(compareNames)) {
+        const child = path.join(full, name);
+        try {
+          const lst = fs.lstatSync(child);
+          if (lst.isSymbolicLink()) {
+            // Links that leave the root, or lead nowhere, are left out:
+            // the engine could not read them anyway, and walking into
+            // one must not fail the whole tree.
+            if (!inside(fs.realpathSync(child))) continue;
+            out.push(entry(name, fs.statSync(child)));
+          } else {
+            out.push(entry(name, lst));
+          }
+        } catch {
+          // vanished or dangling: not part of the listing
+        }
+      }
+      return out;
+    },
+
+    stat(p) {
+      const full = resolve(p);
+      try {
+        return entry(p === '' ? '' : path.basename(full), fs.statSync(full));
+      } catch (err) {
+        throw wrap(err, `stat ${p}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/** One name in a folder listing, or the description of one path (docs/ABI.md §2). */
+export interface StorageEntry {
+  /** The last path segment; "" for the root. */
+  name: string;
+  /** True for a folder. */
+  dir: boolean;
+  /** Size in bytes; 0 for a folder. */
+  size: number;
+  /** Last modification, Unix milliseconds; 0 when the storage has none. */
+  mtime: number;
+}
+
+/**
+ * Where a memory root lives. The engine calls these methods synchronously
+ * while it runs, so they must be synchronous. Paths are relative to the
+ * root, `/`-separated, "" being the root; the host has already checked them
+ * against the rules of docs/ABI.md §2, but an adapter should refuse on its
+ * own anything that would leave its root.
+ *
+ * Failures throw an error whose `code` is `'ENOENT'` (not found),
+ * `'EACCES'` (denied, outside the root), `'EINVAL'` (malformed path, or a
+ * folder where a file was expected) or `'EIO'` (anything else).
+ */
+export interface Storage {
+  /** The whole content of a file. */
+  read(path: string): Uint8Array;
+  /** Replaces a file atomically, creating missing parent folders. */
+  write(path: string, bytes: Uint8Array): void;
+  /** Removes a file or an empty folder. */
+  remove(path: string): void;
+  /** Moves a file, replacing the destination atomically and creating missing parent folders. */
+  rename(from: string, to: string): void;
+  /** The names in a folder (any order; the host sorts them). */
+  list(path: string): StorageEntry[];
+  /** Describes one file or folder. */
+  stat(path: string): StorageEntry;
+}

@@ -1,0 +1,164 @@
+// End to end: the package entry, the real dist/arbor.wasm, real storage.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+// Through the package's own name, so the exports map is tested too.
+import { openMemory, nodeFs, memory, ArborError } from 'arbor-memory';
+import { skipWithoutWasm, tmpdir, invoiceOp, wasmURL } from './_engine.mjs';
+
+const fixedTime = '2026-01-01T00:00:00Z';
+const entryPath = 'engineering/billing/invoice_retry_policy.md';
+
+const rejectsWith = (code) => (err) => {
+  assert.ok(err instanceof ArborError, `not an ArborError: ${err}`);
+  assert.equal(err.code, code, err.message);
+  assert.ok(err.message.length > 0);
+  return true;
+};
+
+test('every WASI import of the module is implemented or stubbed', { skip: skipWithoutWasm }, async (t) => {
+  const module = await WebAssembly.compile(fs.readFileSync(wasmURL));
+  const { WASI } = await import('../wasi.js');
+  const implemented = Object.keys(new WASI().functions());
+  const wasi = WebAssembly.Module.imports(module).filter((i) => i.module === 'wasi_snapshot_preview1').map((i) => i.name);
+  const host = WebAssembly.Module.imports(module).filter((i) => i.module === 'arbor_host').map((i) => i.name);
+  t.diagnostic(`WASI imports: ${wasi.join(', ')}`);
+  t.diagnostic(`stubbed with ENOSYS: ${wasi.filter((n) => !implemented.includes(n)).join(', ') || 'none'}`);
+  // The linker keeps only the imports the module calls; the host must
+  // provide every import of docs/ABI.md, and the module may use no other.
+  const documented = ['fs_list', 'fs_read', 'fs_remove', 'fs_rename', 'fs_stat', 'fs_write', 'log'];
+  assert.deepEqual(host.filter((n) => !documented.includes(n)), []);
+  for (const n of ['fs_list', 'fs_read', 'fs_remove', 'fs_stat', 'fs_write', 'log']) assert.ok(host.includes(n), n);
+  const others = WebAssembly.Module.imports(module).filter((i) => i.module !== 'wasi_snapshot_preview1' && i.module !== 'arbor_host');
+  assert.deepEqual(others, []);
+});
+
+test('curate, search, query, read, tree, stats on a folder', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  t.after(() => mem.close());
+  assert.deepEqual(mem.opened, { entries: 0, contexts: 0, warnings: [] });
+
+  const res = await mem.curate([invoiceOp]);
+  assert.deepEqual(res.summary, { added: 1, updated: 0, merged: 0, deleted: 0, failed: 0 });
+  assert.equal(res.applied.length, 1);
+  assert.equal(res.applied[0].type, 'ADD');
+  assert.equal(res.applied[0].path, entryPath);
+  assert.equal(res.applied[0].status, 'success');
+  assert.ok(fs.existsSync(path.join(dir, entryPath)));
+  assert.ok(fs.existsSync(path.join(dir, 'engineering', 'context.md')));
+
+  const found = await mem.search('invoice retry', { limit: 5 });
+  assert.equal(found.query, 'invoice retry');
+  assert.equal(found.results[0].path, entryPath);
+  assert.equal(found.results[0].kind, 'entry');
+  assert.equal(found.results[0].title, 'Invoice retry policy');
+  assert.ok(found.results[0].score > 0 && found.results[0].score < 1);
+  assert.ok(found.total >= 1);
+
+  const answer = await mem.query('how often are failed invoices retried?');
+  assert.equal(typeof answer.tier, 'number');
+  assert.equal(typeof answer.tierName, 'string');
+  assert.equal(typeof answer.needsLLM, 'boolean');
+  assert.equal(answer.outOfDomain, false);
+  assert.ok(answer.results.some((r) => r.path === entryPath));
+
+  const entry = await mem.read(entryPath);
+  assert.equal(entry.kind, 'entry');
+  assert.equal(entry.title, 'Invoice retry policy');
+  assert.deepEqual(entry.tags, ['billing']);
+  assert.deepEqual(entry.keywords, ['invoice', 'retry']);
+  assert.equal(entry.createdAt, fixedTime);
+  assert.match(entry.markdown, /Failed invoices are retried three times/);
+  assert.equal(entry.markdown, fs.readFileSync(path.join(dir, entryPath), 'utf8'));
+
+  const root = await mem.tree();
+  const domain = root.children.find((n) => n.name === 'engineering');
+  assert.equal(domain.kind, 'domain');
+  const topic = domain.children.find((n) => n.name === 'billing');
+  assert.equal(topic.kind, 'topic');
+  assert.ok(topic.children.some((n) => n.kind === 'entry' && n.path === entryPath));
+  const shallow = await mem.tree({ path: 'engineering', depth: 1 });
+  assert.equal(shallow.path, 'engineering');
+
+  const stats = await mem.stats();
+  assert.equal(stats.entries, 1);
+  assert.deepEqual(stats.domains, { engineering: 1 });
+  assert.ok(stats.contexts >= 2);
+
+  // A failed operation is a result, not a rejection, and changes nothing.
+  const before = fs.readFileSync(path.join(dir, entryPath), 'utf8');
+  const again = await mem.curate([invoiceOp]);
+  assert.equal(again.applied[0].status, 'failed');
+  assert.ok(again.applied[0].message.length > 0);
+  assert.equal(again.summary.failed, 1);
+  assert.equal(again.summary.added, 0);
+  assert.equal(fs.readFileSync(path.join(dir, entryPath), 'utf8'), before);
+});
+
+test('errors reject with ArborError and its code', { skip: skipWithoutWasm }, async (t) => {
+  const mem = await openMemory({ storage: memory(), fixedTime });
+  t.after(() => mem.close());
+  await assert.rejects(mem.call('no_such_method'), rejectsWith('unknown_method'));
+  await assert.rejects(mem.search('x', { limit: 'ten' }), rejectsWith('invalid_params'));
+  await assert.rejects(mem.search('x', { limit: 1000 }), rejectsWith('invalid_params'));
+  await assert.rejects(mem.call('curate', { operations: 'nope' }), rejectsWith('invalid_params'));
+  await assert.rejects(mem.read('../etc/passwd'), rejectsWith('invalid_path'));
+  await assert.rejects(mem.read('engineering/missing.md'), rejectsWith('not_found'));
+  // The memory still works after errors.
+  assert.equal((await mem.stats()).entries, 0);
+});
+
+test('close: later calls reject with not_open; closing twice is fine', { skip: skipWithoutWasm }, async () => {
+  const mem = await openMemory({ fixedTime });
+  await mem.close();
+  await mem.close();
+  await assert.rejects(mem.stats(), rejectsWith('not_open'));
+});
+
+test('curate on memory() storage', { skip: skipWithoutWasm }, async (t) => {
+  const store = memory();
+  const mem = await openMemory({ storage: store, fixedTime });
+  t.after(() => mem.close());
+  const res = await mem.curate(invoiceOp);
+  assert.equal(res.applied[0].status, 'success');
+  const files = store.snapshot();
+  assert.match(files[entryPath], /^---\ntitle: Invoice retry policy\n/);
+  assert.ok('engineering/context.md' in files);
+  assert.ok(Object.keys(files).every((p) => !/\.tmp$/.test(p)));
+  assert.equal((await mem.search('escalated')).results[0]?.path, entryPath);
+});
+
+test('calls queue in order without awaiting each', { skip: skipWithoutWasm }, async (t) => {
+  const mem = await openMemory({ fixedTime });
+  t.after(() => mem.close());
+  const ops = ['alpha', 'beta', 'gamma'].map((w) => ({ ...invoiceOp, title: `Policy ${w}`, reason: w }));
+  const pending = [mem.curate(ops[0]), mem.search('policy'), mem.curate(ops[1]), mem.curate(ops[2]), mem.stats()];
+  const [a, s1, b, c, stats] = await Promise.all(pending);
+  assert.deepEqual([a, b, c].map((r) => r.applied[0].status), ['success', 'success', 'success']);
+  assert.equal(s1.results.length, 1, 'the search ran after the first curate only');
+  assert.equal(stats.entries, 3);
+});
+
+test('reopening a folder finds what was curated', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const first = await openMemory({ storage: nodeFs(dir), fixedTime });
+  await first.curate(invoiceOp);
+  await first.close();
+  const second = await openMemory({ storage: nodeFs(dir) });
+  t.after(() => second.close());
+  assert.equal(second.opened.entries, 1);
+  assert.equal((await second.search('invoice retry')).results[0].path, entryPath);
+  assert.equal((await second.read(entryPath)).createdAt, fixedTime);
+});
+
+test('the module can be passed as bytes or a compiled module', { skip: skipWithoutWasm }, async () => {
+  const bytes = fs.readFileSync(wasmURL);
+  const module = await WebAssembly.compile(bytes);
+  for (const wasm of [bytes, module, wasmURL, wasmURL.pathname]) {
+    const mem = await openMemory({ wasm, fixedTime });
+    assert.equal((await mem.stats()).entries, 0);
+    await mem.close();
+  }
+});

@@ -1,0 +1,152 @@
+// The storage adapters: the Map-backed store and the confined Node folder.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { memory } from '../storage/memory.js';
+import { nodeFs } from '../storage/node.js';
+import { ArborHost, codes } from '../abi.js';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const code = (c) => (err) => err.code === c;
+
+function tmpdir(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-js-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test('memory(): files, implicit folders, snapshot', () => {
+  const m = memory({ 'a/b/c.md': 'c', 'a/x.md': enc.encode('x') });
+  assert.deepEqual(m.list('').map((e) => e.name), ['a']);
+  assert.deepEqual(m.list('a').map((e) => [e.name, e.dir, e.size]), [['b', true, 0], ['x.md', false, 1]]);
+  assert.equal(dec.decode(m.read('a/b/c.md')), 'c');
+  assert.equal(m.stat('a/b').dir, true);
+  assert.equal(m.stat('').dir, true);
+  assert.throws(() => m.read('a/nope.md'), code('ENOENT'));
+  assert.throws(() => m.read('a'), code('EINVAL'));
+  assert.throws(() => m.read('../x'), code('EINVAL'));
+  assert.throws(() => m.remove('a'), code('EINVAL'));
+  assert.throws(() => m.write('a/x.md/y.md', enc.encode('')), code('EINVAL'));
+  // The store keeps its own copy of what is written and of what is read.
+  const bytes = enc.encode('abc');
+  m.write('a/y.md', bytes);
+  bytes[0] = 0;
+  m.read('a/y.md')[0] = 0;
+  assert.equal(m.snapshot()['a/y.md'], 'abc');
+  assert.deepEqual(Object.keys(m.snapshot()), ['a/b/c.md', 'a/x.md', 'a/y.md']);
+});
+
+test('memory(): rename files and folders, remove empty folders', () => {
+  const m = memory({ 'a/b/c.md': 'c', 'a/b/d/e.md': 'e', 'z.md': 'z' });
+  m.rename('z.md', 'n/m/z.md');
+  m.rename('a/b', 'q/b2');
+  assert.deepEqual(m.snapshot(), { 'n/m/z.md': 'z', 'q/b2/c.md': 'c', 'q/b2/d/e.md': 'e' });
+  assert.deepEqual(m.list('q/b2').map((e) => e.name), ['c.md', 'd']);
+  assert.deepEqual(m.list('a'), []);
+  assert.throws(() => m.rename('q', 'q/inner'), code('EINVAL'));
+  m.remove('a');
+  assert.throws(() => m.stat('a'), code('ENOENT'));
+  m.write('n/m/z.md', enc.encode('z2'));
+  m.rename('n/m/z.md', 'q/b2/c.md'); // replaces
+  assert.equal(m.snapshot()['q/b2/c.md'], 'z2');
+});
+
+test('nodeFs: read, write, list, stat, rename, remove', (t) => {
+  const dir = tmpdir(t);
+  const s = nodeFs(dir);
+  s.write('a/b/c.md', enc.encode('hello'));
+  assert.equal(fs.readFileSync(path.join(dir, 'a/b/c.md'), 'utf8'), 'hello');
+  assert.equal(dec.decode(s.read('a/b/c.md')), 'hello');
+  s.write('a/b/c.md', enc.encode('again'));
+  assert.equal(dec.decode(s.read('a/b/c.md')), 'again');
+  s.write('.arbor/state.json', enc.encode('{}'));
+  s.write('a/z.md', enc.encode(''));
+  assert.deepEqual(s.list('a').map((e) => [e.name, e.dir, e.size]), [['b', true, 0], ['z.md', false, 0]]);
+  assert.deepEqual(s.list('').map((e) => e.name), ['.arbor', 'a']);
+  const st = s.stat('a/b/c.md');
+  assert.equal(st.name, 'c.md');
+  assert.equal(st.size, 5);
+  assert.ok(Math.abs(st.mtime - Date.now()) < 60_000);
+  assert.equal(s.stat('').dir, true);
+  s.rename('a/b/c.md', 'x/y/c.md');
+  assert.equal(dec.decode(s.read('x/y/c.md')), 'again');
+  assert.throws(() => s.read('a/b/c.md'), code('ENOENT'));
+  assert.throws(() => s.read('x'), code('EINVAL'));
+  assert.throws(() => s.remove('x'), code('EINVAL'), 'not empty');
+  s.remove('x/y/c.md');
+  s.remove('x/y');
+  assert.throws(() => s.stat('x/y'), code('ENOENT'));
+  assert.throws(() => s.remove(''), code('EINVAL'));
+  assert.throws(() => s.write('a/z.md/in.md', enc.encode('')), code('EINVAL'));
+});
+
+test('nodeFs: creates its folder', (t) => {
+  const dir = path.join(tmpdir(t), 'new', 'root');
+  nodeFs(dir).write('a.md', enc.encode('a'));
+  assert.equal(fs.readFileSync(path.join(dir, 'a.md'), 'utf8'), 'a');
+});
+
+test('nodeFs: traversal and absolute paths are denied', (t) => {
+  const base = tmpdir(t);
+  const dir = path.join(base, 'root');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(base, 'secret.md'), 'secret');
+  const s = nodeFs(dir);
+  for (const p of ['../secret.md', 'a/../../secret.md', path.join(base, 'secret.md'), '..\\secret.md']) {
+    assert.throws(() => s.read(p), code('EACCES'), p);
+    assert.throws(() => s.write(p, enc.encode('x')), code('EACCES'), p);
+    assert.throws(() => s.stat(p), code('EACCES'), p);
+  }
+  assert.throws(() => s.read('.git/config'), code('EINVAL'));
+  assert.throws(() => s.read('a//b'), code('EINVAL'));
+  assert.equal(fs.readFileSync(path.join(base, 'secret.md'), 'utf8'), 'secret');
+});
+
+test('nodeFs: symbolic links out of the root are refused; links inside work', (t) => {
+  const base = tmpdir(t);
+  const dir = path.join(base, 'root');
+  const outside = path.join(base, 'outside');
+  fs.mkdirSync(dir);
+  fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(outside, 'secret.md'), 'secret');
+  fs.symlinkSync(outside, path.join(dir, 'escape'), 'dir');
+  fs.symlinkSync(path.join(outside, 'secret.md'), path.join(dir, 'leak.md'));
+  fs.mkdirSync(path.join(dir, 'real'));
+  fs.writeFileSync(path.join(dir, 'real', 'in.md'), 'in');
+  fs.symlinkSync(path.join(dir, 'real'), path.join(dir, 'alias'), 'dir');
+  const s = nodeFs(dir);
+  assert.throws(() => s.read('escape/secret.md'), code('EACCES'));
+  assert.throws(() => s.write('escape/new.md', enc.encode('x')), code('EACCES'));
+  assert.throws(() => s.list('escape'), code('EACCES'));
+  assert.throws(() => s.read('leak.md'), code('EACCES'));
+  assert.throws(() => s.write('leak.md', enc.encode('x')), code('EACCES'));
+  assert.throws(() => s.rename('real/in.md', 'escape/in.md'), code('EACCES'));
+  assert.deepEqual(fs.readdirSync(outside), ['secret.md']);
+  assert.equal(fs.readFileSync(path.join(outside, 'secret.md'), 'utf8'), 'secret');
+  // Listings leave out links that leave the root, keep the ones inside.
+  assert.deepEqual(s.list('').map((e) => [e.name, e.dir]), [['alias', true], ['real', true]]);
+  assert.equal(dec.decode(s.read('alias/in.md')), 'in');
+  // Through the host ABI the same escape is -2, a malformed path -3.
+  const mem = new WebAssembly.Memory({ initial: 1 });
+  const host = new ArborHost({ storage: s });
+  host.bind({ exports: { memory: mem } });
+  const put = (str, at) => (new Uint8Array(mem.buffer).set(enc.encode(str), at), [at, enc.encode(str).length]);
+  assert.equal(host.imports.fs_read(...put('escape/secret.md', 0), 1000, 100), codes.DENIED);
+  assert.equal(host.imports.fs_read(...put('../outside/secret.md', 0), 1000, 100), codes.INVALID);
+});
+
+test('nodeFs: atomic write leaves no temporary file, even when it fails', (t) => {
+  const dir = tmpdir(t);
+  const s = nodeFs(dir);
+  for (let i = 0; i < 20; i++) s.write('a/b.md', enc.encode(`version ${i}`));
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'a')), ['b.md']);
+  assert.equal(fs.readFileSync(path.join(dir, 'a/b.md'), 'utf8'), 'version 19');
+  // The destination is a non-empty folder: the rename fails, the temp file goes.
+  fs.mkdirSync(path.join(dir, 'a/c.md'));
+  fs.writeFileSync(path.join(dir, 'a/c.md/x'), 'x');
+  assert.throws(() => s.write('a/c.md', enc.encode('x')), code('EINVAL'));
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'a')).sort(), ['b.md', 'c.md']);
+});
