@@ -167,6 +167,11 @@ func TestQueryTiers(t *testing.T) {
 	if ood["outOfDomain"] != true {
 		t.Fatalf("unrelated query: %v", ood)
 	}
+	// A significant word found nowhere, with only a weak match for the rest.
+	tangent, _ := call(t, s, "query", map[string]any{"query": "penguin colonies go out"})
+	if tangent["outOfDomain"] != true || !strings.Contains(tangent["reason"].(string), "[penguin coloni] occur in no entry") {
+		t.Fatalf("query with an unknown significant term: %v", tangent)
+	}
 	_, errObj = call(t, s, "query", map[string]any{"query": "?!"})
 	if errObj == nil || errObj["code"] != CodeInvalidParams {
 		t.Fatalf("query without words: %v", errObj)

@@ -61,7 +61,7 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	}
 	key := fmt.Sprintf("%d\x00%s", limit, norm)
 	if hit, ok := e.cache.answers[key]; ok {
-		hit.Query, hit.Tier, hit.TierName = p.Query, TierExactCache, "cache"
+		hit.Query, hit.Tier, hit.TierName = p.Query, TierExactCache, "exact-cache"
 		hit.Reason = "exact cache hit: same normalized query, tree unchanged since (was: " + hit.Reason + ")"
 		hit.TookMs = since(start)
 		return hit, nil
@@ -90,6 +90,14 @@ func decide(q string, r search.Result) QueryResult {
 		return res
 	}
 	top := hits[0].Score
+	if len(r.Unmatched) > 0 && top < directMin {
+		// A significant word of the question occurs nowhere in the tree and
+		// what does match is weak: the matches are tangents.
+		res.TierName, res.OutOfDomain = "out-of-domain", true
+		res.Answer = "Nothing stored answers this question; it is outside the knowledge in this tree."
+		res.Reason = fmt.Sprintf("the terms %v occur in no entry and the best score %.4f < %.2f", r.Unmatched, top, directMin)
+		return res
+	}
 	direct, why := false, ""
 	switch {
 	case top < directMin:
@@ -114,14 +122,22 @@ func decide(q string, r search.Result) QueryResult {
 	return res
 }
 
+// directAnswer presents the top entry: its title, its summary when it has
+// one, and the passage that best matches the question unless the summary
+// already is that passage.
 func directAnswer(h search.Hit) string {
 	var b strings.Builder
 	b.WriteString(h.Title)
-	if h.Excerpt != "" {
-		b.WriteString(": ")
+	sum := strings.Join(strings.Fields(h.Summary), " ")
+	if sum != "" {
+		b.WriteString(" — ")
+		b.WriteString(sum)
+	}
+	if h.Excerpt != "" && !strings.Contains(sum, strings.Trim(h.Excerpt, "…")) {
+		b.WriteString("\n")
 		b.WriteString(h.Excerpt)
 	}
-	b.WriteString(" (")
+	b.WriteString("\n(")
 	b.WriteString(h.Path)
 	b.WriteString(")")
 	return b.String()

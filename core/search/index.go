@@ -25,6 +25,7 @@ type Hit struct {
 	Path    string   `json:"path"`
 	Kind    string   `json:"kind"`
 	Title   string   `json:"title"`
+	Summary string   `json:"summary,omitempty"`
 	Score   float64  `json:"score"`   // normalized ŝ = s/(1+s), rounded to 4 decimals, within [0.0001, 0.9999]
 	Raw     float64  `json:"-"`       // the raw BM25 score s
 	Excerpt string   `json:"excerpt"` // best-matching passage, ≤ Options.ExcerptLen characters, from Summary/Content, on word boundaries

@@ -138,7 +138,7 @@ func (x *Index) exists(q *qterm) (bool, error) {
 // excerpt. literal[i] is set when query term i matches the document exactly
 // or as a prefix.
 func (x *Index) hit(d stored, qs []qterm, literal []bool) Hit {
-	h := Hit{Path: d.path, Kind: d.kind, Title: d.title, Raw: d.raw, Score: normalize01(d.raw)}
+	h := Hit{Path: d.path, Kind: d.kind, Title: d.title, Summary: d.summary, Raw: d.raw, Score: normalize01(d.raw)}
 	summary, _ := analyze(d.summary, true)
 	content, _ := analyze(d.content, true)
 	matched := make([]bool, len(qs))

@@ -101,8 +101,10 @@ func isNoteTarget(t string) bool {
 }
 
 // Text returns the searchable body text of the entry (all sections, without
-// markup noise): title, summary, preamble, every section's text, facts,
-// snippets, tags and keywords, one per line. Heading marks, "**" and
+// markup noise): preamble, every section's text, facts and snippets, one
+// per line. Title, summary, tags and keywords are left out: the index holds
+// them in fields of their own, and repeating them here would count every
+// title word twice and fill excerpts with the title. Heading marks, "**" and
 // wikilink brackets are removed; snippets are kept verbatim (code is what
 // people search for).
 func (e *Entry) Text() string {
@@ -113,8 +115,6 @@ func (e *Entry) Text() string {
 		}
 	}
 	addText := func(s string) { add(plainText(s)) }
-	add(e.Title)
-	add(e.Summary)
 	addText(e.Preamble)
 	addText(e.Reason)
 	rc := e.RawConcept
@@ -128,7 +128,11 @@ func (e *Entry) Text() string {
 		addText(s)
 	}
 	for _, f := range e.Facts {
-		addText(strings.TrimSpace(f.Subject + " " + f.Statement + " " + f.Category))
+		if f.Subject != "" {
+			addText(f.Subject + ": " + f.Statement)
+		} else {
+			addText(f.Statement)
+		}
 	}
 	for _, s := range e.Snippets {
 		add(s)
@@ -137,8 +141,6 @@ func (e *Entry) Text() string {
 		addText(o.Heading)
 		addText(o.Body)
 	}
-	add(strings.Join(e.Tags, " "))
-	add(strings.Join(e.Keywords, " "))
 	return strings.Join(parts, "\n")
 }
 

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,46 +41,90 @@ var searchCommand = &command{
 
 var queryCommand = &command{
 	name:    "query",
-	args:    "QUESTION",
+	args:    "QUESTION|-",
 	summary: "answer a question from memory; says which tier answered",
 	help: "Tiered retrieval: the exact cache (tier 0), then a direct answer from the index\n" +
 		"(tier 2) when the best entry is clearly ahead; otherwise the best entries and a\n" +
-		"note that a synthesized answer needs an LLM.",
+		"note that a synthesized answer needs an LLM. With -, reads one question per line\n" +
+		"from stdin and answers each in the same session, so repeats hit the cache.",
 	example: `arbor query "how often are failed invoices retried?"`,
 	minArgs: 1,
 	maxArgs: -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
 		limit := fs.Int("limit", 0, "the maximum number of sources `N` (default: the engine's, 5)")
 		return func(a *app, args []string) error {
-			p := engine.SearchParams{Query: strings.Join(args, " "), Limit: *limit}
-			return a.ask("query", p, func(w io.Writer, raw json.RawMessage) error {
-				var res engine.QueryResult
-				if err := json.Unmarshal(raw, &res); err != nil {
-					return err
+			questions := []string{strings.Join(args, " ")}
+			if len(args) == 1 && args[0] == "-" {
+				var err error
+				if questions, err = readLines(a.stdin); err != nil {
+					return fmt.Errorf("query: read stdin: %w", err)
 				}
-				printQuery(w, res)
+			}
+			return a.withEngine(func(eng *runtime.Engine) error {
+				for i, q := range questions {
+					if i > 0 && !a.json {
+						fmt.Fprintln(a.stdout)
+					}
+					if len(questions) > 1 && !a.json {
+						fmt.Fprintf(a.stdout, "? %s\n", q)
+					}
+					err := a.print(eng, "query", engine.SearchParams{Query: q, Limit: *limit}, func(w io.Writer, raw json.RawMessage) error {
+						var res engine.QueryResult
+						if err := json.Unmarshal(raw, &res); err != nil {
+							return err
+						}
+						printQuery(w, res)
+						return nil
+					})
+					if err != nil {
+						return err
+					}
+				}
 				return nil
 			})
 		}
 	},
 }
 
-// ask calls one read-only method and prints its result: as JSON, or with
-// the human printer.
+// readLines returns the non-blank lines of r, trimmed.
+func readLines(r io.Reader) ([]string, error) {
+	var out []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			out = append(out, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no questions")
+	}
+	return out, nil
+}
+
+// ask calls one read-only method and prints its result.
 func (a *app) ask(method string, params any, human func(io.Writer, json.RawMessage) error) error {
 	return a.withEngine(func(eng *runtime.Engine) error {
-		raw, err := eng.CallMethod(a.ctx, method, params)
-		if err != nil {
-			return err // an *engine.Error says what went wrong
-		}
-		if a.json {
-			return printJSON(a.stdout, raw)
-		}
-		if err := human(a.stdout, raw); err != nil {
-			return fmt.Errorf("%s: decode result: %w", method, err)
-		}
-		return nil
+		return a.print(eng, method, params, human)
 	})
+}
+
+// print calls a method on an open engine and prints its result: as JSON, or
+// with the human printer.
+func (a *app) print(eng *runtime.Engine, method string, params any, human func(io.Writer, json.RawMessage) error) error {
+	raw, err := eng.CallMethod(a.ctx, method, params)
+	if err != nil {
+		return err // an *engine.Error says what went wrong
+	}
+	if a.json {
+		return printJSON(a.stdout, raw)
+	}
+	if err := human(a.stdout, raw); err != nil {
+		return fmt.Errorf("%s: decode result: %w", method, err)
+	}
+	return nil
 }
 
 func printSearch(w io.Writer, res engine.SearchResult) {

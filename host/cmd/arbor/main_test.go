@@ -197,6 +197,23 @@ func TestQueryPrintsTier(t *testing.T) {
 	}
 }
 
+func TestQueryFromStdinSharesTheCache(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	out := must(t, "invoice retry policy\n\n  Invoice retry policy?\n", "--root", dir, "query", "-")
+	first := strings.Index(out, "? invoice retry policy\n")
+	second := strings.Index(out, "? Invoice retry policy?\n")
+	if first < 0 || second < first {
+		t.Fatalf("each question should be echoed in order:\n%s", out)
+	}
+	if !strings.Contains(out[second:], "tier 0 (exact-cache)") || strings.Contains(out[:second], "tier 0") {
+		t.Fatalf("the repeated question should come from the cache, and only it:\n%s", out)
+	}
+	if r := arbor(t, "", "--root", dir, "query", "-"); r.code != 1 || !strings.Contains(r.stderr, "no questions") {
+		t.Fatalf("empty stdin: %+v", r)
+	}
+}
+
 func TestShowBacklinks(t *testing.T) {
 	needEngine(t)
 	dir := newTree(t)
