@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
@@ -43,9 +42,6 @@ type Engine struct {
 	curator  *curate.Curator
 	cache    *queryCache
 	warnings []Warning
-	// generation changes on every write, so cached answers from an older
-	// tree are never served.
-	generation uint64
 }
 
 // Open reads the whole tree through the host and indexes it. Files that
@@ -129,12 +125,6 @@ func (e *Engine) walk(dir string, docs *[]search.Doc) error {
 
 // load parses one file into the catalog and returns its search document.
 func (e *Engine) load(p string, data []byte) (search.Doc, bool) {
-	if !utf8.Valid(data) {
-		err := errors.New("invalid UTF-8")
-		e.catalog.MarkBroken(p, err)
-		e.warn(p, err.Error())
-		return search.Doc{}, false
-	}
 	if path.Base(p) == "context.md" {
 		ctx, err := tree.ParseContext(p, data)
 		if err != nil {
@@ -170,7 +160,7 @@ func contextDoc(c *tree.Context) search.Doc {
 
 // onChange keeps the index and the query cache in step with the tree.
 func (e *Engine) onChange(ch curate.Change) {
-	e.generation++
+	// Any write may change any answer: cached ones from the older tree go.
 	e.cache.clear()
 	var err error
 	switch {

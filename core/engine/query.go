@@ -17,15 +17,39 @@ const (
 	directGap    = 0.08
 )
 
+// cacheSize bounds tier 0, so a long-lived engine (an MCP server) does not
+// grow without limit; the oldest answer goes first.
+const cacheSize = 1024
+
 // queryCache is tier 0: answers keyed by the normalized query, dropped
 // whenever the tree changes.
 type queryCache struct {
 	answers map[string]QueryResult
+	order   []string // keys, oldest first
 }
 
 func newQueryCache() *queryCache { return &queryCache{answers: map[string]QueryResult{}} }
 
-func (c *queryCache) clear() { clear(c.answers) }
+func (c *queryCache) clear() {
+	clear(c.answers)
+	c.order = c.order[:0]
+}
+
+func (c *queryCache) get(key string) (QueryResult, bool) {
+	r, ok := c.answers[key]
+	return r, ok
+}
+
+func (c *queryCache) put(key string, r QueryResult) {
+	if _, ok := c.answers[key]; !ok {
+		if len(c.order) == cacheSize {
+			delete(c.answers, c.order[0])
+			c.order = append(c.order[:0], c.order[1:]...)
+		}
+		c.order = append(c.order, key)
+	}
+	c.answers[key] = r
+}
 
 // normalizeQuery folds case, punctuation and spacing, so that "What's the
 // pool size?" and "what's the pool size" share a cache slot.
@@ -60,7 +84,7 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 		return QueryResult{}, errorf(CodeInvalidParams, "query %q has no words", p.Query)
 	}
 	key := fmt.Sprintf("%d\x00%s", limit, norm)
-	if hit, ok := e.cache.answers[key]; ok {
+	if hit, ok := e.cache.get(key); ok {
 		hit.Query, hit.Tier, hit.TierName = p.Query, TierExactCache, "exact-cache"
 		hit.Reason = "exact cache hit: same normalized query, tree unchanged since (was: " + hit.Reason + ")"
 		hit.TookMs = since(start)
@@ -71,7 +95,7 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 		return QueryResult{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
 	res := decide(p.Query, r)
-	e.cache.answers[key] = res
+	e.cache.put(key, res)
 	res.TookMs = since(start)
 	return res, nil
 }
