@@ -190,9 +190,9 @@ func (c *Curator) merge(a *Applied, op Operation, v valid) error {
 	}
 	cat := c.catalog()
 	now := c.now()
-	m := newLinkMatcher(cat, src)
+	match := linksTo(cat, src)
 	merged := mergeEntries(target, source, now)
-	merged, _ = rewriteLinks(merged, m, dst)
+	merged, _ = rewriteLinks(merged, match, dst)
 	opc := op
 	if !v.named {
 		opc.Title = "" // the title located the source; the target keeps its own
@@ -216,7 +216,7 @@ func (c *Curator) merge(a *Applied, op Operation, v valid) error {
 		if !ok {
 			continue
 		}
-		data, parsed, n, err := c.rewriteReferrer(ref, m, dst)
+		data, parsed, n, err := c.rewriteReferrer(ref, match, dst)
 		if err != nil {
 			return fmt.Errorf("rewrite relations of %s: %w", r, err)
 		}

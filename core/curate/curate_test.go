@@ -436,12 +436,7 @@ func TestDelete(t *testing.T) {
 }
 
 func TestDeleteFolder(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range fixture {
-		files[k] = v
-	}
-	files["eng/billing/sub/context.md"] = "# Sub\n"
-	files["eng/billing/sub/deep.md"] = "---\ntitle: Deep\n---\n\n## Narrative\nsee [[Daily Note]]\n"
+	files := fixtureWithSubtopic()
 	files["eng/billing/sub/image.png"] = "PNG"
 	e := newEnv(t, files)
 	a := one(t, e, Operation{Type: "DELETE", Path: "eng/billing", Reason: "drop billing"})

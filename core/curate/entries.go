@@ -9,22 +9,6 @@ import (
 	"github.com/arbormem/arbor/core/tree"
 )
 
-// cloneEntry deep-copies e: entries held by the catalog are shared and
-// must never be modified in place.
-func cloneEntry(e *tree.Entry) *tree.Entry {
-	n := *e
-	n.Tags = slices.Clone(e.Tags)
-	n.Related = slices.Clone(e.Related)
-	n.Keywords = slices.Clone(e.Keywords)
-	n.Extra = slices.Clone(e.Extra)
-	n.RawConcept.Files = slices.Clone(e.RawConcept.Files)
-	n.Facts = slices.Clone(e.Facts)
-	n.Snippets = slices.Clone(e.Snippets)
-	n.LegacyRelations = slices.Clone(e.LegacyRelations)
-	n.Other = slices.Clone(e.Other)
-	return &n
-}
-
 // titleFromName makes a title from an entry file name: "invoice_retry.md"
 // gives "invoice retry".
 func titleFromName(p string) string {
@@ -72,7 +56,7 @@ func newEntry(p string, op Operation, v valid, now time.Time) *tree.Entry {
 // unknown sections are kept; createdAt is kept (set to now when missing).
 // self lists paths that must not appear as relations (the entry itself).
 func updateEntry(old *tree.Entry, op Operation, rels []string, now time.Time, self ...string) (*tree.Entry, []string) {
-	e := cloneEntry(old)
+	e := old.Clone()
 	var carried []string
 	if t := strings.TrimSpace(op.Title); t != "" {
 		e.Title = t
@@ -92,12 +76,7 @@ func updateEntry(old *tree.Entry, op Operation, rels []string, now time.Time, se
 	related := withoutKeys(rels, self...)
 	n := len(related)
 	related = appendRelations(related, withoutKeys(old.Related, self...))
-	var legacy []string
-	for _, r := range withoutKeys(old.LegacyRelations, self...) {
-		if !containsKey(related, r) && !containsKey(legacy, r) {
-			legacy = append(legacy, r)
-		}
-	}
+	legacy := legacyRelations(related, old.LegacyRelations, self...)
 	if len(related) > n || len(legacy) > 0 {
 		carried = append(carried, "relations")
 	}
@@ -161,16 +140,10 @@ func updateEntry(old *tree.Entry, op Operation, rels []string, now time.Time, se
 // summary kept from the target (or the source when the target has none);
 // the earliest createdAt. Relations between the two are dropped.
 func mergeEntries(target, source *tree.Entry, now time.Time) *tree.Entry {
-	e := cloneEntry(target)
+	e := target.Clone()
 	self := []string{target.Path, source.Path}
 	e.Related = appendRelations(withoutKeys(target.Related, self...), withoutKeys(source.Related, self...))
-	var legacy []string
-	for _, r := range withoutKeys(append(slices.Clone(target.LegacyRelations), source.LegacyRelations...), self...) {
-		if !containsKey(e.Related, r) && !containsKey(legacy, r) {
-			legacy = append(legacy, r)
-		}
-	}
-	e.LegacyRelations = legacy
+	e.LegacyRelations = legacyRelations(e.Related, append(slices.Clone(target.LegacyRelations), source.LegacyRelations...), self...)
 	e.Tags = uniqueStrings(uniqueStrings(nil, target.Tags), source.Tags)
 	e.Keywords = uniqueStrings(uniqueStrings(nil, target.Keywords), source.Keywords)
 	e.Facts = uniqueFacts(uniqueFacts(nil, target.Facts), source.Facts)
@@ -280,6 +253,19 @@ func appendRelations(dst, add []string) []string {
 		}
 	}
 	return dst
+}
+
+// legacyRelations returns the relations of list, in order and without
+// duplicates, that related lacks and that name none of drop: the legacy
+// @path lines kept beside a related: list.
+func legacyRelations(related, list []string, drop ...string) []string {
+	var out []string
+	for _, r := range withoutKeys(list, drop...) {
+		if !containsKey(related, r) && !containsKey(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // uniqueStrings appends the trimmed, non-empty strings of add that dst lacks.

@@ -15,12 +15,7 @@ import (
 // still parse, every file must hold its before or its after content, and
 // no knowledge may be lost).
 func TestFaultInjection(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range fixture {
-		files[k] = v
-	}
-	files["eng/billing/sub/context.md"] = "# Sub\n"
-	files["eng/billing/sub/deep.md"] = "---\ntitle: Deep\n---\n\n## Narrative\nsee [[Daily Note]]\n"
+	files := fixtureWithSubtopic()
 	const src, dst = "eng/billing/old_retry.md", "eng/billing/invoice_retry.md"
 	ops := []struct {
 		name string

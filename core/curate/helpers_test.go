@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -106,6 +107,15 @@ auth
 `,
 	"notes/Daily Note.md":   "# Daily Note\n\nSee [[old_retry]] and [[eng/billing/old_retry|the old one]] and [[Unrelated]].\n",
 	"eng/billing/broken.md": "---\ntitle: [unclosed\n---\nbody\n",
+}
+
+// fixtureWithSubtopic returns a copy of fixture with a subtopic folder
+// under eng/billing: a context file and an entry linking to the note.
+func fixtureWithSubtopic() map[string]string {
+	files := maps.Clone(fixture)
+	files["eng/billing/sub/context.md"] = "# Sub\n"
+	files["eng/billing/sub/deep.md"] = "---\ntitle: Deep\n---\n\n## Narrative\nsee [[Daily Note]]\n"
+	return files
 }
 
 // load reads a whole MemFS into a catalog, as the engine does.

@@ -66,12 +66,11 @@ type Narrative tree.Narrative
 // UnmarshalJSON accepts a JSON string (stored as Text), an object, or null.
 func (n *Narrative) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
-	switch {
-	case bytes.Equal(b, []byte("null")):
+	if bytes.Equal(b, []byte("null")) {
 		return nil
-	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+	}
+	if s, ok, err := jsonString(b); ok {
+		if err != nil {
 			return fmt.Errorf("narrative: %w", err)
 		}
 		*n = Narrative{Text: s}
@@ -119,15 +118,24 @@ func (f *flexText) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// jsonString decodes b, a trimmed JSON value, when it is a string (ok);
+// for any other value it decodes nothing and ok is false.
+func jsonString(b []byte) (s string, ok bool, err error) {
+	if len(b) == 0 || b[0] != '"' {
+		return "", false, nil
+	}
+	err = json.Unmarshal(b, &s)
+	return s, true, err
+}
+
 // decodeStrings accepts null, a string or a list of strings.
 func decodeStrings(b []byte) ([]string, error) {
 	b = bytes.TrimSpace(b)
-	switch {
-	case bytes.Equal(b, []byte("null")):
+	if bytes.Equal(b, []byte("null")) {
 		return nil, nil
-	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+	}
+	if s, ok, err := jsonString(b); ok {
+		if err != nil {
 			return nil, err
 		}
 		return []string{s}, nil
@@ -188,9 +196,8 @@ type factJSON tree.Fact
 
 func (f *factJSON) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+	if s, ok, err := jsonString(b); ok {
+		if err != nil {
 			return fmt.Errorf("fact: %w", err)
 		}
 		*f = factJSON{Statement: s}
@@ -213,9 +220,8 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
 		return nil
 	}
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+	if s, ok, err := jsonString(b); ok {
+		if err != nil {
 			return fmt.Errorf("content: %w", err)
 		}
 		*c = Content{}

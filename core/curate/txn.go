@@ -98,38 +98,40 @@ func (t *txn) rollback() error {
 	return first
 }
 
-// putEntry stages a catalog Put of e (and forgets a broken file there).
-func (t *txn) putEntry(cat *tree.Catalog, e *tree.Entry) {
+// stage records a change and the catalog update that goes with it, run
+// by commit (when there is a catalog).
+func (t *txn) stage(cat *tree.Catalog, ch Change, update func(*tree.Catalog)) {
 	t.staged = append(t.staged, func() {
 		if cat != nil {
-			cat.ClearBroken(e.Path)
-			cat.Put(e)
+			update(cat)
 		}
 	})
-	t.changes = append(t.changes, Change{Path: e.Path, Entry: e})
+	t.changes = append(t.changes, ch)
+}
+
+// putEntry stages a catalog Put of e (and forgets a broken file there).
+func (t *txn) putEntry(cat *tree.Catalog, e *tree.Entry) {
+	t.stage(cat, Change{Path: e.Path, Entry: e}, func(cat *tree.Catalog) {
+		cat.ClearBroken(e.Path)
+		cat.Put(e)
+	})
 }
 
 // putContext stages a catalog PutContext.
 func (t *txn) putContext(cat *tree.Catalog, c *tree.Context) {
-	t.staged = append(t.staged, func() {
-		if cat != nil {
-			cat.ClearBroken(c.Path)
-			cat.PutContext(c)
-		}
+	t.stage(cat, Change{Path: c.Path, Context: c}, func(cat *tree.Catalog) {
+		cat.ClearBroken(c.Path)
+		cat.PutContext(c)
 	})
-	t.changes = append(t.changes, Change{Path: c.Path, Context: c})
 }
 
 // removed stages the catalog removal of p, an entry or a context file.
 func (t *txn) removed(cat *tree.Catalog, p string) {
-	t.staged = append(t.staged, func() {
-		if cat != nil {
-			cat.Delete(p)
-			cat.DeleteContext(p)
-			cat.ClearBroken(p)
-		}
+	t.stage(cat, Change{Path: p, Removed: true}, func(cat *tree.Catalog) {
+		cat.Delete(p)
+		cat.DeleteContext(p)
+		cat.ClearBroken(p)
 	})
-	t.changes = append(t.changes, Change{Path: p, Removed: true})
 }
 
 // commit applies the staged catalog updates and reports every change.

@@ -105,7 +105,7 @@ func (c *Catalog) Forward(p string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, l := range c.links[p] {
-		t, ok := c.resolve(l)
+		t, ok := c.Resolve(l)
 		if !ok {
 			t = l
 		}
@@ -135,7 +135,7 @@ func (c *Catalog) Backlinks(p string) []string {
 			}
 			seen[src] = true
 			for _, l := range c.links[src] {
-				if t, ok := c.resolve(l); ok && t == p {
+				if t, ok := c.Resolve(l); ok && t == p {
 					out = append(out, src)
 					break
 				}
@@ -146,8 +146,11 @@ func (c *Catalog) Backlinks(p string) []string {
 	return out
 }
 
-// resolve finds the entry a raw link points at.
-func (c *Catalog) resolve(raw string) (string, bool) {
+// Resolve returns the path of the entry a raw link (a related: item, a
+// legacy @path or a wikilink target, as written) points at, by the rules
+// in the Catalog comment, and false when it points at no entry or at an
+// ambiguous base name.
+func (c *Catalog) Resolve(raw string) (string, bool) {
 	t := linkTarget(raw)
 	if t == "" {
 		return "", false

@@ -49,13 +49,9 @@ var knownKeys = map[string]bool{
 // YAML error is wrapped) and badly typed known keys are errors that name
 // the path; the caller reports them and never overwrites the file.
 func ParseEntry(path string, data []byte) (*Entry, error) {
-	if !utf8.Valid(data) {
-		return nil, fmt.Errorf("tree: parse %s: not valid UTF-8", path)
-	}
-	text := normalizeNewlines(strings.TrimPrefix(string(data), "\uFEFF"))
-	ms, body, err := readFrontMatter(text)
+	ms, body, err := splitFile(path, data)
 	if err != nil {
-		return nil, fmt.Errorf("tree: parse %s: %w", path, err)
+		return nil, err
 	}
 	e := &Entry{Path: path}
 	if err := e.setFrontMatter(ms); err != nil {
@@ -71,6 +67,22 @@ func ParseEntry(path string, data []byte) (*Entry, error) {
 	e.Preamble = stripTitle(trimBlank(strings.Join(pre, "\n")), e.Title)
 	e.setSections(secs)
 	return e, nil
+}
+
+// splitFile is how every markdown file of the tree is read first: the
+// bytes must be valid UTF-8, a byte-order mark is dropped, line endings
+// become LF, and the front matter (ordered) is split from the body.
+// Errors name the path.
+func splitFile(path string, data []byte) (yaml.MapSlice, string, error) {
+	if !utf8.Valid(data) {
+		return nil, "", fmt.Errorf("tree: parse %s: not valid UTF-8", path)
+	}
+	text := normalizeNewlines(strings.TrimPrefix(string(data), "\uFEFF"))
+	ms, body, err := readFrontMatter(text)
+	if err != nil {
+		return nil, "", fmt.Errorf("tree: parse %s: %w", path, err)
+	}
+	return ms, body, nil
 }
 
 // titleFromPath makes a title from a file name: extension dropped,

@@ -21,13 +21,9 @@ type Context struct {
 // markdown after the front matter with LF line endings. Invalid UTF-8, an
 // unclosed or malformed front matter are errors naming the path.
 func ParseContext(path string, data []byte) (*Context, error) {
-	if !utf8.Valid(data) {
-		return nil, fmt.Errorf("tree: parse %s: not valid UTF-8", path)
-	}
-	text := normalizeNewlines(strings.TrimPrefix(string(data), "\uFEFF"))
-	ms, body, err := readFrontMatter(text)
+	ms, body, err := splitFile(path, data)
 	if err != nil {
-		return nil, fmt.Errorf("tree: parse %s: %w", path, err)
+		return nil, err
 	}
 	c := &Context{Path: path, Body: body, Raw: data}
 	for _, it := range ms {

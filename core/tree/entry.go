@@ -4,7 +4,10 @@
 // and get bytes out, so the same code serves every host.
 package tree
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Entry is one knowledge entry, the parsed form of a markdown file.
 type Entry struct {
@@ -36,6 +39,22 @@ type Entry struct {
 	Preamble string `json:"preamble,omitempty"`
 	// Other holds sections the codec does not know, in order.
 	Other []Section `json:"other,omitempty"`
+}
+
+// Clone returns a deep copy of e: a catalog shares its entries, so code
+// that changes one works on a clone.
+func (e *Entry) Clone() *Entry {
+	n := *e
+	n.Tags = slices.Clone(e.Tags)
+	n.Related = slices.Clone(e.Related)
+	n.Keywords = slices.Clone(e.Keywords)
+	n.Extra = slices.Clone(e.Extra)
+	n.RawConcept.Files = slices.Clone(e.RawConcept.Files)
+	n.Facts = slices.Clone(e.Facts)
+	n.Snippets = slices.Clone(e.Snippets)
+	n.LegacyRelations = slices.Clone(e.LegacyRelations)
+	n.Other = slices.Clone(e.Other)
+	return &n
 }
 
 // KeyValue is one preserved front-matter key; Value is the YAML text of the

@@ -37,25 +37,37 @@ func (e *Entry) Links() []string {
 		add(r)
 	}
 	for _, t := range e.linkTexts() {
-		for _, w := range wikiLinks(t) {
+		for _, w := range wikiLinks(*t) {
 			add(w)
 		}
 	}
 	return out
 }
 
-// linkTexts lists the free texts that may hold wikilinks, in file order.
-func (e *Entry) linkTexts() []string {
+// linkTexts points at the free texts of e that may hold wikilinks, in
+// file order; Links reads them and RewriteLinks rewrites them.
+func (e *Entry) linkTexts() []*string {
 	n := &e.Narrative
-	texts := []string{e.Preamble, e.Reason, e.RawConcept.Task, e.RawConcept.Changes, e.RawConcept.Flow,
-		n.Text, n.Structure, n.Dependencies, n.Highlights, n.Rules, n.Examples, n.Diagrams}
-	for _, f := range e.Facts {
-		texts = append(texts, f.Subject, f.Statement)
+	texts := []*string{&e.Preamble, &e.Reason, &e.RawConcept.Task, &e.RawConcept.Changes, &e.RawConcept.Flow,
+		&n.Text, &n.Structure, &n.Dependencies, &n.Highlights, &n.Rules, &n.Examples, &n.Diagrams}
+	for i := range e.Facts {
+		texts = append(texts, &e.Facts[i].Subject, &e.Facts[i].Statement)
 	}
-	for _, o := range e.Other {
-		texts = append(texts, o.Heading, o.Body)
+	for i := range e.Other {
+		texts = append(texts, &e.Other[i].Heading, &e.Other[i].Body)
 	}
 	return texts
+}
+
+// linkLines replaces each of lines that may hold a wikilink (outside
+// fenced code blocks, holding "[[") by f(line).
+func linkLines(lines []string, f func(line string) string) {
+	var sc fenceScanner
+	for i, l := range lines {
+		if sc.outside(l) && strings.Contains(l, "[[") {
+			lines[i] = f(l)
+		}
+	}
 }
 
 // wikiLinks returns the wikilink targets in text, skipping code.
@@ -64,13 +76,8 @@ func wikiLinks(text string) []string {
 		return nil
 	}
 	var out []string
-	var sc fenceScanner
-	for _, l := range splitLines(normalizeNewlines(text)) {
-		if !sc.outside(l) || !strings.Contains(l, "[[") {
-			continue
-		}
-		l = inlineCodeRe.ReplaceAllString(l, "")
-		for _, m := range wikiLinkRe.FindAllStringSubmatch(l, -1) {
+	linkLines(splitLines(normalizeNewlines(text)), func(l string) string {
+		for _, m := range wikiLinkRe.FindAllStringSubmatch(inlineCodeRe.ReplaceAllString(l, ""), -1) {
 			t := wikiTarget(m[2])
 			if t == "" {
 				continue
@@ -80,8 +87,121 @@ func wikiLinks(text string) []string {
 			}
 			out = append(out, t)
 		}
-	}
+		return l
+	})
 	return out
+}
+
+// RewriteLinks returns a copy of e whose links that match accepts point
+// at to instead, and how many links it rewrote; e is not changed. It
+// covers what Links reads: related: items and legacy @path lines become
+// to, and a wikilink outside code becomes [[to]] without ".md", keeping
+// its embed "!", its "#heading" and "|alias" parts and a "\|" escape
+// (as written inside tables). match is given relations as written and a
+// wikilink's target as Links reports it ("[[a#h|b]]" gives "a").
+// Relations are replaced where they stand: whether one that now repeats
+// another, or names e itself, is kept is the caller's choice.
+func (e *Entry) RewriteLinks(match func(raw string) bool, to string) (*Entry, int) {
+	out := e.Clone()
+	n := 0
+	for _, list := range [][]string{out.Related, out.LegacyRelations} {
+		for i, r := range list {
+			if match(r) {
+				list[i] = to
+				n++
+			}
+		}
+	}
+	link := wikiRewriter(match, to, &n)
+	for _, t := range out.linkTexts() {
+		*t = mapWikiLinks(*t, link)
+	}
+	return out, n
+}
+
+// RewriteLinksInText makes the rewrite of RewriteLinks in text, the file
+// e was parsed from, and changes nothing else, so that a hand-written
+// note keeps its layout: a related: item of e that match accepts is
+// replaced by to wherever it stands as a whole item in the front matter
+// (between spaces, brackets, commas or quotes), a legacy relation on its
+// "@path" line, and wikilinks outside code as RewriteLinks does. It
+// reports false when nothing changed. The edit is textual and may not
+// mean what RewriteLinks gives (an item spelled differently in YAML, a
+// front matter behind a byte-order mark): a caller parses the result and
+// compares it with the rendered rewrite before using it.
+func RewriteLinksInText(text string, e *Entry, match func(raw string) bool, to string) (string, bool) {
+	lines := strings.Split(text, "\n")
+	fmEnd := 0 // lines[:fmEnd] are the front matter, delimiters included
+	if _, end := frontMatterLines(lines); end >= 0 {
+		fmEnd = end + 1
+	}
+	fm := strings.Join(lines[:fmEnd], "\n")
+	body := strings.Join(lines[fmEnd:], "\n")
+	repl := strings.ReplaceAll(to, "$", "$$")
+	for _, r := range e.Related {
+		if match(r) {
+			re := regexp.MustCompile(`(?m)(^|[\s\[,'"])` + regexp.QuoteMeta(r) + `([\s\],'"]|$)`)
+			fm = re.ReplaceAllString(fm, "${1}"+repl+"${2}")
+		}
+	}
+	for _, r := range e.LegacyRelations {
+		if match(r) {
+			re := regexp.MustCompile(`(?m)^([ \t]*(?:[-*+][ \t]+)?@[ \t]*)` + regexp.QuoteMeta(r) + `([ \t\r]*)$`)
+			body = re.ReplaceAllString(body, "${1}"+repl+"${2}")
+		}
+	}
+	n := 0
+	body = mapWikiLinks(body, wikiRewriter(match, to, &n))
+	out := body
+	if fmEnd > 0 {
+		out = fm + "\n" + body
+	}
+	return out, out != text
+}
+
+// wikiRewriter returns a function that rewrites one wikilink, as matched
+// by wikiLinkRe, when match accepts its target, to [[to without .md]],
+// keeping its "!", "#heading", "|alias" and "\|" parts, and counts the
+// rewrites in n.
+func wikiRewriter(match func(string) bool, to string, n *int) func(string) string {
+	toName := strings.TrimSuffix(to, ".md")
+	return func(link string) string {
+		sub := wikiLinkRe.FindStringSubmatch(link)
+		name, rest := sub[2], ""
+		if i := strings.IndexAny(name, "#|"); i >= 0 {
+			name, rest = name[:i], name[i:]
+		}
+		if t := wikiTarget(name); t == "" || !match(t) {
+			return link
+		}
+		*n++
+		if strings.HasSuffix(name, `\`) {
+			rest = `\` + rest
+		}
+		return sub[1] + "[[" + toName + rest + "]]"
+	}
+}
+
+// mapWikiLinks replaces every wikilink of text that is outside fenced
+// code blocks and inline code spans by f(link). Lines are cut at "\n"
+// only, so CRLF line endings are kept.
+func mapWikiLinks(text string, f func(link string) string) string {
+	if !strings.Contains(text, "[[") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	linkLines(lines, func(l string) string {
+		var b strings.Builder
+		last := 0
+		for _, span := range inlineCodeRe.FindAllStringIndex(l, -1) {
+			b.WriteString(wikiLinkRe.ReplaceAllStringFunc(l[last:span[0]], f))
+			b.WriteString(l[span[0]:span[1]])
+			last = span[1]
+		}
+		b.WriteString(wikiLinkRe.ReplaceAllStringFunc(l[last:], f))
+		return b.String()
+	})
+	return strings.Join(lines, "\n")
 }
 
 // wikiTarget is the part of a wikilink's inside before "#" or "|" (a

@@ -36,28 +36,11 @@ var errUnclosed = errors.New("front matter opened with --- is not closed")
 // and body. A text without front matter has an empty map and its whole
 // self as body.
 func readFrontMatter(text string) (yaml.MapSlice, string, error) {
-	lines := splitLines(text)
-	start := -1
-	for i, l := range lines {
-		if isBlank(l) {
-			continue
-		}
-		if strings.TrimSpace(l) == "---" {
-			start = i
-		}
-		break
-	}
-	if start < 0 {
+	open, end := frontMatterLines(splitLines(text))
+	if open < 0 {
 		return nil, text, nil
 	}
-	closed := false
-	for _, l := range lines[start+1:] {
-		if strings.TrimSpace(l) == "---" {
-			closed = true
-			break
-		}
-	}
-	if !closed {
+	if end < 0 {
 		return nil, "", errUnclosed
 	}
 	var ms yaml.MapSlice
@@ -66,6 +49,32 @@ func readFrontMatter(text string) (yaml.MapSlice, string, error) {
 		return nil, "", fmt.Errorf("malformed front matter: %w", err)
 	}
 	return ms, string(rest), nil
+}
+
+// frontMatterLines finds a front matter in a file's lines: open is the
+// index of the first non-blank line when it is "---" (else -1), end the
+// index of the next "---" line, which closes it (-1 when none does).
+// Surrounding white space, a trailing "\r" included, is ignored.
+func frontMatterLines(lines []string) (open, end int) {
+	open, end = -1, -1
+	for i, l := range lines {
+		if isBlank(l) {
+			continue
+		}
+		if strings.TrimSpace(l) == "---" {
+			open = i
+		}
+		break
+	}
+	if open < 0 {
+		return open, end
+	}
+	for i := open + 1; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == "---" {
+			return open, i
+		}
+	}
+	return open, end
 }
 
 // keyString gives a front-matter key as text (YAML keys may be numbers,
