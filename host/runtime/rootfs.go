@@ -35,6 +35,11 @@ var _ host.FS = (*RootFS)(nil)
 // dot, so a file left behind by a crash is skipped when the tree is read.
 const tempPattern = ".arbor-tmp-*"
 
+// renameFile is the last step of an atomic write. Tests replace it to make
+// a write fail after its temporary file is complete, the one failure that
+// cannot be provoked from outside.
+var renameFile = os.Rename
+
 // NewRootFS returns the file system rooted at dir, which must be an
 // existing directory.
 func NewRootFS(dir string) (*RootFS, error) {
@@ -204,7 +209,7 @@ func (r *RootFS) WriteFile(p string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return osError("write", p, err)
 	}
-	if err := os.Rename(tmp.Name(), full); err != nil {
+	if err := renameFile(tmp.Name(), full); err != nil {
 		return osError("write", p, err)
 	}
 	done = true

@@ -95,7 +95,7 @@ func TestRootFSWriteRead(t *testing.T) {
 func TestRootFSInvalidPaths(t *testing.T) {
 	r, dir := newRoot(t)
 	mustWrite(t, filepath.Join(dir, ".git/config"), "secret")
-	for _, p := range []string{"/etc/passwd", "../x", "a/../../x", "a//b", "a\\b", "a/./b", "x\x01", ".git/config", ".obsidian/app.json", "a/.arbor/x"} {
+	for _, p := range []string{"/etc/passwd", "../x", "a/../../x", "a//b", "a\\b", "a/./b", "x\x01", "a\x00b", "a.md\x00", ".git/config", ".obsidian/app.json", "a/.arbor/x"} {
 		_, err := r.ReadFile(p)
 		wantCode(t, "read "+p, err, codeInvalid)
 		wantCode(t, "write "+p, r.WriteFile(p, []byte("x")), codeInvalid)
@@ -398,5 +398,138 @@ func TestABIOutOfRange(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.md")); string(b) != "a" {
 		t.Fatalf("a.md changed: %q", b)
+	}
+}
+
+// Each kind of path that breaks the ABI's rules, through every import: the
+// ABI codes are INVALID for a malformed path, DENIED for one that leaves
+// the root through a symbolic link, and nothing changes on disk.
+func TestABIRefusesPathsLeavingTheRoot(t *testing.T) {
+	r, dir := newRoot(t)
+	outside := t.TempDir()
+	mustWrite(t, filepath.Join(outside, "secret.md"), "secret")
+	mustWrite(t, filepath.Join(dir, "notes/inside.md"), "inside")
+	// A folder whose name extends the root's: a string-prefix test of
+	// "inside the root" would let it through.
+	sibling := dir + "-sibling"
+	mustWrite(t, filepath.Join(sibling, "secret.md"), "secret")
+	symlinks := true
+	for name, target := range map[string]string{
+		"notes/file_link.md": filepath.Join(outside, "secret.md"), // a file link, leading out
+		"notes/dir_link":     outside,                             // a folder link, leading out
+		"notes/climb":        "../..",                             // relative, climbing out
+		"notes/hop":          "climb",                             // an inside link to a link leading out
+		"parent":             outside,                             // a symlinked parent folder
+		"notes/sibling":      sibling,                             // outside, though its name starts like the root's
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			symlinks = false
+			break
+		}
+	}
+	up := filepath.Base(outside)
+	cases := []struct {
+		kind, path string
+		code       int32
+		symlink    bool
+	}{
+		{"traversal", "../secret.md", codeInvalid, false},
+		{"traversal inside", "notes/../../secret.md", codeInvalid, false},
+		{"absolute", filepath.Join(outside, "secret.md"), codeInvalid, false},
+		{"absolute slash", "/secret.md", codeInvalid, false},
+		{"backslash", `notes\inside.md`, codeInvalid, false},
+		{"backslash traversal", `..\secret.md`, codeInvalid, false},
+		{"NUL", "notes/inside.md\x00../../secret.md", codeInvalid, false},
+		{"NUL alone", "notes/\x00", codeInvalid, false},
+		{"file symlink", "notes/file_link.md", codeDenied, true},
+		{"directory symlink", "notes/dir_link/secret.md", codeDenied, true},
+		{"relative symlink", "notes/climb/" + up + "/secret.md", codeDenied, true},
+		{"symlink to a symlink", "notes/hop/" + up + "/secret.md", codeDenied, true},
+		{"symlinked parent", "parent/secret.md", codeDenied, true},
+		{"new file below a symlinked parent", "parent/new/deeper.md", codeDenied, true},
+		{"symlink to a look-alike of the root", "notes/sibling/secret.md", codeDenied, true},
+	}
+	mem := make(sliceMem, 8192)
+	const buf = 4096
+	dp, dl := mem.put(6000, "pwned")
+	inP, inL := mem.put(7000, "notes/inside.md")
+	for _, c := range cases {
+		if c.symlink && !symlinks {
+			continue
+		}
+		pp, pl := mem.put(0, c.path)
+		got := map[string]int32{
+			"fs_read":        r.abiRead(mem, pp, pl, buf, 1024),
+			"fs_stat":        r.abiStat(mem, pp, pl, buf, 1024),
+			"fs_list":        r.abiList(mem, pp, pl, buf, 1024),
+			"fs_write":       r.abiWrite(mem, pp, pl, dp, dl),
+			"fs_remove":      r.abiRemove(mem, pp, pl),
+			"fs_rename from": r.abiRename(mem, pp, pl, inP, inL),
+			"fs_rename to":   r.abiRename(mem, inP, inL, pp, pl),
+		}
+		for imp, rc := range got {
+			if rc != c.code {
+				t.Errorf("%s %q: %s = %d, want %d", c.kind, c.path, imp, rc, c.code)
+			}
+		}
+		if mem[buf] != 0 {
+			t.Fatalf("%s %q: bytes were copied into the guest buffer: %q", c.kind, c.path, mem[buf:buf+16])
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret.md")); string(b) != "secret" {
+		t.Fatal("the file outside the root changed")
+	}
+	for _, d := range []string{outside, sibling} {
+		if ents, _ := os.ReadDir(d); len(ents) != 1 {
+			t.Fatalf("files appeared outside the root: %v", ents)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "notes/inside.md")); err != nil || string(b) != "inside" {
+		t.Fatalf("notes/inside.md: %q, %v", b, err)
+	}
+}
+
+// A write that fails after its temporary file is complete leaves the old
+// content and no temporary file behind.
+func TestRootFSAtomicWriteFailure(t *testing.T) {
+	r, dir := newRoot(t)
+	mustWrite(t, filepath.Join(dir, "eng/retry.md"), "old content")
+	failed := errors.New("injected rename failure")
+	renameFile = func(string, string) error { return failed }
+	t.Cleanup(func() { renameFile = os.Rename })
+
+	for _, p := range []string{"eng/retry.md", "eng/new.md", "new/folder/entry.md"} {
+		err := r.WriteFile(p, []byte("new content"))
+		if !errors.Is(err, failed) || errorCode(err) != codeIO {
+			t.Errorf("write %s: %v (code %d), want the injected failure as IO", p, err, errorCode(err))
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "eng/retry.md")); string(b) != "old content" {
+		t.Fatalf("a failed write changed the file: %q", b)
+	}
+	for _, p := range []string{"eng/new.md", "new/folder/entry.md"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("a failed write created %s", p)
+		}
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".arbor-tmp-") {
+			t.Errorf("temporary file left behind: %s", p)
+		}
+		return err
+	})
+
+	// The temporary file is a sibling of the target, so that the rename
+	// stays within one file system and is atomic.
+	var from, to string
+	renameFile = func(f, t string) error { from, to = f, t; return os.Rename(f, t) }
+	if err := r.WriteFile("eng/retry.md", []byte("v2")); err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(from) != filepath.Dir(to) || !strings.HasPrefix(filepath.Base(from), ".arbor-tmp-") {
+		t.Fatalf("renamed %s to %s: want a .arbor-tmp- file in the same folder", from, to)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "eng/retry.md")); string(b) != "v2" {
+		t.Fatalf("after a good write: %q", b)
 	}
 }

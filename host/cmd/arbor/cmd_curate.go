@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/tree"
@@ -119,10 +120,15 @@ var curateCommand = &command{
 // "curate", leaving the operations themselves for the engine to check.
 func operationsParams(name string, data []byte) ([]byte, error) {
 	data = bytes.TrimSpace(data)
+	// The engine would refuse it too, but only as "the request is not
+	// UTF-8", without naming the input.
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("curate: %s is not valid UTF-8", name)
+	}
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
-		return nil, fmt.Errorf("curate: %s is not valid JSON: %v", name, err)
+		return nil, fmt.Errorf("curate: %s is not valid JSON: %w", name, err)
 	}
 	switch {
 	case len(data) > 0 && data[0] == '[':

@@ -11,16 +11,24 @@ import (
 var initCommand = &command{
 	name:    "init",
 	args:    "[DIR]",
-	summary: "make DIR (default: --root, else the current folder) a memory root",
+	summary: "make DIR (default: --root, $ARBOR_ROOT, else .) a memory root",
 	help: "Creates DIR/.arbor/, which marks DIR as a memory root; commands run anywhere\n" +
-		"below DIR find it. Existing notes in DIR are left as they are.",
+		"below DIR find it. Existing notes in DIR are left as they are. Without DIR,\n" +
+		"initializes the root the other commands would use when one is named: --root,\n" +
+		"else $ARBOR_ROOT; otherwise the current folder.",
 	example: "arbor init ~/notes",
 	maxArgs: 1,
 	setup: func(*flag.FlagSet) func(*app, []string) error {
 		return func(a *app, args []string) error {
+			// Without DIR, the root named by --root or $ARBOR_ROOT: the
+			// one every other command would then open. Initializing the
+			// current folder instead would make a root no command uses.
 			dir := a.root
 			if len(args) == 1 {
 				dir = args[0]
+			}
+			if dir == "" {
+				dir = os.Getenv("ARBOR_ROOT")
 			}
 			if dir == "" {
 				dir = "."

@@ -414,3 +414,355 @@ func TestBinary(t *testing.T) {
 		t.Fatalf("usage error: exit %d", code)
 	}
 }
+
+// snapshot maps every file under dir (the engine's .arbor/ aside) to its
+// content, to prove that a refused command changed nothing.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == rootMarker {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			files[filepath.ToSlash(rel)] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func sameFiles(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	for p, b := range before {
+		if a, ok := after[p]; !ok {
+			t.Errorf("%s: %s was removed", what, p)
+		} else if a != b {
+			t.Errorf("%s: %s changed:\n%s", what, p, a)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s: %s was created", what, p)
+		}
+	}
+}
+
+// add refuses a path that leaves the root or is absolute: exit 1, a clear
+// message, nothing written inside or outside the root.
+func TestAddBadPath(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	parent := filepath.Dir(dir)
+	before := snapshot(t, dir)
+	outside, _ := os.ReadDir(parent)
+	for _, c := range []struct{ path, want string }{
+		{"/abs", "absolute paths are not allowed"},
+		{filepath.Join(parent, "elsewhere"), "absolute paths are not allowed"},
+		{"../x", `".." is not allowed`},
+		{"engineering/../../x", `".." is not allowed`},
+		{`engineering\billing`, "backslash"},
+		{"engineering/.hidden", `starts with "."`},
+	} {
+		r := arbor(t, "", "--root", dir, "add", "--path", c.path, "--title", "Escape", "--narrative", "x", "--reason", "bad path")
+		if r.code != exitError || !strings.Contains(r.stdout, "✗ ADD") || !strings.Contains(r.stdout, c.want) {
+			t.Errorf("add --path %q: exit %d, want 1 with %q\nstdout: %s\nstderr: %s", c.path, r.code, c.want, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "arbor: 1 of 1 operations failed") {
+			t.Errorf("add --path %q: stderr %q", c.path, r.stderr)
+		}
+	}
+	sameFiles(t, "add with bad paths", before, snapshot(t, dir))
+	if now, _ := os.ReadDir(parent); len(now) != len(outside) {
+		t.Errorf("files appeared next to the root: %v", now)
+	}
+	// show refuses them too, before reading anything.
+	for _, p := range []string{"../x", "/etc/passwd", `a\b`, "a//b.md"} {
+		r := arbor(t, "", "--root", dir, "show", p)
+		if r.code != exitError || !strings.Contains(r.stderr, "arbor: invalid_path: ") {
+			t.Errorf("show %q: exit %d, stderr %q", p, r.code, r.stderr)
+		}
+	}
+}
+
+const malformed = "---\ntitle: [unclosed\nsummary: a: b: c\n---\n\n## Narrative\nThe zebra crossing rule.\n"
+
+// A file whose front matter cannot be parsed is reported by path, the rest
+// of the tree opens, show says what is wrong, and no command overwrites it.
+func TestMalformedFrontMatter(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	bad := filepath.Join(dir, "engineering/billing/broken_note.md")
+	writeFile(t, bad, malformed)
+
+	r := arbor(t, "", "--root", dir, "stats")
+	if r.code != exitOK {
+		t.Fatalf("stats: exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "entries    2") {
+		t.Errorf("the rest of the tree did not open:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "warnings (1)\n  engineering/billing/broken_note.md: ") {
+		t.Errorf("stats does not report the file by path:\n%s", r.stdout)
+	}
+	var stats struct {
+		Entries  int `json:"entries"`
+		Warnings []struct {
+			Path    string `json:"path"`
+			Message string `json:"message"`
+		} `json:"warnings"`
+	}
+	out := must(t, "", "--root", dir, "--json", "stats")
+	if err := json.Unmarshal([]byte(out), &stats); err != nil {
+		t.Fatalf("stats --json: %v\n%s", err, out)
+	}
+	if stats.Entries != 2 || len(stats.Warnings) != 1 || stats.Warnings[0].Path != "engineering/billing/broken_note.md" ||
+		!strings.Contains(stats.Warnings[0].Message, "front matter") {
+		t.Errorf("stats --json: %+v", stats)
+	}
+	if out := must(t, "", "--root", dir, "search", "invoice"); !strings.Contains(out, "invoice_retry_policy.md") {
+		t.Errorf("search in the rest of the tree:\n%s", out)
+	}
+
+	r = arbor(t, "", "--root", dir, "show", "engineering/billing/broken_note.md")
+	if r.code != exitError || !strings.Contains(r.stderr, "engineering/billing/broken_note.md") ||
+		!strings.Contains(r.stderr, "malformed front matter") {
+		t.Errorf("show of the malformed file: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	// Neither ADD nor UPSERT replaces it; only an UPDATE or DELETE naming
+	// it may (docs/ABI.md §4.1).
+	r = arbor(t, "", "--root", dir, "add", "--path", "engineering/billing", "--title", "Broken note", "--narrative", "new", "--reason", "overwrite?")
+	if r.code != exitError {
+		t.Errorf("add over the malformed file: exit %d\n%s", r.code, r.stdout)
+	}
+	ops := `[{"type":"UPSERT","path":"engineering/billing","title":"Broken note","content":{"narrative":"new"},"reason":"overwrite?"},
+	         {"type":"UPSERT","path":"engineering/billing/broken_note.md","content":{"narrative":"new"},"reason":"overwrite?"}]`
+	r = arbor(t, ops, "--root", dir, "curate")
+	if r.code != exitError || strings.Count(r.stdout, "✗ UPSERT") != 2 || !strings.Contains(r.stdout, "cannot be parsed") {
+		t.Errorf("upsert over the malformed file: exit %d\n%s", r.code, r.stdout)
+	}
+	for _, args := range [][]string{{"tree"}, {"query", "zebra crossing"}, {"stats"}} {
+		arbor(t, "", append([]string{"--root", dir}, args...)...)
+	}
+	if b, err := os.ReadFile(bad); err != nil || string(b) != malformed {
+		t.Fatalf("the malformed file was changed: %q, %v", b, err)
+	}
+}
+
+// Operations the engine refuses are reported one by one, the command exits
+// 1, and nothing on disk changes.
+func TestCurateRefusedOperations(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	before := snapshot(t, dir)
+	for _, c := range []struct{ name, op, want string }{
+		{"unknown type", `{"type":"FROBNICATE","path":"engineering/billing","title":"X","reason":"r"}`, `unknown operation type "FROBNICATE"`},
+		{"missing reason", `{"type":"ADD","path":"engineering/billing","title":"No reason","content":{"narrative":"x"}}`, "reason is required"},
+		{"blank reason", `{"type":"ADD","path":"engineering/billing","title":"No reason","reason":"  "}`, "reason is required"},
+		{"ADD on an existing entry", `{"type":"ADD","path":"engineering/billing","title":"Invoice retry policy","content":{"narrative":"again"},"reason":"r"}`, "exists"},
+		{"MERGE with a missing source", `{"type":"MERGE","path":"engineering/billing/gone.md","mergeTarget":"engineering/billing/invoice_retry_policy.md","reason":"r"}`, "source not found: engineering/billing/gone.md"},
+		{"MERGE with a missing target", `{"type":"MERGE","path":"engineering/billing/dunning_emails.md","mergeTarget":"engineering/billing/gone.md","reason":"r"}`, "target not found: engineering/billing/gone.md"},
+		{"MERGE without a target", `{"type":"MERGE","path":"engineering/billing/dunning_emails.md","reason":"r"}`, "mergeTarget is required"},
+		{"UPDATE of a missing entry", `{"type":"UPDATE","path":"engineering/billing/gone.md","content":{"narrative":"x"},"reason":"r"}`, "not found"},
+		{"DELETE of a missing entry", `{"type":"DELETE","path":"engineering/billing/gone.md","reason":"r"}`, "not found"},
+	} {
+		r := arbor(t, "["+c.op+"]", "--root", dir, "curate", "-")
+		if r.code != exitError || !strings.HasPrefix(r.stdout, "✗ ") || !strings.Contains(r.stdout, c.want) ||
+			!strings.Contains(r.stderr, "arbor: 1 of 1 operations failed") {
+			t.Errorf("%s: exit %d, want 1 and %q\nstdout: %s\nstderr: %s", c.name, r.code, c.want, r.stdout, r.stderr)
+		}
+		// --json prints the engine's result, failures included.
+		r = arbor(t, "["+c.op+"]", "--root", dir, "--json", "curate")
+		var res struct {
+			Applied []struct {
+				Status  string `json:"status"`
+				Message string `json:"message"`
+			} `json:"applied"`
+			Summary struct {
+				Failed int `json:"failed"`
+			} `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != exitError ||
+			len(res.Applied) != 1 || res.Applied[0].Status != "failed" || res.Summary.Failed != 1 {
+			t.Errorf("%s --json: exit %d, %v\n%s", c.name, r.code, err, r.stdout)
+		}
+	}
+	sameFiles(t, "refused operations", before, snapshot(t, dir))
+}
+
+// Input that is not a list of operations is refused before the engine
+// starts: exit 1, with the input named.
+func TestCurateInvalidInput(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	before := snapshot(t, dir)
+	file := filepath.Join(t.TempDir(), "ops.json")
+	for _, c := range []struct{ name, input, want string }{
+		{"truncated JSON", `[{"type":"ADD",`, "is not valid JSON"},
+		{"not JSON", "ADD engineering/billing", "is not valid JSON"},
+		{"trailing garbage", `[] []`, "is not valid JSON"},
+		{"invalid UTF-8", "[{\"type\":\"ADD\",\"title\":\"\xff\"}]", "is not valid UTF-8"},
+		{"a bare operation", `{"type":"ADD","path":"a/b","title":"T","reason":"r"}`, `must hold a JSON array of operations or {"operations": [...]}`},
+		{"a number", `42`, "must hold a JSON array"},
+		{"empty input", ``, "is not valid JSON"},
+	} {
+		r := arbor(t, c.input, "--root", dir, "curate")
+		if r.code != exitError || !strings.HasPrefix(r.stderr, "arbor: curate: stdin ") || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s on stdin: exit %d, stderr %q; want 1 with %q", c.name, r.code, r.stderr, c.want)
+		}
+		writeFile(t, file, c.input)
+		r = arbor(t, "", "--root", dir, "curate", file)
+		if r.code != exitError || !strings.Contains(r.stderr, "arbor: curate: "+file+" ") || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s in a file: exit %d, stderr %q; want 1 with %q", c.name, r.code, r.stderr, c.want)
+		}
+	}
+	// Well-formed JSON of the wrong shape inside the list: the engine's
+	// invalid_params, exit 1.
+	r := arbor(t, `[{"type":"ADD","path":"a/b","title":7,"reason":"r"}]`, "--root", dir, "curate")
+	if r.code != exitError || !strings.Contains(r.stderr, "invalid_params") {
+		t.Errorf("a title of the wrong type: exit %d, stderr %q", r.code, r.stderr)
+	}
+	sameFiles(t, "invalid curate input", before, snapshot(t, dir))
+}
+
+// Every command answers --help (and -h, and `arbor help CMD`) on stdout
+// with exit 0, without needing a memory root.
+func TestEveryCommandHelp(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("ARBOR_ROOT", "")
+	for _, c := range commands {
+		for _, args := range [][]string{{c.name, "--help"}, {c.name, "-h"}, {"help", c.name}, {"--json", c.name, "--help"}} {
+			r := arbor(t, "", args...)
+			if r.code != exitOK || r.stderr != "" {
+				t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+				continue
+			}
+			for _, want := range []string{"Usage: arbor " + c.synopsis() + "\n", c.help, "--root DIR", "--json", "Example:\n  " + c.example} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("%v lacks %q:\n%s", args, want, r.stdout)
+				}
+			}
+		}
+	}
+	if r := arbor(t, "", "help", "nope"); r.code != exitUsage {
+		t.Errorf("help for an unknown command: exit %d", r.code)
+	}
+}
+
+// --json prints valid JSON on stdout for the writing commands too: init
+// its own result, add and curate the engine's.
+func TestJSONOutputOfWritingCommands(t *testing.T) {
+	needEngine(t)
+	dir := filepath.Join(t.TempDir(), "notes")
+	var initRes struct {
+		Root    string `json:"root"`
+		Created bool   `json:"created"`
+	}
+	for i, want := range []bool{true, false} {
+		out := must(t, "", "--json", "init", dir)
+		if err := json.Unmarshal([]byte(out), &initRes); err != nil || initRes.Root != dir || initRes.Created != want {
+			t.Fatalf("init --json #%d: %+v, %v\n%s", i+1, initRes, err, out)
+		}
+	}
+	type curated struct {
+		Applied []struct {
+			Type, Path, Status string
+		} `json:"applied"`
+		Summary map[string]int `json:"summary"`
+	}
+	var res curated
+	out := must(t, "", "--root", dir, "add", "--json", "--path", "engineering/billing", "--title", "Invoice retry policy",
+		"--narrative", "Failed invoices are retried three times.", "--reason", "billing sync")
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Applied) != 1 ||
+		res.Applied[0].Path != "engineering/billing/invoice_retry_policy.md" || res.Applied[0].Status != "success" || res.Summary["added"] != 1 {
+		t.Fatalf("add --json: %+v, %v\n%s", res, err, out)
+	}
+	res = curated{}
+	ops := `{"operations":[{"type":"UPSERT","path":"engineering/billing/invoice_retry_policy.md","content":{"tags":["billing"]},"reason":"tag it"}]}`
+	out = must(t, ops, "--root", dir, "curate", "--json", "-")
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Applied) != 1 || res.Applied[0].Type != "UPSERT" || res.Summary["updated"] != 1 {
+		t.Fatalf("curate --json: %+v, %v\n%s", res, err, out)
+	}
+}
+
+// Root discovery (DESIGN §2): --root, else $ARBOR_ROOT, else the nearest
+// folder at or above the current one that holds .arbor/.
+func TestRootDiscoveryNearest(t *testing.T) {
+	needEngine(t)
+	t.Setenv("ARBOR_ROOT", "")
+	outer := newTree(t)
+	// A root nested in another: from inside it, the nearer one wins.
+	inner := filepath.Join(outer, "research")
+	must(t, "", "init", inner)
+	writeFile(t, filepath.Join(inner, "papers/reading/contextfit.md"), "---\ntitle: ContextFit\n---\n\n## Narrative\nToken-native memory signals.\n")
+	deep := filepath.Join(inner, "papers", "reading")
+	t.Chdir(deep)
+	if out := must(t, "", "stats"); !strings.Contains(out, "entries    1") || !strings.Contains(out, "papers  1") {
+		t.Fatalf("stats in the nested root:\n%s", out)
+	}
+	// From the engine's own folder, the root is the folder holding it.
+	t.Chdir(filepath.Join(outer, rootMarker))
+	if out := must(t, "", "stats"); !strings.Contains(out, "engineering  2") {
+		t.Fatalf("stats from inside .arbor/:\n%s", out)
+	}
+	// A file named .arbor does not make a root.
+	plain := t.TempDir()
+	writeFile(t, filepath.Join(plain, rootMarker), "not a folder")
+	t.Chdir(plain)
+	if r := arbor(t, "", "stats"); r.code != exitError || !strings.Contains(r.stderr, "not inside an Arbor memory root") {
+		t.Fatalf("a file named .arbor was taken for a root: %+v", r)
+	}
+	// An explicit root that does not exist, or is a file, is an error.
+	for _, bad := range []string{filepath.Join(plain, "missing"), filepath.Join(plain, rootMarker)} {
+		if r := arbor(t, "", "--root", bad, "stats"); r.code != exitError || !strings.Contains(r.stderr, "--root "+bad) {
+			t.Errorf("--root %s: %+v", bad, r)
+		}
+		t.Setenv("ARBOR_ROOT", bad)
+		if r := arbor(t, "", "stats"); r.code != exitError || !strings.Contains(r.stderr, "ARBOR_ROOT "+bad) {
+			t.Errorf("ARBOR_ROOT=%s: %+v", bad, r)
+		}
+		t.Setenv("ARBOR_ROOT", "")
+	}
+}
+
+// init without DIR makes a root of the folder the other commands would
+// use: --root, else $ARBOR_ROOT, else the current one.
+func TestInitFollowsRootDiscovery(t *testing.T) {
+	cwd, env, flag := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Chdir(cwd)
+	t.Setenv("ARBOR_ROOT", env)
+	must(t, "", "init")
+	if _, err := os.Stat(filepath.Join(env, rootMarker)); err != nil {
+		t.Errorf("init ignored ARBOR_ROOT: %v", err)
+	}
+	must(t, "", "--root", flag, "init")
+	if _, err := os.Stat(filepath.Join(flag, rootMarker)); err != nil {
+		t.Errorf("init ignored --root: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, rootMarker)); err == nil {
+		t.Error("init made the current folder a root while a root was named")
+	}
+	t.Setenv("ARBOR_ROOT", "")
+	must(t, "", "init")
+	if _, err := os.Stat(filepath.Join(cwd, rootMarker)); err != nil {
+		t.Errorf("init without a named root: %v", err)
+	}
+	// A file in the way: exit 1.
+	file := filepath.Join(t.TempDir(), "file")
+	writeFile(t, file, "x")
+	if r := arbor(t, "", "init", file); r.code != exitError || !strings.HasPrefix(r.stderr, "arbor: init ") {
+		t.Errorf("init of a file: %+v", r)
+	}
+}
