@@ -46,7 +46,7 @@ func validate(typ string, op *Operation) (valid, error) {
 	}
 	clean, err := tree.CleanPath(strings.TrimSpace(op.Path))
 	if err != nil {
-		return v, fmt.Errorf("invalid path %q: %w", op.Path, err)
+		return v, err // a *tree.PathError already names the path and the rule
 	}
 	title := strings.TrimSpace(op.Title)
 	if path.Base(clean) == "context.md" {

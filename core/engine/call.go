@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -45,6 +46,9 @@ func (s *Session) Call(raw []byte) (out []byte) {
 		return encode(response{Error: errorf(CodeInvalidJSON, "request must be a JSON object")})
 	}
 	if err := json.Unmarshal(trimmed, &req); err != nil {
+		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
+			return encode(response{Error: errorf(CodeInvalidRequest, "request: field %q must be a JSON %s, not %s", te.Field, te.Type, te.Value)})
+		}
 		return encode(response{Error: errorf(CodeInvalidJSON, "request: %v", err)})
 	}
 	result, err := s.dispatch(req)

@@ -221,21 +221,25 @@ func (e *Engine) Read(p ReadParams) (ReadResult, error) {
 	if err != nil {
 		return ReadResult{}, err
 	}
+	ctx, isContext := e.catalog.Context(clean)
+	en, isEntry := e.catalog.Get(clean)
+	if !isContext && !isEntry {
+		if berr, broken := e.catalog.Broken(clean); broken {
+			return ReadResult{}, errorf(CodeMalformed, "%s cannot be parsed (the file is left as it is): %v", clean, berr)
+		}
+		if e.isFolder(clean) {
+			return ReadResult{}, errorf(CodeNotFound, "%s is a folder, not an entry: list it with \"tree\"", clean)
+		}
+		return ReadResult{}, errorf(CodeNotFound, "no entry %s", clean)
+	}
 	data, err := e.fs.ReadFile(clean)
 	if err != nil {
 		return ReadResult{}, fmt.Errorf("read %s: %w", clean, err)
 	}
 	res := ReadResult{Path: clean, Markdown: string(data), Tags: []string{}, Keywords: []string{}, Relations: []string{}, Backlinks: []string{}}
-	if ctx, ok := e.catalog.Context(clean); ok {
+	if isContext {
 		res.Kind, res.Title = "context", ctx.Title
 		return res, nil
-	}
-	en, ok := e.catalog.Get(clean)
-	if !ok {
-		if berr, broken := e.catalog.Broken(clean); broken {
-			return ReadResult{}, errorf(CodeInvalidParams, "%s cannot be parsed: %v", clean, berr)
-		}
-		return ReadResult{}, errorf(CodeNotFound, "not an entry: %s", clean)
 	}
 	res.Kind, res.Title, res.Summary = "entry", en.Title, en.Summary
 	res.Tags = append(res.Tags, en.Tags...)
@@ -307,6 +311,17 @@ func (e *Engine) Tree(p TreeParams) (*Node, error) {
 		prune(top, p.Depth)
 	}
 	return top, nil
+}
+
+// isFolder reports whether dir holds entries or context files.
+func (e *Engine) isFolder(dir string) bool {
+	for _, list := range [][]string{e.catalog.Paths(), e.catalog.ContextPaths()} {
+		i := sort.SearchStrings(list, dir+"/")
+		if i < len(list) && strings.HasPrefix(list[i], dir+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func folderKind(dir string) string {

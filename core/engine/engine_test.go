@@ -130,8 +130,12 @@ func TestOpenReportsBrokenFilesAndKeepsThem(t *testing.T) {
 		t.Fatal("broken file was rewritten")
 	}
 	_, errObj := call(t, s, "read", map[string]any{"path": "engineering/billing/broken.md"})
-	if errObj == nil || !strings.Contains(errObj["message"].(string), "cannot be parsed") {
+	if errObj == nil || errObj["code"] != CodeMalformed || !strings.Contains(errObj["message"].(string), "cannot be parsed") {
 		t.Fatalf("read broken: %v", errObj)
+	}
+	_, errObj = call(t, s, "read", map[string]any{"path": "engineering/billing"})
+	if errObj == nil || errObj["code"] != CodeNotFound || !strings.Contains(errObj["message"].(string), "is a folder") {
+		t.Fatalf("read a folder: %v", errObj)
 	}
 }
 

@@ -17,6 +17,7 @@ const (
 	CodeNotOpen        = "not_open"
 	CodeInvalidPath    = "invalid_path"
 	CodeNotFound       = "not_found"
+	CodeMalformed      = "malformed"
 	CodeIO             = "io"
 	CodeInternal       = "internal"
 )

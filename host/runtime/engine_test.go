@@ -469,11 +469,7 @@ func TestEngineKeepsWorkingAfterBadRequests(t *testing.T) {
 		{"a JSON string", `"stats"`, engine.CodeInvalidJSON, ""},
 		{"invalid UTF-8", "{\"id\":2,\"method\":\"search\",\"params\":{\"query\":\"\xff\xfe\"}}", engine.CodeInvalidJSON, ""},
 		{"an unknown method", `{"id":3,"method":"drop_everything"}`, engine.CodeUnknownMethod, ""},
-		// docs/ABI.md §3 says invalid_request; the module answers
-		// invalid_json (the envelope fails to decode as a whole). Either
-		// is an error response; what matters here is that the engine
-		// keeps serving.
-		{"a method of the wrong type", `{"id":4,"method":42}`, engine.CodeInvalidRequest, engine.CodeInvalidJSON},
+		{"a method of the wrong type", `{"id":4,"method":42}`, engine.CodeInvalidRequest, ""},
 		{"params of the wrong type", `{"id":5,"method":"search","params":{"query":7}}`, engine.CodeInvalidParams, ""},
 	} {
 		resp, err := e.Call(ctx, []byte(c.req))
