@@ -3,6 +3,9 @@
 #   ./build.sh         build dist/arbor.wasm and bin/arbor, then run the demo
 #   ./build.sh test    build, then run every test (Go, Node, conformance)
 #   ./build.sh wasm    build dist/arbor.wasm only
+#   ./build.sh bench   build the wasm, then run bench/retrieval on ../shared/data
+#                      (or $ARBOR_BENCH_DATA) and rewrite bench/retrieval/REPORT.md;
+#                      extra arguments go to the harness (never run in CI)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -49,7 +52,7 @@ run_tests() {
   go vet ./...
   log "gofmt"
   local unformatted
-  unformatted=$(gofmt -l core host wasm tests 2>/dev/null || true)
+  unformatted=$(gofmt -l core host wasm tests bench 2>/dev/null || true)
   if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted" >&2; exit 1; fi
   log "go test"
   go test -count=1 ./...
@@ -57,10 +60,27 @@ run_tests() {
   npm test --silent
 }
 
+# run_bench regenerates bench/retrieval/REPORT.md: Arbor native, plain BM25,
+# MiniSearch (Node) and Arbor wasm-in-Node on LoCoMo and LongMemEval-S.
+run_bench() {
+  local data=${ARBOR_BENCH_DATA:-../shared/data}
+  local locomo=$data/locomo10.json.gz lme=$data/longmemeval_s_dev.json.gz
+  for f in "$locomo" "$lme"; do
+    [ -f "$f" ] || { echo "bench: $f not found (set ARBOR_BENCH_DATA)" >&2; exit 1; }
+  done
+  if [ ! -d node_modules/minisearch ] && command -v npm >/dev/null; then
+    log "npm ci (MiniSearch)"
+    npm ci --no-audit --no-fund
+  fi
+  log "bench: bench/retrieval/REPORT.md"
+  go run ./bench/retrieval -locomo "$locomo" -longmemeval "$lme" -out bench/retrieval/REPORT.md "$@"
+}
+
 case "${1:-all}" in
   all) build_wasm; build_cli; demo ;;
   wasm) build_wasm ;;
   cli) build_wasm; build_cli ;;
   test) build_wasm; build_cli; run_tests ;;
-  *) echo "usage: ./build.sh [test|wasm|cli]" >&2; exit 2 ;;
+  bench) shift; build_wasm; run_bench "$@" ;;
+  *) echo "usage: ./build.sh [test|wasm|cli|bench]" >&2; exit 2 ;;
 esac

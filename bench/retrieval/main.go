@@ -1,0 +1,125 @@
+// Command retrieval is Arbor's retrieval benchmark (issue 3, capability 6).
+//
+// It loads LoCoMo and LongMemEval-S, builds one Context Tree per LoCoMo
+// conversation and per LongMemEval question through the engine's Curate,
+// asks every question through Query (the API users call), and scores the
+// rankings against the gold turns and sessions. In the same run it scores
+// two peers on the same protocol: plain bluge BM25 (untuned, whole sessions
+// as documents) and MiniSearch in Node with the ByteRover settings
+// (minisearch.mjs), plus Arbor's wasm module in Node on a subset
+// (arbor-wasm.mjs). It writes a markdown report.
+//
+//	go run ./bench/retrieval -locomo ../shared/data/locomo10.json.gz \
+//	    -longmemeval ../shared/data/longmemeval_s_dev.json.gz -out bench/retrieval/REPORT.md
+//
+// Nothing here runs in CI; metrics_test.go tests the metric functions.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+type config struct {
+	locomo, lme   string
+	out, dump     string
+	node          string
+	noNode        bool
+	noWasm        bool
+	wasmConvs     int
+	wasmQuestions int
+	lmeTurns      int
+	examples      int
+	command       string
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.locomo, "locomo", "", "LoCoMo file (locomo10.json or .json.gz)")
+	flag.StringVar(&c.lme, "longmemeval", "", "LongMemEval-S file (.json or .json.gz)")
+	flag.StringVar(&c.out, "out", "", "write the markdown report here (default: stdout)")
+	flag.StringVar(&c.dump, "dump", "", "also write every question's rankings and Arbor answers as JSON here")
+	flag.StringVar(&c.node, "node", "node", "the node executable, for MiniSearch and the wasm run")
+	flag.BoolVar(&c.noNode, "no-node", false, "skip MiniSearch and the wasm run")
+	flag.BoolVar(&c.noWasm, "no-wasm", false, "skip Arbor wasm-in-Node")
+	flag.IntVar(&c.wasmConvs, "wasm-conversations", 2, "LoCoMo conversations in the wasm subset")
+	flag.IntVar(&c.wasmQuestions, "wasm-questions", 10, "LongMemEval questions in the wasm subset")
+	flag.IntVar(&c.lmeTurns, "lme-turns", 0, "LongMemEval: turns per entry (0: one entry per session)")
+	flag.IntVar(&c.examples, "examples", 6, "failing questions listed per dataset in the report")
+	flag.Parse()
+	if c.locomo == "" && c.lme == "" {
+		fmt.Fprintln(os.Stderr, "usage: retrieval -locomo FILE -longmemeval FILE [-out REPORT.md]")
+		flag.PrintDefaults()
+		os.Exit(2)
+	}
+	c.command = "go run ./bench/retrieval " + strings.Join(os.Args[1:], " ")
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "retrieval:", err)
+		os.Exit(1)
+	}
+}
+
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func run(c config) error {
+	start := time.Now()
+	rep := &report{cfg: c, started: start}
+	if c.locomo != "" {
+		progress("loading %s", c.locomo)
+		convs, n, err := loadLocomo(c.locomo)
+		if err != nil {
+			return err
+		}
+		rep.locomoBytes = n
+		rep.locomo = runLocomo(convs)
+	}
+	if c.lme != "" {
+		progress("loading %s", c.lme)
+		qs, n, err := loadLongMemEval(c.lme)
+		if err != nil {
+			return err
+		}
+		rep.lmeBytes = n
+		rep.lme = runLME(qs, c.lmeTurns)
+	}
+	if !c.noNode {
+		rep.node = nodeVersion(c.node)
+		if rep.node != "" {
+			runNodePeers(c, rep)
+		} else {
+			rep.notes = append(rep.notes, "node not found: MiniSearch and wasm-in-Node were not run")
+		}
+	}
+	rep.total = time.Since(start)
+	md := rep.markdown()
+	if c.out == "" {
+		fmt.Print(md)
+	} else {
+		if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(c.out, []byte(md), 0o644); err != nil {
+			return err
+		}
+		progress("wrote %s", c.out)
+	}
+	if c.dump != "" {
+		data, err := json.MarshalIndent(rep.dump(), "", " ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(c.dump, data, 0o644); err != nil {
+			return err
+		}
+		progress("wrote %s", c.dump)
+	}
+	progress("done in %s", rep.total.Round(time.Second))
+	return nil
+}
