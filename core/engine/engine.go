@@ -42,6 +42,7 @@ type Engine struct {
 	curator  *curate.Curator
 	cache    *queryCache
 	warnings []Warning
+	pending  []curate.Change // committed by the current Curate, not yet indexed
 }
 
 // Open reads the whole tree through the host and indexes it. Files that
@@ -158,29 +159,57 @@ func contextDoc(c *tree.Context) search.Doc {
 	return search.Doc{Path: c.Path, Kind: "context", Title: c.Title, Content: c.Body}
 }
 
-// onChange keeps the index and the query cache in step with the tree.
+// onChange records a committed change; Curate indexes them together.
 func (e *Engine) onChange(ch curate.Change) {
-	// Any write may change any answer: cached ones from the older tree go.
-	e.cache.clear()
-	var err error
-	switch {
-	case ch.Removed:
-		err = e.index.Delete(ch.Path)
-	case ch.Entry != nil:
-		err = e.index.Put(entryDoc(ch.Entry))
-	case ch.Context != nil:
-		err = e.index.Put(contextDoc(ch.Context))
-	}
-	if err != nil {
-		// The tree is the source of truth; a stale index entry is logged and
-		// repaired by the next open.
-		e.log.Log("error", fmt.Sprintf("index %s: %v", ch.Path, err))
-	}
+	e.pending = append(e.pending, ch)
 }
 
-// Curate applies operations in order (DESIGN §3).
+// Curate applies operations in order (DESIGN §3), then brings the index and
+// the query cache in step with the tree in one index batch: a batch per
+// operation would make bluge build and merge a segment for each.
 func (e *Engine) Curate(p CurateParams) curate.Result {
-	return e.curator.Apply(p.Operations)
+	res := e.curator.Apply(p.Operations)
+	e.reindex()
+	return res
+}
+
+// reindex applies the pending changes to the index, the last change of a
+// path winning.
+func (e *Engine) reindex() {
+	if len(e.pending) == 0 {
+		return
+	}
+	// Any write may change any answer: cached ones from the older tree go.
+	e.cache.clear()
+	last := map[string]curate.Change{}
+	var order []string
+	for _, ch := range e.pending {
+		if _, seen := last[ch.Path]; !seen {
+			order = append(order, ch.Path)
+		}
+		last[ch.Path] = ch
+	}
+	e.pending = e.pending[:0]
+	var put []search.Doc
+	var del []string
+	for _, p := range order {
+		switch ch := last[p]; {
+		case ch.Removed:
+			del = append(del, p)
+		case ch.Entry != nil:
+			put = append(put, entryDoc(ch.Entry))
+		case ch.Context != nil:
+			put = append(put, contextDoc(ch.Context))
+		}
+	}
+	// The tree is the source of truth; a stale index entry is logged and
+	// repaired by the next open.
+	if err := e.index.Delete(del...); err != nil {
+		e.log.Log("error", fmt.Sprintf("index: delete %v: %v", del, err))
+	}
+	if err := e.index.Put(put...); err != nil {
+		e.log.Log("error", fmt.Sprintf("index: put %d documents: %v", len(put), err))
+	}
 }
 
 // Search returns ranked results.

@@ -257,3 +257,41 @@ func TestQueryCacheIsBounded(t *testing.T) {
 		t.Fatalf("re-putting a key grew the order to %d", len(c.order))
 	}
 }
+
+// One curate call is indexed as one batch; the last change of a path wins.
+func TestCurateIndexesTheBatch(t *testing.T) {
+	s, _ := newSession(t, map[string]string{"engineering/billing/invoice_retry_policy.md": billingEntry})
+	mustOpen(t, s)
+	op := func(typ, path, title, narrative string) map[string]any {
+		return map[string]any{"type": typ, "path": path, "title": title, "reason": "test",
+			"content": map[string]any{"narrative": narrative}}
+	}
+	res, _ := call(t, s, "curate", map[string]any{"operations": []any{
+		op("ADD", "ops/pager", "Pager Rotation", "The pager rotates weekly on Mondays."),
+		op("ADD", "ops/kiosk", "Kiosk Reboot", "The lobby kiosk reboots nightly."),
+		op("UPSERT", "ops/pager", "Pager Rotation", "Escalation goes to the secondary after ten minutes."),
+		map[string]any{"type": "DELETE", "path": "ops/kiosk/kiosk_reboot.md", "reason": "test"},
+		map[string]any{"type": "DELETE", "path": "engineering/billing/invoice_retry_policy.md", "reason": "test"},
+	}})
+	if res["summary"].(map[string]any)["failed"].(float64) != 0 {
+		t.Fatalf("curate: %v", res)
+	}
+	count := func(q string) int {
+		r, errObj := call(t, s, "search", map[string]any{"query": q})
+		if errObj != nil {
+			t.Fatal(errObj)
+		}
+		n := 0
+		for _, h := range r["results"].([]any) {
+			if h.(map[string]any)["kind"] == "entry" {
+				n++
+			}
+		}
+		return n
+	}
+	for q, want := range map[string]int{"pager weekly": 1, "secondary escalation": 1, "kiosk": 0, "invoices": 0} {
+		if got := count(q); got != want {
+			t.Errorf("search %q: %d results, want %d", q, got, want)
+		}
+	}
+}
