@@ -106,10 +106,7 @@ func cut(text string, at, maxLen int) string {
 		return collapse(prefix + rest)
 	}
 	budget -= utf8.RuneCountInString(ellipsis)
-	end := byteOffsetOfRune(rest, budget)
-	if sp := strings.LastIndexFunc(rest[:end], unicode.IsSpace); sp > 0 {
-		end = sp
-	}
+	end := wordEnd(rest, byteOffsetOfRune(rest, budget))
 	body := strings.TrimRightFunc(rest[:end], func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsPunct(r) && r != ')' && r != '"'
 	})
@@ -122,7 +119,9 @@ func sentenceStart(text string, at, back int) int {
 	i, n := at, 0
 	for i > 0 && n <= back {
 		r, w := utf8.DecodeLastRuneInString(text[:i])
-		if r == '\n' || (unicode.IsSpace(r) && i-w > 0 && strings.ContainsRune(".!?。！？", lastRune(text[:i-w]))) {
+		// CJK full stops end a sentence without a space after them.
+		if r == '\n' || strings.ContainsRune("。！？", r) ||
+			(unicode.IsSpace(r) && i-w > 0 && strings.ContainsRune(".!?。！？", lastRune(text[:i-w]))) {
 			return i
 		}
 		i -= w
@@ -131,15 +130,43 @@ func sentenceStart(text string, at, back int) int {
 	if i == 0 {
 		return 0
 	}
-	// Too far: start at the word holding at.
+	// Too far: start at the word holding at. CJK text has no spaces between
+	// words, so every CJK character is a word of its own: without this, the
+	// start backed up over a whole run of CJK text to the last space, often
+	// so far that the excerpt no longer held the match.
+	if r, _ := utf8.DecodeRuneInString(text[at:]); at < len(text) && cjkRune(r) {
+		return at
+	}
 	for at > 0 {
 		r, w := utf8.DecodeLastRuneInString(text[:at])
-		if unicode.IsSpace(r) {
+		if unicode.IsSpace(r) || cjkRune(r) {
 			break
 		}
 		at -= w
 	}
 	return at
+}
+
+// wordEnd returns where an excerpt of text cut near byte offset end should
+// end: at the last space before end, or just after the last CJK character
+// before it, since CJK words are not separated by spaces. (Looking only for
+// spaces cut "…。Arbor 的重试策略是…" back to "Arbor", losing the match.)
+// Without either, the cut stays at end.
+func wordEnd(text string, end int) int {
+	for i := end; i > 0; {
+		r, w := utf8.DecodeLastRuneInString(text[:i])
+		if unicode.IsSpace(r) {
+			if i-w > 0 {
+				return i - w
+			}
+			return end
+		}
+		if cjkRune(r) {
+			return i
+		}
+		i -= w
+	}
+	return end
 }
 
 func lastRune(s string) rune {
