@@ -259,6 +259,7 @@ export type ArborErrorCode =
   | 'not_open'
   | 'invalid_path'
   | 'not_found'
+  | 'malformed'
   | 'io'
   | 'internal'
   | 'crashed'
@@ -285,6 +286,28 @@ export declare class ArborError extends Error {
  * await mem.close();
  */
 export declare function openMemory(options?: OpenOptions): Promise<ArborMemory>;
+
+/** Options of {@link startEngine}: the storage, module and output options of {@link OpenOptions}. */
+export type EngineOptions = Pick<OpenOptions, 'storage' | 'wasm' | 'onLog' | 'onOutput'>;
+
+/**
+ * A running engine that has not been opened: the raw protocol of
+ * docs/ABI.md §3, for hosts that build their own envelopes and for
+ * conformance tests. Requests are queued and run one at a time.
+ */
+export interface ArborEngine {
+  /**
+   * Sends one request envelope (JSON text or its UTF-8 bytes) and resolves
+   * with the response envelope's text, errors included; rejects only when
+   * the module crashes or the engine is disposed.
+   */
+  request(envelope: string | Uint8Array): Promise<string>;
+  /** Releases the instance after the queued requests; later requests reject with code `not_open`. */
+  dispose(): Promise<void>;
+}
+
+/** Starts the engine on `storage` without opening it; {@link openMemory} is built on it. */
+export declare function startEngine(options?: EngineOptions): Promise<ArborEngine>;
 
 /** Compiles the engine module from any of the sources {@link OpenOptions.wasm} accepts (default: the package's). */
 export declare function compileArbor(source?: OpenOptions['wasm']): Promise<WebAssembly.Module>;
