@@ -222,7 +222,9 @@ func isNoteTarget(t string) bool {
 
 // Text returns the searchable body text of the entry (all sections, without
 // markup noise): preamble, every section's text, facts and snippets, one
-// per line. Title, summary, tags and keywords are left out: the index holds
+// per line. The reason comes last: it says why the entry was written, not
+// what it knows, so an excerpt should reach it only when nothing else
+// matches. Title, summary, tags and keywords are left out: the index holds
 // them in fields of their own, and repeating them here would count every
 // title word twice and fill excerpts with the title. Heading marks, "**" and
 // wikilink brackets are removed; snippets are kept verbatim (code is what
@@ -236,7 +238,6 @@ func (e *Entry) Text() string {
 	}
 	addText := func(s string) { add(plainText(s)) }
 	addText(e.Preamble)
-	addText(e.Reason)
 	rc := e.RawConcept
 	addText(rc.Task)
 	addText(rc.Changes)
@@ -261,6 +262,7 @@ func (e *Entry) Text() string {
 		addText(o.Heading)
 		addText(o.Body)
 	}
+	addText(e.Reason)
 	return strings.Join(parts, "\n")
 }
 
