@@ -30,24 +30,30 @@ type Hit struct {
 	Raw     float64  `json:"-"`       // the raw BM25 score s
 	Excerpt string   `json:"excerpt"` // best-matching passage, ≤ Options.ExcerptLen characters, from Summary/Content, on word boundaries
 	Matched []string `json:"-"`       // the query terms (analyzed, as in Result.Terms) that matched this doc
+	// AllTerms: the document came from the AND pass (it matches every
+	// query term), not from the OR pass that fills the slots left.
+	AllTerms bool `json:"-"`
 }
 
 // Result is the answer to one Search.
 type Result struct {
 	Hits  []Hit    // at most limit hits, best first; ties by path ascending
-	Total int      // number of matching docs in the pass that produced the hits
+	Total int      // number of matching docs in the widest pass that produced the hits
 	Terms []string // analyzed query terms, in query order, without duplicates
 	// Unmatched lists the significant query terms (≥ 4 characters in the
 	// query, ≥ 2 for CJK) that match no document at all, exactly or as a
 	// prefix expansion (fuzzy matches do not count): out-of-domain signal.
 	Unmatched []string
-	Mode      string // ModeAnd or ModeOr: which pass produced the hits
+	Mode      string // ModeAnd, ModeFill or ModeOr: which passes produced the hits
 }
 
 // Search modes reported in Result.Mode.
 const (
 	ModeAnd = "and" // every query term matched (the first pass)
 	ModeOr  = "or"  // fallback: any query term matched
+	// ModeFill: the documents matching every term first, then documents
+	// matching some of them in the slots left.
+	ModeFill = "and+or"
 )
 
 // DefaultLimit is the number of hits Search returns when limit ≤ 0.

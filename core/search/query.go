@@ -8,6 +8,7 @@ import (
 	"github.com/blugelabs/bluge"
 	bsearch "github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
+	"github.com/blugelabs/bluge/search/similarity"
 )
 
 // qterm is one query term: a stemmed word, or a CJK run matched through its
@@ -189,6 +190,42 @@ func (q *disjunction) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (
 	s, err := searcher.NewDisjunctionSearcher(r, ss, q.min, sortedSum{}, opts)
 	if err != nil {
 		closeSearchers(ss)
+		return nil, err
+	}
+	return s, nil
+}
+
+// kindContext is the Kind of context.md documents.
+const kindContext = "context"
+
+// kindFilter keeps the documents of q whose Kind is kind (or, with exclude,
+// is not), with q's scores unchanged.
+type kindFilter struct {
+	q       bluge.Query
+	kind    string
+	exclude bool
+}
+
+// Searcher implements bluge.Query.
+func (f *kindFilter) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	inner, err := f.q.Searcher(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The kind clause only filters: it scores 0, which leaves sums as they were.
+	ks, err := searcher.NewTermSearcher(r, f.kind, kindField, 0, similarity.ConstantScorer(0), opts)
+	if err != nil {
+		_ = inner.Close()
+		return nil, err
+	}
+	var s bsearch.Searcher
+	if f.exclude {
+		s, err = searcher.NewBooleanSearcher(inner, nil, ks, sortedSum{}, opts)
+	} else {
+		s, err = searcher.NewConjunctionSearcher(r, []bsearch.Searcher{inner, ks}, sortedSum{}, opts)
+	}
+	if err != nil {
+		closeSearchers([]bsearch.Searcher{inner, ks})
 		return nil, err
 	}
 	return s, nil

@@ -23,8 +23,13 @@ import (
 // with a lower boost, a document keeping only its best expansion of a term,
 // so exact matches dominate.
 //
-// A first pass requires every term (Mode "and"); when it finds nothing, a
-// second pass accepts any term (Mode "or"). Hits are sorted by score, then by
+// Entries come before context.md files (Kind "context"): a folder overview
+// repeats its entries' words, so it would otherwise take the slot of the
+// entry that holds the fact; contexts fill only the slots entries leave.
+// Among entries, a first pass requires every term (Mode "and"); when it
+// finds fewer than limit, a second pass accepting any term fills the
+// remaining slots after the AND hits (Mode "and+or", or "or" when the AND
+// pass found nothing). Within each pass hits are sorted by score, then by
 // path; the same documents and query always give the same result.
 func (x *Index) Search(query string, limit int) (Result, error) {
 	if limit <= 0 {
@@ -43,18 +48,10 @@ func (x *Index) Search(query string, limit int) (Result, error) {
 	if len(qs) == 0 {
 		return res, nil
 	}
-	docs, total, err := x.run(x.buildQuery(qs, true), limit)
+	docs, err := x.collect(&res, qs, limit)
 	if err != nil {
-		return Result{}, fmt.Errorf("search: %q (and): %w", query, err)
+		return Result{}, fmt.Errorf("search: %q: %w", query, err)
 	}
-	if total == 0 && needsOr(qs) {
-		res.Mode = ModeOr
-		docs, total, err = x.run(x.buildQuery(qs, false), limit)
-		if err != nil {
-			return Result{}, fmt.Errorf("search: %q (or): %w", query, err)
-		}
-	}
-	res.Total = total
 	literal := make([]bool, len(qs))
 	res.Hits = make([]Hit, len(docs))
 	for i, d := range docs {
@@ -75,9 +72,66 @@ func (x *Index) Search(query string, limit int) (Result, error) {
 	return res, nil
 }
 
+// collect runs the passes of Search and returns the top documents in rank
+// order, setting res.Mode and res.Total.
+func (x *Index) collect(res *Result, qs []qterm, limit int) ([]stored, error) {
+	and := x.buildQuery(qs, true)
+	docs, total, err := x.run(&kindFilter{q: and, kind: kindContext, exclude: true}, limit)
+	if err != nil {
+		return nil, fmt.Errorf("and: %w", err)
+	}
+	for i := range docs {
+		docs[i].all = true
+	}
+	wide := and
+	if len(docs) < limit && needsOr(qs) {
+		wide = x.buildQuery(qs, false)
+		more, n, err := x.run(&kindFilter{q: wide, kind: kindContext, exclude: true}, limit)
+		if err != nil {
+			return nil, fmt.Errorf("or: %w", err)
+		}
+		switch {
+		case total == 0:
+			res.Mode = ModeOr
+		case n > total:
+			res.Mode = ModeFill
+		}
+		docs, total = fill(docs, more, limit), n
+	}
+	// Run even when entries fill every slot: Total counts the contexts too.
+	ctx, n, err := x.run(&kindFilter{q: wide, kind: kindContext}, max(limit-len(docs), 1))
+	if err != nil {
+		return nil, fmt.Errorf("contexts: %w", err)
+	}
+	for i := range ctx {
+		ctx[i].all = wide == and
+	}
+	res.Total = total + n
+	return append(docs, ctx[:min(len(ctx), limit-len(docs))]...), nil
+}
+
+// fill appends to docs the documents of more it does not hold yet, in
+// order, up to limit.
+func fill(docs, more []stored, limit int) []stored {
+	have := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		have[d.path] = true
+	}
+	for _, d := range more {
+		if len(docs) >= limit {
+			break
+		}
+		if !have[d.path] {
+			docs = append(docs, d)
+		}
+	}
+	return docs
+}
+
 // stored is a matching document as read back from the index.
 type stored struct {
 	raw                        float64
+	all                        bool // from the AND pass
 	path, kind, title, summary string
 	content, tags, keywords    string
 }
@@ -138,7 +192,7 @@ func (x *Index) exists(q *qterm) (bool, error) {
 // excerpt. literal[i] is set when query term i matches the document exactly
 // or as a prefix.
 func (x *Index) hit(d stored, qs []qterm, literal []bool) Hit {
-	h := Hit{Path: d.path, Kind: d.kind, Title: d.title, Summary: d.summary, Raw: d.raw, Score: normalize01(d.raw)}
+	h := Hit{Path: d.path, Kind: d.kind, Title: d.title, Summary: d.summary, Raw: d.raw, Score: normalize01(d.raw), AllTerms: d.all}
 	summary, _ := analyze(d.summary, true)
 	content, _ := analyze(d.content, true)
 	matched := make([]bool, len(qs))

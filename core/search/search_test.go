@@ -39,7 +39,7 @@ func mustSearch(t testing.TB, x *Index, query string, limit int) Result {
 // checkResult checks the invariants every result must keep.
 func checkResult(t testing.TB, query string, r Result) {
 	t.Helper()
-	if r.Mode != ModeAnd && r.Mode != ModeOr {
+	if r.Mode != ModeAnd && r.Mode != ModeFill && r.Mode != ModeOr {
 		t.Errorf("%q: mode %q", query, r.Mode)
 	}
 	if len(r.Hits) > r.Total {
@@ -55,9 +55,16 @@ func checkResult(t testing.TB, query string, r Result) {
 		if want := normalize01(h.Raw); h.Score != want {
 			t.Errorf("%q: %s: score %v, want s/(1+s) of raw %v = %v", query, h.Path, h.Score, h.Raw, want)
 		}
+		if h.AllTerms != (r.Mode == ModeAnd || r.Mode == ModeFill && len(h.Matched) == len(r.Terms) && h.Kind != kindContext) {
+			t.Errorf("%q: %s: AllTerms %v in mode %s, matched %q", query, h.Path, h.AllTerms, r.Mode, h.Matched)
+		}
 		if i > 0 {
+			// Entries matching every term, then other entries, then
+			// contexts; by score, then path, within each group.
 			p := r.Hits[i-1]
-			if p.Raw < h.Raw || p.Raw == h.Raw && p.Path >= h.Path {
+			if g, pg := rankGroup(h), rankGroup(p); pg > g {
+				t.Errorf("%q: %s (group %d) before %s (group %d)", query, p.Path, pg, h.Path, g)
+			} else if pg == g && (p.Raw < h.Raw || p.Raw == h.Raw && p.Path >= h.Path) {
 				t.Errorf("%q: hits out of order: %s (%v) before %s (%v)", query, p.Path, p.Raw, h.Path, h.Raw)
 			}
 		}
@@ -280,15 +287,42 @@ func corpus() []Doc {
 	}
 }
 
+// firstPass lists the paths of the hits of the pass that ran first: those
+// matching every term, or all hits when none does (Mode "or").
+func firstPass(r Result) []string {
+	out := []string{}
+	for _, h := range r.Hits {
+		if h.AllTerms {
+			out = append(out, h.Path)
+		}
+	}
+	if len(out) == 0 {
+		return pathsOf(r)
+	}
+	return out
+}
+
+// rankGroup is the group of a hit in Search's order.
+func rankGroup(h Hit) int {
+	switch {
+	case h.Kind == kindContext:
+		return 2
+	case h.AllTerms:
+		return 0
+	}
+	return 1
+}
+
 func TestAndOr(t *testing.T) {
 	x := newIndex(t, Options{}, corpus()...)
 	tests := []struct {
 		query string
 		mode  string
 		total int
-		paths []string // sorted; nil to skip
+		paths []string // of the first pass, sorted; nil to skip
 	}{
-		{"invoice retry", ModeAnd, 1, []string{"engineering/billing/invoice_retry_policy.md"}},
+		// one document has both; the others fill the slots left
+		{"invoice retry", ModeFill, 3, []string{"engineering/billing/invoice_retry_policy.md"}},
 		{"invoice", ModeAnd, 2, []string{"engineering/billing/invoice_numbering.md", "engineering/billing/invoice_retry_policy.md"}},
 		{"retries", ModeAnd, 2, []string{"engineering/billing/invoice_retry_policy.md", "engineering/platform/http_retries.md"}},
 		// no document has both: any term
@@ -305,7 +339,7 @@ func TestAndOr(t *testing.T) {
 		if r.Mode != tc.mode || r.Total != tc.total || len(r.Hits) != tc.total {
 			t.Errorf("%q: mode %s total %d hits %q, want mode %s total %d", tc.query, r.Mode, r.Total, pathsOf(r), tc.mode, tc.total)
 		}
-		if got := sorted(pathsOf(r)); tc.paths != nil && !reflect.DeepEqual(got, tc.paths) {
+		if got := sorted(firstPass(r)); tc.paths != nil && !reflect.DeepEqual(got, tc.paths) {
 			t.Errorf("%q: got %q, want %q", tc.query, got, tc.paths)
 		}
 	}
@@ -352,7 +386,7 @@ func TestPrefix(t *testing.T) {
 		paths []string
 	}{
 		{"invo", ModeAnd, []string{"engineering/billing/invoice_numbering.md", "engineering/billing/invoice_retry_policy.md"}},
-		{"retry invo", ModeAnd, []string{"engineering/billing/invoice_retry_policy.md"}},
+		{"retry invo", ModeFill, []string{"engineering/billing/invoice_retry_policy.md"}},
 		{"inv", ModeAnd, []string{"engineering/billing/invoice_numbering.md", "engineering/billing/invoice_retry_policy.md"}},
 		// not the last word: no prefix, so "invo" matches nothing
 		{"invo retry", ModeOr, []string{"engineering/billing/invoice_retry_policy.md", "engineering/platform/http_retries.md"}},
@@ -362,8 +396,8 @@ func TestPrefix(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r := mustSearch(t, x, tc.query, 0)
-		if r.Mode != tc.mode || !reflect.DeepEqual(sorted(pathsOf(r)), tc.paths) {
-			t.Errorf("%q: mode %s %q, want mode %s %q", tc.query, r.Mode, pathsOf(r), tc.mode, tc.paths)
+		if r.Mode != tc.mode || !reflect.DeepEqual(sorted(firstPass(r)), tc.paths) {
+			t.Errorf("%q: mode %s %q, want mode %s %q", tc.query, r.Mode, firstPass(r), tc.mode, tc.paths)
 		}
 	}
 	// A prefix expansion scores PrefixBoost (0.4) of the exact word.
@@ -547,10 +581,10 @@ func TestAnalysisInSearch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r := mustSearch(t, x, tc.query, 0)
-		if !reflect.DeepEqual(pathsOf(r), tc.paths) {
-			t.Errorf("%q: %q, want %q", tc.query, pathsOf(r), tc.paths)
+		if !reflect.DeepEqual(firstPass(r), tc.paths) {
+			t.Errorf("%q: %q, want %q", tc.query, firstPass(r), tc.paths)
 		}
-		if len(tc.paths) > 0 && r.Mode != ModeAnd {
+		if len(tc.paths) > 0 && r.Mode == ModeOr {
 			t.Errorf("%q: mode %s", tc.query, r.Mode)
 		}
 	}
@@ -637,7 +671,7 @@ func TestScaffolding(t *testing.T) {
 	}
 	// Only scaffolding: its words are searched.
 	r := mustSearch(t, x, "how many times", 0)
-	if !reflect.DeepEqual(r.Terms, []string{"mani", "time"}) || !reflect.DeepEqual(pathsOf(r), []string{"notes/times.md"}) || r.Mode != ModeAnd {
+	if !reflect.DeepEqual(r.Terms, []string{"mani", "time"}) || !reflect.DeepEqual(firstPass(r), []string{"notes/times.md"}) || r.Mode != ModeFill {
 		t.Errorf("how many times: terms %q hits %q mode %s", r.Terms, pathsOf(r), r.Mode)
 	}
 }
@@ -916,4 +950,60 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 	wg.Wait()
+}
+
+// When fewer documents than the limit match every term, documents matching
+// some terms fill the slots left, after the full matches even when they
+// score higher, and never beyond the limit.
+func TestOrFill(t *testing.T) {
+	x := newIndex(t, Options{},
+		Doc{Path: "both.md", Title: "Notes", Content: "The invoice retry schedule, described at length in a long paragraph about many unrelated matters of billing and accounting."},
+		Doc{Path: "invoice.md", Title: "Invoice", Content: "invoice invoice invoice"},
+		Doc{Path: "retry.md", Title: "Retry", Content: "retry retry"},
+		Doc{Path: "other.md", Title: "Other", Content: "nothing to see"},
+	)
+	r := mustSearch(t, x, "invoice retry", 0)
+	if r.Mode != ModeFill || r.Total != 3 || !reflect.DeepEqual(pathsOf(r)[:1], []string{"both.md"}) || len(r.Hits) != 3 {
+		t.Fatalf("mode %s total %d hits %q, want and+or, 3, both.md first", r.Mode, r.Total, pathsOf(r))
+	}
+	if !r.Hits[0].AllTerms || r.Hits[1].AllTerms || r.Hits[2].AllTerms {
+		t.Errorf("AllTerms %v %v %v, want only the first", r.Hits[0].AllTerms, r.Hits[1].AllTerms, r.Hits[2].AllTerms)
+	}
+	if r.Hits[1].Raw <= r.Hits[0].Raw {
+		t.Errorf("the fill hit %s (%v) does not outscore %s (%v): the test no longer shows the order", r.Hits[1].Path, r.Hits[1].Raw, r.Hits[0].Path, r.Hits[0].Raw)
+	}
+	if r := mustSearch(t, x, "invoice retry", 2); len(r.Hits) != 2 || r.Hits[0].Path != "both.md" || r.Total != 3 {
+		t.Errorf("limit 2: hits %q total %d", pathsOf(r), r.Total)
+	}
+	// The AND pass fills the limit: no OR pass.
+	if r := mustSearch(t, x, "invoice retry", 1); r.Mode != ModeAnd || !reflect.DeepEqual(pathsOf(r), []string{"both.md"}) {
+		t.Errorf("limit 1: mode %s hits %q", r.Mode, pathsOf(r))
+	}
+}
+
+// A context.md repeats its folder's words; it ranks after every matching
+// entry, fills the slots they leave, and is found when no entry matches.
+func TestContextsLast(t *testing.T) {
+	x := newIndex(t, Options{},
+		Doc{Path: "billing/context.md", Kind: kindContext, Title: "Billing invoices", Content: "Invoices: invoice numbering, invoice retries, invoice archive."},
+		Doc{Path: "billing/numbering.md", Title: "Numbering", Content: "Each invoice gets the next number."},
+		Doc{Path: "billing/retries.md", Title: "Retries", Content: "A failed invoice is retried after an hour."},
+		Doc{Path: "context.md", Kind: kindContext, Title: "Overview", Content: "This memory holds billing notes and an archive."},
+	)
+	r := mustSearch(t, x, "invoice", 0)
+	if got := pathsOf(r); !reflect.DeepEqual(got, []string{"billing/numbering.md", "billing/retries.md", "billing/context.md"}) && !reflect.DeepEqual(got, []string{"billing/retries.md", "billing/numbering.md", "billing/context.md"}) {
+		t.Errorf("invoice: %q, want both entries, then the context", got)
+	}
+	if h := hitOf(t, r, "billing/context.md"); h.Raw <= r.Hits[0].Raw {
+		t.Errorf("the context (%v) does not outscore the entries (%v): the test no longer shows the order", h.Raw, r.Hits[0].Raw)
+	}
+	if r.Total != 3 {
+		t.Errorf("invoice: total %d, want 3 (contexts count)", r.Total)
+	}
+	if r := mustSearch(t, x, "invoice", 2); len(r.Hits) != 2 || r.Hits[0].Kind == kindContext || r.Hits[1].Kind == kindContext || r.Total != 3 {
+		t.Errorf("invoice, limit 2: %q total %d, want the two entries of 3 matches", pathsOf(r), r.Total)
+	}
+	if r := mustSearch(t, x, "archive", 0); !reflect.DeepEqual(sorted(pathsOf(r)), []string{"billing/context.md", "context.md"}) {
+		t.Errorf("archive: %q, want the contexts", pathsOf(r))
+	}
 }
