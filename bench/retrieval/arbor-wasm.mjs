@@ -13,7 +13,7 @@ import {
   args, log, loadLocomo, loadLongMemEval, locomoUnits, lmeUnits, operation, unitBytes, bySession, dedupe, parseLMEDate,
 } from './corpus.mjs';
 
-const opt = args(process.argv.slice(2), { locomo: '', longmemeval: '', conversations: 2, questions: 10, 'lme-turns': 0 });
+const opt = args(process.argv.slice(2), { locomo: '', longmemeval: '', conversations: 2, questions: 10, 'lme-turns': 0, 'locomo-context': 0 });
 const TOP_K = 10;
 const now = () => process.hrtime.bigint();
 const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6;
@@ -44,7 +44,7 @@ async function runLocomo(path) {
   const { convs } = loadLocomo(path);
   const out = { build: total(), latencyMs: {}, repeatLatencyMs: {}, rankings: {} };
   for (const c of convs.slice(0, opt.conversations)) {
-    const units = locomoUnits(c);
+    const units = locomoUnits(c, opt['locomo-context']);
     const byPath = new Map(units.map((u) => [u.path, u]));
     const last = c.sessions[c.sessions.length - 1]?.date;
     const asked = last ? new Date(last.getTime() + 24 * 3600e3) : new Date();

@@ -102,7 +102,7 @@ func buildArbor(groups [][]unit) (*arborTree, buildStats, error) {
 		for _, u := range g {
 			ops = append(ops, u.operation())
 			t.units[u.Path] = u
-			st.SrcBytes += int64(len(u.Title) + len(u.Task) + len(u.Author) + len(u.Body))
+			st.SrcBytes += int64(len(u.Title) + len(u.Task) + len(u.Author) + len(u.Flow) + len(u.Body))
 		}
 		if !g[0].Time.IsZero() {
 			t.clock.t = g[0].Time

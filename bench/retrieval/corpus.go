@@ -20,6 +20,7 @@ type unit struct {
 	Title  string
 	Task   string // rawConcept.task: provenance (turn id, session)
 	Author string // rawConcept.author: the speaker
+	Flow   string // rawConcept.flow: the conversation around it (LoCoMo)
 	Body   string // the narrative: what was said
 	Time   time.Time
 
@@ -34,7 +35,7 @@ const reason = "conversation memory import"
 
 // operation turns a unit into the ADD a user (or an agent) would send.
 func (u unit) operation() curate.Operation {
-	rc := &tree.RawConcept{Task: u.Task, Author: u.Author}
+	rc := &tree.RawConcept{Task: u.Task, Author: u.Author, Flow: u.Flow}
 	if !u.Time.IsZero() {
 		rc.Timestamp = u.Time.UTC().Format(time.RFC3339)
 	}
@@ -51,7 +52,7 @@ func (u unit) operation() curate.Operation {
 // (MiniSearch): the provenance and the body, as the engine's content field
 // holds them.
 func (u unit) searchText() string {
-	return strings.Join([]string{u.Task, u.Author, u.Body}, "\n")
+	return strings.Join([]string{u.Task, u.Author, u.Flow, u.Body}, "\n")
 }
 
 // snake makes a path segment: lower case letters and digits joined by '_'.
@@ -95,12 +96,21 @@ func locomoTurnText(t locomoTurn) string {
 // One entry per turn makes turn-level Recall@K the share of gold turns in
 // the first K entries. Numbers in paths are zero-padded so that they never
 // equal a number in a question.
-func locomoUnits(c *locomoConv) []unit {
+//
+// A turn alone is often a reply that only makes sense with what it answers
+// ("Yup, we just did it yesterday!"), so with context > 0 the entry's flow
+// holds the context turns before it in the session, "In reply to <speaker>:
+// <text>", as a curator writing a self-contained memory would add them.
+func locomoUnits(c *locomoConv, context int) []unit {
 	domain := snake(c.SpeakerA + " and " + c.SpeakerB)
 	var out []unit
 	for _, s := range c.Sessions {
 		topic := fmt.Sprintf("session_%02d", s.N)
-		for _, t := range s.Turns {
+		for i, t := range s.Turns {
+			var flow []string
+			for _, p := range s.Turns[max(i-context, 0):i] {
+				flow = append(flow, "In reply to "+p.Speaker+": "+locomoTurnText(p))
+			}
 			title := t.Speaker
 			if !s.Date.IsZero() {
 				title += " on " + dayText(s.Date)
@@ -110,6 +120,7 @@ func locomoUnits(c *locomoConv) []unit {
 				Title:   title,
 				Task:    fmt.Sprintf("Turn %s of session %d", t.ID, s.N),
 				Author:  t.Speaker,
+				Flow:    strings.Join(flow, "\n"),
 				Body:    locomoTurnText(t),
 				Time:    s.Date,
 				Turn:    t.ID,

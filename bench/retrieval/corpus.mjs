@@ -122,17 +122,20 @@ export function turnText(t) {
   return text;
 }
 
-// One entry per turn (see locomoUnits in corpus.go).
-export function locomoUnits(conv) {
+// One entry per turn, with `context` preceding turns in its flow (see
+// locomoUnits in corpus.go).
+export function locomoUnits(conv, context = 0) {
   const domain = snake(`${conv.speakerA} and ${conv.speakerB}`);
   const out = [];
   for (const s of conv.sessions) {
-    for (const t of s.turns) {
+    for (const [i, t] of s.turns.entries()) {
+      const flow = s.turns.slice(Math.max(i - context, 0), i).map((p) => `In reply to ${p.speaker}: ${turnText(p)}`);
       out.push({
         path: `${domain}/session_${pad(s.n, 2)}/turn_${pad(t.turn, 3)}.md`,
         title: s.date ? `${t.speaker} on ${dayText(s.date)}` : t.speaker,
         task: `Turn ${t.id} of session ${s.n}`,
         author: t.speaker,
+        flow: flow.join('\n'),
         body: turnText(t),
         time: s.date,
         id: t.id,
@@ -189,12 +192,13 @@ export function lmeUnits(q, turnsPerEntry = 0) {
 // The curate operation of a unit (unit.operation in corpus.go).
 export function operation(u) {
   const rawConcept = { task: u.task, author: u.author };
+  if (u.flow) rawConcept.flow = u.flow;
   if (u.time) rawConcept.timestamp = rfc3339(u.time);
   return { type: 'ADD', path: u.path, title: u.title, content: { rawConcept, narrative: u.body }, reason: 'conversation memory import' };
 }
 
-export const searchText = (u) => [u.task, u.author, u.body].join('\n');
-export const unitBytes = (u) => Buffer.byteLength(u.title) + Buffer.byteLength(u.task) + Buffer.byteLength(u.author) + Buffer.byteLength(u.body);
+export const searchText = (u) => [u.task, u.author, u.flow || '', u.body].join('\n');
+export const unitBytes = (u) => Buffer.byteLength(u.title) + Buffer.byteLength(u.task) + Buffer.byteLength(u.author) + Buffer.byteLength(u.flow || '') + Buffer.byteLength(u.body);
 
 // Groups units by session, in time order (as they are curated).
 export function bySession(units) {

@@ -34,6 +34,7 @@ type config struct {
 	wasmConvs     int
 	wasmQuestions int
 	lmeTurns      int
+	locomoContext int
 	examples      int
 	command       string
 }
@@ -49,6 +50,7 @@ func main() {
 	flag.BoolVar(&c.noWasm, "no-wasm", false, "skip Arbor wasm-in-Node")
 	flag.IntVar(&c.wasmConvs, "wasm-conversations", 2, "LoCoMo conversations in the wasm subset")
 	flag.IntVar(&c.wasmQuestions, "wasm-questions", 10, "LongMemEval questions in the wasm subset")
+	flag.IntVar(&c.locomoContext, "locomo-context", 2, "LoCoMo: preceding turns of the session written into each turn's entry as context (0: none)")
 	flag.IntVar(&c.lmeTurns, "lme-turns", 0, "LongMemEval: turns per entry (0: one entry per session)")
 	flag.IntVar(&c.examples, "examples", 6, "failing questions listed per dataset in the report")
 	flag.Parse()
@@ -78,7 +80,7 @@ func run(c config) error {
 			return err
 		}
 		rep.locomoBytes = n
-		rep.locomo = runLocomo(convs)
+		rep.locomo = runLocomo(convs, c.locomoContext)
 	}
 	if c.lme != "" {
 		progress("loading %s", c.lme)

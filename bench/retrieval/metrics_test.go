@@ -172,7 +172,7 @@ func TestLocomoUnits(t *testing.T) {
 		N: 1, DateText: "1:56 pm on 8 May, 2023", Date: parseLocomoDate("1:56 pm on 8 May, 2023"),
 		Turns: []locomoTurn{{ID: TurnID{1, 3}, Speaker: "Caroline", Text: "I went to a support group.", Caption: "a photo of a flag"}},
 	}}}
-	us := locomoUnits(c)
+	us := locomoUnits(c, 0)
 	if len(us) != 1 {
 		t.Fatalf("%d units", len(us))
 	}

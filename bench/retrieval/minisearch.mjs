@@ -16,7 +16,7 @@ import {
   dedupe, locomoMetrics, lmeMetrics, percentile,
 } from './corpus.mjs';
 
-const opt = args(process.argv.slice(2), { locomo: '', longmemeval: '', rankings: false, 'lme-turns': 0, 'title-boost': 3 });
+const opt = args(process.argv.slice(2), { locomo: '', longmemeval: '', rankings: false, 'lme-turns': 0, 'locomo-context': 0, 'title-boost': 3 });
 const TOP_K = 10;
 
 const settings = {
@@ -44,7 +44,7 @@ function runLocomo(path) {
   const lat = [];
   const build = { trees: 0, entries: 0, bytes: 0, ms: 0 };
   for (const c of convs) {
-    const units = locomoUnits(c);
+    const units = locomoUnits(c, opt['locomo-context']);
     const [ms, bms] = timed(() => index(units));
     build.trees++; build.entries += units.length; build.ms += bms;
     build.bytes += units.reduce((a, u) => a + unitBytes(u), 0);

@@ -88,6 +88,7 @@ func runScript(c config, script string, extra ...string) (*nodeOutput, error) {
 
 func runNodePeers(c config, rep *report) {
 	lmeTurns := "--lme-turns=" + strconv.Itoa(c.lmeTurns)
+	context := "--locomo-context=" + strconv.Itoa(c.locomoContext)
 	switch {
 	case !exists("bench/retrieval/minisearch.mjs"):
 		rep.notes = append(rep.notes, "MiniSearch not run: run the harness from the repository root")
@@ -95,7 +96,7 @@ func runNodePeers(c config, rep *report) {
 		rep.notes = append(rep.notes, "MiniSearch not run: node_modules/minisearch is missing (npm ci)")
 	default:
 		progress("MiniSearch (node %s)", rep.node)
-		out, err := runScript(c, "minisearch.mjs", "--rankings", lmeTurns)
+		out, err := runScript(c, "minisearch.mjs", "--rankings", lmeTurns, context)
 		if err != nil {
 			rep.notes = append(rep.notes, "MiniSearch failed: "+err.Error())
 			break
@@ -118,7 +119,7 @@ func runNodePeers(c config, rep *report) {
 		rep.notes = append(rep.notes, "Arbor wasm-in-Node not run: dist/arbor.wasm is missing (./build.sh wasm)")
 	default:
 		progress("Arbor wasm in Node: %d conversations, %d questions", c.wasmConvs, c.wasmQuestions)
-		out, err := runScript(c, "arbor-wasm.mjs", "--conversations", strconv.Itoa(c.wasmConvs), "--questions", strconv.Itoa(c.wasmQuestions), lmeTurns)
+		out, err := runScript(c, "arbor-wasm.mjs", "--conversations", strconv.Itoa(c.wasmConvs), "--questions", strconv.Itoa(c.wasmQuestions), lmeTurns, context)
 		if err != nil {
 			rep.notes = append(rep.notes, "Arbor wasm-in-Node failed: "+err.Error())
 			return

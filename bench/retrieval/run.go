@@ -60,7 +60,7 @@ type buildTiming struct {
 	Lat     []time.Duration
 }
 
-func runLocomo(convs []*locomoConv) *locomoRun {
+func runLocomo(convs []*locomoConv, context int) *locomoRun {
 	r := &locomoRun{convs: convs, rank: map[string]map[string][]TurnID{}, arbor: map[string]queryInfo{}, lat: latencies{}, lat0: latencies{}}
 	for _, s := range []string{sysArbor, sysBM25, sysBM25Turns} {
 		r.rank[s] = map[string][]TurnID{}
@@ -100,7 +100,7 @@ func runLocomo(convs []*locomoConv) *locomoRun {
 		byConv[q.Conv] = append(byConv[q.Conv], i)
 	}
 	for ci, c := range convs {
-		units := locomoUnits(c)
+		units := locomoUnits(c, context)
 		turns := map[TurnID]unit{}
 		var groups [][]unit
 		last := -1
