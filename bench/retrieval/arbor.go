@@ -46,9 +46,11 @@ type queryInfo struct {
 	Tier     int
 	TierName string
 	OOD      bool
-	N        int      // results returned
-	Contexts int      // context.md files among them
-	Top      []string // "path (ŝ)" of the first results
+	N        int       // results returned
+	Contexts int       // context.md files among them
+	Top      []string  // "path (ŝ)" of the first results
+	Raw      []float64 // raw BM25 scores of the first results
+	AllTerms []bool    // whether each of the first results matches every term
 	Reason   string
 }
 
@@ -149,6 +151,8 @@ func (t *arborTree) ask(q string, limit int, lat latencies) ([]unit, queryInfo, 
 		out[i] = u
 		if i < 3 {
 			info.Top = append(info.Top, fmt.Sprintf("%s (%.3f)", h.Path, h.Score))
+			info.Raw = append(info.Raw, h.Raw)
+			info.AllTerms = append(info.AllTerms, h.AllTerms)
 		}
 	}
 	return out, info, nil
