@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 )
@@ -37,6 +38,7 @@ type config struct {
 	locomoContext int
 	examples      int
 	command       string
+	cpuProfile    string
 }
 
 func main() {
@@ -53,6 +55,7 @@ func main() {
 	flag.IntVar(&c.locomoContext, "locomo-context", 2, "LoCoMo: preceding turns of the session written into each turn's entry as context (0: none)")
 	flag.IntVar(&c.lmeTurns, "lme-turns", 0, "LongMemEval: turns per entry (0: one entry per session)")
 	flag.IntVar(&c.examples, "examples", 6, "failing questions listed per dataset in the report")
+	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run here")
 	flag.Parse()
 	if c.locomo == "" && c.lme == "" {
 		fmt.Fprintln(os.Stderr, "usage: retrieval -locomo FILE -longmemeval FILE [-out REPORT.md]")
@@ -60,7 +63,19 @@ func main() {
 		os.Exit(2)
 	}
 	c.command = "go run ./bench/retrieval " + strings.Join(os.Args[1:], " ")
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "retrieval: cpu profile:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(c); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "retrieval:", err)
 		os.Exit(1)
 	}

@@ -365,6 +365,11 @@ func document(d Doc) (*bluge.Document, [numFields]*bluge.TermField) {
 		if f != fPath { // the path is stored as the document id
 			tf.StoreValue()
 		}
+		if f == fSummary || f == fContent {
+			// Search reads where the query's terms occur from the index
+			// rather than analysing the text again (see Index.run).
+			tf.SearchTermPositions()
+		}
 		doc.AddField(tf)
 		fields[f] = tf
 	}
