@@ -30,25 +30,26 @@ func TestAnalyze(t *testing.T) {
 		{"stop words", "the invoice of a policy is in the retry", []string{"invoic", "polici", "retri"}, nil},
 		{"only stop words", "The and of is it", []string{}, nil},
 		{"snake_case", "invoice_retry_policy", []string{"invoic", "retri", "polici"}, nil},
-		{"dotted file name", "config.yaml", []string{"config", "yaml"}, nil},
-		{"dotted path", "billing.retry.Policy", []string{"bill", "retri", "polici"}, nil},
+		{"dotted file name", "config.yaml", []string{"config", "configyaml", "yaml"}, nil},
+		{"dotted path", "billing.retry.Policy", []string{"bill", "billingretrypolici", "retri", "polici"}, nil},
 		{"version kept", "v1.8", []string{"v1.8"}, nil},
 		{"number kept", "pi is 3.14", []string{"pi", "3.14"}, nil},
-		{"sentence dot", "Retry.Invoice", []string{"retri", "invoic"}, nil},
-		{"hyphen and slash", "rate-limit/backoff", []string{"rate", "limit", "backoff"}, nil},
+		{"sentence dot", "Retry.Invoice", []string{"retri", "retryinvoic", "invoic"}, nil},
+		{"hyphen and slash", "rate-limit/backoff", []string{"rate", "ratelimit", "limit", "backoff"}, nil},
 		{"path", "engineering/billing/invoice_retry_policy", []string{"engin", "bill", "invoic", "retri", "polici"}, nil},
 		{"possessive", "John's invoice", []string{"john", "invoic"}, nil},
 		{"full width", "ＡＢＣ", []string{"abc"}, nil},
 		{"too long dropped", "short " + long + " word", []string{"short", "word"}, nil},
-		{"chinese bigrams", "中文搜索", []string{"中文", "文搜", "搜索"}, []string{"中", "文", "搜", "索", "中文", "文搜", "搜索"}},
+		{"chinese bigrams", "中文搜索", []string{"中文", "文搜", "搜索"}, []string{"中", "中文", "文", "文搜", "搜", "搜索", "索"}},
 		{"one han", "税", []string{"税"}, []string{"税"}},
-		{"two han", "中文", []string{"中文"}, []string{"中", "文", "中文"}},
-		{"hangul word kept whole", "가치관", []string{"가치", "치관", "가치관"}, []string{"가", "치", "관", "가치", "치관", "가치관"}},
-		{"short hangul not whole", "가치", []string{"가치"}, []string{"가", "치", "가치"}},
-		{"hangul words separate", "가치관이 정직", []string{"가치", "치관", "관이", "가치관이", "정직"}, []string{"가", "치", "관", "이", "가치", "치관", "관이", "가치관이", "정", "직", "정직"}},
-		{"kana not whole", "カタカナ", []string{"カタ", "タカ", "カナ"}, []string{"カ", "タ", "カ", "ナ", "カタ", "タカ", "カナ"}},
-		{"mixed scripts", "Arbor的重试 policy", []string{"arbor", "的重", "重试", "polici"}, []string{"arbor", "的", "重", "试", "的重", "重试", "polici"}},
-		{"cjk runs split by space", "中文 搜索", []string{"中文", "搜索"}, []string{"中", "文", "中文", "搜", "索", "搜索"}},
+		{"two han", "中文", []string{"中文"}, []string{"中", "中文", "文"}},
+		{"hangul word kept whole", "가치관", []string{"가치", "가치관", "치관"}, []string{"가", "가치", "가치관", "치", "치관", "관"}},
+		{"short hangul not whole", "가치", []string{"가치"}, []string{"가", "가치", "치"}},
+		// the query's bigrams come from the stem; the index keeps all
+		{"hangul words separate", "가치관이 정직", []string{"가치", "가치관이", "가치관", "치관", "정직"}, []string{"가", "가치", "가치관이", "가치관", "치", "치관", "관", "관이", "이", "정", "정직", "직"}},
+		{"kana not whole", "カタカナ", []string{"カタ", "タカ", "カナ"}, []string{"カ", "カタ", "タ", "タカ", "カ", "カナ", "ナ"}},
+		{"mixed scripts", "Arbor的重试 policy", []string{"arbor", "的重", "重试", "polici"}, []string{"arbor", "的", "的重", "重", "重试", "试", "polici"}},
+		{"cjk runs split by space", "中文 搜索", []string{"中文", "搜索"}, []string{"中", "中文", "文", "搜", "搜索", "索"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,9 +77,11 @@ func TestAnalyzeSpans(t *testing.T) {
 		spans []string // text[start:end] of each term
 	}{
 		{"Invoice_Retry policy", []string{"Invoice", "Retry", "policy"}},
-		{"see config.yaml, v1.8", []string{"see", "config", "yaml", "v1.8"}},
-		{"Arbor的重试", []string{"Arbor", "的", "重", "试", "的重", "重试"}},
-		{"가치관", []string{"가", "치", "관", "가치", "치관", "가치관"}},
+		{"see config.yaml, v1.8", []string{"see", "config", "config.yaml", "yaml", "v1.8"}},
+		{"Arbor的重试", []string{"Arbor", "的", "的重", "重", "重试", "试"}},
+		{"가치관", []string{"가", "가치", "가치관", "치", "치관", "관"}},
+		{"#billing C++ .NET", []string{"billing", "#billing", "C++", "NET", ".NET"}},
+		{"가치관이 중요", []string{"가", "가치", "가치관이", "가치관", "치", "치관", "관", "관이", "이", "중", "중요", "요"}},
 	}
 	for _, tc := range tests {
 		ts, units := analyze(tc.text, true)
@@ -137,9 +140,6 @@ func TestParse(t *testing.T) {
 	for _, tc := range tests {
 		var got []flags
 		for _, q := range x.parse(tc.query) {
-			if q.cjk {
-				t.Errorf("parse(%q): %q is CJK", tc.query, q.key)
-			}
 			got = append(got, flags{q.key, q.prefix, q.fuzzy, q.significant})
 		}
 		if !reflect.DeepEqual(got, tc.want) {
@@ -154,16 +154,22 @@ func TestParseCJK(t *testing.T) {
 		query       string
 		key         string
 		terms       []string
-		whole       string
+		alts        []string
 		minShould   int
 		significant bool
 	}{
-		{"税", "税", []string{"税"}, "", 1, false},
-		{"中文", "中文", []string{"中文"}, "", 1, true},
-		{"搜索引擎", "搜索引擎", []string{"搜索", "索引", "引擎"}, "", 2, true},
-		{"搜索引擎优化", "搜索引擎优化", []string{"搜索", "索引", "引擎", "擎优", "优化"}, "", 3, true},
-		{"가치관이", "가치관이", []string{"가치", "치관", "관이"}, "가치관이", 2, true},
-		{"가치", "가치", []string{"가치"}, "", 1, true},
+		{"税", "税", []string{"税"}, nil, 1, false},
+		{"中文", "中文", []string{"中文"}, nil, 1, true},
+		{"搜索引擎", "搜索引擎", []string{"搜索", "索引", "引擎"}, nil, 2, true},
+		{"搜索引擎优化", "搜索引擎优化", []string{"搜索", "索引", "引擎", "擎优", "优化"}, nil, 3, true},
+		// the particle is stripped: the bigrams of the stem, both words whole
+		{"가치관이", "가치관이", []string{"가치", "치관"}, []string{"가치관이", "가치관"}, 2, true},
+		{"가치관", "가치관", []string{"가치", "치관"}, []string{"가치관"}, 2, true},
+		{"환불이", "환불이", []string{"환불"}, []string{"환불이"}, 1, true},
+		{"학교에서는", "학교에서는", []string{"학교"}, []string{"학교에서는"}, 1, true},
+		// two syllables stay: 나이 (age) is no 나 + 이
+		{"나이", "나이", []string{"나이"}, nil, 1, true},
+		{"가치", "가치", []string{"가치"}, nil, 1, true},
 	}
 	for _, tc := range tests {
 		qs := x.parse(tc.query)
@@ -171,10 +177,10 @@ func TestParseCJK(t *testing.T) {
 			t.Fatalf("parse(%q) = %+v, want one term", tc.query, qs)
 		}
 		q := qs[0]
-		if !q.cjk || q.key != tc.key || !reflect.DeepEqual(q.terms, tc.terms) || q.whole != tc.whole ||
+		if q.key != tc.key || !reflect.DeepEqual(q.terms, tc.terms) || !reflect.DeepEqual(q.alts, tc.alts) ||
 			q.minShould != tc.minShould || q.significant != tc.significant || q.prefix || q.fuzzy {
-			t.Errorf("parse(%q) = %+v, want key %q terms %q whole %q minShould %d significant %v",
-				tc.query, q, tc.key, tc.terms, tc.whole, tc.minShould, tc.significant)
+			t.Errorf("parse(%q) = %+v, want key %q terms %q alts %q minShould %d significant %v",
+				tc.query, q, tc.key, tc.terms, tc.alts, tc.minShould, tc.significant)
 		}
 	}
 }
@@ -231,23 +237,6 @@ func TestStripScaffolding(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tc.terms) {
 			t.Errorf("parse(%q) keys = %q, want %q", tc.query, got, tc.terms)
-		}
-	}
-}
-
-func TestJoinBigrams(t *testing.T) {
-	tests := []struct {
-		in   []string
-		want string
-	}{
-		{[]string{"税"}, "税"},
-		{[]string{"中文"}, "中文"},
-		{[]string{"搜索", "索引", "引擎"}, "搜索引擎"},
-		{[]string{"가치", "치관", "관이"}, "가치관이"},
-	}
-	for _, tc := range tests {
-		if got := joinBigrams(tc.in); got != tc.want {
-			t.Errorf("joinBigrams(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

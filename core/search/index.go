@@ -355,7 +355,8 @@ func document(d Doc) (*bluge.Document, [numFields]*bluge.TermField) {
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		tf := bluge.NewTextField(fieldNames[f], text).WithAnalyzer(fieldAnalyzer{})
+		// Positions let quoted phrases match (see phraseQuery).
+		tf := bluge.NewTextField(fieldNames[f], text).WithAnalyzer(fieldAnalyzer{}).SearchTermPositions()
 		if f != fPath { // the path is stored as the document id
 			tf.StoreValue()
 		}

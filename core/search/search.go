@@ -143,12 +143,12 @@ func (x *Index) hit(d stored, qs []qterm, literal []bool) Hit {
 	content, _ := analyze(d.content, true)
 	matched := make([]bool, len(qs))
 	see := func(ts []term) {
-		for _, t := range ts {
+		for j := range ts {
 			for i := range qs {
 				if matched[i] && literal[i] {
 					continue
 				}
-				if ok, lit := qs[i].match(t.text); ok {
+				if ok, lit, _ := qs[i].matchAt(ts, j); ok {
 					matched[i] = true
 					literal[i] = literal[i] || lit
 				}

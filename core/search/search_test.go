@@ -496,7 +496,7 @@ func TestTerms(t *testing.T) {
 	}{
 		{"Invoices retried", []string{"invoic", "retri"}},
 		{"retry retries retried", []string{"retri"}},
-		{"the invoice_retry_policy of config.yaml", []string{"invoic", "retri", "polici", "config", "yaml"}},
+		{"the invoice_retry_policy of config.yaml", []string{"invoic", "retri", "polici", "config-yaml"}},
 		{"v1.8 3.14", []string{"v1.8", "3.14"}},
 		{"中文 搜索 가치관이", []string{"中文", "搜索", "가치관이"}},
 		{"", []string{}},
@@ -612,11 +612,11 @@ func TestCJK(t *testing.T) {
 			t.Errorf("%q: unmatched %q", tc.query, r.Unmatched)
 		}
 	}
-	// The whole Korean word (in the title) scores above its bigrams alone.
+	// With or without its particle, the Korean word matches whole.
 	whole := hitOf(t, mustSearch(t, x, "가치관", 0), "ko/culture.md")
 	part := hitOf(t, mustSearch(t, x, "가치관이", 0), "ko/culture.md")
-	if whole.Raw <= part.Raw {
-		t.Errorf("가치관 raw %v, 가치관이 raw %v: the exact word should score higher", whole.Raw, part.Raw)
+	if whole.Raw != part.Raw {
+		t.Errorf("가치관 raw %v, 가치관이 raw %v: both should match the word whole", whole.Raw, part.Raw)
 	}
 }
 
