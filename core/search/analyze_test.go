@@ -685,3 +685,24 @@ func TestSearchPhrases(t *testing.T) {
 		t.Errorf(`"policy retry": %q unmatched %q`, pathsOf(r), r.Unmatched)
 	}
 }
+
+// FuzzAnalyze checks the invariants the index, phrases and excerpts rely on:
+// terms come in position order, with spans inside the text and their unit.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{"import-cycle of #billing", "C++ .NET v1.8 node.js", "가치관이 API를 搜索引擎", "Café ＡＢＣ \u1100\u1161", "a-", "-a", ".#", "x+", "#"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, forIndex := range []bool{false, true} {
+			ts, units := analyze(text, forIndex)
+			for i, x := range ts {
+				if x.start < 0 || x.start > x.end || x.end > len(text) || x.pos < 1 || i > 0 && x.pos < ts[i-1].pos {
+					t.Fatalf("%q: term %d %+v out of order or span", text, i, x)
+				}
+				if u := units[x.unit]; x.start < u.start || x.end > u.end {
+					t.Fatalf("%q: term %+v outside its unit %+v", text, x, u)
+				}
+			}
+		}
+	})
+}

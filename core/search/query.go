@@ -166,6 +166,11 @@ func (x *Index) expand(q *qterm, n int, last bool) {
 	q.prefix = last && n >= x.opts.PrefixMinLen && x.opts.PrefixBoost > 0
 }
 
+// phraseRank orders the terms made at one place by how exactly they ask
+// for the text in a phrase; joined compounds and whole words are not asked
+// for (their parts are).
+var phraseRank = [...]int{kindWord: 1, kindUnigram: 2, kindMarked: 3, kindBigram: 4, kindJoined: 0, kindWhole: 0}
+
 // phraseTerm is the query term of a quoted phrase: its terms at consecutive
 // positions, as indexed (CJK as bigrams and a last unigram, marked words
 // marked). A phrase of one term asks for that term exactly, without
@@ -177,8 +182,7 @@ func phraseTerm(text string) (qterm, bool) {
 	pick := func(ts []term) string { // the term a position asks for
 		best, rank := "", 0
 		for _, t := range ts {
-			r := map[termKind]int{kindWord: 1, kindUnigram: 2, kindMarked: 3, kindBigram: 4}[t.kind]
-			if r > rank {
+			if r := phraseRank[t.kind]; r > rank {
 				best, rank = t.text, r
 			}
 		}
