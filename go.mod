@@ -8,6 +8,7 @@ require (
 	github.com/blugelabs/bluge_segment_api v0.2.0
 	github.com/dlclark/regexp2 v1.12.0
 	github.com/tetratelabs/wazero v1.12.0
+	golang.org/x/text v0.3.0
 	gopkg.in/yaml.v2 v2.3.0
 )
 
@@ -29,5 +30,4 @@ require (
 	github.com/klauspost/compress v1.15.2 // indirect
 	github.com/mschoch/smat v0.2.0 // indirect
 	golang.org/x/sys v0.44.0 // indirect
-	golang.org/x/text v0.3.0 // indirect
 )

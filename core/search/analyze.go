@@ -1,6 +1,8 @@
 package search
 
 import (
+	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -9,23 +11,44 @@ import (
 	"github.com/blugelabs/bluge/analysis/lang/en"
 	"github.com/blugelabs/bluge/analysis/token"
 	"github.com/blugelabs/bluge/analysis/tokenizer"
+	"golang.org/x/text/unicode/norm"
 )
 
 // The analysis chain, shared by every field and by the query so that both
 // sides always produce the same terms:
 //
 //  1. normalize: '_' becomes a space, and so does '.' before an ASCII letter
-//     (snake_case, file.ext and a.b.c split into words; 3.14 stays whole);
+//     (snake_case, file.ext and a.b.c split into words; 3.14 and v1.8 stay
+//     whole);
 //  2. bluge's Unicode (UAX #29) tokenizer: splits on spaces, punctuation,
 //     '-' and '/', and emits each Han ideograph or kana as its own token;
-//  3. CJK width folding, English possessive removal, lower case;
+//  3. CJK width folding, English possessive removal, lower case, NFC (text
+//     written decomposed, like Hangul jamo from macOS file names, composes);
 //  4. per token, split into runs of CJK script (Han, Kana, Hangul) and other
-//     script: other runs drop English stop words and are Snowball-stemmed;
-//     adjacent CJK runs are joined and turned into overlapping bigrams (a run
-//     of one character stays a unigram); a Hangul run of 3 or more syllables
-//     is also kept whole; when indexing (not for queries) every CJK
-//     character is also indexed as a unigram, so one-character queries find
-//     it inside longer runs.
+//     script. Other runs are words: Latin and Greek letters lose their
+//     accents (café → cafe, ß → ss), English stop words are dropped, the
+//     rest is Snowball-stemmed. Words joined by '-' or '.' with nothing else
+//     between them form a compound, which is also indexed joined
+//     (import-cycle → importcycl, node.js → nodej, to-do → todo); snake_case
+//     is not (every entry's path is, and joined paths would only add noise
+//     to prefix expansions). A trailing
+//     "+", "++" or "#" belongs to the word (c++, c#, a+), which is then
+//     indexed only with it; a leading '#' or '.' after a space marks a word
+//     (#billing, .NET, .env) that is indexed both marked and plain.
+//  5. CJK runs: adjacent CJK runs are joined and turned into overlapping
+//     bigrams (a run of one character stays a unigram); when indexing (not
+//     for queries) every CJK character is also indexed as a unigram, so
+//     one-character queries find it inside longer runs. A Hangul run of 3 or
+//     more syllables is also kept whole, and a Korean particle at its end
+//     (the longest of particles, when at least two syllables remain) is
+//     stripped: the stem is kept whole too, and a query's bigrams come from
+//     the stem ("가치관이" finds "가치관"). A Hangul particle glued to a word
+//     of another script ("API를") is dropped.
+//
+// Every word and every CJK character takes one position (dropped stop words
+// too), so that quoted phrases can ask for adjacent terms; the terms made at
+// one place (a word and its marked form, a compound's first word and the
+// joined compound, a character's unigram, bigram and whole word) share it.
 
 var (
 	unicodeTokenizer = tokenizer.NewUnicodeTokenizer()
@@ -44,33 +67,53 @@ const (
 	maxWholeRunes = 16
 )
 
+// particles are the Korean particles (조사) stripped from the end of a Hangul
+// run, longest first: the 31-particle list of the Korean tokenizer study in
+// examples/notes (research/retrieval/korean_tokenizer_findings.md).
+var particles = func() [][]rune {
+	ps := strings.Fields("이 가 은 는 을 를 의 에 에서 에게 께 한테 로 으로 와 과 도 만 까지 부터 " +
+		"이나 나 이랑 랑 처럼 보다 마다 에는 에서는 으로는 하고")
+	out := make([][]rune, len(ps))
+	for i, p := range ps {
+		out[i] = []rune(p)
+	}
+	slices.SortStableFunc(out, func(a, b []rune) int { return len(b) - len(a) })
+	return out
+}()
+
 // termKind tells how an analyzed term was produced.
 type termKind uint8
 
 const (
-	kindWord    termKind = iota // a stemmed non-CJK word
+	kindWord    termKind = iota // a stemmed non-CJK word (a compound's parts too)
+	kindJoined                  // a compound's words joined, stemmed
+	kindMarked                  // a word with its symbol: c++, c#, #bill, .net
 	kindUnigram                 // one CJK character
 	kindBigram                  // two adjacent CJK characters
-	kindWhole                   // a whole Hangul word
+	kindWhole                   // a whole Hangul word, or its stem without a particle
 )
 
 // term is one analyzed term with its byte span in the analyzed text.
 type term struct {
 	text       string
 	start, end int
-	unit       int // index of the source unit (word or CJK run), 0-based
+	pos        int // position, from 1; terms made at one place share it
+	unit       int // index of the source unit, 0-based
 	kind       termKind
 }
 
-// unit is the source of one or more terms: a word, or a run of CJK text.
+// unit is the source of one or more terms: a word, a compound, or a run of
+// CJK text.
 type unit struct {
 	start, end int
 	cjk        bool
+	text       string // a CJK run (width-folded), the key of its query term
 }
 
 // analyze runs the analysis chain over text. With forIndex, CJK characters
-// are also emitted as unigrams. It returns the terms and the source units
-// they came from (term.unit indexes units).
+// are also emitted as unigrams and Hangul bigrams keep their particle. It
+// returns the terms, in position order, and the source units they came from
+// (term.unit indexes units).
 func analyze(text string, forIndex bool) ([]term, []unit) {
 	buf := normalize(text)
 	ts := unicodeTokenizer.Tokenize(buf)
@@ -78,30 +121,50 @@ func analyze(text string, forIndex bool) ([]term, []unit) {
 	ts = possessiveFilter.Filter(ts)
 	ts = lowerFilter.Filter(ts)
 
-	a := analyzer{forIndex: forIndex}
+	a := analyzer{text: text, forIndex: forIndex}
 	for _, t := range ts {
 		a.token(t)
 	}
 	a.flushRun()
+	a.flushWords()
 	return a.terms, a.units
 }
 
 // analyzer holds the state of one analyze call.
 type analyzer struct {
+	text     string // the original text, where marks and joiners are read
 	forIndex bool
 	terms    []term
 	units    []unit
+	pos      int // the last position taken
 
 	run      []rune // the pending CJK run
-	runOffs  []int  // byte offset of each rune of run
+	runOffs  []int  // byte span of each rune of run (the whole segment's
+	runEnds  []int  // when width folding or NFC changed the bytes)
 	runEnd   int    // byte offset just past the run
 	runStart int
+
+	words []word // the pending compound
+}
+
+// word is one non-CJK word of a pending compound.
+type word struct {
+	raw        string // lower case, accents folded, not stemmed
+	start, end int    // the word without its marks
+	pos        int
+	lead       string // "#" or "." before the word
+	trail      string // "+", "++" or "#" after it
 }
 
 // token splits one tokenizer token into CJK and non-CJK runs.
 func (a *analyzer) token(t *analysis.Token) {
-	exact := len(t.Term) == t.End-t.Start // false when width folding changed the bytes
 	s := t.Term
+	exact := len(s) == t.End-t.Start // false when width folding changed the bytes
+	if !norm.NFC.IsNormal(s) {
+		s, exact = norm.NFC.Bytes(s), false
+	}
+	whole := s
+	afterWord := false
 	for len(s) > 0 {
 		r, _ := utf8.DecodeRune(s)
 		isCJK := cjkRune(r)
@@ -114,29 +177,97 @@ func (a *analyzer) token(t *analysis.Token) {
 			n += w
 		}
 		seg := s[:n]
-		off := len(t.Term) - len(s)
+		off := len(whole) - len(s)
 		start, end := t.Start, t.End
 		if exact {
 			start, end = t.Start+off, t.Start+off+n
 		}
-		if isCJK {
+		switch {
+		case isCJK && afterWord && isParticle(seg):
+			// "API를": the particle of a foreign word, not a word itself.
+		case isCJK:
+			a.flushWords()
 			a.cjk(seg, start, end, exact)
-		} else {
+		default:
 			a.flushRun()
-			a.word(seg, start, end)
+			a.word(seg, start, end, exact && off == 0, exact && n == len(s))
 		}
+		afterWord = !isCJK
 		s = s[n:]
 	}
 }
 
-// word emits a stemmed non-CJK word unless it is a stop word.
-func (a *analyzer) word(w []byte, start, end int) {
-	if len(w) > maxTermBytes || stopWords[string(w)] {
+// word takes the next position for a non-CJK word and adds it to the
+// pending compound. first and last tell whether the word starts or ends its
+// token (with exact spans), where it can carry marks or join a compound.
+func (a *analyzer) word(seg []byte, start, end int, first, last bool) {
+	a.pos++
+	w := word{raw: fold(string(seg)), start: start, end: end, pos: a.pos}
+	if first && start >= 1 && (a.text[start-1] == '#' || a.text[start-1] == '.') &&
+		(start == 1 || opensWord(a.lastRuneBefore(start-1))) {
+		w.lead = a.text[start-1 : start]
+	}
+	if last {
+		rest := a.text[end:]
+		for _, m := range []string{"++", "+", "#"} {
+			if strings.HasPrefix(rest, m) {
+				if r, _ := utf8.DecodeRuneInString(rest[len(m):]); len(rest) == len(m) || !isWordRune(r) {
+					w.trail = m
+				}
+				break
+			}
+		}
+	}
+	joins := false
+	if n := len(a.words); n > 0 && first && w.lead == "" {
+		p := a.words[n-1]
+		joins = p.trail == "" && p.end+1 == start && (a.text[p.end] == '-' || a.text[p.end] == '.')
+	}
+	if !joins {
+		a.flushWords()
+	}
+	a.words = append(a.words, w)
+	if !last || w.trail != "" { // a compound continues only across a joiner
+		a.flushWords()
+	}
+}
+
+// flushWords emits the terms of the pending compound (or single word) as
+// one unit.
+func (a *analyzer) flushWords() {
+	ws := a.words
+	if len(ws) == 0 {
 		return
 	}
-	st := stemFilter.Filter(analysis.TokenStream{{Term: w}})
-	a.units = append(a.units, unit{start: start, end: end})
-	a.terms = append(a.terms, term{text: string(st[0].Term), start: start, end: end, unit: len(a.units) - 1, kind: kindWord})
+	a.words = ws[:0]
+	u := len(a.units)
+	n0 := len(a.terms)
+	add := func(text string, start, end, pos int, kind termKind) {
+		a.terms = append(a.terms, term{text: text, start: start, end: end, pos: pos, unit: u, kind: kind})
+	}
+	for i, w := range ws {
+		if len(w.raw) <= maxTermBytes {
+			if w.trail == "" && !stopWords[w.raw] {
+				add(stem(w.raw), w.start, w.end, w.pos, kindWord)
+			}
+			if w.lead != "" || w.trail != "" {
+				add(w.lead+stem(w.raw)+w.trail, w.start-len(w.lead), w.end+len(w.trail), w.pos, kindMarked)
+			}
+		}
+		if i == 0 && len(ws) > 1 {
+			var b strings.Builder
+			for _, w := range ws {
+				b.WriteString(w.raw)
+			}
+			if j := b.String(); len(j) <= maxTermBytes && !stopWords[j] {
+				add(stem(j), ws[0].start, ws[len(ws)-1].end, w.pos, kindJoined)
+			}
+		}
+	}
+	if len(a.terms) > n0 {
+		last := ws[len(ws)-1]
+		a.units = append(a.units, unit{start: ws[0].start - len(ws[0].lead), end: last.end + len(last.trail)})
+	}
 }
 
 // cjk adds a CJK segment to the pending run, or starts a new run when the
@@ -151,40 +282,125 @@ func (a *analyzer) cjk(seg []byte, start, end int, exact bool) {
 	off := start
 	for _, r := range string(seg) {
 		a.run = append(a.run, r)
-		a.runOffs = append(a.runOffs, off)
 		if exact {
+			a.runOffs, a.runEnds = append(a.runOffs, off), append(a.runEnds, off+utf8.RuneLen(r))
 			off += utf8.RuneLen(r)
+		} else {
+			a.runOffs, a.runEnds = append(a.runOffs, start), append(a.runEnds, end)
 		}
 	}
 	a.runEnd = end
 }
 
-// flushRun emits the terms of the pending CJK run.
+// flushRun emits the terms of the pending CJK run, which takes one position
+// per character.
 func (a *analyzer) flushRun() {
 	n := len(a.run)
 	if n == 0 {
 		return
 	}
-	a.units = append(a.units, unit{start: a.runStart, end: a.runEnd, cjk: true})
+	a.units = append(a.units, unit{start: a.runStart, end: a.runEnd, cjk: true, text: string(a.run)})
 	u := len(a.units) - 1
-	endOf := func(i int) int { // byte offset just past rune i
-		if i+1 < n {
-			return max(a.runOffs[i+1], a.runOffs[i])
+	type whole struct {
+		text string
+		end  int
+	}
+	var wholes []whole
+	base := a.run // the query's bigrams come from the stem
+	if hasHangul(a.run) {
+		if n >= 3 && n <= maxWholeRunes {
+			wholes = append(wholes, whole{string(a.run), a.runEnd})
 		}
-		return a.runEnd
-	}
-	if n == 1 || a.forIndex {
-		for i, r := range a.run {
-			a.terms = append(a.terms, term{text: string(r), start: a.runOffs[i], end: endOf(i), unit: u, kind: kindUnigram})
+		if st := stripParticle(a.run); len(st) < n {
+			if len(st) >= 3 && len(st) <= maxWholeRunes {
+				wholes = append(wholes, whole{string(st), a.runEnds[len(st)-1]})
+			}
+			if !a.forIndex {
+				base = st
+			}
 		}
 	}
-	for i := 0; i+1 < n; i++ {
-		a.terms = append(a.terms, term{text: string(a.run[i : i+2]), start: a.runOffs[i], end: endOf(i + 1), unit: u, kind: kindBigram})
+	p := a.pos + 1
+	a.pos += n
+	add := func(text string, start, end, pos int, kind termKind) {
+		a.terms = append(a.terms, term{text: text, start: start, end: end, pos: pos, unit: u, kind: kind})
 	}
-	if n >= 3 && n <= maxWholeRunes && hasHangul(a.run) {
-		a.terms = append(a.terms, term{text: string(a.run), start: a.runStart, end: a.runEnd, unit: u, kind: kindWhole})
+	for i, r := range a.run {
+		if n == 1 || a.forIndex {
+			add(string(r), a.runOffs[i], a.runEnds[i], p+i, kindUnigram)
+		}
+		if i+1 < len(base) {
+			add(string(base[i:i+2]), a.runOffs[i], a.runEnds[i+1], p+i, kindBigram)
+		}
+		if i == 0 {
+			for _, w := range wholes {
+				add(w.text, a.runStart, w.end, p, kindWhole)
+			}
+		}
 	}
-	a.run, a.runOffs = a.run[:0], a.runOffs[:0]
+	a.run, a.runOffs, a.runEnds = a.run[:0], a.runOffs[:0], a.runEnds[:0]
+}
+
+// stripParticle returns run without its Korean particle (the longest one
+// that leaves at least two syllables), or run itself.
+func stripParticle(run []rune) []rune {
+	for _, p := range particles {
+		if len(run)-len(p) >= 2 && slices.Equal(run[len(run)-len(p):], p) {
+			return run[:len(run)-len(p)]
+		}
+	}
+	return run
+}
+
+// isParticle reports whether seg is a Korean particle.
+func isParticle(seg []byte) bool {
+	rs := []rune(string(seg))
+	return slices.ContainsFunc(particles, func(p []rune) bool { return slices.Equal(p, rs) })
+}
+
+// stem returns the Snowball stem of a lower-case word.
+func stem(w string) string {
+	return string(stemFilter.Filter(analysis.TokenStream{{Term: []byte(w)}})[0].Term)
+}
+
+// foldLetters are the Latin and Greek letters that accent folding maps
+// without a canonical decomposition.
+var foldLetters = map[rune]string{
+	'ß': "ss", 'æ': "ae", 'œ': "oe", 'ø': "o", 'đ': "d", 'ð': "d", 'ł': "l",
+	'þ': "th", 'ı': "i", 'ħ': "h", 'ς': "σ",
+}
+
+// fold removes the accents of Latin and Greek letters in a lower-case word.
+// Other scripts keep their combining marks: in Devanagari or Thai they are
+// vowels, not accents, and CJK never gets here (kana voicing marks would
+// otherwise be lost).
+func fold(w string) string {
+	i := 0
+	for i < len(w) && w[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(w) {
+		return w
+	}
+	var b strings.Builder
+	b.WriteString(w[:i])
+	latin := i > 0 && isASCIILetter(w[i-1]) // marks after it are accents
+	for _, r := range w[i:] {
+		switch {
+		case latin && unicode.Is(unicode.Mn, r):
+		case foldLetters[r] != "":
+			b.WriteString(foldLetters[r])
+			latin = true
+		case r >= utf8.RuneSelf && unicode.In(r, unicode.Latin, unicode.Greek):
+			base, _ := utf8.DecodeRuneInString(norm.NFD.String(string(r)))
+			b.WriteRune(base)
+			latin = true
+		default:
+			b.WriteRune(r)
+			latin = r < utf8.RuneSelf && isASCIILetter(byte(r))
+		}
+	}
+	return b.String()
 }
 
 // normalize copies text, turning '_' into a space, and '.' into a space when
@@ -206,6 +422,20 @@ func normalize(text string) []byte {
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// opensWord reports whether a mark after r starts a word: after a space or
+// an opening bracket or quote, not inside a word ("asp.net") or after other
+// marks ("##", "...").
+func opensWord(r rune) bool {
+	return unicode.IsSpace(r) || strings.ContainsRune("([{\"'`“‘", r)
+}
+
+func (a *analyzer) lastRuneBefore(i int) rune {
+	r, _ := utf8.DecodeLastRuneInString(a.text[:i])
+	return r
+}
+
 // cjkRune reports whether r is written without spaces between words in CJK
 // text (Han, Hiragana, Katakana) or is Hangul.
 func cjkRune(r rune) bool {
@@ -225,7 +455,9 @@ func hasHangul(rs []rune) bool {
 	return false
 }
 
-// fieldAnalyzer is the bluge analyzer of every text field.
+// fieldAnalyzer is the bluge analyzer of every text field. Its positions
+// let quoted phrases match; storing them makes the index about a quarter
+// larger (LoCoMo's 5,882 turns in one segment: 2.54 MB, 1.99 MB without).
 type fieldAnalyzer struct{}
 
 // Analyze implements bluge.Analyzer.
@@ -233,8 +465,10 @@ func (fieldAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	terms, _ := analyze(string(input), true)
 	toks := make([]analysis.Token, len(terms))
 	ts := make(analysis.TokenStream, len(terms))
+	prev := 0
 	for i, t := range terms {
-		toks[i] = analysis.Token{Term: []byte(t.text), Start: t.start, End: t.end, PositionIncr: 1, Type: analysis.AlphaNumeric}
+		toks[i] = analysis.Token{Term: []byte(t.text), Start: t.start, End: t.end, PositionIncr: t.pos - prev, Type: analysis.AlphaNumeric}
+		prev = t.pos
 		ts[i] = &toks[i]
 	}
 	return ts

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"reflect"
@@ -30,25 +31,42 @@ func TestAnalyze(t *testing.T) {
 		{"stop words", "the invoice of a policy is in the retry", []string{"invoic", "polici", "retri"}, nil},
 		{"only stop words", "The and of is it", []string{}, nil},
 		{"snake_case", "invoice_retry_policy", []string{"invoic", "retri", "polici"}, nil},
-		{"dotted file name", "config.yaml", []string{"config", "yaml"}, nil},
-		{"dotted path", "billing.retry.Policy", []string{"bill", "retri", "polici"}, nil},
+		{"dotted file name", "config.yaml", []string{"config", "configyaml", "yaml"}, nil},
+		{"dotted path", "billing.retry.Policy", []string{"bill", "billingretrypolici", "retri", "polici"}, nil},
 		{"version kept", "v1.8", []string{"v1.8"}, nil},
 		{"number kept", "pi is 3.14", []string{"pi", "3.14"}, nil},
-		{"sentence dot", "Retry.Invoice", []string{"retri", "invoic"}, nil},
-		{"hyphen and slash", "rate-limit/backoff", []string{"rate", "limit", "backoff"}, nil},
+		{"sentence dot", "Retry.Invoice", []string{"retri", "retryinvoic", "invoic"}, nil},
+		{"hyphen and slash", "rate-limit/backoff", []string{"rate", "ratelimit", "limit", "backoff"}, nil},
 		{"path", "engineering/billing/invoice_retry_policy", []string{"engin", "bill", "invoic", "retri", "polici"}, nil},
 		{"possessive", "John's invoice", []string{"john", "invoic"}, nil},
 		{"full width", "ＡＢＣ", []string{"abc"}, nil},
 		{"too long dropped", "short " + long + " word", []string{"short", "word"}, nil},
-		{"chinese bigrams", "中文搜索", []string{"中文", "文搜", "搜索"}, []string{"中", "文", "搜", "索", "中文", "文搜", "搜索"}},
+		{"chinese bigrams", "中文搜索", []string{"中文", "文搜", "搜索"}, []string{"中", "中文", "文", "文搜", "搜", "搜索", "索"}},
 		{"one han", "税", []string{"税"}, []string{"税"}},
-		{"two han", "中文", []string{"中文"}, []string{"中", "文", "中文"}},
-		{"hangul word kept whole", "가치관", []string{"가치", "치관", "가치관"}, []string{"가", "치", "관", "가치", "치관", "가치관"}},
-		{"short hangul not whole", "가치", []string{"가치"}, []string{"가", "치", "가치"}},
-		{"hangul words separate", "가치관이 정직", []string{"가치", "치관", "관이", "가치관이", "정직"}, []string{"가", "치", "관", "이", "가치", "치관", "관이", "가치관이", "정", "직", "정직"}},
-		{"kana not whole", "カタカナ", []string{"カタ", "タカ", "カナ"}, []string{"カ", "タ", "カ", "ナ", "カタ", "タカ", "カナ"}},
-		{"mixed scripts", "Arbor的重试 policy", []string{"arbor", "的重", "重试", "polici"}, []string{"arbor", "的", "重", "试", "的重", "重试", "polici"}},
-		{"cjk runs split by space", "中文 搜索", []string{"中文", "搜索"}, []string{"中", "文", "中文", "搜", "索", "搜索"}},
+		{"two han", "中文", []string{"中文"}, []string{"中", "中文", "文"}},
+		{"hangul word kept whole", "가치관", []string{"가치", "가치관", "치관"}, []string{"가", "가치", "가치관", "치", "치관", "관"}},
+		{"short hangul not whole", "가치", []string{"가치"}, []string{"가", "가치", "치"}},
+		// the query's bigrams come from the stem; the index keeps all
+		{"hangul words separate", "가치관이 정직", []string{"가치", "가치관이", "가치관", "치관", "정직"}, []string{"가", "가치", "가치관이", "가치관", "치", "치관", "관", "관이", "이", "정", "정직", "직"}},
+		{"kana not whole", "カタカナ", []string{"カタ", "タカ", "カナ"}, []string{"カ", "カタ", "タ", "タカ", "カ", "カナ", "ナ"}},
+		{"mixed scripts", "Arbor的重试 policy", []string{"arbor", "的重", "重试", "polici"}, []string{"arbor", "的", "的重", "重", "重试", "试", "polici"}},
+		{"accents folded", "Café résumé naïve Straße Ελληνικά", []string{"cafe", "resum", "naiv", "strass", "ελληνικα"}, nil},
+		{"decomposed accent", "cafe\u0301", []string{"cafe"}, nil},
+		// marks of other scripts are vowels, not accents; kana keep their voicing
+		{"devanagari kept", "हिंदी", []string{"हिंदी"}, nil},
+		{"kana voicing kept", "ガイド", []string{"ガイ", "イド"}, []string{"ガ", "ガイ", "イ", "イド", "ド"}},
+		{"decomposed hangul composes", "\u1100\u1161\u110E\u1175", []string{"가치"}, []string{"가", "가치", "치"}},
+		{"hyphen compound", "import-cycle", []string{"import", "importcycl", "cycl"}, nil},
+		{"compound of stop words", "to-do", []string{"todo"}, nil},
+		{"compound with digits", "gpt-4o k8s", []string{"gpt", "gpt4o", "4o", "k8s"}, nil},
+		{"dotted name", "node.js", []string{"node", "nodej", "js"}, nil},
+		{"trailing marks", "C++ c# F# A+", []string{"c++", "c#", "f#", "a+"}, nil},
+		{"plus inside", "x+y issue#42", []string{"x", "y", "issu", "42"}, nil},
+		{"leading marks", "#billing .NET (#tag)", []string{"bill", "#bill", "net", ".net", "tag", "#tag"}, nil},
+		{"dot inside a word", "asp.net", []string{"asp", "aspnet", "net"}, nil},
+		{"particle after a word", "API를 Redis에서는", []string{"api", "redi"}, nil},
+		{"particle stripped", "환불이", []string{"환불", "환불이"}, []string{"환", "환불", "환불이", "불", "불이", "이"}},
+		{"cjk runs split by space", "中文 搜索", []string{"中文", "搜索"}, []string{"中", "中文", "文", "搜", "搜索", "索"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,9 +94,11 @@ func TestAnalyzeSpans(t *testing.T) {
 		spans []string // text[start:end] of each term
 	}{
 		{"Invoice_Retry policy", []string{"Invoice", "Retry", "policy"}},
-		{"see config.yaml, v1.8", []string{"see", "config", "yaml", "v1.8"}},
-		{"Arbor的重试", []string{"Arbor", "的", "重", "试", "的重", "重试"}},
-		{"가치관", []string{"가", "치", "관", "가치", "치관", "가치관"}},
+		{"see config.yaml, v1.8", []string{"see", "config", "config.yaml", "yaml", "v1.8"}},
+		{"Arbor的重试", []string{"Arbor", "的", "的重", "重", "重试", "试"}},
+		{"가치관", []string{"가", "가치", "가치관", "치", "치관", "관"}},
+		{"#billing C++ .NET", []string{"billing", "#billing", "C++", "NET", ".NET"}},
+		{"가치관이 중요", []string{"가", "가치", "가치관이", "가치관", "치", "치관", "관", "관이", "이", "중", "중요", "요"}},
 	}
 	for _, tc := range tests {
 		ts, units := analyze(tc.text, true)
@@ -91,6 +111,154 @@ func TestAnalyzeSpans(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tc.spans) {
 			t.Errorf("spans of %q = %q, want %q", tc.text, got, tc.spans)
+		}
+	}
+}
+
+// Every word and every CJK character takes a position; stop words leave a
+// gap; the terms of one place share its position.
+func TestAnalyzePositions(t *testing.T) {
+	ts, _ := analyze("the import-cycle of #billing 搜索引擎", true)
+	var got []string
+	for _, x := range ts {
+		got = append(got, fmt.Sprintf("%s@%d", x.text, x.pos))
+	}
+	want := []string{"import@2", "importcycl@2", "cycl@3", "bill@5", "#bill@5",
+		"搜@6", "搜索@6", "索@7", "索引@7", "引@8", "引擎@8", "擎@9"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("positions %q, want %q", got, want)
+	}
+	// The analyzer gives bluge the same positions as increments.
+	var pos []int
+	p := 0
+	for _, tok := range (fieldAnalyzer{}).Analyze([]byte("the import-cycle")) {
+		p += tok.PositionIncr
+		pos = append(pos, p)
+	}
+	if !reflect.DeepEqual(pos, []int{2, 2, 3}) {
+		t.Errorf("bluge positions %v, want [2 2 3]", pos)
+	}
+}
+
+func TestFold(t *testing.T) {
+	tests := map[string]string{
+		"cafe":     "cafe",
+		"café":     "cafe",
+		"résumé":   "resume",
+		"ﬁ":        "ﬁ", // not a letter with an accent
+		"straße":   "strasse",
+		"æsir":     "aesir",
+		"łódź":     "lodz",
+		"ἀθῆναι":   "αθηναι",
+		"x\u0304":  "x",
+		"хай":      "хай", // Cyrillic й is a letter of its own
+		"हिंदी":    "हिंदी",
+		"naïve42":  "naive42",
+		"tiếng":    "tieng",
+		"españa":   "espana",
+		"smörgås":  "smorgas",
+		"ελληνικά": "ελληνικα",
+	}
+	for in, want := range tests {
+		if got := fold(in); got != want {
+			t.Errorf("fold(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestStripParticle(t *testing.T) {
+	tests := map[string]string{
+		"가치관이":  "가치관",
+		"가치관":   "가치관",
+		"환불을":   "환불",
+		"학교에서는": "학교", // the longest particle, not 는
+		"서울에서":  "서울",
+		"나이":    "나이", // one syllable would remain
+		"사과":    "사과",
+		"친구랑":   "친구",
+	}
+	for in, want := range tests {
+		if got := string(stripParticle([]rune(in))); got != want {
+			t.Errorf("stripParticle(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if len(particles) != 31 {
+		t.Errorf("%d particles, want the 31 of the study", len(particles))
+	}
+}
+
+func TestSplitQuotes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []qpart
+	}{
+		{`retry policy`, []qpart{{`retry policy`, false}}},
+		{`retry "connection pool" policy`, []qpart{{`retry `, false}, {`connection pool`, true}, {` policy`, false}}},
+		{`"a" "b"`, []qpart{{`a`, true}, {` `, false}, {`b`, true}}},
+		{`“connection pool” now`, []qpart{{`connection pool`, true}, {` now`, false}}},
+		{`„Verbindung“`, []qpart{{`Verbindung`, true}}},
+		// an unclosed quote is no quote
+		{`retry "connection pool`, []qpart{{`retry "connection pool`, false}}},
+		{`"a" "b`, []qpart{{`a`, true}, {` "b`, false}}},
+		{`""`, []qpart{{``, true}}},
+	}
+	for _, tc := range tests {
+		if got := splitQuotes(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("splitQuotes(%q) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseCompoundsMarksPhrases(t *testing.T) {
+	x := newIndex(t, Options{})
+	type qt struct {
+		key       string
+		terms     []string
+		alts      []string
+		phrase    [][]string
+		minShould int
+		prefix    bool
+	}
+	tests := []struct {
+		query string
+		want  []qt
+	}{
+		{"import-cycle", []qt{{"import-cycl", []string{"import", "cycl"}, []string{"importcycl"}, nil, 2, false}}},
+		{"importcycle", []qt{{"importcycl", []string{"importcycl"}, nil, nil, 1, true}}},
+		{"to-do", []qt{{"todo", nil, []string{"todo"}, nil, 0, false}}},
+		{"gpt-4o", []qt{{"gpt-4o", []string{"gpt", "4o"}, []string{"gpt4o"}, nil, 2, false}}},
+		// marked words are exact: no prefix even as the last word
+		{"C++", []qt{{"c++", []string{"c++"}, nil, nil, 1, false}}},
+		{"#billing", []qt{{"#bill", []string{"#bill"}, nil, nil, 1, false}}},
+		{".NET", []qt{{".net", []string{".net"}, nil, nil, 1, false}}},
+		{"v1.8", []qt{{"v1.8", []string{"v1.8"}, nil, nil, 1, true}}},
+		{`retry "connection pool" policy`, []qt{
+			{"retri", []string{"retri"}, nil, nil, 1, false},
+			{`"connect pool"`, nil, nil, [][]string{{"connect"}, {"pool"}}, 0, false},
+			{"polici", []string{"polici"}, nil, nil, 1, true},
+		}},
+		// a phrase keeps the gap of a stop word; CJK asks for its bigrams and last character
+		{`"cost of living"`, []qt{{`"cost live"`, nil, nil, [][]string{{"cost"}, {""}, {"live"}}, 0, false}}},
+		{`"搜索引擎"`, []qt{{`"搜索引擎"`, nil, nil, [][]string{{"搜索"}, {"索引"}, {"引擎"}, {"擎"}}, 0, false}}},
+		{`"#billing C++"`, []qt{{`"#bill c++"`, nil, nil, [][]string{{"#bill"}, {"c++"}}, 0, false}}},
+		// one quoted word: exact, without expansions
+		{`"retries"`, []qt{{`"retri"`, []string{"retri"}, nil, nil, 1, false}}},
+		{`"the" retry`, []qt{{"retri", []string{"retri"}, nil, nil, 1, true}}},
+		// unclosed: plain words
+		{`"connection pool`, []qt{
+			{"connect", []string{"connect"}, nil, nil, 1, false},
+			{"pool", []string{"pool"}, nil, nil, 1, true},
+		}},
+		// scaffolding is stripped outside quotes only
+		{`how many times "how many times"`, []qt{{`"mani time"`, nil, nil, [][]string{{"mani"}, {"time"}}, 0, false}}},
+	}
+	for _, tc := range tests {
+		var got []qt
+		for _, q := range x.parse(tc.query) {
+			got = append(got, qt{q.key, q.terms, q.alts, q.phrase, q.minShould, q.prefix})
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("parse(%q) =\n%+v\nwant\n%+v", tc.query, got, tc.want)
 		}
 	}
 }
@@ -137,9 +305,6 @@ func TestParse(t *testing.T) {
 	for _, tc := range tests {
 		var got []flags
 		for _, q := range x.parse(tc.query) {
-			if q.cjk {
-				t.Errorf("parse(%q): %q is CJK", tc.query, q.key)
-			}
 			got = append(got, flags{q.key, q.prefix, q.fuzzy, q.significant})
 		}
 		if !reflect.DeepEqual(got, tc.want) {
@@ -154,16 +319,22 @@ func TestParseCJK(t *testing.T) {
 		query       string
 		key         string
 		terms       []string
-		whole       string
+		alts        []string
 		minShould   int
 		significant bool
 	}{
-		{"税", "税", []string{"税"}, "", 1, false},
-		{"中文", "中文", []string{"中文"}, "", 1, true},
-		{"搜索引擎", "搜索引擎", []string{"搜索", "索引", "引擎"}, "", 2, true},
-		{"搜索引擎优化", "搜索引擎优化", []string{"搜索", "索引", "引擎", "擎优", "优化"}, "", 3, true},
-		{"가치관이", "가치관이", []string{"가치", "치관", "관이"}, "가치관이", 2, true},
-		{"가치", "가치", []string{"가치"}, "", 1, true},
+		{"税", "税", []string{"税"}, nil, 1, false},
+		{"中文", "中文", []string{"中文"}, nil, 1, true},
+		{"搜索引擎", "搜索引擎", []string{"搜索", "索引", "引擎"}, nil, 2, true},
+		{"搜索引擎优化", "搜索引擎优化", []string{"搜索", "索引", "引擎", "擎优", "优化"}, nil, 3, true},
+		// the particle is stripped: the bigrams of the stem, both words whole
+		{"가치관이", "가치관이", []string{"가치", "치관"}, []string{"가치관이", "가치관"}, 2, true},
+		{"가치관", "가치관", []string{"가치", "치관"}, []string{"가치관"}, 2, true},
+		{"환불이", "환불이", []string{"환불"}, []string{"환불이"}, 1, true},
+		{"학교에서는", "학교에서는", []string{"학교"}, []string{"학교에서는"}, 1, true},
+		// two syllables stay: 나이 (age) is no 나 + 이
+		{"나이", "나이", []string{"나이"}, nil, 1, true},
+		{"가치", "가치", []string{"가치"}, nil, 1, true},
 	}
 	for _, tc := range tests {
 		qs := x.parse(tc.query)
@@ -171,10 +342,10 @@ func TestParseCJK(t *testing.T) {
 			t.Fatalf("parse(%q) = %+v, want one term", tc.query, qs)
 		}
 		q := qs[0]
-		if !q.cjk || q.key != tc.key || !reflect.DeepEqual(q.terms, tc.terms) || q.whole != tc.whole ||
+		if q.key != tc.key || !reflect.DeepEqual(q.terms, tc.terms) || !reflect.DeepEqual(q.alts, tc.alts) ||
 			q.minShould != tc.minShould || q.significant != tc.significant || q.prefix || q.fuzzy {
-			t.Errorf("parse(%q) = %+v, want key %q terms %q whole %q minShould %d significant %v",
-				tc.query, q, tc.key, tc.terms, tc.whole, tc.minShould, tc.significant)
+			t.Errorf("parse(%q) = %+v, want key %q terms %q alts %q minShould %d significant %v",
+				tc.query, q, tc.key, tc.terms, tc.alts, tc.minShould, tc.significant)
 		}
 	}
 }
@@ -231,23 +402,6 @@ func TestStripScaffolding(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tc.terms) {
 			t.Errorf("parse(%q) keys = %q, want %q", tc.query, got, tc.terms)
-		}
-	}
-}
-
-func TestJoinBigrams(t *testing.T) {
-	tests := []struct {
-		in   []string
-		want string
-	}{
-		{[]string{"税"}, "税"},
-		{[]string{"中文"}, "中文"},
-		{[]string{"搜索", "索引", "引擎"}, "搜索引擎"},
-		{[]string{"가치", "치관", "관이"}, "가치관이"},
-	}
-	for _, tc := range tests {
-		if got := joinBigrams(tc.in); got != tc.want {
-			t.Errorf("joinBigrams(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -356,4 +510,200 @@ func TestNormalize01(t *testing.T) {
 			t.Errorf("normalize01(%v) = %v, want %v", tc.raw, got, tc.want)
 		}
 	}
+}
+
+// searchCase is a query and the paths it must find, in order (sorted when
+// unordered).
+type searchCase struct {
+	query     string
+	paths     []string
+	unordered bool
+}
+
+func checkSearches(t *testing.T, x *Index, tests []searchCase) {
+	t.Helper()
+	for _, tc := range tests {
+		r := mustSearch(t, x, tc.query, 0)
+		// The documents matching every term; OR-pass hits may follow them.
+		got := firstPass(r)
+		if tc.unordered {
+			got = sorted(got)
+		}
+		if !reflect.DeepEqual(got, tc.paths) {
+			t.Errorf("%q: %q (mode %s, terms %q), want %q first", tc.query, pathsOf(r), r.Mode, r.Terms, tc.paths)
+		}
+		if len(tc.paths) > 0 && r.Mode != ModeAnd && r.Mode != ModeFill {
+			t.Errorf("%q: mode %s", tc.query, r.Mode)
+		}
+	}
+}
+
+func TestSearchAccents(t *testing.T) {
+	x := newIndex(t, Options{},
+		Doc{Path: "cafe.md", Content: "Meet at the café on Friday."},
+		Doc{Path: "resume.md", Content: "Send your résumé to HR."},
+		Doc{Path: "plain.md", Content: "The cafe menu and a resume of the talk."},
+		Doc{Path: "ko.md", Content: "카페에서 만나요"},
+		Doc{Path: "ja.md", Content: "ガイドを読む"},
+	)
+	checkSearches(t, x, []searchCase{
+		{"cafe", []string{"cafe.md", "plain.md"}, true},
+		{"café", []string{"cafe.md", "plain.md"}, true},
+		{"CAFÉ", []string{"cafe.md", "plain.md"}, true},
+		{"resume", []string{"plain.md", "resume.md"}, true},
+		{"résumé", []string{"plain.md", "resume.md"}, true},
+		// CJK is left alone: a voiced kana is not its unvoiced one
+		{"카페", []string{"ko.md"}, false},
+		{"ガイド", []string{"ja.md"}, false},
+		{"カイト", []string{}, false},
+	})
+}
+
+func TestSearchKorean(t *testing.T) {
+	x := newIndex(t, Options{},
+		Doc{Path: "values.md", Content: "우리 팀의 가치관 정리"},
+		Doc{Path: "values_particle.md", Content: "가치관이 중요합니다"},
+		Doc{Path: "management.md", Content: "가치관리 방법"},
+		Doc{Path: "refund.md", Content: "환불 요청하기"},
+		Doc{Path: "api.md", Content: "API 문서"},
+	)
+	checkSearches(t, x, []searchCase{
+		{"가치관이", []string{"management.md", "values.md", "values_particle.md"}, true},
+		{"가치관", []string{"management.md", "values.md", "values_particle.md"}, true},
+		// two syllables left by the particle: the stem's one bigram must match
+		{"환불이", []string{"refund.md"}, false},
+		{"환불을", []string{"refund.md"}, false},
+		// a particle glued to a foreign word is not a term
+		{"API를", []string{"api.md"}, false},
+	})
+	// The word (whole, with or without its particle) outranks a longer word
+	// that only shares its bigrams.
+	for _, q := range []string{"가치관이", "가치관"} {
+		r := mustSearch(t, x, q, 0)
+		if got := pathsOf(r)[2]; got != "management.md" {
+			t.Errorf("%q: %q, want management.md last", q, pathsOf(r))
+		}
+	}
+}
+
+func TestSearchSymbols(t *testing.T) {
+	x := newIndex(t, Options{},
+		Doc{Path: "cpp.md", Content: "The engine is written in C++."},
+		Doc{Path: "c.md", Content: "The driver is written in C."},
+		Doc{Path: "csharp.md", Content: "The client is written in C#."},
+		Doc{Path: "dotnet.md", Content: "It runs on .NET 8."},
+		Doc{Path: "net.md", Content: "Net income grew."},
+		Doc{Path: "node.md", Content: "A node.js server."},
+		Doc{Path: "v18.md", Content: "Schema v1.8 is current."},
+		Doc{Path: "v19.md", Content: "Schema v1.9 is next."},
+		Doc{Path: "gpt4o.md", Content: "We call gpt-4o for summaries."},
+		Doc{Path: "gpt4.md", Content: "We used gpt-4 before."},
+		Doc{Path: "k8s.md", Content: "Deployed on k8s."},
+		Doc{Path: "tagged.md", Content: "Filed under #billing."},
+		Doc{Path: "billing.md", Content: "The billing team."},
+		Doc{Path: "cycle.md", Content: "Fix the import-cycle in core."},
+		Doc{Path: "cycle_apart.md", Content: "Each import closes a cycle."},
+		Doc{Path: "todo.md", Content: "My todo list."},
+	)
+	checkSearches(t, x, []searchCase{
+		{"C++", []string{"cpp.md"}, false},
+		{"c++ engine", []string{"cpp.md"}, false},
+		{"c", []string{"c.md"}, false},
+		{"C#", []string{"csharp.md"}, false},
+		{".NET", []string{"dotnet.md"}, false},
+		// a leading mark also indexes the plain word
+		{"net", []string{"dotnet.md", "net.md"}, true},
+		{"node.js", []string{"node.md"}, false},
+		{"nodejs", []string{"node.md"}, false},
+		{"node js", []string{"node.md"}, false},
+		{"v1.8", []string{"v18.md"}, false},
+		{"v1.9", []string{"v19.md"}, false},
+		{"gpt-4o", []string{"gpt4o.md"}, false},
+		{"gpt4o", []string{"gpt4o.md"}, false},
+		{"gpt-4", []string{"gpt4.md"}, false},
+		{"k8s", []string{"k8s.md"}, false},
+		{"#billing", []string{"tagged.md"}, false},
+		{"billing", []string{"billing.md", "tagged.md"}, true},
+		// a compound is found written the three ways; written apart
+		// (both words, not adjacent) it still matches, below
+		{"import-cycle", []string{"cycle.md", "cycle_apart.md"}, false},
+		{"import cycle", []string{"cycle.md", "cycle_apart.md"}, true},
+		{"importcycle", []string{"cycle.md"}, false},
+		{"to-do", []string{"todo.md"}, false},
+	})
+}
+
+func TestSearchPhrases(t *testing.T) {
+	x := newIndex(t, Options{},
+		Doc{Path: "pool.md", Title: "Database", Content: "The connection pool is exhausted under load; raise the retry policy limit."},
+		Doc{Path: "reversed.md", Content: "Pool connection settings and the retry policy."},
+		Doc{Path: "apart.md", Content: "A connection to the shared pool."},
+		Doc{Path: "cost.md", Content: "The cost of living rose."},
+		// a stop word leaves a gap: "cost of living" is "cost ? living"
+		Doc{Path: "cost2.md", Content: "Living cost: costs living up."},
+		Doc{Path: "zh.md", Content: "搜索引擎很重要"},
+		Doc{Path: "zh2.md", Content: "引擎搜索"},
+	)
+	checkSearches(t, x, []searchCase{
+		{`"connection pool"`, []string{"pool.md"}, false},
+		{`“connection pool”`, []string{"pool.md"}, false},
+		{`connection pool`, []string{"apart.md", "pool.md", "reversed.md"}, true},
+		{`retry "connection pool" policy`, []string{"pool.md"}, false},
+		{`"pool connection" retry`, []string{"reversed.md"}, false},
+		// unclosed: plain words
+		{`"connection pool`, []string{"apart.md", "pool.md", "reversed.md"}, true},
+		{`"cost of living"`, []string{"cost.md", "cost2.md"}, true},
+		{`"living cost"`, []string{"cost2.md"}, false},
+		{`"搜索引擎"`, []string{"zh.md"}, false},
+		{`"引擎"`, []string{"zh.md", "zh2.md"}, true},
+		{`"索引"`, []string{"zh.md"}, false},
+		{`"the connection pool is"`, []string{"pool.md"}, false},
+	})
+	r := mustSearch(t, x, `retry "connection pool"`, 0)
+	h := hitOf(t, r, "pool.md")
+	if !reflect.DeepEqual(r.Terms, []string{"retri", `"connect pool"`}) || !reflect.DeepEqual(h.Matched, r.Terms) {
+		t.Errorf("terms %q, matched %q", r.Terms, h.Matched)
+	}
+	if !strings.Contains(h.Excerpt, "connection pool") {
+		t.Errorf("excerpt %q lacks the phrase", h.Excerpt)
+	}
+	// A phrase scores as its words do in the fields holding it, with the
+	// fields' boosts: here as the words without expansions, and ×3 in the
+	// title.
+	tx := newIndex(t, Options{PrefixBoost: -1, FuzzyBoost: -1},
+		Doc{Path: "a.md", Title: "connection pool", Content: "x"},
+		Doc{Path: "b.md", Title: "x", Content: "connection pool"})
+	a := hitOf(t, mustSearch(t, tx, `"connection pool"`, 0), "a.md")
+	b := hitOf(t, mustSearch(t, tx, `"connection pool"`, 0), "b.md")
+	if plain := hitOf(t, mustSearch(t, tx, "connection pool", 0), "b.md"); !near(b.Raw, plain.Raw) {
+		t.Errorf(`"connection pool" raw %v, connection pool raw %v`, b.Raw, plain.Raw)
+	}
+	if !near(a.Raw, 3*b.Raw) {
+		t.Errorf("title phrase raw %v, content phrase raw %v: want ×3", a.Raw, b.Raw)
+	}
+	// A phrase that occurs nowhere is reported unmatched.
+	if r := mustSearch(t, x, `"policy retry"`, 0); len(r.Hits) != 0 || !reflect.DeepEqual(r.Unmatched, []string{`"polici retri"`}) {
+		t.Errorf(`"policy retry": %q unmatched %q`, pathsOf(r), r.Unmatched)
+	}
+}
+
+// FuzzAnalyze checks the invariants the index, phrases and excerpts rely on:
+// terms come in position order, with spans inside the text and their unit.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{"import-cycle of #billing", "C++ .NET v1.8 node.js", "가치관이 API를 搜索引擎", "Café ＡＢＣ \u1100\u1161", "a-", "-a", ".#", "x+", "#"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, forIndex := range []bool{false, true} {
+			ts, units := analyze(text, forIndex)
+			for i, x := range ts {
+				if x.start < 0 || x.start > x.end || x.end > len(text) || x.pos < 1 || i > 0 && x.pos < ts[i-1].pos {
+					t.Fatalf("%q: term %d %+v out of order or span", text, i, x)
+				}
+				if u := units[x.unit]; x.start < u.start || x.end > u.end {
+					t.Fatalf("%q: term %+v outside its unit %+v", text, x, u)
+				}
+			}
+		}
+	})
 }

@@ -5,10 +5,14 @@
 // the retrieval tiers use for direct answers and out-of-domain detection.
 //
 // The index is built on bluge with an in-memory directory. Analysis is the
-// same for every field and for the query: English (possessives, lower case,
-// stop words, Snowball stemming, words split on - _ / and on dots between
-// letters) plus basic CJK support (overlapping bigrams of Han, Kana and
-// Hangul runs, Korean words also kept whole), see [Index.Search].
+// same for every field and for the query (see analyze.go): English
+// (possessives, lower case, stop words, Snowball stemming, words split on
+// - _ / and on dots between letters), accent folding of Latin and Greek,
+// compounds (import-cycle also indexed as importcycl), symbol-bearing words
+// (c++, c#, #billing, .net), and CJK (overlapping bigrams of Han, Kana and
+// Hangul runs, Korean words also kept whole with and without their
+// particle). Terms carry positions, so quoted phrases in a query match
+// adjacent words only; see [Index.Search].
 //
 // What this package must not do: it runs inside WebAssembly (GOOS=wasip1) as
 // well as natively, so it must not import os, net or mmap, must not touch

@@ -56,10 +56,10 @@ func (w window) better(o window) bool {
 func bestWindow(text string, ts []term, qs []qterm, maxLen int) window {
 	type occ struct{ start, end, q int }
 	var occs []occ
-	for _, t := range ts {
+	for j, t := range ts {
 		for i := range qs {
-			if ok, _ := qs[i].match(t.text); ok {
-				occs = append(occs, occ{t.start, t.end, i})
+			if ok, _, end := qs[i].matchAt(ts, j); ok {
+				occs = append(occs, occ{t.start, end, i})
 				break
 			}
 		}

@@ -29,7 +29,7 @@ type Hit struct {
 	Score   float64  `json:"score"`   // normalized ŝ = s/(1+s), rounded to 4 decimals, within [0.0001, 0.9999]
 	Raw     float64  `json:"-"`       // the raw BM25 score s
 	Excerpt string   `json:"excerpt"` // best-matching passage, ≤ Options.ExcerptLen characters, from Summary/Content, on word boundaries
-	Matched []string `json:"-"`       // the query terms (analyzed, as in Result.Terms) that matched this doc
+	Matched []string `json:"-"`       // the query terms (analyzed, as in Result.Terms) this doc matches, at least in part (a compound's part, a CJK run's bigram)
 	// AllTerms: the document came from the AND pass (it matches every
 	// query term), not from the OR pass that fills the slots left.
 	AllTerms bool `json:"-"`
@@ -361,7 +361,8 @@ func document(d Doc) (*bluge.Document, [numFields]*bluge.TermField) {
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		tf := bluge.NewTextField(fieldNames[f], text).WithAnalyzer(fieldAnalyzer{})
+		// Positions let quoted phrases match (see phraseQuery).
+		tf := bluge.NewTextField(fieldNames[f], text).WithAnalyzer(fieldAnalyzer{}).SearchTermPositions()
 		if f != fPath { // the path is stored as the document id
 			tf.StoreValue()
 		}

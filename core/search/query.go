@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -11,79 +12,219 @@ import (
 	"github.com/blugelabs/bluge/search/similarity"
 )
 
-// qterm is one query term: a stemmed word, or a CJK run matched through its
-// bigrams. It is the unit of the AND pass, of Result.Terms, Unmatched and
-// Hit.Matched.
+// qterm is one query term: a stemmed word, a compound, a CJK run matched
+// through its bigrams, or a quoted phrase. It is the unit of the AND pass,
+// of Result.Terms, Unmatched and Hit.Matched.
 type qterm struct {
-	key         string   // as reported: the stem, or the lower-cased CJK run
-	cjk         bool     //
-	terms       []string // index terms: [stem], or the run's bigrams (a unigram for one character)
-	whole       string   // a Hangul run of ≥ 3 syllables, also matched whole
-	minShould   int      // CJK: bigrams needed in the AND pass
-	prefix      bool     // expand as a prefix (last word, long enough)
-	fuzzy       bool     // expand within one edit
-	significant bool     // counts for Unmatched
+	key string // as reported: the stem, a compound's stems joined by '-', the lower-cased CJK run, a phrase in quotes
+	// terms are the index terms of the term: [stem], a compound's parts, or
+	// a CJK run's bigrams (a unigram for one character); minShould of them
+	// are needed in the AND pass, one in the OR pass.
+	terms     []string
+	minShould int
+	// alts match the term by themselves: a compound joined, a whole Hangul
+	// word with and without its particle.
+	alts []string
+	// phrase holds the terms a quoted phrase needs at consecutive
+	// positions, one list of alternatives per position ([""]: any term).
+	phrase      [][]string
+	prefix      bool // expand as a prefix (last word, long enough)
+	fuzzy       bool // expand within one edit
+	significant bool // counts for Unmatched
 }
 
-// parse analyzes a query into its terms, without duplicates.
-func (x *Index) parse(query string) []qterm {
-	query = stripScaffolding(query)
-	terms, units := analyze(query, false)
-	byUnit := make([][]term, len(units))
-	for _, t := range terms {
-		byUnit[t.unit] = append(byUnit[t.unit], t)
+// qpart is a stretch of a query, inside quotes or not.
+type qpart struct {
+	text   string
+	quoted bool
+}
+
+// Quotes: straight, and the typographic pairs “…” and „…“.
+const (
+	openQuotes  = "\"“„"
+	closeQuotes = "\"”“"
+)
+
+// splitQuotes cuts a query into quoted and unquoted segments. A quote that
+// is never closed is no quote: its text stays plain words.
+func splitQuotes(q string) []qpart {
+	var out []qpart
+	for q != "" {
+		i := strings.IndexAny(q, openQuotes)
+		if i < 0 {
+			break
+		}
+		_, w := utf8.DecodeRuneInString(q[i:])
+		j := strings.IndexAny(q[i+w:], closeQuotes)
+		if j < 0 {
+			break
+		}
+		_, cw := utf8.DecodeRuneInString(q[i+w+j:])
+		if i > 0 {
+			out = append(out, qpart{text: q[:i]})
+		}
+		out = append(out, qpart{text: q[i+w : i+w+j], quoted: true})
+		q = q[i+w+j+cw:]
 	}
-	var out []qterm
-	seen := map[string]int{}
-	for u, ts := range byUnit {
-		if len(ts) == 0 {
-			continue
-		}
-		n := utf8.RuneCountInString(query[units[u].start:units[u].end])
-		q := qterm{cjk: units[u].cjk}
-		if q.cjk {
-			for _, t := range ts {
-				switch t.kind {
-				case kindWhole:
-					q.whole = t.text
-				case kindUnigram, kindBigram:
-					q.terms = append(q.terms, t.text)
-				}
-			}
-			q.key = joinBigrams(q.terms)
-			k := len(q.terms)
-			q.minShould = k - (k-1)/2 // half of the bigrams, rounded up, at least one
-			q.significant = n >= 2
-		} else {
-			q.key = ts[0].text
-			q.terms = []string{q.key}
-			q.significant = n >= 4
-			q.fuzzy = n >= x.opts.FuzzyMinLen && x.opts.FuzzyBoost > 0 && len(q.key) >= 4 &&
-				len(q.key) <= maxFuzzyBytes && !strings.ContainsAny(q.key, "0123456789")
-			// The last word of the query is taken as still being typed.
-			q.prefix = u == len(units)-1 && n >= x.opts.PrefixMinLen && x.opts.PrefixBoost > 0
-		}
-		if i, dup := seen[q.key]; dup {
-			out[i].prefix = out[i].prefix || q.prefix
-			continue
-		}
-		seen[q.key] = len(out)
-		out = append(out, q)
+	if q != "" {
+		out = append(out, qpart{text: q})
 	}
 	return out
 }
 
-// joinBigrams rebuilds a CJK run from its overlapping bigrams (or unigram).
-func joinBigrams(bs []string) string {
-	var b strings.Builder
-	for i, s := range bs {
-		if i > 0 {
-			_, w := utf8.DecodeRuneInString(s)
-			s = s[w:]
+// parse analyzes a query into its terms, without duplicates.
+func (x *Index) parse(query string) []qterm {
+	segs := stripScaffolding(splitQuotes(query))
+	var out []qterm
+	seen := map[string]int{}
+	add := func(q qterm) {
+		if i, dup := seen[q.key]; dup {
+			out[i].prefix = out[i].prefix || q.prefix
+			return
 		}
-		b.WriteString(s)
+		seen[q.key] = len(out)
+		out = append(out, q)
 	}
-	return b.String()
+	for si, s := range segs {
+		if s.quoted {
+			if q, ok := phraseTerm(s.text); ok {
+				add(q)
+			}
+			continue
+		}
+		terms, units := analyze(s.text, false)
+		for u, ts := range byUnit(terms, units) {
+			if len(ts) == 0 {
+				continue
+			}
+			q, n := unitTerm(s.text, units[u], ts)
+			if len(ts) == 1 && ts[0].kind == kindWord {
+				// The last word of the query is taken as still being typed.
+				x.expand(&q, n, si == len(segs)-1 && u == len(units)-1)
+			}
+			add(q)
+		}
+	}
+	return out
+}
+
+// byUnit groups terms by their source unit.
+func byUnit(terms []term, units []unit) [][]term {
+	out := make([][]term, len(units))
+	for _, t := range terms {
+		out[t.unit] = append(out[t.unit], t)
+	}
+	return out
+}
+
+// unitTerm is the query term of one unit of text (a word, a compound or a
+// CJK run), without expansions, and the length of the unit in characters.
+func unitTerm(text string, u unit, ts []term) (qterm, int) {
+	n := utf8.RuneCountInString(text[u.start:u.end])
+	q := qterm{significant: n >= 4 || u.cjk && n >= 2}
+	if u.cjk {
+		q.key = u.text
+		for _, t := range ts {
+			switch t.kind {
+			case kindWhole:
+				q.alts = append(q.alts, t.text)
+			case kindUnigram, kindBigram:
+				q.terms = append(q.terms, t.text)
+			}
+		}
+		k := len(q.terms)
+		q.minShould = k - (k-1)/2 // half of the bigrams, rounded up, at least one
+		return q, n
+	}
+	prev := 0 // position of the last word
+	for _, t := range ts {
+		switch {
+		case t.kind == kindJoined:
+			q.alts = append(q.alts, t.text)
+			continue
+		case t.kind == kindMarked && t.pos == prev:
+			// A marked word is asked for marked: "#billing" wants the tag.
+			q.terms[len(q.terms)-1] = t.text
+		default:
+			q.terms = append(q.terms, t.text)
+		}
+		prev = t.pos
+	}
+	q.key = strings.Join(q.terms, "-")
+	if len(q.terms) == 0 { // a compound of stop words: "to-do"
+		q.key = q.alts[0]
+	}
+	q.minShould = len(q.terms)
+	return q, n
+}
+
+// expand sets the prefix and fuzzy expansions of the query term of one
+// plain word (not marked, not a compound: those are exact).
+func (x *Index) expand(q *qterm, n int, last bool) {
+	w := q.terms[0]
+	q.fuzzy = n >= x.opts.FuzzyMinLen && x.opts.FuzzyBoost > 0 && len(w) >= 4 &&
+		len(w) <= maxFuzzyBytes && !strings.ContainsAny(w, "0123456789")
+	q.prefix = last && n >= x.opts.PrefixMinLen && x.opts.PrefixBoost > 0
+}
+
+// phraseRank orders the terms made at one place by how exactly they ask
+// for the text in a phrase; joined compounds and whole words are not asked
+// for (their parts are).
+var phraseRank = [...]int{kindWord: 1, kindUnigram: 2, kindMarked: 3, kindBigram: 4, kindJoined: 0, kindWhole: 0}
+
+// phraseTerm is the query term of a quoted phrase: its terms at consecutive
+// positions, as indexed (CJK as bigrams and a last unigram, marked words
+// marked). A phrase of one term asks for that term exactly, without
+// expansions; a phrase of stop words only is no term.
+func phraseTerm(text string) (qterm, bool) {
+	terms, units := analyze(text, true)
+	var slots [][]string
+	first := 0
+	pick := func(ts []term) string { // the term a position asks for
+		best, rank := "", 0
+		for _, t := range ts {
+			if r := phraseRank[t.kind]; r > rank {
+				best, rank = t.text, r
+			}
+		}
+		return best
+	}
+	for i := 0; i < len(terms); {
+		j := i
+		for j < len(terms) && terms[j].pos == terms[i].pos {
+			j++
+		}
+		if t := pick(terms[i:j]); t != "" {
+			if slots == nil {
+				first = terms[i].pos
+			}
+			for len(slots) < terms[i].pos-first {
+				slots = append(slots, []string{""})
+			}
+			slots = append(slots, []string{t})
+		}
+		i = j
+	}
+	if len(slots) == 0 {
+		return qterm{}, false
+	}
+	var keys []string
+	significant := false
+	for u, ts := range byUnit(terms, units) {
+		if len(ts) == 0 {
+			continue
+		}
+		k, _ := unitTerm(text, units[u], ts)
+		keys = append(keys, k.key)
+		significant = significant || k.significant
+	}
+	q := qterm{key: `"` + strings.Join(keys, " ") + `"`, significant: significant}
+	if len(slots) == 1 {
+		q.terms, q.minShould = slots[0], 1
+	} else {
+		q.phrase = slots
+	}
+	return q, true
 }
 
 // needsOr reports whether the OR pass can find more than the AND pass.
@@ -104,36 +245,47 @@ func (x *Index) buildQuery(qs []qterm, and bool) bluge.Query {
 }
 
 // termClause matches one query term in any field. strict applies the AND
-// pass's bigram minimum to CJK runs; fuzzy adds the fuzzy expansions.
+// pass's minimum of terms to CJK runs and compounds; fuzzy adds the fuzzy
+// expansions.
 func (x *Index) termClause(q *qterm, strict, fuzzy bool) bluge.Query {
-	if q.cjk {
-		var parts []bluge.Query
-		for _, t := range q.terms {
-			parts = append(parts, x.fieldTerms(t, nil))
+	if q.phrase != nil {
+		cs := make([]bluge.Query, numFields)
+		for f, name := range fieldNames {
+			cs[f] = &phraseQuery{slots: q.phrase, field: name, boost: x.boosts[f]}
 		}
-		var run bluge.Query = parts[0]
-		if len(parts) > 1 {
-			m := 1
-			if strict {
-				m = q.minShould
+		return &disjunction{clauses: cs, min: 1}
+	}
+	if len(q.terms) == 1 && len(q.alts) == 0 {
+		var exp []bluge.Query
+		for f, name := range fieldNames {
+			if q.prefix {
+				exp = append(exp, &expansionQuery{text: q.terms[0], field: name, boost: x.boosts[f] * x.opts.PrefixBoost, maxExp: x.opts.MaxExpansions})
 			}
-			run = &disjunction{clauses: parts, min: m}
+			if q.fuzzy && fuzzy {
+				exp = append(exp, &expansionQuery{text: q.terms[0], field: name, fuzzy: true, boost: x.boosts[f] * x.opts.FuzzyBoost, maxExp: x.opts.MaxExpansions})
+			}
 		}
-		if q.whole == "" {
-			return run
-		}
-		return &disjunction{clauses: []bluge.Query{x.fieldTerms(q.whole, nil), run}, min: 1}
+		return x.fieldTerms(q.terms[0], exp)
 	}
-	var exp []bluge.Query
-	for f, name := range fieldNames {
-		if q.prefix {
-			exp = append(exp, &expansionQuery{text: q.key, field: name, boost: x.boosts[f] * x.opts.PrefixBoost, maxExp: x.opts.MaxExpansions})
-		}
-		if q.fuzzy && fuzzy {
-			exp = append(exp, &expansionQuery{text: q.key, field: name, fuzzy: true, boost: x.boosts[f] * x.opts.FuzzyBoost, maxExp: x.opts.MaxExpansions})
-		}
+	var cs []bluge.Query
+	for _, a := range q.alts {
+		cs = append(cs, x.fieldTerms(a, nil))
 	}
-	return x.fieldTerms(q.key, exp)
+	if len(q.terms) > 0 {
+		parts := make([]bluge.Query, len(q.terms))
+		for i, t := range q.terms {
+			parts[i] = x.fieldTerms(t, nil)
+		}
+		m := 1
+		if strict {
+			m = q.minShould
+		}
+		cs = append(cs, &disjunction{clauses: parts, min: m})
+	}
+	if len(cs) == 1 {
+		return cs[0]
+	}
+	return &disjunction{clauses: cs, min: 1}
 }
 
 // fieldTerms matches an index term in any field, with its field boosts,
@@ -146,24 +298,92 @@ func (x *Index) fieldTerms(t string, extra []bluge.Query) bluge.Query {
 	return &disjunction{clauses: append(cs, extra...), min: 1}
 }
 
-// match reports whether the index term t matches q, and whether literally
-// (exactly or as a prefix expansion, not only within one edit).
-func (q *qterm) match(t string) (hit, literal bool) {
-	if t == q.whole && q.whole != "" {
-		return true, true
+// matchAt reports whether q matches the analyzed terms ts (in position
+// order) at ts[i], whether literally (exactly or as a prefix expansion, not
+// only within one edit), and the byte offset where the match ends. A phrase
+// matches from its first term on.
+func (q *qterm) matchAt(ts []term, i int) (hit, literal bool, end int) {
+	if q.phrase == nil {
+		hit, literal = q.match(ts[i].text)
+		return hit, literal, ts[i].end
 	}
-	for _, s := range q.terms {
-		if t == s {
-			return true, true
+	if !slices.Contains(q.phrase[0], ts[i].text) {
+		return false, false, 0
+	}
+	j, end := i, ts[i].end
+	for k := 1; k < len(q.phrase); k++ {
+		if q.phrase[k][0] == "" {
+			continue
 		}
+		want := ts[i].pos + k
+		for j++; j < len(ts) && ts[j].pos < want; j++ {
+		}
+		for j < len(ts) && ts[j].pos == want && !slices.Contains(q.phrase[k], ts[j].text) {
+			j++
+		}
+		if j == len(ts) || ts[j].pos != want {
+			return false, false, 0
+		}
+		end = ts[j].end
 	}
-	if q.prefix && strings.HasPrefix(t, q.key) {
+	return true, true, end
+}
+
+// match reports whether the index term t matches a term that is not a
+// phrase, and whether literally.
+func (q *qterm) match(t string) (hit, literal bool) {
+	if slices.Contains(q.alts, t) || slices.Contains(q.terms, t) {
 		return true, true
 	}
-	if q.fuzzy && within1(t, q.key) {
+	if q.prefix && strings.HasPrefix(t, q.terms[0]) {
+		return true, true
+	}
+	if q.fuzzy && within1(t, q.terms[0]) {
 		return true, false
 	}
 	return false, false
+}
+
+// phraseQuery matches the documents holding the terms of a phrase at
+// consecutive positions of one field. Its score is the BM25 of the phrase's
+// terms, summed, times the field's boost (bluge's MultiPhraseQuery ignores
+// its boost).
+type phraseQuery struct {
+	slots [][]string
+	field string
+	boost float64
+}
+
+// Searcher implements bluge.Query.
+func (q *phraseQuery) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	s, err := searcher.NewMultiPhraseSearcher(r, q.slots, q.field, nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &boosted{Searcher: s, boost: q.boost}, nil
+}
+
+// boosted multiplies the scores of a searcher.
+type boosted struct {
+	bsearch.Searcher
+	boost float64
+}
+
+// Next implements bluge's search.Searcher.
+func (b *boosted) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
+	return b.scale(b.Searcher.Next(ctx))
+}
+
+// Advance implements bluge's search.Searcher.
+func (b *boosted) Advance(ctx *bsearch.Context, number uint64) (*bsearch.DocumentMatch, error) {
+	return b.scale(b.Searcher.Advance(ctx, number))
+}
+
+func (b *boosted) scale(m *bsearch.DocumentMatch, err error) (*bsearch.DocumentMatch, error) {
+	if m != nil {
+		m.Score *= b.boost
+	}
+	return m, err
 }
 
 // Scores of compound clauses are sums taken in a fixed order (sortedSum), so

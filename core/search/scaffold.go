@@ -19,16 +19,25 @@ var scaffolding = regexp2.MustCompile(`\b(?:`+
 	`|(?:please\s+)?(?:tell|remind)\s+me`+
 	`)\b`, regexp2.IgnoreCase)
 
-// stripScaffolding blanks question scaffolding out of a query. A query made
-// only of scaffolding is returned unchanged, so it still searches for
-// something.
-func stripScaffolding(query string) string {
-	out, err := scaffolding.Replace(query, " ", -1, -1)
-	if err != nil { // only a match timeout, which is not set
-		return query
+// stripScaffolding blanks question scaffolding out of the unquoted parts
+// of a query. A query made only of scaffolding is returned unchanged, so it
+// still searches for something.
+func stripScaffolding(parts []qpart) []qpart {
+	out := make([]qpart, len(parts))
+	found := false
+	for i, p := range parts {
+		out[i] = p
+		if !p.quoted {
+			if s, err := scaffolding.Replace(p.text, " ", -1, -1); err == nil { // err: only a match timeout, which is not set
+				out[i].text = s
+			}
+		}
+		if ts, _ := analyze(out[i].text, false); len(ts) > 0 {
+			found = true
+		}
 	}
-	if ts, _ := analyze(out, false); len(ts) == 0 {
-		return query
+	if !found {
+		return parts
 	}
 	return out
 }

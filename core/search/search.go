@@ -194,7 +194,7 @@ func occurrences(locs bsearch.TermLocationMap) []term {
 	var out []term
 	for t, ls := range locs {
 		for _, l := range ls {
-			out = append(out, term{text: t, start: l.Start, end: l.End})
+			out = append(out, term{text: t, start: l.Start, end: l.End, pos: l.Pos})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -227,12 +227,12 @@ func (x *Index) hit(d stored, qs []qterm, literal []bool) Hit {
 	summary, content := d.sumTerms, d.textTerms
 	matched := make([]bool, len(qs))
 	see := func(ts []term) {
-		for _, t := range ts {
+		for j := range ts {
 			for i := range qs {
 				if matched[i] && literal[i] {
 					continue
 				}
-				if ok, lit := qs[i].match(t.text); ok {
+				if ok, lit, _ := qs[i].matchAt(ts, j); ok {
 					matched[i] = true
 					literal[i] = literal[i] || lit
 				}
