@@ -22,8 +22,14 @@ import (
 // DefaultMaxFileBytes bounds the files the engine reads and writes.
 const DefaultMaxFileBytes = 1 << 20
 
-// IndexDir is where the search index persists itself (docs/ABI.md §4.8).
+// IndexDir is where the search index persists itself (docs/ABI.md §4.9).
 const IndexDir = ".arbor/index"
+
+// FlushAfter is the number of documents curate may change before it
+// persists the index itself: a bulk curate is persisted as it goes, so a
+// process that never flushes or closes leaves the next open at most this
+// many documents to re-analyze, while a small curate does no index I/O.
+const FlushAfter = 100
 
 // Options configure Open.
 type Options struct {
@@ -216,6 +222,11 @@ func (e *Engine) reindex() {
 	}
 	if err := e.index.Put(put...); err != nil {
 		e.log.Log("error", fmt.Sprintf("index: put %d documents: %v", len(put), err))
+	}
+	if e.index.Unflushed() >= FlushAfter {
+		if err := e.index.Flush(); err != nil {
+			e.log.Log("warn", fmt.Sprintf("index: %v", err))
+		}
 	}
 }
 
@@ -411,9 +422,10 @@ func (e *Engine) Stats() StatsResult {
 	return s
 }
 
-// Flush writes the search index's changes to IndexDir. Curate does not:
-// the tree is written at once and is the source of truth, and an index
-// persisted late only costs the next Open the re-analysis of what changed.
+// Flush writes the search index's changes to IndexDir. Curate does so only
+// past FlushAfter changed documents: the tree is written at once and is the
+// source of truth, and an index persisted late only costs the next Open the
+// re-analysis of what changed.
 func (e *Engine) Flush() error {
 	if err := e.index.Flush(); err != nil {
 		return fmt.Errorf("engine: flush: %w", err)

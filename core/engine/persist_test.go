@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -159,4 +160,29 @@ func TestIndexIsNotPartOfTheTree(t *testing.T) {
 	if res["entries"] != 1.0 || len(res["warnings"].([]any)) != 0 {
 		t.Errorf("reopen: %v: .arbor/index must not be read as entries", res)
 	}
+}
+
+func TestBulkCuratePersistsTheIndex(t *testing.T) {
+	s, fs := newSession(t, nil)
+	mustOpen(t, s)
+	var ops []map[string]any
+	for i := range FlushAfter {
+		ops = append(ops, map[string]any{"type": "ADD", "path": "research/bulk", "title": fmt.Sprintf("Bulk note %d", i),
+			"content": map[string]any{"narrative": "imported"}, "reason": "bulk import"})
+	}
+	small := ops[:1]
+	ops = ops[1:]
+	if _, errObj := call(t, s, "curate", map[string]any{"operations": small}); errObj != nil {
+		t.Fatal(errObj)
+	}
+	if _, err := fs.ReadFile(IndexDir + "/manifest.json"); err == nil {
+		t.Fatal("a one-entry curate persisted the index")
+	}
+	if _, errObj := call(t, s, "curate", map[string]any{"operations": ops}); errObj != nil {
+		t.Fatal(errObj)
+	}
+	// No flush, no close: as if the process ended here.
+	s = NewSession(fs, nil)
+	res := mustOpen(t, s)
+	wantIndex(t, "after a bulk curate", res, res["entries"].(float64)+res["contexts"].(float64), 0, 0)
 }

@@ -160,11 +160,12 @@ type Index struct {
 	stats [numFields]fieldStats
 
 	// Persistence (store.go): the content hash of each document, the Store
-	// (nil for an in-memory index) and whether anything changed since the
-	// last flush.
-	hashes map[string]string
-	store  *storeState
-	dirty  bool
+	// (nil for an in-memory index), whether anything changed since the last
+	// flush and how many document writes that was.
+	hashes    map[string]string
+	store     *storeState
+	dirty     bool
+	unflushed int
 }
 
 // New returns an empty in-memory index.
@@ -263,6 +264,7 @@ func (x *Index) put(docs []Doc, hashes []string) error {
 		x.hashes[p.path] = p.hash
 	}
 	x.dirty = true
+	x.unflushed += len(ps)
 	return x.refresh()
 }
 
@@ -292,6 +294,7 @@ func (x *Index) Delete(paths ...string) error {
 		delete(x.hashes, p)
 	}
 	x.dirty = true
+	x.unflushed += n
 	return x.refresh()
 }
 
@@ -344,8 +347,16 @@ func (x *Index) flush() error {
 	if err := x.store.save(x.lens, x.hashes); err != nil {
 		return fmt.Errorf("search: flush %s: %w", x.store.Dir, err)
 	}
-	x.dirty = false
+	x.dirty, x.unflushed = false, 0
 	return nil
+}
+
+// Unflushed is the number of documents written or deleted since the last
+// flush (or since Open).
+func (x *Index) Unflushed() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.unflushed
 }
 
 // Sync makes the index hold exactly docs (by Path, the last occurrence
