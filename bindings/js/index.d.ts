@@ -65,6 +65,15 @@ export interface OpenResult {
   entries: number;
   contexts: number;
   warnings: Warning[];
+  /** How the persisted search index (`.arbor/index`) was brought in step with the tree. */
+  index: {
+    /** Documents taken unchanged from the persisted index. */
+    reused: number;
+    /** Documents analyzed: new or changed since it was persisted (all of them on a rebuild). */
+    indexed: number;
+    /** Documents dropped: deleted from the tree (or no longer parseable) since. */
+    removed: number;
+  };
 }
 
 /** A list of strings; a single string is accepted too (split on commas and newlines). */
@@ -240,6 +249,8 @@ export interface ArborMemory {
   tree(options?: { path?: string; depth?: number }): Promise<TreeNode>;
   /** Counts of what the tree holds. */
   stats(): Promise<StatsResult>;
+  /** Persists the search index to `.arbor/index` now (close does it too), so the next open re-analyzes nothing that is unchanged. */
+  flush(): Promise<void>;
   /** Flushes pending state and closes the engine; later calls reject with code `not_open`. Safe to call twice. */
   close(): Promise<void>;
   /** Sends one raw request of docs/ABI.md §3 and resolves with its `result`. */

@@ -234,6 +234,10 @@ class Memory {
     return this.call('stats');
   }
 
+  flush() {
+    return this.call('flush').then(() => {});
+  }
+
   close() {
     this.#closing ??= (async () => {
       const request = encoder.encode(JSON.stringify({ id: this.#nextId++, method: 'close', params: {} }));

@@ -27,6 +27,9 @@ type OpenResult struct {
 	Entries  int       `json:"entries"`
 	Contexts int       `json:"contexts"`
 	Warnings []Warning `json:"warnings"`
+	// Index says how the persisted search index was brought in step with
+	// the tree: documents reused as stored, (re)analyzed, and removed.
+	Index search.SyncStats `json:"index"`
 }
 
 // CurateParams are the parameters of "curate".

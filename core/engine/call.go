@@ -133,6 +133,12 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 	"stats": func(s *Session, _ json.RawMessage) (any, error) {
 		return s.eng.Stats(), nil
 	},
+	"flush": func(s *Session, _ json.RawMessage) (any, error) {
+		if err := s.eng.Flush(); err != nil {
+			return nil, err
+		}
+		return struct{}{}, nil
+	},
 	"close": func(s *Session, _ json.RawMessage) (any, error) {
 		err := s.eng.Close()
 		s.eng = nil

@@ -22,6 +22,15 @@ import (
 // DefaultMaxFileBytes bounds the files the engine reads and writes.
 const DefaultMaxFileBytes = 1 << 20
 
+// IndexDir is where the search index persists itself (docs/ABI.md §4.9).
+const IndexDir = ".arbor/index"
+
+// FlushAfter is the number of documents curate may change before it
+// persists the index itself: a bulk curate is persisted as it goes, so a
+// process that never flushes or closes leaves the next open at most this
+// many documents to re-analyze, while a small curate does no index I/O.
+const FlushAfter = 100
+
 // Options configure Open.
 type Options struct {
 	FS           host.FS     // the memory root; required
@@ -45,8 +54,10 @@ type Engine struct {
 	pending  []curate.Change // committed by the current Curate, not yet indexed
 }
 
-// Open reads the whole tree through the host and indexes it. Files that
-// cannot be used are reported in OpenResult.Warnings and left untouched.
+// Open reads the whole tree through the host and brings the persisted
+// search index in step with it, analyzing only new and changed files (all
+// of them when there is no usable persisted index). Files that cannot be
+// used are reported in OpenResult.Warnings and left untouched.
 func Open(opts Options) (*Engine, OpenResult, error) {
 	if opts.FS == nil {
 		return nil, OpenResult{}, errors.New("engine: open: no file system")
@@ -61,7 +72,7 @@ func Open(opts Options) (*Engine, OpenResult, error) {
 	if e.maxBytes <= 0 {
 		e.maxBytes = DefaultMaxFileBytes
 	}
-	idx, err := search.New(search.Options{})
+	idx, err := search.Open(search.Options{}, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log})
 	if err != nil {
 		return nil, OpenResult{}, fmt.Errorf("engine: open: %w", err)
 	}
@@ -71,16 +82,18 @@ func Open(opts Options) (*Engine, OpenResult, error) {
 		idx.Close()
 		return nil, OpenResult{}, fmt.Errorf("engine: open: %w", err)
 	}
-	if err := idx.Put(docs...); err != nil {
+	synced, err := idx.Sync(docs)
+	if err != nil {
 		idx.Close()
 		return nil, OpenResult{}, fmt.Errorf("engine: open: index: %w", err)
 	}
 	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: e.catalog, MaxFileBytes: e.maxBytes, OnChange: e.onChange}
-	res := OpenResult{Entries: len(e.catalog.Paths()), Contexts: len(e.catalog.ContextPaths()), Warnings: e.warnings}
+	res := OpenResult{Entries: len(e.catalog.Paths()), Contexts: len(e.catalog.ContextPaths()), Warnings: e.warnings, Index: synced}
 	if res.Warnings == nil {
 		res.Warnings = []Warning{}
 	}
-	e.log.Log("info", fmt.Sprintf("opened %d entries, %d context files, %d warnings", res.Entries, res.Contexts, len(res.Warnings)))
+	e.log.Log("info", fmt.Sprintf("opened %d entries, %d context files, %d warnings; index: %d reused, %d indexed, %d removed",
+		res.Entries, res.Contexts, len(res.Warnings), synced.Reused, synced.Indexed, synced.Removed))
 	return e, res, nil
 }
 
@@ -209,6 +222,11 @@ func (e *Engine) reindex() {
 	}
 	if err := e.index.Put(put...); err != nil {
 		e.log.Log("error", fmt.Sprintf("index: put %d documents: %v", len(put), err))
+	}
+	if e.index.Unflushed() >= FlushAfter {
+		if err := e.index.Flush(); err != nil {
+			e.log.Log("warn", fmt.Sprintf("index: %v", err))
+		}
 	}
 }
 
@@ -404,7 +422,19 @@ func (e *Engine) Stats() StatsResult {
 	return s
 }
 
-// Close releases the index.
+// Flush writes the search index's changes to IndexDir. Curate does so only
+// past FlushAfter changed documents: the tree is written at once and is the
+// source of truth, and an index persisted late only costs the next Open the
+// re-analysis of what changed.
+func (e *Engine) Flush() error {
+	if err := e.index.Flush(); err != nil {
+		return fmt.Errorf("engine: flush: %w", err)
+	}
+	return nil
+}
+
+// Close persists the search index (a failure is logged, not returned: the
+// next Open rebuilds from the tree) and releases it.
 func (e *Engine) Close() error {
 	if err := e.index.Close(); err != nil {
 		return fmt.Errorf("engine: close: %w", err)

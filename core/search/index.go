@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -163,6 +164,14 @@ type Index struct {
 	// lengths of each document and their totals.
 	lens  map[string][numFields]int32
 	stats [numFields]fieldStats
+
+	// Persistence (store.go): the content hash of each document, the Store
+	// (nil for an in-memory index), whether anything changed since the last
+	// flush and how many document writes that was.
+	hashes    map[string]string
+	store     *storeState
+	dirty     bool
+	unflushed int
 }
 
 // New returns an empty in-memory index.
@@ -170,10 +179,9 @@ func New(opts Options) (*Index, error) {
 	return open(opts, bluge.InMemoryOnlyConfig())
 }
 
-// open builds an Index over a bluge configuration. Persistence (a bluge
-// Directory reading and writing through the host) will come in here with
-// its own config; a reopened index must then rebuild lens and stats from the
-// stored documents.
+// open builds an Index over a bluge configuration; Open (store.go) passes
+// one whose directory holds a stored index and then restores lens, stats
+// and hashes from its manifest.
 func open(opts Options, cfg bluge.Config) (*Index, error) {
 	o := opts.withDefaults()
 	x := &Index{
@@ -182,7 +190,8 @@ func open(opts Options, cfg bluge.Config) (*Index, error) {
 			fTitle: o.TitleBoost, fPath: o.PathBoost, fSummary: o.SummaryBoost,
 			fContent: o.ContentBoost, fTags: o.TagBoost, fKeywords: o.KeywordBoost,
 		},
-		lens: map[string][numFields]int32{},
+		lens:   map[string][numFields]int32{},
+		hashes: map[string]string{},
 	}
 	// PerFieldSimilarity is a map shared with the config's norm function, so
 	// it must be filled in place, not replaced.
@@ -205,6 +214,11 @@ func open(opts Options, cfg bluge.Config) (*Index, error) {
 // Put adds or replaces documents (by Path) in one batch. When a path occurs
 // more than once, the last occurrence wins.
 func (x *Index) Put(docs ...Doc) error {
+	return x.put(docs, nil)
+}
+
+// put is Put with the documents' hashes when the caller has them already.
+func (x *Index) put(docs []Doc, hashes []string) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -222,6 +236,7 @@ func (x *Index) Put(docs ...Doc) error {
 	}
 	type pending struct {
 		path   string
+		hash   string
 		fields [numFields]*bluge.TermField
 	}
 	batch := bluge.NewBatch()
@@ -232,7 +247,13 @@ func (x *Index) Put(docs ...Doc) error {
 		}
 		doc, fields := document(d)
 		batch.Update(bluge.Identifier(d.Path), doc)
-		ps = append(ps, pending{d.Path, fields})
+		h := ""
+		if hashes != nil {
+			h = hashes[i]
+		} else {
+			h = docHash(d)
+		}
+		ps = append(ps, pending{d.Path, h, fields})
 	}
 	if err := x.writer.Batch(batch); err != nil {
 		return fmt.Errorf("search: put %d documents: %w", len(ps), err)
@@ -246,7 +267,10 @@ func (x *Index) Put(docs ...Doc) error {
 			}
 		}
 		x.setLens(p.path, l, true)
+		x.hashes[p.path] = p.hash
 	}
+	x.dirty = true
+	x.unflushed += len(ps)
 	return x.refresh()
 }
 
@@ -273,7 +297,10 @@ func (x *Index) Delete(paths ...string) error {
 	}
 	for _, p := range paths {
 		x.setLens(p, [numFields]int32{}, false)
+		delete(x.hashes, p)
 	}
+	x.dirty = true
+	x.unflushed += n
 	return x.refresh()
 }
 
@@ -284,13 +311,18 @@ func (x *Index) Count() int {
 	return len(x.lens)
 }
 
-// Close releases the index. Further calls return ErrClosed; closing twice
-// is a no-op.
+// Close flushes a stored index (a failure is logged as a warning: the tree
+// still holds everything, and the next open rebuilds what the stored index
+// lacks) and releases the index. Further calls return ErrClosed; closing
+// twice is a no-op.
 func (x *Index) Close() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed {
 		return nil
+	}
+	if err := x.flush(); err != nil {
+		x.store.warn(fmt.Sprintf("search index %s: not saved: %v", x.store.Dir, err))
 	}
 	x.closed = true
 	var errs []error
@@ -301,6 +333,79 @@ func (x *Index) Close() error {
 		errs = append(errs, fmt.Errorf("search: close writer: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// Flush writes a stored index's changes to its Store; it does nothing for
+// an in-memory index or when nothing changed since the last flush.
+func (x *Index) Flush() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ErrClosed
+	}
+	return x.flush()
+}
+
+func (x *Index) flush() error {
+	if x.store == nil || !x.dirty {
+		return nil
+	}
+	if err := x.store.save(x.lens, x.hashes); err != nil {
+		return fmt.Errorf("search: flush %s: %w", x.store.Dir, err)
+	}
+	x.dirty, x.unflushed = false, 0
+	return nil
+}
+
+// Unflushed is the number of documents written or deleted since the last
+// flush (or since Open).
+func (x *Index) Unflushed() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.unflushed
+}
+
+// Sync makes the index hold exactly docs (by Path, the last occurrence
+// winning): documents whose content hash is unchanged are kept as they are,
+// new and changed ones are analyzed in one batch, others are deleted.
+func (x *Index) Sync(docs []Doc) (SyncStats, error) {
+	last := make(map[string]int, len(docs))
+	for i, d := range docs {
+		last[d.Path] = i
+	}
+	x.mu.RLock()
+	var put []Doc
+	var hashes []string
+	var st SyncStats
+	for i, d := range docs {
+		if last[d.Path] != i {
+			continue
+		}
+		h := docHash(d)
+		if x.hashes[d.Path] == h {
+			st.Reused++
+			continue
+		}
+		put = append(put, d)
+		hashes = append(hashes, h)
+	}
+	var del []string
+	for p := range x.hashes {
+		if _, ok := last[p]; !ok {
+			del = append(del, p)
+		}
+	}
+	x.mu.RUnlock()
+	sort.Strings(del)
+	if err := x.Delete(del...); err != nil {
+		return st, err
+	}
+	st.Removed = len(del)
+	if err := x.put(put, hashes); err != nil {
+		return st, err
+	}
+	st.Indexed = len(put)
+	return st, nil
 }
 
 // setLens replaces the bookkeeping of one document (removes it if !live).

@@ -106,3 +106,10 @@ func (e *Engine) Tree(ctx context.Context, p engine.TreeParams) (*engine.Node, e
 func (e *Engine) Stats(ctx context.Context) (engine.StatsResult, error) {
 	return method[engine.StatsResult](ctx, e, "stats", nil)
 }
+
+// Flush writes the search index's changes to .arbor/index now; Close does
+// it too.
+func (e *Engine) Flush(ctx context.Context) error {
+	_, err := e.CallMethod(ctx, "flush", nil)
+	return err
+}

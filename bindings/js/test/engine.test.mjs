@@ -38,7 +38,7 @@ test('curate, search, query, read, tree, stats on a folder', { skip: skipWithout
   const dir = tmpdir(t);
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
   t.after(() => mem.close());
-  assert.deepEqual(mem.opened, { entries: 0, contexts: 0, warnings: [] });
+  assert.deepEqual(mem.opened, { entries: 0, contexts: 0, warnings: [], index: { reused: 0, indexed: 0, removed: 0 } });
 
   const res = await mem.curate([invoiceOp]);
   assert.deepEqual(res.summary, { added: 1, updated: 0, merged: 0, deleted: 0, failed: 0 });

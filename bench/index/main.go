@@ -1,0 +1,282 @@
+// Command index measures opening a large memory root with and without the
+// persisted search index (.arbor/index): natively through core/engine, and
+// through the CLI (bin/arbor: wasm under wazero). It generates the tree by
+// repeating examples/notes under numbered domains, each copy made distinct
+// by a generated line, and prints a markdown report on stdout.
+//
+//	go run ./bench/index -n 5000 -cli bin/arbor > bench/index/REPORT.md
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/engine"
+	hostrt "github.com/arbormem/arbor/host/runtime"
+)
+
+func main() {
+	n := flag.Int("n", 5000, "entries to generate (approximately: whole copies of the example tree)")
+	src := flag.String("src", "examples/notes", "the tree to repeat")
+	cli := flag.String("cli", "bin/arbor", "the CLI to time; empty skips it")
+	runs := flag.Int("runs", 3, "repetitions per measurement (the median is reported)")
+	flag.Parse()
+	if err := run(*n, *src, *cli, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/index:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int, src, cli string, runs int) error {
+	dir, err := os.MkdirTemp("", "arbor-bench-index-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	entries, bytesTotal, err := generate(src, dir, n)
+	if err != nil {
+		return err
+	}
+	root, err := hostrt.NewRootFS(dir)
+	if err != nil {
+		return err
+	}
+	indexDir := filepath.Join(dir, filepath.FromSlash(engine.IndexDir))
+	dropIndex := func() error { return os.RemoveAll(indexDir) }
+
+	fmt.Printf("# Persisted index: open time, cold rebuild vs persisted\n\n")
+	fmt.Printf("Command: `go run ./bench/index -n %d -cli %s -runs %d` (%s, %s/%s, %d CPUs, %s).\n\n",
+		n, cli, runs, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
+	fmt.Printf("Tree: %s repeated, %d markdown files (entries and context.md), %.1f MiB.\n\n", src, entries, float64(bytesTotal)/(1<<20))
+
+	// Native: open, close (which persists), reopen.
+	var cold, closeT, warm, edited, curateT, flushT []time.Duration
+	var res engine.OpenResult
+	for range runs {
+		if err := dropIndex(); err != nil {
+			return err
+		}
+		t := time.Now()
+		e, r, err := engine.Open(engine.Options{FS: root})
+		if err != nil {
+			return err
+		}
+		cold = append(cold, time.Since(t))
+		if r.Index.Indexed != entries {
+			return fmt.Errorf("cold open indexed %d of %d", r.Index.Indexed, entries)
+		}
+		t = time.Now()
+		if err := e.Close(); err != nil {
+			return err
+		}
+		closeT = append(closeT, time.Since(t))
+
+		t = time.Now()
+		e, res, err = engine.Open(engine.Options{FS: root})
+		if err != nil {
+			return err
+		}
+		warm = append(warm, time.Since(t))
+		if res.Index.Reused != entries {
+			return fmt.Errorf("persisted open reused %d of %d", res.Index.Reused, entries)
+		}
+
+		// One curate (one new entry), then its flush.
+		t = time.Now()
+		cr := e.Curate(engine.CurateParams{Operations: []curate.Operation{addOp(len(curateT))}})
+		curateT = append(curateT, time.Since(t))
+		if cr.Summary.Added != 1 {
+			return fmt.Errorf("curate: %+v", cr.Applied)
+		}
+		t = time.Now()
+		if err := e.Flush(); err != nil {
+			return err
+		}
+		flushT = append(flushT, time.Since(t))
+		if err := e.Close(); err != nil {
+			return err
+		}
+
+		// One file edited on disk between opens.
+		if err := touch(dir, len(edited)); err != nil {
+			return err
+		}
+		t = time.Now()
+		e, r, err = engine.Open(engine.Options{FS: root})
+		if err != nil {
+			return err
+		}
+		edited = append(edited, time.Since(t))
+		if r.Index.Indexed != 1 {
+			return fmt.Errorf("open after an edit indexed %d", r.Index.Indexed)
+		}
+		if err := e.Close(); err != nil {
+			return err
+		}
+		if err := removeCurated(dir); err != nil {
+			return err
+		}
+	}
+	size, files, err := dirSize(indexDir)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Persisted index: %.1f MiB in %d files.\n\n", float64(size)/(1<<20), files)
+	fmt.Printf("| native (core/engine, in process) | median of %d |\n| --- | ---: |\n", runs)
+	fmt.Printf("| open, no persisted index (cold rebuild) | %s |\n", ms(cold))
+	fmt.Printf("| close after the cold open (writes the index) | %s |\n", ms(closeT))
+	fmt.Printf("| open with the persisted index | %s |\n", ms(warm))
+	fmt.Printf("| open with the persisted index, one file edited | %s |\n", ms(edited))
+	fmt.Printf("| curate one ADD | %s |\n", ms(curateT))
+	fmt.Printf("| flush after that curate | %s |\n\n", ms(flushT))
+
+	if cli == "" {
+		return nil
+	}
+	// The CLI: every command opens the root in a fresh process (wasm under
+	// wazero, compiled module cached) and closes it, which persists.
+	stats := func() (time.Duration, error) {
+		t := time.Now()
+		cmd := exec.Command(cli, "--root", dir, "stats")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return 0, fmt.Errorf("%s stats: %v: %s", cli, err, stderr.String())
+		}
+		return time.Since(t), nil
+	}
+	if _, err := stats(); err != nil { // warms the compilation cache
+		return err
+	}
+	var cliCold, cliWarm []time.Duration
+	for range runs {
+		if err := dropIndex(); err != nil {
+			return err
+		}
+		d, err := stats()
+		if err != nil {
+			return err
+		}
+		cliCold = append(cliCold, d)
+		if _, err := os.Stat(filepath.Join(indexDir, "manifest.json")); err != nil {
+			return fmt.Errorf("the CLI did not persist the index: %w", err)
+		}
+		if d, err = stats(); err != nil {
+			return err
+		}
+		cliWarm = append(cliWarm, d)
+	}
+	fmt.Printf("| CLI (`%s stats`, whole process) | median of %d |\n| --- | ---: |\n", cli, runs)
+	fmt.Printf("| no persisted index (cold rebuild, then persist at close) | %s |\n", ms(cliCold))
+	fmt.Printf("| persisted index | %s |\n", ms(cliWarm))
+	return nil
+}
+
+func addOp(i int) curate.Operation {
+	return curate.Operation{Type: "ADD", Path: "benchmark/curate", Title: fmt.Sprintf("Benchmark note %d", i),
+		Content: curate.Content{Keywords: []string{"benchmark"}}, Reason: "bench/index measures curate and flush"}
+}
+
+// generate copies src into dir about n/len(src) times, as dom<k>_<domain>,
+// appending a line that makes each copy's text distinct.
+func generate(src, dir string, n int) (count int, total int64, err error) {
+	var files []string
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil || len(files) == 0 {
+		return 0, 0, fmt.Errorf("read %s: %v (%d files)", src, err, len(files))
+	}
+	slices.Sort(files)
+	for k := 0; count < n; k++ {
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return 0, 0, err
+			}
+			rel, _ := filepath.Rel(src, p)
+			rel = filepath.ToSlash(rel)
+			domain, rest, _ := strings.Cut(rel, "/")
+			if rest == "" {
+				domain, rest = "root", rel
+			}
+			out := filepath.Join(dir, fmt.Sprintf("c%03d_%s", k, domain), filepath.FromSlash(rest))
+			if path.Base(rel) != "context.md" {
+				b = append(b, fmt.Sprintf("\nCopy %d of %s; marker m%dx%d.\n", k, rel, k, count)...)
+			}
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return 0, 0, err
+			}
+			if err := os.WriteFile(out, b, 0o644); err != nil {
+				return 0, 0, err
+			}
+			count++
+			total += int64(len(b))
+		}
+	}
+	return count, total, os.MkdirAll(filepath.Join(dir, ".arbor"), 0o755)
+}
+
+// touch edits one generated entry on disk.
+func touch(dir string, i int) error {
+	var target string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && target == "" && !d.IsDir() && strings.HasSuffix(p, ".md") && filepath.Base(p) != "context.md" && !strings.Contains(p, ".arbor") {
+			target = p
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(target, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(f, "Edited between opens, pass %d.\n", i); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// removeCurated deletes the folder curate wrote into, so each run starts
+// from the same tree.
+func removeCurated(dir string) error {
+	return os.RemoveAll(filepath.Join(dir, "benchmark"))
+}
+
+func dirSize(dir string) (size int64, files int, err error) {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil {
+			size += fi.Size()
+			files++
+		}
+		return err
+	})
+	return size, files, err
+}
+
+func ms(ds []time.Duration) string {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return fmt.Sprintf("%.0f ms", float64(s[len(s)/2].Microseconds())/1000)
+}

@@ -1,0 +1,450 @@
+package search
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/arbormem/arbor/core/host"
+)
+
+const testStoreDir = ".arbor/index"
+
+// logLines records log lines.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) Log(level, msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, level+": "+msg)
+}
+
+func (l *logLines) warnings() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, s := range l.lines {
+		if strings.HasPrefix(s, "warn: ") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// storeDocs is a corpus big enough to need several segments and to make
+// BM25 statistics matter.
+func storeDocs(n int) []Doc {
+	topics := []string{"invoice retry", "card expiry reminder", "kubernetes deploy", "korean tokenizer 가치관", "lisbon restaurants"}
+	var docs []Doc
+	for i := range n {
+		t := topics[i%len(topics)]
+		docs = append(docs, Doc{
+			Path:     fmt.Sprintf("domain%d/topic%d/entry_%03d.md", i%3, i%7, i),
+			Title:    fmt.Sprintf("%s note %d", t, i),
+			Summary:  fmt.Sprintf("what we know about %s, item %d", t, i),
+			Content:  strings.Repeat(t+" details and decisions. ", 1+i%4) + fmt.Sprintf("unique%d", i),
+			Tags:     []string{strings.Fields(t)[0]},
+			Keywords: []string{fmt.Sprintf("k%d", i%11)},
+		})
+	}
+	docs = append(docs, Doc{Path: "domain0/context.md", Kind: "context", Title: "Domain zero", Content: "Billing and invoices live here."})
+	return docs
+}
+
+var storeQueries = []string{"invoice retry", "card", "kubernetes deploy note", "가치관", "lisbon", "unique7", "billing invoices", "retr", "decisons"}
+
+// openStore opens (and registers the closing of) an index on fs and syncs docs.
+func openStore(t *testing.T, fs host.FS, log host.Logger, docs []Doc) (*Index, SyncStats) {
+	t.Helper()
+	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = x.Close() })
+	st, err := x.Sync(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, st
+}
+
+// answers runs every test query.
+func answers(t *testing.T, x *Index) map[string]Result {
+	t.Helper()
+	out := map[string]Result{}
+	for _, q := range storeQueries {
+		out[q] = mustSearch(t, x, q, 20)
+	}
+	return out
+}
+
+// coldAnswers are the answers of an in-memory index holding docs.
+func coldAnswers(t *testing.T, docs []Doc) map[string]Result {
+	t.Helper()
+	return answers(t, newIndex(t, Options{}, docs...))
+}
+
+func sameAnswers(t *testing.T, label string, got, want map[string]Result) {
+	t.Helper()
+	for _, q := range storeQueries {
+		if !reflect.DeepEqual(got[q], want[q]) {
+			t.Errorf("%s: %q:\n got %+v\nwant %+v", label, q, got[q], want[q])
+		}
+	}
+}
+
+func closeIndex(t *testing.T, x *Index) {
+	t.Helper()
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// buildStored writes a stored index of docs into a new MemFS, in several
+// batches so that it has several segments and deletions.
+func buildStored(t *testing.T, docs []Doc) *host.MemFS {
+	t.Helper()
+	fs := host.NewMemFS()
+	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(docs); i += 10 {
+		if err := x.Put(docs[i:min(i+10, len(docs))]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Re-put some documents so that older segments hold deleted copies.
+	if err := x.Put(docs[3], docs[17]); err != nil {
+		t.Fatal(err)
+	}
+	closeIndex(t, x)
+	return fs
+}
+
+func storeFiles(fs *host.MemFS) []string {
+	var out []string
+	for p := range fs.Files() {
+		if strings.HasPrefix(p, testStoreDir+"/") {
+			out = append(out, strings.TrimPrefix(p, testStoreDir+"/"))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestStoreReopenReusesEverything(t *testing.T) {
+	docs := storeDocs(60)
+	fs := buildStored(t, docs)
+	if files := storeFiles(fs); len(files) < 2 || files[len(files)-1] != manifestName {
+		t.Fatalf("stored files %v: want segments and %s", files, manifestName)
+	}
+	log := &logLines{}
+	x, st := openStore(t, fs, log, docs)
+	if want := (SyncStats{Reused: len(docs)}); st != want {
+		t.Fatalf("sync after reopen: %+v, want %+v", st, want)
+	}
+	if w := log.warnings(); len(w) != 0 {
+		t.Fatalf("warnings: %v", w)
+	}
+	if x.Count() != len(docs) {
+		t.Fatalf("count %d, want %d", x.Count(), len(docs))
+	}
+	sameAnswers(t, "reopened", answers(t, x), coldAnswers(t, docs))
+}
+
+func TestStoreReopenAppliesChanges(t *testing.T) {
+	docs := storeDocs(60)
+	fs := buildStored(t, docs)
+
+	changed := append([]Doc(nil), docs...)
+	changed[5].Content = "the zeppelin hangar was moved to the north field"
+	changed[len(changed)-1].Content = "Billing, invoices and the zeppelin budget live here." // the context.md
+	gone := changed[9].Path
+	changed = append(changed[:9], changed[10:]...)
+	changed = append(changed, Doc{Path: "domain9/new_entry.md", Title: "Zeppelin maintenance", Content: "inspect the zeppelin envelope monthly"})
+
+	x, st := openStore(t, fs, nil, changed)
+	if want := (SyncStats{Reused: len(docs) - 3, Indexed: 3, Removed: 1}); st != want {
+		t.Fatalf("sync: %+v, want %+v", st, want)
+	}
+	got := answers(t, x)
+	sameAnswers(t, "changed", got, coldAnswers(t, changed))
+	r := mustSearch(t, x, "zeppelin", 10)
+	var paths []string
+	for _, h := range r.Hits {
+		paths = append(paths, h.Path)
+	}
+	sort.Strings(paths)
+	want := []string{"domain0/context.md", changed[5].Path, "domain9/new_entry.md"}
+	sort.Strings(want)
+	if !reflect.DeepEqual(paths, want) {
+		t.Errorf("zeppelin: %v, want %v", paths, want)
+	}
+	for _, q := range []string{"unique9", "item 9"} {
+		for _, h := range mustSearch(t, x, q, 100).Hits {
+			if h.Path == gone {
+				t.Errorf("%q still finds the removed %s", q, gone)
+			}
+		}
+	}
+
+	// The changes persist too: a third open reuses everything.
+	closeIndex(t, x)
+	_, st = openStore(t, fs, nil, changed)
+	if want := (SyncStats{Reused: len(changed)}); st != want {
+		t.Fatalf("third open: %+v, want %+v", st, want)
+	}
+}
+
+func TestStoreRebuildsDamagedIndex(t *testing.T) {
+	docs := storeDocs(40)
+	want := coldAnswers(t, docs)
+	firstSegment := func(fs *host.MemFS) string {
+		for _, f := range storeFiles(fs) {
+			if strings.HasSuffix(f, ".seg") {
+				return testStoreDir + "/" + f
+			}
+		}
+		t.Fatal("no segment file")
+		return ""
+	}
+	cases := []struct {
+		name   string
+		damage func(t *testing.T, fs *host.MemFS)
+		warns  bool
+	}{
+		{"manifest is not JSON", func(t *testing.T, fs *host.MemFS) {
+			mustWrite(t, fs, testStoreDir+"/"+manifestName, []byte("{\"format\":1,"))
+		}, true},
+		{"manifest from another format", func(t *testing.T, fs *host.MemFS) {
+			editManifest(t, fs, func(m *manifest) { m.Format = formatVersion + 1 })
+		}, true},
+		{"manifest from another schema", func(t *testing.T, fs *host.MemFS) {
+			editManifest(t, fs, func(m *manifest) { m.Schema = "0123" })
+		}, true},
+		{"snapshot damaged", func(t *testing.T, fs *host.MemFS) {
+			editManifest(t, fs, func(m *manifest) { m.Snapshot[len(m.Snapshot)/2] ^= 0x40 })
+		}, true},
+		{"manifest lists fewer documents", func(t *testing.T, fs *host.MemFS) {
+			editManifest(t, fs, func(m *manifest) { m.Docs = m.Docs[1:] })
+		}, true},
+		{"segment truncated", func(t *testing.T, fs *host.MemFS) {
+			p := firstSegment(fs)
+			b, _ := fs.ReadFile(p)
+			mustWrite(t, fs, p, b[:len(b)/2])
+		}, true},
+		{"segment corrupt", func(t *testing.T, fs *host.MemFS) {
+			p := firstSegment(fs)
+			b, _ := fs.ReadFile(p)
+			b[len(b)/3] ^= 0xff
+			mustWrite(t, fs, p, b)
+		}, true},
+		{"segment missing", func(t *testing.T, fs *host.MemFS) {
+			if err := fs.Remove(firstSegment(fs)); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"index folder deleted", func(t *testing.T, fs *host.MemFS) {
+			for _, f := range storeFiles(fs) {
+				if err := fs.Remove(testStoreDir + "/" + f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := fs.Remove(testStoreDir); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fs := buildStored(t, docs)
+			c.damage(t, fs)
+			log := &logLines{}
+			x, st := openStore(t, fs, log, docs)
+			if want := (SyncStats{Indexed: len(docs)}); st != want {
+				t.Errorf("sync: %+v, want a rebuild %+v", st, want)
+			}
+			if w := log.warnings(); c.warns != (len(w) == 1) {
+				t.Errorf("warnings %q, want one: %v", w, c.warns)
+			}
+			sameAnswers(t, c.name, answers(t, x), want)
+			// The rebuilt index replaces the damaged one.
+			closeIndex(t, x)
+			log = &logLines{}
+			_, st = openStore(t, fs, log, docs)
+			if want := (SyncStats{Reused: len(docs)}); st != want || len(log.warnings()) != 0 {
+				t.Errorf("after the rebuild: %+v, warnings %v; want %+v and none", st, log.warnings(), want)
+			}
+		})
+	}
+}
+
+func mustWrite(t *testing.T, fs host.FS, p string, b []byte) {
+	t.Helper()
+	if err := fs.WriteFile(p, b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func editManifest(t *testing.T, fs *host.MemFS, edit func(*manifest)) {
+	t.Helper()
+	p := testStoreDir + "/" + manifestName
+	raw, err := fs.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(&m)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, fs, p, b)
+}
+
+// failingFS fails writes to one file name, counting the writes it lets through.
+type failingFS struct {
+	*host.MemFS
+	fail   string
+	writes []string
+}
+
+func (f *failingFS) WriteFile(p string, b []byte) error {
+	if strings.HasSuffix(p, "/"+f.fail) {
+		return fmt.Errorf("write %s: %w", p, host.ErrIO)
+	}
+	f.writes = append(f.writes, p)
+	return f.MemFS.WriteFile(p, b)
+}
+
+func TestStoreCrashBeforeManifestKeepsOldIndex(t *testing.T) {
+	docs := storeDocs(30)
+	fs := buildStored(t, docs)
+	before := fs.Files()[testStoreDir+"/"+manifestName]
+
+	// New segments get written, the manifest write fails (as a crash there
+	// would leave it): the old manifest and all its segments must remain.
+	ffs := &failingFS{MemFS: fs, fail: manifestName}
+	x, st := openStore(t, ffs, nil, docs)
+	if st.Reused != len(docs) {
+		t.Fatalf("sync: %+v", st)
+	}
+	changed := append([]Doc(nil), docs...)
+	changed[0].Content = "the quokka enclosure"
+	if err := x.Put(changed[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Flush(); err == nil || !errors.Is(err, host.ErrIO) {
+		t.Fatalf("flush: %v, want the injected i/o error", err)
+	}
+	if len(ffs.writes) == 0 {
+		t.Fatal("flush wrote no segment before the manifest")
+	}
+	log := &logLines{}
+	x.store.Logger = log
+	closeIndex(t, x)
+	if len(log.warnings()) != 1 {
+		t.Errorf("close after a failed save: warnings %v, want one", log.warnings())
+	}
+	if after := fs.Files()[testStoreDir+"/"+manifestName]; string(after) != string(before) {
+		t.Fatal("the manifest changed although its write failed")
+	}
+
+	y, st := openStore(t, fs, nil, changed)
+	if want := (SyncStats{Reused: len(docs) - 1, Indexed: 1}); st != want {
+		t.Fatalf("reopen: %+v, want %+v", st, want)
+	}
+	if r := mustSearch(t, y, "quokka", 5); len(r.Hits) != 1 || r.Hits[0].Path != docs[0].Path {
+		t.Errorf("quokka: %+v", r.Hits)
+	}
+	sameAnswers(t, "after crash", answers(t, y), coldAnswers(t, changed))
+}
+
+func TestStoreFlushWritesOnlyChanges(t *testing.T) {
+	docs := storeDocs(30)
+	fs := buildStored(t, docs)
+	ffs := &failingFS{MemFS: fs}
+	x, _ := openStore(t, ffs, nil, docs)
+	if err := x.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	closeIndex(t, x)
+	if len(ffs.writes) != 0 {
+		t.Fatalf("an unchanged index wrote %v", ffs.writes)
+	}
+
+	// Many small batches (as curate makes), with flushes in between: bluge
+	// merges segments, and the store must end up with exactly the segments
+	// its manifest names.
+	y, _ := openStore(t, fs, nil, docs)
+	for i := range 25 {
+		d := docs[i]
+		d.Content += fmt.Sprintf(" revision %d", i)
+		docs[i] = d
+		if err := y.Put(d); err != nil {
+			t.Fatal(err)
+		}
+		if i%5 == 4 {
+			if err := y.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	closeIndex(t, y)
+	var m manifest
+	raw, _ := fs.ReadFile(testStoreDir + "/" + manifestName)
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, s := range m.Segments {
+		want = append(want, segmentName(s.ID))
+	}
+	want = append(want, manifestName)
+	sort.Strings(want)
+	if got := storeFiles(fs); !reflect.DeepEqual(got, want) {
+		t.Errorf("stored files %v, want %v", got, want)
+	}
+	z, st := openStore(t, fs, nil, docs)
+	if st != (SyncStats{Reused: len(docs)}) {
+		t.Fatalf("reopen: %+v", st)
+	}
+	sameAnswers(t, "after merges", answers(t, z), coldAnswers(t, docs))
+}
+
+func TestStoreEmpty(t *testing.T) {
+	fs := host.NewMemFS()
+	x, st := openStore(t, fs, nil, nil)
+	if st != (SyncStats{}) {
+		t.Fatalf("sync: %+v", st)
+	}
+	closeIndex(t, x)
+	if files := storeFiles(fs); len(files) != 0 {
+		t.Fatalf("an empty, unchanged index wrote %v", files)
+	}
+	// Documents added, then all removed: the stored index is empty but valid.
+	y, _ := openStore(t, fs, nil, storeDocs(5))
+	closeIndex(t, y)
+	log := &logLines{}
+	z, st := openStore(t, fs, log, nil)
+	if st != (SyncStats{Removed: 6}) || z.Count() != 0 {
+		t.Fatalf("sync: %+v, count %d", st, z.Count())
+	}
+	closeIndex(t, z)
+	_, st = openStore(t, fs, log, nil)
+	if st != (SyncStats{}) || len(log.warnings()) != 0 {
+		t.Fatalf("empty reopen: %+v, warnings %v", st, log.warnings())
+	}
+}
