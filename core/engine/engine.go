@@ -15,6 +15,7 @@ import (
 
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/lifecycle"
 	"github.com/arbormem/arbor/core/search"
 	"github.com/arbormem/arbor/core/tree"
 )
@@ -28,6 +29,13 @@ type Options struct {
 	Clock        host.Clock  // default host.SystemClock
 	Logger       host.Logger // default host.NopLogger
 	MaxFileBytes int         // default DefaultMaxFileBytes
+	// Lifecycle is the model of DESIGN §4; nil means lifecycle.Default().
+	Lifecycle *lifecycle.Params
+	// FlushAfter and FlushInterval batch the writes of state.json: see
+	// DefaultFlushAfter and DefaultFlushInterval (0 means those; a negative
+	// interval turns the time-based write off).
+	FlushAfter    int
+	FlushInterval time.Duration
 }
 
 // Engine is an open memory root. Its methods are not safe for concurrent
@@ -41,6 +49,7 @@ type Engine struct {
 	index    *search.Index
 	curator  *curate.Curator
 	cache    *queryCache
+	signals  *signals
 	warnings []Warning
 	pending  []curate.Change // committed by the current Curate, not yet indexed
 }
@@ -75,6 +84,7 @@ func Open(opts Options) (*Engine, OpenResult, error) {
 		idx.Close()
 		return nil, OpenResult{}, fmt.Errorf("engine: open: index: %w", err)
 	}
+	e.loadSignals(opts)
 	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: e.catalog, MaxFileBytes: e.maxBytes, OnChange: e.onChange}
 	res := OpenResult{Entries: len(e.catalog.Paths()), Contexts: len(e.catalog.ContextPaths()), Warnings: e.warnings}
 	if res.Warnings == nil {
@@ -169,6 +179,7 @@ func (e *Engine) onChange(ch curate.Change) {
 // operation would make bluge build and merge a segment for each.
 func (e *Engine) Curate(p CurateParams) curate.Result {
 	res := e.curator.Apply(p.Operations)
+	e.curated(res)
 	e.reindex()
 	return res
 }
@@ -283,6 +294,7 @@ func (e *Engine) Read(p ReadParams) (ReadResult, error) {
 	}
 	res.Relations = append(res.Relations, e.catalog.Forward(clean)...)
 	res.Backlinks = append(res.Backlinks, e.catalog.Backlinks(clean)...)
+	e.access(clean)
 	return res, nil
 }
 
@@ -398,16 +410,21 @@ func (e *Engine) Stats() StatsResult {
 		s.Relations += len(e.catalog.Forward(p))
 	}
 	s.Contexts = len(e.catalog.ContextPaths())
+	s.Maturity = e.maturityCounts()
 	if s.Warnings == nil {
 		s.Warnings = []Warning{}
 	}
 	return s
 }
 
-// Close releases the index.
+// Close writes pending lifecycle signals and releases the index.
 func (e *Engine) Close() error {
+	_, ferr := e.Flush()
 	if err := e.index.Close(); err != nil {
-		return fmt.Errorf("engine: close: %w", err)
+		return fmt.Errorf("engine: close: %w", errors.Join(ferr, err))
+	}
+	if ferr != nil {
+		return fmt.Errorf("engine: close: %w", ferr)
 	}
 	return nil
 }

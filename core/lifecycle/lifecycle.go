@@ -255,3 +255,13 @@ func Score(p Params, relevance float64, s Signal, recency float64) float64 {
 	mix := p.RelevanceWeight*relevance + p.ImportanceWeight*s.Importance/MaxImportance + p.RecencyWeight*recency
 	return mix * p.Boost(s.Maturity)
 }
+
+// Rank is what the lifecycle says about one ranked result, as the query
+// method reports it (docs/ABI.md §4.4): the signal as of the query, the
+// recency, and the compound score the results are ordered by.
+type Rank struct {
+	Importance float64  `json:"importance"`
+	Maturity   Maturity `json:"maturity"`
+	Recency    float64  `json:"recency"`
+	Score      float64  `json:"score"`
+}

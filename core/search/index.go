@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/arbormem/arbor/core/lifecycle"
 	"github.com/blugelabs/bluge"
 )
 
@@ -30,6 +31,8 @@ type Hit struct {
 	Raw     float64  `json:"-"`       // the raw BM25 score s
 	Excerpt string   `json:"excerpt"` // best-matching passage, ≤ Options.ExcerptLen characters, from Summary/Content, on word boundaries
 	Matched []string `json:"-"`       // the query terms (analyzed, as in Result.Terms) that matched this doc
+	// Lifecycle is set by the engine's query ranking (DESIGN §4); Search leaves it nil.
+	Lifecycle *lifecycle.Rank `json:"lifecycle,omitempty"`
 }
 
 // Result is the answer to one Search.
