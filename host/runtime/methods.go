@@ -102,6 +102,12 @@ func (e *Engine) Tree(ctx context.Context, p engine.TreeParams) (*engine.Node, e
 	return method[*engine.Node](ctx, e, "tree", p)
 }
 
+// Flush writes pending lifecycle signals to .arbor/state.json now; Close
+// does it too.
+func (e *Engine) Flush(ctx context.Context) (engine.FlushResult, error) {
+	return method[engine.FlushResult](ctx, e, "flush", nil)
+}
+
 // Stats counts what the tree holds.
 func (e *Engine) Stats(ctx context.Context) (engine.StatsResult, error) {
 	return method[engine.StatsResult](ctx, e, "stats", nil)
