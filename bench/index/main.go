@@ -100,7 +100,7 @@ func run(n int, src, cli string, runs int) error {
 			return fmt.Errorf("curate: %+v", cr.Applied)
 		}
 		t = time.Now()
-		if err := e.Flush(); err != nil {
+		if _, err := e.Flush(); err != nil {
 			return err
 		}
 		flushT = append(flushT, time.Since(t))

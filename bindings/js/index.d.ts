@@ -41,6 +41,12 @@ export interface OpenOptions {
    */
   maxFileBytes?: number;
   /**
+   * Tunes the knowledge lifecycle (docs/ABI.md §4.1): the weights of the
+   * compound score and the batching of `.arbor/state.json` writes. Fields
+   * left out keep their defaults.
+   */
+  lifecycle?: LifecycleOptions;
+  /**
    * Receives the engine's diagnostic lines, and storage failures the host
    * reports as I/O errors.
    * @default lines of level "error" go to console.error, the others are dropped
@@ -52,6 +58,49 @@ export interface OpenOptions {
    * @default console.error
    */
   onOutput?: (fd: 1 | 2, line: string) => void;
+}
+
+/** The lifecycle open parameters (docs/ABI.md §4.1); defaults in brackets. */
+export interface LifecycleOptions {
+  /** Importance of a new entry [50]. */
+  initialImportance?: number;
+  /** Importance added per access [3] and per update [5]. */
+  accessBonus?: number;
+  updateBonus?: number;
+  /** Importance is multiplied by this per day without activity [0.995]. */
+  dailyDecay?: number;
+  /** Maturity thresholds: draft → validated at ≥ [65], back below [35]; validated → core at ≥ [85], back below [60]. */
+  promoteValidated?: number;
+  demoteDraft?: number;
+  promoteCore?: number;
+  demoteValidated?: number;
+  /** τ of recency r = exp(−days since update / τ) [30]. */
+  recencyDays?: number;
+  /** Compound score = (relevance·ŝ + importance·ι/100 + recency·r) × the tier's boost [0.6, 0.2, 0.2]. */
+  relevanceWeight?: number;
+  importanceWeight?: number;
+  recencyWeight?: number;
+  /** Boosts by maturity [1.15, 1.0, 0.85]. */
+  coreBoost?: number;
+  validatedBoost?: number;
+  draftBoost?: number;
+  /** Pending signal changes that trigger a write of state.json [64]. */
+  flushAfter?: number;
+  /** Minutes after which pending changes are written at the next call; 0 turns this off [5]. */
+  flushMinutes?: number;
+}
+
+export type Maturity = 'draft' | 'validated' | 'core';
+
+/** What the lifecycle says about one result of {@link ArborMemory.query}. */
+export interface LifecycleRank {
+  /** ι ∈ [0, 100] as of the query, 4 decimals. */
+  importance: number;
+  maturity: Maturity;
+  /** exp(−days since the entry's last update / 30); 0 when it has no date. */
+  recency: number;
+  /** The compound score the query's results are ordered by. */
+  score: number;
 }
 
 /** A file the engine could not use, and why. */
@@ -166,6 +215,8 @@ export interface SearchHit {
   /** Normalized ŝ = s/(1+s) of the BM25 score, 4 decimals. */
   score: number;
   excerpt: string;
+  /** Set by {@link ArborMemory.query} only. */
+  lifecycle?: LifecycleRank;
 }
 
 /** The answer of {@link ArborMemory.search}. */
@@ -179,7 +230,7 @@ export interface SearchResult {
 /** The answer of {@link ArborMemory.query}: which tier answered, with what, and why it stopped there. */
 export interface QueryResult {
   query: string;
-  /** 0 exact cache, 1 fuzzy cache, 2 direct answer (DESIGN §5). */
+  /** 0 exact cache, 1 fuzzy cache, 2 direct answer (DESIGN §5). Results are ordered by `lifecycle.score`, a direct answer's entry first. */
   tier: number;
   tierName: string;
   /** The direct answer; empty when `needsLLM`. */
@@ -227,7 +278,17 @@ export interface StatsResult {
   /** Entries per domain. */
   domains: Record<string, number>;
   relations: number;
+  /** Entries per lifecycle tier. */
+  maturity: Record<Maturity, number>;
   warnings: Warning[];
+}
+
+/** The answer of {@link ArborMemory.flush}. */
+export interface FlushResult {
+  /** Whether state.json was written: false when no lifecycle signal changed since the last write. */
+  written: boolean;
+  /** Entries with recorded lifecycle signals. */
+  entries: number;
 }
 
 /**
@@ -249,8 +310,8 @@ export interface ArborMemory {
   tree(options?: { path?: string; depth?: number }): Promise<TreeNode>;
   /** Counts of what the tree holds. */
   stats(): Promise<StatsResult>;
-  /** Persists the search index to `.arbor/index` now (close does it too), so the next open re-analyzes nothing that is unchanged. */
-  flush(): Promise<void>;
+  /** Writes the search index's changes to `.arbor/index` and pending lifecycle signals to `.arbor/state.json` now (close does it too), so the next open re-analyzes nothing that is unchanged. */
+  flush(): Promise<FlushResult>;
   /** Flushes pending state and closes the engine; later calls reject with code `not_open`. Safe to call twice. */
   close(): Promise<void>;
   /** Sends one raw request of docs/ABI.md §3 and resolves with its `result`. */

@@ -162,7 +162,7 @@ class Engine {
  * @returns {Promise<import('./index.d.ts').ArborMemory>}
  */
 export async function openMemory(options = {}) {
-  const { fixedTime, maxFileBytes } = options;
+  const { fixedTime, maxFileBytes, lifecycle } = options;
   const params = {};
   if (fixedTime instanceof Date) {
     if (Number.isNaN(fixedTime.getTime())) throw new ArborError('invalid_params', 'open: fixedTime is an invalid Date');
@@ -171,6 +171,7 @@ export async function openMemory(options = {}) {
     params.fixedTime = fixedTime;
   }
   if (maxFileBytes !== undefined) params.maxFileBytes = maxFileBytes;
+  if (lifecycle !== undefined) params.lifecycle = lifecycle;
   const engine = await startEngine(options);
   const mem = new Memory(engine);
   try {
@@ -235,7 +236,7 @@ class Memory {
   }
 
   flush() {
-    return this.call('flush').then(() => {});
+    return this.call('flush');
   }
 
   close() {

@@ -207,6 +207,10 @@ func (c *Curator) applyOne(op Operation) (Applied, outcome) {
 		return fail(err)
 	}
 	a.Status = StatusSuccess
+	a.Created = out == outAdded
+	if typ == OpMerge {
+		a.Target = v.target
+	}
 	return a, out
 }
 

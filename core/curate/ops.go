@@ -274,6 +274,11 @@ type Applied struct {
 	// BrokenRelations lists, for a DELETE, the entries outside the deleted
 	// set that still link to a removed path.
 	BrokenRelations []string `json:"brokenRelations,omitempty"`
+	// Created reports that a successful ADD or UPSERT made a new entry, and
+	// Target names the entry a successful MERGE folded Path into: the engine
+	// keeps lifecycle signals by them. Neither crosses the ABI.
+	Created bool   `json:"-"`
+	Target  string `json:"-"`
 }
 
 // Summary counts the outcomes of a curate call.

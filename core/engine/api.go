@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/lifecycle"
 	"github.com/arbormem/arbor/core/search"
 )
 
@@ -14,6 +15,26 @@ type OpenParams struct {
 	FixedTime string `json:"fixedTime,omitempty"`
 	// MaxFileBytes bounds the size of a file read or written; 0 means 1 MiB.
 	MaxFileBytes int `json:"maxFileBytes,omitempty"`
+	// Lifecycle tunes the lifecycle model and the batching of its writes;
+	// nil keeps the defaults. Over JSON, fields left out keep their defaults.
+	Lifecycle *LifecycleParams `json:"lifecycle,omitempty"`
+}
+
+// LifecycleParams are the "lifecycle" open parameters (docs/ABI.md §4.1).
+// A Go host starts from DefaultLifecycleParams and changes what it needs:
+// every field is sent.
+type LifecycleParams struct {
+	lifecycle.Params
+	// FlushAfter is the number of pending signal changes that triggers a write of state.json.
+	FlushAfter int `json:"flushAfter"`
+	// FlushMinutes is the age of pending changes that triggers a write at the next call; 0 turns it off.
+	FlushMinutes float64 `json:"flushMinutes"`
+}
+
+// DefaultLifecycleParams are the lifecycle open parameters an engine uses
+// when given none.
+func DefaultLifecycleParams() LifecycleParams {
+	return LifecycleParams{Params: lifecycle.Default(), FlushAfter: DefaultFlushAfter, FlushMinutes: DefaultFlushInterval.Minutes()}
 }
 
 // Warning reports a file the engine could not use, and why.
@@ -113,7 +134,16 @@ type StatsResult struct {
 	Contexts  int            `json:"contexts"`
 	Domains   map[string]int `json:"domains"`
 	Relations int            `json:"relations"`
-	Warnings  []Warning      `json:"warnings"`
+	// Maturity counts the entries by lifecycle tier: draft, validated, core.
+	Maturity map[lifecycle.Maturity]int `json:"maturity"`
+	Warnings []Warning                  `json:"warnings"`
+}
+
+// FlushResult is the answer of "flush": whether state.json was written (it
+// is not when nothing changed) and how many entries have recorded signals.
+type FlushResult struct {
+	Written bool `json:"written"`
+	Entries int  `json:"entries"`
 }
 
 // request and response are the envelope of docs/ABI.md §3.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"time"
 	"unicode/utf8"
@@ -134,10 +135,7 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 		return s.eng.Stats(), nil
 	},
 	"flush": func(s *Session, _ json.RawMessage) (any, error) {
-		if err := s.eng.Flush(); err != nil {
-			return nil, err
-		}
-		return struct{}{}, nil
+		return s.eng.Flush()
 	},
 	"close": func(s *Session, _ json.RawMessage) (any, error) {
 		err := s.eng.Close()
@@ -150,11 +148,26 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 }
 
 func (s *Session) open(raw json.RawMessage) (any, error) {
-	var p OpenParams
+	lc := DefaultLifecycleParams()
+	p := OpenParams{Lifecycle: &lc} // fields the request leaves out keep these
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	opts := Options{FS: s.fs, Logger: s.log, MaxFileBytes: p.MaxFileBytes}
+	if p.Lifecycle != nil {
+		if err := p.Lifecycle.Validate(); err != nil {
+			return nil, errorf(CodeInvalidParams, "%v", err)
+		}
+		if p.Lifecycle.FlushAfter < 1 || p.Lifecycle.FlushMinutes < 0 || math.IsNaN(p.Lifecycle.FlushMinutes) {
+			return nil, errorf(CodeInvalidParams, "lifecycle: flushAfter must be at least 1 and flushMinutes at least 0")
+		}
+		opts.Lifecycle = &p.Lifecycle.Params
+		opts.FlushAfter = p.Lifecycle.FlushAfter
+		opts.FlushInterval = -1
+		if p.Lifecycle.FlushMinutes > 0 {
+			opts.FlushInterval = time.Duration(p.Lifecycle.FlushMinutes * float64(time.Minute))
+		}
+	}
 	if p.FixedTime != "" {
 		t, err := time.Parse(time.RFC3339, p.FixedTime)
 		if err != nil {

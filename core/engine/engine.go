@@ -15,6 +15,7 @@ import (
 
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/lifecycle"
 	"github.com/arbormem/arbor/core/search"
 	"github.com/arbormem/arbor/core/tree"
 )
@@ -37,6 +38,13 @@ type Options struct {
 	Clock        host.Clock  // default host.SystemClock
 	Logger       host.Logger // default host.NopLogger
 	MaxFileBytes int         // default DefaultMaxFileBytes
+	// Lifecycle is the model of DESIGN §4; nil means lifecycle.Default().
+	Lifecycle *lifecycle.Params
+	// FlushAfter and FlushInterval batch the writes of state.json: see
+	// DefaultFlushAfter and DefaultFlushInterval (0 means those; a negative
+	// interval turns the time-based write off).
+	FlushAfter    int
+	FlushInterval time.Duration
 }
 
 // Engine is an open memory root. Its methods are not safe for concurrent
@@ -50,6 +58,7 @@ type Engine struct {
 	index    *search.Index
 	curator  *curate.Curator
 	cache    *queryCache
+	signals  *signals
 	warnings []Warning
 	pending  []curate.Change // committed by the current Curate, not yet indexed
 }
@@ -87,6 +96,7 @@ func Open(opts Options) (*Engine, OpenResult, error) {
 		idx.Close()
 		return nil, OpenResult{}, fmt.Errorf("engine: open: index: %w", err)
 	}
+	e.loadSignals(opts)
 	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: e.catalog, MaxFileBytes: e.maxBytes, OnChange: e.onChange}
 	res := OpenResult{Entries: len(e.catalog.Paths()), Contexts: len(e.catalog.ContextPaths()), Warnings: e.warnings, Index: synced}
 	if res.Warnings == nil {
@@ -182,6 +192,7 @@ func (e *Engine) onChange(ch curate.Change) {
 // operation would make bluge build and merge a segment for each.
 func (e *Engine) Curate(p CurateParams) curate.Result {
 	res := e.curator.Apply(p.Operations)
+	e.curated(res)
 	e.reindex()
 	return res
 }
@@ -301,6 +312,7 @@ func (e *Engine) Read(p ReadParams) (ReadResult, error) {
 	}
 	res.Relations = append(res.Relations, e.catalog.Forward(clean)...)
 	res.Backlinks = append(res.Backlinks, e.catalog.Backlinks(clean)...)
+	e.access(clean)
 	return res, nil
 }
 
@@ -416,28 +428,40 @@ func (e *Engine) Stats() StatsResult {
 		s.Relations += len(e.catalog.Forward(p))
 	}
 	s.Contexts = len(e.catalog.ContextPaths())
+	s.Maturity = e.maturityCounts()
 	if s.Warnings == nil {
 		s.Warnings = []Warning{}
 	}
 	return s
 }
 
-// Flush writes the search index's changes to IndexDir. Curate does so only
-// past FlushAfter changed documents: the tree is written at once and is the
-// source of truth, and an index persisted late only costs the next Open the
-// re-analysis of what changed.
-func (e *Engine) Flush() error {
-	if err := e.index.Flush(); err != nil {
-		return fmt.Errorf("engine: flush: %w", err)
+// Flush writes what the engine holds in memory: the search index's changes
+// to IndexDir and the lifecycle signals to state.json. Curate persists the
+// index by itself only past FlushAfter changed documents, since the tree is
+// written at once and is the source of truth: an index persisted late only
+// costs the next Open the re-analysis of what changed.
+func (e *Engine) Flush() (FlushResult, error) {
+	ierr := e.index.Flush()
+	if ierr != nil {
+		ierr = fmt.Errorf("index: %w", ierr)
 	}
-	return nil
+	res, serr := e.flushSignals()
+	if err := errors.Join(ierr, serr); err != nil {
+		return res, fmt.Errorf("engine: flush: %w", err)
+	}
+	return res, nil
 }
 
-// Close persists the search index (a failure is logged, not returned: the
-// next Open rebuilds from the tree) and releases it.
+// Close writes pending lifecycle signals, then persists the search index
+// and releases it (an index that cannot be saved is logged, not returned:
+// the next Open rebuilds it from the tree).
 func (e *Engine) Close() error {
+	_, ferr := e.flushSignals()
 	if err := e.index.Close(); err != nil {
-		return fmt.Errorf("engine: close: %w", err)
+		return fmt.Errorf("engine: close: %w", errors.Join(ferr, err))
+	}
+	if ferr != nil {
+		return fmt.Errorf("engine: close: %w", ferr)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -236,27 +235,6 @@ func TestReadTreeStats(t *testing.T) {
 	}
 	if _, errObj := call(t, s, "stats", nil); errObj == nil || errObj["code"] != CodeNotOpen {
 		t.Fatalf("after close: %v", errObj)
-	}
-}
-
-func TestQueryCacheIsBounded(t *testing.T) {
-	c := newQueryCache()
-	for i := range cacheSize + 10 {
-		c.put(fmt.Sprint(i), QueryResult{Query: fmt.Sprint(i)})
-	}
-	if len(c.answers) != cacheSize || len(c.order) != cacheSize {
-		t.Fatalf("cache holds %d answers (%d keys), want %d", len(c.answers), len(c.order), cacheSize)
-	}
-	if _, ok := c.get("0"); ok {
-		t.Fatal("the oldest answer should have been dropped")
-	}
-	if r, ok := c.get(fmt.Sprint(cacheSize + 9)); !ok || r.Query != fmt.Sprint(cacheSize+9) {
-		t.Fatal("the newest answer is missing")
-	}
-	c.put("5000", QueryResult{}) // replacing keeps the size
-	c.put("5000", QueryResult{})
-	if len(c.order) != cacheSize {
-		t.Fatalf("re-putting a key grew the order to %d", len(c.order))
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/arbormem/arbor/core/search"
 )
@@ -23,62 +22,10 @@ const (
 	directRatio  = 1.25
 )
 
-// cacheSize bounds tier 0, so a long-lived engine (an MCP server) does not
-// grow without limit; the oldest answer goes first.
-const cacheSize = 1024
-
-// queryCache is tier 0: answers keyed by the normalized query, dropped
-// whenever the tree changes.
-type queryCache struct {
-	answers map[string]QueryResult
-	order   []string // keys, oldest first
-}
-
-func newQueryCache() *queryCache { return &queryCache{answers: map[string]QueryResult{}} }
-
-func (c *queryCache) clear() {
-	clear(c.answers)
-	c.order = c.order[:0]
-}
-
-func (c *queryCache) get(key string) (QueryResult, bool) {
-	r, ok := c.answers[key]
-	return r, ok
-}
-
-func (c *queryCache) put(key string, r QueryResult) {
-	if _, ok := c.answers[key]; !ok {
-		if len(c.order) == cacheSize {
-			delete(c.answers, c.order[0])
-			c.order = append(c.order[:0], c.order[1:]...)
-		}
-		c.order = append(c.order, key)
-	}
-	c.answers[key] = r
-}
-
-// normalizeQuery folds case, punctuation and spacing, so that "What's the
-// pool size?" and "what's the pool size" share a cache slot.
-func normalizeQuery(q string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range strings.ToLower(q) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' {
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteRune(r)
-			continue
-		}
-		space = true
-	}
-	return b.String()
-}
-
-// Query runs the tiers that need no LLM: the exact cache, then a direct
-// answer from the index; otherwise it returns the best results and says
-// that a synthesized answer would need a model.
+// Query runs the tiers that need no LLM: the exact and fuzzy caches, then
+// a direct answer from the index; otherwise it returns the best results and
+// says that a synthesized answer would need a model. Results are ordered by
+// the lifecycle's compound score (see answer).
 func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	start := time.Now()
 	limit, err := clampLimit(p.Limit, 5)
@@ -89,21 +36,17 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	if norm == "" {
 		return QueryResult{}, errorf(CodeInvalidParams, "query %q has no words", p.Query)
 	}
-	key := fmt.Sprintf("%d\x00%s", limit, norm)
-	if hit, ok := e.cache.get(key); ok {
-		hit.Query, hit.Tier, hit.TierName = p.Query, TierExactCache, "exact-cache"
-		hit.Reason = "exact cache hit: same normalized query, tree unchanged since (was: " + hit.Reason + ")"
-		hit.TookMs = since(start)
-		return hit, nil
+	if hit, answered, ok := e.cache.lookup(p.Query, norm, limit); ok {
+		return e.answer(hit, answered, start), nil
 	}
 	r, err := e.index.Search(p.Query, limit)
 	if err != nil {
 		return QueryResult{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
 	res := decide(p.Query, r)
-	e.cache.put(key, res)
-	res.TookMs = since(start)
-	return res, nil
+	answered := directPath(res)
+	e.cache.put(p.Query, norm, limit, answered, res)
+	return e.answer(res, answered, start), nil
 }
 
 // decide applies the tier-2 rule of DESIGN §5 to ranked results.

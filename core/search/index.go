@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/arbormem/arbor/core/lifecycle"
 	"github.com/blugelabs/bluge"
 )
 
@@ -34,6 +35,8 @@ type Hit struct {
 	// AllTerms: the document came from the AND pass (it matches every
 	// query term), not from the OR pass that fills the slots left.
 	AllTerms bool `json:"-"`
+	// Lifecycle is set by the engine's query ranking (DESIGN §4); Search leaves it nil.
+	Lifecycle *lifecycle.Rank `json:"lifecycle,omitempty"`
 }
 
 // Result is the answer to one Search.

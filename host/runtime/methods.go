@@ -102,14 +102,14 @@ func (e *Engine) Tree(ctx context.Context, p engine.TreeParams) (*engine.Node, e
 	return method[*engine.Node](ctx, e, "tree", p)
 }
 
+// Flush writes the search index's changes to .arbor/index and pending
+// lifecycle signals to .arbor/state.json now; Close does it too.
+func (e *Engine) Flush(ctx context.Context) (engine.FlushResult, error) {
+	return method[engine.FlushResult](ctx, e, "flush", nil)
+}
+
 // Stats counts what the tree holds.
 func (e *Engine) Stats(ctx context.Context) (engine.StatsResult, error) {
 	return method[engine.StatsResult](ctx, e, "stats", nil)
 }
 
-// Flush writes the search index's changes to .arbor/index now; Close does
-// it too.
-func (e *Engine) Flush(ctx context.Context) error {
-	_, err := e.CallMethod(ctx, "flush", nil)
-	return err
-}

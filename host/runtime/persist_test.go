@@ -83,7 +83,7 @@ func TestReopenUsesPersistedIndex(t *testing.T) {
 	if hits := find(e, "axolotl"); len(hits) != 1 || hits[0].Path != "engineering/billing/invoice_retry_policy.md" {
 		t.Errorf("axolotl: %+v", hits)
 	}
-	if err := e.Flush(ctx); err != nil {
+	if _, err := e.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 

@@ -95,6 +95,12 @@ test('curate, search, query, read, tree, stats on a folder', { skip: skipWithout
   assert.equal(again.summary.failed, 1);
   assert.equal(again.summary.added, 0);
   assert.equal(fs.readFileSync(path.join(dir, entryPath), 'utf8'), before);
+
+  // Closing writes the lifecycle signals (the read above was an access);
+  // it must run before the folder is removed.
+  await mem.close();
+  const state = JSON.parse(fs.readFileSync(path.join(dir, '.arbor', 'state.json'), 'utf8'));
+  assert.ok(state.entries[entryPath].accesses >= 1);
 });
 
 test('errors reject with ArborError and its code', { skip: skipWithoutWasm }, async (t) => {
@@ -151,6 +157,7 @@ test('reopening a folder finds what was curated', { skip: skipWithoutWasm }, asy
   assert.equal(second.opened.entries, 1);
   assert.equal((await second.search('invoice retry')).results[0].path, entryPath);
   assert.equal((await second.read(entryPath)).createdAt, fixedTime);
+  await second.close(); // before the folder is removed: it writes the read's access
 });
 
 test('the module can be passed as bytes or a compiled module', { skip: skipWithoutWasm }, async () => {

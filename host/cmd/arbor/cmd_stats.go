@@ -8,12 +8,13 @@ import (
 	"sort"
 
 	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/lifecycle"
 )
 
 var statsCommand = &command{
 	name:    "stats",
-	summary: "count entries, context files, domains, relations; list warnings",
-	help:    "Counts what the tree holds and lists the files the engine could not use.",
+	summary: "count entries, context files, domains, relations, maturity tiers; list warnings",
+	help:    "Counts what the tree holds, the entries per lifecycle tier (draft, validated, core), and lists the files the engine could not use.",
 	example: "arbor stats --json",
 	setup: func(*flag.FlagSet) func(*app, []string) error {
 		return func(a *app, _ []string) error {
@@ -31,6 +32,7 @@ var statsCommand = &command{
 
 func printStats(w io.Writer, s engine.StatsResult) {
 	fmt.Fprintf(w, "entries    %d\ncontexts   %d\nrelations  %d\n", s.Entries, s.Contexts, s.Relations)
+	fmt.Fprintf(w, "maturity   draft %d · validated %d · core %d\n", s.Maturity[lifecycle.Draft], s.Maturity[lifecycle.Validated], s.Maturity[lifecycle.Core])
 	if len(s.Domains) > 0 {
 		names := make([]string, 0, len(s.Domains))
 		width := 0

@@ -244,8 +244,33 @@ func TestTreeAndStats(t *testing.T) {
 		t.Errorf("tree --depth 1 went deeper:\n%s", out)
 	}
 	out = must(t, "", "--root", dir, "stats")
-	if !strings.Contains(out, "entries    2") || !strings.Contains(out, "engineering  2") {
+	if !strings.Contains(out, "entries    2") || !strings.Contains(out, "engineering  2") || !strings.Contains(out, "maturity   draft 2 · validated 0 · core 0") {
 		t.Errorf("stats:\n%s", out)
+	}
+}
+
+// Each command closes the engine on exit, which writes the batched
+// lifecycle signals: six reads make an entry validated (ι 50 + 6×3, less
+// the decay of the seconds between them, ≥ 65).
+func TestSignalsAreFlushedOnExit(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	const p = "engineering/billing/invoice_retry_policy.md"
+	for range 6 {
+		must(t, "", "--root", dir, "show", p)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".arbor", "state.json"))
+	if err != nil {
+		t.Fatalf("no state after show: %v", err)
+	}
+	var st struct {
+		Entries map[string]struct{ Accesses int } `json:"entries"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil || st.Entries[p].Accesses != 6 {
+		t.Fatalf("state.json = %s (%v), want 6 accesses of %s", b, err, p)
+	}
+	if out := must(t, "", "--root", dir, "stats"); !strings.Contains(out, "maturity   draft 1 · validated 1 · core 0") {
+		t.Fatalf("stats after six reads:\n%s", out)
 	}
 }
 

@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/blugelabs/bluge/analysis/lang/en"
+)
+
+// cacheSize bounds the query cache, so a long-lived engine (an MCP server)
+// does not grow without limit; the oldest answer goes first.
+const cacheSize = 1024
+
+// Tier 1 (DESIGN §5): a cached answer serves a new query whose
+// stop-word-filtered words overlap the cached query's by this Jaccard
+// index, when both have at least fuzzyMinTokens such words.
+const (
+	fuzzyMinJaccard = 0.6
+	fuzzyMinTokens  = 2
+)
+
+// cacheStopWords are dropped before comparing queries: "what is the pool
+// size" and "the pool size" ask the same thing.
+var cacheStopWords = en.StopWords()
+
+// cached is one answer of tier 2 as it came out of the index, before the
+// lifecycle ranking, which is applied afresh on every use.
+type cached struct {
+	query    string   // the query as asked, named by tier-1 reasons
+	limit    int      // answers for another limit hold another number of results
+	tokens   []string // sorted, distinct, stop words removed
+	answered string   // the entry a direct answer presents; "" otherwise
+	res      QueryResult
+}
+
+// queryCache holds tiers 0 and 1: answers keyed by the limit and the
+// normalized query, all dropped whenever the tree changes.
+type queryCache struct {
+	answers map[string]*cached
+	order   []string // keys, oldest first
+}
+
+func newQueryCache() *queryCache { return &queryCache{answers: map[string]*cached{}} }
+
+func (c *queryCache) clear() {
+	clear(c.answers)
+	c.order = c.order[:0]
+}
+
+func cacheKey(limit int, norm string) string { return fmt.Sprintf("%d\x00%s", limit, norm) }
+
+// put remembers the tier-2 answer to query.
+func (c *queryCache) put(query, norm string, limit int, answered string, res QueryResult) {
+	key := cacheKey(limit, norm)
+	if _, ok := c.answers[key]; !ok {
+		if len(c.order) == cacheSize {
+			delete(c.answers, c.order[0])
+			c.order = append(c.order[:0], c.order[1:]...)
+		}
+		c.order = append(c.order, key)
+	}
+	c.answers[key] = &cached{query: query, limit: limit, tokens: queryTokens(norm), answered: answered, res: res}
+}
+
+// lookup answers query from tier 0, else tier 1. The result names the tier
+// and why; answered is the entry a direct answer presents.
+func (c *queryCache) lookup(query, norm string, limit int) (res QueryResult, answered string, ok bool) {
+	if hit, ok := c.answers[cacheKey(limit, norm)]; ok {
+		res = hit.res
+		res.Query, res.Tier, res.TierName = query, TierExactCache, "exact-cache"
+		res.Reason = "exact cache hit: same normalized query, tree unchanged since (was: " + hit.res.Reason + ")"
+		return res, hit.answered, true
+	}
+	hit, j := c.fuzzy(queryTokens(norm), limit)
+	if hit == nil {
+		return QueryResult{}, "", false
+	}
+	res = hit.res
+	res.Query, res.Tier, res.TierName = query, TierFuzzyCache, "fuzzy-cache"
+	res.Reason = fmt.Sprintf("fuzzy cache hit: the words of %q overlap this query's with Jaccard %.2f ≥ %.1f, tree unchanged since (was: %s)",
+		hit.query, j, fuzzyMinJaccard, hit.res.Reason)
+	return res, hit.answered, true
+}
+
+// fuzzy returns the cached direct answer whose query's words are closest
+// to tokens, if that closeness reaches fuzzyMinJaccard; ties go to the
+// newest. Only direct answers are reused: a near-identical question whose
+// answer was a list or "out of domain" may differ in the very word that
+// matches, so it is searched again.
+func (c *queryCache) fuzzy(tokens []string, limit int) (*cached, float64) {
+	if len(tokens) < fuzzyMinTokens {
+		return nil, 0
+	}
+	var best *cached
+	bestJ := 0.0
+	for i := len(c.order) - 1; i >= 0; i-- {
+		cand := c.answers[c.order[i]]
+		if cand.answered == "" || cand.limit != limit || len(cand.tokens) < fuzzyMinTokens {
+			continue
+		}
+		if j := jaccard(tokens, cand.tokens); j >= fuzzyMinJaccard && j > bestJ {
+			best, bestJ = cand, j
+		}
+	}
+	return best, bestJ
+}
+
+// jaccard is |a ∩ b| / |a ∪ b| of two sorted sets.
+func jaccard(a, b []string) float64 {
+	inter := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+// queryTokens are the distinct words of a normalized query without stop
+// words, sorted.
+func queryTokens(norm string) []string {
+	var out []string
+	for _, w := range strings.Fields(norm) {
+		if !cacheStopWords[w] {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// normalizeQuery folds case, punctuation and spacing, so that "What's the
+// pool size?" and "what's the pool size" share a cache slot.
+func normalizeQuery(q string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToLower(q) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+			continue
+		}
+		space = true
+	}
+	return b.String()
+}

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestQueryCacheIsBounded(t *testing.T) {
+	c := newQueryCache()
+	for i := range cacheSize + 10 {
+		q := fmt.Sprint(i)
+		c.put(q, q, 5, "", QueryResult{Query: q})
+	}
+	if len(c.answers) != cacheSize || len(c.order) != cacheSize {
+		t.Fatalf("cache holds %d answers (%d keys), want %d", len(c.answers), len(c.order), cacheSize)
+	}
+	if _, _, ok := c.lookup("0", "0", 5); ok {
+		t.Fatal("the oldest answer should have been dropped")
+	}
+	newest := fmt.Sprint(cacheSize + 9)
+	if r, _, ok := c.lookup(newest, newest, 5); !ok || r.Tier != TierExactCache {
+		t.Fatal("the newest answer is missing")
+	}
+	c.put("5000", "5000", 5, "", QueryResult{}) // replacing keeps the size
+	c.put("5000", "5000", 5, "", QueryResult{})
+	if len(c.order) != cacheSize {
+		t.Fatalf("re-putting a key grew the order to %d", len(c.order))
+	}
+}
+
+func TestQueryTokensDropStopWords(t *testing.T) {
+	got := queryTokens(normalizeQuery("How many times are the failed invoices retried? Retried!"))
+	if want := "failed invoices many retried times"; strings.Join(got, " ") != want {
+		t.Fatalf("tokens = %v, want %s", got, want)
+	}
+}
+
+func TestJaccard(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want float64
+	}{
+		{"a b c", "a b c", 1},
+		{"a b c", "a b d", 0.5},
+		{"a b c d e", "a b c d f", 4.0 / 6},
+		{"a b c", "d e f", 0},
+		{"", "", 0},
+	}
+	for _, c := range cases {
+		if got := jaccard(strings.Fields(c.a), strings.Fields(c.b)); got != c.want {
+			t.Errorf("jaccard(%q, %q) = %g, want %g", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// The fuzzy tier serves a cached direct answer at Jaccard ≥ 0.6 of the
+// stop-word-filtered words, for queries of two such words or more, at the
+// same limit; it never serves lists or out-of-domain verdicts.
+func TestFuzzyCacheBoundary(t *testing.T) {
+	c := newQueryCache()
+	direct := QueryResult{TierName: "direct", Reason: "direct answer: top score 0.95 ≥ 0.93"}
+	put := func(q, answered string, r QueryResult) { c.put(q, normalizeQuery(q), 5, answered, r) }
+	look := func(q string, limit int) (QueryResult, bool) {
+		r, _, ok := c.lookup(q, normalizeQuery(q), limit)
+		return r, ok
+	}
+	// {card, expiry, reminders, sent, customers}: 5 words.
+	put("when are card expiry reminders sent to customers", "a.md", direct)
+
+	// 3 shared of 5 ∪ {} = 3/5 = 0.6: a hit, exactly at the boundary.
+	r, ok := look("card expiry reminders", 5)
+	if !ok || r.Tier != TierFuzzyCache || r.TierName != "fuzzy-cache" {
+		t.Fatalf("Jaccard 0.6: %+v, %v; want a tier-1 hit", r, ok)
+	}
+	if !strings.Contains(r.Reason, `"when are card expiry reminders sent to customers"`) || !strings.Contains(r.Reason, "Jaccard 0.60") {
+		t.Fatalf("reason %q should name the cached query and the Jaccard value", r.Reason)
+	}
+	// 3 shared of 6 = 0.5: a miss.
+	if r, ok := look("card expiry reminders schedule", 5); ok {
+		t.Fatalf("Jaccard 0.5 hit: %+v", r)
+	}
+	// 4 shared of 6 ≈ 0.67 with stop words and punctuation ignored: a hit.
+	if _, ok := look("Card expiry reminders: when are they sent?", 5); !ok {
+		t.Fatal("Jaccard 0.67 missed")
+	}
+	// Another limit holds another number of results.
+	if _, ok := look("card expiry reminders", 3); ok {
+		t.Fatal("a hit for another limit")
+	}
+	// One-word queries never match fuzzily, though their words are the same (Jaccard 1).
+	put("reminders", "a.md", direct)
+	if _, ok := look("the reminders", 5); ok {
+		t.Fatal("a one-word query was answered by the fuzzy tier")
+	}
+	// Lists and out-of-domain verdicts are not reused fuzzily.
+	put("lisbon restaurant bookings policy", "", QueryResult{TierName: "results", NeedsLLM: true})
+	if _, ok := look("lisbon restaurant bookings", 5); ok {
+		t.Fatal("a listed-results answer was reused by the fuzzy tier")
+	}
+	// Clearing (any write to the tree) drops both tiers.
+	c.clear()
+	if _, ok := look("card expiry reminders", 5); ok {
+		t.Fatal("hit after clear")
+	}
+}

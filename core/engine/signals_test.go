@@ -1,0 +1,454 @@
+package engine
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/lifecycle"
+)
+
+// countingFS counts the writes of state.json.
+type countingFS struct {
+	*host.MemFS
+	stateWrites int
+}
+
+func (c *countingFS) WriteFile(p string, data []byte) error {
+	if p == StatePath {
+		c.stateWrites++
+	}
+	return c.MemFS.WriteFile(p, data)
+}
+
+// clock is a test clock that moves when told.
+type clock struct{ now time.Time }
+
+func (c *clock) Now() time.Time { return c.now }
+
+var day0 = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+
+const retryPath = "engineering/billing/invoice_retry_policy.md"
+
+// unrelatedEntry keeps billing terms rare, so that the billing question is
+// answered directly.
+const unrelatedEntry = `---
+title: Lisbon Restaurants
+---
+
+## Narrative
+Book Taberna da Rua das Flores for the first evening.
+`
+
+func newFS(t *testing.T, files map[string]string) *countingFS {
+	t.Helper()
+	fs := &countingFS{MemFS: host.NewMemFS()}
+	if files != nil {
+		files["personal/travel/lisbon_restaurants.md"] = unrelatedEntry
+	}
+	for p, c := range files {
+		if err := fs.MemFS.WriteFile(p, []byte(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fs
+}
+
+func openEngine(t *testing.T, fs host.FS, c host.Clock, opts Options) (*Engine, OpenResult) {
+	t.Helper()
+	opts.FS, opts.Clock = fs, c
+	e, res, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, res
+}
+
+func readState(t *testing.T, fs host.FS) stateFile {
+	t.Helper()
+	data, err := fs.ReadFile(StatePath)
+	if err != nil {
+		t.Fatalf("read %s: %v", StatePath, err)
+	}
+	var st stateFile
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatalf("%s: %v", StatePath, err)
+	}
+	return st
+}
+
+// directQuery asks a question the billing entry answers directly.
+func directQuery(t *testing.T, e *Engine, q string) QueryResult {
+	t.Helper()
+	res, err := e.Query(SearchParams{Query: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NeedsLLM || res.OutOfDomain || len(res.Results) == 0 || res.Results[0].Path != retryPath {
+		t.Fatalf("query %q: want a direct answer from %s, got %+v", q, retryPath, res)
+	}
+	return res
+}
+
+func TestAccessesAreBatchedAndFlushed(t *testing.T) {
+	fs := newFS(t, map[string]string{retryPath: billingEntry, "engineering/billing/dunning_emails.md": linkingEntry})
+	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
+	for range 10 {
+		directQuery(t, e, "how many times are failed invoices retried")
+	}
+	if _, err := e.Read(ReadParams{Path: retryPath}); err != nil {
+		t.Fatal(err)
+	}
+	// search never counts an access.
+	if _, err := e.Search(SearchParams{Query: "dunning emails"}); err != nil {
+		t.Fatal(err)
+	}
+	if fs.stateWrites != 0 {
+		t.Fatalf("%d writes of state.json before any flush, want 0 (batched)", fs.stateWrites)
+	}
+	res, err := e.Flush()
+	if err != nil || !res.Written || res.Entries != 1 {
+		t.Fatalf("flush = %+v, %v; want written, 1 entry", res, err)
+	}
+	if fs.stateWrites != 1 {
+		t.Fatalf("%d writes after 11 accesses and a flush, want 1", fs.stateWrites)
+	}
+	st := readState(t, fs)
+	s := st.Entries[retryPath]
+	if st.Version != 1 || s.Accesses != 11 || s.Importance != 50+11*3 || s.Maturity != lifecycle.Validated {
+		t.Fatalf("state = %+v, want 11 accesses, importance 83, validated", st)
+	}
+	if _, ok := st.Entries["engineering/billing/dunning_emails.md"]; ok {
+		t.Fatal("an entry that was only searched has a signal")
+	}
+	// Nothing changed since: flush writes nothing, and neither does close.
+	if res, _ := e.Flush(); res.Written {
+		t.Fatal("a second flush wrote again")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fs.stateWrites != 1 {
+		t.Fatalf("%d writes, want still 1", fs.stateWrites)
+	}
+}
+
+func TestListedResultsAreNotAccesses(t *testing.T) {
+	fs := newFS(t, map[string]string{retryPath: billingEntry, "engineering/billing/dunning_emails.md": linkingEntry})
+	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
+	res, err := e.Query(SearchParams{Query: "billing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NeedsLLM || len(res.Results) < 2 {
+		t.Fatalf("query billing: want a list without a direct answer, got %+v", res)
+	}
+	if f, _ := e.Flush(); f.Written || f.Entries != 0 {
+		t.Fatalf("flush after a listed result = %+v, want nothing to write", f)
+	}
+}
+
+func TestFlushEveryNAccessesAndAfterAnInterval(t *testing.T) {
+	fs := newFS(t, map[string]string{retryPath: billingEntry})
+	c := &clock{now: day0}
+	e, _ := openEngine(t, fs, c, Options{FlushAfter: 3, FlushInterval: 10 * time.Minute})
+	for range 7 {
+		directQuery(t, e, "how many times are failed invoices retried")
+	}
+	if fs.stateWrites != 2 {
+		t.Fatalf("7 accesses with flushAfter 3: %d writes, want 2", fs.stateWrites)
+	}
+	// One access pending; the interval passes; the next call writes.
+	c.now = c.now.Add(11 * time.Minute)
+	directQuery(t, e, "how many times are failed invoices retried")
+	if fs.stateWrites != 3 {
+		t.Fatalf("after the interval: %d writes, want 3", fs.stateWrites)
+	}
+	if got := readState(t, fs).Entries[retryPath].Accesses; got != 8 {
+		t.Fatalf("state holds %d accesses, want 8", got)
+	}
+}
+
+func TestSessionFlushAndReopenKeepImportance(t *testing.T) {
+	s, fs := newSession(t, map[string]string{retryPath: billingEntry})
+	mustOpen(t, s)
+	for range 5 {
+		if _, errObj := call(t, s, "read", map[string]any{"path": retryPath}); errObj != nil {
+			t.Fatal(errObj)
+		}
+	}
+	res, errObj := call(t, s, "flush", nil)
+	if errObj != nil || res["written"] != true || res["entries"].(float64) != 1 {
+		t.Fatalf("flush = %v, %v", res, errObj)
+	}
+	if _, errObj := call(t, s, "close", nil); errObj != nil {
+		t.Fatal(errObj)
+	}
+	if _, err := fs.ReadFile(StatePath); err != nil {
+		t.Fatalf("no state after flush: %v", err)
+	}
+	s2 := NewSession(fs, nil)
+	mustOpen(t, s2)
+	st, _ := call(t, s2, "stats", nil)
+	if m := st["maturity"].(map[string]any); m["validated"].(float64) != 1 || m["draft"].(float64) != 0 || m["core"].(float64) != 0 {
+		t.Fatalf("stats maturity after reopen = %v, want the entry validated (ι 65)", m)
+	}
+	q, _ := call(t, s2, "query", map[string]any{"query": "how many times are failed invoices retried"})
+	lc := q["results"].([]any)[0].(map[string]any)["lifecycle"].(map[string]any)
+	if lc["importance"].(float64) != 65 || lc["maturity"] != "validated" {
+		t.Fatalf("lifecycle of the top hit after reopen = %v, want importance 65, validated", lc)
+	}
+}
+
+func TestCloseFlushes(t *testing.T) {
+	fs := newFS(t, map[string]string{retryPath: billingEntry})
+	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
+	directQuery(t, e, "how many times are failed invoices retried")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fs.stateWrites != 1 || readState(t, fs).Entries[retryPath].Accesses != 1 {
+		t.Fatalf("close: %d writes, want 1 holding the access", fs.stateWrites)
+	}
+}
+
+func TestCorruptStateStartsFresh(t *testing.T) {
+	for name, content := range map[string]string{
+		"not json":       `{"version":1,"entries":{`,
+		"future version": `{"version":99,"entries":{}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			fs := newFS(t, map[string]string{retryPath: billingEntry, StatePath: content})
+			e, res := openEngine(t, fs, host.FixedClock(day0), Options{})
+			if len(res.Warnings) != 1 || res.Warnings[0].Path != StatePath || !strings.Contains(res.Warnings[0].Message, "start fresh") {
+				t.Fatalf("open warnings = %+v, want one about %s", res.Warnings, StatePath)
+			}
+			if backup, err := fs.ReadFile(stateBackupPath); err != nil || string(backup) != content {
+				t.Fatalf("backup = %q, %v; want the old bytes", backup, err)
+			}
+			hit := directQuery(t, e, "how many times are failed invoices retried")
+			if hit.Results[0].Lifecycle.Importance != 50 {
+				t.Fatalf("fresh importance = %v, want 50", hit.Results[0].Lifecycle)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if st := readState(t, fs); st.Version != 1 || st.Entries[retryPath].Accesses != 1 {
+				t.Fatalf("state after close = %+v", st)
+			}
+		})
+	}
+}
+
+func TestInvalidSignalsAndVanishedEntriesAreDropped(t *testing.T) {
+	state := `{"version":1,"entries":{
+ "engineering/billing/invoice_retry_policy.md":{"importance":70,"maturity":"validated","accesses":7,"updates":0,"lastActivity":"2026-03-01T00:00:00Z"},
+ "engineering/billing/gone.md":{"importance":90,"maturity":"core","accesses":20,"updates":0,"lastActivity":"2026-03-01T00:00:00Z"},
+ "engineering/billing/dunning_emails.md":{"importance":500,"maturity":"legendary","accesses":1,"updates":0,"lastActivity":"2026-03-01T00:00:00Z"}}}`
+	fs := newFS(t, map[string]string{retryPath: billingEntry, "engineering/billing/dunning_emails.md": linkingEntry, StatePath: state})
+	e, res := openEngine(t, fs, host.FixedClock(day0), Options{})
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "1 entries with invalid signals") {
+		t.Fatalf("warnings = %+v", res.Warnings)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := readState(t, fs)
+	if len(st.Entries) != 1 || st.Entries[retryPath].Importance != 70 {
+		t.Fatalf("state = %+v, want only the valid, present entry", st)
+	}
+}
+
+func curateOps(t *testing.T, e *Engine, ops ...map[string]any) {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]any{"operations": ops})
+	var p CurateParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	res := e.Curate(p)
+	if res.Summary.Failed != 0 {
+		t.Fatalf("curate: %+v", res)
+	}
+}
+
+func TestCurateSignals(t *testing.T) {
+	const (
+		pager  = "ops/pager/pager_rotation.md"
+		oncall = "ops/pager/on_call_handbook.md"
+	)
+	fs := newFS(t, nil)
+	c := &clock{now: day0}
+	e, _ := openEngine(t, fs, c, Options{})
+	add := func(path, title, text string) map[string]any {
+		return map[string]any{"type": "ADD", "path": path, "title": title, "reason": "test", "content": map[string]any{"narrative": text}}
+	}
+	curateOps(t, e,
+		add("ops/pager", "Pager Rotation", "The pager rotates weekly on Mondays."),
+		add("ops/pager", "On-Call Handbook", "The handbook lists escalation contacts."))
+	if s := e.signal(pager); s.Importance != 50 || !s.LastActivity.Equal(day0) {
+		t.Fatalf("after ADD: %+v, want 50 recorded now", s)
+	}
+	for range 10 {
+		if _, err := e.Read(ReadParams{Path: pager}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.now = day0.AddDate(0, 0, 2)
+	curateOps(t, e, map[string]any{"type": "UPDATE", "path": pager, "reason": "test", "content": map[string]any{"narrative": "It rotates on Tuesdays now."}})
+	want := 80*math.Pow(0.995, 2) + 5
+	if s := e.signal(pager); math.Abs(s.Importance-want) > 1e-9 || s.Updates != 1 || s.Accesses != 10 {
+		t.Fatalf("after 10 reads and an UPDATE two days later: %+v, want importance %.4f", s, want)
+	}
+	curateOps(t, e, map[string]any{"type": "UPSERT", "path": "ops/pager", "title": "On-Call Handbook", "reason": "test", "content": map[string]any{"narrative": "Secondary after ten minutes."}})
+	if s, want := e.signal(oncall), 50*math.Pow(0.995, 2)+5; math.Abs(s.Importance-want) > 1e-9 || s.Updates != 1 {
+		t.Fatalf("after UPSERT of an existing entry two days after its ADD: %+v, want %.4f", s, want)
+	}
+	// MERGE the valued pager entry into the handbook: the handbook carries its importance and counts.
+	curateOps(t, e, map[string]any{"type": "MERGE", "path": pager, "mergeTarget": oncall, "reason": "test"})
+	if _, ok := e.signals.byPath[pager]; ok {
+		t.Fatal("the merge source kept its signal")
+	}
+	s := e.signal(oncall)
+	if math.Abs(s.Importance-(want+5)) > 1e-9 || s.Accesses != 10 || s.Updates != 3 || s.Maturity != lifecycle.Core {
+		t.Fatalf("merge target: %+v, want importance %.4f (the source's, plus an update), 10 accesses, 3 updates, core", s, want+5)
+	}
+	// A new entry at the source's old path starts fresh.
+	curateOps(t, e, add("ops/pager", "Pager Rotation", "A new rotation."))
+	if s := e.signal(pager); s.Importance != 50 || s.Accesses != 0 {
+		t.Fatalf("re-added path: %+v, want fresh", s)
+	}
+	// DELETE of a folder drops every signal under it.
+	curateOps(t, e, map[string]any{"type": "DELETE", "path": "ops/pager", "reason": "test"})
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := readState(t, fs); len(st.Entries) != 0 {
+		t.Fatalf("state after deleting the folder = %+v, want empty", st.Entries)
+	}
+}
+
+func TestDecayAndRecencyOverDays(t *testing.T) {
+	fs := newFS(t, map[string]string{retryPath: billingEntry})
+	c := &clock{now: day0}
+	e, _ := openEngine(t, fs, c, Options{})
+	for range 12 {
+		if _, err := e.Read(ReadParams{Path: retryPath}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// ι 86: core. The entry's updatedAt is 2026-01-12T09:00, 47.625 days before day0.
+	age := day0.Sub(time.Date(2026, 1, 12, 9, 0, 0, 0, time.UTC)).Hours() / 24
+	hit := directQuery(t, e, "how many times are failed invoices retried").Results[0]
+	lc := hit.Lifecycle
+	if lc.Importance != 86 || lc.Maturity != lifecycle.Core || lc.Recency != round4(math.Exp(-age/30)) {
+		t.Fatalf("lifecycle at day 0 = %+v, want 86, core, recency e^(-%g/30)", lc, age)
+	}
+	if want := round4((0.6*hit.Score + 0.2*0.86 + 0.2*math.Exp(-age/30)) * 1.15); lc.Score != want {
+		t.Fatalf("compound score = %v, want %v", lc.Score, want)
+	}
+	// 60 quiet days later (the query's own access was the last activity at ι 89).
+	c.now = day0.AddDate(0, 0, 60)
+	lc = directQuery(t, e, "how many times are failed invoices retried").Results[0].Lifecycle
+	if want := round4(89 * math.Pow(0.995, 60)); lc.Importance != want || lc.Maturity != lifecycle.Core {
+		t.Fatalf("after 60 days = %+v, want importance %v, still core (demotion below 60)", lc, want)
+	}
+	if want := round4(math.Exp(-(age + 60) / 30)); lc.Recency != want {
+		t.Fatalf("recency 60 days later = %v, want %v", lc.Recency, want)
+	}
+}
+
+// Two entries equally relevant: search keeps the index order, query puts
+// the one the lifecycle values first.
+func TestQueryOrdersByCompoundScore(t *testing.T) {
+	const alpha, beta = "notes/misc/alpha.md", "notes/misc/beta.md"
+	body := "---\ntitle: %s\nupdatedAt: 2026-02-20T00:00:00Z\n---\n\nThe quarterly offsite venue shortlist covers three lakeside hotels.\n"
+	fs := newFS(t, map[string]string{
+		alpha: strings.Replace(body, "%s", "Alpha", 1),
+		beta:  strings.Replace(body, "%s", "Beta", 1),
+	})
+	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
+	order := func(hitsPaths []string) string { return strings.Join(hitsPaths, ",") }
+	paths := func(r QueryResult) []string {
+		var out []string
+		for _, h := range r.Results {
+			out = append(out, h.Path)
+		}
+		return out
+	}
+	q, err := e.Query(SearchParams{Query: "offsite venue shortlist"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !q.NeedsLLM || order(paths(q)) != alpha+","+beta {
+		t.Fatalf("before any access: %s (tier %s), want alpha first, no direct answer", order(paths(q)), q.TierName)
+	}
+	for range 12 {
+		if _, err := e.Read(ReadParams{Path: beta}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q, _ = e.Query(SearchParams{Query: "offsite venue shortlist"}) // tier 0: re-ranked on use
+	if q.Tier != TierExactCache || order(paths(q)) != beta+","+alpha {
+		t.Fatalf("after 12 reads of beta: %s (tier %d), want beta first", order(paths(q)), q.Tier)
+	}
+	if q.Results[0].Lifecycle.Maturity != lifecycle.Core || q.Results[0].Score != q.Results[1].Score {
+		t.Fatalf("results = %+v", q.Results)
+	}
+	s, _ := e.Search(SearchParams{Query: "offsite venue shortlist"})
+	if s.Results[0].Path != alpha || s.Results[0].Lifecycle != nil {
+		t.Fatalf("search = %+v, want index order and no lifecycle", s.Results)
+	}
+}
+
+func TestFuzzyCacheInEngine(t *testing.T) {
+	fs := newFS(t, map[string]string{retryPath: billingEntry})
+	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
+	first := directQuery(t, e, "how many times are failed invoices retried")
+	if first.Tier != TierDirect {
+		t.Fatalf("first query tier %d", first.Tier)
+	}
+	// {failed, invoices, many, retried, times} vs {failed, invoices, retried, usually}: 3/6, a miss.
+	fz := directQuery(t, e, "are failed invoices usually retried")
+	// The same four words as the second query: Jaccard 1 with it.
+	fz2 := directQuery(t, e, "usually, failed invoices are retried")
+	if fz.Tier != TierDirect || fz2.Tier != TierFuzzyCache || fz2.TierName != "fuzzy-cache" {
+		t.Fatalf("tiers %d, %d; want 2 then 1 (the second query is cached, the third is close to it)", fz.Tier, fz2.Tier)
+	}
+	if !strings.Contains(fz2.Reason, "Jaccard 1.00") {
+		t.Fatalf("reason %q", fz2.Reason)
+	}
+	if s := e.signal(retryPath); s.Accesses != 3 {
+		t.Fatalf("accesses = %d, want 3 (a fuzzy hit is a direct answer too)", s.Accesses)
+	}
+	// Any write to the tree drops the cache.
+	curateOps(t, e, map[string]any{"type": "ADD", "path": "ops/pager", "title": "Pager", "reason": "test", "content": map[string]any{"narrative": "weekly"}})
+	if r := directQuery(t, e, "usually, failed invoices are retried"); r.Tier != TierDirect {
+		t.Fatalf("after a curate: tier %d, want 2", r.Tier)
+	}
+}
+
+func TestLifecycleOpenParams(t *testing.T) {
+	s, _ := newSession(t, map[string]string{retryPath: billingEntry})
+	_, errObj := call(t, s, "open", map[string]any{"lifecycle": map[string]any{"dailyDecay": 2}})
+	if errObj == nil || errObj["code"] != CodeInvalidParams || !strings.Contains(errObj["message"].(string), "dailyDecay") {
+		t.Fatalf("dailyDecay 2: %v", errObj)
+	}
+	_, errObj = call(t, s, "open", map[string]any{"lifecycle": map[string]any{"flushAfter": 0}})
+	if errObj == nil || errObj["code"] != CodeInvalidParams {
+		t.Fatalf("flushAfter 0: %v", errObj)
+	}
+	// Relevance alone: the compound score is ŝ; other fields keep their defaults.
+	if _, errObj := call(t, s, "open", map[string]any{"fixedTime": "2026-03-01T00:00:00Z",
+		"lifecycle": map[string]any{"relevanceWeight": 1, "importanceWeight": 0, "recencyWeight": 0, "draftBoost": 1}}); errObj != nil {
+		t.Fatal(errObj)
+	}
+	q, _ := call(t, s, "query", map[string]any{"query": "how many times are failed invoices retried"})
+	h := q["results"].([]any)[0].(map[string]any)
+	if h["lifecycle"].(map[string]any)["score"] != h["score"] || h["lifecycle"].(map[string]any)["importance"].(float64) != 50 {
+		t.Fatalf("relevance-only hit = %v", h)
+	}
+}
