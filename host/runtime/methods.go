@@ -112,4 +112,3 @@ func (e *Engine) Flush(ctx context.Context) (engine.FlushResult, error) {
 func (e *Engine) Stats(ctx context.Context) (engine.StatsResult, error) {
 	return method[engine.StatsResult](ctx, e, "stats", nil)
 }
-
