@@ -144,12 +144,11 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 120_0
     await page.click('#delete-form button[type=submit]');
     const deleted = await message();
     assert.equal(deleted.error, false, deleted.text);
-    await page.reload();
-    await ready();
-    assert.match(await status(), /^0 entries/);
+    await page.waitForFunction(() => /^0 entries/.test(document.getElementById('status').textContent));
   });
 
   await t.test('import a folder of markdown, export a zip', async (tt) => {
+    await page.evaluate(() => document.getElementById('message').setAttribute('hidden', ''));
     await page.setInputFiles('#import-input', path.join(repo, 'examples/notes'));
     const m = await message();
     assert.equal(m.error, false, m.text);
@@ -177,7 +176,10 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 120_0
       await ready();
       await page.waitForSelector('#entry-panel:not([hidden])');
       await search('invoice retry');
-      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.evaluate(() => {
+        document.getElementById('message').setAttribute('hidden', '');
+        window.scrollTo(0, 0);
+      });
       await page.screenshot({ path: process.env.ARBOR_SCREENSHOT, fullPage: false });
     }
   });
