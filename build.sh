@@ -6,6 +6,8 @@
 #   ./build.sh bench   build the wasm, then run bench/retrieval on ../shared/data
 #                      (or $ARBOR_BENCH_DATA) and rewrite bench/retrieval/REPORT.md;
 #                      extra arguments go to the harness (never run in CI)
+#   ./build.sh demo-web  build the wasm, then serve web-demo/ on http://127.0.0.1:8080
+#                      (PORT overrides the port)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -82,5 +84,6 @@ case "${1:-all}" in
   cli) build_wasm; build_cli ;;
   test) build_wasm; build_cli; run_tests ;;
   bench) shift; build_wasm; run_bench "$@" ;;
-  *) echo "usage: ./build.sh [test|wasm|cli|bench]" >&2; exit 2 ;;
+  demo-web) build_wasm; exec node web-demo/serve.mjs "${PORT:-8080}" ;;
+  *) echo "usage: ./build.sh [test|wasm|cli|bench|demo-web]" >&2; exit 2 ;;
 esac

@@ -7,6 +7,7 @@ export type { Storage, StorageEntry } from './storage/types.js';
 export { StorageError, type StorageErrorCode } from './storage/errors.js';
 export { memory, type MemoryStorage } from './storage/memory.js';
 export { nodeFs, type NodeStorage } from './storage/node.js';
+export { indexedDB, deleteIndexedDB, type IndexedDBStorage } from './storage/indexeddb.js';
 
 /** The version of docs/ABI.md these bindings speak (1). */
 export declare const ABI_VERSION: 1;
@@ -312,10 +313,32 @@ export interface ArborMemory {
   stats(): Promise<StatsResult>;
   /** Writes the search index's changes to `.arbor/index` and pending lifecycle signals to `.arbor/state.json` now (close does it too), so the next open re-analyzes nothing that is unchanged. */
   flush(): Promise<FlushResult>;
+  /** Every file of the root (`.arbor/` included), e.g. to save it as a folder or a zip (folder.js). */
+  exportFiles(): Promise<TreeFile[]>;
+  /**
+   * Adds the markdown files of a folder to the tree and reopens it. Never
+   * replaces a file: what is not imported is listed with the reason.
+   */
+  importFiles(files: Iterable<TreeFile>): Promise<ImportReport>;
   /** Flushes pending state and closes the engine; later calls reject with code `not_open`. Safe to call twice. */
   close(): Promise<void>;
   /** Sends one raw request of docs/ABI.md §3 and resolves with its `result`. */
   call<T = unknown>(method: string, params?: Record<string, unknown>): Promise<T>;
+}
+
+/** One file of a tree, by its path in the root. */
+export interface TreeFile {
+  path: string;
+  /** The content; a string is taken as UTF-8. */
+  data: Uint8Array | string;
+}
+
+/** The answer of {@link ArborMemory.importFiles}. */
+export interface ImportReport {
+  /** Paths written. */
+  imported: string[];
+  /** Files left out and why (not markdown, hidden folder, malformed path, too large, already there). */
+  skipped: { path: string; reason: string }[];
 }
 
 /**

@@ -8,11 +8,13 @@ import { ArborError } from './error.js';
 import { compileArbor } from './load.js';
 import { memory } from './storage/memory.js';
 import { WASI } from './wasi.js';
+import { importInto, treeFiles } from './files.js';
 
 export { ArborError } from './error.js';
 export { StorageError } from './storage/errors.js';
 export { compileArbor } from './load.js';
 export { memory } from './storage/memory.js';
+export { indexedDB, deleteIndexedDB } from './storage/indexeddb.js';
 
 /** The version of docs/ABI.md these bindings speak. */
 export const ABI_VERSION = 1;
@@ -45,7 +47,9 @@ function defaultLog(level, message) {
  */
 export async function startEngine(options = {}) {
   const { storage = memory(), wasm, onLog = defaultLog, onOutput } = options;
-  const module = await compileArbor(wasm);
+  // An asynchronous store (indexedDB) brings its tree into memory first:
+  // the engine's imports are synchronous.
+  const [module] = await Promise.all([compileArbor(wasm), storage?.load?.()]);
   const wasi = new WASI({ onOutput });
   const host = new ArborHost({ storage, onLog });
   const instance = await WebAssembly.instantiate(module, {
@@ -172,28 +176,89 @@ export async function openMemory(options = {}) {
   }
   if (maxFileBytes !== undefined) params.maxFileBytes = maxFileBytes;
   if (lifecycle !== undefined) params.lifecycle = lifecycle;
-  const engine = await startEngine(options);
-  const mem = new Memory(engine);
-  try {
-    mem.opened = await mem.call('open', params);
-  } catch (err) {
-    await engine.dispose();
-    throw err;
-  }
+  const mem = new Memory({ ...options, storage: options.storage ?? memory() }, params);
+  await mem[start]();
   return mem;
 }
 
+const start = Symbol('start');
+
 /** One open memory root; see ArborMemory in index.d.ts for each method. */
 class Memory {
-  #engine;
+  /** @type {Engine | null} */
+  #engine = null;
+  #options;
+  #openParams;
   #nextId = 1;
+  /**
+   * Calls run one at a time, each with the saving of what it changed, so
+   * that a save that fails can be undone before the next call runs.
+   */
+  #queue = Promise.resolve();
   /** @type {Promise<void> | null} */
   #closing = null;
 
-  constructor(engine) {
-    this.#engine = engine;
+  constructor(options, openParams) {
+    this.#options = options;
+    this.#openParams = openParams;
     /** @type {import('./index.d.ts').OpenResult | undefined} */
     this.opened = undefined;
+  }
+
+  /** Starts an engine and opens the tree; on failure nothing stays running. */
+  async [start]() {
+    const engine = await startEngine(this.#options);
+    try {
+      this.opened = result('open', await engine[send](this.#envelope('open', this.#openParams), 'open'));
+      await this.#options.storage.commit?.();
+    } catch (err) {
+      await engine.dispose();
+      throw err;
+    }
+    this.#engine = engine;
+  }
+
+  #envelope(method, params) {
+    return encoder.encode(JSON.stringify({ id: this.#nextId++, method, params }));
+  }
+
+  /** Runs fn after the queued calls. */
+  #enqueue(fn) {
+    const run = this.#queue.then(fn);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * Saves what the last call changed (storages with `commit`). When the
+   * save fails, the storage is back at its saved state and the engine is
+   * restarted on it, so nothing unsaved stays visible.
+   */
+  async #save(method) {
+    const { storage } = this.#options;
+    if (typeof storage.commit !== 'function') return;
+    try {
+      await storage.commit();
+    } catch (err) {
+      await this.#restart(method);
+      throw new ArborError('io', `${method}: not saved, the memory is back at its last saved state: ${err.message}`, { cause: err });
+    }
+  }
+
+  async #restart(label) {
+    const old = this.#engine;
+    this.#engine = null;
+    await old?.dispose();
+    try {
+      await this[start]();
+    } catch (err) {
+      throw new ArborError('crashed', `${label}: reopening the memory failed: ${err.message}`, { cause: err });
+    }
+  }
+
+  #engineFor(method) {
+    if (this.#engine) return this.#engine;
+    throw new ArborError(this.#closing ? 'not_open' : 'crashed', `${method}: the memory is ${this.#closing ? 'closed' : 'not running; open it again'}`);
   }
 
   async call(method, params = {}) {
@@ -204,11 +269,15 @@ class Memory {
     try {
       // Serialized now, so that changing the arguments after the call
       // cannot change what a queued call sends.
-      request = encoder.encode(JSON.stringify({ id: this.#nextId++, method, params }));
+      request = this.#envelope(method, params);
     } catch (err) {
       throw new ArborError('invalid_params', `${method}: params cannot be sent as JSON: ${err.message}`, { cause: err });
     }
-    return result(method, await this.#engine[send](request, method));
+    return this.#enqueue(async () => {
+      const bytes = await this.#engineFor(method)[send](request, method);
+      await this.#save(method);
+      return result(method, bytes);
+    });
   }
 
   curate(operations) {
@@ -239,12 +308,47 @@ class Memory {
     return this.call('flush');
   }
 
+  exportFiles() {
+    return this.#enqueue(() => {
+      this.#engineFor('exportFiles');
+      return treeFiles(this.#options.storage);
+    });
+  }
+
+  importFiles(files) {
+    return this.#enqueue(async () => {
+      const engine = this.#engineFor('importFiles');
+      const { storage, maxFileBytes } = this.#options;
+      const report = importInto(storage, files, { maxFileBytes });
+      if (report.imported.length === 0) return report;
+      // The restart below drops the running engine: write its batched
+      // lifecycle signals and index first, so they are saved with the import.
+      result('importFiles', await engine[send](this.#envelope('flush', {}), 'importFiles'));
+      // The engine reads the tree at open: restart it on the new files.
+      // A failed save rolls the storage back before the restart.
+      let saveError = null;
+      try {
+        await storage.commit?.();
+      } catch (err) {
+        saveError = err;
+      }
+      await this.#restart('importFiles');
+      if (saveError) {
+        throw new ArborError('io', `importFiles: not saved, nothing was imported: ${saveError.message}`, { cause: saveError });
+      }
+      return report;
+    });
+  }
+
   close() {
-    this.#closing ??= (async () => {
-      const request = encoder.encode(JSON.stringify({ id: this.#nextId++, method: 'close', params: {} }));
-      const response = await this.#engine[finish](request, 'close');
+    this.#closing ??= this.#enqueue(async () => {
+      const engine = this.#engine;
+      this.#engine = null;
+      if (!engine) return;
+      const response = await engine[finish](this.#envelope('close', {}), 'close');
+      await this.#options.storage.commit?.();
       if (response !== null) result('close', response);
-    })();
+    });
     return this.#closing;
   }
 }

@@ -34,4 +34,16 @@ export interface Storage {
   list(path: string): StorageEntry[];
   /** Describes one file or folder. */
   stat(path: string): StorageEntry;
+  /**
+   * Optional, for asynchronous stores (IndexedDB): brings the tree into
+   * memory; awaited before the engine starts.
+   */
+  load?(): Promise<void>;
+  /**
+   * Optional: saves every change since the last commit, all or nothing;
+   * awaited after each call of an ArborMemory. When it rejects, the store
+   * must be back at its last saved state (the memory then restarts on it
+   * and the call rejects with code `io`).
+   */
+  commit?(): Promise<void>;
 }

@@ -1,0 +1,146 @@
+// openMemoryInWorker: the engine in a dedicated Web Worker behind the same
+// promise API as openMemory, so a page never blocks while the engine
+// opens, curates or searches. The worker runs worker-entry.js; storage
+// lives inside the worker, so it is described here, not passed.
+
+import { ArborError } from './error.js';
+
+/**
+ * Starts a worker, opens a memory in it and resolves with an ArborMemory
+ * whose calls are answered by the worker.
+ *
+ * @param {import('./worker.d.ts').WorkerOpenOptions} [options]
+ * @returns {Promise<import('./worker.d.ts').WorkerMemory>}
+ */
+export async function openMemoryInWorker(options = {}) {
+  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, onLog } = options;
+  const worker = new Worker(new URL('./worker-entry.js', import.meta.url), { type: 'module', name: 'arbor' });
+  const client = new WorkerMemory(worker, onLog);
+  const open = {
+    storage,
+    // A relative URL means the page's, not the worker's.
+    wasm: typeof wasm === 'string' || wasm instanceof URL ? new URL(wasm, globalThis.location?.href).href : wasm,
+    fixedTime: fixedTime instanceof Date ? fixedTime.toISOString() : fixedTime,
+    maxFileBytes,
+    forwardLogs: typeof onLog === 'function',
+  };
+  try {
+    client.opened = await client.send('open', { options: open });
+  } catch (err) {
+    worker.terminate();
+    throw err;
+  }
+  return client;
+}
+
+class WorkerMemory {
+  #worker;
+  #nextId = 1;
+  /** @type {Map<number, { resolve: (v: unknown) => void, reject: (e: unknown) => void, op: string }>} */
+  #pending = new Map();
+  /** @type {Promise<void> | null} */
+  #closing = null;
+  /** @type {ArborError | null} */
+  #dead = null;
+
+  constructor(worker, onLog) {
+    this.#worker = worker;
+    /** @type {import('./index.d.ts').OpenResult | undefined} */
+    this.opened = undefined;
+    worker.onmessage = ({ data }) => {
+      if (data?.log) {
+        onLog?.(data.log.level, data.log.message);
+        return;
+      }
+      const p = this.#pending.get(data?.id);
+      if (!p) return;
+      this.#pending.delete(data.id);
+      if (data.error) p.reject(rebuild(data.error));
+      else p.resolve(data.value);
+    };
+    // The worker script failed to load, or threw outside a request.
+    worker.onerror = (ev) => {
+      ev.preventDefault?.();
+      this.#fail(new ArborError('crashed', `arbor worker: ${ev.message || 'the worker failed to start (is worker-entry.js served as JavaScript?)'}`));
+    };
+    worker.onmessageerror = () => this.#fail(new ArborError('crashed', 'arbor worker: a message could not be decoded'));
+  }
+
+  #fail(err) {
+    this.#dead = err;
+    for (const p of this.#pending.values()) p.reject(err);
+    this.#pending.clear();
+    this.#worker.terminate();
+  }
+
+  /** Posts one request and resolves with its answer. */
+  send(op, args = {}, transfer = []) {
+    if (this.#dead) return Promise.reject(this.#dead);
+    if (this.#closing && op !== 'close') return Promise.reject(new ArborError('not_open', `${args.method ?? op}: the memory is closed`));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject, op });
+      try {
+        this.#worker.postMessage({ id, op, ...args }, transfer);
+      } catch (err) {
+        this.#pending.delete(id);
+        reject(new ArborError('invalid_params', `${args.method ?? op}: cannot be sent to the worker: ${err.message}`, { cause: err }));
+      }
+    });
+  }
+
+  call(method, params = {}) {
+    if (typeof method !== 'string') {
+      return Promise.reject(new ArborError('invalid_request', `call: the method must be a string, not ${typeof method}`));
+    }
+    return this.send('call', { method, params });
+  }
+
+  curate(operations) {
+    return this.call('curate', { operations: Array.isArray(operations) ? operations : [operations] });
+  }
+
+  search(query, { limit } = {}) {
+    return this.call('search', { query, limit });
+  }
+
+  query(query, { limit } = {}) {
+    return this.call('query', { query, limit });
+  }
+
+  read(path) {
+    return this.call('read', { path });
+  }
+
+  tree({ path, depth } = {}) {
+    return this.call('tree', { path, depth });
+  }
+
+  stats() {
+    return this.call('stats');
+  }
+
+  exportFiles() {
+    return this.send('exportFiles');
+  }
+
+  importFiles(files) {
+    return this.send('importFiles', { files: Array.from(files ?? []) });
+  }
+
+  /** Closes the memory, then ends the worker. */
+  close() {
+    this.#closing ??= (this.#dead ? Promise.resolve() : this.send('close')).finally(() => this.#worker.terminate());
+    return this.#closing;
+  }
+}
+
+if (typeof Symbol.asyncDispose === 'symbol') WorkerMemory.prototype[Symbol.asyncDispose] = WorkerMemory.prototype.close;
+
+/** An error from the worker as the caller would have got it on the main thread. */
+function rebuild({ name, code, message }) {
+  if (name === 'ArborError' || code) return new ArborError(code ?? 'internal', message);
+  const err = new Error(message);
+  err.name = name;
+  return err;
+}
