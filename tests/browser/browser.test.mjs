@@ -78,6 +78,9 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 120_0
     return message();
   };
   const search = async (q) => {
+    // Cleared first, so that the meta line of an earlier search (the same
+    // words typed before an import, say) is not taken for this one's.
+    await page.evaluate(() => (document.getElementById('search-meta').textContent = ''));
     await page.fill('#search', q);
     await page.waitForFunction((q) => document.getElementById('search-meta').textContent !== '' && document.getElementById('search').value === q, q);
     await page.waitForTimeout(50); // let a late answer for an older keystroke be dropped
