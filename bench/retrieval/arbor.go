@@ -10,6 +10,7 @@ import (
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/engine"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/lifecycle"
 )
 
 // benchClock is the engine's clock during a run: set to each session's date
@@ -85,13 +86,16 @@ type arborTree struct {
 	units map[string]unit // by path
 }
 
+// lifecycleParams are the -lifecycle flag's parameters; nil: the defaults.
+var lifecycleParams *lifecycle.Params
+
 // buildArbor opens an empty memory and curates units into it, one Curate
 // call per group (a session), the clock set to the group's time.
 func buildArbor(groups [][]unit) (*arborTree, buildStats, error) {
 	var st buildStats
 	t := &arborTree{fs: host.NewMemFS(), clock: &benchClock{}, units: map[string]unit{}}
 	start := time.Now()
-	eng, _, err := engine.Open(engine.Options{FS: t.fs, Clock: t.clock})
+	eng, _, err := engine.Open(engine.Options{FS: t.fs, Clock: t.clock, Lifecycle: lifecycleParams})
 	if err != nil {
 		return nil, st, err
 	}

@@ -24,6 +24,8 @@ import (
 	"runtime/pprof"
 	"strings"
 	"time"
+
+	"github.com/arbormem/arbor/core/lifecycle"
 )
 
 type config struct {
@@ -53,6 +55,14 @@ func main() {
 	flag.IntVar(&c.wasmConvs, "wasm-conversations", 2, "LoCoMo conversations in the wasm subset")
 	flag.IntVar(&c.wasmQuestions, "wasm-questions", 10, "LongMemEval questions in the wasm subset")
 	flag.IntVar(&c.locomoContext, "locomo-context", 2, "LoCoMo: preceding turns of the session written into each turn's entry as context (0: none)")
+	flag.Func("lifecycle", "lifecycle parameters as JSON over the defaults, e.g. '{\"recencyWeight\":0}' (docs/ABI.md §4.1)", func(v string) error {
+		p := lifecycle.Default()
+		if err := json.Unmarshal([]byte(v), &p); err != nil {
+			return err
+		}
+		lifecycleParams = &p
+		return p.Validate()
+	})
 	flag.IntVar(&c.lmeTurns, "lme-turns", 0, "LongMemEval: turns per entry (0: one entry per session)")
 	flag.IntVar(&c.examples, "examples", 6, "failing questions listed per dataset in the report")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run here")

@@ -77,7 +77,7 @@ export interface LifecycleOptions {
   demoteValidated?: number;
   /** τ of recency r = exp(−days since update / τ) [30]. */
   recencyDays?: number;
-  /** Compound score = (relevance·ŝ + importance·ι/100 + recency·r) × the tier's boost [0.6, 0.2, 0.2]. */
+  /** Compound score = (relevance·s/s_top + importance·ι/100 + recency·r), s/s_top the raw BM25 score relative to the best hit, × the tier's boost [0.6, 0.2, 0.2]. */
   relevanceWeight?: number;
   importanceWeight?: number;
   recencyWeight?: number;
@@ -231,7 +231,7 @@ export interface SearchResult {
 /** The answer of {@link ArborMemory.query}: which tier answered, with what, and why it stopped there. */
 export interface QueryResult {
   query: string;
-  /** 0 exact cache, 1 fuzzy cache, 2 direct answer (DESIGN §5). Results are ordered by `lifecycle.score`, a direct answer's entry first. */
+  /** 0 exact cache, 1 fuzzy cache, 2 direct answer (DESIGN §5). Results are ordered by `lifecycle.score` within search's groups (full matches, partial matches, contexts), a direct answer's entry first. */
   tier: number;
   tierName: string;
   /** The direct answer; empty when `needsLLM`. */

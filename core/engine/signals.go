@@ -229,17 +229,43 @@ func (e *Engine) answer(res QueryResult, answered string, start time.Time) Query
 	p, now := e.signals.params, e.clock.Now()
 	hits := make([]search.Hit, len(res.Results))
 	copy(hits, res.Results) // the cache keeps the unranked order
+	// Relevance is the raw BM25 score relative to the best hit's: ŝ =
+	// s/(1+s) squeezes every good hit into a few hundredths below 1, where
+	// any recency or importance difference would outweigh it.
+	top := 0.0
+	for _, h := range hits {
+		top = max(top, h.Raw)
+	}
 	scores := make(map[string]float64, len(hits))
 	for i := range hits {
 		s := e.signal(hits[i].Path).At(p, now)
 		r := lifecycle.Recency(p, e.updatedAt(hits[i].Path), now)
-		score := lifecycle.Score(p, hits[i].Score, s, r)
+		rel := 0.0
+		if top > 0 {
+			rel = hits[i].Raw / top
+		}
+		score := lifecycle.Score(p, rel, s, r)
 		scores[hits[i].Path] = score
 		hits[i].Lifecycle = &lifecycle.Rank{Importance: round4(s.Importance), Maturity: s.Maturity, Recency: round4(r), Score: round4(score)}
+	}
+	// The lifecycle reorders within the groups search ranks by (entries
+	// matching every term, then entries matching some, then contexts): it
+	// weighs what is known, and must not lift a partial match over a full one.
+	group := func(h search.Hit) int {
+		switch {
+		case h.Kind == "context":
+			return 2
+		case h.AllTerms:
+			return 0
+		}
+		return 1
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if pi, pj := hits[i].Path == answered, hits[j].Path == answered; pi != pj {
 			return pi
+		}
+		if gi, gj := group(hits[i]), group(hits[j]); gi != gj {
+			return gi < gj
 		}
 		return scores[hits[i].Path] > scores[hits[j].Path]
 	})

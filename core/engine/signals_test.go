@@ -347,7 +347,8 @@ func TestDecayAndRecencyOverDays(t *testing.T) {
 	if lc.Importance != 86 || lc.Maturity != lifecycle.Core || lc.Recency != round4(math.Exp(-age/30)) {
 		t.Fatalf("lifecycle at day 0 = %+v, want 86, core, recency e^(-%g/30)", lc, age)
 	}
-	if want := round4((0.6*hit.Score + 0.2*0.86 + 0.2*math.Exp(-age/30)) * 1.15); lc.Score != want {
+	// The top hit's relevance is 1: its raw score relative to the best.
+	if want := round4((0.6*1 + 0.2*0.86 + 0.2*math.Exp(-age/30)) * 1.15); lc.Score != want {
 		t.Fatalf("compound score = %v, want %v", lc.Score, want)
 	}
 	// 60 quiet days later (the query's own access was the last activity at ι 89).
@@ -441,14 +442,37 @@ func TestLifecycleOpenParams(t *testing.T) {
 	if errObj == nil || errObj["code"] != CodeInvalidParams {
 		t.Fatalf("flushAfter 0: %v", errObj)
 	}
-	// Relevance alone: the compound score is ŝ; other fields keep their defaults.
+	// Relevance alone: the compound score is the raw score relative to the
+	// best hit's, 1 for the top hit; other fields keep their defaults.
 	if _, errObj := call(t, s, "open", map[string]any{"fixedTime": "2026-03-01T00:00:00Z",
 		"lifecycle": map[string]any{"relevanceWeight": 1, "importanceWeight": 0, "recencyWeight": 0, "draftBoost": 1}}); errObj != nil {
 		t.Fatal(errObj)
 	}
 	q, _ := call(t, s, "query", map[string]any{"query": "how many times are failed invoices retried"})
 	h := q["results"].([]any)[0].(map[string]any)
-	if h["lifecycle"].(map[string]any)["score"] != h["score"] || h["lifecycle"].(map[string]any)["importance"].(float64) != 50 {
+	if h["lifecycle"].(map[string]any)["score"] != 1.0 || h["lifecycle"].(map[string]any)["importance"].(float64) != 50 {
 		t.Fatalf("relevance-only hit = %v", h)
+	}
+}
+
+// The lifecycle reorders results within search's groups only: however
+// recent, an entry matching some query terms stays below one matching all.
+func TestLifecycleKeepsFullMatchesFirst(t *testing.T) {
+	recent := "---\ntitle: Invoice Export\nupdatedAt: 2026-02-28T09:00:00Z\n---\n\n## Narrative\nInvoices are exported nightly as CSV.\n"
+	s, _ := newSession(t, map[string]string{retryPath: billingEntry, "engineering/billing/invoice_export.md": recent})
+	if _, errObj := call(t, s, "open", map[string]any{"fixedTime": "2026-03-01T00:00:00Z",
+		"lifecycle": map[string]any{"relevanceWeight": 0.1, "importanceWeight": 0, "recencyWeight": 0.9}}); errObj != nil {
+		t.Fatal(errObj)
+	}
+	q, _ := call(t, s, "query", map[string]any{"query": "invoice escalated billing lead"})
+	var paths []string
+	var scores []float64
+	for _, r := range q["results"].([]any) {
+		h := r.(map[string]any)
+		paths = append(paths, h["path"].(string))
+		scores = append(scores, h["lifecycle"].(map[string]any)["score"].(float64))
+	}
+	if len(paths) != 2 || paths[0] != retryPath || scores[1] <= scores[0] {
+		t.Fatalf("results %v with compound scores %v: want %s first although the export scores higher", paths, scores, retryPath)
 	}
 }

@@ -3,7 +3,7 @@
 // accesses and updates and decays by day without activity, its maturity
 // tier (draft, validated, core) follows ι with hysteresis, its recency fades
 // with the days since its last update, and the compound score mixes these
-// with the search score ŝ.
+// with the search relevance.
 //
 // The package is pure: no I/O and no clock. Every function that depends on
 // time takes the current instant, and decay is computed lazily from the last
@@ -50,7 +50,7 @@ type Params struct {
 
 	RecencyDays float64 `json:"recencyDays"` // τ of r = exp(−Δdays/τ) (30)
 
-	// Compound score = (RelevanceWeight·ŝ + ImportanceWeight·ι/100 +
+	// Compound score = (RelevanceWeight·relevance + ImportanceWeight·ι/100 +
 	// RecencyWeight·r) × the tier's boost.
 	RelevanceWeight  float64 `json:"relevanceWeight"`  // 0.6
 	ImportanceWeight float64 `json:"importanceWeight"` // 0.2
@@ -248,9 +248,10 @@ func (p Params) Boost(m Maturity) float64 {
 	return p.DraftBoost
 }
 
-// Score is the compound retrieval score (0.6·ŝ + 0.2·ι/100 + 0.2·r) × boost
-// with the default weights; relevance is the normalized search score ŝ and
-// s the signal as of now.
+// Score is the compound retrieval score (0.6·rel + 0.2·ι/100 + 0.2·r) ×
+// boost with the default weights; relevance rel ∈ [0,1] is the search
+// score as the caller scales it (the engine: raw BM25 relative to the best
+// hit) and s the signal as of now.
 func Score(p Params, relevance float64, s Signal, recency float64) float64 {
 	mix := p.RelevanceWeight*relevance + p.ImportanceWeight*s.Importance/MaxImportance + p.RecencyWeight*recency
 	return mix * p.Boost(s.Maturity)

@@ -187,16 +187,16 @@ func TestScoreWeightsAndBoosts(t *testing.T) {
 	if got, want := Score(p, 0.9, s, 1), (0.6*0.9+0.2*0.5+0.2*1)*1.15; !near(got, want) {
 		t.Fatalf("core score = %g, want %g", got, want)
 	}
-	// The weights are parameters: relevance alone ranks by ŝ.
+	// The weights are parameters: relevance alone ranks by relevance.
 	q := p
 	q.RelevanceWeight, q.ImportanceWeight, q.RecencyWeight = 1, 0, 0
 	q.DraftBoost = 1
 	if got := Score(q, 0.42, Signal{Importance: 99, Maturity: Draft}, 1); !near(got, 0.42) {
 		t.Fatalf("relevance-only score = %g, want 0.42", got)
 	}
-	// A core entry outranks a draft with a slightly better ŝ.
+	// A core entry outranks a draft with a slightly better relevance.
 	if Score(p, 0.80, Signal{Importance: 90, Maturity: Core}, 1) <= Score(p, 0.85, Signal{Importance: 50, Maturity: Draft}, 1) {
-		t.Fatal("core entry at ŝ 0.80 should outrank a draft at ŝ 0.85")
+		t.Fatal("core entry at relevance 0.80 should outrank a draft at relevance 0.85")
 	}
 }
 
