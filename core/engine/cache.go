@@ -143,20 +143,32 @@ func queryTokens(norm string) []string {
 }
 
 // normalizeQuery folds case, punctuation and spacing, so that "What's the
-// pool size?" and "what's the pool size" share a cache slot.
+// pool size?" and "what's the pool size" share a cache slot. The marks the
+// analyzer gives a meaning stay (core/search): quotes (a phrase), + and #
+// ("c++", "c#", "#billing"), and a dot or hyphen that joins or leads a word
+// ("v1.8", ".net", "gpt-4o"), so "C++" never shares "C"'s slot.
 func normalizeQuery(q string) string {
+	rs := []rune(strings.ToLower(q))
+	alnum := func(i int) bool {
+		return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i]))
+	}
 	var b strings.Builder
 	space := false
-	for _, r := range strings.ToLower(q) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' {
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteRune(r)
+	for i, r := range rs {
+		switch {
+		case strings.ContainsRune("“”„", r):
+			r = '"'
+		case r == '.' && alnum(i+1), r == '-' && alnum(i-1) && alnum(i+1):
+		case alnum(i) || strings.ContainsRune("'+#\"", r):
+		default:
+			space = true
 			continue
 		}
-		space = true
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
 	}
 	return b.String()
 }

@@ -104,3 +104,33 @@ func TestFuzzyCacheBoundary(t *testing.T) {
 		t.Fatal("hit after clear")
 	}
 }
+
+// Queries differing only in case, spacing and punctuation share a cache
+// slot; marks the analyzer reads (phrases, c++, v1.8, .net) keep them apart.
+func TestNormalizeQuery(t *testing.T) {
+	same := [][2]string{
+		{"What's the pool size?", "what's the   pool size"},
+		{"Is it written in C?", "is it written in c"},
+		{"“connection pool”", `"connection pool"`},
+		{"node.js, please", "node.js please"},
+	}
+	for _, p := range same {
+		if a, b := normalizeQuery(p[0]), normalizeQuery(p[1]); a != b {
+			t.Errorf("%q → %q and %q → %q, want one slot", p[0], a, p[1], b)
+		}
+	}
+	apart := [][2]string{
+		{"C++", "C"},
+		{"C#", "C"},
+		{`"connection pool"`, "connection pool"},
+		{"v1.8", "v1 8"},
+		{".NET", "net"},
+		{"#billing", "billing"},
+		{"gpt-4o", "gpt 4o"},
+	}
+	for _, p := range apart {
+		if a, b := normalizeQuery(p[0]), normalizeQuery(p[1]); a == b {
+			t.Errorf("%q and %q share the slot %q", p[0], p[1], a)
+		}
+	}
+}
