@@ -5,6 +5,7 @@
 
 import { ArborHost } from './abi.js';
 import { ArborError } from './error.js';
+import { MemoryMethods } from './methods.js';
 import { compileArbor } from './load.js';
 import { memory } from './storage/memory.js';
 import { WASI } from './wasi.js';
@@ -184,7 +185,7 @@ export async function openMemory(options = {}) {
 const start = Symbol('start');
 
 /** One open memory root; see ArborMemory in index.d.ts for each method. */
-class Memory {
+class Memory extends MemoryMethods {
   /** @type {Engine | null} */
   #engine = null;
   #options;
@@ -199,6 +200,7 @@ class Memory {
   #closing = null;
 
   constructor(options, openParams) {
+    super();
     this.#options = options;
     this.#openParams = openParams;
     /** @type {import('./index.d.ts').OpenResult | undefined} */
@@ -278,34 +280,6 @@ class Memory {
       await this.#save(method);
       return result(method, bytes);
     });
-  }
-
-  curate(operations) {
-    return this.call('curate', { operations: Array.isArray(operations) ? operations : [operations] });
-  }
-
-  search(query, { limit } = {}) {
-    return this.call('search', { query, limit });
-  }
-
-  query(query, { limit } = {}) {
-    return this.call('query', { query, limit });
-  }
-
-  read(path) {
-    return this.call('read', { path });
-  }
-
-  tree({ path, depth } = {}) {
-    return this.call('tree', { path, depth });
-  }
-
-  stats() {
-    return this.call('stats');
-  }
-
-  flush() {
-    return this.call('flush');
   }
 
   exportFiles() {

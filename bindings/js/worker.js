@@ -4,6 +4,7 @@
 // lives inside the worker, so it is described here, not passed.
 
 import { ArborError } from './error.js';
+import { MemoryMethods } from './methods.js';
 
 /**
  * Starts a worker, opens a memory in it and resolves with an ArborMemory
@@ -33,7 +34,7 @@ export async function openMemoryInWorker(options = {}) {
   return client;
 }
 
-class WorkerMemory {
+class WorkerMemory extends MemoryMethods {
   #worker;
   #nextId = 1;
   /** @type {Map<number, { resolve: (v: unknown) => void, reject: (e: unknown) => void, op: string }>} */
@@ -44,6 +45,7 @@ class WorkerMemory {
   #dead = null;
 
   constructor(worker, onLog) {
+    super();
     this.#worker = worker;
     /** @type {import('./index.d.ts').OpenResult | undefined} */
     this.opened = undefined;
@@ -94,30 +96,6 @@ class WorkerMemory {
       return Promise.reject(new ArborError('invalid_request', `call: the method must be a string, not ${typeof method}`));
     }
     return this.send('call', { method, params });
-  }
-
-  curate(operations) {
-    return this.call('curate', { operations: Array.isArray(operations) ? operations : [operations] });
-  }
-
-  search(query, { limit } = {}) {
-    return this.call('search', { query, limit });
-  }
-
-  query(query, { limit } = {}) {
-    return this.call('query', { query, limit });
-  }
-
-  read(path) {
-    return this.call('read', { path });
-  }
-
-  tree({ path, depth } = {}) {
-    return this.call('tree', { path, depth });
-  }
-
-  stats() {
-    return this.call('stats');
   }
 
   exportFiles() {
