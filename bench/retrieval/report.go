@@ -525,55 +525,44 @@ func (r *report) diagnostics(w writer) {
 func (r *report) directPrecision(w writer) {
 	w("\nDirect-answer precision: a direct answer presents the first result alone, so it should be gold more often than the first result of an answer left to the results tier.\n\n")
 	w("| dataset | direct answers | first result gold | results-tier answers | first result gold |\n|---|---|---|---|---|\n")
-	row := func(ds string, direct, dgood, other, ogood int) {
+	// count tallies one answer; row prints a dataset's tallies.
+	var d, dg, o, og int
+	count := func(tierName string, good bool) {
+		switch tierName {
+		case "direct":
+			d++
+			if good {
+				dg++
+			}
+		case "results":
+			o++
+			if good {
+				og++
+			}
+		}
+	}
+	row := func(ds string) {
 		p := func(x, n int) string { return fmt.Sprintf("%d (%.1f%%)", x, 100*float64(x)/float64(max(n, 1))) }
-		w("| %s | %d | %s | %d | %s |\n", ds, direct, p(dgood, direct), other, p(ogood, other))
+		w("| %s | %d | %s | %d | %s |\n", ds, d, p(dg, d), o, p(og, o))
+		d, dg, o, og = 0, 0, 0, 0
 	}
 	if L := r.locomo; L != nil {
-		var d, dg, o, og int
 		for _, q := range L.qs {
-			if !q.Scored {
-				continue
-			}
-			info, rk := L.arbor[q.Key], L.rank[sysArbor][q.Key]
-			good := len(rk) > 0 && rankOf(rk[:1], q.Gold) == 1
-			switch info.TierName {
-			case "direct":
-				d++
-				if good {
-					dg++
-				}
-			case "results":
-				o++
-				if good {
-					og++
-				}
+			if q.Scored {
+				rk := L.rank[sysArbor][q.Key]
+				count(L.arbor[q.Key].TierName, len(rk) > 0 && rankOf(rk[:1], q.Gold) == 1)
 			}
 		}
-		row("LoCoMo, scored (gold turn)", d, dg, o, og)
+		row("LoCoMo, scored (gold turn)")
 	}
 	if E := r.lme; E != nil {
-		var d, dg, o, og int
 		for _, q := range E.qs {
-			if q.abstention() || len(q.gold()) == 0 {
-				continue
-			}
-			info, rk := E.arbor[q.ID], E.rank[sysArbor][q.ID]
-			good := len(rk) > 0 && rankOf(rk[:1], q.gold()) == 1
-			switch info.TierName {
-			case "direct":
-				d++
-				if good {
-					dg++
-				}
-			case "results":
-				o++
-				if good {
-					og++
-				}
+			if !q.abstention() && len(q.gold()) > 0 {
+				rk := E.rank[sysArbor][q.ID]
+				count(E.arbor[q.ID].TierName, len(rk) > 0 && rankOf(rk[:1], q.gold()) == 1)
 			}
 		}
-		row("LongMemEval-S, scored (gold session)", d, dg, o, og)
+		row("LongMemEval-S, scored (gold session)")
 	}
 }
 
