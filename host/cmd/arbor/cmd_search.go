@@ -170,9 +170,14 @@ func printQuery(w io.Writer, res engine.QueryResult) {
 	if len(res.Results) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nsources:")
+	// Results come by lifecycle score within search's groups (full matches
+	// first), not by ŝ: show both, or the order looks wrong.
+	fmt.Fprintln(w, "\nsources: ŝ · lifecycle score, entries matching every term first")
 	for _, h := range res.Results {
 		line := fmt.Sprintf("  %.4f  %s", h.Score, h.Path)
+		if h.Lifecycle != nil {
+			line = fmt.Sprintf("  %.4f · %.4f  %s", h.Score, h.Lifecycle.Score, h.Path)
+		}
 		if h.Title != "" {
 			line += " — " + h.Title
 		}
