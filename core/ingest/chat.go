@@ -337,17 +337,21 @@ func locomoConversation(v value) (Conversation, error) {
 		}
 		n, _ := strconv.Atoi(sm[1])
 		se := Session{N: n, Date: ParseDate(v.str(m.key + "_date_time"))}
+		seen := map[int]bool{}
 		for i, t := range m.val.arr {
 			if t.kind != 'o' {
 				return c, fmt.Errorf("%s turn %d is not an object", m.key, i+1)
 			}
 			turn := Turn{ID: t.str("dia_id"), Speaker: t.str("speaker"), Text: t.str("text"), Caption: t.str("blip_caption")}
-			if d := diaID.FindStringSubmatch(turn.ID); d != nil && d[1] == strconv.Itoa(n) {
+			d := diaID.FindStringSubmatch(turn.ID)
+			if d != nil && d[1] == strconv.Itoa(n) {
 				turn.N, _ = strconv.Atoi(d[2])
-			} else {
+			}
+			if turn.N == 0 || seen[turn.N] {
 				// Ids must be unique: a malformed one gives way to the position.
 				turn.ID, turn.N = fmt.Sprintf("D%d:%d", n, i+1), i+1
 			}
+			seen[turn.N] = true
 			se.Turns = append(se.Turns, turn)
 		}
 		if len(se.Turns) > 0 {

@@ -280,16 +280,15 @@ func (s *source) topic() string { return tree.Slug(s.stem) }
 // used in the folder gets "_2", "_3" in document order).
 func (s *source) add(p Piece) {
 	p.Source = s.name
+	if p.Name == "" {
+		p.Name = tree.Slug(p.Title)
+	}
 	parts := cutText(p.Text, maxPieceBytes)
 	for i, part := range parts {
 		q := p
 		q.Text = part
 		if len(parts) > 1 {
 			q.Title = fmt.Sprintf("%s (part %d of %d)", p.Title, i+1, len(parts))
-		}
-		if q.Name == "" {
-			q.Name = tree.Slug(q.Title)
-		} else if len(parts) > 1 {
 			q.Name = fmt.Sprintf("%s_part_%02d", p.Name, i+1)
 		}
 		key := q.Folder + "/" + q.Name

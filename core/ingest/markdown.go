@@ -23,7 +23,7 @@ type mdSection struct {
 // heading becomes an entry titled by the file's name. YAML front matter at
 // the top is not content and is skipped.
 func splitMarkdown(s *source) error {
-	all := strings.Split(s.text, "\n")
+	all := strings.Split(strings.TrimSuffix(s.text, "\n"), "\n")
 	start := frontMatterEnd(all)
 	var secs []*mdSection
 	cur := &mdSection{from: start + 1}
