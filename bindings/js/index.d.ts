@@ -292,6 +292,49 @@ export interface FlushResult {
   entries: number;
 }
 
+/** One file for {@link ArborMemory.ingest}. */
+export interface IngestFile {
+  /** A relative path, e.g. `notes/deploy.md`: the source's identity, its format (by extension) and its topic. */
+  name: string;
+  /** The file's UTF-8 text. */
+  content: string;
+}
+
+/** Options of {@link ArborMemory.ingest} (docs/ABI.md §4.11). */
+export interface IngestOptions {
+  /** Put every entry under this domain instead of the derived one (`documents`, `data`, `mail`, `calendar`, `code`, `chats`, a conversation's participants). */
+  domain?: string;
+  /** Chats between people: preceding turns carried in each turn's entry. @default 2 */
+  contextTurns?: number;
+  /** A larger file fails. @default 8388608 */
+  maxSourceBytes?: number;
+}
+
+/** What ingesting one file did. */
+export interface IngestFileResult {
+  name: string;
+  format: 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'tsv' | 'email' | 'calendar' | 'go' | 'javascript' | 'python' | 'chat';
+  /** `added`: a source not seen before; `unchanged`: nothing was written; `failed`: see `message`. */
+  status: 'added' | 'updated' | 'unchanged' | 'failed';
+  message?: string;
+  /** Entries the file makes. */
+  entries: number;
+  added: number;
+  updated: number;
+  deleted: number;
+  unchanged: number;
+  failed: number;
+  /** One item per curate operation applied for the file. */
+  applied: AppliedOperation[];
+}
+
+/** The answer of {@link ArborMemory.ingest}. A file that fails is reported here; it does not reject. */
+export interface IngestResult {
+  files: IngestFileResult[];
+  summary: { files: number; failedFiles: number; added: number; updated: number; deleted: number; unchanged: number; failed: number };
+  tookMs: number;
+}
+
 /**
  * An open memory root. Calls are queued and run one at a time, in order;
  * each returns a promise that rejects with an {@link ArborError}.
@@ -301,6 +344,13 @@ export interface ArborMemory {
   readonly opened: OpenResult;
   /** Applies operations in order (a single operation is accepted too). */
   curate(operations: Operation[] | Operation): Promise<CurateResult>;
+  /**
+   * Splits files into entries (markdown by heading, text by paragraph, JSON/JSONL by record, CSV/TSV by
+   * row, .eml, .ics, Go/JS/TS/Python by top-level symbol, chat transcripts by turn or session) and
+   * writes them through curate. Re-ingesting an unchanged file writes nothing; a changed one updates
+   * only the entries whose pieces changed.
+   */
+  ingest(files: IngestFile[] | IngestFile, options?: IngestOptions): Promise<IngestResult>;
   /** Ranked full-text results. */
   search(query: string, options?: { /** @default 10, at most 100 */ limit?: number }): Promise<SearchResult>;
   /** Tiered retrieval: an answer without an LLM when a tier can give one. */

@@ -16,6 +16,11 @@ export class MemoryMethods {
     return this.call('query', { query, limit });
   }
 
+  ingest(files, { domain, contextTurns, maxSourceBytes } = {}) {
+    const list = Array.isArray(files) ? files : [files];
+    return this.call('ingest', { files: list.map(({ name, content }) => ({ name, content })), domain, contextTurns, maxSourceBytes });
+  }
+
   read(path) {
     return this.call('read', { path });
   }
