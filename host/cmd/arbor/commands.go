@@ -32,6 +32,7 @@ func (c *command) synopsis() string {
 var commands = []*command{
 	initCommand, addCommand, curateCommand, searchCommand, queryCommand,
 	showCommand, treeCommand, statsCommand,
+	ingestCommand,
 }
 
 func lookup(name string) *command {
