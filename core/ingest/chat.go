@@ -95,11 +95,7 @@ func pathExt(name string) string {
 	return ""
 }
 
-// chatPieces adds the entries of a conversation found in a file.
-func chatPieces(s *source, c Conversation) {
-	layoutChat(s, c, 0)
-}
-
+// layoutChat adds the entries of a conversation (see ChatPieces).
 func layoutChat(s *source, c Conversation, turnsPerEntry int) {
 	if perTurn(c) {
 		turnEntries(s, c)

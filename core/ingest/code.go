@@ -275,12 +275,12 @@ func classify(all []string, starts []int, decl func(string) (string, string, boo
 
 // lexer tracks what a scanner is inside of across lines.
 type lexer struct {
-	depth   int
-	str     string // the open string's delimiter ("'", `"`, "`", `"""`, "'''")
-	block   bool   // inside a /* */ comment
-	tmpl    []int  // JS: depths at which ${ opened inside template literals
-	js      bool
-	contine bool // Python: the last line ended with a backslash
+	depth int
+	str   string // the open string's delimiter ("'", `"`, "`", `"""`, "'''")
+	block bool   // inside a /* */ comment
+	tmpl  []int  // JS: depths at which ${ opened inside template literals
+	js    bool
+	cont  bool // Python: the last line ended with a backslash
 }
 
 func jsLexer() *lexer { return &lexer{js: true} }
@@ -288,12 +288,12 @@ func pyLexer() *lexer { return &lexer{} }
 
 // topLevel reports whether a line starting now is at the top level.
 func (x *lexer) topLevel() bool {
-	return x.depth == 0 && x.str == "" && !x.block && !x.contine
+	return x.depth == 0 && x.str == "" && !x.block && !x.cont
 }
 
 // scan advances the lexer over one line.
 func (x *lexer) scan(l string) {
-	x.contine = false
+	x.cont = false
 	for i := 0; i < len(l); i++ {
 		c := l[i]
 		switch {
@@ -350,21 +350,40 @@ func (x *lexer) scan(l string) {
 		x.str = ""
 	}
 	if !x.js && x.str == "" && strings.HasSuffix(strings.TrimRight(l, " \t"), `\`) {
-		x.contine = true
+		x.cont = true
 	}
 }
 
 // topLevelStarts returns the lines that begin a top-level item: at depth
 // 0, outside strings and comments, starting at column 0 with something
 // other than a closing bracket or an operator that continues the previous
-// statement.
+// statement. In Python a comment at column 0 inside an indented block
+// belongs to the block: it starts an item only when the next code line is
+// at column 0 too.
 func topLevelStarts(all []string, x *lexer) []int {
 	var out []int
 	for i, l := range all {
-		if x.topLevel() && l != "" && !strings.ContainsRune(" \t}])>.,?:|&+-=*", rune(l[0])) || (x.topLevel() && strings.HasPrefix(l, "/*")) {
+		start := x.topLevel() && l != "" && (!strings.ContainsRune(" \t}])>.,?:|&+-=*", rune(l[0])) || strings.HasPrefix(l, "/*"))
+		if start && !x.js && l[0] == '#' {
+			start = nextCodeAtColumn0(all[i+1:])
+		}
+		if start {
 			out = append(out, i)
 		}
 		x.scan(l)
 	}
 	return out
+}
+
+// nextCodeAtColumn0 reports whether the first line of rest that is neither
+// blank nor a comment starts at column 0 (true at the end of the file).
+func nextCodeAtColumn0(rest []string) bool {
+	for _, l := range rest {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		return l[0] != ' ' && l[0] != '\t'
+	}
+	return true
 }

@@ -7,7 +7,7 @@
 // §4.11), with its provenance — source file, lines or turn ids,
 // timestamp — in the entry's Raw Concept.
 //
-// Plan compares the pieces with what an earlier ingest of the same source
+// Planner.Plan compares the pieces with what an earlier ingest of the same source
 // wrote (the Manifest, kept in .arbor/ingest.json, or, when it is lost, the
 // provenance of the entries themselves) and returns the curate operations
 // that bring the tree in step: nothing for an unchanged file, UPDATE for a

@@ -121,6 +121,9 @@ type Planner struct {
 	Reason string
 
 	owners map[string]string // entry path → source, from the manifest and this call
+	// bySource indexes the tree's ingested entries by the source their
+	// provenance names, built on the first source without a record.
+	bySource map[string][]string
 }
 
 // Plan splits one file and returns the operations that bring its entries
@@ -159,11 +162,9 @@ func (p *Planner) Plan(f File) (FilePlan, error) {
 		fp.Status = StatusAdded
 		// No record (first ingest, or a lost manifest): entries that name
 		// this source in their provenance are its own.
-		for _, path := range p.Catalog.Paths() {
-			if p.provenance(path, f.Name) {
-				fp.old[path] = ""
-				fp.Status = StatusUpdated
-			}
+		for _, path := range p.provenanceIndex()[f.Name] {
+			fp.old[path] = ""
+			fp.Status = StatusUpdated
 		}
 	}
 	reason := p.Reason
@@ -240,7 +241,27 @@ func (p *Planner) taken(path, source string, old map[string]string, placed map[s
 // Concept's files (and was written by ingestion).
 func (p *Planner) provenance(path, source string) bool {
 	e, ok := p.Catalog.Get(path)
-	return ok && slices.Contains(e.RawConcept.Files, source) && strings.HasPrefix(e.Reason, "ingest ")
+	return ok && slices.Contains(e.RawConcept.Files, source) && ingested(e)
+}
+
+// ingested reports whether an entry was written by ingestion: its reason
+// is the one Plan gives, "ingest <source>".
+func ingested(e *tree.Entry) bool {
+	return strings.HasPrefix(e.Reason, "ingest ") && len(e.RawConcept.Files) > 0
+}
+
+func (p *Planner) provenanceIndex() map[string][]string {
+	if p.bySource == nil {
+		p.bySource = map[string][]string{}
+		for _, path := range p.Catalog.Paths() {
+			if e, _ := p.Catalog.Get(path); ingested(e) {
+				for _, src := range e.RawConcept.Files {
+					p.bySource[src] = append(p.bySource[src], path)
+				}
+			}
+		}
+	}
+	return p.bySource
 }
 
 // Record applies the outcome of a plan's operations (applied[i] for

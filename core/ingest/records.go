@@ -198,14 +198,15 @@ func splitJSON(s *source) (Format, error) {
 	}
 	if d, ok := tok.(json.Delim); ok && d == '[' {
 		root = value{kind: 'a', arr: []value{}}
+		lc := lineCounter{text: s.text, line: 1}
 		for dec.More() {
-			from := lineAt(s.text, int(skipSpace(s.text, dec.InputOffset())))
+			from := lc.at(skipSpace(s.text, dec.InputOffset()))
 			v, err := decodeValue(dec)
 			if err != nil {
 				return FormatJSON, jsonError(s.text, err, dec.InputOffset())
 			}
 			root.arr = append(root.arr, v)
-			spans = append(spans, span{from, lineAt(s.text, int(dec.InputOffset()))})
+			spans = append(spans, span{from, lc.at(dec.InputOffset())})
 		}
 		if _, err := dec.Token(); err != nil {
 			return FormatJSON, jsonError(s.text, err, dec.InputOffset())
@@ -225,7 +226,7 @@ func splitJSON(s *source) (Format, error) {
 			return FormatChat, err
 		}
 		for _, c := range convs {
-			chatPieces(s, c)
+			layoutChat(s, c, 0)
 		}
 		return FormatChat, nil
 	}
@@ -248,6 +249,23 @@ func splitJSON(s *source) (Format, error) {
 		s.add(Piece{Folder: folder, Title: s.stem[strings.LastIndexByte(s.stem, '/')+1:], Text: recordText(root), Task: "Value"})
 	}
 	return FormatJSON, nil
+}
+
+// lineCounter gives the lines of increasing offsets in one pass over the
+// text, where lineAt would rescan it from the start for every record.
+type lineCounter struct {
+	text string
+	off  int64
+	line int
+}
+
+func (c *lineCounter) at(off int64) int {
+	off = min(off, int64(len(c.text)))
+	if off > c.off {
+		c.line += strings.Count(c.text[c.off:off], "\n")
+		c.off = off
+	}
+	return c.line
 }
 
 // skipSpace returns the offset of the first non-space byte at or after off
@@ -284,7 +302,7 @@ func splitJSONL(s *source) (Format, error) {
 	}
 	if len(recs) > 0 {
 		if conv, ok := chatFromMessages(value{kind: 'a', arr: recs}); ok {
-			chatPieces(s, conv)
+			layoutChat(s, conv, 0)
 			return FormatChat, nil
 		}
 	}

@@ -240,6 +240,21 @@ func TestPython(t *testing.T) {
 	})
 }
 
+// A comment at column 0 inside a function body does not end the function.
+func TestPythonCommentInBody(t *testing.T) {
+	src := "def f():\n    a = 1\n# TODO: explain\n    return a\n\n# about g\ndef g():\n    pass\n"
+	ps, _, err := Split(File{Name: "m.py", Content: src}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || !strings.Contains(ps[0].Text, "return a") || !strings.Contains(ps[1].Text, "# about g\ndef g") {
+		for _, p := range ps {
+			t.Logf("%s:\n%s", p.Title, p.Text)
+		}
+		t.Errorf("%d pieces", len(ps))
+	}
+}
+
 func TestChatLoCoMo(t *testing.T) {
 	ps, f := fixture(t, "locomo_sample.json")
 	if f != FormatChat {
