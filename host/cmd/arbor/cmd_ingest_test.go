@@ -88,7 +88,7 @@ func TestIngestFolder(t *testing.T) {
 	before := snapshot(t, root)
 	out := must(t, "", "--root", root, "--fixed-time", "2026-03-01T00:00:00Z", "ingest", "--json", in)
 	var rep struct {
-		Files   []engine.IngestFile  `json:"files"`
+		Files   []engine.IngestFile `json:"files"`
 		Skipped []struct{ Path, Reason string }
 		Summary engine.IngestSummary `json:"summary"`
 	}
