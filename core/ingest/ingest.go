@@ -7,13 +7,13 @@
 // §4.11), with its provenance — source file, lines or turn ids,
 // timestamp — in the entry's Raw Concept.
 //
-// Planner.Plan compares the pieces with what an earlier ingest of the same source
-// wrote (the Manifest, kept in .arbor/ingest.json, or, when it is lost, the
-// provenance of the entries themselves) and returns the curate operations
-// that bring the tree in step: nothing for an unchanged file, UPDATE for a
-// piece whose text or provenance changed, ADD for a new one, DELETE for a
-// piece that disappeared. The engine applies them through the ordinary
-// curate path.
+// Planner.Plan compares the pieces with what an earlier ingest of the same
+// source wrote (the Manifest, kept in .arbor/ingest.json, or, when it is
+// lost, the provenance of the entries themselves) and returns the curate
+// operations that bring the tree in step: nothing for an unchanged file,
+// UPDATE for a piece whose text or provenance changed, ADD for a new one,
+// DELETE for a piece that disappeared. The engine applies them through the
+// ordinary curate path.
 //
 // The package is pure: no I/O, no clock, no randomness; it builds for
 // wasip1 like the rest of the core.
