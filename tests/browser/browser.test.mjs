@@ -9,27 +9,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { serve } from '../../web-demo/serve.mjs';
 import { compare, digest, loadExpected, loadFixture, normalize, requests } from '../conformance/fixture.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '../..');
-const chromiumPath = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium';
-
-let playwright = null;
-try {
-  playwright = await import('playwright-core');
-} catch {
-  // reported by skip below
-}
-const skip = !fs.existsSync(chromiumPath)
-  ? `${chromiumPath} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests`
-  : !playwright
-    ? 'playwright-core is not installed: run npm ci'
-    : !fs.existsSync(path.join(repo, 'dist/arbor.wasm'))
-      ? 'dist/arbor.wasm is missing: run ./build.sh wasm'
-      : false;
+import { chromiumPath, playwright, repo, skip } from './chromium.mjs';
 
 /** Every file below dir as { path: text }, for a page to load. */
 function readTree(dir) {

@@ -11,26 +11,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildExtension } from '../../examples/extension/build.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '../..');
-const chromiumPath = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium';
-
-let playwright = null;
-try {
-  playwright = await import('playwright-core');
-} catch {
-  // reported by skip below
-}
-const skip = !fs.existsSync(chromiumPath)
-  ? `${chromiumPath} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests`
-  : !playwright
-    ? 'playwright-core is not installed: run npm ci'
-    : !fs.existsSync(path.join(repo, 'dist/arbor.wasm'))
-      ? 'dist/arbor.wasm is missing: run ./build.sh wasm'
-      : false;
+import { chromiumPath, playwright, skip } from './chromium.mjs';
 
 test('the example extension runs the engine in its service worker', { skip, timeout: 120_000 }, async (t) => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-extension-'));

@@ -90,11 +90,21 @@ export function indexedDB(name, options = {}) {
       req.onblocked = () => reject(new StorageError('EIO', `indexedDB "${name}": opening is blocked by another tab holding an older version`));
     });
 
-  /** Runs one transaction; `fill` issues its requests and returns what to resolve with once it commits. */
-  const transact = async (what, mode, fill) => {
+  /**
+   * Runs one transaction over `stores`; `fill` issues its requests and
+   * returns what to resolve with once it commits.
+   */
+  const transact = async (what, stores, mode, fill) => {
     const conn = await connect();
     return new Promise((resolve, reject) => {
-      const tx = conn.transaction([FILES, META], mode);
+      let tx;
+      try {
+        tx = conn.transaction(stores, mode);
+      } catch (err) {
+        // The connection was closed under us (the database is being deleted).
+        db = null;
+        return reject(idbError(what, err));
+      }
       let out;
       let failure = null;
       tx.oncomplete = () => resolve(out?.());
@@ -119,7 +129,7 @@ export function indexedDB(name, options = {}) {
 
   /** Reads every file, and the generation they are at, into a fresh mirror. */
   const reload = async () => {
-    const { keys, values, gen } = await transact(`read database "${name}"`, 'readonly', (tx) => {
+    const { keys, values, gen } = await transact(`read database "${name}"`, [FILES, META], 'readonly', (tx) => {
       const files = tx.objectStore(FILES);
       const k = files.getAllKeys();
       const v = files.getAll();
@@ -134,7 +144,8 @@ export function indexedDB(name, options = {}) {
   };
 
   const savedGeneration = () =>
-    transact(`read database "${name}"`, 'readonly', (tx) => {
+    // The files' store is left out of the scope: a cheaper transaction.
+    transact(`read database "${name}"`, [META], 'readonly', (tx) => {
       const g = tx.objectStore(META).get(GENERATION);
       return () => g.result ?? 0;
     });
@@ -161,8 +172,9 @@ export function indexedDB(name, options = {}) {
     }
   };
 
+  /** The channel is open while someone watches. */
   const openChannel = () => {
-    if (channel || typeof BroadcastChannel !== 'function') return channel;
+    if (channel || typeof BroadcastChannel !== 'function') return;
     channel = new BroadcastChannel(channelName(name));
     channel.onmessage = ({ data }) => {
       if (typeof data?.generation !== 'number' || data.generation === generation) return;
@@ -174,7 +186,21 @@ export function indexedDB(name, options = {}) {
         }
       }
     };
-    return channel;
+  };
+
+  const closeChannel = () => {
+    channel?.close();
+    channel = null;
+  };
+
+  const announce = () => {
+    if (channel) return channel.postMessage({ generation });
+    if (typeof BroadcastChannel !== 'function') return;
+    // Posting queues the message for every other channel at once: this one
+    // can close straight away.
+    const c = new BroadcastChannel(channelName(name));
+    c.postMessage({ generation });
+    c.close();
   };
 
   return {
@@ -242,6 +268,7 @@ export function indexedDB(name, options = {}) {
       openChannel();
       return () => {
         watchers.delete(listener);
+        if (watchers.size === 0) closeChannel();
       };
     },
 
@@ -251,7 +278,7 @@ export function indexedDB(name, options = {}) {
       touched = new Set();
       const base = generation;
       try {
-        await transact(`save to database "${name}"`, 'readwrite', (tx, fail) => {
+        await transact(`save to database "${name}"`, [FILES, META], 'readwrite', (tx, fail) => {
           const meta = tx.objectStore(META);
           const files = tx.objectStore(FILES);
           const check = meta.get(GENERATION);
@@ -284,7 +311,7 @@ export function indexedDB(name, options = {}) {
         throw err;
       }
       generation = base + 1;
-      openChannel()?.postMessage({ generation });
+      announce();
     },
 
     close() {
@@ -292,9 +319,8 @@ export function indexedDB(name, options = {}) {
       db = null;
       loaded = null;
       generation = -1;
-      channel?.close();
-      channel = null;
       watchers.clear();
+      closeChannel();
     },
   };
 }
