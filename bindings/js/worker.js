@@ -56,7 +56,11 @@ class WorkerMemory extends MemoryMethods {
         return;
       }
       if (data?.externalChange) {
-        onExternalChange?.();
+        try {
+          onExternalChange?.();
+        } catch (err) {
+          console.error(err); // as openMemory does: the callback's failure is not the memory's
+        }
         return;
       }
       const p = this.#pending.get(data?.id);
