@@ -2,7 +2,8 @@
 // driven by playwright-core against the web demo served by
 // web-demo/serve.mjs. Skips, saying why, when chromium, playwright-core
 // or dist/arbor.wasm is missing; .ci/run installs chromium so CI always
-// runs it. ARBOR_SCREENSHOT=path saves a screenshot of the demo there.
+// runs it (chromium.mjs). ARBOR_SCREENSHOT=path saves a screenshot of the
+// demo there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -1,20 +1,22 @@
-// What the browser tests share: where Chromium is, playwright-core if it is
-// installed, and why the tests must skip when something is missing (.ci/run
-// installs chromium, so CI always runs them).
+// What the browser suites need: Debian's chromium driven by playwright-core,
+// and the built engine. `skip` says why a suite cannot run here (false when
+// it can); .ci/run installs chromium so CI always runs them.
+
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root. */
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** Debian's chromium, or ARBOR_CHROMIUM. */
 export const chromiumPath = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium';
 
-/** The playwright-core module, or null when it is not installed. */
-export const playwright = await import('playwright-core').catch(() => null);
+/** @type {typeof import('playwright-core') | null} */
+export let playwright = null;
+try {
+  playwright = await import('playwright-core');
+} catch {
+  // reported by skip below
+}
 
-/** The `skip` option of a browser test: false, or why it cannot run here. */
 export const skip = !fs.existsSync(chromiumPath)
   ? `${chromiumPath} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests`
   : !playwright
