@@ -59,6 +59,13 @@ export interface OpenOptions {
    * @default console.error
    */
   onOutput?: (fd: 1 | 2, line: string) => void;
+  /**
+   * Called after the memory reloaded because another memory (another tab,
+   * a worker, an extension's service worker) saved changes to the same
+   * storage: what it shows may have changed. Only storages shared that way
+   * (`indexedDB`) call it; a good moment to refresh what is on screen.
+   */
+  onExternalChange?: () => void;
 }
 
 /** The lifecycle open parameters (docs/ABI.md §4.1); defaults in brackets. */

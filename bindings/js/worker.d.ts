@@ -6,7 +6,7 @@ export type WorkerStorage =
   | { kind: 'indexedDB'; /** The database name. */ name: string };
 
 /** Options of {@link openMemoryInWorker}. */
-export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxFileBytes' | 'onLog'> {
+export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxFileBytes' | 'onLog' | 'onExternalChange'> {
   /** @default { kind: 'memory' } */
   storage?: WorkerStorage;
   /**

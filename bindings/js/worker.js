@@ -14,9 +14,9 @@ import { MemoryMethods } from './methods.js';
  * @returns {Promise<import('./worker.d.ts').WorkerMemory>}
  */
 export async function openMemoryInWorker(options = {}) {
-  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, onLog } = options;
+  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, onLog, onExternalChange } = options;
   const worker = new Worker(new URL('./worker-entry.js', import.meta.url), { type: 'module', name: 'arbor' });
-  const client = new WorkerMemory(worker, onLog);
+  const client = new WorkerMemory(worker, onLog, onExternalChange);
   const open = {
     storage,
     // A relative URL means the page's, not the worker's.
@@ -24,6 +24,7 @@ export async function openMemoryInWorker(options = {}) {
     fixedTime: fixedTime instanceof Date ? fixedTime.toISOString() : fixedTime,
     maxFileBytes,
     forwardLogs: typeof onLog === 'function',
+    forwardExternalChanges: typeof onExternalChange === 'function',
   };
   try {
     client.opened = await client.send('open', { options: open });
@@ -44,7 +45,7 @@ class WorkerMemory extends MemoryMethods {
   /** @type {ArborError | null} */
   #dead = null;
 
-  constructor(worker, onLog) {
+  constructor(worker, onLog, onExternalChange) {
     super();
     this.#worker = worker;
     /** @type {import('./index.d.ts').OpenResult | undefined} */
@@ -52,6 +53,14 @@ class WorkerMemory extends MemoryMethods {
     worker.onmessage = ({ data }) => {
       if (data?.log) {
         onLog?.(data.log.level, data.log.message);
+        return;
+      }
+      if (data?.externalChange) {
+        try {
+          onExternalChange?.();
+        } catch (err) {
+          console.error(err); // as openMemory does: the callback's failure is not the memory's
+        }
         return;
       }
       const p = this.#pending.get(data?.id);
