@@ -227,13 +227,18 @@ func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
 	return out
 }
 
+// reason chains why each stage ended: tier 2's reason first.
+func (t *askTask) reason(why string) string {
+	return strings.Join(append(append([]string{t.base.Reason}, t.reasons...), why), "; ")
+}
+
 // result is a final QueryResult of tier t.tier with the trace.
 func (t *askTask) result(c *conv, why string) QueryResult {
 	res := t.base
 	res.Tier = t.tier
 	res.TierName = map[int]string{TierLLM: "llm", TierAgentic: "agentic"}[t.tier]
 	res.NeedsLLM = false
-	res.Reason = strings.Join(append(t.reasons, why), "; ")
+	res.Reason = t.reason(why)
 	trace := c.trace
 	res.LLM = &trace
 	res.TookMs = since(t.started)
@@ -266,7 +271,7 @@ func (t *askTask) notCovered(e *Engine, c *conv) QueryResult {
 // and says why no model answer is given.
 func (t *askTask) fallback(e *Engine, c *conv, why string) QueryResult {
 	res := t.base
-	res.Reason = strings.Join(append(append([]string{t.base.Reason}, t.reasons...), why), "; ")
+	res.Reason = t.reason(why)
 	trace := c.trace
 	res.LLM = &trace
 	res.TookMs = since(t.started)
