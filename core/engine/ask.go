@@ -26,7 +26,7 @@ type QueryParams struct {
 	// TokenBudget bounds the tokens of all the query's model calls; 0 is
 	// the open's llm.tokenBudget.
 	TokenBudget int `json:"tokenBudget,omitempty"`
-	// MaxIterations bounds tier 4's model calls (1 to 50); 0 is the open's
+	// MaxIterations bounds the query's model calls, tier 3's included (1 to 50); 0 is the open's
 	// llm.maxIterations.
 	MaxIterations int `json:"maxIterations,omitempty"`
 }
