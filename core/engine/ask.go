@@ -251,6 +251,25 @@ func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) QueryRe
 	if len(a.Unknown) > 0 {
 		why += "; dropped sources the model was not shown: " + strings.Join(a.Unknown, ", ")
 	}
+	// Calls served while the model worked may have removed a source: an
+	// answer resting only on removed entries is no longer grounded.
+	var kept, gone []string
+	for _, p := range a.Sources {
+		_, entry := e.catalog.Get(p)
+		_, context := e.catalog.Context(p)
+		if entry || context {
+			kept = append(kept, p)
+		} else {
+			gone = append(gone, p)
+		}
+	}
+	if len(gone) > 0 {
+		if len(kept) == 0 {
+			return t.fallback(e, c, fmt.Sprintf("tier %d: every source of the answer was removed from the tree meanwhile (%s)", t.tier, strings.Join(gone, ", ")))
+		}
+		why += "; dropped sources removed from the tree meanwhile: " + strings.Join(gone, ", ")
+		a.Sources = kept
+	}
 	res := t.result(c, why)
 	res.Answer = a.Render()
 	res.Sources = a.Sources
