@@ -272,6 +272,9 @@ func TestCurateFromCancelledByContext(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	if !strings.Contains(strings.Join(lines, "\n"), "llm: curateFrom step 1 (curate): 300 tokens in, 40 out, ") {
+		t.Fatalf("the model call was not logged; log:\n%s", strings.Join(lines, "\n"))
+	}
 	if !strings.Contains(strings.Join(lines, "\n"), "llm: curateFrom cancelled at step 2") {
 		t.Fatalf("the engine was not told to cancel; log:\n%s", strings.Join(lines, "\n"))
 	}
