@@ -300,3 +300,29 @@ func TestContinuationExpiresOnTheEngineClock(t *testing.T) {
 		t.Fatalf("resume after expiry: %v, want %s", err, engine.CodeExpired)
 	}
 }
+
+func TestQueryLLMCancelledByACompleterThatIgnoresCtx(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	e := newEngine(t, llmRoot(t), WithLogger(func(level int, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, msg)
+	}))
+	if _, err := e.Open(context.Background(), engine.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	model := CompleterFunc(func(context.Context, llm.Request) (llm.Response, error) {
+		cancel()
+		return llm.Response{Content: "NOT COVERED"}, nil // answers anyway
+	})
+	if _, err := e.QueryLLM(ctx, engine.QueryParams{SearchParams: engine.SearchParams{Query: question}}, model); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(strings.Join(lines, "\n"), "llm: query cancelled at step 1") {
+		t.Fatalf("the continuation was not cancelled; log:\n%s", strings.Join(lines, "\n"))
+	}
+}
