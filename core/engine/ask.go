@@ -75,7 +75,7 @@ type askTask struct {
 	question string
 	norm     string // the cache key's query and limit
 	limit    int
-	gen      uint64 // the tree's write count when the query started
+	gen      uint64      // the tree's write count when the query started
 	base     QueryResult // what tier 2 found
 	started  time.Time
 	tier     int
