@@ -1,0 +1,61 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/arbormem/arbor/core/llm"
+)
+
+// Error is a failed model call. Code is one of core/llm's error codes
+// (llm.ErrTimeout, llm.ErrRateLimit, llm.ErrAuth, llm.ErrHTTP,
+// llm.ErrInvalid, llm.ErrCancelled), what a driver passes on to "resume".
+type Error struct {
+	Code string
+	// Provider names the provider ("openai", "anthropic", …).
+	Provider string
+	// Status is the last HTTP status, 0 when there was no answer.
+	Status int
+	// Attempts counts the HTTP requests made, retries included.
+	Attempts int
+	// Message says what went wrong, in words a user can act on. It never
+	// holds a key.
+	Message string
+	// Err is the underlying error, if any.
+	Err error
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: %s", e.Provider, e.Message)
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" (after %d attempts)", e.Attempts)
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Wire returns the error as "resume" takes it.
+func (e *Error) Wire() llm.Error {
+	return llm.Error{Code: e.Code, Message: e.Error()}
+}
+
+// WireError turns any error of a model call into what "resume" takes: an
+// *Error keeps its code, a cancelled context is llm.ErrCancelled, an
+// expired one llm.ErrTimeout, and anything else llm.ErrHTTP.
+func WireError(err error) llm.Error {
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		return e.Wire()
+	case errors.Is(err, context.Canceled):
+		return llm.Error{Code: llm.ErrCancelled, Message: err.Error()}
+	case errors.Is(err, context.DeadlineExceeded):
+		return llm.Error{Code: llm.ErrTimeout, Message: err.Error()}
+	}
+	return llm.Error{Code: llm.ErrHTTP, Message: err.Error()}
+}
+
+// ErrorCode returns err's wire code (see WireError).
+func ErrorCode(err error) string { return WireError(err).Code }
