@@ -422,10 +422,10 @@ func TestTimeout(t *testing.T) {
 	bothFormats(t, func(t *testing.T, provider string) {
 		var sl sleeps
 		c, srv := client(t, provider, script(t, `[{"delay_ms":10000,"reply":{"content":"late"}},{"delay_ms":10000,"reply":{"content":"late"}}]`),
-			hostllm.Config{Timeout: 50 * time.Millisecond, MaxRetries: 1}, hostllm.WithSleep(sl.sleep))
+			hostllm.Config{Timeout: 300 * time.Millisecond, MaxRetries: 1}, hostllm.WithSleep(sl.sleep))
 		_, err := c.Complete(context.Background(), hello)
 		var e *hostllm.Error
-		if !errors.As(err, &e) || e.Code != llm.ErrTimeout || e.Attempts != 2 || !strings.Contains(e.Message, "50ms") {
+		if !errors.As(err, &e) || e.Code != llm.ErrTimeout || e.Attempts != 2 || !strings.Contains(e.Message, "300ms") {
 			t.Fatalf("err = %v", err)
 		}
 		if len(srv.Requests()) != 2 || len(sl.waits) != 1 {

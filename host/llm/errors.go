@@ -41,6 +41,17 @@ func (e *Error) Wire() llm.Error {
 	return llm.Error{Code: e.Code, Message: e.Error()}
 }
 
+// As lets errors.As find the wire error in an *Error: a driver that looks
+// for a *llm.Error (core/llm) gets this error's code and message.
+func (e *Error) As(target any) bool {
+	t, ok := target.(**llm.Error)
+	if ok {
+		w := e.Wire()
+		*t = &w
+	}
+	return ok
+}
+
 // WireError turns any error of a model call into what "resume" takes: an
 // *Error keeps its code, a cancelled context is llm.ErrCancelled, an
 // expired one llm.ErrTimeout, and anything else llm.ErrHTTP.

@@ -1,0 +1,56 @@
+// The pending/resume loop of docs/ABI.md §6 behind one `await`: a call
+// that needs the model comes back pending; the adapter makes the model
+// call; `resume` hands the engine the answer (or the error) and may come
+// back pending again, until the call is done. Aborting cancels the
+// continuation, which leaves the tree as it was.
+//
+// It runs in whichever thread calls the memory: for openMemoryInWorker
+// that is the page, where the adapter (and its key) stays; the worker only
+// relays the pending results and the resume calls.
+
+import { ArborError } from '../error.js';
+
+/** Error codes resume accepts; an adapter's other errors go as `http`. */
+const CODES = new Set(['timeout', 'rate_limit', 'auth', 'http', 'invalid', 'cancelled']);
+
+/**
+ * Calls `method` with `params` through `mem.call`, answering pending
+ * results with `llm` until the engine returns the final result.
+ *
+ * @param {{ call(method: string, params?: object): Promise<any> }} mem
+ * @param {string} method
+ * @param {object} params
+ * @param {{ llm: import('./index.d.ts').LLMAdapter, signal?: AbortSignal,
+ *           onStep?: (step: import('../index.d.ts').LLMStep) => void }} options
+ */
+export async function drive(mem, method, params, { llm, signal, onStep }) {
+  if (typeof llm?.complete !== 'function') {
+    throw new ArborError('invalid_params', `${method}: llm must be an adapter with a complete(request, { signal }) method`);
+  }
+  if (signal?.aborted) throw cancelled(method, signal);
+  let res = await mem.call(method, params);
+  while (res?.status === 'pending') {
+    const { continuation, step, llm: request } = res;
+    if (signal?.aborted) {
+      await mem.call('cancel', { continuation });
+      throw cancelled(method, signal);
+    }
+    const answer = { continuation };
+    try {
+      answer.response = await llm.complete(request, { signal });
+    } catch (err) {
+      if (signal?.aborted) {
+        await mem.call('cancel', { continuation });
+        throw cancelled(method, signal);
+      }
+      answer.error = { code: CODES.has(err?.code) ? err.code : 'http', message: String(err?.message ?? err) };
+    }
+    onStep?.({ step, request, response: answer.response, error: answer.error });
+    res = await mem.call('resume', answer);
+  }
+  return res;
+}
+
+function cancelled(method, signal) {
+  return new ArborError('cancelled', `${method}: cancelled${signal.reason?.message ? `: ${signal.reason.message}` : ''}`, { cause: signal.reason });
+}
