@@ -16,6 +16,7 @@ export { StorageError } from './storage/errors.js';
 export { compileArbor } from './load.js';
 export { memory } from './storage/memory.js';
 export { indexedDB, deleteIndexedDB } from './storage/indexeddb.js';
+export { openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS } from './llm/index.js';
 
 /** The version of docs/ABI.md these bindings speak. */
 export const ABI_VERSION = 1;
@@ -200,7 +201,7 @@ class Memory extends MemoryMethods {
   #closing = null;
 
   constructor(options, openParams) {
-    super();
+    super(options.llm);
     this.#options = options;
     this.#openParams = openParams;
     /** @type {import('./index.d.ts').OpenResult | undefined} */

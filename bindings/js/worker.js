@@ -14,9 +14,12 @@ import { MemoryMethods } from './methods.js';
  * @returns {Promise<import('./worker.d.ts').WorkerMemory>}
  */
 export async function openMemoryInWorker(options = {}) {
-  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, onLog } = options;
+  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, onLog, llm } = options;
   const worker = new Worker(new URL('./worker-entry.js', import.meta.url), { type: 'module', name: 'arbor' });
-  const client = new WorkerMemory(worker, onLog);
+  // The LLM adapter stays here: the worker hands pending results back, and
+  // this thread makes the model calls (llm/drive.js), so the key never
+  // goes to the worker and any adapter object works.
+  const client = new WorkerMemory(worker, onLog, llm);
   const open = {
     storage,
     // A relative URL means the page's, not the worker's.
@@ -44,8 +47,8 @@ class WorkerMemory extends MemoryMethods {
   /** @type {ArborError | null} */
   #dead = null;
 
-  constructor(worker, onLog) {
-    super();
+  constructor(worker, onLog, llm) {
+    super(llm);
     this.#worker = worker;
     /** @type {import('./index.d.ts').OpenResult | undefined} */
     this.opened = undefined;
