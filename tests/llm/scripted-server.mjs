@@ -3,7 +3,7 @@
 // there). It listens on 127.0.0.1 with a free port, answers OpenAI-style
 // chat completions (…/chat/completions) and Anthropic messages
 // (…/v1/messages) one scripted step per request, and records every
-// request.
+// request (CORS preflights answered, not recorded).
 //
 //   const srv = await startScriptedServer([{ reply: { content: 'hi' } }]);
 //   // srv.url + '/v1' is an OpenAI-compatible base URL, srv.url an Anthropic one
@@ -55,6 +55,12 @@ export async function startScriptedServer(steps = [], { requireKey } = {}) {
   const open = new Set();
 
   const server = createServer(async (req, res) => {
+    // Pages on another origin (the browser tests) may call it.
+    res.setHeader('access-control-allow-origin', '*');
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'POST' }).end();
+      return;
+    }
     const chunks = [];
     for await (const c of req) chunks.push(c);
     const raw = Buffer.concat(chunks).toString('utf8');

@@ -32,7 +32,7 @@ export async function drive(mem, method, params, { llm, signal, onStep }) {
   while (res?.status === 'pending') {
     const { continuation, step, llm: request } = res;
     if (signal?.aborted) {
-      await mem.call('cancel', { continuation });
+      await cancel(mem, continuation);
       throw cancelled(method, signal);
     }
     const answer = { continuation };
@@ -40,7 +40,7 @@ export async function drive(mem, method, params, { llm, signal, onStep }) {
       answer.response = await llm.complete(request, { signal });
     } catch (err) {
       if (signal?.aborted) {
-        await mem.call('cancel', { continuation });
+        await cancel(mem, continuation);
         throw cancelled(method, signal);
       }
       answer.error = { code: CODES.has(err?.code) ? err.code : 'http', message: String(err?.message ?? err) };
@@ -49,6 +49,15 @@ export async function drive(mem, method, params, { llm, signal, onStep }) {
     res = await mem.call('resume', answer);
   }
   return res;
+}
+
+/** Cancels a continuation; one that expired meanwhile is gone already, which is as good. */
+async function cancel(mem, continuation) {
+  try {
+    await mem.call('cancel', { continuation });
+  } catch (err) {
+    if (err?.code !== 'continuation_expired' && err?.code !== 'unknown_continuation') throw err;
+  }
 }
 
 function cancelled(method, signal) {

@@ -22,7 +22,7 @@
 // body sent as it is (status 200 unless given); delay_ms waits first. A
 // tool call's arguments are a JSON string, sent as it is (malformed on
 // purpose if the test wants), or any other JSON value, sent as its compact
-// text.
+// text. CORS preflights are answered (allowing any origin) and not recorded.
 // When the script runs out the server answers 418 with a message saying
 // so, which clients do not retry.
 package llmtest
@@ -196,6 +196,14 @@ func requestKey(r *http.Request) string {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	// Pages on another origin may call it, as they call the Node twin.
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	if r.Method == http.MethodOptions {
+		w.Header().Set("Access-Control-Allow-Headers", "*")
+		w.Header().Set("Access-Control-Allow-Methods", "POST")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	var body bytes.Buffer
 	body.ReadFrom(r.Body)
 	anthropic := strings.HasSuffix(r.URL.Path, "/messages")

@@ -1,0 +1,99 @@
+// The LLM tiers in a real browser: a page opens the fixture tree in a Web
+// Worker (openMemoryInWorker) and in the page itself, with the fetch-based
+// adapter talking to the scripted server (tests/llm) from the page. The
+// worker relays pending results; the model calls, and the key, stay in the
+// page. Skips like browser.test.mjs when Chromium or the wasm is missing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../../web-demo/serve.mjs';
+import { startScriptedServer } from '../llm/scripted-server.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '../..');
+const chromiumPath = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium';
+
+let playwright = null;
+try {
+  playwright = await import('playwright-core');
+} catch {
+  // reported by skip below
+}
+const skip = !fs.existsSync(chromiumPath)
+  ? `${chromiumPath} is missing: install Debian's chromium to run the browser tests`
+  : !playwright
+    ? 'playwright-core is not installed: run npm ci'
+    : !fs.existsSync(path.join(repo, 'dist/arbor.wasm'))
+      ? 'dist/arbor.wasm is missing: run ./build.sh wasm'
+      : false;
+
+function readTree(dir) {
+  const out = {};
+  const walk = (abs, rel) => {
+    for (const d of fs.readdirSync(abs, { withFileTypes: true })) {
+      const r = rel === '' ? d.name : `${rel}/${d.name}`;
+      if (d.isDirectory()) walk(path.join(abs, d.name), r);
+      else out[r] = fs.readFileSync(path.join(abs, d.name), 'utf8');
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+const script = (name) => JSON.parse(fs.readFileSync(path.join(repo, 'tests/llm/scripts', name), 'utf8'));
+
+test('LLM tiers in Chromium: worker and page, adapter in the page', { skip, timeout: 120_000 }, async (t) => {
+  const server = await serve({ port: 0 });
+  const model = await startScriptedServer([...script('tier3.json'), ...script('cancel.json')]);
+  const browser = await playwright.chromium.launch({ executablePath: chromiumPath });
+  t.after(async () => {
+    await browser.close();
+    await server.close();
+    await model.close();
+  });
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(server.url);
+
+  const out = await page.evaluate(async ({ files, base }) => {
+    const { openMemoryInWorker } = await import('/bindings/js/worker.js');
+    const { openMemory, memory, openaiCompatible } = await import('/bindings/js/index.js');
+    const llm = openaiCompatible({ baseURL: base, model: 'scripted-large', apiKey: 'sk-page' });
+    const worker = await openMemoryInWorker({ storage: { kind: 'memory', files }, fixedTime: '2026-03-01T00:00:00Z', llm });
+    const q = await worker.query('failed retry escalation');
+    await worker.close();
+
+    // In the page's own thread: cancelling a curation.
+    const mem = await openMemory({ storage: memory(files), fixedTime: '2026-03-01T00:00:00Z', llm });
+    const ctl = new AbortController();
+    let calls = 0;
+    // Gives up while the second model call is in flight.
+    const impatient = {
+      complete(req, opts) {
+        const p = llm.complete(req, opts);
+        if (++calls === 2) ctl.abort();
+        return p;
+      },
+    };
+    const running = mem.curateFrom([{ name: 'notes.txt', content: 'Deploys freeze on Fridays after 15:00 until Monday morning.' }], {
+      llm: impatient,
+      signal: ctl.signal,
+    });
+    const err = await running.catch((e) => e);
+    const entries = (await mem.stats()).entries;
+    await mem.close();
+    return { tier: q.tier, sources: q.sources, steps: q.llm.steps.length, cancel: err.code, entries };
+  }, { files: readTree(path.join(repo, 'tests/llm/tree')), base: `${model.url}/v1` });
+
+  assert.deepEqual(errors, []);
+  assert.equal(out.tier, 3);
+  assert.deepEqual(out.sources, ['engineering/payments/card_retries.md', 'engineering/billing/invoice_retry_policy.md']);
+  assert.equal(out.steps, 1);
+  assert.equal(out.cancel, 'cancelled');
+  assert.equal(out.entries, 4, 'the cancelled curation wrote nothing');
+  assert.equal(model.requests[0].headers.authorization, 'Bearer sk-page');
+  assert.ok(model.requests.length >= 2, `${model.requests.length} requests`);
+});
