@@ -124,7 +124,7 @@ func (e *Engine) CurateFrom(p CurateFromParams) (any, error) {
 	t := &curateTask{
 		instruction: strings.TrimSpace(p.Instruction), source: material, material: material,
 		started: start, shadow: &curate.Curator{FS: ov, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes},
-		tools:  &toolbox{e: e, cat: cat, fs: ov, seen: map[string]bool{}},
+		tools:  &toolbox{e: e, cat: cat, fs: ov, offered: prompt.CurateTools(), seen: map[string]bool{}},
 		result: CurateFromResult{Files: notes, Attempts: []Attempt{}},
 	}
 	return e.start("curateFrom", t, c)

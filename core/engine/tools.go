@@ -20,6 +20,8 @@ type toolbox struct {
 	e   *Engine
 	cat *tree.Catalog
 	fs  host.FS
+	// offered are the tools the model was given; others are unknown to it.
+	offered []llm.Tool
 	// seen collects the entries whose content the model was shown (search
 	// excerpts, whole entries): the only paths an answer may cite.
 	seen map[string]bool
@@ -29,7 +31,7 @@ type toolbox struct {
 }
 
 func (e *Engine) liveTools() *toolbox {
-	return &toolbox{e: e, cat: e.catalog, fs: e.fs, seen: map[string]bool{}}
+	return &toolbox{e: e, cat: e.catalog, fs: e.fs, offered: prompt.QueryTools(), seen: map[string]bool{}}
 }
 
 // run executes one tool call and returns the text for the model. Every
@@ -44,6 +46,13 @@ func (tb *toolbox) run(tc llm.ToolCall) string {
 }
 
 func (tb *toolbox) dispatch(tc llm.ToolCall) (string, error) {
+	var names []string
+	for _, t := range tb.offered {
+		names = append(names, t.Name)
+	}
+	if !slices.Contains(names, tc.Name) {
+		return "", fmt.Errorf("unknown tool %q: the tools are %s", tc.Name, strings.Join(names, ", "))
+	}
 	switch tc.Name {
 	case prompt.ToolSearch:
 		var a struct {
@@ -81,7 +90,7 @@ func (tb *toolbox) dispatch(tc llm.ToolCall) (string, error) {
 		}
 		return tb.relations(a.Path, a.Direction)
 	}
-	return "", fmt.Errorf("unknown tool %q", tc.Name)
+	return "", fmt.Errorf("tool %q is not run here", tc.Name)
 }
 
 func (tb *toolbox) search(q string, limit int) (string, error) {
