@@ -329,7 +329,7 @@ func TestRetryAfterLongerThanMaxIsNotWaited(t *testing.T) {
 	c, srv := client(t, "openai", script(t, `[{"status":429,"retry_after":"3600"},{"reply":{"content":"never"}}]`), hostllm.Config{},
 		hostllm.WithSleep(sl.sleep), hostllm.WithBackoff(time.Second, 30*time.Second))
 	_, err := c.Complete(context.Background(), hello)
-	if hostllm.ErrorCode(err) != llm.ErrRateLimit || !strings.Contains(err.Error(), "asked to wait 1h0m0s") {
+	if code(err) != llm.ErrRateLimit || !strings.Contains(err.Error(), "asked to wait 1h0m0s") {
 		t.Fatalf("err = %v", err)
 	}
 	if len(srv.Requests()) != 1 || len(sl.waits) != 0 {
@@ -352,9 +352,6 @@ func TestAuthErrorIsNotRetried(t *testing.T) {
 		if len(srv.Requests()) != 1 || srv.Remaining() != 1 {
 			t.Errorf("%d requests, %d steps left", len(srv.Requests()), srv.Remaining())
 		}
-		if w := hostllm.WireError(err); w.Code != llm.ErrAuth {
-			t.Errorf("wire error = %+v", w)
-		}
 	})
 }
 
@@ -362,7 +359,7 @@ func TestAuthErrorIsNotRetried(t *testing.T) {
 func TestServerEchoingTheKey(t *testing.T) {
 	c, _ := client(t, "openai", script(t, `[{"status":403,"message":"Incorrect API key provided: sk-test-0123456789"}]`), hostllm.Config{})
 	_, err := c.Complete(context.Background(), hello)
-	if hostllm.ErrorCode(err) != llm.ErrAuth || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "[redacted]") {
+	if code(err) != llm.ErrAuth || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "[redacted]") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -395,7 +392,7 @@ func TestInvalidAnswers(t *testing.T) {
 func TestAnthropicInvalidAnswers(t *testing.T) {
 	for _, raw := range []string{`"not an object"`, `{"type":"completion","completion":"hi"}`, `{"type":"message","content":[]}`} {
 		c, _ := client(t, "anthropic", []llmtest.Step{{Raw: &raw}}, hostllm.Config{})
-		if _, err := c.Complete(context.Background(), hello); hostllm.ErrorCode(err) != llm.ErrInvalid {
+		if _, err := c.Complete(context.Background(), hello); code(err) != llm.ErrInvalid {
 			t.Errorf("%s: err = %v, want invalid", raw, err)
 		}
 	}
@@ -405,7 +402,7 @@ func TestAnthropicInvalidAnswers(t *testing.T) {
 func TestErrorInA200Body(t *testing.T) {
 	c, _ := client(t, "openrouter", script(t, `[{"raw":"{\"error\":{\"message\":\"No auth credentials found\",\"code\":401}}"}]`), hostllm.Config{})
 	_, err := c.Complete(context.Background(), hello)
-	if hostllm.ErrorCode(err) != llm.ErrAuth || !strings.Contains(err.Error(), "No auth credentials found") {
+	if code(err) != llm.ErrAuth || !strings.Contains(err.Error(), "No auth credentials found") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -413,7 +410,7 @@ func TestErrorInA200Body(t *testing.T) {
 func TestClientErrorsAreNotRetried(t *testing.T) {
 	c, srv := client(t, "ollama", script(t, `[{"status":404,"raw":"{\"error\":\"model \\\"llama9\\\" not found\"}"},{"reply":{"content":"x"}}]`), hostllm.Config{APIKey: "unused"})
 	_, err := c.Complete(context.Background(), hello)
-	if hostllm.ErrorCode(err) != llm.ErrHTTP || !strings.Contains(err.Error(), `model "llama9" not found`) || len(srv.Requests()) != 1 {
+	if code(err) != llm.ErrHTTP || !strings.Contains(err.Error(), `model "llama9" not found`) || len(srv.Requests()) != 1 {
 		t.Fatalf("err = %v after %d requests", err, len(srv.Requests()))
 	}
 }
@@ -458,7 +455,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 	c, srv := client(t, "openai", script(t, `[{"status":503},{"reply":{"content":"never asked"}}]`), hostllm.Config{},
 		hostllm.WithBackoff(time.Hour, time.Hour), hostllm.WithRetryHook(func(hostllm.Retry) { cancel() }))
 	_, err := c.Complete(ctx, hello)
-	if hostllm.ErrorCode(err) != llm.ErrCancelled {
+	if code(err) != llm.ErrCancelled {
 		t.Fatalf("err = %v", err)
 	}
 	if len(srv.Requests()) != 1 {
@@ -470,7 +467,7 @@ func TestCallerDeadlineIsATimeout(t *testing.T) {
 	c, _ := client(t, "openai", script(t, `[{"delay_ms":10000,"reply":{"content":"late"}}]`), hostllm.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
-	if _, err := c.Complete(ctx, hello); hostllm.ErrorCode(err) != llm.ErrTimeout {
+	if _, err := c.Complete(ctx, hello); code(err) != llm.ErrTimeout {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -494,24 +491,26 @@ func TestConnectionRefusedIsRetriedThenHTTP(t *testing.T) {
 func TestScriptExhaustedIsReported(t *testing.T) {
 	c, _ := client(t, "openai", nil, hostllm.Config{})
 	_, err := c.Complete(context.Background(), hello)
-	if hostllm.ErrorCode(err) != llm.ErrHTTP || !strings.Contains(err.Error(), "script has run out") {
+	if code(err) != llm.ErrHTTP || !strings.Contains(err.Error(), "script has run out") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
-func TestWireError(t *testing.T) {
-	cases := []struct {
-		err  error
-		code string
-	}{
-		{&hostllm.Error{Code: llm.ErrRateLimit, Provider: "groq", Message: "slow down"}, llm.ErrRateLimit},
-		{context.Canceled, llm.ErrCancelled},
-		{context.DeadlineExceeded, llm.ErrTimeout},
-		{errors.New("boom"), llm.ErrHTTP},
+// TestErrorsAsWireError: a driver looking for core/llm's *Error finds it
+// in a provider's error.
+func TestErrorsAsWireError(t *testing.T) {
+	var err error = &hostllm.Error{Code: llm.ErrAuth, Provider: "openai", Message: "the API key was refused"}
+	var w *llm.Error
+	if !errors.As(err, &w) || w.Code != llm.ErrAuth || !strings.Contains(w.Message, "openai: the API key was refused") {
+		t.Fatalf("errors.As = %+v", w)
 	}
-	for _, tc := range cases {
-		if w := hostllm.WireError(tc.err); w.Code != tc.code || w.Message == "" {
-			t.Errorf("WireError(%v) = %+v, want code %s", tc.err, w, tc.code)
-		}
+}
+
+// code is the wire code of a provider's error ("" for nil).
+func code(err error) string {
+	var w *llm.Error
+	if errors.As(err, &w) {
+		return w.Code
 	}
+	return ""
 }

@@ -11,7 +11,8 @@
 // back (tool calls included), time out each attempt, retry 429 and 5xx
 // answers with exponential backoff and jitter (honouring Retry-After), and
 // fail with an *Error whose Code is one of core/llm's error codes, so a
-// driver can hand it to "resume" as it is (see Wire).
+// driver can hand it to "resume" as it is (errors.As finds a *llm.Error in
+// it).
 //
 // Configuration comes from environment variables and config files (see
 // Load); API keys are kept in a Secret, which never prints.

@@ -1,8 +1,6 @@
 package llm
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	"github.com/arbormem/arbor/core/llm"
@@ -10,7 +8,9 @@ import (
 
 // Error is a failed model call. Code is one of core/llm's error codes
 // (llm.ErrTimeout, llm.ErrRateLimit, llm.ErrAuth, llm.ErrHTTP,
-// llm.ErrInvalid, llm.ErrCancelled), what a driver passes on to "resume".
+// llm.ErrInvalid, llm.ErrCancelled), what a driver passes on to "resume":
+// errors.As finds it as a *llm.Error too (see As), which is how
+// host/runtime's driver reads it.
 type Error struct {
 	Code string
 	// Provider names the provider ("openai", "anthropic", …).
@@ -51,22 +51,3 @@ func (e *Error) As(target any) bool {
 	}
 	return ok
 }
-
-// WireError turns any error of a model call into what "resume" takes: an
-// *Error keeps its code, a cancelled context is llm.ErrCancelled, an
-// expired one llm.ErrTimeout, and anything else llm.ErrHTTP.
-func WireError(err error) llm.Error {
-	var e *Error
-	switch {
-	case errors.As(err, &e):
-		return e.Wire()
-	case errors.Is(err, context.Canceled):
-		return llm.Error{Code: llm.ErrCancelled, Message: err.Error()}
-	case errors.Is(err, context.DeadlineExceeded):
-		return llm.Error{Code: llm.ErrTimeout, Message: err.Error()}
-	}
-	return llm.Error{Code: llm.ErrHTTP, Message: err.Error()}
-}
-
-// ErrorCode returns err's wire code (see WireError).
-func ErrorCode(err error) string { return WireError(err).Code }
