@@ -168,7 +168,7 @@ class Engine {
  * @returns {Promise<import('./index.d.ts').ArborMemory>}
  */
 export async function openMemory(options = {}) {
-  const { fixedTime, maxFileBytes, lifecycle } = options;
+  const { fixedTime, maxFileBytes, lifecycle, llmOptions } = options;
   const params = {};
   if (fixedTime instanceof Date) {
     if (Number.isNaN(fixedTime.getTime())) throw new ArborError('invalid_params', 'open: fixedTime is an invalid Date');
@@ -178,6 +178,7 @@ export async function openMemory(options = {}) {
   }
   if (maxFileBytes !== undefined) params.maxFileBytes = maxFileBytes;
   if (lifecycle !== undefined) params.lifecycle = lifecycle;
+  if (llmOptions !== undefined) params.llm = llmOptions;
   const mem = new Memory({ ...options, storage: options.storage ?? memory() }, params);
   await mem[start]();
   return mem;
