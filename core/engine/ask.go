@@ -26,7 +26,7 @@ type QueryParams struct {
 	// TokenBudget bounds the tokens of all the query's model calls; 0 is
 	// the open's llm.tokenBudget.
 	TokenBudget int `json:"tokenBudget,omitempty"`
-	// MaxIterations bounds tier 4's model calls (1 to 50); 0 is the open's
+	// MaxIterations bounds the query's model calls, tier 3's included (1 to 50); 0 is the open's
 	// llm.maxIterations.
 	MaxIterations int `json:"maxIterations,omitempty"`
 }
@@ -227,13 +227,18 @@ func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
 	return out
 }
 
+// reason chains why each stage ended: tier 2's reason first.
+func (t *askTask) reason(why string) string {
+	return strings.Join(append(append([]string{t.base.Reason}, t.reasons...), why), "; ")
+}
+
 // result is a final QueryResult of tier t.tier with the trace.
 func (t *askTask) result(c *conv, why string) QueryResult {
 	res := t.base
 	res.Tier = t.tier
 	res.TierName = map[int]string{TierLLM: "llm", TierAgentic: "agentic"}[t.tier]
 	res.NeedsLLM = false
-	res.Reason = strings.Join(append(t.reasons, why), "; ")
+	res.Reason = t.reason(why)
 	trace := c.trace
 	res.LLM = &trace
 	res.TookMs = since(t.started)
@@ -245,6 +250,25 @@ func (t *askTask) result(c *conv, why string) QueryResult {
 func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) QueryResult {
 	if len(a.Unknown) > 0 {
 		why += "; dropped sources the model was not shown: " + strings.Join(a.Unknown, ", ")
+	}
+	// Calls served while the model worked may have removed a source: an
+	// answer resting only on removed entries is no longer grounded.
+	var kept, gone []string
+	for _, p := range a.Sources {
+		_, entry := e.catalog.Get(p)
+		_, context := e.catalog.Context(p)
+		if entry || context {
+			kept = append(kept, p)
+		} else {
+			gone = append(gone, p)
+		}
+	}
+	if len(gone) > 0 {
+		if len(kept) == 0 {
+			return t.fallback(e, c, fmt.Sprintf("tier %d: every source of the answer was removed from the tree meanwhile (%s)", t.tier, strings.Join(gone, ", ")))
+		}
+		why += "; dropped sources removed from the tree meanwhile: " + strings.Join(gone, ", ")
+		a.Sources = kept
 	}
 	res := t.result(c, why)
 	res.Answer = a.Render()
@@ -266,7 +290,7 @@ func (t *askTask) notCovered(e *Engine, c *conv) QueryResult {
 // and says why no model answer is given.
 func (t *askTask) fallback(e *Engine, c *conv, why string) QueryResult {
 	res := t.base
-	res.Reason = strings.Join(append(append([]string{t.base.Reason}, t.reasons...), why), "; ")
+	res.Reason = t.reason(why)
 	trace := c.trace
 	res.LLM = &trace
 	res.TookMs = since(t.started)

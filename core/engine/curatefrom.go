@@ -290,35 +290,39 @@ func truncateToFit(s string, fits func(string) bool) string {
 	if fits(s) {
 		return s
 	}
-	// Rune starts, so every candidate is valid UTF-8.
-	idx := make([]int, 0, len(s)/2)
-	for i := range s {
-		idx = append(idx, i)
-	}
-	lo, hi := 0, len(idx) // fits(s[:idx[lo]]) holds (the empty prefix); s[:idx[hi]] does not, idx[len]=len(s)
-	at := func(k int) int {
-		if k == len(idx) {
-			return len(s)
+	// cut backs a byte offset up to a rune start, so every candidate is
+	// valid UTF-8 and the search needs no table of rune offsets.
+	cut := func(i int) int {
+		for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+			i--
 		}
-		return idx[k]
+		return i
 	}
+	lo, hi := 0, len(s) // s[:lo] fits (the empty prefix does), s[:hi] does not
 	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if fits(s[:at(mid)]) {
+		mid := cut(lo + (hi-lo)/2)
+		if mid <= lo {
+			// The rune at lo spans the midpoint: its end is the only
+			// candidate left in between.
+			_, n := utf8.DecodeRuneInString(s[lo:])
+			if mid = lo + n; mid >= hi {
+				break
+			}
+		}
+		if fits(s[:mid]) {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	cut := at(lo)
 	// A cut within the last tenth may move back to a line, else a word end.
-	floor := cut - cut/10
+	floor := lo - lo/10
 	for _, sep := range []string{"\n", " "} {
-		if i := strings.LastIndex(s[:cut], sep); i > 0 && i >= floor {
+		if i := strings.LastIndex(s[:lo], sep); i > 0 && i >= floor {
 			return strings.TrimRight(s[:i], " \n")
 		}
 	}
-	return s[:cut]
+	return s[:lo]
 }
 
 // startCurate opens the curate loop.

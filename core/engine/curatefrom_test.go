@@ -316,3 +316,24 @@ func TestCurateFromMalformedCurateCalls(t *testing.T) {
 		t.Fatal("failed operations changed the tree")
 	}
 }
+
+func TestTruncateToFitRuneBoundaries(t *testing.T) {
+	// Every prefix length, on text of 1- to 4-byte runes without spaces:
+	// the result is the longest fitting prefix of whole runes.
+	s := "aé€𝄞bé€𝄞c"
+	for limit := 0; limit <= len(s); limit++ {
+		got := truncateToFit(s, func(p string) bool { return len(p) <= limit })
+		want := ""
+		for i := range s {
+			if i <= limit {
+				want = s[:i]
+			}
+		}
+		if len(s) <= limit {
+			want = s
+		}
+		if got != want {
+			t.Fatalf("limit %d: got %q, want %q", limit, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/llm"
 )
@@ -362,7 +363,7 @@ func (e *Engine) logStep(c *continuation, resp *llm.Response, fail *llm.Error) {
 
 // estimateTokens counts ~4 characters a token, the usual rule of thumb
 // for English with BPE tokenizers.
-func estimateTokens(s string) int { return (len([]rune(s)) + 3) / 4 }
+func estimateTokens(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }
 
 func estimateRequest(r *llm.Request) int {
 	if r == nil {

@@ -507,3 +507,27 @@ func TestOtherCallsServedWhileWaiting(t *testing.T) {
 		t.Fatalf("resume after other calls: %v %v", res, errObj)
 	}
 }
+
+func TestTier4DirectlyBelowTier3MinScore(t *testing.T) {
+	s, _ := llmSession(t, map[string]any{"llm": map[string]any{"tier3MinScore": 0.95}})
+	res, reqs := drive(t, s, "query", map[string]any{"query": retryQuestion, "llm": true}, script(t, reply(prompt.NotCovered)))
+	if len(reqs[0].Tools) != 4 || reqs[0].MaxTokens != 2048 {
+		t.Fatalf("the first call must be tier 4's: %d tools, %d tokens", len(reqs[0].Tools), reqs[0].MaxTokens)
+	}
+	if !strings.Contains(res["reason"].(string), "top score 0.8618 < 0.95: straight to the agentic loop") {
+		t.Fatalf("reason %q", res["reason"])
+	}
+}
+
+func TestSourceRemovedWhileTheModelWorked(t *testing.T) {
+	s, _ := llmSession(t, nil)
+	res, _ := call(t, s, "query", map[string]any{"query": retryQuestion, "llm": true})
+	p, _ := pendingOf(t, res)
+	if r, _ := call(t, s, "curate", map[string]any{"operations": []any{map[string]any{"type": "DELETE", "path": "operations/oncall/escalation.md", "reason": "obsolete"}}}); r["summary"].(map[string]any)["deleted"].(float64) != 1 {
+		t.Fatalf("delete: %v", r)
+	}
+	res, _ = call(t, s, "resume", llm.ResumeParams{Continuation: p.Continuation, Response: &llm.Response{Content: "## Summary\nThe lead is paged.\n## Sources\n- operations/oncall/escalation.md"}})
+	if res["needsLLM"] != true || !strings.Contains(res["reason"].(string), "every source of the answer was removed from the tree meanwhile (operations/oncall/escalation.md)") {
+		t.Fatalf("an answer resting on a removed entry must not stand: %v", res)
+	}
+}
