@@ -67,10 +67,7 @@ var queryCommand = &command{
 					return fmt.Errorf("query: read stdin: %w", err)
 				}
 			}
-			return a.withModel(func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error {
-				if *noLLM {
-					m = nil
-				}
+			return a.withModel(!*noLLM, func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error {
 				for i, q := range questions {
 					if i > 0 && !a.json {
 						fmt.Fprintln(a.stdout)

@@ -389,6 +389,9 @@ func TestLLMBadConfiguration(t *testing.T) {
 	if r.code != exitError || !strings.Contains(r.stderr, `LLM configuration: unknown LLM provider "gpt"`) {
 		t.Errorf("exit %d\n%s", r.code, r.stderr)
 	}
+	if r := arbor(t, "", "--root", dir, "query", llmQuestion, "--no-llm"); r.code != exitOK {
+		t.Errorf("--no-llm must not read the configuration: exit %d\n%s", r.code, r.stderr)
+	}
 	// The root's own config file is read, and a misspelt key is named.
 	t.Setenv(hostllm.EnvProvider, "")
 	writeFile(t, hostllm.RootConfigPath(dir), `{"llm":{"provider":"ollama","modle":"llama3"}}`)

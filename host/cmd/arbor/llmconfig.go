@@ -44,16 +44,20 @@ func (a *app) model(root string) (*hostllm.Client, error) {
 }
 
 // withModel runs f on an open engine with the configured model (nil when
-// none is), under a context that Ctrl-C cancels: a model call in flight is
-// abandoned and its continuation cancelled, leaving the tree unchanged.
-func (a *app) withModel(f func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error) error {
-	root, err := a.findRoot()
-	if err != nil {
-		return err
-	}
-	m, err := a.model(root)
-	if err != nil {
-		return err
+// none is, or when use is false: then the configuration is not even read,
+// so a broken one cannot stop an answer without it), under a context that
+// Ctrl-C cancels: a model call in flight is abandoned and its continuation
+// cancelled, leaving the tree unchanged.
+func (a *app) withModel(use bool, f func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error) error {
+	var m *hostllm.Client
+	if use {
+		root, err := a.findRoot()
+		if err != nil {
+			return err
+		}
+		if m, err = a.model(root); err != nil {
+			return err
+		}
 	}
 	ctx, stop := signal.NotifyContext(a.ctx, os.Interrupt)
 	defer stop()
@@ -147,7 +151,7 @@ func (a *app) curateFrom(names []string, instruction string, budget int) error {
 		}
 		files = append(files, engine.SourceFile{Name: filepath.ToSlash(filepath.Clean(n)), Content: string(data)})
 	}
-	return a.withModel(func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error {
+	return a.withModel(true, func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error {
 		if m == nil {
 			return errors.New("curate --from needs an LLM provider.\n" + strings.Replace(noProviderHint, "so tiers 3–4 were not tried", "and curating from raw files needs one", 1))
 		}
