@@ -2,48 +2,18 @@
 // driven by playwright-core against the web demo served by
 // web-demo/serve.mjs. Skips, saying why, when chromium, playwright-core
 // or dist/arbor.wasm is missing; .ci/run installs chromium so CI always
-// runs it. ARBOR_SCREENSHOT=path saves a screenshot of the demo there.
+// runs it (chromium.mjs). ARBOR_SCREENSHOT=path saves a screenshot of the
+// demo there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { serve } from '../../web-demo/serve.mjs';
 import { compare, digest, loadExpected, loadFixture, normalize, requests } from '../conformance/fixture.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '../..');
-const chromiumPath = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium';
-
-let playwright = null;
-try {
-  playwright = await import('playwright-core');
-} catch {
-  // reported by skip below
-}
-const skip = !fs.existsSync(chromiumPath)
-  ? `${chromiumPath} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests`
-  : !playwright
-    ? 'playwright-core is not installed: run npm ci'
-    : !fs.existsSync(path.join(repo, 'dist/arbor.wasm'))
-      ? 'dist/arbor.wasm is missing: run ./build.sh wasm'
-      : false;
-
-/** Every file below dir as { path: text }, for a page to load. */
-function readTree(dir) {
-  const out = {};
-  const walk = (abs, rel) => {
-    for (const d of fs.readdirSync(abs, { withFileTypes: true })) {
-      const r = rel === '' ? d.name : `${rel}/${d.name}`;
-      if (d.isDirectory()) walk(path.join(abs, d.name), r);
-      else out[r] = fs.readFileSync(path.join(abs, d.name), 'utf8');
-    }
-  };
-  walk(dir, '');
-  return out;
-}
+import { readTree } from '../tree.mjs';
+import { chromiumPath, playwright, repo, skip } from './chromium.mjs';
 
 test('the web demo and the package in headless Chromium', { skip, timeout: 120_000 }, async (t) => {
   const server = await serve({ port: 0 });

@@ -5,44 +5,10 @@
 // page. Skips like browser.test.mjs when Chromium or the wasm is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { serve } from '../../web-demo/serve.mjs';
 import { startScriptedServer } from '../llm/scripted-server.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '../..');
-const chromiumPath = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium';
-
-let playwright = null;
-try {
-  playwright = await import('playwright-core');
-} catch {
-  // reported by skip below
-}
-const skip = !fs.existsSync(chromiumPath)
-  ? `${chromiumPath} is missing: install Debian's chromium to run the browser tests`
-  : !playwright
-    ? 'playwright-core is not installed: run npm ci'
-    : !fs.existsSync(path.join(repo, 'dist/arbor.wasm'))
-      ? 'dist/arbor.wasm is missing: run ./build.sh wasm'
-      : false;
-
-function readTree(dir) {
-  const out = {};
-  const walk = (abs, rel) => {
-    for (const d of fs.readdirSync(abs, { withFileTypes: true })) {
-      const r = rel === '' ? d.name : `${rel}/${d.name}`;
-      if (d.isDirectory()) walk(path.join(abs, d.name), r);
-      else out[r] = fs.readFileSync(path.join(abs, d.name), 'utf8');
-    }
-  };
-  walk(dir, '');
-  return out;
-}
-
-const script = (name) => JSON.parse(fs.readFileSync(path.join(repo, 'tests/llm/scripts', name), 'utf8'));
+import { llmTree, script, QUESTION } from '../llm/fixture.mjs';
+import { chromiumPath, playwright, skip } from './chromium.mjs';
 
 test('LLM tiers in Chromium: worker and page, adapter in the page', { skip, timeout: 120_000 }, async (t) => {
   const server = await serve({ port: 0 });
@@ -58,12 +24,12 @@ test('LLM tiers in Chromium: worker and page, adapter in the page', { skip, time
   page.on('pageerror', (err) => errors.push(err.message));
   await page.goto(server.url);
 
-  const out = await page.evaluate(async ({ files, base }) => {
+  const out = await page.evaluate(async ({ files, base, question }) => {
     const { openMemoryInWorker } = await import('/bindings/js/worker.js');
     const { openMemory, memory, openaiCompatible } = await import('/bindings/js/index.js');
     const llm = openaiCompatible({ baseURL: base, model: 'scripted-large', apiKey: 'sk-page' });
     const worker = await openMemoryInWorker({ storage: { kind: 'memory', files }, fixedTime: '2026-03-01T00:00:00Z', llm });
-    const q = await worker.query('failed retry escalation');
+    const q = await worker.query(question);
     await worker.close();
 
     // In the page's own thread: cancelling a curation.
@@ -86,7 +52,7 @@ test('LLM tiers in Chromium: worker and page, adapter in the page', { skip, time
     const entries = (await mem.stats()).entries;
     await mem.close();
     return { tier: q.tier, sources: q.sources, steps: q.llm.steps.length, cancel: err.code, entries };
-  }, { files: readTree(path.join(repo, 'tests/llm/tree')), base: `${model.url}/v1` });
+  }, { files: llmTree(), base: `${model.url}/v1`, question: QUESTION });
 
   assert.deepEqual(errors, []);
   assert.equal(out.tier, 3);

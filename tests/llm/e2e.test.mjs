@@ -6,29 +6,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
-
 import { openMemory, memory, openaiCompatible, anthropic } from '../../bindings/js/index.js';
 import { startScriptedServer } from './scripted-server.mjs';
-
-const here = new URL('.', import.meta.url).pathname;
-const QUESTION = 'failed retry escalation';
-
-function treeFiles(dir = join(here, 'tree')) {
-  const files = {};
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else files[relative(join(here, 'tree'), p)] = readFileSync(p, 'utf8');
-    }
-  };
-  walk(dir);
-  return files;
-}
-
-const script = (name) => JSON.parse(readFileSync(join(here, 'scripts', name), 'utf8'));
+import { llmTree, notes, script, QUESTION } from './fixture.mjs';
 
 /** Opens the fixture tree with an adapter on a scripted server playing `name`. */
 async function setup(t, name, { provider = 'openai-compatible', adapter = {}, steps } = {}) {
@@ -39,7 +19,7 @@ async function setup(t, name, { provider = 'openai-compatible', adapter = {}, st
   const llm = provider === 'anthropic'
     ? anthropic({ ...options, baseURL: srv.url, browser: false })
     : openaiCompatible({ ...options, provider, baseURL: `${srv.url}/v1` });
-  const mem = await openMemory({ storage: memory(treeFiles()), llm, fixedTime: '2026-03-01T00:00:00Z' });
+  const mem = await openMemory({ storage: memory(llmTree()), llm, fixedTime: '2026-03-01T00:00:00Z' });
   t.after(() => mem.close());
   return { srv, mem, retries };
 }
@@ -154,8 +134,7 @@ test('budget exhaustion ends the loop with the entries read', async (t) => {
 
 test('curateFrom: a failed operation, the model sees it and retries', async (t) => {
   const { srv, mem } = await setup(t, 'curate.json');
-  const notes = readFileSync(join(here, 'notes.txt'));
-  const res = await mem.curateFrom([{ name: 'notes.txt', content: notes }]);
+  const res = await mem.curateFrom([{ name: 'notes.txt', content: new TextEncoder().encode(notes()) }]);
   assert.deepEqual(res.attempts.map((a) => [a.turn, a.type, a.status]), [[1, 'ADD', 'success'], [1, 'UPDATE', 'failed'], [2, 'ADD', 'success']]);
   assert.deepEqual(res.applied.map((a) => [a.type, a.path, a.status]), [
     ['ADD', 'engineering/releases/deploy_freeze.md', 'success'],
@@ -179,7 +158,7 @@ test('cancellation: aborting mid-curation leaves the tree unchanged', async (t) 
   const { srv, mem } = await setup(t, 'cancel.json');
   const before = (await mem.exportFiles()).map((f) => f.path).sort();
   const ctl = new AbortController();
-  const running = mem.curateFrom([{ name: 'notes.txt', content: readFileSync(join(here, 'notes.txt'), 'utf8') }], { signal: ctl.signal });
+  const running = mem.curateFrom([{ name: 'notes.txt', content: notes() }], { signal: ctl.signal });
   while (srv.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
   ctl.abort(new Error('the user pressed stop'));
   const err = await running.catch((e) => e);

@@ -31,20 +31,7 @@ func llmRoot(t *testing.T) string {
 	t.Helper()
 	needEngine(t)
 	dir := t.TempDir()
-	src := filepath.Join(llmFixture, "tree")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		writeFile(t, filepath.Join(dir, rel), string(data))
-		return nil
-	})
-	if err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(llmFixture, "tree"))); err != nil {
 		t.Fatal(err)
 	}
 	must(t, "", "init", dir)
