@@ -102,9 +102,14 @@ func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) 
 // Reveal returns the key itself.
 func (s Secret) Reveal() string { return string(s) }
 
-// String describes the configuration without its key.
+// String describes the configuration without its key (nor a password in
+// the base URL).
 func (c Config) String() string {
-	s := fmt.Sprintf("%s %s at %s", c.Provider, c.Model, c.BaseURL)
+	base := c.BaseURL
+	if u, err := url.Parse(base); err == nil {
+		base = u.Redacted()
+	}
+	s := fmt.Sprintf("%s %s at %s", c.Provider, c.Model, base)
 	switch {
 	case c.APIKey != "" && c.KeySource != "":
 		s += ", key from " + c.KeySource

@@ -180,4 +180,8 @@ func TestKeyNeverPrints(t *testing.T) {
 	if s := c.String(); s != "openai m at https://api.openai.com/v1, key from OPENAI_API_KEY" {
 		t.Errorf("String() = %q", s)
 	}
+	c.BaseURL = "https://user:hunter2@proxy.example/v1"
+	if s := c.String(); strings.Contains(s, "hunter2") {
+		t.Errorf("String() = %q", s)
+	}
 }

@@ -20,6 +20,14 @@ import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 
 const stepKeys = new Set(['reply', 'status', 'message', 'retry_after', 'raw', 'delay_ms']);
+const replyKeys = new Set(['content', 'tool_calls', 'usage', 'model']);
+const callKeys = new Set(['id', 'name', 'arguments']);
+
+function onlyKeys(obj, keys, where) {
+  for (const k of Object.keys(obj ?? {})) {
+    if (!keys.has(k)) throw new TypeError(`scripted server: ${where}: unknown field ${JSON.stringify(k)}`);
+  }
+}
 
 /**
  * Checks a script (an array of steps) as the Go server does: unknown
@@ -31,9 +39,9 @@ const stepKeys = new Set(['reply', 'status', 'message', 'retry_after', 'raw', 'd
 export function checkScript(steps) {
   if (!Array.isArray(steps)) throw new TypeError('scripted server: a script is a JSON array of steps');
   steps.forEach((s, i) => {
-    for (const k of Object.keys(s ?? {})) {
-      if (!stepKeys.has(k)) throw new TypeError(`scripted server: step ${i}: unknown field ${JSON.stringify(k)}`);
-    }
+    onlyKeys(s, stepKeys, `step ${i}`);
+    onlyKeys(s.reply, replyKeys, `step ${i}: reply`);
+    (s.reply?.tool_calls ?? []).forEach((tc, j) => onlyKeys(tc, callKeys, `step ${i}: tool call ${j}`));
     if (s.reply === undefined && s.status === undefined && s.raw === undefined) {
       throw new TypeError(`scripted server: script step ${i} has no reply, status or raw body`);
     }
