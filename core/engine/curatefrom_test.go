@@ -337,3 +337,37 @@ func TestTruncateToFitRuneBoundaries(t *testing.T) {
 		}
 	}
 }
+
+func TestCurateFromEndsEarlyWithWhatSucceeded(t *testing.T) {
+	op := func(title string) map[string]any {
+		return map[string]any{"type": "UPSERT", "path": "finance/refunds", "title": title, "content": map[string]any{"narrative": "Refunds over 500 EUR need a second approval."}, "reason": "standup"}
+	}
+	t.Run("iterations", func(t *testing.T) {
+		s, fs := llmSession(t, nil)
+		res, _ := drive(t, s, "curateFrom", map[string]any{"files": []any{map[string]any{"name": "n.txt", "content": notes}}, "maxIterations": 2}, script(t,
+			reply("", curateCall("1", op("Refund approval"))),
+			reply("", curateCall("2", op("Refund limits"))),
+		))
+		if !strings.Contains(res["reason"].(string), "stopped: the iteration limit (2 model calls) was reached") || res["summary"].(map[string]any)["added"].(float64) != 2 {
+			t.Fatalf("got %v", res)
+		}
+		if _, ok := fs.Files()["finance/refunds/refund_limits.md"]; !ok {
+			t.Fatal("the staged operations were not written")
+		}
+	})
+	t.Run("model error", func(t *testing.T) {
+		s, fs := llmSession(t, nil)
+		res, _ := drive(t, s, "curateFrom", map[string]any{"files": []any{map[string]any{"name": "n.txt", "content": notes}}}, script(t,
+			reply("", curateCall("1", op("Refund approval"))),
+			func(int, llm.Request) (*llm.Response, *llm.Error) {
+				return nil, &llm.Error{Code: llm.ErrHTTP, Message: "503"}
+			},
+		))
+		if !strings.HasPrefix(res["reason"].(string), "the model call failed (http: 503); 1 operations proposed") || len(res["applied"].([]any)) != 1 {
+			t.Fatalf("got %v", res)
+		}
+		if _, ok := fs.Files()["finance/refunds/refund_approval.md"]; !ok {
+			t.Fatal("the operation that succeeded before the error was not written")
+		}
+	})
+}

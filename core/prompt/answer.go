@@ -40,20 +40,11 @@ var mdPath = regexp.MustCompile("[^\\s`'\"()\\[\\]<>,;]+\\.md\\b")
 func ParseAnswer(text string, known func(string) bool) Answer {
 	var a Answer
 	t := strings.TrimSpace(text)
-	first, _, _ := strings.Cut(t, "\n")
-	first = strings.Trim(strings.TrimSpace(first), "*#_ ")
-	switch up := strings.ToUpper(first); {
-	case t == "":
+	if t == "" {
 		a.Problem = "the answer is empty"
 		return a
-	case strings.HasPrefix(up, NotCovered):
-		a.NotCovered = true
-		return a
-	case strings.HasPrefix(up, NeedsMore):
-		a.NeedsMore = strings.TrimSpace(strings.TrimLeft(first[len(NeedsMore):], ": -—"))
-		if a.NeedsMore == "" {
-			a.NeedsMore = "the model said more entries are needed"
-		}
+	}
+	if marker(&a, t) {
 		return a
 	}
 	sections := map[string]*strings.Builder{}
@@ -81,6 +72,11 @@ func ParseAnswer(text string, known func(string) bool) Answer {
 		return ""
 	}
 	a.Summary, a.Details, a.Gaps = get("summary"), get("details"), get("gaps")
+	// Models also put the marker inside the format ("## Summary\nNOT COVERED").
+	if marker(&a, a.Summary) {
+		a.Summary, a.Details, a.Gaps = "", "", ""
+		return a
+	}
 	cite := func(s string) {
 		for _, p := range mdPath.FindAllString(s, -1) {
 			p = strings.TrimLeft(strings.TrimRight(p, ".:"), "@/")
@@ -107,6 +103,24 @@ func ParseAnswer(text string, known func(string) bool) Answer {
 		a.Problem = "it cites no entry"
 	}
 	return a
+}
+
+// marker reads NOT COVERED or NEEDS MORE at the start of text.
+func marker(a *Answer, text string) bool {
+	first, _, _ := strings.Cut(text, "\n")
+	first = strings.Trim(strings.TrimSpace(first), "*#_ ")
+	switch up := strings.ToUpper(first); {
+	case strings.HasPrefix(up, NotCovered):
+		a.NotCovered = true
+		return true
+	case strings.HasPrefix(up, NeedsMore):
+		a.NeedsMore = strings.TrimSpace(strings.TrimLeft(first[len(NeedsMore):], ": -—"))
+		if a.NeedsMore == "" {
+			a.NeedsMore = "the model said more entries are needed"
+		}
+		return true
+	}
+	return false
 }
 
 // Render writes a usable answer back in the four-section format, with the

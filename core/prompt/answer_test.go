@@ -21,6 +21,8 @@ func TestParseAnswer(t *testing.T) {
 		{name: "colon form, @ and leading slash", text: "Summary: ok\nSources:\n* @a/b/c.md\n* /a/b/d.md.",
 			summary: "ok", sources: "[a/b/c.md a/b/d.md]", unknown: "[]"},
 		{name: "not covered", text: "**NOT COVERED**", notCovered: true, sources: "[]", unknown: "[]"},
+		{name: "marker inside the format", text: "## Summary\n**NOT COVERED**\n## Sources\nnone", notCovered: true, sources: "[]", unknown: "[]"},
+		{name: "needs more inside the format", text: "Summary: NEEDS MORE - the rota\nGaps: all", needsMore: "the rota", sources: "[]", unknown: "[]"},
 		{name: "needs more", text: "NEEDS MORE: the on-call rota", needsMore: "the on-call rota", sources: "[]", unknown: "[]"},
 		{name: "prose", text: "Sure! The answer is yes.", problem: "it does not follow the format (no Summary, Details, Sources or Gaps section)", sources: "[]", unknown: "[]"},
 		{name: "details header word is not a heading", text: "Summary: ok\nDetails about it follow a/b/c.md", summary: "ok\nDetails about it follow a/b/c.md", sources: "[a/b/c.md]", unknown: "[]"},

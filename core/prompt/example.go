@@ -45,7 +45,7 @@ func parseExample() exampleText {
 	ex.title = strings.Join(words(v["title"].(string)), " ")
 	// The operation's type, reason-free structure and key names are what
 	// the example is for; only its values are facts.
-	for _, s := range Strings(v) {
+	for _, s := range stringValues(v) {
 		for _, sh := range shingles(words(s)) {
 			ex.shingles[sh] = true
 		}
@@ -70,7 +70,7 @@ func CopiedExample(title string, op any, material string) (string, bool) {
 	}
 	var copied []string
 	seen := map[string]bool{}
-	for _, s := range Strings(op) {
+	for _, s := range stringValues(op) {
 		for _, sh := range shingles(words(s)) {
 			if example.shingles[sh] && !mat[sh] && !seen[sh] {
 				seen[sh] = true
@@ -84,9 +84,9 @@ func CopiedExample(title string, op any, material string) (string, bool) {
 	return "", false
 }
 
-// Strings returns every string value inside v (a decoded JSON value, or
+// stringValues returns every string value inside v (a decoded JSON value, or
 // any value that encodes to JSON), keys left out.
-func Strings(v any) []string {
+func stringValues(v any) []string {
 	switch v.(type) {
 	case map[string]any, []any, string:
 	default:

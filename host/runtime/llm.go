@@ -45,10 +45,14 @@ func (e *Engine) Drive(ctx context.Context, method string, params any, c Complet
 			return raw, nil
 		}
 		start := time.Now()
-		resp, cerr := c.Complete(ctx, p.LLM)
+		var resp llm.Response
+		var cerr error
+		if ctx.Err() == nil {
+			resp, cerr = c.Complete(ctx, p.LLM)
+		}
 		if ctx.Err() != nil {
-			// The caller gave up: the engine must not keep the call, and
-			// the cancel must go through although ctx is done.
+			// The caller gave up: the engine must drop the call, and the
+			// cancel must go through although ctx is done.
 			if _, err := e.CallMethod(context.WithoutCancel(ctx), "cancel", llm.CancelParams{Continuation: p.Continuation}); err != nil && !isCode(err, engine.CodeExpired) && !isCode(err, engine.CodeUnknownContinuation) {
 				return nil, errors.Join(fmt.Errorf("arbor: %s: %w", method, ctx.Err()), err)
 			}
@@ -63,7 +67,10 @@ func (e *Engine) Drive(ctx context.Context, method string, params any, c Complet
 			}
 			rp.Response = &resp
 		}
-		raw, err = e.CallMethod(ctx, "resume", rp)
+		// The resume itself is not cancelled half-way: it is quick, and a
+		// resume lost to ctx would leave the continuation waiting until it
+		// expires. A ctx that ends meanwhile is seen before the next call.
+		raw, err = e.CallMethod(context.WithoutCancel(ctx), "resume", rp)
 	}
 	return nil, err
 }

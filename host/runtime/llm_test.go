@@ -272,6 +272,9 @@ func TestCurateFromCancelledByContext(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	if !strings.Contains(strings.Join(lines, "\n"), "llm: curateFrom step 1 (curate): 300 tokens in, 40 out, ") {
+		t.Fatalf("the model call was not logged; log:\n%s", strings.Join(lines, "\n"))
+	}
 	if !strings.Contains(strings.Join(lines, "\n"), "llm: curateFrom cancelled at step 2") {
 		t.Fatalf("the engine was not told to cancel; log:\n%s", strings.Join(lines, "\n"))
 	}
@@ -295,5 +298,31 @@ func TestContinuationExpiresOnTheEngineClock(t *testing.T) {
 	_, err = e.CallMethod(ctx, "resume", llm.ResumeParams{Continuation: p.Continuation, Response: &llm.Response{Content: "NOT COVERED"}})
 	if !isCode(err, engine.CodeExpired) {
 		t.Fatalf("resume after expiry: %v, want %s", err, engine.CodeExpired)
+	}
+}
+
+func TestQueryLLMCancelledByACompleterThatIgnoresCtx(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	e := newEngine(t, llmRoot(t), WithLogger(func(level int, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, msg)
+	}))
+	if _, err := e.Open(context.Background(), engine.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	model := CompleterFunc(func(context.Context, llm.Request) (llm.Response, error) {
+		cancel()
+		return llm.Response{Content: "NOT COVERED"}, nil // answers anyway
+	})
+	if _, err := e.QueryLLM(ctx, engine.QueryParams{SearchParams: engine.SearchParams{Query: question}}, model); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(strings.Join(lines, "\n"), "llm: query cancelled at step 1") {
+		t.Fatalf("the continuation was not cancelled; log:\n%s", strings.Join(lines, "\n"))
 	}
 }
