@@ -28,9 +28,11 @@ test('LLM tiers in Chromium: worker and page, adapter in the page', { skip, time
     const { openMemoryInWorker } = await import('/bindings/js/worker.js');
     const { openMemory, memory, openaiCompatible } = await import('/bindings/js/index.js');
     const llm = openaiCompatible({ baseURL: base, model: 'scripted-large', apiKey: 'sk-page' });
-    const worker = await openMemoryInWorker({ storage: { kind: 'memory', files }, fixedTime: '2026-03-01T00:00:00Z', llm });
+    const worker = await openMemoryInWorker({ storage: { kind: 'memory', files }, fixedTime: '2026-03-01T00:00:00Z', llm, llmOptions: { maxIterations: 40 } });
     const q = await worker.query(question);
     await worker.close();
+    // llmOptions reach the engine in the worker: a bad one is refused there.
+    const refused = await openMemoryInWorker({ llmOptions: { maxIterations: 51 } }).then(() => 'opened', (e) => e.code);
 
     // In the page's own thread: cancelling a curation.
     const mem = await openMemory({ storage: memory(files), fixedTime: '2026-03-01T00:00:00Z', llm });
@@ -51,13 +53,14 @@ test('LLM tiers in Chromium: worker and page, adapter in the page', { skip, time
     const err = await running.catch((e) => e);
     const entries = (await mem.stats()).entries;
     await mem.close();
-    return { tier: q.tier, sources: q.sources, steps: q.llm.steps.length, cancel: err.code, entries };
+    return { tier: q.tier, sources: q.sources, steps: q.llm.steps.length, cancel: err.code, entries, refused };
   }, { files: llmTree(), base: `${model.url}/v1`, question: QUESTION });
 
   assert.deepEqual(errors, []);
   assert.equal(out.tier, 3);
   assert.deepEqual(out.sources, ['engineering/payments/card_retries.md', 'engineering/billing/invoice_retry_policy.md']);
   assert.equal(out.steps, 1);
+  assert.equal(out.refused, 'invalid_params');
   assert.equal(out.cancel, 'cancelled');
   assert.equal(out.entries, 4, 'the cancelled curation wrote nothing');
   assert.equal(model.requests[0].headers.authorization, 'Bearer sk-page');

@@ -11,7 +11,7 @@ import { startScriptedServer } from './scripted-server.mjs';
 import { llmTree, notes, script, QUESTION } from './fixture.mjs';
 
 /** Opens the fixture tree with an adapter on a scripted server playing `name`. */
-async function setup(t, name, { provider = 'openai-compatible', adapter = {}, steps } = {}) {
+async function setup(t, name, { provider = 'openai-compatible', adapter = {}, steps, llmOptions } = {}) {
   const srv = await startScriptedServer(steps ?? script(name));
   t.after(() => srv.close());
   const retries = [];
@@ -19,7 +19,7 @@ async function setup(t, name, { provider = 'openai-compatible', adapter = {}, st
   const llm = provider === 'anthropic'
     ? anthropic({ ...options, baseURL: srv.url, browser: false })
     : openaiCompatible({ ...options, provider, baseURL: `${srv.url}/v1` });
-  const mem = await openMemory({ storage: memory(llmTree()), llm, fixedTime: '2026-03-01T00:00:00Z' });
+  const mem = await openMemory({ storage: memory(llmTree()), llm, llmOptions, fixedTime: '2026-03-01T00:00:00Z' });
   t.after(() => mem.close());
   return { srv, mem, retries };
 }
@@ -130,6 +130,14 @@ test('budget exhaustion ends the loop with the entries read', async (t) => {
   assert.deepEqual(res.sources, ['engineering/billing/dunning_emails.md']);
   assert.equal(srv.requests.length, 4);
   assert.equal(srv.requests[3].body.max_tokens, 290, 'the last call asks only for what the budget has left');
+});
+
+test('the budget can be the memory\'s default (llmOptions)', async (t) => {
+  const { srv, mem } = await setup(t, 'budget.json', { llmOptions: { tokenBudget: 5000 } });
+  const res = await mem.query(QUESTION);
+  assert.match(res.reason, /the token budget is spent \(6310 of 5000 tokens used\)/);
+  assert.equal(srv.requests.length, 4);
+  await assert.rejects(openMemory({ llmOptions: { maxIterations: 51 } }), (e) => e.code === 'invalid_params');
 });
 
 test('curateFrom: a failed operation, the model sees it and retries', async (t) => {
