@@ -172,7 +172,12 @@ func printQuery(w io.Writer, res engine.QueryResult) {
 	}
 	// Results come by lifecycle score within search's groups (full matches
 	// first), not by ŝ: show both, or the order looks wrong.
-	fmt.Fprintln(w, "\nsources: ŝ · lifecycle score, entries matching every term first")
+	header := "sources"
+	if res.LLM != nil {
+		// The answer lists its own sources; these are what the model was given.
+		header = "search results given to the model"
+	}
+	fmt.Fprintf(w, "\n%s: ŝ · lifecycle score, entries matching every term first\n", header)
 	for _, h := range res.Results {
 		line := fmt.Sprintf("  %.4f  %s", h.Score, h.Path)
 		if h.Lifecycle != nil {

@@ -125,7 +125,7 @@ func TestLLMTier3HumanOutput(t *testing.T) {
 	dir := llmRoot(t)
 	model(t, "openai-compatible", "tier3.json")
 	out := must(t, "", "--root", dir, "query", llmQuestion)
-	for _, want := range []string{"Summary: Failed card payments", "tier 3 (llm)", "tier 3: grounded answer",
+	for _, want := range []string{"Summary: Failed card payments", "tier 3 (llm)", "tier 3: grounded answer", "search results given to the model:",
 		"model: 1 call to openai-compatible scripted-large · 850 tokens in, 64 out", "1. tier3", "850 in"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -276,6 +276,27 @@ func TestLLMCurateFrom(t *testing.T) {
 	}
 	if hit := must(t, "", "--root", dir, "search", "hotfix", "approval", "--limit", "1"); !strings.Contains(hit, "engineering/releases/hotfix_approval.md") {
 		t.Errorf("search: %s", hit)
+	}
+	// Bad material is refused before any model call.
+	notes := filepath.Join(llmFixture, "notes.txt")
+	latin1 := filepath.Join(t.TempDir(), "latin1.txt")
+	writeFile(t, latin1, "caf\xe9")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{notes, notes, notes, notes, notes, notes}, "6 files, at most 5"},
+		{[]string{latin1}, "latin1.txt is not UTF-8 text"},
+		{[]string{filepath.Join(dir, "missing.txt")}, "no such file"},
+		{nil, "name the files to curate from"},
+	} {
+		r := arbor(t, "", append([]string{"--root", dir, "curate", "--from"}, tc.args...)...)
+		if r.code == exitOK || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("curate --from %v: exit %d, stderr %q, want %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d requests: refused material reached the model", n)
 	}
 }
 

@@ -61,6 +61,8 @@ func (a *app) withModel(use bool, f func(ctx context.Context, eng *runtime.Engin
 	}
 	ctx, stop := signal.NotifyContext(a.ctx, os.Interrupt)
 	defer stop()
+	// After the first Ctrl-C a second one ends the process as usual.
+	context.AfterFunc(ctx, stop)
 	return a.withEngine(func(eng *runtime.Engine) error {
 		err := f(ctx, eng, m)
 		if errors.Is(err, context.Canceled) {
