@@ -372,6 +372,7 @@ func TestInvalidAnswers(t *testing.T) {
 		{"no choices", `{"raw":"{\"id\":\"x\",\"choices\":[]}"}`, "no choices"},
 		{"wrong shape", `{"raw":"[1,2,3]"}`, "could not be decoded"},
 		{"empty message", `{"raw":"{\"choices\":[{\"message\":{\"content\":null},\"finish_reason\":\"length\"}]}"}`, "neither content nor tool calls"},
+		{"content of another type", `{"raw":"{\"choices\":[{\"message\":{\"content\":42}}]}"}`, "neither text nor a list of parts"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -513,4 +514,14 @@ func code(err error) string {
 		return w.Code
 	}
 	return ""
+}
+
+// TestContentParts: a proxy answering content as a list of parts is read.
+func TestContentParts(t *testing.T) {
+	raw := `{"choices":[{"message":{"content":[{"type":"text","text":"Retried "},{"type":"image_url"},{"type":"text","text":"three times."}]}}]}`
+	c, _ := client(t, "openai-compatible", []llmtest.Step{{Raw: &raw}}, hostllm.Config{})
+	resp, err := c.Complete(context.Background(), hello)
+	if err != nil || resp.Content != "Retried three times." {
+		t.Fatalf("resp %+v, err %v", resp, err)
+	}
 }

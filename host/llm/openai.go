@@ -60,8 +60,10 @@ type oaResponse struct {
 	Model   string `json:"model"`
 	Choices []struct {
 		Message struct {
-			Content   *string      `json:"content"`
-			ToolCalls []oaToolCall `json:"tool_calls"`
+			// Content is a string, null, or (from some proxies) a list of
+			// parts.
+			Content   json.RawMessage `json:"content"`
+			ToolCalls []oaToolCall    `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
@@ -130,10 +132,11 @@ func (openAIFormat) decode(body []byte) (llm.Response, error) {
 		return llm.Response{}, &Error{Code: llm.ErrInvalid, Message: "the answer has no choices: " + snippet(body)}
 	}
 	msg := r.Choices[0].Message
-	resp := llm.Response{Model: r.Model}
-	if msg.Content != nil {
-		resp.Content = *msg.Content
+	text, err := contentText(msg.Content)
+	if err != nil {
+		return llm.Response{}, err
 	}
+	resp := llm.Response{Model: r.Model, Content: text}
 	if r.Usage != nil {
 		resp.Usage = llm.Usage{InputTokens: r.Usage.PromptTokens, OutputTokens: r.Usage.CompletionTokens}
 	}
@@ -150,6 +153,29 @@ func (openAIFormat) decode(body []byte) (llm.Response, error) {
 		return llm.Response{}, &Error{Code: llm.ErrInvalid, Message: fmt.Sprintf("the answer has neither content nor tool calls (finish reason %q)", r.Choices[0].FinishReason)}
 	}
 	return resp, nil
+}
+
+// contentText reads a message's content: a string, null, or a list of
+// parts whose text parts are joined.
+func contentText(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []struct{ Type, Text string }
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", fmt.Errorf("content is neither text nor a list of parts: %w", err)
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String(), nil
 }
 
 // argumentsText returns a tool call's arguments as the model wrote them: the

@@ -54,7 +54,7 @@ function openAIFormat(maxCompletionTokens) {
       const choice = body?.choices?.[0];
       if (!choice) throw new LLMError('invalid', `the answer has no choices: ${JSON.stringify(body).slice(0, 200)}`);
       const msg = choice.message ?? {};
-      const out = { content: typeof msg.content === 'string' ? msg.content : '', usage: { input_tokens: body.usage?.prompt_tokens ?? 0, output_tokens: body.usage?.completion_tokens ?? 0 } };
+      const out = { content: contentText(msg.content), usage: { input_tokens: body.usage?.prompt_tokens ?? 0, output_tokens: body.usage?.completion_tokens ?? 0 } };
       if (body.model) out.model = body.model;
       if (Array.isArray(msg.tool_calls) && msg.tool_calls.length) {
         out.tool_calls = msg.tool_calls.map((tc, i) => {
@@ -74,4 +74,12 @@ function openAIFormat(maxCompletionTokens) {
       return typeof e?.message === 'string' ? e.message : '';
     },
   };
+}
+
+/** A message's content: a string, null, or (from some proxies) a list of parts whose text parts are joined. */
+function contentText(content) {
+  if (content == null) return '';
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.filter((p) => p?.type === 'text').map((p) => p.text ?? '').join('');
+  throw new LLMError('invalid', `content is neither text nor a list of parts: ${JSON.stringify(content).slice(0, 100)}`);
 }

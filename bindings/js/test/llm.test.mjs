@@ -203,6 +203,7 @@ test('garbage and invalid JSON are invalid, not retried', async (t) => {
     ['{"id":"x","choices":[]}', /no choices/],
     ['[1,2,3]', /no choices/],
     ['{"choices":[{"message":{"content":null},"finish_reason":"length"}]}', /neither content nor tool calls/],
+    ['{"choices":[{"message":{"content":42}}]}', /neither text nor a list of parts/],
   ];
   for (const [raw, want] of cases) {
     const { srv, llm } = await setup(t, 'vllm', [{ raw }, { reply: { content: 'unused' } }]);
@@ -301,4 +302,10 @@ test('adapterFromEnv: the configured adapter talks to the server', async (t) => 
     ARBOR_LLM_API_KEY: 'k-arbor', GROQ_API_KEY: 'k-groq', ARBOR_LLM_TIMEOUT: '2m', ARBOR_LLM_MAX_RETRIES: '0',
   });
   assert.equal((await llm.complete(hello)).content, 'from env');
+});
+
+test('content as a list of parts (some proxies) is read', async (t) => {
+  const raw = '{"choices":[{"message":{"content":[{"type":"text","text":"Retried "},{"type":"image_url"},{"type":"text","text":"three times."}]}}]}';
+  const { llm } = await setup(t, 'openai-compatible', [{ raw }]);
+  assert.equal((await llm.complete(hello)).content, 'Retried three times.');
 });
