@@ -44,7 +44,9 @@ func (e *Engine) QueryLLM(p QueryParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.start("query", &askTask{question: p.Query, base: res, started: start}, c)
+	limit, _ := clampLimit(p.Limit, 5) // Query checked it
+	t := &askTask{question: p.Query, norm: normalizeQuery(p.Query), limit: limit, gen: e.gen, base: res, started: start}
+	return e.start("query", t, c)
 }
 
 // newConv checks a call's budget and iteration parameters.
@@ -71,6 +73,9 @@ func (e *Engine) newConv(budget, iters, defBudget int) (*conv, error) {
 // MORE), or directly when the top score is below llm.tier3MinScore.
 type askTask struct {
 	question string
+	norm     string // the cache key's query and limit
+	limit    int
+	gen      uint64      // the tree's write count when the query started
 	base     QueryResult // what tier 2 found
 	started  time.Time
 	tier     int
@@ -276,13 +281,28 @@ func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) QueryRe
 	for _, p := range a.Sources {
 		e.access(p)
 	}
+	t.cache(e, res)
 	return res
+}
+
+// cache keeps a model's final answer for tier 0, as tier 2's answers are
+// kept, while the tree stays as the answer saw it: the same question is
+// then answered at once, with or without a model. Not cached: answers
+// worked out while the tree changed, incomplete loops, fallbacks (a later
+// call may do better). The trace stays with this result only.
+func (t *askTask) cache(e *Engine, res QueryResult) {
+	if e.gen != t.gen {
+		return
+	}
+	res.LLM = nil
+	e.cache.put(t.question, t.norm, t.limit, "", res)
 }
 
 func (t *askTask) notCovered(e *Engine, c *conv) QueryResult {
 	res := t.result(c, "tier 4: the model found nothing in the tree that answers the question")
 	res.Answer = "The stored knowledge does not answer this question."
 	res.Sources = []string{}
+	t.cache(e, res)
 	return res
 }
 

@@ -65,6 +65,9 @@ type Engine struct {
 	pending  []curate.Change // committed by the current Curate, not yet indexed
 	llmOpts  LLMOptions
 	conts    continuations // calls waiting on a model
+	// gen counts the writes to the tree, so a call that waited on a model
+	// knows whether the tree changed under it.
+	gen uint64
 }
 
 // Open reads the whole tree through the host and brings the persisted
@@ -210,8 +213,10 @@ func (e *Engine) reindex() {
 	if len(e.pending) == 0 {
 		return
 	}
-	// Any write may change any answer: cached ones from the older tree go.
+	// Any write may change any answer: cached ones from the older tree go,
+	// and a model answer still being worked out is not cached (see gen).
 	e.cache.clear()
+	e.gen++
 	last := map[string]curate.Change{}
 	var order []string
 	for _, ch := range e.pending {

@@ -531,3 +531,36 @@ func TestSourceRemovedWhileTheModelWorked(t *testing.T) {
 		t.Fatalf("an answer resting on a removed entry must not stand: %v", res)
 	}
 }
+
+func TestModelAnswersServeTier0(t *testing.T) {
+	s, _ := llmSession(t, nil)
+	answer := "## Summary\nThe billing lead is paged.\n## Sources\n- operations/oncall/escalation.md"
+	first, _ := drive(t, s, "query", map[string]any{"query": retryQuestion, "llm": true}, script(t, reply(answer)))
+	for _, params := range []map[string]any{{"query": retryQuestion}, {"query": "Failed retry, escalation?", "llm": true}} {
+		res, errObj := call(t, s, "query", params)
+		if errObj != nil || res["status"] == "pending" {
+			t.Fatalf("%v: %v %v", params, res, errObj)
+		}
+		if res["tier"].(float64) != 0 || res["answer"] != first["answer"] || fmt.Sprint(res["sources"]) != "[operations/oncall/escalation.md]" || res["needsLLM"] != false {
+			t.Fatalf("%v: want the model's answer from the exact cache, got %v", params, res)
+		}
+		if _, ok := res["llm"]; ok || !strings.Contains(res["reason"].(string), "(was: no direct answer") {
+			t.Fatalf("a cache hit carries no trace and names the cached reason: %v", res)
+		}
+	}
+	// A write drops it, as it drops every cached answer.
+	call(t, s, "curate", map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "engineering/payments", "title": "Refunds", "content": map[string]any{"narrative": "Refunds take five days."}, "reason": "test"}}})
+	if res, _ := call(t, s, "query", map[string]any{"query": retryQuestion}); res["tier"].(float64) != 2 || res["needsLLM"] != true {
+		t.Fatalf("after a write: %v", res)
+	}
+	// An answer worked out while the tree changed is not cached.
+	res, _ := call(t, s, "query", map[string]any{"query": retryQuestion, "llm": true})
+	p, _ := pendingOf(t, res)
+	call(t, s, "curate", map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "engineering/payments", "title": "Chargebacks", "content": map[string]any{"narrative": "Chargebacks go to finance."}, "reason": "test"}}})
+	if res, _ := call(t, s, "resume", llm.ResumeParams{Continuation: p.Continuation, Response: &llm.Response{Content: answer}}); res["tier"].(float64) != 3 {
+		t.Fatalf("resume: %v", res)
+	}
+	if res, _ := call(t, s, "query", map[string]any{"query": retryQuestion}); res["tier"].(float64) != 2 {
+		t.Fatalf("an answer from before a write was cached: %v", res)
+	}
+}
