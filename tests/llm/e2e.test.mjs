@@ -38,6 +38,10 @@ for (const provider of ['openai-compatible', 'anthropic']) {
     assert.equal(res.llm.steps[0].model, 'scripted-large');
     assert.ok(res.llm.steps[0].latencyMs > 0);
     assert.equal(steps.length, 1);
+    // Asked again, the answer is the exact cache's: no model call.
+    const again = await mem.query(QUESTION);
+    assert.equal(again.tier, 0);
+    assert.equal(again.answer, res.answer);
 
     assert.equal(srv.requests.length, 1);
     const { body } = srv.requests[0];

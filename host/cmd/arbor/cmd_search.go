@@ -173,7 +173,7 @@ func printQuery(w io.Writer, res engine.QueryResult) {
 	// Results come by lifecycle score within search's groups (full matches
 	// first), not by ŝ: show both, or the order looks wrong.
 	header := "sources"
-	if res.LLM != nil {
+	if res.LLM != nil || len(res.Sources) > 0 {
 		// The answer lists its own sources; these are what the model was given.
 		header = "search results given to the model"
 	}

@@ -133,6 +133,21 @@ func TestLLMTier3HumanOutput(t *testing.T) {
 	}
 }
 
+// TestLLMAnswerCached: the same question again in one session is the
+// exact cache's, with no model call.
+func TestLLMAnswerCached(t *testing.T) {
+	dir := llmRoot(t)
+	srv := model(t, "openai-compatible", "tier3.json")
+	out := must(t, llmQuestion+"\n"+llmQuestion+"\n", "--root", dir, "query", "-")
+	t3, t0 := strings.Index(out, "tier 3 (llm)"), strings.Index(out, "tier 0 (exact-cache)")
+	if t3 < 0 || t0 < t3 || len(srv.Requests()) != 1 {
+		t.Fatalf("%d requests; output:\n%s", len(srv.Requests()), out)
+	}
+	if strings.Count(out, "search results given to the model:") != 2 {
+		t.Errorf("the cached answer's results are not titled as the model's:\n%s", out)
+	}
+}
+
 func TestLLMTier4ToolLoop(t *testing.T) {
 	dir := llmRoot(t)
 	srv := model(t, "openai-compatible", "tier4.json")
