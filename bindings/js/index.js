@@ -16,6 +16,7 @@ export { StorageError } from './storage/errors.js';
 export { compileArbor } from './load.js';
 export { memory } from './storage/memory.js';
 export { indexedDB, deleteIndexedDB } from './storage/indexeddb.js';
+export { openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS } from './llm/index.js';
 
 /** The version of docs/ABI.md these bindings speak. */
 export const ABI_VERSION = 1;
@@ -167,7 +168,7 @@ class Engine {
  * @returns {Promise<import('./index.d.ts').ArborMemory>}
  */
 export async function openMemory(options = {}) {
-  const { fixedTime, maxFileBytes, lifecycle } = options;
+  const { fixedTime, maxFileBytes, lifecycle, llmOptions } = options;
   const params = {};
   if (fixedTime instanceof Date) {
     if (Number.isNaN(fixedTime.getTime())) throw new ArborError('invalid_params', 'open: fixedTime is an invalid Date');
@@ -177,6 +178,7 @@ export async function openMemory(options = {}) {
   }
   if (maxFileBytes !== undefined) params.maxFileBytes = maxFileBytes;
   if (lifecycle !== undefined) params.lifecycle = lifecycle;
+  if (llmOptions !== undefined) params.llm = llmOptions;
   const mem = new Memory({ ...options, storage: options.storage ?? memory() }, params);
   await mem[open]();
   return mem;
@@ -204,7 +206,7 @@ class Memory extends MemoryMethods {
   #syncQueued = false;
 
   constructor(options, openParams) {
-    super();
+    super(options.llm);
     this.#options = options;
     this.#openParams = openParams;
     /** @type {import('./index.d.ts').OpenResult | undefined} */

@@ -12,21 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { serve } from '../../web-demo/serve.mjs';
 import { compare, digest, loadExpected, loadFixture, normalize, requests } from '../conformance/fixture.mjs';
+import { readTree } from '../tree.mjs';
 import { chromiumPath, playwright, repo, skip } from './chromium.mjs';
-
-/** Every file below dir as { path: text }, for a page to load. */
-function readTree(dir) {
-  const out = {};
-  const walk = (abs, rel) => {
-    for (const d of fs.readdirSync(abs, { withFileTypes: true })) {
-      const r = rel === '' ? d.name : `${rel}/${d.name}`;
-      if (d.isDirectory()) walk(path.join(abs, d.name), r);
-      else out[r] = fs.readFileSync(path.join(abs, d.name), 'utf8');
-    }
-  };
-  walk(dir, '');
-  return out;
-}
 
 test('the web demo and the package in headless Chromium', { skip, timeout: 180_000 }, async (t) => {
   const server = await serve({ port: 0 });
