@@ -6,7 +6,7 @@ export type WorkerStorage =
   | { kind: 'indexedDB'; /** The database name. */ name: string };
 
 /** Options of {@link openMemoryInWorker}. */
-export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxFileBytes' | 'onLog' | 'onExternalChange' | 'llm' | 'llmOptions'> {
+export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxFileBytes' | 'lifecycle' | 'onLog' | 'onExternalChange' | 'llm' | 'llmOptions'> {
   /** @default { kind: 'memory' } */
   storage?: WorkerStorage;
   /**

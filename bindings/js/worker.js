@@ -14,7 +14,7 @@ import { MemoryMethods } from './methods.js';
  * @returns {Promise<import('./worker.d.ts').WorkerMemory>}
  */
 export async function openMemoryInWorker(options = {}) {
-  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, onLog, onExternalChange, llm, llmOptions } = options;
+  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, onLog, onExternalChange, llm, llmOptions } = options;
   const worker = new Worker(new URL('./worker-entry.js', import.meta.url), { type: 'module', name: 'arbor' });
   // The LLM adapter stays here: the worker hands pending results back, and
   // this thread makes the model calls (llm/drive.js), so the key never
@@ -26,6 +26,7 @@ export async function openMemoryInWorker(options = {}) {
     wasm: typeof wasm === 'string' || wasm instanceof URL ? new URL(wasm, globalThis.location?.href).href : wasm,
     fixedTime: fixedTime instanceof Date ? fixedTime.toISOString() : fixedTime,
     maxFileBytes,
+    lifecycle,
     llmOptions,
     forwardLogs: typeof onLog === 'function',
     forwardExternalChanges: typeof onExternalChange === 'function',

@@ -204,10 +204,10 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
     assert.equal(out.saved, 1);
   });
 
-  await t.test('mem.ingest in a Web Worker', async () => {
+  await t.test('mem.ingest in a Web Worker, with the lifecycle option passed on', async () => {
     const out = await page.evaluate(async () => {
       const { openMemoryInWorker } = await import('/bindings/js/worker.js');
-      const mem = await openMemoryInWorker({ storage: { kind: 'memory' }, fixedTime: '2026-01-01T00:00:00Z' });
+      const mem = await openMemoryInWorker({ storage: { kind: 'memory' }, fixedTime: '2026-01-01T00:00:00Z', lifecycle: { initialImportance: 70 } });
       const files = [
         { name: 'notes/deploy.md', content: '# Deploy\n\n## Canary\n\n5% of traffic for 30 minutes.\n' },
         { name: 'people.csv', content: 'name,role\nAna,lead\n' },
@@ -215,12 +215,16 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
       const first = await mem.ingest(files);
       const again = await mem.ingest(files);
       const hit = await mem.search('canary traffic');
+      const asked = await mem.query('canary traffic');
       await mem.close();
-      return { first: first.summary, again: again.summary, top: hit.results[0]?.path };
+      return { first: first.summary, again: again.summary, top: hit.results[0]?.path, lifecycle: asked.results[0]?.lifecycle };
     });
     assert.deepEqual(out.first, { files: 2, failedFiles: 0, added: 2, updated: 0, deleted: 0, unchanged: 0, failed: 0 });
     assert.deepEqual(out.again, { files: 2, failedFiles: 0, added: 0, updated: 0, deleted: 0, unchanged: 2, failed: 0 });
     assert.equal(out.top, 'documents/notes_deploy/canary.md');
+    // The worker passes the lifecycle option on (the default importance is 50).
+    assert.equal(out.lifecycle?.importance, 70);
+    assert.equal(out.lifecycle?.maturity, 'validated');
   });
 
   await t.test('the conformance fixture gives the same results as in Node (IndexedDB storage)', async () => {
