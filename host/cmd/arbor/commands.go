@@ -31,7 +31,7 @@ func (c *command) synopsis() string {
 // commands are listed in help in this order.
 var commands = []*command{
 	initCommand, addCommand, curateCommand, searchCommand, queryCommand,
-	showCommand, treeCommand, statsCommand,
+	showCommand, treeCommand, statsCommand, mcpCommand,
 }
 
 func lookup(name string) *command {
