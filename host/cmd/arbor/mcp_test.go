@@ -222,7 +222,9 @@ func TestMCPBinaryConcurrentCalls(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			title := fmt.Sprintf("Concurrent note %d", i)
-			var cur struct{ Applied []struct{ Path, Status string } }
+			var cur struct {
+				Applied []struct{ Path, Status string }
+			}
 			res := callTool(t, cs, mcp.ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "scratch/concurrency",
 				"title": title, "content": map[string]any{"narrative": fmt.Sprintf("marker%d", i)}, "reason": "load"}}}, &cur)
 			if res.IsError || cur.Applied[0].Path != fmt.Sprintf("scratch/concurrency/concurrent_note_%d.md", i) {
