@@ -20,7 +20,12 @@ var searchCommand = &command{
 	summary: "ranked full-text search, with scores and excerpts",
 	help: "Searches titles, paths and content (BM25). The score is the normalized\n" +
 		"s/(1+s) of the BM25 score. Several words may be given without quotes.",
-	example: `arbor search "invoice retry" --limit 5`,
+	example:  `arbor search "invoice retry" --limit 5`,
+	complete: "none",
+	examples: []string{
+		`arbor search '"connection pool" postgres'`,
+		`arbor search 가치관 --json | jq -r '.results[].path'`,
+	},
 	minArgs: 1,
 	maxArgs: -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
@@ -32,7 +37,7 @@ var searchCommand = &command{
 				if err := json.Unmarshal(raw, &res); err != nil {
 					return err
 				}
-				printSearch(w, res)
+				printSearch(w, a.p, res)
 				return nil
 			})
 		}
@@ -47,7 +52,12 @@ var queryCommand = &command{
 		"(tier 2) when the best entry is clearly ahead; otherwise the best entries and a\n" +
 		"note that a synthesized answer needs an LLM. With -, reads one question per line\n" +
 		"from stdin and answers each in the same session, so repeats hit the cache.",
-	example: `arbor query "how often are failed invoices retried?"`,
+	example:  `arbor query "how often are failed invoices retried?"`,
+	complete: "none",
+	examples: []string{
+		`arbor query "refund approval limit" --limit 3 --json`,
+		`printf 'invoice retries\nrefund limit\n' | arbor query -`,
+	},
 	minArgs: 1,
 	maxArgs: -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
@@ -73,7 +83,7 @@ var queryCommand = &command{
 						if err := json.Unmarshal(raw, &res); err != nil {
 							return err
 						}
-						printQuery(w, res)
+						printQuery(w, a.p, res)
 						return nil
 					})
 					if err != nil {
@@ -127,57 +137,68 @@ func (a *app) print(eng *runtime.Engine, method string, params any, human func(i
 	return nil
 }
 
-func printSearch(w io.Writer, res engine.SearchResult) {
+func printSearch(w io.Writer, p palette, res engine.SearchResult) {
 	if len(res.Results) == 0 {
 		fmt.Fprintf(w, "no results for %q · %s\n", res.Query, ms(res.TookMs))
 		return
 	}
 	for i, h := range res.Results {
-		printHit(w, fmt.Sprintf("%2d. ", i+1), h)
+		printHit(w, p, fmt.Sprintf("%2d. ", i+1), h)
 	}
 	n := "results"
 	if res.Total == 1 {
 		n = "result"
 	}
-	fmt.Fprintf(w, "%d %s · %s\n", res.Total, n, ms(res.TookMs))
+	fmt.Fprintln(w, p.dim(fmt.Sprintf("%d %s · %s", res.Total, n, ms(res.TookMs))))
 }
 
 // printHit prints a result as "prefix score path — title" and its excerpt.
-func printHit(w io.Writer, prefix string, h search.Hit) {
-	line := fmt.Sprintf("%s%.4f  %s", prefix, h.Score, h.Path)
+func printHit(w io.Writer, p palette, prefix string, h search.Hit) {
+	line := fmt.Sprintf("%s%s  %s", prefix, p.yellow(fmt.Sprintf("%.4f", h.Score)), p.cyan(h.Path))
 	if h.Title != "" {
-		line += " — " + h.Title
+		line += " — " + p.bold(h.Title)
 	}
 	fmt.Fprintln(w, line)
 	if ex := oneLine(h.Excerpt, 160); ex != "" {
-		fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", len(prefix)+8), ex)
+		fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", len(prefix)+8), p.dim(ex))
 	}
 }
 
-func printQuery(w io.Writer, res engine.QueryResult) {
+func printQuery(w io.Writer, p palette, res engine.QueryResult) {
 	switch {
 	case res.Answer != "":
-		fmt.Fprintln(w, strings.TrimRight(res.Answer, "\n"))
+		first, rest, _ := strings.Cut(strings.TrimRight(res.Answer, "\n"), "\n")
+		fmt.Fprintln(w, p.bold(first))
+		if rest != "" {
+			fmt.Fprintln(w, rest)
+		}
 	case res.OutOfDomain:
-		fmt.Fprintln(w, "Nothing stored matches this question.")
+		fmt.Fprintln(w, p.yellow("Nothing stored matches this question."))
 	default:
-		fmt.Fprintln(w, "No direct answer.")
+		fmt.Fprintln(w, p.yellow("No direct answer."))
 	}
-	fmt.Fprintf(w, "\ntier %d (%s) · %s\n", res.Tier, res.TierName, ms(res.TookMs))
+	tier := fmt.Sprintf("tier %d (%s)", res.Tier, res.TierName)
+	if res.Answer != "" {
+		tier = p.green(tier)
+	} else {
+		tier = p.yellow(tier)
+	}
+	fmt.Fprintf(w, "\n%s %s\n", tier, p.dim("· "+ms(res.TookMs)))
 	if res.NeedsLLM || res.OutOfDomain {
-		fmt.Fprintf(w, "%s\n", res.Reason)
+		fmt.Fprintf(w, "%s\n", p.dim(res.Reason))
 	}
 	if len(res.Results) == 0 {
 		return
 	}
 	// Results come by lifecycle score within search's groups (full matches
 	// first), not by ŝ: show both, or the order looks wrong.
-	fmt.Fprintln(w, "\nsources: ŝ · lifecycle score, entries matching every term first")
+	fmt.Fprintln(w, "\n"+p.dim("sources: ŝ · lifecycle score, entries matching every term first"))
 	for _, h := range res.Results {
-		line := fmt.Sprintf("  %.4f  %s", h.Score, h.Path)
+		scores := fmt.Sprintf("%.4f", h.Score)
 		if h.Lifecycle != nil {
-			line = fmt.Sprintf("  %.4f · %.4f  %s", h.Score, h.Lifecycle.Score, h.Path)
+			scores = fmt.Sprintf("%.4f · %.4f", h.Score, h.Lifecycle.Score)
 		}
+		line := fmt.Sprintf("  %s  %s", p.yellow(scores), p.cyan(h.Path))
 		if h.Title != "" {
 			line += " — " + h.Title
 		}
