@@ -108,7 +108,11 @@ func printStats(w io.Writer, p palette, s statsReport) {
 	fmt.Fprintf(w, "%s %d\n%s %d\n%s %d\n", label("entries"), s.Entries, label("contexts"), s.Contexts, label("relations"), s.Relations)
 	fmt.Fprintf(w, "%s draft %d · validated %d · core %d\n", label("maturity"), s.Maturity[lifecycle.Draft], s.Maturity[lifecycle.Validated], s.Maturity[lifecycle.Core])
 	fmt.Fprintf(w, "%s %s\n", label("index"), s.Disk.Index)
-	fmt.Fprintf(w, "%s %s, %d operations\n", label("audit"), s.Disk.Audit, s.Disk.AuditLines)
+	if s.Disk.Audit.Files == 0 {
+		fmt.Fprintf(w, "%s none\n", label("audit"))
+	} else {
+		fmt.Fprintf(w, "%s %s, %d operations\n", label("audit"), s.Disk.Audit, s.Disk.AuditLines)
+	}
 	if len(s.Domains) > 0 {
 		names := make([]string, 0, len(s.Domains))
 		for d := range s.Domains {

@@ -16,8 +16,12 @@ Usage: arbor [--root DIR] [--json] [--color WHEN] <command> [flags] [arguments]
 
 Commands:
 `)
+	width := 0
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-24s %s\n", c.name+" "+c.args, c.summary)
+		width = max(width, len(c.name+" "+c.args))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name+" "+c.args, c.summary)
 	}
 	fmt.Fprint(w, `
 Global flags (before or after the command):
