@@ -65,9 +65,9 @@ export async function run(dir, log = console.log) {
     // 2. Recall: tiers 0–2 answer without an LLM when one entry stands out.
     const q = await mem.query('which payment provider does checkout use?');
     log(`query → tier ${q.tier} (${q.tierName}) in ${q.tookMs.toFixed(1)} ms`);
-    if (q.answer) log(`answer: ${q.answer.split('\n')[0]}`);
-    else if (q.outOfDomain) log('memory has nothing on this');
-    else log(`no single answer; candidates: ${q.results.map((r) => r.path).join(', ')}`);
+    if (q.outOfDomain) log('memory has nothing on this');
+    else if (q.needsLLM) log(`no single answer; candidates for a model: ${q.results.map((r) => r.path).join(', ')}`);
+    else log(`answer: ${q.answer.split('\n')[0]}`);
 
     // 3. Read the best source in full, with its links both ways.
     const entry = await mem.read(q.results[0].path);

@@ -46,9 +46,9 @@ type treeInput struct {
 const queryDescription = `Answer a question from Arbor's memory without an LLM. Arbor tries, in order: an exact cache of the same question (tier 0), a cache of a near-identical question (tier 1), then a BM25 search that answers directly when one entry is clearly the best match (tier 2, tierName "direct").
 
 Read the result this way:
-- answer: set when an entry answers the question (its title, summary and the best passage, with its path). Prefer it, and cite the path.
-- needsLLM true: no single entry stands out; answer from the ranked results yourself, calling arbor-read for the full text of the ones you need.
-- outOfDomain true: nothing stored matches; say that memory has nothing on it rather than guessing from unrelated entries.
+- needsLLM false and outOfDomain false: answer is the answer, from one entry (its title, summary and best passage, then its path). Prefer it, and cite the path.
+- needsLLM true: no single entry stands out (answer just says so); answer from the ranked results yourself, calling arbor-read for the full text of the ones you need.
+- outOfDomain true: nothing stored matches (answer says so); tell the user memory has nothing on it rather than guessing from unrelated entries.
 - results: the source entries, each with score (normalized BM25 relevance ŝ in 0..1) and lifecycle (importance, maturity, recency and the compound score they are ordered by; entries matching every query word come first).
 - reason: why retrieval stopped where it did; tookMs: how long it took.
 

@@ -166,6 +166,8 @@ func printHit(w io.Writer, p palette, prefix string, h search.Hit) {
 
 func printQuery(w io.Writer, p palette, res engine.QueryResult) {
 	switch {
+	case res.Answer != "" && (res.NeedsLLM || res.OutOfDomain):
+		fmt.Fprintln(w, p.yellow(strings.TrimRight(res.Answer, "\n")))
 	case res.Answer != "":
 		first, rest, _ := strings.Cut(strings.TrimRight(res.Answer, "\n"), "\n")
 		fmt.Fprintln(w, p.bold(first))
@@ -178,10 +180,10 @@ func printQuery(w io.Writer, p palette, res engine.QueryResult) {
 		fmt.Fprintln(w, p.yellow("No direct answer."))
 	}
 	tier := fmt.Sprintf("tier %d (%s)", res.Tier, res.TierName)
-	if res.Answer != "" {
-		tier = p.green(tier)
-	} else {
+	if res.NeedsLLM || res.OutOfDomain {
 		tier = p.yellow(tier)
+	} else {
+		tier = p.green(tier)
 	}
 	fmt.Fprintf(w, "\n%s %s\n", tier, p.dim("· "+ms(res.TookMs)))
 	if res.NeedsLLM || res.OutOfDomain {

@@ -406,3 +406,66 @@ func TestMCPBinaryShutdown(t *testing.T) {
 		t.Fatalf("state after SIGTERM: %v\n%s", err, b)
 	}
 }
+
+// The mcpServers snippet of the README, run as a client runs it (the
+// command and args as written, with the binary and the root filled in):
+// with no LLM settings at all, the agent curates and queries.
+func TestMCPReadmeSnippet(t *testing.T) {
+	bin := binary(t)
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snippet string
+	for _, block := range strings.Split(string(readme), "```json\n")[1:] {
+		if body, _, ok := strings.Cut(block, "```"); ok && strings.Contains(body, "mcpServers") {
+			snippet = body
+			break
+		}
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(snippet), &cfg); err != nil {
+		t.Fatalf("README snippet %q: %v", snippet, err)
+	}
+	server, ok := cfg.MCPServers["arbor"]
+	if !ok || server.Command != "arbor" {
+		t.Fatalf("README snippet: %+v", cfg)
+	}
+	root := t.TempDir()
+	must(t, "", "init", root)
+	args := append([]string(nil), server.Args...)
+	for i, a := range args {
+		if a == "/absolute/path/to/notes" {
+			args[i] = root
+		}
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()} // no ARBOR_LLM_* or provider keys
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "readme", Version: "1"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res := callTool(t, cs, mcp.ToolCurate, map[string]any{"operations": []any{
+		map[string]any{"type": "ADD", "path": "personal/preferences", "title": "Coffee", "summary": "Flat white, no sugar, before 11:00 only.",
+			"content": map[string]any{"narrative": "Asked for a flat white twice; never after 11:00.", "keywords": []any{"coffee", "flat white"}}, "reason": "asked twice"},
+		map[string]any{"type": "ADD", "path": "personal/preferences", "title": "Standing desk",
+			"content": map[string]any{"narrative": "Stand until noon; desk presets 74 cm and 112 cm."}, "reason": "new desk"},
+	}}, nil)
+	if res.IsError {
+		t.Fatalf("curate: %s", toolText(res))
+	}
+	var q engine.QueryResult
+	callTool(t, cs, mcp.ToolQuery, map[string]any{"query": "how do I like my coffee"}, &q)
+	if q.NeedsLLM || q.OutOfDomain || !strings.Contains(q.Answer, "Flat white") {
+		t.Fatalf("query: %+v", q)
+	}
+	if _, err := os.Stat(filepath.Join(root, "personal/preferences/coffee.md")); err != nil {
+		t.Fatal(err)
+	}
+}
