@@ -75,78 +75,59 @@ Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of
 
 // addTools registers the five tools on s.srv.
 func addTools(s *Server) {
-	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}
-	sdk.AddTool(s.srv, &sdk.Tool{
-		Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
-		InputSchema: inputSchema[queryInput](limitSchema(20, 5)), OutputSchema: outputSchema[engine.QueryResult](),
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in queryInput) (*sdk.CallToolResult, engine.QueryResult, error) {
-		var res engine.QueryResult
-		err := s.call(ctx, func(ctx context.Context) (err error) {
-			res, err = s.eng.Query(ctx, engine.SearchParams{Query: in.Query, Limit: in.Limit})
-			return err
+	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
+		InputSchema: inputSchema[queryInput](limitSchema(20, 5)), OutputSchema: outputSchema[engine.QueryResult]()},
+		func(ctx context.Context, in queryInput) (engine.QueryResult, error) {
+			return s.eng.Query(ctx, engine.SearchParams{Query: in.Query, Limit: in.Limit})
 		})
-		return nil, res, toolError("query", err)
-	})
-	sdk.AddTool(s.srv, &sdk.Tool{
-		Name: ToolSearch, Title: "Search memory", Description: searchDescription, Annotations: readOnly,
-		InputSchema: inputSchema[searchInput](limitSchema(100, 10)), OutputSchema: outputSchema[engine.SearchResult](),
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in searchInput) (*sdk.CallToolResult, engine.SearchResult, error) {
-		var res engine.SearchResult
-		err := s.call(ctx, func(ctx context.Context) (err error) {
-			res, err = s.eng.Search(ctx, engine.SearchParams{Query: in.Query, Limit: in.Limit})
-			return err
+	addTool(s, &sdk.Tool{Name: ToolSearch, Title: "Search memory", Description: searchDescription, Annotations: readOnly,
+		InputSchema: inputSchema[searchInput](limitSchema(100, 10)), OutputSchema: outputSchema[engine.SearchResult]()},
+		func(ctx context.Context, in searchInput) (engine.SearchResult, error) {
+			return s.eng.Search(ctx, engine.SearchParams{Query: in.Query, Limit: in.Limit})
 		})
-		return nil, res, toolError("search", err)
-	})
-	sdk.AddTool(s.srv, &sdk.Tool{
-		Name: ToolRead, Title: "Read an entry", Description: readDescription, Annotations: readOnly,
-		InputSchema: inputSchema[readInput](nil), OutputSchema: outputSchema[engine.ReadResult](),
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in readInput) (*sdk.CallToolResult, engine.ReadResult, error) {
-		var res engine.ReadResult
-		err := s.call(ctx, func(ctx context.Context) (err error) {
-			res, err = s.eng.Read(ctx, engine.ReadParams{Path: in.Path})
-			return err
+	addTool(s, &sdk.Tool{Name: ToolRead, Title: "Read an entry", Description: readDescription, Annotations: readOnly,
+		InputSchema: inputSchema[readInput](nil), OutputSchema: outputSchema[engine.ReadResult]()},
+		func(ctx context.Context, in readInput) (engine.ReadResult, error) {
+			res, err := s.eng.Read(ctx, engine.ReadParams{Path: in.Path})
+			if err != nil {
+				err = fmt.Errorf("%s: %w", in.Path, err)
+			}
+			return res, err
 		})
-		return nil, res, toolError("read "+in.Path, err)
-	})
-	sdk.AddTool(s.srv, &sdk.Tool{
-		Name: ToolTree, Title: "Browse the tree", Description: treeDescription, Annotations: readOnly,
-		InputSchema: inputSchema[treeInput](depthSchema), OutputSchema: nodeSchema(),
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in treeInput) (*sdk.CallToolResult, *engine.Node, error) {
-		var res *engine.Node
-		err := s.call(ctx, func(ctx context.Context) (err error) {
-			res, err = s.eng.Tree(ctx, engine.TreeParams{Path: in.Path, Depth: in.Depth})
-			return err
+	addTool(s, &sdk.Tool{Name: ToolTree, Title: "Browse the tree", Description: treeDescription, Annotations: readOnly,
+		InputSchema: inputSchema[treeInput](depthSchema), OutputSchema: nodeSchema()},
+		func(ctx context.Context, in treeInput) (*engine.Node, error) {
+			return s.eng.Tree(ctx, engine.TreeParams{Path: in.Path, Depth: in.Depth})
 		})
-		return nil, res, toolError("tree", err)
-	})
-	sdk.AddTool(s.srv, &sdk.Tool{
-		Name: ToolCurate, Title: "Curate memory", Description: curateDescription,
+	addTool(s, &sdk.Tool{Name: ToolCurate, Title: "Curate memory", Description: curateDescription,
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
-		InputSchema: curateSchema(), OutputSchema: outputSchema[curate.Result](),
-	}, func(ctx context.Context, _ *sdk.CallToolRequest, in engine.CurateParams) (*sdk.CallToolResult, curate.Result, error) {
-		var res curate.Result
+		InputSchema: curateSchema(), OutputSchema: outputSchema[curate.Result]()},
+		func(ctx context.Context, in engine.CurateParams) (curate.Result, error) {
+			return s.eng.Curate(ctx, in)
+		})
+}
+
+// addTool registers a tool that makes one engine call in its turn. An
+// engine error becomes the tool error the agent reads ("arbor-read x.md:
+// not_found: …"): the SDK sends it as a result with isError, so a bad
+// request never ends the session. A curate with a failed operation is a
+// result, not an error, but is flagged isError too so that the agent looks.
+func addTool[In, Out any](s *Server, tool *sdk.Tool, call func(context.Context, In) (Out, error)) {
+	sdk.AddTool(s.srv, tool, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+		var out Out
 		err := s.call(ctx, func(ctx context.Context) (err error) {
-			res, err = s.eng.Curate(ctx, in)
+			out, err = call(ctx, in)
 			return err
 		})
 		if err != nil {
-			return nil, res, toolError("curate", err)
+			return nil, out, fmt.Errorf("%s: %w", tool.Name, err)
 		}
-		// A failed operation is part of the result, not a failed call; the
-		// flag makes sure the agent looks.
-		return &sdk.CallToolResult{IsError: res.Summary.Failed > 0}, res, nil
+		if res, ok := any(out).(curate.Result); ok && res.Summary.Failed > 0 {
+			return &sdk.CallToolResult{IsError: true}, out, nil
+		}
+		return nil, out, nil
 	})
-}
-
-// toolError turns an engine error into the tool error the agent reads
-// ("read x.md: not_found: …"); the SDK sends it as a result with isError,
-// so a bad request never ends the session.
-func toolError(what string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", what, err)
 }
 
 // limitSchema returns the edit that bounds "limit" to 1..max with its

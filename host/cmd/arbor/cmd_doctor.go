@@ -125,16 +125,7 @@ func (a *app) diagnose() doctorReport {
 	}
 	defer eng.Close(a.ctx)
 	started := time.Since(start)
-	cache := size{}
-	filepath.WalkDir(cacheDir, func(_ string, e fs.DirEntry, err error) error {
-		if err == nil && e.Type().IsRegular() {
-			if fi, err := e.Info(); err == nil {
-				cache.Files++
-				cache.Bytes += fi.Size()
-			}
-		}
-		return nil
-	})
+	cache := folderSize(cacheDir)
 	if cacheDir == "" {
 		rep.add("engine", checkWarn, fmt.Sprintf("started in %s; no user cache folder, so the module is compiled at every start", ms(float64(started.Microseconds())/1000)))
 	} else {

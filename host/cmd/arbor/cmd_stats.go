@@ -79,15 +79,7 @@ func (s size) String() string {
 func measureDisk(root string) disk {
 	dir := filepath.Join(root, rootMarker)
 	var d disk
-	filepath.WalkDir(filepath.Join(dir, "index"), func(_ string, e fs.DirEntry, err error) error {
-		if err == nil && e.Type().IsRegular() {
-			if fi, err := e.Info(); err == nil {
-				d.Index.Files++
-				d.Index.Bytes += fi.Size()
-			}
-		}
-		return nil
-	})
+	d.Index = folderSize(filepath.Join(dir, "index"))
 	for name, s := range map[string]*size{"state.json": &d.State, "audit.jsonl": &d.Audit} {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
 			s.Files, s.Bytes = 1, fi.Size()
@@ -101,6 +93,22 @@ func measureDisk(root string) disk {
 		}
 	}
 	return d
+}
+
+// folderSize counts the regular files below dir and their bytes; what
+// cannot be read counts as nothing.
+func folderSize(dir string) size {
+	var s size
+	filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			if fi, err := e.Info(); err == nil {
+				s.Files++
+				s.Bytes += fi.Size()
+			}
+		}
+		return nil
+	})
+	return s
 }
 
 func printStats(w io.Writer, p palette, s statsReport) {
