@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,5 +245,42 @@ func TestIdleFlush(t *testing.T) {
 			t.Fatalf("state.json not written while idle: %v\n%s", err, b)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Calls made at once from many goroutines are all served, each with its
+// own answer (run with -race, this also checks the queue and the ordered
+// connection).
+func TestConcurrentCalls(t *testing.T) {
+	cs := serve(t, t.TempDir())
+	const n = 8
+	errs := make(chan error, 2*n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolCurate, Arguments: map[string]any{"operations": []any{
+				map[string]any{"type": "ADD", "path": "notes/load", "title": fmt.Sprintf("Note %d", i), "content": map[string]any{"narrative": fmt.Sprintf("word%d", i)}, "reason": "load"}}}})
+			if err != nil || res.IsError {
+				errs <- fmt.Errorf("curate %d: %v %v", i, err, res)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolTree, Arguments: map[string]any{}}); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var tree engine.Node
+	decode(t, call(t, cs, ToolTree, map[string]any{"path": "notes/load"}), &tree)
+	if len(tree.Children) != n {
+		t.Errorf("%d notes written, want %d", len(tree.Children), n)
 	}
 }
