@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -30,6 +31,9 @@ var mcpCommand = &command{
 			ctx, stop := signal.NotifyContext(a.ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return a.withEngine(func(eng *runtime.Engine) error {
+				// One line for the client's MCP log, and for a person who
+				// started it by hand and sees nothing else.
+				fmt.Fprintf(a.stderr, "arbor mcp: serving %s on stdin/stdout; end of input or SIGINT/SIGTERM stops it\n", eng.Root())
 				srv := mcp.New(eng, mcp.WithFlushInterval(*every))
 				return srv.Run(ctx, &sdk.IOTransport{Reader: readCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
 			})
