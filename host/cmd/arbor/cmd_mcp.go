@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/arbormem/arbor/host/mcp"
 	"github.com/arbormem/arbor/host/runtime"
 )
@@ -35,7 +33,7 @@ var mcpCommand = &command{
 				// started it by hand and sees nothing else.
 				fmt.Fprintf(a.stderr, "arbor mcp: serving %s on stdin/stdout; end of input or SIGINT/SIGTERM stops it\n", eng.Root())
 				srv := mcp.New(eng, mcp.WithFlushInterval(*every))
-				return srv.Run(ctx, &sdk.IOTransport{Reader: readCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
+				return srv.Run(ctx, mcp.StdioTransport(readCloser(a.stdin), a.stdout))
 			})
 		}
 	},
@@ -49,7 +47,3 @@ func readCloser(r io.Reader) io.ReadCloser {
 	}
 	return io.NopCloser(r)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

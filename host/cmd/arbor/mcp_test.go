@@ -469,3 +469,34 @@ func TestMCPReadmeSnippet(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Lines that are not JSON-RPC messages are answered with JSON-RPC errors
+// and skipped; the session goes on.
+func TestMCPBinaryBadLines(t *testing.T) {
+	root := t.TempDir()
+	must(t, "", "init", root)
+	r := startRaw(t, root)
+	r.send(t, "this is not json", `{"no":"jsonrpc"}`, "", toolCall(7, mcp.ToolTree, map[string]any{}))
+	var codes []int
+	answered := false
+	for !answered && r.out.Scan() {
+		var m struct {
+			ID    *int `json:"id"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(r.out.Bytes(), &m); err != nil {
+			t.Fatalf("not JSON: %s", r.out.Bytes())
+		}
+		switch {
+		case m.ID == nil && m.Error != nil:
+			codes = append(codes, m.Error.Code)
+		case m.ID != nil && *m.ID == 7:
+			answered = m.Error == nil
+		}
+	}
+	if !answered || len(codes) != 2 || codes[0] != -32700 || codes[1] != -32600 {
+		t.Fatalf("answered %v, error codes %v", answered, codes)
+	}
+}
