@@ -8,6 +8,8 @@
 #                      extra arguments go to the harness (never run in CI)
 #   ./build.sh demo-web  build the wasm, then serve web-demo/ on http://127.0.0.1:8080
 #                      (PORT overrides the port)
+#   ./build.sh extension build the wasm, then assemble the example MV3 extension
+#                      (examples/extension) in dist/extension, ready to load unpacked
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -85,5 +87,6 @@ case "${1:-all}" in
   test) build_wasm; build_cli; run_tests ;;
   bench) shift; build_wasm; run_bench "$@" ;;
   demo-web) build_wasm; exec node web-demo/serve.mjs "${PORT:-8080}" ;;
-  *) echo "usage: ./build.sh [test|wasm|cli|bench|demo-web]" >&2; exit 2 ;;
+  extension) build_wasm; node examples/extension/build.mjs dist/extension ;;
+  *) echo "usage: ./build.sh [test|wasm|cli|bench|demo-web|extension]" >&2; exit 2 ;;
 esac

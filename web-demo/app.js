@@ -296,10 +296,15 @@ async function importFiles(files) {
   await Promise.all([refreshTree(), refreshStatus()]);
 }
 
+/** Another tab (or worker) saved changes to the same database: show them. */
+function showExternalChange() {
+  Promise.all([refreshTree(), refreshStatus(), $('search').value ? runSearch() : null]).catch((err) => say(`Refreshing after another tab's change failed: ${err.message}`, 'error'));
+}
+
 async function main() {
   wire();
   try {
-    mem = await openMemoryInWorker({ storage: { kind: 'indexedDB', name: DB_NAME } });
+    mem = await openMemoryInWorker({ storage: { kind: 'indexedDB', name: DB_NAME }, onExternalChange: showExternalChange });
   } catch (err) {
     $('status').textContent = `The engine could not start: ${err.message}`;
     return;

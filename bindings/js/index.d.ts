@@ -2,12 +2,18 @@
 // core/engine/api.go and docs/ABI.md §4; the package is plain ESM.
 
 import type { Storage } from './storage/types.js';
+import type { LLMAdapter, LLMRequest, LLMResponse } from './llm/index.js';
 
 export type { Storage, StorageEntry } from './storage/types.js';
 export { StorageError, type StorageErrorCode } from './storage/errors.js';
 export { memory, type MemoryStorage } from './storage/memory.js';
 export { nodeFs, type NodeStorage } from './storage/node.js';
 export { indexedDB, deleteIndexedDB, type IndexedDBStorage } from './storage/indexeddb.js';
+export {
+  openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS,
+  type LLMAdapter, type LLMRequest, type LLMResponse, type LLMMessage, type LLMTool, type LLMToolCall,
+  type LLMErrorCode, type AdapterOptions, type OpenAICompatibleOptions, type AnthropicOptions, type RetryInfo,
+} from './llm/index.js';
 
 /** The version of docs/ABI.md these bindings speak (1). */
 export declare const ABI_VERSION: 1;
@@ -59,6 +65,105 @@ export interface OpenOptions {
    * @default console.error
    */
   onOutput?: (fd: 1 | 2, line: string) => void;
+  /**
+   * Called after the memory reloaded because another memory (another tab,
+   * a worker, an extension's service worker) saved changes to the same
+   * storage: what it shows may have changed. Only storages shared that way
+   * (`indexedDB`) call it; a good moment to refresh what is on screen.
+   */
+  onExternalChange?: () => void;
+  /**
+   * The model for tiers 3–4 of `query` and for `curateFrom` (docs/llm.md):
+   * `openaiCompatible(…)`, `anthropic(…)` or any {@link LLMAdapter}. Each
+   * call may override it (`llm: false` turns it off for one call).
+   * @default none — `query` stops at tier 2, `curateFrom` needs the option
+   */
+  llm?: LLMAdapter;
+  /** Limits of the engine's model calls (docs/ABI.md §6), sent as open's `llm` parameter; fields left out keep their defaults. */
+  llmOptions?: LLMOptions;
+}
+
+/** Open's `llm` parameter (docs/ABI.md §6). */
+export interface LLMOptions {
+  /** How long a pending call waits for its answer before it expires. */
+  continuationSeconds?: number;
+  /** How many calls may wait on a model at once. */
+  maxContinuations?: number;
+  /** Default token budget of a query's model calls, and of a curateFrom's. */
+  tokenBudget?: number;
+  curateTokenBudget?: number;
+  /** Model calls an agentic loop may make (at most 50). */
+  maxIterations?: number;
+  /** The top score from which a query tries tier 3 before tier 4. */
+  tier3MinScore?: number;
+}
+
+/** Options of the calls that may need a model: {@link ArborMemory.query} and {@link ArborMemory.curateFrom}. */
+export interface LLMCallOptions {
+  /** The adapter for this call; false answers without a model. @default the memory's (openMemory's `llm`) */
+  llm?: LLMAdapter | false;
+  /** Aborting cancels the pending model call and the engine's continuation: the tree is left as it was. */
+  signal?: AbortSignal;
+  /** Called after each model call, with the request and the answer (or the error passed to the engine). */
+  onStep?: (step: LLMStep) => void;
+  /** Bounds the tokens of all this call's model calls. @default the engine's */
+  tokenBudget?: number;
+  /** Bounds this call's model calls (1 to 50). @default the engine's */
+  maxIterations?: number;
+}
+
+/** One model call made for a pending result, as {@link LLMCallOptions.onStep} sees it. */
+export interface LLMStep {
+  step: number;
+  request: LLMRequest;
+  response?: LLMResponse;
+  error?: { code: string; message: string };
+}
+
+/** The engine's trace of a call's model calls. */
+export interface LLMTrace {
+  steps: LLMTraceStep[];
+  inputTokens: number;
+  outputTokens: number;
+  /** Some step had no token counts from the provider and was estimated (4 characters a token). */
+  estimated?: boolean;
+}
+
+export interface LLMTraceStep {
+  step: number;
+  /** What the call was for: tier3, tier4, compact1, compact2, curate. */
+  purpose: string;
+  inputTokens: number;
+  outputTokens: number;
+  latencyMs: number;
+  model?: string;
+  /** The tools the model called in this step. */
+  toolCalls?: string[];
+  /** The error code and message when the call failed. */
+  error?: string;
+}
+
+/** A raw file for {@link ArborMemory.curateFrom}: text, or UTF-8 bytes. */
+export interface SourceFile {
+  name: string;
+  content: string | Uint8Array | ArrayBuffer;
+}
+
+/** The answer of {@link ArborMemory.curateFrom}. */
+export interface CurateFromResult {
+  /** What was written to the tree when the loop ended. */
+  applied: AppliedOperation[];
+  summary: CurateResult['summary'];
+  /** Every operation the model proposed, failures included, with the turn that proposed it. */
+  attempts: (AppliedOperation & { turn: number; refused?: boolean })[];
+  files: { name: string; chars: number; droppedLines?: number }[];
+  /** How large material was reduced first (pass 1 summary, 2 aggressive summary, 3 truncation). */
+  compaction?: { inputChars: number; outputChars: number; pass: 1 | 2 | 3; notes?: string[] };
+  /** The model's closing words. */
+  message?: string;
+  reason: string;
+  llm: LLMTrace;
+  tookMs: number;
 }
 
 /** The lifecycle open parameters (docs/ABI.md §4.1); defaults in brackets. */
@@ -245,6 +350,12 @@ export interface QueryResult {
   /** The query's significant terms match nothing stored. */
   outOfDomain: boolean;
   tookMs: number;
+  /** Tiers 3–4: the entries the model's answer cites, each one it was shown. */
+  sources?: string[];
+  /** Tier 4 ended (budget, iterations, a failed call) before a final answer; `answer` lists the entries it read. */
+  incomplete?: boolean;
+  /** The model calls, when there were any. */
+  llm?: LLMTrace;
 }
 
 /** The answer of {@link ArborMemory.read}: one entry or context file with its relations. */
@@ -295,6 +406,49 @@ export interface FlushResult {
   entries: number;
 }
 
+/** One file for {@link ArborMemory.ingest}. */
+export interface IngestFile {
+  /** A relative path, e.g. `notes/deploy.md`: the source's identity, its format (by extension) and its topic. */
+  name: string;
+  /** The file's UTF-8 text. */
+  content: string;
+}
+
+/** Options of {@link ArborMemory.ingest} (docs/ABI.md §4.11). */
+export interface IngestOptions {
+  /** Put every entry under this domain instead of the derived one (`documents`, `data`, `mail`, `calendar`, `code`, `chats`, a conversation's participants). */
+  domain?: string;
+  /** Chats between people: preceding turns carried in each turn's entry. @default 2 */
+  contextTurns?: number;
+  /** A larger file fails. @default 8388608 */
+  maxSourceBytes?: number;
+}
+
+/** What ingesting one file did. */
+export interface IngestFileResult {
+  name: string;
+  format: 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'tsv' | 'email' | 'calendar' | 'go' | 'javascript' | 'python' | 'chat';
+  /** `added`: a source not seen before; `unchanged`: nothing was written; `failed`: see `message`. */
+  status: 'added' | 'updated' | 'unchanged' | 'failed';
+  message?: string;
+  /** Entries the file makes. */
+  entries: number;
+  added: number;
+  updated: number;
+  deleted: number;
+  unchanged: number;
+  failed: number;
+  /** One item per curate operation applied for the file. */
+  applied: AppliedOperation[];
+}
+
+/** The answer of {@link ArborMemory.ingest}. A file that fails is reported here; it does not reject. */
+export interface IngestResult {
+  files: IngestFileResult[];
+  summary: { files: number; failedFiles: number; added: number; updated: number; deleted: number; unchanged: number; failed: number };
+  tookMs: number;
+}
+
 /**
  * An open memory root. Calls are queued and run one at a time, in order;
  * each returns a promise that rejects with an {@link ArborError}.
@@ -304,10 +458,29 @@ export interface ArborMemory {
   readonly opened: OpenResult;
   /** Applies operations in order (a single operation is accepted too). */
   curate(operations: Operation[] | Operation): Promise<CurateResult>;
+  /**
+   * Splits files into entries (markdown by heading, text by paragraph, JSON/JSONL by record, CSV/TSV by
+   * row, .eml, .ics, Go/JS/TS/Python by top-level symbol, chat transcripts by turn or session) and
+   * writes them through curate. Re-ingesting an unchanged file writes nothing; a changed one updates
+   * only the entries whose pieces changed.
+   */
+  ingest(files: IngestFile[] | IngestFile, options?: IngestOptions): Promise<IngestResult>;
   /** Ranked full-text results. */
   search(query: string, options?: { /** @default 10, at most 100 */ limit?: number }): Promise<SearchResult>;
-  /** Tiered retrieval: an answer without an LLM when a tier can give one. */
-  query(query: string, options?: { /** @default 5 */ limit?: number }): Promise<QueryResult>;
+  /**
+   * Tiered retrieval: an answer without a model when tiers 0–2 can give
+   * one; otherwise, with an LLM adapter, tier 3 (one call over the best
+   * entries) and tier 4 (an agentic loop over the tree's tools), the model
+   * calls made behind this one promise.
+   */
+  query(query: string, options?: LLMCallOptions & { /** @default 5 */ limit?: number }): Promise<QueryResult>;
+  /**
+   * Turns raw material (at most 5 files, 40,000 characters each) into
+   * entries through the model: it proposes operations, sees each one's
+   * result and may fix failed ones; nothing is written until it is done,
+   * and aborting leaves the tree unchanged. Needs an LLM adapter.
+   */
+  curateFrom(files: Iterable<SourceFile>, options?: LLMCallOptions & { /** What the model should focus on. */ instruction?: string }): Promise<CurateFromResult>;
   /** One entry or context file, e.g. `engineering/billing/invoice_retry_policy.md`. */
   read(path: string): Promise<ReadResult>;
   /** The tree below `path` (default: the root), `depth` levels deep (default: all). */

@@ -16,6 +16,7 @@ export { StorageError } from './storage/errors.js';
 export { compileArbor } from './load.js';
 export { memory } from './storage/memory.js';
 export { indexedDB, deleteIndexedDB } from './storage/indexeddb.js';
+export { openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS } from './llm/index.js';
 
 /** The version of docs/ABI.md these bindings speak. */
 export const ABI_VERSION = 1;
@@ -167,7 +168,7 @@ class Engine {
  * @returns {Promise<import('./index.d.ts').ArborMemory>}
  */
 export async function openMemory(options = {}) {
-  const { fixedTime, maxFileBytes, lifecycle } = options;
+  const { fixedTime, maxFileBytes, lifecycle, llmOptions } = options;
   const params = {};
   if (fixedTime instanceof Date) {
     if (Number.isNaN(fixedTime.getTime())) throw new ArborError('invalid_params', 'open: fixedTime is an invalid Date');
@@ -177,12 +178,13 @@ export async function openMemory(options = {}) {
   }
   if (maxFileBytes !== undefined) params.maxFileBytes = maxFileBytes;
   if (lifecycle !== undefined) params.lifecycle = lifecycle;
+  if (llmOptions !== undefined) params.llm = llmOptions;
   const mem = new Memory({ ...options, storage: options.storage ?? memory() }, params);
-  await mem[start]();
+  await mem[open]();
   return mem;
 }
 
-const start = Symbol('start');
+const open = Symbol('open');
 
 /** One open memory root; see ArborMemory in index.d.ts for each method. */
 class Memory extends MemoryMethods {
@@ -198,17 +200,28 @@ class Memory extends MemoryMethods {
   #queue = Promise.resolve();
   /** @type {Promise<void> | null} */
   #closing = null;
+  /** Stops hearing about other memories' changes to the storage. */
+  #unwatch = () => {};
+  /** A reload for another memory's change is queued and has not run yet. */
+  #syncQueued = false;
 
   constructor(options, openParams) {
-    super();
+    super(options.llm);
     this.#options = options;
     this.#openParams = openParams;
     /** @type {import('./index.d.ts').OpenResult | undefined} */
     this.opened = undefined;
   }
 
+  /** Opens the memory, then listens for other memories' saves to the same storage. */
+  async [open]() {
+    await this.#exclusive('open', () => this.#start());
+    const { storage } = this.#options;
+    if (typeof storage.watch === 'function') this.#unwatch = storage.watch(() => this.#sync());
+  }
+
   /** Starts an engine and opens the tree; on failure nothing stays running. */
-  async [start]() {
+  async #start() {
     const engine = await startEngine(this.#options);
     try {
       this.opened = result('open', await engine[send](this.#envelope('open', this.#openParams), 'open'));
@@ -252,10 +265,55 @@ class Memory extends MemoryMethods {
     this.#engine = null;
     await old?.dispose();
     try {
-      await this[start]();
+      await this.#start();
     } catch (err) {
       throw new ArborError('crashed', `${label}: reopening the memory failed: ${err.message}`, { cause: err });
     }
+  }
+
+  /**
+   * Runs fn holding the storage's lock, when it has one (a storage shared
+   * with other tabs or workers). If another memory saved changes since this
+   * one last looked, the storage has reloaded them and the engine restarts
+   * on them first (unless `restart` is false), so that no call runs on, or
+   * saves over, an older tree. Batched lifecycle signals of the replaced
+   * engine that were not flushed yet are dropped with it.
+   */
+  #exclusive(label, fn, { restart = true } = {}) {
+    const { storage } = this.#options;
+    if (typeof storage.exclusive !== 'function') return fn(false);
+    return storage.exclusive(async (reloaded) => {
+      if (reloaded && restart && this.#engine) {
+        await this.#restart(label);
+        this.#announce();
+      }
+      return fn(reloaded);
+    });
+  }
+
+  /** Brings the memory up to date after another memory's save, while it is idle. */
+  #sync() {
+    if (this.#syncQueued || this.#closing) return;
+    this.#syncQueued = true;
+    this.#enqueue(() => {
+      this.#syncQueued = false;
+      if (this.#closing) return;
+      return this.#exclusive('sync', () => {});
+    }).catch((err) => (this.#options.onLog ?? defaultLog)('error', `reloading after another memory's save failed: ${err.message}`));
+  }
+
+  /** Tells the caller that the memory now shows another memory's changes. */
+  #announce() {
+    const { onExternalChange } = this.#options;
+    if (typeof onExternalChange !== 'function') return;
+    // Not awaited and outside the lock: the callback may call the memory.
+    queueMicrotask(() => {
+      try {
+        onExternalChange();
+      } catch (err) {
+        console.error(err);
+      }
+    });
   }
 
   #engineFor(method) {
@@ -275,54 +333,70 @@ class Memory extends MemoryMethods {
     } catch (err) {
       throw new ArborError('invalid_params', `${method}: params cannot be sent as JSON: ${err.message}`, { cause: err });
     }
-    return this.#enqueue(async () => {
-      const bytes = await this.#engineFor(method)[send](request, method);
-      await this.#save(method);
-      return result(method, bytes);
-    });
+    return this.#enqueue(() =>
+      this.#exclusive(method, async () => {
+        const bytes = await this.#engineFor(method)[send](request, method);
+        await this.#save(method);
+        return result(method, bytes);
+      }),
+    );
   }
 
   exportFiles() {
-    return this.#enqueue(() => {
-      this.#engineFor('exportFiles');
-      return treeFiles(this.#options.storage);
-    });
+    return this.#enqueue(() =>
+      this.#exclusive('exportFiles', () => {
+        this.#engineFor('exportFiles');
+        return treeFiles(this.#options.storage);
+      }),
+    );
   }
 
   importFiles(files) {
-    return this.#enqueue(async () => {
-      const engine = this.#engineFor('importFiles');
-      const { storage, maxFileBytes } = this.#options;
-      const report = importInto(storage, files, { maxFileBytes });
-      if (report.imported.length === 0) return report;
-      // The restart below drops the running engine: write its batched
-      // lifecycle signals and index first, so they are saved with the import.
-      result('importFiles', await engine[send](this.#envelope('flush', {}), 'importFiles'));
-      // The engine reads the tree at open: restart it on the new files.
-      // A failed save rolls the storage back before the restart.
-      let saveError = null;
-      try {
-        await storage.commit?.();
-      } catch (err) {
-        saveError = err;
-      }
-      await this.#restart('importFiles');
-      if (saveError) {
-        throw new ArborError('io', `importFiles: not saved, nothing was imported: ${saveError.message}`, { cause: saveError });
-      }
-      return report;
-    });
+    return this.#enqueue(() => this.#exclusive('importFiles', () => this.#import(files)));
+  }
+
+  async #import(files) {
+    const engine = this.#engineFor('importFiles');
+    const { storage, maxFileBytes } = this.#options;
+    const report = importInto(storage, files, { maxFileBytes });
+    if (report.imported.length === 0) return report;
+    // The restart below drops the running engine: write its batched
+    // lifecycle signals and index first, so they are saved with the import.
+    result('importFiles', await engine[send](this.#envelope('flush', {}), 'importFiles'));
+    // The engine reads the tree at open: restart it on the new files.
+    // A failed save rolls the storage back before the restart.
+    let saveError = null;
+    try {
+      await storage.commit?.();
+    } catch (err) {
+      saveError = err;
+    }
+    await this.#restart('importFiles');
+    if (saveError) {
+      throw new ArborError('io', `importFiles: not saved, nothing was imported: ${saveError.message}`, { cause: saveError });
+    }
+    return report;
   }
 
   close() {
-    this.#closing ??= this.#enqueue(async () => {
-      const engine = this.#engine;
-      this.#engine = null;
-      if (!engine) return;
-      const response = await engine[finish](this.#envelope('close', {}), 'close');
-      await this.#options.storage.commit?.();
-      if (response !== null) result('close', response);
-    });
+    this.#unwatch();
+    this.#closing ??= this.#enqueue(() =>
+      // A memory behind another's save has nothing of its own left to
+      // write (every call saved before answering): it just stops.
+      this.#exclusive(
+        'close',
+        async (reloaded) => {
+          const engine = this.#engine;
+          this.#engine = null;
+          if (!engine) return;
+          if (reloaded) return engine.dispose();
+          const response = await engine[finish](this.#envelope('close', {}), 'close');
+          await this.#options.storage.commit?.();
+          if (response !== null) result('close', response);
+        },
+        { restart: false },
+      ),
+    );
     return this.#closing;
   }
 }

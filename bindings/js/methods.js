@@ -1,9 +1,24 @@
 // The convenience methods of ArborMemory (index.d.ts), written once on top
 // of `call`, for the memory in this thread (index.js) and the one in a Web
-// Worker (worker.js): both must offer exactly the same API.
+// Worker (worker.js): both must offer exactly the same API. The methods
+// that may need a model run the pending/resume loop here, in the calling
+// thread, with the memory's or the call's LLM adapter (llm/drive.js).
+
+import { ArborError } from './error.js';
+import { drive } from './llm/drive.js';
+
+const decoder = new TextDecoder();
 
 /** Base class of every ArborMemory: subclasses provide `call(method, params)`. */
 export class MemoryMethods {
+  /** @type {import('./llm/index.d.ts').LLMAdapter | null} */
+  #llm;
+
+  /** @param {import('./llm/index.d.ts').LLMAdapter | null | undefined} llm the default adapter of query and curateFrom */
+  constructor(llm) {
+    this.#llm = llm ?? null;
+  }
+
   curate(operations) {
     return this.call('curate', { operations: Array.isArray(operations) ? operations : [operations] });
   }
@@ -12,8 +27,27 @@ export class MemoryMethods {
     return this.call('search', { query, limit });
   }
 
-  query(query, { limit } = {}) {
-    return this.call('query', { query, limit });
+  query(query, { limit, llm = this.#llm, signal, onStep, tokenBudget, maxIterations } = {}) {
+    if (!llm) return this.call('query', { query, limit });
+    return drive(this, 'query', { query, limit, llm: true, tokenBudget, maxIterations }, { llm, signal, onStep });
+  }
+
+  curateFrom(files, { llm = this.#llm, signal, onStep, instruction, tokenBudget, maxIterations } = {}) {
+    if (!llm) {
+      return Promise.reject(new ArborError('invalid_params', 'curateFrom: needs an LLM adapter (openMemory({ llm }) or the llm option)'));
+    }
+    let sources;
+    try {
+      sources = Array.from(files ?? [], sourceFile);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return drive(this, 'curateFrom', { files: sources, instruction, tokenBudget, maxIterations }, { llm, signal, onStep });
+  }
+
+  ingest(files, { domain, contextTurns, maxSourceBytes } = {}) {
+    const list = Array.isArray(files) ? files : [files];
+    return this.call('ingest', { files: list.map(({ name, content }) => ({ name, content })), domain, contextTurns, maxSourceBytes });
   }
 
   read(path) {
@@ -31,4 +65,16 @@ export class MemoryMethods {
   flush() {
     return this.call('flush');
   }
+}
+
+/** A curateFrom file as the engine takes it: { name, content } with text content. */
+function sourceFile(f, i) {
+  const name = f?.name;
+  let content = f?.content;
+  if (content instanceof Uint8Array) content = decoder.decode(content);
+  else if (content instanceof ArrayBuffer) content = decoder.decode(new Uint8Array(content));
+  if (typeof name !== 'string' || typeof content !== 'string') {
+    throw new ArborError('invalid_params', `curateFrom: file ${i} must be { name: string, content: string | Uint8Array }`);
+  }
+  return { name, content };
 }

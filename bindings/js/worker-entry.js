@@ -13,10 +13,11 @@ let storage = null;
 const ops = {
   async open({ options }) {
     if (mem) throw new Error('arbor worker: a memory is already open in this worker');
-    const { storage: spec = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, forwardLogs } = options;
+    const { storage: spec = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, llmOptions, forwardLogs, forwardExternalChanges } = options;
     storage = makeStorage(spec);
     const onLog = forwardLogs ? (level, message) => self.postMessage({ log: { level, message } }) : undefined;
-    mem = await openMemory({ storage, wasm, fixedTime, maxFileBytes, ...(onLog && { onLog }) });
+    const onExternalChange = forwardExternalChanges ? () => self.postMessage({ externalChange: true }) : undefined;
+    mem = await openMemory({ storage, wasm, fixedTime, maxFileBytes, llmOptions, ...(onLog && { onLog }), ...(onExternalChange && { onExternalChange }) });
     return mem.opened;
   },
   call: ({ method, params }) => opened().call(method, params),

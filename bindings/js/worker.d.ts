@@ -6,7 +6,7 @@ export type WorkerStorage =
   | { kind: 'indexedDB'; /** The database name. */ name: string };
 
 /** Options of {@link openMemoryInWorker}. */
-export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxFileBytes' | 'onLog'> {
+export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxFileBytes' | 'onLog' | 'onExternalChange' | 'llm' | 'llmOptions'> {
   /** @default { kind: 'memory' } */
   storage?: WorkerStorage;
   /**
@@ -16,7 +16,12 @@ export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxF
   wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
 }
 
-/** An ArborMemory answered by a dedicated Web Worker; close() also ends the worker. */
+/**
+ * An ArborMemory answered by a dedicated Web Worker; close() also ends the
+ * worker. The LLM adapter (`llm`) stays in the calling thread: the worker
+ * hands back the engine's pending results and this thread makes the model
+ * calls, so keys never reach the worker and any adapter object works.
+ */
 export type WorkerMemory = ArborMemory;
 
 /**

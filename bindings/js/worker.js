@@ -14,16 +14,21 @@ import { MemoryMethods } from './methods.js';
  * @returns {Promise<import('./worker.d.ts').WorkerMemory>}
  */
 export async function openMemoryInWorker(options = {}) {
-  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, onLog } = options;
+  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, onLog, onExternalChange, llm, llmOptions } = options;
   const worker = new Worker(new URL('./worker-entry.js', import.meta.url), { type: 'module', name: 'arbor' });
-  const client = new WorkerMemory(worker, onLog);
+  // The LLM adapter stays here: the worker hands pending results back, and
+  // this thread makes the model calls (llm/drive.js), so the key never
+  // goes to the worker and any adapter object works.
+  const client = new WorkerMemory(worker, onLog, onExternalChange, llm);
   const open = {
     storage,
     // A relative URL means the page's, not the worker's.
     wasm: typeof wasm === 'string' || wasm instanceof URL ? new URL(wasm, globalThis.location?.href).href : wasm,
     fixedTime: fixedTime instanceof Date ? fixedTime.toISOString() : fixedTime,
     maxFileBytes,
+    llmOptions,
     forwardLogs: typeof onLog === 'function',
+    forwardExternalChanges: typeof onExternalChange === 'function',
   };
   try {
     client.opened = await client.send('open', { options: open });
@@ -44,14 +49,22 @@ class WorkerMemory extends MemoryMethods {
   /** @type {ArborError | null} */
   #dead = null;
 
-  constructor(worker, onLog) {
-    super();
+  constructor(worker, onLog, onExternalChange, llm) {
+    super(llm);
     this.#worker = worker;
     /** @type {import('./index.d.ts').OpenResult | undefined} */
     this.opened = undefined;
     worker.onmessage = ({ data }) => {
       if (data?.log) {
         onLog?.(data.log.level, data.log.message);
+        return;
+      }
+      if (data?.externalChange) {
+        try {
+          onExternalChange?.();
+        } catch (err) {
+          console.error(err); // as openMemory does: the callback's failure is not the memory's
+        }
         return;
       }
       const p = this.#pending.get(data?.id);

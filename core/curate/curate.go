@@ -62,7 +62,8 @@ type Curator struct {
 	OnChange func(Change)
 }
 
-// outcome is what a successful operation counts as in the summary.
+// outcome is what a successful operation did: ADD and an UPSERT that
+// creates are marked Created, which the summary and the lifecycle read.
 type outcome int
 
 const (
@@ -90,19 +91,8 @@ func (c *Curator) Apply(ops []Operation) Result {
 	res := Result{Applied: make([]Applied, 0, len(ops))}
 	audit := make([]auditRecord, 0, len(ops))
 	for _, op := range ops {
-		a, out := c.applyOne(op)
-		switch {
-		case a.Status != StatusSuccess:
-			res.Summary.Failed++
-		case out == outAdded:
-			res.Summary.Added++
-		case out == outUpdated:
-			res.Summary.Updated++
-		case out == outMerged:
-			res.Summary.Merged++
-		case out == outDeleted:
-			res.Summary.Deleted++
-		}
+		a := c.applyOne(op)
+		res.Summary.Count(a)
 		res.Applied = append(res.Applied, a)
 		audit = append(audit, auditRecord{
 			Time: c.now().Format(time.RFC3339), Op: a.Type, Path: a.Path,
@@ -167,16 +157,16 @@ func (c *Curator) appendAudit(recs []auditRecord) error {
 }
 
 // applyOne validates and applies one operation.
-func (c *Curator) applyOne(op Operation) (Applied, outcome) {
+func (c *Curator) applyOne(op Operation) Applied {
 	typ := strings.ToUpper(strings.TrimSpace(op.Type))
 	a := Applied{Type: typ, Path: op.Path, Status: StatusFailed}
 	if typ == "" {
 		a.Type = op.Type
 	}
-	fail := func(err error) (Applied, outcome) {
+	fail := func(err error) Applied {
 		a.Message = err.Error()
 		a.Carried, a.BrokenRelations = nil, nil
-		return a, 0
+		return a
 	}
 	if c.FS == nil {
 		return fail(errors.New("no file system"))
@@ -211,7 +201,7 @@ func (c *Curator) applyOne(op Operation) (Applied, outcome) {
 	if typ == OpMerge {
 		a.Target = v.target
 	}
-	return a, out
+	return a
 }
 
 // finish commits a transaction that succeeded, or rolls it back and

@@ -290,6 +290,22 @@ type Summary struct {
 	Failed  int `json:"failed"`
 }
 
+// Count counts one operation's outcome.
+func (s *Summary) Count(a Applied) {
+	switch {
+	case a.Status != StatusSuccess:
+		s.Failed++
+	case a.Type == OpAdd, a.Type == OpUpsert && a.Created:
+		s.Added++
+	case a.Type == OpUpdate, a.Type == OpUpsert:
+		s.Updated++
+	case a.Type == OpMerge:
+		s.Merged++
+	case a.Type == OpDelete:
+		s.Deleted++
+	}
+}
+
 // Result is the answer of a curate call: one Applied per operation, in
 // order, and the summary.
 type Result struct {

@@ -15,6 +15,8 @@ type OpenParams struct {
 	FixedTime string `json:"fixedTime,omitempty"`
 	// MaxFileBytes bounds the size of a file read or written; 0 means 1 MiB.
 	MaxFileBytes int `json:"maxFileBytes,omitempty"`
+	// LLM tunes the calls that talk to a model (docs/ABI.md §6).
+	LLM *LLMOptions `json:"llm,omitempty"`
 	// Lifecycle tunes the lifecycle model and the batching of its writes;
 	// nil keeps the defaults. Over JSON, fields left out keep their defaults.
 	Lifecycle *LifecycleParams `json:"lifecycle,omitempty"`
@@ -91,6 +93,14 @@ type QueryResult struct {
 	NeedsLLM    bool         `json:"needsLLM"`
 	OutOfDomain bool         `json:"outOfDomain"`
 	TookMs      float64      `json:"tookMs"`
+	// Sources are the entries a model's answer (tiers 3 and 4) used, each
+	// checked to be one the model was shown.
+	Sources []string `json:"sources,omitempty"`
+	// Incomplete: the agentic loop ended (budget, iterations, a failed
+	// call) before a final answer; Answer lists the entries it read.
+	Incomplete bool `json:"incomplete,omitempty"`
+	// LLM is the trace of the model calls, when there were any.
+	LLM *LLMTrace `json:"llm,omitempty"`
 }
 
 // ReadParams are the parameters of "read".

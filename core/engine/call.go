@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/llm"
 )
 
 // Session serves the JSON protocol of docs/ABI.md §3–4 over one memory
@@ -19,6 +20,9 @@ type Session struct {
 	fs  host.FS
 	log host.Logger
 	eng *Engine
+	// clock is the engine's clock unless "open" fixes the time; nil is the
+	// system clock. Tests move it to expire continuations.
+	clock host.Clock
 }
 
 // NewSession returns a session on fs; the engine opens on the "open" call.
@@ -111,11 +115,32 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 		return s.eng.Search(p)
 	},
 	"query": func(s *Session, raw json.RawMessage) (any, error) {
-		var p SearchParams
+		var p QueryParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
-		return s.eng.Query(p)
+		return s.eng.QueryLLM(p)
+	},
+	"curateFrom": func(s *Session, raw json.RawMessage) (any, error) {
+		var p CurateFromParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.CurateFrom(p)
+	},
+	"resume": func(s *Session, raw json.RawMessage) (any, error) {
+		var p llm.ResumeParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Resume(p)
+	},
+	"cancel": func(s *Session, raw json.RawMessage) (any, error) {
+		var p llm.CancelParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Cancel(p)
 	},
 	"read": func(s *Session, raw json.RawMessage) (any, error) {
 		var p ReadParams
@@ -153,7 +178,13 @@ func (s *Session) open(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	opts := Options{FS: s.fs, Logger: s.log, MaxFileBytes: p.MaxFileBytes}
+	opts := Options{FS: s.fs, Clock: s.clock, Logger: s.log, MaxFileBytes: p.MaxFileBytes}
+	if p.LLM != nil {
+		if err := p.LLM.validate(); err != nil {
+			return nil, err
+		}
+		opts.LLM = *p.LLM
+	}
 	if p.Lifecycle != nil {
 		if err := p.Lifecycle.Validate(); err != nil {
 			return nil, errorf(CodeInvalidParams, "%v", err)

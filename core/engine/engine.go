@@ -45,6 +45,8 @@ type Options struct {
 	// interval turns the time-based write off).
 	FlushAfter    int
 	FlushInterval time.Duration
+	// LLM tunes the calls that talk to a model (docs/ABI.md §6).
+	LLM LLMOptions
 }
 
 // Engine is an open memory root. Its methods are not safe for concurrent
@@ -61,6 +63,11 @@ type Engine struct {
 	signals  *signals
 	warnings []Warning
 	pending  []curate.Change // committed by the current Curate, not yet indexed
+	llmOpts  LLMOptions
+	conts    continuations // calls waiting on a model
+	// gen counts the writes to the tree, so a call that waited on a model
+	// knows whether the tree changed under it.
+	gen uint64
 }
 
 // Open reads the whole tree through the host and brings the persisted
@@ -71,7 +78,10 @@ func Open(opts Options) (*Engine, OpenResult, error) {
 	if opts.FS == nil {
 		return nil, OpenResult{}, errors.New("engine: open: no file system")
 	}
-	e := &Engine{fs: opts.FS, clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes, catalog: tree.NewCatalog(), cache: newQueryCache()}
+	if err := opts.LLM.validate(); err != nil {
+		return nil, OpenResult{}, err
+	}
+	e := &Engine{fs: opts.FS, clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes, catalog: tree.NewCatalog(), cache: newQueryCache(), llmOpts: opts.LLM.withDefaults()}
 	if e.clock == nil {
 		e.clock = host.SystemClock{}
 	}
@@ -203,8 +213,10 @@ func (e *Engine) reindex() {
 	if len(e.pending) == 0 {
 		return
 	}
-	// Any write may change any answer: cached ones from the older tree go.
+	// Any write may change any answer: cached ones from the older tree go,
+	// and a model answer still being worked out is not cached (see gen).
 	e.cache.clear()
+	e.gen++
 	last := map[string]curate.Change{}
 	var order []string
 	for _, ch := range e.pending {
@@ -317,7 +329,11 @@ func (e *Engine) Read(p ReadParams) (ReadResult, error) {
 }
 
 // Tree returns the hierarchy below a folder, depth-limited when Depth > 0.
-func (e *Engine) Tree(p TreeParams) (*Node, error) {
+func (e *Engine) Tree(p TreeParams) (*Node, error) { return buildTree(e.catalog, p) }
+
+// buildTree is Tree over any catalog: a curation's staged view of the tree
+// is listed to the model the same way.
+func buildTree(cat *tree.Catalog, p TreeParams) (*Node, error) {
 	root := ""
 	if p.Path != "" {
 		clean, err := tree.CleanPath(p.Path)
@@ -338,25 +354,25 @@ func (e *Engine) Tree(p TreeParams) (*Node, error) {
 		}
 		parent := folder(up)
 		n := &Node{Name: path.Base(dir), Path: dir, Kind: folderKind(dir)}
-		if ctx, ok := e.catalog.Context(dir + "/context.md"); ok {
+		if ctx, ok := cat.Context(dir + "/context.md"); ok {
 			n.Title = ctx.Title
 		}
 		parent.Children = append(parent.Children, n)
 		nodes[dir] = n
 		return n
 	}
-	for _, cp := range e.catalog.ContextPaths() {
+	for _, cp := range cat.ContextPaths() {
 		if d := path.Dir(cp); d != "." {
 			folder(d)
 		}
 	}
-	for _, ep := range e.catalog.Paths() {
+	for _, ep := range cat.Paths() {
 		d := path.Dir(ep)
 		if d == "." {
 			d = ""
 		}
 		parent := folder(d)
-		en, _ := e.catalog.Get(ep)
+		en, _ := cat.Get(ep)
 		parent.Children = append(parent.Children, &Node{Name: path.Base(ep), Path: ep, Kind: "entry", Title: en.Title})
 	}
 	for _, n := range nodes {
@@ -456,6 +472,7 @@ func (e *Engine) Flush() (FlushResult, error) {
 // and releases it (an index that cannot be saved is logged, not returned:
 // the next Open rebuilds it from the tree).
 func (e *Engine) Close() error {
+	e.dropContinuations()
 	_, ferr := e.flushSignals()
 	if err := e.index.Close(); err != nil {
 		return fmt.Errorf("engine: close: %w", errors.Join(ferr, err))

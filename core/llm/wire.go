@@ -96,6 +96,10 @@ type Pending struct {
 	LLM          Request `json:"llm"`
 }
 
+// Error makes a failed call an error, so that a host's model client can
+// return one and the host's driver pass its code on to "resume" as it is.
+func (e *Error) Error() string { return "llm: " + e.Code + ": " + e.Message }
+
 // ResumeParams are the parameters of "resume": exactly one of Response and
 // Error is set.
 type ResumeParams struct {

@@ -2,6 +2,7 @@ package tree
 
 import (
 	"errors"
+	"maps"
 	"sort"
 	"strings"
 )
@@ -51,6 +52,25 @@ func (c *Catalog) init() {
 	c.byBase = map[string]pathSet{}
 	c.contexts = map[string]*Context{}
 	c.broken = map[string]error{}
+}
+
+// Clone returns a catalog holding the same entries and context files that
+// can change without changing c: a curation that must be undoable works on
+// a clone. Entries are shared, not copied: the catalog never changes an
+// entry, callers Put a new one.
+func (c *Catalog) Clone() *Catalog {
+	n := NewCatalog()
+	c.init()
+	maps.Copy(n.entries, c.entries)
+	maps.Copy(n.links, c.links)
+	maps.Copy(n.contexts, c.contexts)
+	maps.Copy(n.broken, c.broken)
+	for _, m := range [][2]map[string]pathSet{{n.rev, c.rev}, {n.byPath, c.byPath}, {n.byBase, c.byBase}} {
+		for k, set := range m[1] {
+			m[0][k] = maps.Clone(set)
+		}
+	}
+	return n
 }
 
 // Put adds or replaces an entry and re-indexes its links. The catalog

@@ -2,6 +2,7 @@ package tree
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -204,5 +205,20 @@ func TestCatalogContextsAndBroken(t *testing.T) {
 	c.Put(entryWith("eng/a.md", nil, ""))
 	if _, ok := c.Broken("eng/a.md"); ok {
 		t.Error("Put did not clear broken state")
+	}
+}
+
+func TestCatalogCloneIsIndependent(t *testing.T) {
+	c := NewCatalog()
+	c.Put(entryWith("a/b/x.md", []string{"a/b/y.md"}, ""))
+	c.Put(entryWith("a/b/y.md", nil, ""))
+	n := c.Clone()
+	n.Delete("a/b/x.md")
+	n.Put(entryWith("a/b/z.md", []string{"a/b/y.md"}, ""))
+	if got := fmt.Sprint(c.Paths(), c.Backlinks("a/b/y.md")); got != "[a/b/x.md a/b/y.md] [a/b/x.md]" {
+		t.Fatalf("the original changed with its clone: %s", got)
+	}
+	if got := fmt.Sprint(n.Paths(), n.Backlinks("a/b/y.md")); got != "[a/b/y.md a/b/z.md] [a/b/z.md]" {
+		t.Fatalf("clone: %s", got)
 	}
 }

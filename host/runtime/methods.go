@@ -59,15 +59,21 @@ func isCode(err error, code string) bool {
 
 // method calls method and decodes its result into a new R.
 func method[R any](ctx context.Context, e *Engine, name string, params any) (R, error) {
-	var r R
-	raw, err := e.CallMethod(ctx, name, params)
-	if err != nil {
-		return r, err
+	return decodeResult[R](name)(e.CallMethod(ctx, name, params))
+}
+
+// decodeResult decodes a method's raw result, or passes its error on.
+func decodeResult[R any](name string) func(json.RawMessage, error) (R, error) {
+	return func(raw json.RawMessage, err error) (R, error) {
+		var r R
+		if err != nil {
+			return r, err
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return r, fmt.Errorf("arbor: %s: decode result: %w", name, err)
+		}
+		return r, nil
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return r, fmt.Errorf("arbor: %s: decode result: %w", name, err)
-	}
-	return r, nil
 }
 
 // Open opens the memory root: reads and indexes the tree. It must come

@@ -2,50 +2,20 @@
 // driven by playwright-core against the web demo served by
 // web-demo/serve.mjs. Skips, saying why, when chromium, playwright-core
 // or dist/arbor.wasm is missing; .ci/run installs chromium so CI always
-// runs it. ARBOR_SCREENSHOT=path saves a screenshot of the demo there.
+// runs it (chromium.mjs). ARBOR_SCREENSHOT=path saves a screenshot of the
+// demo there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { serve } from '../../web-demo/serve.mjs';
 import { compare, digest, loadExpected, loadFixture, normalize, requests } from '../conformance/fixture.mjs';
+import { readTree } from '../tree.mjs';
+import { chromiumPath, playwright, repo, skip } from './chromium.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repo = path.resolve(here, '../..');
-const chromiumPath = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium';
-
-let playwright = null;
-try {
-  playwright = await import('playwright-core');
-} catch {
-  // reported by skip below
-}
-const skip = !fs.existsSync(chromiumPath)
-  ? `${chromiumPath} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests`
-  : !playwright
-    ? 'playwright-core is not installed: run npm ci'
-    : !fs.existsSync(path.join(repo, 'dist/arbor.wasm'))
-      ? 'dist/arbor.wasm is missing: run ./build.sh wasm'
-      : false;
-
-/** Every file below dir as { path: text }, for a page to load. */
-function readTree(dir) {
-  const out = {};
-  const walk = (abs, rel) => {
-    for (const d of fs.readdirSync(abs, { withFileTypes: true })) {
-      const r = rel === '' ? d.name : `${rel}/${d.name}`;
-      if (d.isDirectory()) walk(path.join(abs, d.name), r);
-      else out[r] = fs.readFileSync(path.join(abs, d.name), 'utf8');
-    }
-  };
-  walk(dir, '');
-  return out;
-}
-
-test('the web demo and the package in headless Chromium', { skip, timeout: 120_000 }, async (t) => {
+test('the web demo and the package in headless Chromium', { skip, timeout: 180_000 }, async (t) => {
   const server = await serve({ port: 0 });
   const browser = await playwright.chromium.launch({ executablePath: chromiumPath });
   t.after(async () => {
@@ -234,6 +204,25 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 120_0
     assert.equal(out.saved, 1);
   });
 
+  await t.test('mem.ingest in a Web Worker', async () => {
+    const out = await page.evaluate(async () => {
+      const { openMemoryInWorker } = await import('/bindings/js/worker.js');
+      const mem = await openMemoryInWorker({ storage: { kind: 'memory' }, fixedTime: '2026-01-01T00:00:00Z' });
+      const files = [
+        { name: 'notes/deploy.md', content: '# Deploy\n\n## Canary\n\n5% of traffic for 30 minutes.\n' },
+        { name: 'people.csv', content: 'name,role\nAna,lead\n' },
+      ];
+      const first = await mem.ingest(files);
+      const again = await mem.ingest(files);
+      const hit = await mem.search('canary traffic');
+      await mem.close();
+      return { first: first.summary, again: again.summary, top: hit.results[0]?.path };
+    });
+    assert.deepEqual(out.first, { files: 2, failedFiles: 0, added: 2, updated: 0, deleted: 0, unchanged: 0, failed: 0 });
+    assert.deepEqual(out.again, { files: 2, failedFiles: 0, added: 0, updated: 0, deleted: 0, unchanged: 2, failed: 0 });
+    assert.equal(out.top, 'documents/notes_deploy/canary.md');
+  });
+
   await t.test('the conformance fixture gives the same results as in Node (IndexedDB storage)', async () => {
     const fixture = loadFixture();
     const tree = readTree(path.join(repo, fixture.tree));
@@ -265,6 +254,103 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 120_0
     const files = Object.fromEntries(Object.entries(out.files).map(([p, text]) => [p, digest(Buffer.from(text, 'utf8'))]));
     const problems = compare('chromium', loadExpected(), out.responses.map(normalize), files);
     assert.ok(problems.length === 0, problems.join('\n'));
+  });
+
+  await t.test('two tabs on one database: each sees the other\'s writes, none is lost or overwritten', async () => {
+    const other = await context.newPage();
+    other.on('pageerror', (err) => errors.push(err.message));
+    await other.goto(server.url);
+    await other.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+    const tabs = [page, other];
+
+    // The demo in both tabs: a note written in one shows up in the other
+    // without a reload (onExternalChange refreshes its status).
+    const before = Number((await status()).match(/^(\d+)/)[1]);
+    const m = await writeNote({ domain: 'operations', topic: 'oncall', title: 'Pager rotation', text: 'The pager rotates every Monday at noon.', reason: 'agreed at standup' });
+    assert.equal(m.error, false, m.text);
+    await other.waitForFunction((n) => document.getElementById('status').textContent.startsWith(`${n} entries`), before + 1);
+
+    // The package in both tabs, on a database of their own.
+    await page.evaluate(() => import('/bindings/js/index.js').then((m) => m.deleteIndexedDB('tabs')));
+    await Promise.all(
+      tabs.map((p, i) =>
+        p.evaluate(async (tab) => {
+          const { openMemory, indexedDB } = await import('/bindings/js/index.js');
+          window.reloads = 0;
+          window.tab = tab;
+          window.mem = await openMemory({ storage: indexedDB('tabs'), onExternalChange: () => window.reloads++ });
+        }, i === 0 ? 'A' : 'B'),
+      ),
+    );
+    const inTab = (p, fn, arg) => p.evaluate(fn, arg);
+    const add = (title, content) => ({ type: 'ADD', path: 'shared/log', title, content, reason: 'two-tab test' });
+
+    // Written in A, found in B, which reloads first.
+    const a1 = await inTab(page, (op) => window.mem.curate(op), add('Deploy freeze', 'No deploys on Fridays after noon.'));
+    assert.equal(a1.applied[0].status, 'success');
+    const found = await inTab(other, () => window.mem.search('deploys fridays'));
+    assert.equal(found.results[0]?.path, 'shared/log/deploy_freeze.md');
+    await other.waitForFunction(() => window.reloads >= 1);
+
+    // B, which has not seen A's newer entry when it writes, must not replace it.
+    await inTab(other, () => window.mem.stats());
+    const a2 = await inTab(page, (op) => window.mem.curate(op), add('Release owner', 'Ana owns the June release.'));
+    assert.equal(a2.applied[0].status, 'success');
+    const b2 = await inTab(other, (op) => window.mem.curate(op), add('Release owner', 'Bo owns the June release.'));
+    assert.equal(b2.applied[0].status, 'failed');
+    assert.match(b2.applied[0].message, /already exists/);
+    assert.match((await inTab(other, () => window.mem.read('shared/log/release_owner.md'))).markdown, /Ana owns/);
+
+    // Both tabs writing at once, into the same folder: every entry lands.
+    const each = 4;
+    await Promise.all(
+      tabs.map((p) =>
+        p.evaluate(async (n) => {
+          const writes = [];
+          for (let i = 0; i < n; i++) {
+            writes.push(window.mem.curate({ type: 'ADD', path: 'shared/log', title: `Note ${window.tab}${i}`, content: `Written by tab ${window.tab}, number ${i}.`, reason: 'concurrent' }));
+          }
+          const done = await Promise.all(writes);
+          if (done.some((r) => r.applied[0].status !== 'success')) throw new Error(JSON.stringify(done.map((r) => r.applied[0])));
+        }, each),
+      ),
+    );
+    const want = 2 + 2 * each;
+    for (const p of tabs) assert.equal((await inTab(p, () => window.mem.stats())).entries, want);
+    const fresh = await inTab(page, async () => {
+      const { openMemory, indexedDB } = await import('/bindings/js/index.js');
+      const mem = await openMemory({ storage: indexedDB('tabs') });
+      const paths = (await mem.search('written by tab', { limit: 50 })).results.map((r) => r.path).filter((p) => p.startsWith('shared/log/note_')).sort();
+      const entries = (await mem.stats()).entries;
+      await mem.close();
+      return { paths, entries };
+    });
+    assert.equal(fresh.entries, want);
+    const names = ['A', 'B'].flatMap((t) => Array.from({ length: each }, (_, i) => `shared/log/note_${t.toLowerCase()}${i}.md`));
+    assert.deepEqual(fresh.paths, names.sort());
+
+    // Below the locks: a commit made on an older tree is refused, the newer file kept.
+    const guarded = await inTab(page, async () => {
+      const { indexedDB } = await import('/bindings/js/index.js');
+      const bytes = (s) => new TextEncoder().encode(s);
+      const [s1, s2] = [indexedDB('tabs'), indexedDB('tabs')];
+      await Promise.all([s1.load(), s2.load()]);
+      s1.write('shared/log/raw.md', bytes('first'));
+      await s1.commit();
+      s2.write('shared/log/raw.md', bytes('stale'));
+      const refused = await s2.commit().then(() => null, (err) => err.message);
+      const kept = new TextDecoder().decode(s2.read('shared/log/raw.md'));
+      const generations = [s1.generation, s2.generation];
+      s1.close();
+      s2.close();
+      return { refused, kept, generations };
+    });
+    assert.match(guarded.refused ?? 'saved', /another tab or worker saved changes/);
+    assert.equal(guarded.kept, 'first');
+    assert.equal(guarded.generations[0], guarded.generations[1]);
+
+    await Promise.all(tabs.map((p) => inTab(p, () => window.mem.close())));
+    await other.close();
   });
 
   assert.deepEqual(errors, [], 'no uncaught errors in the page');

@@ -18,9 +18,24 @@ export interface IndexedDBStorage extends Storage {
   commit(): Promise<void>;
   /** How many paths have changes not yet committed. */
   readonly pending: number;
+  /**
+   * How many commits the database had seen when this storage last loaded
+   * or committed (-1 before the first load). Every commit checks it and adds
+   * one in the same transaction: a commit made on an older tree than the
+   * saved one is refused with a StorageError and nothing of it is kept.
+   */
+  readonly generation: number;
+  /**
+   * Runs `fn` holding the Web Lock `arbor-indexeddb:<name>` (exclusive),
+   * after reloading the tree when another tab or worker committed since
+   * this storage last loaded (`reloaded` is then true).
+   */
+  exclusive<T>(fn: (reloaded: boolean) => Promise<T> | T): Promise<T>;
+  /** Calls `listener` when another storage on the same database commits (BroadcastChannel `arbor-indexeddb:<name>`). */
+  watch(listener: (change: { generation: number }) => void): () => void;
   /** Every file as UTF-8 text, keyed by path, sorted. */
   snapshot(): Record<string, string>;
-  /** Closes the database connection; a later load() or commit() opens it again. */
+  /** Closes the database connection and the channel, and forgets the watchers; a later load() or commit() opens it again. */
   close(): void;
 }
 
@@ -29,8 +44,15 @@ export interface IndexedDBStorage extends Storage {
  * and extension service workers. The tree is loaded into memory when the
  * memory opens and written through after every call, one transaction per
  * call, so it survives reloads. Folders are implied by their files (an
- * empty one is not kept). One tab at a time should write a database: each
- * open memory keeps its own copy of the tree.
+ * empty one is not kept).
+ *
+ * Any number of tabs, workers and service workers of one origin may open
+ * the same database at once: each call runs holding the database's Web
+ * Lock, on the latest saved tree (a memory behind another's save reloads
+ * and restarts its engine first), so every write lands and none overwrites
+ * a newer one. Other memories hear of a save on a BroadcastChannel and
+ * reload while idle (see `onExternalChange`). Lifecycle signals a memory
+ * batched but had not flushed when it reloads are dropped.
  *
  * @example
  * import { openMemory, indexedDB } from 'arbor-memory';

@@ -10,6 +10,20 @@
 // reloaded from the database, so what the engine sees again is exactly
 // what is saved, and the caller gets an error saying so.
 //
+// Several tabs, workers or an extension's service worker may open the same
+// database, each with its own mirror and engine. Three things keep them
+// from overwriting each other:
+// - a generation number, stored with the files, that every commit checks
+//   and increments in the same transaction: a commit from a mirror that is
+//   not the latest saved state is refused, never applied (the last line of
+//   defence, which also holds where Web Locks are missing);
+// - a Web Lock per database (exclusive): a memory runs each call holding
+//   it, after reloading the mirror if the generation moved, so writers take
+//   turns and each works on the latest tree;
+// - a BroadcastChannel per database on which each commit announces its
+//   generation, so the other memories reload while idle instead of at
+//   their next call.
+//
 // Folders are implied by the files inside them: a folder left empty does
 // not survive a reload (the engine never relies on one), and modification
 // times restart at load (the engine does not use them).
@@ -17,8 +31,14 @@
 import { StorageError } from './errors.js';
 import { memory } from './memory.js';
 
-const STORE = 'files';
-const VERSION = 1;
+const FILES = 'files';
+/** Holds the generation: the number of commits the database has seen. */
+const META = 'meta';
+const GENERATION = 'generation';
+const VERSION = 2;
+
+/** The name of the database's Web Lock and BroadcastChannel. */
+const channelName = (name) => `arbor-indexeddb:${name}`;
 
 /**
  * Creates an IndexedDB-backed storage adapter for the database `name`.
@@ -36,16 +56,27 @@ export function indexedDB(name, options = {}) {
   let mirror = memory();
   /** Paths written, removed or renamed since the last commit. */
   let touched = new Set();
+  /** The generation the mirror holds; -1 until loaded. */
+  let generation = -1;
   /** @type {Promise<void> | null} */
   let loaded = null;
   /** @type {IDBDatabase | null} */
   let db = null;
+  /** @type {BroadcastChannel | null} */
+  let channel = null;
+  /** @type {Set<(change: { generation: number }) => void>} */
+  const watchers = new Set();
 
   const connect = () =>
     new Promise((resolve, reject) => {
       if (db) return resolve(db);
       const req = factory.open(name, VERSION);
-      req.onupgradeneeded = () => req.result.createObjectStore(STORE);
+      req.onupgradeneeded = () => {
+        // Version 1 had the files only: its trees are kept, at generation 0.
+        const conn = req.result;
+        if (!conn.objectStoreNames.contains(FILES)) conn.createObjectStore(FILES);
+        if (!conn.objectStoreNames.contains(META)) conn.createObjectStore(META);
+      };
       req.onsuccess = () => {
         db = req.result;
         // Another tab deleting or upgrading the database: let it.
@@ -59,23 +90,65 @@ export function indexedDB(name, options = {}) {
       req.onblocked = () => reject(new StorageError('EIO', `indexedDB "${name}": opening is blocked by another tab holding an older version`));
     });
 
-  /** Reads every file into a fresh mirror. */
-  const reload = async () => {
+  /**
+   * Runs one transaction over `stores`; `fill` issues its requests and
+   * returns what to resolve with once it commits.
+   */
+  const transact = async (what, stores, mode, fill) => {
     const conn = await connect();
-    const { keys, values } = await new Promise((resolve, reject) => {
-      const tx = conn.transaction(STORE, 'readonly');
-      const store = tx.objectStore(STORE);
-      const k = store.getAllKeys();
-      const v = store.getAll();
-      tx.oncomplete = () => resolve({ keys: k.result, values: v.result });
-      tx.onerror = () => reject(idbError(`read database "${name}"`, tx.error));
-      tx.onabort = () => reject(idbError(`read database "${name}"`, tx.error));
+    return new Promise((resolve, reject) => {
+      let tx;
+      try {
+        tx = conn.transaction(stores, mode);
+      } catch (err) {
+        // The connection was closed under us (the database is being deleted).
+        db = null;
+        return reject(idbError(what, err));
+      }
+      let out;
+      let failure = null;
+      tx.oncomplete = () => resolve(out?.());
+      tx.onabort = () => reject(failure ?? idbError(what, tx.error));
+      try {
+        out = fill(tx, (err) => {
+          failure = err;
+          tx.abort();
+        });
+      } catch (err) {
+        // A request can throw at once (e.g. the quota is known to be full);
+        // nothing of this transaction is kept.
+        failure = idbError(what, err);
+        try {
+          tx.abort();
+        } catch {
+          // already finished
+        }
+      }
+    });
+  };
+
+  /** Reads every file, and the generation they are at, into a fresh mirror. */
+  const reload = async () => {
+    const { keys, values, gen } = await transact(`read database "${name}"`, [FILES, META], 'readonly', (tx) => {
+      const files = tx.objectStore(FILES);
+      const k = files.getAllKeys();
+      const v = files.getAll();
+      const g = tx.objectStore(META).get(GENERATION);
+      return () => ({ keys: k.result, values: v.result, gen: g.result ?? 0 });
     });
     const fresh = memory();
     for (let i = 0; i < keys.length; i++) fresh.write(keys[i], values[i].data);
     mirror = fresh;
     touched = new Set();
+    generation = gen;
   };
+
+  const savedGeneration = () =>
+    // The files' store is left out of the scope: a cheaper transaction.
+    transact(`read database "${name}"`, [META], 'readonly', (tx) => {
+      const g = tx.objectStore(META).get(GENERATION);
+      return () => g.result ?? 0;
+    });
 
   /** Every file below folder p of the mirror. */
   const filesUnder = (p) => {
@@ -97,6 +170,37 @@ export function indexedDB(name, options = {}) {
     } catch {
       return false;
     }
+  };
+
+  /** The channel is open while someone watches. */
+  const openChannel = () => {
+    if (channel || typeof BroadcastChannel !== 'function') return;
+    channel = new BroadcastChannel(channelName(name));
+    channel.onmessage = ({ data }) => {
+      if (typeof data?.generation !== 'number' || data.generation === generation) return;
+      for (const w of watchers) {
+        try {
+          w({ generation: data.generation });
+        } catch {
+          // a failing watcher must not keep the others from hearing
+        }
+      }
+    };
+  };
+
+  const closeChannel = () => {
+    channel?.close();
+    channel = null;
+  };
+
+  const announce = () => {
+    if (channel) return channel.postMessage({ generation });
+    if (typeof BroadcastChannel !== 'function') return;
+    // Posting queues the message for every other channel at once: this one
+    // can close straight away.
+    const c = new BroadcastChannel(channelName(name));
+    c.postMessage({ generation });
+    c.close();
   };
 
   return {
@@ -140,32 +244,62 @@ export function indexedDB(name, options = {}) {
       return touched.size;
     },
 
+    get generation() {
+      return generation;
+    },
+
+    async exclusive(fn) {
+      const run = async () => {
+        let reloaded = false;
+        // Nothing to compare before the first load (which fn will do).
+        if (generation >= 0 && touched.size === 0 && (await savedGeneration()) !== generation) {
+          await reload();
+          reloaded = true;
+        }
+        return fn(reloaded);
+      };
+      const locks = globalThis.navigator?.locks;
+      return locks ? locks.request(channelName(name), { mode: 'exclusive' }, run) : run();
+    },
+
+    watch(listener) {
+      if (typeof listener !== 'function') throw new TypeError('arbor: watch(listener) needs a function');
+      watchers.add(listener);
+      openChannel();
+      return () => {
+        watchers.delete(listener);
+        if (watchers.size === 0) closeChannel();
+      };
+    },
+
     async commit() {
       if (touched.size === 0) return;
       const paths = [...touched];
       touched = new Set();
+      const base = generation;
       try {
-        const conn = await connect();
-        await new Promise((resolve, reject) => {
-          const tx = conn.transaction(STORE, 'readwrite');
-          const store = tx.objectStore(STORE);
-          tx.oncomplete = () => resolve();
-          tx.onabort = () => reject(idbError(`save to database "${name}"`, tx.error));
-          try {
-            for (const p of paths) {
-              if (isFile(p)) store.put({ data: mirror.read(p) }, p);
-              else store.delete(p);
+        await transact(`save to database "${name}"`, [FILES, META], 'readwrite', (tx, fail) => {
+          const meta = tx.objectStore(META);
+          const files = tx.objectStore(FILES);
+          const check = meta.get(GENERATION);
+          // The check and the writes are one transaction, so no other
+          // commit can come between them.
+          check.onsuccess = () => {
+            const saved = check.result ?? 0;
+            if (saved !== base) {
+              fail(new StorageError('EIO', `indexedDB "${name}": another tab or worker saved changes (generation ${saved}) after this memory read the tree (generation ${base}); nothing of this change was saved`));
+              return;
             }
-          } catch (err) {
-            // A put can throw at once (e.g. the quota is known to be full);
-            // nothing of this transaction is kept.
             try {
-              tx.abort();
-            } catch {
-              // already finished
+              for (const p of paths) {
+                if (isFile(p)) files.put({ data: mirror.read(p) }, p);
+                else files.delete(p);
+              }
+              meta.put(base + 1, GENERATION);
+            } catch (err) {
+              fail(idbError(`save to database "${name}"`, err));
             }
-            reject(idbError(`save to database "${name}"`, err));
-          }
+          };
         });
       } catch (err) {
         // What the engine sees must be what is saved.
@@ -176,12 +310,17 @@ export function indexedDB(name, options = {}) {
         }
         throw err;
       }
+      generation = base + 1;
+      announce();
     },
 
     close() {
       db?.close();
       db = null;
       loaded = null;
+      generation = -1;
+      watchers.clear();
+      closeChannel();
     },
   };
 }

@@ -46,4 +46,19 @@ export interface Storage {
    * and the call rejects with code `io`).
    */
   commit?(): Promise<void>;
+  /**
+   * Optional, for stores that other memories may change (IndexedDB shared
+   * by tabs and workers): runs `fn` holding the store's exclusive lock, and
+   * resolves with what it returns. Before `fn` runs, a store that another
+   * writer changed since it last loaded reloads itself and passes
+   * `reloaded = true`; the memory then restarts its engine on the new
+   * tree. An ArborMemory runs every call, with its commit, inside it.
+   */
+  exclusive?<T>(fn: (reloaded: boolean) => Promise<T> | T): Promise<T>;
+  /**
+   * Optional, with `exclusive`: calls `listener` when another writer saved
+   * changes (it may come late or twice: `exclusive` decides). Returns a
+   * function that stops the calls.
+   */
+  watch?(listener: (change: { generation: number }) => void): () => void;
 }

@@ -87,20 +87,33 @@ func parseFact(s string) tree.Fact {
 
 var curateCommand = &command{
 	name:    "curate",
-	args:    "[FILE|-]",
-	summary: "apply operations from a JSON file or stdin",
+	args:    "[FILE|-] | --from FILE...",
+	summary: "apply operations from a JSON file or stdin, or curate raw files through the LLM",
 	help: "Applies curate operations (ADD, UPDATE, UPSERT, MERGE, DELETE) in order: a JSON\n" +
 		"array of operations, or {\"operations\": [...]}, read from FILE or from stdin (- or\n" +
-		"no argument). Prints one line per operation; exits 1 if any operation failed.",
+		"no argument). Prints one line per operation; exits 1 if any operation failed.\n\n" +
+		"With --from, the files (at most 5, 40,000 characters each) are raw material: the\n" +
+		"configured LLM provider (docs/llm.md) proposes operations, sees each one's result,\n" +
+		"and may fix and resend failed ones; nothing is written until it is done, and\n" +
+		"Ctrl-C leaves the tree unchanged.",
 	example: "arbor curate ops.json",
 	examples: []string{
 		`echo '[{"type":"UPSERT","path":"personal/preferences","title":"Desk","content":{"narrative":"Stand until noon."},"reason":"new desk"}]' | arbor curate -`,
 		`echo '{"operations":[{"type":"MERGE","path":"a/b/old.md","mergeTarget":"a/b/new.md","reason":"duplicate"}]}' | arbor curate --json`,
 		`echo '[{"type":"DELETE","path":"scratch","reason":"clean up the scratch domain"}]' | arbor curate`,
 	},
-	maxArgs: 1,
-	setup: func(*flag.FlagSet) func(*app, []string) error {
+	maxArgs: -1,
+	setup: func(fs *flag.FlagSet) func(*app, []string) error {
+		from := fs.Bool("from", false, "curate from the raw files given as arguments, through the LLM")
+		instruction := fs.String("instruction", "", "with --from: what the model should focus on, as `TEXT`")
+		budget := fs.Int("budget", 0, "with --from: the token budget `N` of the model calls (default: the engine's)")
 		return func(a *app, args []string) error {
+			if *from {
+				return a.curateFrom(args, *instruction, *budget)
+			}
+			if len(args) > 1 {
+				return usageErr("curate: one file of operations (or --from FILE... for raw files)")
+			}
 			name := "-"
 			if len(args) == 1 {
 				name = args[0]

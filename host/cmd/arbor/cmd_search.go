@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/arbormem/arbor/core/engine"
 	"github.com/arbormem/arbor/core/search"
+	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -49,9 +51,12 @@ var queryCommand = &command{
 	args:    "QUESTION|-",
 	summary: "answer a question from memory; says which tier answered",
 	help: "Tiered retrieval: the exact cache (tier 0), then a direct answer from the index\n" +
-		"(tier 2) when the best entry is clearly ahead; otherwise the best entries and a\n" +
-		"note that a synthesized answer needs an LLM. With -, reads one question per line\n" +
-		"from stdin and answers each in the same session, so repeats hit the cache.",
+		"(tier 2) when the best entry is clearly ahead. Otherwise, with an LLM provider\n" +
+		"configured (docs/llm.md), one model call over the best entries (tier 3) and, when\n" +
+		"they do not cover the question, an agentic loop over the tree's tools (tier 4),\n" +
+		"with each model call's tokens and latency; without one, the best entries. With -,\n" +
+		"reads one question per line from stdin and answers each in the same session, so\n" +
+		"repeats hit the cache.",
 	example:  `arbor query "how often are failed invoices retried?"`,
 	complete: "none",
 	examples: []string{
@@ -62,6 +67,8 @@ var queryCommand = &command{
 	maxArgs: -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
 		limit := fs.Int("limit", 0, "the maximum number of sources `N` (default: the engine's, 5)")
+		noLLM := fs.Bool("no-llm", false, "answer from tiers 0–2 only, even with an LLM provider configured")
+		budget := fs.Int("budget", 0, "the token budget `N` of the model calls (default: the engine's)")
 		return func(a *app, args []string) error {
 			questions := []string{strings.Join(args, " ")}
 			if len(args) == 1 && args[0] == "-" {
@@ -70,7 +77,7 @@ var queryCommand = &command{
 					return fmt.Errorf("query: read stdin: %w", err)
 				}
 			}
-			return a.withEngine(func(eng *runtime.Engine) error {
+			return a.withModel(!*noLLM, func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error {
 				for i, q := range questions {
 					if i > 0 && !a.json {
 						fmt.Fprintln(a.stdout)
@@ -78,15 +85,8 @@ var queryCommand = &command{
 					if len(questions) > 1 && !a.json {
 						fmt.Fprintf(a.stdout, "? %s\n", q)
 					}
-					err := a.print(eng, "query", engine.SearchParams{Query: q, Limit: *limit}, func(w io.Writer, raw json.RawMessage) error {
-						var res engine.QueryResult
-						if err := json.Unmarshal(raw, &res); err != nil {
-							return err
-						}
-						printQuery(w, a.p, res)
-						return nil
-					})
-					if err != nil {
+					p := engine.QueryParams{SearchParams: engine.SearchParams{Query: q, Limit: *limit}, TokenBudget: *budget}
+					if err := a.queryOne(ctx, eng, m, p); err != nil {
 						return err
 					}
 				}
@@ -194,7 +194,12 @@ func printQuery(w io.Writer, p palette, res engine.QueryResult) {
 	}
 	// Results come by lifecycle score within search's groups (full matches
 	// first), not by ŝ: show both, or the order looks wrong.
-	fmt.Fprintln(w, "\n"+p.dim("sources: ŝ · lifecycle score, entries matching every term first"))
+	header := "sources"
+	if res.LLM != nil || len(res.Sources) > 0 {
+		// The answer lists its own sources; these are what the model was given.
+		header = "search results given to the model"
+	}
+	fmt.Fprintln(w, "\n"+p.dim(header+": ŝ · lifecycle score, entries matching every term first"))
 	for _, h := range res.Results {
 		scores := fmt.Sprintf("%.4f", h.Score)
 		if h.Lifecycle != nil {

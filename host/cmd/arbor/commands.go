@@ -44,6 +44,7 @@ var commands = []*command{
 	showCommand,
 	treeCommand,
 	statsCommand,
+	ingestCommand,
 	mcpCommand,
 	doctorCommand,
 	completionCommand,

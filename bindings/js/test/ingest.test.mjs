@@ -1,0 +1,65 @@
+// mem.ingest end to end: the real dist/arbor.wasm on a Node folder.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openMemory, nodeFs, memory, ArborError } from 'arbor-memory';
+import { skipWithoutWasm, tmpdir } from './_engine.mjs';
+
+const fixtures = new URL('../../../core/ingest/testdata/', import.meta.url);
+const read = (name) => ({ name, content: fs.readFileSync(new URL(name, fixtures), 'utf8') });
+
+test('ingest splits files into entries, then leaves unchanged files alone', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime: '2026-01-01T00:00:00Z' });
+  const files = ['guide.md', 'contacts.csv', 'team.ics', 'ratelimit.py', 'lme_sample.json'].map(read);
+
+  const res = await mem.ingest(files);
+  assert.deepEqual(res.summary, { files: 5, failedFiles: 0, added: 7 + 3 + 3 + 4 + 3, updated: 0, deleted: 0, unchanged: 0, failed: 0 });
+  assert.deepEqual(res.files.map((f) => [f.name, f.format, f.status]), [
+    ['guide.md', 'markdown', 'added'],
+    ['contacts.csv', 'csv', 'added'],
+    ['team.ics', 'calendar', 'added'],
+    ['ratelimit.py', 'python', 'added'],
+    ['lme_sample.json', 'chat', 'added'],
+  ]);
+  const canary = fs.readFileSync(path.join(dir, 'documents/guide/canary.md'), 'utf8');
+  assert.match(canary, /\*\*Task:\*\* Section Deploy guide › Pipeline › Canary \(lines 14-23\)/);
+  assert.match(canary, /\*\*Files:\*\* guide\.md/);
+  assert.ok(fs.existsSync(path.join(dir, '.arbor/ingest.json')));
+
+  const tree = await mem.tree({ depth: 2 });
+  assert.deepEqual(tree.children.map((c) => c.name), ['calendar', 'chats', 'code', 'data', 'documents']);
+
+  const again = await mem.ingest(files);
+  assert.deepEqual(again.summary, { files: 5, failedFiles: 0, added: 0, updated: 0, deleted: 0, unchanged: 20, failed: 0 });
+  assert.ok(again.files.every((f) => f.status === 'unchanged' && f.applied.length === 0));
+
+  // One section reworded: only its entry is written.
+  const guide = read('guide.md');
+  guide.content = guide.content.replace('never in environment files', 'rotated every 90 days');
+  const changed = await mem.ingest(guide);
+  assert.equal(changed.files[0].status, 'updated');
+  assert.deepEqual(changed.files[0].applied.map((a) => `${a.type} ${a.path}`), ['UPDATE documents/guide/secrets.md']);
+  const hit = await mem.search('rotated every 90 days');
+  assert.equal(hit.results[0].path, 'documents/guide/secrets.md');
+  // Before tmpdir's cleanup: close writes the lifecycle signals.
+  await mem.close();
+});
+
+test('ingest reports a bad file in the result and writes nothing of it', { skip: skipWithoutWasm }, async (t) => {
+  const mem = await openMemory({ storage: memory(), fixedTime: '2026-01-01T00:00:00Z' });
+  t.after(() => mem.close());
+  const res = await mem.ingest([
+    { name: 'broken.jsonl', content: '{"a": 1}\n{"a": \n' },
+    { name: 'notes/plan.md', content: '# Plan\n\nShip in May.\n' },
+  ], { domain: 'Work' });
+  assert.equal(res.files[0].status, 'failed');
+  assert.match(res.files[0].message, /malformed JSON on line 2/);
+  assert.equal(res.files[1].status, 'added');
+  assert.equal(res.files[1].applied[0].path, 'work/notes_plan/plan.md');
+  const stats = await mem.stats();
+  assert.deepEqual(stats.domains, { work: 1 });
+
+  await assert.rejects(mem.call('ingest', { files: 'nope' }), (err) => err instanceof ArborError && err.code === 'invalid_params');
+});

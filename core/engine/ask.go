@@ -1,0 +1,354 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/prompt"
+	"github.com/arbormem/arbor/core/search"
+)
+
+// Tiers that need a model (DESIGN §5).
+const (
+	TierLLM     = 3
+	TierAgentic = 4
+)
+
+// QueryParams are the parameters of "query". Without LLM the query stops
+// at tier 2, as it always did; with it, a question tiers 0–2 cannot answer
+// goes on to tier 3 and 4 through the pending/resume protocol.
+type QueryParams struct {
+	SearchParams
+	// LLM says the host can reach a model.
+	LLM bool `json:"llm,omitempty"`
+	// TokenBudget bounds the tokens of all the query's model calls; 0 is
+	// the open's llm.tokenBudget.
+	TokenBudget int `json:"tokenBudget,omitempty"`
+	// MaxIterations bounds the query's model calls, tier 3's included (1 to 50); 0 is the open's
+	// llm.maxIterations.
+	MaxIterations int `json:"maxIterations,omitempty"`
+}
+
+// QueryLLM runs the tiers of DESIGN §5. Tiers 0–2 answer as Query does;
+// when they cannot and p.LLM is set, it returns an llm.Pending, and the
+// final QueryResult comes from Resume.
+func (e *Engine) QueryLLM(p QueryParams) (any, error) {
+	start := time.Now()
+	res, err := e.Query(p.SearchParams)
+	if err != nil || !p.LLM || !res.NeedsLLM {
+		return res, err
+	}
+	c, err := e.newConv(p.TokenBudget, p.MaxIterations, e.llmOpts.TokenBudget)
+	if err != nil {
+		return nil, err
+	}
+	limit, _ := clampLimit(p.Limit, 5) // Query checked it
+	t := &askTask{question: p.Query, norm: normalizeQuery(p.Query), limit: limit, gen: e.gen, base: res, started: start}
+	return e.start("query", t, c)
+}
+
+// newConv checks a call's budget and iteration parameters.
+func (e *Engine) newConv(budget, iters, defBudget int) (*conv, error) {
+	switch {
+	case budget < 0:
+		return nil, errorf(CodeInvalidParams, "tokenBudget %d: must not be negative", budget)
+	case iters < 0 || iters > prompt.MaxIterations:
+		return nil, errorf(CodeInvalidParams, "maxIterations %d: want 1 to %d", iters, prompt.MaxIterations)
+	}
+	if budget == 0 {
+		budget = defBudget
+	}
+	if iters == 0 {
+		iters = e.llmOpts.MaxIterations
+	}
+	return &conv{budget: budget, maxIter: iters}, nil
+}
+
+// askTask is a query beyond tier 2. It first tries tier 3 (one call over
+// the prefetched entries) when the search found something reasonably
+// strong, and goes to tier 4 (the agentic loop) when tier 3 says the
+// entries do not cover the question or need others (NOT COVERED / NEEDS
+// MORE), or directly when the top score is below llm.tier3MinScore.
+type askTask struct {
+	question string
+	norm     string // the cache key's query and limit
+	limit    int
+	gen      uint64      // the tree's write count when the query started
+	base     QueryResult // what tier 2 found
+	started  time.Time
+	tier     int
+	tools    *toolbox
+	msgs     []llm.Message
+	reasons  []string // why each stage ended, joined into the final reason
+	retries  int      // format reminders sent in tier 4
+}
+
+// maxReminders bounds the answers tier 4 may send back for a format fix.
+const maxReminders = 2
+
+func (t *askTask) abandon() { t.msgs, t.tools = nil, nil }
+
+func (t *askTask) advance(e *Engine, c *conv, resp *llm.Response, fail *llm.Error) (*llm.Request, any) {
+	switch {
+	case t.tier == 0:
+		if top := topScore(t.base.Results); top < e.llmOpts.Tier3MinScore {
+			t.reasons = append(t.reasons, fmt.Sprintf("top score %.4f < %.2f: straight to the agentic loop", top, e.llmOpts.Tier3MinScore))
+			return t.startTier4(e, c, "")
+		}
+		return t.tier3(e, c)
+	case fail != nil:
+		why := fmt.Sprintf("tier %d: the model call failed (%s: %s)", t.tier, fail.Code, fail.Message)
+		if t.tier == TierLLM {
+			return nil, t.fallback(e, c, why)
+		}
+		return nil, t.bestSoFar(e, c, why)
+	case t.tier == TierLLM:
+		return t.afterTier3(e, c, resp)
+	}
+	return t.afterTier4(e, c, resp)
+}
+
+// tier3 asks one grounded call over the top results.
+func (t *askTask) tier3(e *Engine, c *conv) (*llm.Request, any) {
+	t.tier = TierLLM
+	room := c.room(prompt.Tier3MaxTokens)
+	if room == 0 {
+		return nil, t.fallback(e, c, "tier 3 not tried: "+c.exhausted())
+	}
+	t.tools = e.liveTools()
+	var docs []prompt.Document
+	for _, h := range t.base.Results {
+		data, err := e.fs.ReadFile(h.Path)
+		if err != nil {
+			e.log.Log("warn", fmt.Sprintf("tier 3: prefetch %s: %v", h.Path, err))
+			continue
+		}
+		t.tools.seen[h.Path] = true
+		docs = append(docs, prompt.Document{Path: h.Path, Text: clip(string(data), prompt.ReadMaxChars)})
+	}
+	c.purpose = "tier3"
+	return &llm.Request{
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: prompt.Tier3System},
+			{Role: llm.RoleUser, Content: prompt.Tier3User(t.question, docs)},
+		},
+		MaxTokens: room, Temperature: prompt.Tier3Temperature,
+	}, nil
+}
+
+// afterTier3 reads tier 3's answer: a grounded answer is final; a model
+// saying the entries do not suffice escalates to tier 4; an answer that
+// cannot be checked (no format, no known source) is not passed off as
+// grounded: the search results stand, with the reason.
+func (t *askTask) afterTier3(e *Engine, c *conv, resp *llm.Response) (*llm.Request, any) {
+	a := prompt.ParseAnswer(resp.Content, t.known)
+	switch {
+	case a.NotCovered:
+		t.reasons = append(t.reasons, "tier 3: the top entries do not cover the question")
+		return t.startTier4(e, c, "the top entries do not cover the question")
+	case a.NeedsMore != "":
+		t.reasons = append(t.reasons, "tier 3: needs more entries ("+a.NeedsMore+")")
+		return t.startTier4(e, c, a.NeedsMore)
+	case a.Problem != "":
+		return nil, t.fallback(e, c, "tier 3: the model's answer was not used: "+a.Problem)
+	}
+	return nil, t.final(e, c, a, "tier 3: grounded answer from the top entries")
+}
+
+func (t *askTask) known(p string) bool { return t.tools.seen[p] }
+
+// startTier4 opens the agentic loop. note is what tier 3 said was missing.
+func (t *askTask) startTier4(e *Engine, c *conv, note string) (*llm.Request, any) {
+	t.tier = TierAgentic
+	if t.tools == nil {
+		t.tools = e.liveTools()
+	}
+	var hits strings.Builder
+	for _, h := range t.base.Results {
+		t.tools.seen[h.Path] = true
+		fmt.Fprintf(&hits, "- %s (%.4f) %s — %s\n", h.Path, h.Score, h.Title, h.Excerpt)
+	}
+	t.msgs = []llm.Message{
+		{Role: llm.RoleSystem, Content: prompt.Tier4System(overview(e.catalog))},
+		{Role: llm.RoleUser, Content: prompt.Tier4User(t.question, hits.String(), note)},
+	}
+	return t.next(e, c)
+}
+
+// next asks the model for the loop's next turn, or ends the loop when the
+// budget or the iterations are spent.
+func (t *askTask) next(e *Engine, c *conv) (*llm.Request, any) {
+	room := c.room(prompt.Tier4MaxTokens)
+	if room == 0 {
+		return nil, t.bestSoFar(e, c, "tier 4 stopped: "+c.exhausted())
+	}
+	c.purpose = "tier4"
+	return &llm.Request{Messages: t.msgs, Tools: prompt.QueryTools(), MaxTokens: room, Temperature: prompt.Tier4Temperature}, nil
+}
+
+// afterTier4 runs the tools the model called, or reads its final answer.
+func (t *askTask) afterTier4(e *Engine, c *conv, resp *llm.Response) (*llm.Request, any) {
+	if len(resp.ToolCalls) > 0 {
+		calls := withCallIDs(resp.ToolCalls, len(c.trace.Steps))
+		t.msgs = append(t.msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls})
+		for _, tc := range calls {
+			out := t.tools.run(tc)
+			t.msgs = append(t.msgs, llm.Message{Role: llm.RoleTool, Content: out, ToolCallID: tc.ID})
+		}
+		return t.next(e, c)
+	}
+	a := prompt.ParseAnswer(resp.Content, t.known)
+	switch {
+	case a.NotCovered:
+		return nil, t.notCovered(e, c)
+	case a.NeedsMore != "":
+		a.Problem = "it says more entries are needed (" + a.NeedsMore + "); use the tools to find them"
+	}
+	if a.Problem == "" {
+		return nil, t.final(e, c, a, "tier 4: grounded answer after the agentic loop")
+	}
+	if t.retries >= maxReminders {
+		return nil, t.bestSoFar(e, c, fmt.Sprintf("tier 4: the model's answer was not used after %d reminders: %s", maxReminders, a.Problem))
+	}
+	t.retries++
+	t.msgs = append(t.msgs,
+		llm.Message{Role: llm.RoleAssistant, Content: resp.Content},
+		llm.Message{Role: llm.RoleUser, Content: prompt.FormatReminder(a.Problem)})
+	return t.next(e, c)
+}
+
+// withCallIDs gives every call an id (a model may leave it empty), so
+// that each tool answer is tied to its call.
+func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
+	out := make([]llm.ToolCall, len(calls))
+	copy(out, calls)
+	for i := range out {
+		if out[i].ID == "" {
+			out[i].ID = fmt.Sprintf("call_%d_%d", step, i+1)
+		}
+	}
+	return out
+}
+
+// reason chains why each stage ended: tier 2's reason first.
+func (t *askTask) reason(why string) string {
+	return strings.Join(append(append([]string{t.base.Reason}, t.reasons...), why), "; ")
+}
+
+// result is a final QueryResult of tier t.tier with the trace.
+func (t *askTask) result(c *conv, why string) QueryResult {
+	res := t.base
+	res.Tier = t.tier
+	res.TierName = map[int]string{TierLLM: "llm", TierAgentic: "agentic"}[t.tier]
+	res.NeedsLLM = false
+	res.Reason = t.reason(why)
+	trace := c.trace
+	res.LLM = &trace
+	res.TookMs = since(t.started)
+	return res
+}
+
+// final is a grounded answer: only known entries are cited, and they
+// count as accessed (they are presented as the answer).
+func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) QueryResult {
+	if len(a.Unknown) > 0 {
+		why += "; dropped sources the model was not shown: " + strings.Join(a.Unknown, ", ")
+	}
+	// Calls served while the model worked may have removed a source: an
+	// answer resting only on removed entries is no longer grounded.
+	var kept, gone []string
+	for _, p := range a.Sources {
+		_, entry := e.catalog.Get(p)
+		_, context := e.catalog.Context(p)
+		if entry || context {
+			kept = append(kept, p)
+		} else {
+			gone = append(gone, p)
+		}
+	}
+	if len(gone) > 0 {
+		if len(kept) == 0 {
+			return t.fallback(e, c, fmt.Sprintf("tier %d: every source of the answer was removed from the tree meanwhile (%s)", t.tier, strings.Join(gone, ", ")))
+		}
+		why += "; dropped sources removed from the tree meanwhile: " + strings.Join(gone, ", ")
+		a.Sources = kept
+	}
+	res := t.result(c, why)
+	res.Answer = a.Render()
+	res.Sources = a.Sources
+	for _, p := range a.Sources {
+		e.access(p)
+	}
+	t.cache(e, res)
+	return res
+}
+
+// cache keeps a model's final answer for tier 0, as tier 2's answers are
+// kept, while the tree stays as the answer saw it: the same question is
+// then answered at once, with or without a model. Not cached: answers
+// worked out while the tree changed, incomplete loops, fallbacks (a later
+// call may do better). The trace stays with this result only.
+func (t *askTask) cache(e *Engine, res QueryResult) {
+	if e.gen != t.gen {
+		return
+	}
+	res.LLM = nil
+	e.cache.put(t.question, t.norm, t.limit, "", res)
+}
+
+func (t *askTask) notCovered(e *Engine, c *conv) QueryResult {
+	res := t.result(c, "tier 4: the model found nothing in the tree that answers the question")
+	res.Answer = "The stored knowledge does not answer this question."
+	res.Sources = []string{}
+	t.cache(e, res)
+	return res
+}
+
+// fallback ends with tier 2's results, still marked as needing a model,
+// and says why no model answer is given.
+func (t *askTask) fallback(e *Engine, c *conv, why string) QueryResult {
+	res := t.base
+	res.Reason = t.reason(why)
+	trace := c.trace
+	res.LLM = &trace
+	res.TookMs = since(t.started)
+	return res
+}
+
+// bestSoFar ends the loop without a final answer: the entries the model
+// read, which are grounded by construction, or tier 2's results when it
+// read none.
+func (t *askTask) bestSoFar(e *Engine, c *conv, why string) QueryResult {
+	read := t.tools.readOrder
+	if len(read) == 0 {
+		return t.fallback(e, c, why+"; no entry was read, the search results stand")
+	}
+	res := t.result(c, why+"; the entries read are listed")
+	res.Incomplete = true
+	var b strings.Builder
+	b.WriteString("No final answer was reached. The entries read, which may hold it:")
+	for _, p := range read {
+		if en, ok := e.catalog.Get(p); ok {
+			fmt.Fprintf(&b, "\n- %s", en.Title)
+			if en.Summary != "" {
+				fmt.Fprintf(&b, " — %s", en.Summary)
+			}
+			fmt.Fprintf(&b, " (%s)", p)
+		} else {
+			fmt.Fprintf(&b, "\n- %s", p)
+		}
+	}
+	res.Answer = b.String()
+	res.Sources = read
+	return res
+}
+
+func topScore(hits []search.Hit) float64 {
+	top := 0.0
+	for _, h := range hits {
+		top = max(top, h.Score)
+	}
+	return top
+}

@@ -1,0 +1,433 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/prompt"
+)
+
+// Preprocessing limits of curation from raw material (ByteRover paper
+// §4.1.1 and Table 7).
+const (
+	MaxSourceFiles = 5
+	MaxSourceChars = 40000
+	MaxCodeLines   = 2000
+	// CompactAbove is the material size (characters) from which it is
+	// compacted before curation: past it, the material crowds out the
+	// model's room to reason about operations.
+	CompactAbove = 20000
+	// compactTokens is the size the compaction passes aim for: CompactAbove
+	// characters at ~4 characters a token. Pass 2 aims at 0.6× this.
+	compactTokens = CompactAbove / 4
+)
+
+// codeExtensions are files truncated at MaxCodeLines: beyond that a code
+// file is mostly detail a knowledge entry would not keep.
+var codeExtensions = map[string]bool{
+	".go": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".tsx": true, ".jsx": true,
+	".py": true, ".rb": true, ".java": true, ".kt": true, ".scala": true, ".swift": true, ".c": true,
+	".h": true, ".cc": true, ".cpp": true, ".hpp": true, ".cs": true, ".rs": true, ".php": true,
+	".sh": true, ".bash": true, ".sql": true, ".lua": true, ".dart": true, ".zig": true,
+}
+
+// SourceFile is one file of raw material.
+type SourceFile struct {
+	Name    string `json:"name"`
+	Content string `json:"content"`
+}
+
+// CurateFromParams are the parameters of "curateFrom".
+type CurateFromParams struct {
+	Files []SourceFile `json:"files"`
+	// Instruction tells the model what to focus on, optionally.
+	Instruction string `json:"instruction,omitempty"`
+	// TokenBudget bounds all the model calls; 0 is the open's
+	// llm.curateTokenBudget.
+	TokenBudget int `json:"tokenBudget,omitempty"`
+	// MaxIterations bounds the model calls (1 to 50); 0 is the open's
+	// llm.maxIterations.
+	MaxIterations int `json:"maxIterations,omitempty"`
+}
+
+// SourceNote says how a file was taken in.
+type SourceNote struct {
+	Name  string `json:"name"`
+	Chars int    `json:"chars"`
+	// DroppedLines counts the lines of a code file cut at MaxCodeLines.
+	DroppedLines int `json:"droppedLines,omitempty"`
+}
+
+// Compaction says how the material was reduced before curation.
+type Compaction struct {
+	InputChars  int `json:"inputChars"`
+	OutputChars int `json:"outputChars"`
+	// Pass is the pass whose output was used: 1 (summary), 2 (aggressive
+	// summary) or 3 (deterministic truncation).
+	Pass int `json:"pass"`
+	// Notes say why each earlier pass was not used.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Attempt is one operation the model proposed, as applied to the staged
+// tree during the loop, with the turn (model call) that proposed it.
+type Attempt struct {
+	Turn int `json:"turn"`
+	curate.Applied
+	// Refused: the engine refused the operation before applying it (it
+	// copied the prompt's example).
+	Refused bool `json:"refused,omitempty"`
+}
+
+// CurateFromResult is the answer of "curateFrom".
+type CurateFromResult struct {
+	// Applied and Summary are what was written to the tree: the
+	// operations that succeeded in the loop, applied again through the
+	// curate path when the loop ended.
+	Applied []curate.Applied `json:"applied"`
+	Summary curate.Summary   `json:"summary"`
+	// Attempts are every operation the model proposed, failures included.
+	Attempts   []Attempt    `json:"attempts"`
+	Files      []SourceNote `json:"files"`
+	Compaction *Compaction  `json:"compaction,omitempty"`
+	// Message is the model's closing words.
+	Message string   `json:"message,omitempty"`
+	Reason  string   `json:"reason"`
+	LLM     LLMTrace `json:"llm"`
+	TookMs  float64  `json:"tookMs"`
+}
+
+// CurateFrom turns raw material into entries through a model: after
+// preprocessing (and pre-compaction of large material) the model proposes
+// operations through the curate tool, sees each result, and may fix and
+// resend failed ones. Operations are staged on an overlay of the tree
+// while the loop runs; when it ends they go through the curate path for
+// real, so a cancelled or expired curation leaves the tree unchanged.
+func (e *Engine) CurateFrom(p CurateFromParams) (any, error) {
+	start := time.Now()
+	notes, material, err := preprocess(p.Files)
+	if err != nil {
+		return nil, err
+	}
+	c, err := e.newConv(p.TokenBudget, p.MaxIterations, e.llmOpts.CurateTokenBudget)
+	if err != nil {
+		return nil, err
+	}
+	ov := newOverlay(e.fs)
+	cat := e.catalog.Clone()
+	t := &curateTask{
+		instruction: strings.TrimSpace(p.Instruction), source: material, material: material,
+		started: start, shadow: &curate.Curator{FS: ov, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes},
+		tools:  &toolbox{e: e, cat: cat, fs: ov, offered: prompt.CurateTools(), seen: map[string]bool{}},
+		result: CurateFromResult{Files: notes, Attempts: []Attempt{}},
+	}
+	return e.start("curateFrom", t, c)
+}
+
+// preprocess checks the files against the limits, cuts code files at
+// MaxCodeLines and joins everything into one material text, each file
+// under a header naming it.
+func preprocess(files []SourceFile) ([]SourceNote, string, error) {
+	switch {
+	case len(files) == 0:
+		return nil, "", errorf(CodeInvalidParams, "curateFrom: files is required (1 to %d)", MaxSourceFiles)
+	case len(files) > MaxSourceFiles:
+		return nil, "", errorf(CodeInvalidParams, "curateFrom: %d files, at most %d per call", len(files), MaxSourceFiles)
+	}
+	var notes []SourceNote
+	var b strings.Builder
+	for i, f := range files {
+		name := strings.TrimSpace(f.Name)
+		if name == "" {
+			name = fmt.Sprintf("file %d", i+1)
+		}
+		if !utf8.ValidString(f.Content) {
+			return nil, "", errorf(CodeInvalidParams, "curateFrom: %s is not valid UTF-8 text", name)
+		}
+		content := strings.TrimSpace(f.Content)
+		if content == "" {
+			return nil, "", errorf(CodeInvalidParams, "curateFrom: %s is empty", name)
+		}
+		note := SourceNote{Name: name}
+		if codeExtensions[strings.ToLower(path.Ext(name))] {
+			lines := strings.Split(content, "\n")
+			if len(lines) > MaxCodeLines {
+				note.DroppedLines = len(lines) - MaxCodeLines
+				content = strings.Join(lines[:MaxCodeLines], "\n") + fmt.Sprintf("\n[… %d more lines not shown]", note.DroppedLines)
+			}
+		}
+		note.Chars = utf8.RuneCountInString(content)
+		if note.Chars > MaxSourceChars {
+			return nil, "", errorf(CodeInvalidParams, "curateFrom: %s has %d characters, at most %d per file: split it", name, note.Chars, MaxSourceChars)
+		}
+		notes = append(notes, note)
+		fmt.Fprintf(&b, "=== file: %s ===\n%s\n\n", name, content)
+	}
+	return notes, strings.TrimSpace(b.String()), nil
+}
+
+// curateTask is one curation from raw material: compaction passes while
+// the material is too large, then the curate loop.
+type curateTask struct {
+	instruction string
+	source      string // the material as given, for the example-copy guard
+	material    string // what the model curates from (compacted when large)
+	started     time.Time
+	stage       string // "", "compact1", "compact2", "curate"
+	shadow      *curate.Curator
+	tools       *toolbox
+	msgs        []llm.Message
+	staged      []curate.Operation // succeeded on the overlay, in order
+	result      CurateFromResult
+}
+
+func (t *curateTask) abandon() { t.shadow, t.tools, t.msgs, t.staged = nil, nil, nil, nil }
+
+func (t *curateTask) advance(e *Engine, c *conv, resp *llm.Response, fail *llm.Error) (*llm.Request, any) {
+	switch t.stage {
+	case "":
+		if n := utf8.RuneCountInString(t.material); n > CompactAbove {
+			t.result.Compaction = &Compaction{InputChars: n}
+			return t.compact(e, c, 1)
+		}
+		return t.startCurate(e, c)
+	case "compact1", "compact2":
+		return t.afterCompact(e, c, resp, fail)
+	}
+	if fail != nil {
+		return nil, t.finish(e, c, fmt.Sprintf("the model call failed (%s: %s)", fail.Code, fail.Message))
+	}
+	return t.afterCurate(e, c, resp)
+}
+
+// compact asks for pass 1 (a normal summary) or pass 2 (an aggressive
+// one, 0.6× the size). When the budget has no room, it goes straight to
+// pass 3, which needs no model.
+func (t *curateTask) compact(e *Engine, c *conv, pass int) (*llm.Request, any) {
+	tokens := compactTokens
+	if pass == 2 {
+		tokens = compactTokens * 6 / 10
+	}
+	room := c.room(tokens)
+	if room == 0 {
+		t.result.Compaction.Notes = append(t.result.Compaction.Notes, fmt.Sprintf("pass %d skipped: %s", pass, c.exhausted()))
+		return t.truncate(e, c)
+	}
+	t.stage = fmt.Sprintf("compact%d", pass)
+	c.purpose = t.stage
+	words := tokens * 3 / 5 // ~0.6 words a token leaves room for names and numbers
+	return &llm.Request{
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: prompt.CompactSystem(pass == 2, words)},
+			{Role: llm.RoleUser, Content: t.source},
+		},
+		MaxTokens: room, Temperature: prompt.CurateTemperature,
+	}, nil
+}
+
+// afterCompact keeps a summary that fits; otherwise (too long, empty, a
+// failed call) it escalates to the next pass.
+func (t *curateTask) afterCompact(e *Engine, c *conv, resp *llm.Response, fail *llm.Error) (*llm.Request, any) {
+	pass := 1
+	if t.stage == "compact2" {
+		pass = 2
+	}
+	cmp := t.result.Compaction
+	var text string
+	switch {
+	case fail != nil:
+		cmp.Notes = append(cmp.Notes, fmt.Sprintf("pass %d failed: %s: %s", pass, fail.Code, fail.Message))
+	case strings.TrimSpace(resp.Content) == "":
+		cmp.Notes = append(cmp.Notes, fmt.Sprintf("pass %d gave an empty summary", pass))
+	default:
+		text = strings.TrimSpace(resp.Content)
+		if n := utf8.RuneCountInString(text); n > CompactAbove {
+			cmp.Notes = append(cmp.Notes, fmt.Sprintf("pass %d gave %d characters, still over %d", pass, n, CompactAbove))
+			// The longer summary is still smaller than the source: pass 3
+			// truncates it rather than the source if it comes to that.
+			if n < utf8.RuneCountInString(t.material) {
+				t.material = text
+			}
+			text = ""
+		}
+	}
+	if text != "" {
+		t.material = text
+		cmp.Pass, cmp.OutputChars = pass, utf8.RuneCountInString(text)
+		return t.startCurate(e, c)
+	}
+	if pass == 1 {
+		return t.compact(e, c, 2)
+	}
+	return t.truncate(e, c)
+}
+
+// truncate is pass 3: deterministic, no model, always fits.
+func (t *curateTask) truncate(e *Engine, c *conv) (*llm.Request, any) {
+	cmp := t.result.Compaction
+	n := utf8.RuneCountInString(t.material)
+	kept := truncateToFit(t.material, func(s string) bool {
+		return estimateTokens(s) <= compactTokens && utf8.RuneCountInString(s) <= CompactAbove
+	})
+	k := utf8.RuneCountInString(kept)
+	t.material = kept + fmt.Sprintf("\n[… material cut here: %d of %d characters kept]", k, n)
+	cmp.Pass, cmp.OutputChars = 3, k
+	return t.startCurate(e, c)
+}
+
+// truncateToFit returns the longest prefix of s, on a rune boundary and
+// backed off to a line or word end when one is near, for which fits holds.
+// fits must be monotone (a prefix of a fitting text fits). A binary search
+// over the prefix length takes O(log n) calls of fits, so it ends on any
+// input; this is what guarantees a curation always terminates.
+func truncateToFit(s string, fits func(string) bool) string {
+	if fits(s) {
+		return s
+	}
+	// cut backs a byte offset up to a rune start, so every candidate is
+	// valid UTF-8 and the search needs no table of rune offsets.
+	cut := func(i int) int {
+		for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		return i
+	}
+	lo, hi := 0, len(s) // s[:lo] fits (the empty prefix does), s[:hi] does not
+	for hi-lo > 1 {
+		mid := cut(lo + (hi-lo)/2)
+		if mid <= lo {
+			// The rune at lo spans the midpoint: its end is the only
+			// candidate left in between.
+			_, n := utf8.DecodeRuneInString(s[lo:])
+			if mid = lo + n; mid >= hi {
+				break
+			}
+		}
+		if fits(s[:mid]) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	// A cut within the last tenth may move back to a line, else a word end.
+	floor := lo - lo/10
+	for _, sep := range []string{"\n", " "} {
+		if i := strings.LastIndex(s[:lo], sep); i > 0 && i >= floor {
+			return strings.TrimRight(s[:i], " \n")
+		}
+	}
+	return s[:lo]
+}
+
+// startCurate opens the curate loop.
+func (t *curateTask) startCurate(e *Engine, c *conv) (*llm.Request, any) {
+	t.stage = "curate"
+	t.msgs = []llm.Message{
+		{Role: llm.RoleSystem, Content: prompt.CurateSystem(overview(t.tools.cat))},
+		{Role: llm.RoleUser, Content: prompt.CurateUser(t.instruction, t.material)},
+	}
+	return t.next(e, c)
+}
+
+func (t *curateTask) next(e *Engine, c *conv) (*llm.Request, any) {
+	room := c.room(prompt.CurateMaxTokens)
+	if room == 0 {
+		return nil, t.finish(e, c, "stopped: "+c.exhausted())
+	}
+	c.purpose = "curate"
+	return &llm.Request{Messages: t.msgs, Tools: prompt.CurateTools(), MaxTokens: room, Temperature: prompt.CurateTemperature}, nil
+}
+
+// afterCurate runs the model's tool calls (curate on the overlay, the
+// read-only tools on the overlay's view) and feeds back every result; a
+// turn without tool calls ends the loop.
+func (t *curateTask) afterCurate(e *Engine, c *conv, resp *llm.Response) (*llm.Request, any) {
+	if len(resp.ToolCalls) == 0 {
+		t.result.Message = strings.TrimSpace(resp.Content)
+		return nil, t.finish(e, c, "the model finished")
+	}
+	turn := len(c.trace.Steps)
+	calls := withCallIDs(resp.ToolCalls, turn)
+	t.msgs = append(t.msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls})
+	for _, tc := range calls {
+		out := ""
+		if tc.Name == prompt.ToolCurate {
+			out = t.curate(tc.Arguments, turn)
+		} else {
+			out = t.tools.run(tc)
+		}
+		t.msgs = append(t.msgs, llm.Message{Role: llm.RoleTool, Content: out, ToolCallID: tc.ID})
+	}
+	return t.next(e, c)
+}
+
+// curate applies one curate tool call to the overlay and returns the
+// per-operation results for the model. Operations that copy the prompt's
+// example are refused before they are applied.
+func (t *curateTask) curate(args string, turn int) string {
+	var a struct {
+		Operations []json.RawMessage `json:"operations"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return "error: " + err.Error()
+	}
+	if len(a.Operations) == 0 {
+		return "error: operations is required: a list of at least one operation"
+	}
+	res := curate.Result{Applied: []curate.Applied{}}
+	for _, raw := range a.Operations {
+		var op curate.Operation
+		var ap curate.Applied
+		refused := false
+		if err := json.Unmarshal(raw, &op); err != nil {
+			ap = curate.Applied{Type: op.Type, Path: op.Path, Status: curate.StatusFailed, Message: fmt.Sprintf("operation is not valid: %v", err)}
+		} else if phrase, copied := prompt.CopiedExample(op.Title, op, t.source); copied {
+			refused = true
+			ap = curate.Applied{Type: strings.ToUpper(op.Type), Path: op.Path, Status: curate.StatusFailed,
+				Message: fmt.Sprintf("refused: it repeats the invented example of the instructions (%q), which the material does not say; write only facts from the material", phrase)}
+		} else {
+			ap = t.shadow.Apply([]curate.Operation{op}).Applied[0]
+			if ap.Status == curate.StatusSuccess {
+				t.staged = append(t.staged, op)
+			}
+		}
+		res.Summary.Count(ap)
+		res.Applied = append(res.Applied, ap)
+		t.result.Attempts = append(t.result.Attempts, Attempt{Turn: turn, Applied: ap, Refused: refused})
+	}
+	b, _ := json.Marshal(res)
+	return string(b)
+}
+
+// finish ends the curation: the operations that succeeded on the overlay
+// are applied to the tree through the curate path (each atomic; one that
+// fails now, because the tree changed meanwhile, is reported failed and
+// changes nothing).
+func (t *curateTask) finish(e *Engine, c *conv, why string) CurateFromResult {
+	r := t.result
+	r.Applied = []curate.Applied{}
+	if len(t.staged) > 0 {
+		res := e.Curate(CurateParams{Operations: t.staged})
+		r.Applied, r.Summary = res.Applied, res.Summary
+	}
+	failed := 0
+	for _, a := range r.Attempts {
+		if a.Status != curate.StatusSuccess {
+			failed++
+		}
+	}
+	r.Reason = fmt.Sprintf("%s; %d operations proposed, %d failed or refused in the loop, %d written", why, len(r.Attempts), failed, len(r.Applied)-r.Summary.Failed)
+	if len(r.Attempts) == 0 {
+		r.Reason = why + "; the model proposed no operation"
+	}
+	r.LLM = c.trace
+	r.TookMs = since(t.started)
+	t.abandon()
+	return r
+}

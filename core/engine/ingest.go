@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/ingest"
+)
+
+// IngestParams are the parameters of "ingest" (docs/ABI.md §4.11): the
+// files, and the options that shape their entries.
+type IngestParams struct {
+	Files []ingest.File `json:"files"`
+	ingest.Options
+}
+
+// IngestFile is what ingesting one file did.
+type IngestFile struct {
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	// Status is "added" (a new source), "updated", "unchanged" or "failed".
+	Status string `json:"status"`
+	// Message says why a file failed (bad input, failed operations).
+	Message string `json:"message,omitempty"`
+	// Entries counts the entries the file makes.
+	Entries   int `json:"entries"`
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Deleted   int `json:"deleted"`
+	Unchanged int `json:"unchanged"`
+	Failed    int `json:"failed"`
+	// Applied has one item per operation, as curate reports it.
+	Applied []curate.Applied `json:"applied"`
+}
+
+// IngestSummary adds up the files of an ingest call.
+type IngestSummary struct {
+	Files       int `json:"files"`
+	FailedFiles int `json:"failedFiles"`
+	Added       int `json:"added"`
+	Updated     int `json:"updated"`
+	Deleted     int `json:"deleted"`
+	Unchanged   int `json:"unchanged"`
+	Failed      int `json:"failed"`
+}
+
+// IngestResult is the answer of "ingest".
+type IngestResult struct {
+	Files   []IngestFile  `json:"files"`
+	Summary IngestSummary `json:"summary"`
+	TookMs  float64       `json:"tookMs"`
+}
+
+// manifestBackupPath keeps an unreadable manifest for inspection.
+const manifestBackupPath = ".arbor/ingest.corrupt.json"
+
+func init() {
+	methods["ingest"] = func(s *Session, raw json.RawMessage) (any, error) {
+		var p IngestParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Ingest(p)
+	}
+}
+
+// Ingest splits files into entries and applies them through Curate, as one
+// batch: every file is split and planned first (a file that cannot be split
+// fails alone, before anything is written), then all operations go through
+// one curate call, then the manifest is written. An unchanged file costs no
+// write at all.
+func (e *Engine) Ingest(p IngestParams) (IngestResult, error) {
+	start := time.Now()
+	if p.ContextTurns != nil && *p.ContextTurns < 0 {
+		return IngestResult{}, errorf(CodeInvalidParams, "contextTurns %d: want 0 or more", *p.ContextTurns)
+	}
+	if p.MaxSourceBytes < 0 {
+		return IngestResult{}, errorf(CodeInvalidParams, "maxSourceBytes %d: want 0 (the default) or more", p.MaxSourceBytes)
+	}
+	man, before, err := e.loadManifest()
+	if err != nil {
+		return IngestResult{}, err
+	}
+	pl := &ingest.Planner{Manifest: man, Catalog: e.catalog, Options: p.Options}
+	res := IngestResult{Files: make([]IngestFile, len(p.Files))}
+	plans := make([]ingest.FilePlan, len(p.Files))
+	var ops []curate.Operation
+	seen := map[string]bool{}
+	for i, f := range p.Files {
+		r := &res.Files[i]
+		r.Name, r.Applied = f.Name, []curate.Applied{}
+		if seen[f.Name] {
+			r.Status, r.Format = ingest.StatusFailed, string(ingest.FormatOf(f.Name))
+			r.Message = "listed twice in one call"
+			continue
+		}
+		seen[f.Name] = true
+		fp, err := pl.Plan(f)
+		r.Format = string(fp.Format)
+		if err != nil {
+			r.Status, r.Message = ingest.StatusFailed, err.Error()
+			continue
+		}
+		plans[i] = fp
+		r.Status, r.Entries, r.Unchanged = fp.Status, fp.Pieces, fp.Unchanged
+		ops = append(ops, fp.Ops...)
+	}
+	applied := e.Curate(CurateParams{Operations: ops}).Applied
+	at := 0
+	for i := range res.Files {
+		r, fp := &res.Files[i], plans[i]
+		if r.Status == ingest.StatusFailed {
+			res.Summary.FailedFiles++
+			continue
+		}
+		mine := applied[at : at+len(fp.Ops)]
+		at += len(fp.Ops)
+		r.Applied = append(r.Applied, mine...)
+		for j, a := range mine {
+			switch {
+			case a.Status != curate.StatusSuccess:
+				r.Failed++
+			case fp.Ops[j].Type == curate.OpDelete:
+				r.Deleted++
+			case a.Created:
+				r.Added++
+			default:
+				r.Updated++
+			}
+		}
+		if pl.Record(fp, mine) > 0 {
+			r.Status = ingest.StatusFailed
+			r.Message = fmt.Sprintf("%d of %d operations failed; the entries written are recorded and the next ingest retries the rest", r.Failed, len(mine))
+			res.Summary.FailedFiles++
+		}
+		res.Summary.Added += r.Added
+		res.Summary.Updated += r.Updated
+		res.Summary.Deleted += r.Deleted
+		res.Summary.Unchanged += r.Unchanged
+		res.Summary.Failed += r.Failed
+	}
+	res.Summary.Files = len(p.Files)
+	if data := man.Encode(); string(data) != string(before) {
+		if err := e.fs.WriteFile(ingest.ManifestPath, data); err != nil {
+			// The entries are written; their provenance lets the next ingest
+			// find them without the manifest (it rewrites them once).
+			e.log.Log("warn", fmt.Sprintf("ingest: write %s: %v", ingest.ManifestPath, err))
+		}
+	}
+	res.TookMs = since(start)
+	return res, nil
+}
+
+// loadManifest reads the ingest manifest. A missing one is empty; an
+// unreadable one is kept as ingest.corrupt.json and replaced, since the
+// entries' provenance recovers what it held.
+func (e *Engine) loadManifest() (*ingest.Manifest, []byte, error) {
+	data, err := e.fs.ReadFile(ingest.ManifestPath)
+	switch {
+	case errors.Is(err, host.ErrNotFound):
+		return ingest.NewManifest(), nil, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("ingest: read %s: %w", ingest.ManifestPath, err)
+	}
+	m, perr := ingest.ParseManifest(data)
+	if perr != nil {
+		e.log.Log("warn", fmt.Sprintf("ingest: %v; kept as %s, entries are found by their provenance", perr, manifestBackupPath))
+		if err := e.fs.WriteFile(manifestBackupPath, data); err != nil {
+			return nil, nil, fmt.Errorf("ingest: keep unreadable %s: %w", ingest.ManifestPath, err)
+		}
+		return ingest.NewManifest(), data, nil
+	}
+	return m, data, nil
+}

@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/ingest"
+)
+
+// watchFS records the writes and removals that reach the memory root, and
+// fails writes to the paths in fail.
+type watchFS struct {
+	host.FS
+	writes []string
+	fail   map[string]bool
+}
+
+func (w *watchFS) WriteFile(p string, data []byte) error {
+	if w.fail[p] {
+		return host.ErrIO
+	}
+	w.writes = append(w.writes, p)
+	return w.FS.WriteFile(p, data)
+}
+
+func (w *watchFS) Remove(p string) error {
+	w.writes = append(w.writes, "rm "+p)
+	return w.FS.Remove(p)
+}
+
+func testFile(t *testing.T, name string) ingest.File {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "ingest", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ingest.File{Name: name, Content: string(b)}
+}
+
+type clockVar struct{ t time.Time }
+
+func (c *clockVar) Now() time.Time { return c.t }
+
+func openIngest(t *testing.T, fs host.FS, clock host.Clock) *Engine {
+	t.Helper()
+	eng, _, err := Open(Options{FS: fs, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+func mustIngest(t *testing.T, eng *Engine, p IngestParams) IngestResult {
+	t.Helper()
+	res, err := eng.Ingest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+var (
+	t1 = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	t2 = time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+)
+
+func TestIngestUnchangedWritesNothing(t *testing.T) {
+	mem := host.NewMemFS()
+	clock := &clockVar{t1}
+	eng := openIngest(t, mem, clock)
+	files := []ingest.File{testFile(t, "guide.md"), testFile(t, "contacts.csv"), testFile(t, "locomo_sample.json"), testFile(t, "store.go")}
+	res := mustIngest(t, eng, IngestParams{Files: files})
+	want := IngestSummary{Files: 4, Added: 7 + 3 + 6 + 7}
+	if res.Summary != want {
+		t.Fatalf("first ingest: %+v, want %+v", res.Summary, want)
+	}
+	for _, f := range res.Files {
+		if f.Status != ingest.StatusAdded || f.Failed != 0 || len(f.Applied) != f.Entries {
+			t.Errorf("%s: %+v", f.Name, f)
+		}
+	}
+	if _, ok := eng.catalog.Get("documents/guide/canary.md"); !ok {
+		t.Fatal("no canary entry")
+	}
+	before := mem.Files()
+
+	// The same files again, a month later, even after reopening: no write,
+	// no timestamp churn.
+	eng.Close()
+	clock.t = t2
+	w := &watchFS{FS: mem}
+	eng = openIngest(t, w, clock)
+	w.writes = nil
+	res = mustIngest(t, eng, IngestParams{Files: files})
+	if res.Summary != (IngestSummary{Files: 4, Unchanged: 23}) {
+		t.Errorf("second ingest: %+v", res.Summary)
+	}
+	for _, f := range res.Files {
+		if f.Status != ingest.StatusUnchanged || len(f.Applied) != 0 {
+			t.Errorf("%s: %+v", f.Name, f)
+		}
+	}
+	if len(w.writes) != 0 {
+		t.Errorf("an unchanged ingest wrote %v", w.writes)
+	}
+	after := mem.Files()
+	for p, b := range before {
+		if !strings.HasPrefix(p, ".arbor/index") && string(after[p]) != string(b) {
+			t.Errorf("%s changed", p)
+		}
+	}
+}
+
+func TestIngestChangedFile(t *testing.T) {
+	mem := host.NewMemFS()
+	clock := &clockVar{t1}
+	eng := openIngest(t, mem, clock)
+	guide := testFile(t, "guide.md")
+	mustIngest(t, eng, IngestParams{Files: []ingest.File{guide}})
+
+	// Secrets reworded in place (same lines), Examples removed (the section
+	// after it moves up), a new section appended.
+	changed := strings.Replace(guide.Content, "Secrets live in the vault; never in environment files.", "Secrets live in the vault and rotate every 90 days.", 1)
+	changed = strings.Replace(changed, "Examples\n--------\n\nSee the `examples/` folder of each service.\n\n", "", 1)
+	changed += "\n## Contacts\n\nThe platform team answers in #platform.\n"
+	clock.t = t2
+	res := mustIngest(t, eng, IngestParams{Files: []ingest.File{{Name: "guide.md", Content: changed}}})
+	f := res.Files[0]
+	if f.Status != ingest.StatusUpdated || f.Added != 1 || f.Updated != 2 || f.Deleted != 1 || f.Unchanged != 4 || f.Failed != 0 {
+		t.Fatalf("changed file: %+v", f)
+	}
+	var touched []string
+	for _, a := range f.Applied {
+		touched = append(touched, a.Type+" "+a.Path)
+	}
+	sort.Strings(touched)
+	want := []string{
+		"ADD documents/guide/contacts.md",
+		"DELETE documents/guide/examples.md",
+		"UPDATE documents/guide/deploy_guide_pipeline_2.md", // moved: its lines changed
+		"UPDATE documents/guide/secrets.md",
+	}
+	if strings.Join(touched, "\n") != strings.Join(want, "\n") {
+		t.Errorf("operations:\n%s\nwant\n%s", strings.Join(touched, "\n"), strings.Join(want, "\n"))
+	}
+	secrets, _ := eng.catalog.Get("documents/guide/secrets.md")
+	if !strings.Contains(secrets.Narrative.Text, "rotate every 90 days") || strings.Contains(secrets.Narrative.Text, "environment files") ||
+		!secrets.CreatedAt.Equal(t1) || !secrets.UpdatedAt.Equal(t2) {
+		t.Errorf("secrets: %+v", secrets)
+	}
+	canary, _ := eng.catalog.Get("documents/guide/canary.md")
+	if !canary.UpdatedAt.Equal(t1) {
+		t.Errorf("an unchanged piece was rewritten: updatedAt %v", canary.UpdatedAt)
+	}
+	if _, ok := eng.catalog.Get("documents/guide/examples.md"); ok {
+		t.Error("the removed section's entry is still there")
+	}
+	pipeline, _ := eng.catalog.Get("documents/guide/deploy_guide_pipeline_2.md")
+	if !strings.Contains(pipeline.RawConcept.Task, "lines 37-41") || pipeline.RawConcept.Files[0] != "guide.md" {
+		t.Errorf("moved section's provenance: %+v", pipeline.RawConcept)
+	}
+	man := readManifest(t, mem)
+	rec := man.Sources["guide.md"]
+	if rec == nil || rec.Hash != ingest.SourceHash(ingest.File{Name: "guide.md", Content: changed}, ingest.Options{}) || len(rec.Entries) != 7 {
+		t.Fatalf("manifest: %+v", rec)
+	}
+	if _, ok := rec.Entries["documents/guide/examples.md"]; ok {
+		t.Error("manifest keeps the deleted entry")
+	}
+}
+
+func readManifest(t *testing.T, fs host.FS) *ingest.Manifest {
+	t.Helper()
+	b, err := fs.ReadFile(ingest.ManifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ingest.ParseManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestIngestBadFileWritesNothingOfIt(t *testing.T) {
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	res := mustIngest(t, eng, IngestParams{Files: []ingest.File{
+		{Name: "people.csv", Content: "name,role\nAna,lead\nBruno\n"},
+		testFile(t, "contacts.csv"),
+		{Name: "notes.txt", Content: "caf\xe9"},
+		{Name: "contacts.csv", Content: "name\nx\n"},
+	}})
+	got := map[string]string{}
+	for _, f := range res.Files {
+		got[f.Name+" "+f.Status] = f.Message
+	}
+	for key, msg := range map[string]string{
+		"people.csv failed":   "malformed CSV: record on line 3: wrong number of fields",
+		"contacts.csv added":  "",
+		"notes.txt failed":    "not valid UTF-8",
+		"contacts.csv failed": "listed twice",
+	} {
+		if m, ok := got[key]; !ok || !strings.Contains(m, msg) {
+			t.Errorf("%s: got %v, want message %q", key, got, msg)
+		}
+	}
+	if res.Summary.FailedFiles != 3 || res.Summary.Added != 3 {
+		t.Errorf("summary %+v", res.Summary)
+	}
+	for p := range mem.Files() {
+		if strings.Contains(p, "people") || strings.Contains(p, "notes") {
+			t.Errorf("bad input wrote %s", p)
+		}
+	}
+	man := readManifest(t, mem)
+	if len(man.Sources) != 1 || man.Sources["contacts.csv"] == nil {
+		t.Errorf("manifest sources: %v", man.Sources)
+	}
+}
+
+func TestIngestRecoversWithoutManifest(t *testing.T) {
+	mem := host.NewMemFS()
+	clock := &clockVar{t1}
+	eng := openIngest(t, mem, clock)
+	files := []ingest.File{testFile(t, "guide.md"), testFile(t, "team.ics")}
+	mustIngest(t, eng, IngestParams{Files: files})
+	entries := len(eng.catalog.Paths())
+	for _, damage := range []string{"lost", "corrupt"} {
+		if damage == "lost" {
+			mem.Remove(ingest.ManifestPath)
+		} else {
+			mem.WriteFile(ingest.ManifestPath, []byte("{not json"))
+		}
+		clock.t = clock.t.Add(time.Hour)
+		res := mustIngest(t, eng, IngestParams{Files: files})
+		// The entries are found by their provenance: rewritten once, never duplicated.
+		if res.Summary.Added != 0 || res.Summary.Updated != 10 || res.Summary.Failed != 0 || len(eng.catalog.Paths()) != entries {
+			t.Errorf("%s manifest: %+v, %d entries (had %d)", damage, res.Summary, len(eng.catalog.Paths()), entries)
+		}
+		res = mustIngest(t, eng, IngestParams{Files: files})
+		if res.Summary.Unchanged != 10 || res.Summary.Updated != 0 {
+			t.Errorf("%s manifest, third ingest: %+v", damage, res.Summary)
+		}
+	}
+	if b, err := mem.ReadFile(".arbor/ingest.corrupt.json"); err != nil || string(b) != "{not json" {
+		t.Errorf("corrupt manifest not kept: %q %v", b, err)
+	}
+}
+
+func TestIngestLeavesUserEntriesAlone(t *testing.T) {
+	mem := host.NewMemFS()
+	const mine = "---\ntitle: Secrets\n---\n\n## Narrative\nMy own note about secrets.\n"
+	mem.WriteFile("documents/guide/secrets.md", []byte(mine))
+	eng := openIngest(t, mem, &clockVar{t1})
+	res := mustIngest(t, eng, IngestParams{Files: []ingest.File{testFile(t, "guide.md")}})
+	if res.Summary.Added != 7 || res.Summary.Failed != 0 {
+		t.Fatalf("%+v", res.Summary)
+	}
+	if b, _ := mem.ReadFile("documents/guide/secrets.md"); string(b) != mine {
+		t.Errorf("the user's entry was changed:\n%s", b)
+	}
+	e, ok := eng.catalog.Get("documents/guide/secrets_2.md")
+	if !ok || !strings.Contains(e.Narrative.Text, "vault") {
+		t.Errorf("ingested section not at secrets_2.md: %+v", e)
+	}
+	// Re-ingesting finds its own entry at secrets_2.md again.
+	mem.Remove(ingest.ManifestPath)
+	res = mustIngest(t, eng, IngestParams{Files: []ingest.File{testFile(t, "guide.md")}})
+	if res.Summary.Added != 0 || res.Summary.Updated != 7 {
+		t.Errorf("re-ingest without manifest: %+v", res.Summary)
+	}
+}
+
+func TestIngestFailedWriteIsRetried(t *testing.T) {
+	mem := host.NewMemFS()
+	w := &watchFS{FS: mem, fail: map[string]bool{"documents/guide/secrets.md": true}}
+	eng := openIngest(t, w, &clockVar{t1})
+	guide := testFile(t, "guide.md")
+	res := mustIngest(t, eng, IngestParams{Files: []ingest.File{guide}})
+	f := res.Files[0]
+	if f.Status != ingest.StatusFailed || f.Failed != 1 || f.Added != 6 || !strings.Contains(f.Message, "1 of 7 operations failed") {
+		t.Fatalf("%+v", f)
+	}
+	if rec := readManifest(t, mem).Sources["guide.md"]; rec.Hash != "" || len(rec.Entries) != 6 {
+		t.Errorf("manifest after a failed write: %+v", rec)
+	}
+	w.fail = nil
+	res = mustIngest(t, eng, IngestParams{Files: []ingest.File{guide}})
+	f = res.Files[0]
+	if f.Status != ingest.StatusUpdated || f.Added != 1 || f.Unchanged != 6 || len(f.Applied) != 1 || f.Applied[0].Path != "documents/guide/secrets.md" {
+		t.Errorf("retry: %+v", f)
+	}
+}
+
+func TestIngestOverABI(t *testing.T) {
+	s, fs := newSession(t, nil)
+	if _, e := call(t, s, "open", map[string]any{"fixedTime": "2026-01-01T00:00:00Z"}); e != nil {
+		t.Fatal(e)
+	}
+	res, e := call(t, s, "ingest", map[string]any{"files": []map[string]any{{"name": "notes/plan.md", "content": "# Plan\n\nShip in May.\n"}}, "domain": "Work"})
+	if e != nil {
+		t.Fatal(e)
+	}
+	files := res["files"].([]any)
+	f := files[0].(map[string]any)
+	applied := f["applied"].([]any)[0].(map[string]any)
+	if f["status"] != "added" || f["format"] != "markdown" || applied["path"] != "work/notes_plan/plan.md" {
+		t.Errorf("result: %v", res)
+	}
+	b, _ := fs.ReadFile("work/notes_plan/plan.md")
+	for _, want := range []string{"**Files:** notes/plan.md", "**Task:** Section Plan (lines 1-3)", "Ship in May.", "## Reason\ningest notes/plan.md"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("entry lacks %q:\n%s", want, b)
+		}
+	}
+	for _, bad := range []any{map[string]any{"files": "x"}, map[string]any{"files": []any{}, "contextTurns": -1}} {
+		if _, e := call(t, s, "ingest", bad); e == nil || e["code"] != CodeInvalidParams {
+			t.Errorf("%v: error %v", bad, e)
+		}
+	}
+	raw, _ := json.Marshal(res)
+	if !strings.Contains(string(raw), `"summary":{"added":1,"deleted":0,"failed":0,"failedFiles":0,"files":1`) {
+		t.Errorf("summary: %s", raw)
+	}
+}

@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/prompt"
+	"github.com/arbormem/arbor/core/tree"
+)
+
+// toolbox runs the read-only tools of docs/ABI.md §6 over one view of the
+// tree: the live one for queries, a curation's staged one for curateFrom
+// (so the model sees what it wrote). Search always runs on the live index.
+type toolbox struct {
+	e   *Engine
+	cat *tree.Catalog
+	fs  host.FS
+	// offered are the tools the model was given; others are unknown to it.
+	offered []llm.Tool
+	// seen collects the entries whose content the model was shown (search
+	// excerpts, whole entries): the only paths an answer may cite.
+	seen map[string]bool
+	// read lists the entries read in full, in order: a loop that ends
+	// without an answer presents them.
+	readOrder []string
+}
+
+func (e *Engine) liveTools() *toolbox {
+	return &toolbox{e: e, cat: e.catalog, fs: e.fs, offered: prompt.QueryTools(), seen: map[string]bool{}}
+}
+
+// run executes one tool call and returns the text for the model. Every
+// failure (bad JSON, unknown tool, bad arguments, missing entry) becomes an
+// "error: …" answer the model can act on; nothing here fails the call.
+func (tb *toolbox) run(tc llm.ToolCall) string {
+	out, err := tb.dispatch(tc)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return out
+}
+
+func (tb *toolbox) dispatch(tc llm.ToolCall) (string, error) {
+	var names []string
+	for _, t := range tb.offered {
+		names = append(names, t.Name)
+	}
+	if !slices.Contains(names, tc.Name) {
+		return "", fmt.Errorf("unknown tool %q: the tools are %s", tc.Name, strings.Join(names, ", "))
+	}
+	switch tc.Name {
+	case prompt.ToolSearch:
+		var a struct {
+			Query string `json:"query"`
+			Limit int    `json:"limit"`
+		}
+		if err := decodeArgs(tc.Arguments, &a); err != nil {
+			return "", err
+		}
+		return tb.search(a.Query, a.Limit)
+	case prompt.ToolRead:
+		var a struct {
+			Path string `json:"path"`
+		}
+		if err := decodeArgs(tc.Arguments, &a); err != nil {
+			return "", err
+		}
+		return tb.read(a.Path)
+	case prompt.ToolList:
+		var a struct {
+			Path  string `json:"path"`
+			Depth int    `json:"depth"`
+		}
+		if err := decodeArgs(tc.Arguments, &a); err != nil {
+			return "", err
+		}
+		return tb.list(a.Path, a.Depth)
+	case prompt.ToolRelations:
+		var a struct {
+			Path      string `json:"path"`
+			Direction string `json:"direction"`
+		}
+		if err := decodeArgs(tc.Arguments, &a); err != nil {
+			return "", err
+		}
+		return tb.relations(a.Path, a.Direction)
+	}
+	return "", fmt.Errorf("tool %q is not run here", tc.Name)
+}
+
+func (tb *toolbox) search(q string, limit int) (string, error) {
+	if strings.TrimSpace(q) == "" {
+		return "", errors.New("query is required")
+	}
+	switch {
+	case limit == 0:
+		limit = prompt.SearchDefault
+	case limit < 0 || limit > prompt.SearchMax:
+		return "", fmt.Errorf("limit %d: want 1 to %d", limit, prompt.SearchMax)
+	}
+	r, err := tb.e.index.Search(q, limit)
+	if err != nil {
+		return "", fmt.Errorf("search %q: %v", q, err)
+	}
+	if len(r.Hits) == 0 {
+		return "no entry matches " + q, nil
+	}
+	type item struct {
+		Path    string  `json:"path"`
+		Title   string  `json:"title"`
+		Score   float64 `json:"score"`
+		Excerpt string  `json:"excerpt"`
+	}
+	items := make([]item, 0, len(r.Hits))
+	for _, h := range r.Hits {
+		tb.seen[h.Path] = true
+		items = append(items, item{h.Path, h.Title, h.Score, h.Excerpt})
+	}
+	b, _ := json.Marshal(map[string]any{"results": items, "total": r.Total})
+	return string(b), nil
+}
+
+// resolve finds the file a model means by p: the path as given, or the
+// entry a link of that text resolves to (models drop ".md" or write the
+// base name alone).
+func (tb *toolbox) resolve(p string) (string, error) {
+	clean, err := tree.CleanPath(strings.TrimPrefix(strings.TrimSpace(p), "/"))
+	if err != nil {
+		return "", err
+	}
+	if _, ok := tb.cat.Get(clean); ok {
+		return clean, nil
+	}
+	if _, ok := tb.cat.Context(clean); ok {
+		return clean, nil
+	}
+	if r, ok := tb.cat.Resolve(clean); ok {
+		return r, nil
+	}
+	return "", fmt.Errorf("no entry %s (list_tree shows what exists)", clean)
+}
+
+func (tb *toolbox) read(p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", errors.New("path is required")
+	}
+	clean, err := tb.resolve(p)
+	if err != nil {
+		return "", err
+	}
+	data, err := tb.fs.ReadFile(clean)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %v", clean, err)
+	}
+	tb.seen[clean] = true
+	if !slices.Contains(tb.readOrder, clean) {
+		tb.readOrder = append(tb.readOrder, clean)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "path: %s\n", clean)
+	if fw := tb.cat.Forward(clean); len(fw) > 0 {
+		fmt.Fprintf(&b, "links to: %s\n", strings.Join(fw, ", "))
+	}
+	if bl := tb.cat.Backlinks(clean); len(bl) > 0 {
+		fmt.Fprintf(&b, "linked from: %s\n", strings.Join(bl, ", "))
+	}
+	b.WriteString("\n")
+	b.WriteString(clip(string(data), prompt.ReadMaxChars))
+	return b.String(), nil
+}
+
+// clip cuts s to max characters, saying so.
+func clip(s string, max int) string {
+	rs := []rune(s)
+	if len(rs) <= max {
+		return s
+	}
+	return string(rs[:max]) + fmt.Sprintf("\n[… cut: %d of %d characters shown]", max, len(rs))
+}
+
+func (tb *toolbox) list(p string, depth int) (string, error) {
+	if depth < 0 || depth > 4 {
+		return "", fmt.Errorf("depth %d: want 1 to 4", depth)
+	}
+	root := strings.Trim(strings.TrimSpace(p), "/")
+	n, err := buildTree(tb.cat, TreeParams{Path: root, Depth: depth})
+	if err != nil {
+		return "", errors.New(asError(err).Message)
+	}
+	return renderTree(n, prompt.ListMaxLines), nil
+}
+
+// renderTree lists a node's descendants one per line, indented, at most
+// maxLines lines.
+func renderTree(n *Node, maxLines int) string {
+	var lines []string
+	total := 0
+	var walk func(*Node, int)
+	walk = func(n *Node, depth int) {
+		for _, c := range n.Children {
+			total++
+			if len(lines) < maxLines {
+				line := strings.Repeat("  ", depth) + c.Path
+				if c.Kind != "entry" {
+					line += "/"
+				}
+				if c.Title != "" {
+					line += " — " + c.Title
+				}
+				lines = append(lines, line)
+			}
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+	if total == 0 {
+		return "(empty: no entries yet)"
+	}
+	if total > len(lines) {
+		lines = append(lines, fmt.Sprintf("[… %d more not shown: list a folder]", total-len(lines)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (tb *toolbox) relations(p, dir string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", errors.New("path is required")
+	}
+	switch dir {
+	case "":
+		dir = "both"
+	case "forward", "backward", "both":
+	default:
+		return "", fmt.Errorf("direction %q: want forward, backward or both", dir)
+	}
+	clean, err := tb.resolve(p)
+	if err != nil {
+		return "", err
+	}
+	type link struct {
+		Path  string `json:"path"`
+		Title string `json:"title,omitempty"`
+	}
+	titled := func(paths []string) []link {
+		out := []link{}
+		for _, q := range paths {
+			l := link{Path: q}
+			if en, ok := tb.cat.Get(q); ok {
+				l.Title = en.Title
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	res := map[string]any{"path": clean}
+	if dir != "backward" {
+		res["forward"] = titled(tb.cat.Forward(clean))
+	}
+	if dir != "forward" {
+		res["backward"] = titled(tb.cat.Backlinks(clean))
+	}
+	b, _ := json.Marshal(res)
+	return string(b), nil
+}
+
+// overview is the tree's domains and topics for a system prompt (the
+// paper injects such a listing, up to 200 lines, for ambient awareness).
+func overview(cat *tree.Catalog) string {
+	n, err := buildTree(cat, TreeParams{Depth: 2})
+	if err != nil {
+		return "(empty: no entries yet)"
+	}
+	return renderTree(n, prompt.ListMaxLines)
+}

@@ -1,0 +1,383 @@
+// Package ingest splits files into Context Tree entries, deterministically
+// and without a language model: markdown at headings, plain text by
+// paragraph, JSON/JSONL by record, CSV/TSV by row, e-mail messages, iCalendar
+// events, source code by top-level symbol and chat transcripts by turn or by
+// session. Each piece becomes one entry placed under a domain/topic derived
+// from the source's kind, name and content (the rules are in docs/ABI.md
+// §4.11), with its provenance — source file, lines or turn ids,
+// timestamp — in the entry's Raw Concept.
+//
+// Planner.Plan compares the pieces with what an earlier ingest of the same
+// source wrote (the Manifest, kept in .arbor/ingest.json, or, when it is
+// lost, the provenance of the entries themselves) and returns the curate
+// operations that bring the tree in step: nothing for an unchanged file,
+// UPDATE for a piece whose text or provenance changed, ADD for a new one,
+// DELETE for a piece that disappeared. The engine applies them through the
+// ordinary curate path.
+//
+// The package is pure: no I/O, no clock, no randomness; it builds for
+// wasip1 like the rest of the core.
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/tree"
+)
+
+// DefaultMaxSourceBytes bounds a source file when Options.MaxSourceBytes is 0.
+const DefaultMaxSourceBytes = 8 << 20
+
+// maxPieceBytes bounds the text of one entry: a longer piece is cut into
+// parts at paragraph, then line boundaries, so that every entry stays well
+// below the engine's default 1 MiB file limit. Splitters make pieces of a
+// readable size themselves; this only catches an enormous section, record
+// or chat session.
+const maxPieceBytes = 256 << 10
+
+// ErrBadInput is wrapped by every error about a source's content (encoding,
+// size, syntax): the file is refused as a whole and nothing is written.
+var ErrBadInput = errors.New("bad input")
+
+// File is one source handed to ingestion: a name (a relative path, used in
+// provenance, in the manifest and to derive the topic) and its text.
+type File struct {
+	Name    string `json:"name"`
+	Content string `json:"content"`
+}
+
+// Options tune how files are split and placed.
+type Options struct {
+	// Domain, when set, is the domain every entry goes under instead of the
+	// one derived from the file's kind (a snake_case folder name).
+	Domain string `json:"domain,omitempty"`
+	// ContextTurns is how many preceding turns of the session a per-turn
+	// chat entry carries in its flow; nil means 2, 0 none.
+	ContextTurns *int `json:"contextTurns,omitempty"`
+	// MaxSourceBytes bounds a source file; 0 means DefaultMaxSourceBytes.
+	MaxSourceBytes int `json:"maxSourceBytes,omitempty"`
+}
+
+func (o Options) contextTurns() int {
+	if o.ContextTurns == nil {
+		return 2
+	}
+	return max(*o.ContextTurns, 0)
+}
+
+// Piece is one entry-to-be: where it goes, what it says, where it came from.
+type Piece struct {
+	// Folder is domain/topic[/subtopic]; Name the entry's file name without
+	// ".md". Path joins them.
+	Folder, Name string
+	Title        string
+	// Text is the narrative: the piece's content.
+	Text string
+	// Task says what the piece is and where in the source it sits (heading
+	// path, lines, record, turn ids); Flow holds surrounding context (the
+	// turns a chat turn replies to); Author and Timestamp come from the
+	// content (a sender, a speaker, a message or session date), never from
+	// the file system.
+	Task, Flow, Author, Timestamp string
+	// Source is the file name, recorded in the Raw Concept's files; empty
+	// for pieces built from data that has no file (the benchmark).
+	Source string
+}
+
+// Path is the entry path of the piece.
+func (p Piece) Path() string { return p.Folder + "/" + p.Name + ".md" }
+
+// Hash identifies the piece's content and provenance: an entry is rewritten
+// only when it changes.
+func (p Piece) Hash() string {
+	h := fnv.New128a()
+	for _, s := range []string{p.Title, p.Text, p.Task, p.Flow, p.Author, p.Timestamp, p.Source} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// Operation is the curate operation that writes the piece at its path: typ
+// is ADD, UPDATE or UPSERT.
+func (p Piece) Operation(typ, reason string) curate.Operation {
+	rc := &tree.RawConcept{Task: p.Task, Flow: p.Flow, Author: p.Author, Timestamp: p.Timestamp}
+	if p.Source != "" {
+		rc.Files = []string{p.Source}
+	}
+	return curate.Operation{
+		Type:    typ,
+		Path:    p.Path(),
+		Title:   p.Title,
+		Content: curate.Content{RawConcept: rc, Narrative: &curate.Narrative{Text: p.Text}},
+		Reason:  reason,
+	}
+}
+
+// Format names how a file is split.
+type Format string
+
+// The formats, as results and the manifest name them.
+const (
+	FormatMarkdown Format = "markdown"
+	FormatText     Format = "text"
+	FormatJSON     Format = "json"
+	FormatJSONL    Format = "jsonl"
+	FormatCSV      Format = "csv"
+	FormatTSV      Format = "tsv"
+	FormatEmail    Format = "email"
+	FormatCalendar Format = "calendar"
+	FormatGo       Format = "go"
+	FormatJS       Format = "javascript"
+	FormatPython   Format = "python"
+	FormatChat     Format = "chat"
+)
+
+// FormatOf returns the format a file name selects by its extension; names
+// with another extension are plain text. JSON and JSONL files holding chat
+// transcripts are recognized by their content (Split reports FormatChat).
+func FormatOf(name string) Format {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md", ".markdown", ".mdown", ".mkd":
+		return FormatMarkdown
+	case ".json":
+		return FormatJSON
+	case ".jsonl", ".ndjson":
+		return FormatJSONL
+	case ".csv":
+		return FormatCSV
+	case ".tsv", ".tab":
+		return FormatTSV
+	case ".eml":
+		return FormatEmail
+	case ".ics", ".ical", ".ifb":
+		return FormatCalendar
+	case ".go":
+		return FormatGo
+	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
+		return FormatJS
+	case ".py", ".pyi":
+		return FormatPython
+	}
+	return FormatText
+}
+
+// Split cuts one file into pieces and reports the format it used. A file
+// that is too large, not UTF-8 text, or malformed for its format is refused
+// with an error wrapping ErrBadInput that says where and why; then no piece
+// is returned.
+func Split(f File, opts Options) ([]Piece, Format, error) {
+	format := FormatOf(f.Name)
+	limit := opts.MaxSourceBytes
+	if limit <= 0 {
+		limit = DefaultMaxSourceBytes
+	}
+	if _, err := tree.CleanPath(f.Name); err != nil {
+		return nil, format, fmt.Errorf("%w: name: %v", ErrBadInput, err)
+	}
+	if len(f.Content) > limit {
+		return nil, format, badf("%d bytes is over the %d-byte limit", len(f.Content), limit)
+	}
+	if i := invalidUTF8(f.Content); i >= 0 {
+		return nil, format, badf("not valid UTF-8 text (at byte %d, line %d)", i, lineAt(f.Content, i))
+	}
+	if strings.IndexByte(f.Content, 0) >= 0 {
+		return nil, format, badf("holds NUL bytes: a binary file, not text")
+	}
+	src := newSource(f, opts)
+	var err error
+	switch format {
+	case FormatMarkdown:
+		err = splitMarkdown(src)
+	case FormatJSON:
+		format, err = splitJSON(src)
+	case FormatJSONL:
+		format, err = splitJSONL(src)
+	case FormatCSV:
+		err = splitCSV(src, ',')
+	case FormatTSV:
+		err = splitCSV(src, '\t')
+	case FormatEmail:
+		err = splitEmail(src)
+	case FormatCalendar:
+		err = splitCalendar(src)
+	case FormatGo:
+		err = splitGo(src)
+	case FormatJS:
+		err = splitJS(src)
+	case FormatPython:
+		err = splitPython(src)
+	default:
+		err = splitText(src)
+	}
+	if err != nil {
+		return nil, format, err
+	}
+	return src.pieces, format, nil
+}
+
+func badf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
+}
+
+// invalidUTF8 returns the offset of the first invalid UTF-8 byte, or -1.
+func invalidUTF8(s string) int {
+	if utf8.ValidString(s) {
+		return -1
+	}
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(s[i:]); n <= 1 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// lineAt is the 1-based line of byte offset i.
+func lineAt(s string, i int) int { return strings.Count(s[:i], "\n") + 1 }
+
+// source accumulates the pieces of one file and keeps their names unique.
+type source struct {
+	name   string // the file name as given
+	stem   string // name without its extension
+	text   string // content, CRLF normalized to LF
+	opts   Options
+	pieces []Piece
+	used   map[string]int // entry paths taken, for suffixes
+}
+
+func newSource(f File, opts Options) *source {
+	text := strings.ReplaceAll(f.Content, "\r\n", "\n")
+	text = strings.TrimPrefix(text, "\uFEFF")
+	return &source{name: f.Name, stem: strings.TrimSuffix(f.Name, path.Ext(f.Name)), text: text, opts: opts, used: map[string]int{}}
+}
+
+// folder is the domain/topic of a piece: the Domain option, else the
+// given domain; the topic is given by the format (usually the file's
+// name without its extension, as a slug, so that a file's entries sit
+// together and two files never share a topic by accident).
+func (s *source) folder(domain, topic string) string {
+	if s.opts.Domain != "" {
+		domain = tree.Slug(s.opts.Domain)
+	}
+	return domain + "/" + topic
+}
+
+// topic is the default topic: the slug of the file name without its
+// extension, folders included ("notes/2026/plan.md" → notes_2026_plan).
+func (s *source) topic() string { return tree.Slug(s.stem) }
+
+// add appends a piece, cutting a text over maxPieceBytes into parts and
+// giving every piece a unique entry name (a title that repeats one already
+// used in the folder gets "_2", "_3" in document order).
+func (s *source) add(p Piece) {
+	p.Source = s.name
+	if p.Name == "" {
+		p.Name = tree.Slug(p.Title)
+	}
+	parts := cutText(p.Text, maxPieceBytes)
+	for i, part := range parts {
+		q := p
+		q.Text = part
+		if len(parts) > 1 {
+			q.Title = fmt.Sprintf("%s (part %d of %d)", p.Title, i+1, len(parts))
+			q.Name = fmt.Sprintf("%s_part_%02d", p.Name, i+1)
+		}
+		key := q.Folder + "/" + q.Name
+		if n := s.used[key]; n > 0 {
+			s.used[key] = n + 1
+			q.Name = fmt.Sprintf("%s_%d", q.Name, n+1)
+			key = q.Folder + "/" + q.Name
+		}
+		s.used[key]++
+		s.pieces = append(s.pieces, q)
+	}
+}
+
+// cutText splits text into parts of at most max bytes: at blank lines when
+// it can, else at line ends, else at rune boundaries.
+func cutText(text string, max int) []string {
+	if len(text) <= max {
+		return []string{text}
+	}
+	var parts []string
+	var cur strings.Builder
+	flush := func() {
+		if t := strings.TrimSpace(cur.String()); t != "" {
+			parts = append(parts, t)
+		}
+		cur.Reset()
+	}
+	for _, para := range splitKeep(text, "\n\n") {
+		if cur.Len()+len(para) > max {
+			flush()
+		}
+		for len(para) > max {
+			cut := strings.LastIndexByte(para[:max], '\n')
+			if cut <= 0 {
+				cut = max
+				for cut > 0 && !utf8.RuneStart(para[cut]) {
+					cut--
+				}
+			}
+			cur.WriteString(para[:cut])
+			flush()
+			para = para[cut:]
+		}
+		cur.WriteString(para)
+	}
+	flush()
+	return parts
+}
+
+// splitKeep splits s after each sep, keeping the separators.
+func splitKeep(s, sep string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, sep)
+		if i < 0 {
+			if s != "" {
+				out = append(out, s)
+			}
+			return out
+		}
+		out = append(out, s[:i+len(sep)])
+		s = s[i+len(sep):]
+	}
+}
+
+// lines describes a 1-based line range.
+func lines(from, to int) string {
+	if from == to {
+		return fmt.Sprintf("line %d", from)
+	}
+	return fmt.Sprintf("lines %d-%d", from, to)
+}
+
+// shortTitle makes a title of at most 72 characters from the first line of
+// text, cut at a word boundary.
+func shortTitle(text, fallback string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	line = strings.Join(strings.Fields(strings.Trim(line, "#>*-_ \t`")), " ")
+	if line == "" {
+		return fallback
+	}
+	const max = 72
+	r := []rune(line)
+	if len(r) <= max {
+		return line
+	}
+	cut := string(r[:max])
+	if i := strings.LastIndexByte(cut, ' '); i > max/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,.;:") + "…"
+}

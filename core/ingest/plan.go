@@ -1,0 +1,299 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/tree"
+)
+
+// ManifestPath is where the engine keeps the manifest, relative to the
+// memory root.
+const ManifestPath = ".arbor/ingest.json"
+
+// Manifest remembers what each ingested source wrote: the hash of the file
+// (with the options that shape its layout) and, per entry, the hash of the
+// piece it holds. It is derived data: when it is lost or unreadable, Plan
+// finds a source's entries by their provenance (the Raw Concept's files
+// naming the source) and rewrites them once.
+type Manifest struct {
+	Version int                      `json:"version"`
+	Sources map[string]*SourceRecord `json:"sources"`
+}
+
+// SourceRecord is what one source wrote.
+type SourceRecord struct {
+	// Hash is the source's hash when every piece was written; empty after
+	// an ingest with failed operations, so that the next one retries.
+	Hash   string `json:"hash"`
+	Format Format `json:"format"`
+	// Entries maps each entry path to its piece's hash ("" when unknown,
+	// which makes the next ingest rewrite it).
+	Entries map[string]string `json:"entries"`
+}
+
+// manifestVersion is the version this package reads and writes.
+const manifestVersion = 1
+
+// NewManifest returns an empty manifest.
+func NewManifest() *Manifest {
+	return &Manifest{Version: manifestVersion, Sources: map[string]*SourceRecord{}}
+}
+
+// ParseManifest reads a manifest; a file of another version is an error.
+func ParseManifest(data []byte) (*Manifest, error) {
+	m := NewManifest()
+	if err := json.Unmarshal(data, m); err != nil {
+		return nil, fmt.Errorf("ingest manifest: %w", err)
+	}
+	if m.Version != manifestVersion {
+		return nil, fmt.Errorf("ingest manifest: version %d, want %d", m.Version, manifestVersion)
+	}
+	if m.Sources == nil {
+		m.Sources = map[string]*SourceRecord{}
+	}
+	for name, r := range m.Sources {
+		if r == nil {
+			delete(m.Sources, name)
+		} else if r.Entries == nil {
+			r.Entries = map[string]string{}
+		}
+	}
+	return m, nil
+}
+
+// Encode renders the manifest deterministically (sorted keys, indented).
+func (m *Manifest) Encode() []byte {
+	b, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		panic(err) // maps of strings always encode
+	}
+	return append(b, '\n')
+}
+
+// SourceHash identifies a source's content together with the options that
+// shape its entries: changing either re-plans the file.
+func SourceHash(f File, opts Options) string {
+	h := fnv.New128a()
+	fmt.Fprintf(h, "%s\x00%d\x00", opts.Domain, opts.contextTurns())
+	h.Write([]byte(f.Content))
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// Status values of a FilePlan.
+const (
+	StatusAdded     = "added"     // a source seen for the first time
+	StatusUpdated   = "updated"   // a changed source
+	StatusUnchanged = "unchanged" // nothing to do
+	StatusFailed    = "failed"
+)
+
+// FilePlan is what ingesting one file takes.
+type FilePlan struct {
+	Name   string
+	Format Format
+	Status string
+	// Ops are the operations to apply, in order: ADD and UPDATE in document
+	// order, then DELETE. Hashes holds the piece hash of each ADD and
+	// UPDATE (by op index), Old the hash the manifest had for its path.
+	Ops    []curate.Operation
+	Hashes []string
+	// Pieces counts the entries the file makes; Unchanged those already
+	// written as they are.
+	Pieces, Unchanged int
+
+	hash    string
+	old     map[string]string
+	entries map[string]string // path → piece hash of the unchanged pieces
+}
+
+// Planner plans the ingestion of the files of one call against a tree.
+type Planner struct {
+	Manifest *Manifest
+	Catalog  *tree.Catalog
+	Options  Options
+	// Reason is the reason of every operation; "" means "ingest <name>".
+	Reason string
+
+	owners map[string]string // entry path → source, from the manifest and this call
+	// bySource indexes the tree's ingested entries by the source their
+	// provenance names, built on the first source without a record.
+	bySource map[string][]string
+}
+
+// Plan splits one file and returns the operations that bring its entries
+// in step with it. A file that cannot be split is an error (wrapping
+// ErrBadInput) and plans nothing.
+func (p *Planner) Plan(f File) (FilePlan, error) {
+	if p.owners == nil {
+		p.owners = map[string]string{}
+		for name, r := range p.Manifest.Sources {
+			for path := range r.Entries {
+				p.owners[path] = name
+			}
+		}
+	}
+	fp := FilePlan{Name: f.Name, Format: FormatOf(f.Name), Status: StatusUnchanged}
+	pieces, format, err := Split(f, p.Options)
+	fp.Format = format
+	if err != nil {
+		return fp, err
+	}
+	fp.Pieces = len(pieces)
+	fp.hash = SourceHash(f, p.Options)
+	rec := p.Manifest.Sources[f.Name]
+	if rec != nil && rec.Hash == fp.hash {
+		fp.Unchanged = len(rec.Entries)
+		fp.Pieces = len(rec.Entries)
+		return fp, nil
+	}
+	fp.Status = StatusUpdated
+	fp.old = map[string]string{}
+	if rec != nil {
+		for k, v := range rec.Entries {
+			fp.old[k] = v
+		}
+	} else {
+		fp.Status = StatusAdded
+		// No record (first ingest, or a lost manifest): entries that name
+		// this source in their provenance are its own.
+		for _, path := range p.provenanceIndex()[f.Name] {
+			fp.old[path] = ""
+			fp.Status = StatusUpdated
+		}
+	}
+	reason := p.Reason
+	if reason == "" {
+		reason = "ingest " + f.Name
+	}
+	fp.entries = map[string]string{}
+	taken := map[string]bool{}
+	for _, pc := range pieces {
+		base := pc.Name
+		for n := 2; p.taken(pc.Path(), f.Name, fp.old, taken); n++ {
+			pc.Name = fmt.Sprintf("%s_%d", base, n)
+		}
+		path := pc.Path()
+		taken[path] = true
+		p.owners[path] = f.Name
+		h := pc.Hash()
+		oh, had := fp.old[path]
+		_, exists := p.Catalog.Get(path)
+		_, broken := p.Catalog.Broken(path)
+		switch {
+		case had && oh == h && exists:
+			fp.Unchanged++
+			fp.entries[path] = h
+		case had && (exists || broken):
+			fp.Ops = append(fp.Ops, pc.Operation(curate.OpUpdate, reason))
+			fp.Hashes = append(fp.Hashes, h)
+		default:
+			fp.Ops = append(fp.Ops, pc.Operation(curate.OpAdd, reason))
+			fp.Hashes = append(fp.Hashes, h)
+		}
+	}
+	var gone []string
+	for path := range fp.old {
+		if !taken[path] {
+			gone = append(gone, path)
+		}
+	}
+	sort.Strings(gone)
+	for _, path := range gone {
+		_, exists := p.Catalog.Get(path)
+		_, broken := p.Catalog.Broken(path)
+		if exists || broken {
+			fp.Ops = append(fp.Ops, curate.Operation{Type: curate.OpDelete, Path: path, Reason: reason})
+		}
+	}
+	if len(fp.Ops) == 0 && rec != nil {
+		// The file changed in ways its entries do not show (trailing
+		// blank lines, a skipped front matter): Record notes the new hash.
+		fp.Status = StatusUnchanged
+	}
+	return fp, nil
+}
+
+// taken reports whether path cannot hold a piece of source: another source
+// owns it, this file already placed a piece there, or something that is
+// not this source's entry is there (a note of the user's).
+func (p *Planner) taken(path, source string, old map[string]string, placed map[string]bool) bool {
+	if placed[path] {
+		return true
+	}
+	if o, ok := p.owners[path]; ok && o != source {
+		return true
+	}
+	if _, ok := old[path]; ok {
+		return false
+	}
+	_, exists := p.Catalog.Get(path)
+	_, broken := p.Catalog.Broken(path)
+	return (exists || broken) && !p.provenance(path, source)
+}
+
+// provenance reports whether the entry at path names source in its Raw
+// Concept's files (and was written by ingestion).
+func (p *Planner) provenance(path, source string) bool {
+	e, ok := p.Catalog.Get(path)
+	return ok && slices.Contains(e.RawConcept.Files, source) && ingested(e)
+}
+
+// ingested reports whether an entry was written by ingestion: its reason
+// is the one Plan gives, "ingest <source>".
+func ingested(e *tree.Entry) bool {
+	return strings.HasPrefix(e.Reason, "ingest ") && len(e.RawConcept.Files) > 0
+}
+
+func (p *Planner) provenanceIndex() map[string][]string {
+	if p.bySource == nil {
+		p.bySource = map[string][]string{}
+		for _, path := range p.Catalog.Paths() {
+			if e, _ := p.Catalog.Get(path); ingested(e) {
+				for _, src := range e.RawConcept.Files {
+					p.bySource[src] = append(p.bySource[src], path)
+				}
+			}
+		}
+	}
+	return p.bySource
+}
+
+// Record applies the outcome of a plan's operations (applied[i] for
+// Ops[i]) to the manifest: written pieces are recorded with their hash,
+// failed ones keep what the manifest had, so that the next ingest retries
+// them; the source's hash is recorded only when nothing failed. It returns
+// the number of failed operations.
+func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
+	if fp.entries == nil {
+		return 0 // the source's hash matched: nothing was planned
+	}
+	rec := &SourceRecord{Format: fp.Format, Entries: map[string]string{}}
+	for k, v := range fp.entries {
+		rec.Entries[k] = v
+	}
+	failed := 0
+	for i, op := range fp.Ops {
+		ok := i < len(applied) && applied[i].Status == curate.StatusSuccess
+		if !ok {
+			failed++
+			if h, had := fp.old[op.Path]; had {
+				rec.Entries[op.Path] = h
+			}
+			continue
+		}
+		if op.Type != curate.OpDelete {
+			rec.Entries[op.Path] = fp.Hashes[i]
+		}
+	}
+	if failed == 0 {
+		rec.Hash = fp.hash
+	}
+	p.Manifest.Sources[fp.Name] = rec
+	return failed
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/engine"
+)
+
+// copyFixtures copies core/ingest/testdata into dir/name (store.go one
+// folder deeper) and adds files the command must skip or refuse.
+func copyFixtures(t *testing.T, dir string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "..", "core", "ingest", "testdata")
+	list, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "inbox")
+	for _, e := range list {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := e.Name()
+		if name == "store.go" {
+			name = filepath.Join("code", name)
+		}
+		writeFile(t, filepath.Join(in, name), string(b))
+	}
+	writeFile(t, filepath.Join(in, "photo.png"), "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	writeFile(t, filepath.Join(in, ".draft.md"), "# hidden\n")
+	writeFile(t, filepath.Join(in, ".git", "config"), "[core]\n")
+	writeFile(t, filepath.Join(in, "latin1.txt"), "caf\xe9\n")
+	return in
+}
+
+// TestIngestFolder ingests a folder of mixed files into a browsable tree:
+// one line per file when not on a terminal, notes for what is skipped, a
+// per-file error for bad input (exit 1), nothing written on a second run.
+func TestIngestFolder(t *testing.T) {
+	needEngine(t)
+	root := t.TempDir()
+	must(t, "", "init", root)
+	in := copyFixtures(t, t.TempDir())
+
+	r := arbor(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", in)
+	if r.code != 1 || !strings.Contains(r.stderr, "1 of 15 files failed") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"- skipped   inbox/.draft.md: hidden\n",
+		"- skipped   inbox/.git: hidden\n",
+		"- skipped   inbox/photo.png: binary file\n",
+		"✗ failed    inbox/latin1.txt (text): bad input: not valid UTF-8 text (at byte 3, line 1)\n",
+		"✓ added     inbox/guide.md (markdown): 7 entries, 7 added\n",
+		"✓ added     inbox/invoice.eml (email): 1 entry, 1 added\n",
+		"✓ added     inbox/code/store.go (go): 7 entries, 7 added\n",
+		"✓ added     inbox/locomo_sample.json (chat): 6 entries, 6 added\n",
+		"15 files (1 failed): 51 entries added, 0 updated, 0 deleted, 0 unchanged; 3 skipped\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	tree := must(t, "", "--root", root, "tree", "--depth", "2")
+	for _, want := range []string{"calendar/", "inbox_team/", "caroline_and_melanie/", "session_01/", "chats/", "inbox_lme_sample/", "code/", "inbox_code_store/", "data/", "inbox_contacts/", "documents/", "inbox_guide/", "mail/", "2026_01/"} {
+		if !strings.Contains(tree, want) {
+			t.Errorf("tree lacks %s:\n%s", want, tree)
+		}
+	}
+	show := must(t, "", "--root", root, "show", "code/inbox_code_store/method_store_get.md")
+	if !strings.Contains(show, "inbox/code/store.go") || !strings.Contains(show, "func (s *Store) Get(id string)") {
+		t.Errorf("show:\n%s", show)
+	}
+	q := must(t, "", "--root", root, "--fixed-time", fixedTime, "search", "canary traffic")
+	if !strings.Contains(q, "documents/inbox_guide/canary.md") {
+		t.Errorf("search:\n%s", q)
+	}
+
+	// Again, as JSON: everything unchanged, nothing written.
+	os.Remove(filepath.Join(in, "latin1.txt"))
+	before := snapshot(t, root)
+	out := must(t, "", "--root", root, "--fixed-time", "2026-03-01T00:00:00Z", "ingest", "--json", in)
+	var rep struct {
+		Files   []engine.IngestFile `json:"files"`
+		Skipped []struct{ Path, Reason string }
+		Summary engine.IngestSummary `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Summary != (engine.IngestSummary{Files: 14, Unchanged: 51}) || len(rep.Skipped) != 3 {
+		t.Errorf("second run: %+v, skipped %v", rep.Summary, rep.Skipped)
+	}
+	after := snapshot(t, root)
+	if len(before) < 51 {
+		t.Fatalf("snapshot holds %d files", len(before))
+	}
+	for p, s := range before {
+		if after[p] != s {
+			t.Errorf("%s changed on an unchanged ingest", p)
+		}
+	}
+}
+
+func TestIngestUsage(t *testing.T) {
+	if r := arbor(t, "", "ingest"); r.code != 2 {
+		t.Errorf("no path: exit %d", r.code)
+	}
+	root := t.TempDir()
+	needEngine(t)
+	must(t, "", "init", root)
+	if r := arbor(t, "", "--root", root, "ingest", "--context-turns", "-1", root); r.code != 2 {
+		t.Errorf("negative context: exit %d %s", r.code, r.stderr)
+	}
+	// The memory root is never ingested into itself.
+	writeFile(t, filepath.Join(root, "notes", "a.md"), "# A\n\ntext\n")
+	r := arbor(t, "", "--root", root, "ingest", filepath.Join(root, "notes"))
+	if r.code != 0 || !strings.Contains(r.stdout, "inside the memory root") || !strings.Contains(r.stdout, "0 files") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	var term, out bytes.Buffer
+	p := &barProgress{w: &term, out: &out, total: 4}
+	p.sending([]string{"inbox/a.md", "inbox/b.md"})
+	p.done(engine.IngestFile{Name: "inbox/a.md", Status: "added", Entries: 2, Added: 2})
+	p.done(engine.IngestFile{Name: "inbox/b.md", Status: "failed", Message: "bad input: malformed JSON"})
+	p.finish()
+	p.report(ingestReport{Files: []engine.IngestFile{{Name: "inbox/b.md", Status: "failed", Message: "bad input: malformed JSON"}}, Summary: engine.IngestSummary{Files: 2, FailedFiles: 1}})
+	frames := strings.Split(term.String(), "\r\x1b[2K")
+	want := []string{"", "░░░░░░░░░░░░░░░░░░░░░░░░░░░░ 0/4 files  inbox/a.md", "███████░░░░░░░░░░░░░░░░░░░░░ 1/4 files  ", "██████████████░░░░░░░░░░░░░░ 2/4 files  ", ""}
+	if strings.Join(frames, "|") != strings.Join(want, "|") {
+		t.Errorf("frames:\n%q\nwant\n%q", frames, want)
+	}
+	if got := out.String(); got != "✗ failed    inbox/b.md: bad input: malformed JSON\n2 files (1 failed): 0 entries added, 0 updated, 0 deleted, 0 unchanged\n" {
+		t.Errorf("report:\n%s", got)
+	}
+}
