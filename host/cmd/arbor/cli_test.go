@@ -26,6 +26,7 @@ func TestExitCodes(t *testing.T) {
 		"stats":      {"stats"},
 		"doctor":     {"doctor"},
 		"completion": {"completion", "bash"},
+		"ingest":     {"ingest", filepath.Join(dir, "engineering/billing/invoice_retry_policy.md")},
 	}
 	fail := map[string][]string{
 		"init":       {"init", filepath.Join(dir, "engineering/billing/invoice_retry_policy.md")},
@@ -39,6 +40,7 @@ func TestExitCodes(t *testing.T) {
 		"mcp":        {"mcp", "--root", filepath.Join(dir, "missing")},
 		"doctor":     {"doctor", "--root", filepath.Join(dir, "missing")},
 		"completion": {"completion", "tcsh"},
+		"ingest":     {"ingest", filepath.Join(dir, "no-such-file.md")},
 	}
 	for _, c := range commands {
 		if args, found := ok[c.name]; found {
@@ -166,6 +168,8 @@ func TestJSONEverywhere(t *testing.T) {
 			args = []string{"show", "engineering/billing/invoice_retry_policy.md"}
 		case "completion":
 			args = []string{"completion", "zsh"}
+		case "ingest":
+			args = []string{"ingest", filepath.Join(dir, "engineering/billing/dunning_emails.md")}
 		default:
 			args = []string{c.name}
 		}
