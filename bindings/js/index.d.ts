@@ -318,6 +318,8 @@ export interface SearchHit {
   /** `context` for a `context.md` file. */
   kind: 'entry' | 'context';
   title: string;
+  /** The entry's front-matter summary; left out when empty. */
+  summary?: string;
   /** Normalized ŝ = s/(1+s) of the BM25 score, 4 decimals. */
   score: number;
   excerpt: string;
@@ -378,7 +380,8 @@ export interface ReadResult {
 export interface TreeNode {
   name: string;
   path: string;
-  kind: 'domain' | 'topic' | 'subtopic' | 'folder' | 'entry';
+  /** `root` for the tree of the whole memory (name and path empty). */
+  kind: 'root' | 'domain' | 'topic' | 'subtopic' | 'folder' | 'entry';
   title?: string;
   children?: TreeNode[];
 }

@@ -22,6 +22,10 @@ var addCommand = &command{
 		"(the file is named after --title) or a full entry path ending in .md; --reason is\n" +
 		"required. Fails when the entry already exists.",
 	example: `arbor add --path engineering/billing --title "Invoice retry policy" --narrative "Failed invoices are retried three times." --tag billing --reason "agreed in the billing sync"`,
+	examples: []string{
+		`arbor add --path personal/preferences --title "Coffee" --fact "coffee: flat white, no sugar [preference]" --reason "asked twice"`,
+		`arbor add --path engineering/auth/session_lifetime.md --summary "sessions last 12 h" --relation engineering/auth/refresh_token_rotation.md --reason "security review" --json`,
+	},
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
 		var op curate.Operation
 		var narrative, facts stringList
@@ -93,6 +97,11 @@ var curateCommand = &command{
 		"and may fix and resend failed ones; nothing is written until it is done, and\n" +
 		"Ctrl-C leaves the tree unchanged.",
 	example: "arbor curate ops.json",
+	examples: []string{
+		`echo '[{"type":"UPSERT","path":"personal/preferences","title":"Desk","content":{"narrative":"Stand until noon."},"reason":"new desk"}]' | arbor curate -`,
+		`echo '{"operations":[{"type":"MERGE","path":"a/b/old.md","mergeTarget":"a/b/new.md","reason":"duplicate"}]}' | arbor curate --json`,
+		`echo '[{"type":"DELETE","path":"scratch","reason":"clean up the scratch domain"}]' | arbor curate`,
+	},
 	maxArgs: -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
 		from := fs.Bool("from", false, "curate from the raw files given as arguments, through the LLM")
@@ -172,7 +181,7 @@ func (a *app) curate(params []byte) error {
 				return err
 			}
 		} else {
-			printCurate(a.stdout, res)
+			printCurate(a.stdout, a.p, res)
 		}
 		if res.Summary.Failed > 0 {
 			return fmt.Errorf("%d of %d operations failed", res.Summary.Failed, len(res.Applied))
@@ -181,17 +190,17 @@ func (a *app) curate(params []byte) error {
 	})
 }
 
-func printCurate(w io.Writer, res curate.Result) {
+func printCurate(w io.Writer, p palette, res curate.Result) {
 	if len(res.Applied) == 0 {
 		fmt.Fprintln(w, "no operations")
 		return
 	}
 	for _, ap := range res.Applied {
-		mark := "✓"
+		mark := p.green("✓")
 		if ap.Status != curate.StatusSuccess {
-			mark = "✗"
+			mark = p.red("✗")
 		}
-		fmt.Fprintf(w, "%s %-6s %s — %s\n", mark, ap.Type, ap.Path, ap.Message)
+		fmt.Fprintf(w, "%s %s %s — %s\n", mark, p.bold(fmt.Sprintf("%-6s", ap.Type)), p.cyan(ap.Path), ap.Message)
 		if len(ap.Carried) > 0 {
 			fmt.Fprintf(w, "         carried over: %s\n", strings.Join(ap.Carried, ", "))
 		}
@@ -200,5 +209,9 @@ func printCurate(w io.Writer, res curate.Result) {
 		}
 	}
 	s := res.Summary
-	fmt.Fprintf(w, "%d added, %d updated, %d merged, %d deleted, %d failed\n", s.Added, s.Updated, s.Merged, s.Deleted, s.Failed)
+	failed := fmt.Sprintf("%d failed", s.Failed)
+	if s.Failed > 0 {
+		failed = p.red(failed)
+	}
+	fmt.Fprintf(w, "%d added, %d updated, %d merged, %d deleted, %s\n", s.Added, s.Updated, s.Merged, s.Deleted, failed)
 }

@@ -264,16 +264,6 @@ func readSource(s ingestSource, opts ingest.Options) (ingest.File, *ingestSkip, 
 	return f, nil, nil
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 // ingestProgress shows an ingest as it goes.
 type ingestProgress interface {
 	skipped(ingestSkip)

@@ -17,7 +17,12 @@ var initCommand = &command{
 		"initializes the root the other commands would use when one is named: --root,\n" +
 		"else $ARBOR_ROOT; otherwise the current folder.",
 	example: "arbor init ~/notes",
-	maxArgs: 1,
+	examples: []string{
+		"cd ~/vault && arbor init        # an Obsidian vault opens as it is",
+		"ARBOR_ROOT=~/notes arbor init --json",
+	},
+	maxArgs:  1,
+	complete: "dirs",
 	setup: func(*flag.FlagSet) func(*app, []string) error {
 		return func(a *app, args []string) error {
 			// Without DIR, the root named by --root or $ARBOR_ROOT: the

@@ -22,7 +22,12 @@ var searchCommand = &command{
 	summary: "ranked full-text search, with scores and excerpts",
 	help: "Searches titles, paths and content (BM25). The score is the normalized\n" +
 		"s/(1+s) of the BM25 score. Several words may be given without quotes.",
-	example: `arbor search "invoice retry" --limit 5`,
+	example:  `arbor search "invoice retry" --limit 5`,
+	complete: "none",
+	examples: []string{
+		`arbor search '"connection pool" postgres'`,
+		`arbor search 가치관 --json | jq -r '.results[].path'`,
+	},
 	minArgs: 1,
 	maxArgs: -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
@@ -34,7 +39,7 @@ var searchCommand = &command{
 				if err := json.Unmarshal(raw, &res); err != nil {
 					return err
 				}
-				printSearch(w, res)
+				printSearch(w, a.p, res)
 				return nil
 			})
 		}
@@ -52,7 +57,12 @@ var queryCommand = &command{
 		"with each model call's tokens and latency; without one, the best entries. With -,\n" +
 		"reads one question per line from stdin and answers each in the same session, so\n" +
 		"repeats hit the cache.",
-	example: `arbor query "how often are failed invoices retried?"`,
+	example:  `arbor query "how often are failed invoices retried?"`,
+	complete: "none",
+	examples: []string{
+		`arbor query "refund approval limit" --limit 3 --json`,
+		`printf 'invoice retries\nrefund limit\n' | arbor query -`,
+	},
 	minArgs: 1,
 	maxArgs: -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
@@ -127,45 +137,57 @@ func (a *app) print(eng *runtime.Engine, method string, params any, human func(i
 	return nil
 }
 
-func printSearch(w io.Writer, res engine.SearchResult) {
+func printSearch(w io.Writer, p palette, res engine.SearchResult) {
 	if len(res.Results) == 0 {
 		fmt.Fprintf(w, "no results for %q · %s\n", res.Query, ms(res.TookMs))
 		return
 	}
 	for i, h := range res.Results {
-		printHit(w, fmt.Sprintf("%2d. ", i+1), h)
+		printHit(w, p, fmt.Sprintf("%2d. ", i+1), h)
 	}
 	n := "results"
 	if res.Total == 1 {
 		n = "result"
 	}
-	fmt.Fprintf(w, "%d %s · %s\n", res.Total, n, ms(res.TookMs))
+	fmt.Fprintln(w, p.dim(fmt.Sprintf("%d %s · %s", res.Total, n, ms(res.TookMs))))
 }
 
 // printHit prints a result as "prefix score path — title" and its excerpt.
-func printHit(w io.Writer, prefix string, h search.Hit) {
-	line := fmt.Sprintf("%s%.4f  %s", prefix, h.Score, h.Path)
+func printHit(w io.Writer, p palette, prefix string, h search.Hit) {
+	line := fmt.Sprintf("%s%s  %s", prefix, p.yellow(fmt.Sprintf("%.4f", h.Score)), p.cyan(h.Path))
 	if h.Title != "" {
-		line += " — " + h.Title
+		line += " — " + p.bold(h.Title)
 	}
 	fmt.Fprintln(w, line)
 	if ex := oneLine(h.Excerpt, 160); ex != "" {
-		fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", len(prefix)+8), ex)
+		fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", len(prefix)+8), p.dim(ex))
 	}
 }
 
-func printQuery(w io.Writer, res engine.QueryResult) {
+func printQuery(w io.Writer, p palette, res engine.QueryResult) {
 	switch {
+	case res.Answer != "" && (res.NeedsLLM || res.OutOfDomain):
+		fmt.Fprintln(w, p.yellow(strings.TrimRight(res.Answer, "\n")))
 	case res.Answer != "":
-		fmt.Fprintln(w, strings.TrimRight(res.Answer, "\n"))
+		first, rest, _ := strings.Cut(strings.TrimRight(res.Answer, "\n"), "\n")
+		fmt.Fprintln(w, p.bold(first))
+		if rest != "" {
+			fmt.Fprintln(w, rest)
+		}
 	case res.OutOfDomain:
-		fmt.Fprintln(w, "Nothing stored matches this question.")
+		fmt.Fprintln(w, p.yellow("Nothing stored matches this question."))
 	default:
-		fmt.Fprintln(w, "No direct answer.")
+		fmt.Fprintln(w, p.yellow("No direct answer."))
 	}
-	fmt.Fprintf(w, "\ntier %d (%s) · %s\n", res.Tier, res.TierName, ms(res.TookMs))
+	tier := fmt.Sprintf("tier %d (%s)", res.Tier, res.TierName)
 	if res.NeedsLLM || res.OutOfDomain {
-		fmt.Fprintf(w, "%s\n", res.Reason)
+		tier = p.yellow(tier)
+	} else {
+		tier = p.green(tier)
+	}
+	fmt.Fprintf(w, "\n%s %s\n", tier, p.dim("· "+ms(res.TookMs)))
+	if res.NeedsLLM || res.OutOfDomain {
+		fmt.Fprintf(w, "%s\n", p.dim(res.Reason))
 	}
 	if len(res.Results) == 0 {
 		return
@@ -177,12 +199,13 @@ func printQuery(w io.Writer, res engine.QueryResult) {
 		// The answer lists its own sources; these are what the model was given.
 		header = "search results given to the model"
 	}
-	fmt.Fprintf(w, "\n%s: ŝ · lifecycle score, entries matching every term first\n", header)
+	fmt.Fprintln(w, "\n"+p.dim(header+": ŝ · lifecycle score, entries matching every term first"))
 	for _, h := range res.Results {
-		line := fmt.Sprintf("  %.4f  %s", h.Score, h.Path)
+		scores := fmt.Sprintf("%.4f", h.Score)
 		if h.Lifecycle != nil {
-			line = fmt.Sprintf("  %.4f · %.4f  %s", h.Score, h.Lifecycle.Score, h.Path)
+			scores = fmt.Sprintf("%.4f · %.4f", h.Score, h.Lifecycle.Score)
 		}
+		line := fmt.Sprintf("  %s  %s", p.yellow(scores), p.cyan(h.Path))
 		if h.Title != "" {
 			line += " — " + h.Title
 		}

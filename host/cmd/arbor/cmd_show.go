@@ -16,6 +16,10 @@ var showCommand = &command{
 	summary: "print an entry, its relations and its backlinks",
 	help:    "Prints the entry's markdown as stored, then the entries it relates to and the\nentries that link to it.",
 	example: "arbor show engineering/billing/invoice_retry_policy.md",
+	examples: []string{
+		"arbor show engineering/billing/context.md",
+		"arbor show engineering/billing/invoice_retry_policy.md --json | jq .backlinks",
+	},
 	minArgs: 1,
 	maxArgs: 1,
 	setup: func(*flag.FlagSet) func(*app, []string) error {
@@ -25,28 +29,28 @@ var showCommand = &command{
 				if err := json.Unmarshal(raw, &res); err != nil {
 					return err
 				}
-				printShow(w, res)
+				printShow(w, a.p, res)
 				return nil
 			})
 		}
 	},
 }
 
-func printShow(w io.Writer, res engine.ReadResult) {
+func printShow(w io.Writer, pal palette, res engine.ReadResult) {
 	md := res.Markdown
 	if md != "" && !strings.HasSuffix(md, "\n") {
 		md += "\n"
 	}
 	fmt.Fprint(w, md)
 	list := func(title, arrow string, paths []string) {
-		fmt.Fprintf(w, "\n%s:", title)
+		fmt.Fprintf(w, "\n%s:", pal.bold(title))
 		if len(paths) == 0 {
 			fmt.Fprintln(w, " none")
 			return
 		}
 		fmt.Fprintln(w)
-		for _, p := range paths {
-			fmt.Fprintf(w, "  %s %s\n", arrow, p)
+		for _, path := range paths {
+			fmt.Fprintf(w, "  %s %s\n", arrow, pal.cyan(path))
 		}
 	}
 	list("relations", "→", res.Relations)

@@ -5,49 +5,142 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/arbormem/arbor/core/engine"
 	"github.com/arbormem/arbor/core/lifecycle"
+	"github.com/arbormem/arbor/host/runtime"
 )
 
 var statsCommand = &command{
 	name:    "stats",
-	summary: "count entries, context files, domains, relations, maturity tiers; list warnings",
-	help:    "Counts what the tree holds, the entries per lifecycle tier (draft, validated, core), and lists the files the engine could not use.",
-	example: "arbor stats --json",
+	summary: "entries per domain, maturity tiers, relations, index size, warnings",
+	help: "Counts what the tree holds: entries, context files and relations, the entries\n" +
+		"per domain and per lifecycle tier (draft, validated, core), the size of the\n" +
+		"persisted index and the audit log, and the files the engine could not use.",
+	example:  "arbor stats",
+	examples: []string{"arbor stats --json | jq .domains"},
 	setup: func(*flag.FlagSet) func(*app, []string) error {
 		return func(a *app, _ []string) error {
-			return a.ask("stats", nil, func(w io.Writer, raw json.RawMessage) error {
-				var res engine.StatsResult
-				if err := json.Unmarshal(raw, &res); err != nil {
+			return a.withEngine(func(eng *runtime.Engine) error {
+				raw, err := eng.CallMethod(a.ctx, "stats", nil)
+				if err != nil {
 					return err
 				}
-				printStats(w, res)
+				var res statsReport
+				if err := json.Unmarshal(raw, &res.StatsResult); err != nil {
+					return fmt.Errorf("stats: decode result: %w", err)
+				}
+				res.Disk = measureDisk(eng.Root())
+				if a.json {
+					return printJSON(a.stdout, mustJSON(res))
+				}
+				printStats(a.stdout, a.p, res)
 				return nil
 			})
 		}
 	},
 }
 
-func printStats(w io.Writer, s engine.StatsResult) {
-	fmt.Fprintf(w, "entries    %d\ncontexts   %d\nrelations  %d\n", s.Entries, s.Contexts, s.Relations)
-	fmt.Fprintf(w, "maturity   draft %d · validated %d · core %d\n", s.Maturity[lifecycle.Draft], s.Maturity[lifecycle.Validated], s.Maturity[lifecycle.Core])
-	if len(s.Domains) > 0 {
-		names := make([]string, 0, len(s.Domains))
-		width := 0
-		for d := range s.Domains {
-			names = append(names, d)
-			width = max(width, len(d))
-		}
-		sort.Strings(names)
-		fmt.Fprintln(w, "domains")
-		for _, d := range names {
-			fmt.Fprintf(w, "  %-*s  %d\n", width, d, s.Domains[d])
+// statsReport is the engine's stats and what the host measures on disk.
+type statsReport struct {
+	engine.StatsResult
+	Disk disk `json:"disk"`
+}
+
+// disk is the size of the derived state under .arbor/.
+type disk struct {
+	Index      size `json:"index"`      // .arbor/index: the persisted search index
+	State      size `json:"state"`      // .arbor/state.json: lifecycle signals
+	Audit      size `json:"audit"`      // .arbor/audit.jsonl: one line per operation
+	AuditLines int  `json:"auditLines"` // operations recorded
+}
+
+type size struct {
+	Files int   `json:"files"`
+	Bytes int64 `json:"bytes"`
+}
+
+func (s size) String() string {
+	if s.Files == 0 {
+		return "none"
+	}
+	if s.Files == 1 {
+		return bytesHuman(s.Bytes)
+	}
+	return fmt.Sprintf("%d files · %s", s.Files, bytesHuman(s.Bytes))
+}
+
+// measureDisk sizes what lives under root/.arbor; what is missing counts
+// as empty.
+func measureDisk(root string) disk {
+	dir := filepath.Join(root, rootMarker)
+	var d disk
+	d.Index = folderSize(filepath.Join(dir, "index"))
+	for name, s := range map[string]*size{"state.json": &d.State, "audit.jsonl": &d.Audit} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+			s.Files, s.Bytes = 1, fi.Size()
 		}
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, "audit.jsonl")); err == nil {
+		for _, c := range b {
+			if c == '\n' {
+				d.AuditLines++
+			}
+		}
+	}
+	return d
+}
+
+// folderSize counts the regular files below dir and their bytes; what
+// cannot be read counts as nothing.
+func folderSize(dir string) size {
+	var s size
+	filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			if fi, err := e.Info(); err == nil {
+				s.Files++
+				s.Bytes += fi.Size()
+			}
+		}
+		return nil
+	})
+	return s
+}
+
+func printStats(w io.Writer, p palette, s statsReport) {
+	label := func(l string) string { return p.bold(fmt.Sprintf("%-10s", l)) }
+	fmt.Fprintf(w, "%s %d\n%s %d\n%s %d\n", label("entries"), s.Entries, label("contexts"), s.Contexts, label("relations"), s.Relations)
+	fmt.Fprintf(w, "%s draft %d · validated %d · core %d\n", label("maturity"), s.Maturity[lifecycle.Draft], s.Maturity[lifecycle.Validated], s.Maturity[lifecycle.Core])
+	fmt.Fprintf(w, "%s %s\n", label("index"), s.Disk.Index)
+	if s.Disk.Audit.Files == 0 {
+		fmt.Fprintf(w, "%s none\n", label("audit"))
+	} else {
+		fmt.Fprintf(w, "%s %s, %d operations\n", label("audit"), s.Disk.Audit, s.Disk.AuditLines)
+	}
+	if len(s.Domains) > 0 {
+		names := make([]string, 0, len(s.Domains))
+		for d := range s.Domains {
+			names = append(names, d)
+		}
+		sort.Strings(names)
+		fmt.Fprintln(w, p.bold("domains"))
+		t := table{right: map[int]bool{1: true}}
+		for _, d := range names {
+			t.add(d, fmt.Sprint(s.Domains[d]))
+		}
+		t.write(w, "  ", func(_, col int, cell string) string {
+			if col == 0 {
+				return p.cyan(cell)
+			}
+			return cell
+		})
+	}
 	if len(s.Warnings) > 0 {
-		fmt.Fprintf(w, "warnings (%d)\n", len(s.Warnings))
+		fmt.Fprintln(w, p.yellow(fmt.Sprintf("warnings (%d)", len(s.Warnings))))
 		for _, warn := range s.Warnings {
 			fmt.Fprintf(w, "  %s: %s\n", warn.Path, warn.Message)
 		}

@@ -16,7 +16,12 @@ var treeCommand = &command{
 	summary: "print the tree (or the folder PATH) with titles",
 	help:    "Prints domains, topics, subtopics and entries as an indented tree, each with its\ntitle.",
 	example: "arbor tree engineering --depth 2",
-	maxArgs: 1,
+	examples: []string{
+		"arbor tree --depth 1",
+		"arbor tree engineering/billing --json",
+	},
+	maxArgs:  1,
+	complete: "none",
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
 		depth := fs.Int("depth", 0, "how many levels `N` to show (default: all)")
 		return func(a *app, args []string) error {
@@ -32,47 +37,47 @@ var treeCommand = &command{
 				if err := json.Unmarshal(raw, &root); err != nil {
 					return err
 				}
-				printTree(w, root)
+				printTree(w, a.p, root)
 				return nil
 			})
 		}
 	},
 }
 
-func printTree(w io.Writer, root *engine.Node) {
+func printTree(w io.Writer, p palette, root *engine.Node) {
 	if root == nil {
 		return
 	}
 	indent := ""
 	if root.Path != "" {
-		printNode(w, "", root)
+		printNode(w, p, "", root)
 		indent = "  "
 	}
 	if root.Path == "" && len(root.Children) == 0 {
 		fmt.Fprintln(w, "(empty)")
 	}
 	for _, c := range root.Children {
-		walkTree(w, indent, c)
+		walkTree(w, p, indent, c)
 	}
 }
 
-func walkTree(w io.Writer, indent string, n *engine.Node) {
-	printNode(w, indent, n)
+func walkTree(w io.Writer, p palette, indent string, n *engine.Node) {
+	printNode(w, p, indent, n)
 	for _, c := range n.Children {
-		walkTree(w, indent+"  ", c)
+		walkTree(w, p, indent+"  ", c)
 	}
 }
 
-func printNode(w io.Writer, indent string, n *engine.Node) {
+func printNode(w io.Writer, p palette, indent string, n *engine.Node) {
 	name := n.Name
 	if n.Path != "" && name == "" {
 		name = n.Path
 	}
 	if n.Kind != "entry" {
-		name += "/"
+		name = p.bold(p.cyan(name + "/"))
 	}
 	if n.Title != "" && n.Title != n.Name {
-		fmt.Fprintf(w, "%s%s — %s\n", indent, name, n.Title)
+		fmt.Fprintf(w, "%s%s %s\n", indent, name, p.dim("— "+n.Title))
 	} else {
 		fmt.Fprintf(w, "%s%s\n", indent, name)
 	}

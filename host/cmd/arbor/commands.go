@@ -12,9 +12,15 @@ type command struct {
 	args    string // the positional arguments, for the synopsis
 	summary string
 	help    string // a paragraph for `arbor CMD --help`
-	example string
-	minArgs int
-	maxArgs int // -1: any number
+	example string // shown in `arbor --help` and first in the command's help
+	// examples are more, for the command's help only.
+	examples []string
+	// complete says how shell completion fills the positional arguments:
+	// "files" (the default when args is set), "dirs", "none", or the words
+	// themselves separated by spaces.
+	complete string
+	minArgs  int
+	maxArgs  int // -1: any number
 	// setup registers the command's flags and returns what runs it with the
 	// positional arguments.
 	setup func(fs *flag.FlagSet) func(a *app, args []string) error
@@ -28,11 +34,20 @@ func (c *command) synopsis() string {
 	return s
 }
 
-// commands are listed in help in this order.
+// commands are listed in help in this order; a new command is one line.
 var commands = []*command{
-	initCommand, addCommand, curateCommand, searchCommand, queryCommand,
-	showCommand, treeCommand, statsCommand,
+	initCommand,
+	addCommand,
+	curateCommand,
+	searchCommand,
+	queryCommand,
+	showCommand,
+	treeCommand,
+	statsCommand,
 	ingestCommand,
+	mcpCommand,
+	doctorCommand,
+	completionCommand,
 }
 
 func lookup(name string) *command {

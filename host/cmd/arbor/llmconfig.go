@@ -93,7 +93,7 @@ func (a *app) queryOne(ctx context.Context, eng *runtime.Engine, m *hostllm.Clie
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return fmt.Errorf("query: decode result: %w", err)
 	}
-	printQuery(a.stdout, res)
+	printQuery(a.stdout, a.p, res)
 	switch {
 	case res.LLM != nil:
 		if !res.NeedsLLM {
@@ -171,7 +171,7 @@ func (a *app) curateFrom(names []string, instruction string, budget int) error {
 				return err
 			}
 		} else {
-			printCurateFrom(a.stdout, res, m)
+			printCurateFrom(a.stdout, a.p, res, m)
 		}
 		if res.Summary.Failed > 0 {
 			return fmt.Errorf("%d of %d operations failed when written", res.Summary.Failed, len(res.Applied))
@@ -180,7 +180,7 @@ func (a *app) curateFrom(names []string, instruction string, budget int) error {
 	})
 }
 
-func printCurateFrom(w io.Writer, res engine.CurateFromResult, m *hostllm.Client) {
+func printCurateFrom(w io.Writer, p palette, res engine.CurateFromResult, m *hostllm.Client) {
 	for _, f := range res.Files {
 		line := fmt.Sprintf("read %s: %d characters", f.Name, f.Chars)
 		if f.DroppedLines > 0 {
@@ -205,7 +205,7 @@ func printCurateFrom(w io.Writer, res engine.CurateFromResult, m *hostllm.Client
 		}
 	}
 	fmt.Fprintln(w, "\nwritten:")
-	printCurate(w, curate.Result{Applied: res.Applied, Summary: res.Summary})
+	printCurate(w, p, curate.Result{Applied: res.Applied, Summary: res.Summary})
 	if res.Message != "" {
 		fmt.Fprintf(w, "\nmodel: %s\n", oneLine(res.Message, 300))
 	}

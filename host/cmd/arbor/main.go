@@ -41,14 +41,18 @@ type app struct {
 	stderr    io.Writer
 	root      string // --root
 	json      bool   // --json
+	color     string // --color: auto, always or never
 	fixedTime string // --fixed-time (undocumented): freezes the engine's clock
+	// p colors what goes to stdout, ep what goes to stderr.
+	p, ep palette
 }
 
 // globalFlags registers the flags every command accepts, before or after
 // its name.
 func (a *app) globalFlags(fs *flag.FlagSet) {
 	fs.StringVar(&a.root, "root", a.root, "the memory root `DIR` (default: $ARBOR_ROOT, else the nearest folder at or above the current one that holds .arbor/)")
-	fs.BoolVar(&a.json, "json", a.json, "print the engine's JSON result instead of text")
+	fs.BoolVar(&a.json, "json", a.json, "print the result as JSON instead of text")
+	fs.StringVar(&a.color, "color", a.color, "color the text output `WHEN`: auto, always or never (auto: on a terminal, unless NO_COLOR is set)")
 	fs.StringVar(&a.fixedTime, "fixed-time", a.fixedTime, "")
 }
 
@@ -57,7 +61,7 @@ var hidden = map[string]bool{"fixed-time": true}
 
 // run executes one command line and returns the exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr, color: "auto"}
 	global := newFlagSet("arbor")
 	a.globalFlags(global)
 	if err := global.Parse(args); err != nil {
@@ -94,6 +98,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) < cmd.minArgs || (cmd.maxArgs >= 0 && len(pos) > cmd.maxArgs) {
 		return a.usageError(cmd, fmt.Sprintf("%s: wrong number of arguments", cmd.name))
 	}
+	if err := a.setColors(); err != nil {
+		return a.usageError(cmd, err.Error())
+	}
 	err = runner(a, pos)
 	var ue usageErr
 	switch {
@@ -102,8 +109,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		return a.usageError(cmd, string(ue))
 	}
-	fmt.Fprintf(stderr, "arbor: %s\n", strings.TrimPrefix(err.Error(), "arbor: "))
+	fmt.Fprintf(stderr, "%s %s\n", a.ep.red("arbor:"), strings.TrimPrefix(err.Error(), "arbor: "))
 	return exitError
+}
+
+// setColors decides, once the flags are parsed, whether each stream is
+// colored.
+func (a *app) setColors() error {
+	on, err := colorFor(a.color, a.stdout)
+	if err != nil {
+		return err
+	}
+	a.p.on = on
+	a.ep.on, _ = colorFor(a.color, a.stderr)
+	return nil
 }
 
 // usageErr is a mistake in the command line: exit code 2.

@@ -344,7 +344,7 @@ func TestHelp(t *testing.T) {
 		t.Error("--help shows the hidden --fixed-time")
 	}
 	out = must(t, "", "search", "--help")
-	for _, want := range []string{"Usage: arbor search", "--limit", "--root", "--json", "Example:"} {
+	for _, want := range []string{"Usage: arbor search", "--limit", "--root", "--json", "Examples:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("search --help lacks %q:\n%s", want, out)
 		}
@@ -401,15 +401,7 @@ func TestParseFact(t *testing.T) {
 
 // TestBinary builds the command and runs it as a user would.
 func TestBinary(t *testing.T) {
-	needEngine(t)
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "arbor")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	dir := t.TempDir()
 	exe := func(stdin string, args ...string) (int, string, string) {
 		cmd := exec.Command(bin, args...)
@@ -674,7 +666,7 @@ func TestEveryCommandHelp(t *testing.T) {
 				t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
 				continue
 			}
-			for _, want := range []string{"Usage: arbor " + c.synopsis() + "\n", c.help, "--root DIR", "--json", "Example:\n  " + c.example} {
+			for _, want := range []string{"Usage: arbor " + c.synopsis() + "\n", c.help, "--root DIR", "--json", "Examples:\n  " + c.example} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("%v lacks %q:\n%s", args, want, r.stdout)
 				}

@@ -12,18 +12,24 @@ func printUsage(w io.Writer) {
 (domain › topic › subtopic › entry), curated with audited operations and
 searched in tiers, without an LLM whenever it can.
 
-Usage: arbor [--root DIR] [--json] <command> [flags] [arguments]
+Usage: arbor [--root DIR] [--json] [--color WHEN] <command> [flags] [arguments]
 
 Commands:
 `)
+	width := 0
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-22s %s\n", c.name+" "+c.args, c.summary)
+		width = max(width, len(c.name+" "+c.args))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name+" "+c.args, c.summary)
 	}
 	fmt.Fprint(w, `
 Global flags (before or after the command):
   --root DIR   the memory root (default: $ARBOR_ROOT, else the nearest
                folder at or above the current one that holds .arbor/)
-  --json       print the engine's JSON result instead of text
+  --json       print the result as JSON instead of text (every command)
+  --color WHEN color the text: auto (on a terminal unless NO_COLOR is
+               set), always or never
 
 Examples:
 `)
@@ -31,8 +37,10 @@ Examples:
 		fmt.Fprintf(w, "  %s\n", c.example)
 	}
 	fmt.Fprint(w, `
-Exit codes: 0 ok, 1 error (including a failed curate operation), 2 usage.
-Run 'arbor <command> --help' for a command's flags.
+Exit codes: 0 ok, 1 error (including a failed curate operation or a failed
+doctor check), 2 usage.
+Run 'arbor <command> --help' for a command's flags and more examples, and
+'arbor completion bash|zsh|fish' for shell completion.
 `)
 }
 
@@ -44,7 +52,7 @@ func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 			return
 		}
 		line := flagLine(f)
-		if f.Name == "root" || f.Name == "json" {
+		if globalFlag[f.Name] {
 			global = append(global, line)
 		} else {
 			own = append(own, line)
@@ -54,8 +62,14 @@ func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 		fmt.Fprintf(w, "\nFlags:\n%s", strings.Join(own, ""))
 	}
 	fmt.Fprintf(w, "\nGlobal flags:\n%s", strings.Join(global, ""))
-	fmt.Fprintf(w, "\nExample:\n  %s\n", c.example)
+	fmt.Fprintf(w, "\nExamples:\n")
+	for _, e := range append([]string{c.example}, c.examples...) {
+		fmt.Fprintf(w, "  %s\n", e)
+	}
 }
+
+// globalFlag names the flags every command takes.
+var globalFlag = map[string]bool{"root": true, "json": true, "color": true}
 
 // flagLine renders one flag as "  --name VALUE  usage (default x)\n".
 func flagLine(f *flag.Flag) string {

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"time"
+
+	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/host/runtime"
+)
+
+var doctorCommand = &command{
+	name:    "doctor",
+	summary: "check the root, the index, the wasm cache and the LLM settings",
+	help: "Checks what Arbor needs and says what is wrong: the memory root and how it was\n" +
+		"found, .arbor/ and whether it is writable, the engine module and its compiled-code\n" +
+		"cache (with the start-up time), the tree and the files that cannot be parsed, the\n" +
+		"persisted index, the lifecycle state, the audit log, and which LLM settings are\n" +
+		"present in the environment (names only: no key is printed and no call is made).\n" +
+		"Opening the root brings its index up to date, as every command does. Exits 1\n" +
+		"when a check fails.",
+	example:  "arbor doctor",
+	examples: []string{"arbor doctor --root ~/notes --json"},
+	setup: func(*flag.FlagSet) func(*app, []string) error {
+		return func(a *app, _ []string) error {
+			rep := a.diagnose()
+			if a.json {
+				if err := printJSON(a.stdout, mustJSON(rep)); err != nil {
+					return err
+				}
+			} else {
+				printDoctor(a.stdout, a.p, rep)
+			}
+			if !rep.OK {
+				return errors.New("doctor: a check failed")
+			}
+			return nil
+		}
+	},
+}
+
+// Check statuses.
+const (
+	checkOK   = "ok"
+	checkInfo = "info" // nothing wrong, worth knowing
+	checkWarn = "warn" // works, but not as well as it could
+	checkFail = "fail" // Arbor cannot work until it is fixed
+)
+
+type check struct {
+	Name   string   `json:"name"`
+	Status string   `json:"status"`
+	Detail string   `json:"detail"`
+	Items  []string `json:"items,omitempty"`
+}
+
+type doctorReport struct {
+	Root       string  `json:"root,omitempty"`
+	ABIVersion int     `json:"abiVersion"`
+	GoVersion  string  `json:"goVersion"`
+	Checks     []check `json:"checks"`
+	OK         bool    `json:"ok"`
+}
+
+func (r *doctorReport) add(name, status, detail string, items ...string) {
+	r.put(check{name, status, detail, items})
+}
+
+func (r *doctorReport) put(c check) {
+	r.Checks = append(r.Checks, c)
+	if c.Status == checkFail {
+		r.OK = false
+	}
+}
+
+// diagnose runs the checks in order; a failed root stops the ones that
+// need it.
+func (a *app) diagnose() doctorReport {
+	rep := doctorReport{ABIVersion: runtime.ABIVersion, GoVersion: goruntime.Version(), OK: true}
+	root, err := a.findRoot()
+	if err != nil {
+		rep.add("root", checkFail, err.Error())
+		rep.put(llmCheck())
+		return rep
+	}
+	rep.Root = root
+	from := "the nearest folder above the current one with .arbor/"
+	switch {
+	case a.root != "":
+		from = "--root"
+	case os.Getenv("ARBOR_ROOT") != "":
+		from = "ARBOR_ROOT"
+	}
+	rep.add("root", checkOK, fmt.Sprintf("%s (from %s)", root, from))
+
+	marker := filepath.Join(root, rootMarker)
+	if fi, err := os.Stat(marker); err != nil || !fi.IsDir() {
+		rep.add(rootMarker, checkWarn, "missing: the tree opens as it is, but run 'arbor init' so that commands run below it find it")
+	} else if f, err := os.CreateTemp(marker, ".doctor-*"); err != nil {
+		rep.add(rootMarker, checkFail, fmt.Sprintf("not writable: the index, state and audit log cannot be saved: %v", err))
+	} else {
+		f.Close()
+		os.Remove(f.Name())
+		rep.add(rootMarker, checkOK, "present and writable")
+	}
+
+	// What the engine will find, read before it opens and repairs it.
+	_, manifestErr := os.Stat(filepath.Join(marker, "index", "manifest.json"))
+	stateCheck := checkState(filepath.Join(marker, "state.json"))
+
+	cacheDir := runtime.DefaultCacheDir()
+	start := time.Now()
+	eng, err := runtime.New(a.ctx, root, runtime.WithStderr(a.stderr))
+	if err != nil {
+		rep.add("engine", checkFail, err.Error())
+		rep.put(llmCheck())
+		return rep
+	}
+	defer eng.Close(a.ctx)
+	started := time.Since(start)
+	cache := folderSize(cacheDir)
+	if cacheDir == "" {
+		rep.add("engine", checkWarn, fmt.Sprintf("started in %s; no user cache folder, so the module is compiled at every start", ms(float64(started.Microseconds())/1000)))
+	} else {
+		rep.add("engine", checkOK, fmt.Sprintf("ABI %d, started in %s; compiled code cached in %s (%s)", runtime.ABIVersion, ms(float64(started.Microseconds())/1000), cacheDir, cache))
+	}
+
+	open, err := eng.Open(a.ctx, engine.OpenParams{FixedTime: a.fixedTime})
+	if err != nil {
+		rep.add("tree", checkFail, err.Error())
+		rep.put(llmCheck())
+		return rep
+	}
+	rep.add("tree", checkOK, fmt.Sprintf("%d entries, %d context files", open.Entries, open.Contexts))
+	if n := len(open.Warnings); n > 0 {
+		var items []string
+		for _, w := range open.Warnings {
+			items = append(items, w.Path+": "+w.Message)
+		}
+		rep.add("files", checkWarn, fmt.Sprintf("%d files could not be used; they are left as they are", n), items...)
+	}
+
+	ix := open.Index
+	switch {
+	case manifestErr != nil:
+		rep.add("index", checkInfo, fmt.Sprintf("none persisted yet: built from the tree (%d documents), written when this command closes", ix.Indexed))
+	case ix.Reused == 0 && ix.Indexed > 0:
+		rep.add("index", checkWarn, fmt.Sprintf("the persisted index could not be used and was rebuilt (%d documents); see the warning above", ix.Indexed))
+	default:
+		rep.add("index", checkOK, fmt.Sprintf("%d documents reused, %d re-analyzed, %d removed; %s on disk", ix.Reused, ix.Indexed, ix.Removed, measureDisk(root).Index))
+	}
+	rep.put(stateCheck)
+	d := measureDisk(root)
+	if d.Audit.Files == 0 {
+		rep.add("audit", checkInfo, "no operations recorded yet")
+	} else {
+		rep.add("audit", checkOK, fmt.Sprintf("%d operations recorded (%s)", d.AuditLines, bytesHuman(d.Audit.Bytes)))
+	}
+	rep.put(llmCheck())
+	return rep
+}
+
+// checkState reads .arbor/state.json as the engine will.
+func checkState(name string) check {
+	b, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return check{Name: "state", Status: checkInfo, Detail: "no lifecycle signals recorded yet"}
+	}
+	if err != nil {
+		return check{Name: "state", Status: checkFail, Detail: err.Error()}
+	}
+	var st struct {
+		Version int                        `json:"version"`
+		Entries map[string]json.RawMessage `json:"entries"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil || st.Version != 1 {
+		return check{Name: "state", Status: checkWarn, Detail: "state.json is unreadable or of another version: the engine keeps it as state.corrupt.json and starts fresh"}
+	}
+	return check{Name: "state", Status: checkOK, Detail: fmt.Sprintf("lifecycle signals for %d entries", len(st.Entries))}
+}
+
+// llmEnv are the settings Arbor's LLM providers read from the environment.
+var llmEnv = []string{"ARBOR_LLM_PROVIDER", "ARBOR_LLM_MODEL", "ARBOR_LLM_BASE_URL", "ARBOR_LLM_API_KEY",
+	"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY"}
+
+// llmCheck says which LLM settings are present, by name (values of the
+// provider and model only: keys and URLs can hold secrets). It calls
+// nothing.
+func llmCheck() check {
+	var items []string
+	for _, v := range llmEnv {
+		val := os.Getenv(v)
+		if val == "" {
+			continue
+		}
+		if v == "ARBOR_LLM_PROVIDER" || v == "ARBOR_LLM_MODEL" {
+			items = append(items, v+"="+val)
+		} else {
+			items = append(items, v+" is set")
+		}
+	}
+	if dir, err := os.UserConfigDir(); err == nil {
+		if f := filepath.Join(dir, "arbor", "config.json"); fileExists(f) {
+			items = append(items, "config file "+f)
+		}
+	}
+	if len(items) == 0 {
+		return check{Name: "llm", Status: checkInfo, Detail: "not configured: queries answer from tiers 0–2, and arbor mcp needs none (the agent is the model)"}
+	}
+	return check{Name: "llm", Status: checkInfo, Detail: "settings present (not tried: doctor calls no model)", Items: items}
+}
+
+func fileExists(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func printDoctor(w io.Writer, p palette, rep doctorReport) {
+	marks := map[string]string{checkOK: p.green("✓"), checkInfo: p.cyan("·"), checkWarn: p.yellow("!"), checkFail: p.red("✗")}
+	width := 0
+	for _, c := range rep.Checks {
+		width = max(width, len(c.Name))
+	}
+	for _, c := range rep.Checks {
+		fmt.Fprintf(w, "%s %s  %s\n", marks[c.Status], p.bold(fmt.Sprintf("%-*s", width, c.Name)), c.Detail)
+		for _, item := range c.Items {
+			fmt.Fprintf(w, "    %s\n", p.dim(item))
+		}
+	}
+	if rep.OK {
+		fmt.Fprintln(w, p.green("no problems found"))
+	}
+}

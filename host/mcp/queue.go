@@ -1,0 +1,226 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// errStopped answers a job pushed after the server began to shut down.
+var errStopped = errors.New("the Arbor MCP server is shutting down")
+
+// job is one engine call waiting for its turn.
+type job struct {
+	ctx  context.Context
+	run  func(ctx context.Context)
+	done chan struct{}
+}
+
+// queue serves engine calls one at a time, first in first out. The engine
+// is single-threaded (docs/ABI.md §5), and a FIFO also gives agents
+// read-your-writes: with the ordered transport below, a curate sent before
+// a query is applied before that query runs, even when the client does not
+// wait for the first answer. A job is one engine call, so a host that adds
+// LLM tiers can wait for the model outside the queue and let reads pass.
+type queue struct {
+	mu     sync.Mutex
+	wake   *sync.Cond
+	jobs   []*job
+	closed bool
+	// arrived is called when a job is queued; the ordered transport uses it
+	// to let the next message in.
+	arrived func()
+}
+
+func newQueue() *queue {
+	q := &queue{arrived: func() {}}
+	q.wake = sync.NewCond(&q.mu)
+	return q
+}
+
+// do queues run and waits until it ran, or until ctx ends (a job whose
+// context ended before its turn is skipped). A job for a tool call says so
+// (call), so that its arrival lets the ordered transport read on.
+func (q *queue) do(ctx context.Context, call bool, run func(ctx context.Context)) error {
+	j := &job{ctx: ctx, run: run, done: make(chan struct{})}
+	q.mu.Lock()
+	arrived := q.arrived
+	if q.closed {
+		q.mu.Unlock()
+		if call {
+			arrived()
+		}
+		return errStopped
+	}
+	q.jobs = append(q.jobs, j)
+	q.wake.Signal()
+	q.mu.Unlock()
+	if call {
+		arrived()
+	}
+	select {
+	case <-j.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// serve runs the jobs in order until close, then returns once the jobs
+// queued before close have run.
+func (q *queue) serve() {
+	for {
+		q.mu.Lock()
+		for len(q.jobs) == 0 && !q.closed {
+			q.wake.Wait()
+		}
+		if len(q.jobs) == 0 {
+			q.mu.Unlock()
+			return
+		}
+		j := q.jobs[0]
+		q.jobs[0] = nil
+		q.jobs = q.jobs[1:]
+		q.mu.Unlock()
+		if j.ctx.Err() == nil {
+			j.run(j.ctx)
+		}
+		close(j.done)
+	}
+}
+
+// close stops taking jobs; serve drains the ones already queued.
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.wake.Broadcast()
+	q.mu.Unlock()
+}
+
+// ordered wraps a transport so that tool calls join the queue in the order
+// they arrive on the wire. The SDK handles each call on its own goroutine,
+// so two calls read back to back could otherwise reach the queue in either
+// order. After reading a tools/call request the connection reads nothing
+// more until that call has joined the queue or been answered (a call the
+// SDK refuses before it reaches a tool never joins) — a pause of
+// microseconds.
+//
+// It also lets a client end its input right after its last request (as
+// `printf … | arbor mcp` does): at end of input the connection answers the
+// calls it has read before it reports the end, where the SDK would cancel
+// them.
+type ordered struct {
+	sdk.Transport
+	q *queue
+}
+
+func (t ordered) Connect(ctx context.Context) (sdk.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &orderedConn{Connection: conn, gate: make(chan struct{}, 1), closing: make(chan struct{}), inflight: map[jsonrpc.ID]bool{}}
+	c.idle = sync.NewCond(&c.mu)
+	c.gate <- struct{}{}
+	t.q.mu.Lock()
+	t.q.arrived = c.open
+	t.q.mu.Unlock()
+	return c, nil
+}
+
+type orderedConn struct {
+	sdk.Connection
+	// gate holds the one token that allows a Read. A tools/call request
+	// keeps it; the call's arrival in the queue (or its answer) puts it back.
+	gate      chan struct{}
+	closing   chan struct{}
+	closeOnce sync.Once
+	mu        sync.Mutex
+	closed    bool
+	holding   bool       // a tools/call keeps the token
+	pending   jsonrpc.ID // that call
+	inflight  map[jsonrpc.ID]bool
+	idle      *sync.Cond // inflight emptied, or closed
+}
+
+const methodCallTool = "tools/call"
+
+func (c *orderedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-c.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closing:
+		return nil, io.EOF
+	}
+	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		c.mu.Lock()
+		for len(c.inflight) > 0 && !c.closed {
+			c.idle.Wait()
+		}
+		c.mu.Unlock()
+		c.gate <- struct{}{}
+		return nil, err
+	}
+	req, ok := msg.(*jsonrpc.Request)
+	if ok && req.IsCall() {
+		c.mu.Lock()
+		c.inflight[req.ID] = true
+		keep := req.Method == methodCallTool
+		if keep {
+			c.holding, c.pending = true, req.ID
+		}
+		c.mu.Unlock()
+		if keep {
+			return msg, nil
+		}
+	}
+	c.gate <- struct{}{}
+	return msg, nil
+}
+
+// open puts the token back: the call keeping it reached the queue.
+func (c *orderedConn) open() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.holding {
+		c.holding = false
+		c.gate <- struct{}{}
+	}
+}
+
+// Write notes answered calls, and puts the token back when the call
+// keeping it is answered without reaching the queue (an unknown tool,
+// arguments the schema refuses).
+func (c *orderedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if res, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		if c.holding && res.ID == c.pending {
+			c.holding = false
+			c.gate <- struct{}{}
+		}
+		delete(c.inflight, res.ID)
+		if len(c.inflight) == 0 {
+			c.idle.Broadcast()
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *orderedConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.idle.Broadcast()
+		c.mu.Unlock()
+		close(c.closing)
+	})
+	return c.Connection.Close()
+}

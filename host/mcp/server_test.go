@@ -1,0 +1,286 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/host/runtime"
+)
+
+// serve opens an engine on root and connects a client to a Server over
+// in-memory pipes; the end of the test closes both and waits for Run.
+func serve(t *testing.T, root string, opts ...Option) *sdk.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	eng, err := runtime.New(ctx, root, runtime.WithCacheDir(""))
+	if errors.Is(err, runtime.ErrNoModule) {
+		t.Skip("host/runtime/arbor.wasm is the empty placeholder: run ./build.sh wasm")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Open(ctx, engine.OpenParams{}); err != nil {
+		t.Fatal(err)
+	}
+	srv := New(eng, opts...)
+	st, ct := sdk.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, st) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		eng.Close(ctx)
+	})
+	return cs
+}
+
+func call(t *testing.T, cs *sdk.ClientSession, tool string, args any) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return res
+}
+
+// decode reads a result's structured content into v.
+func decode(t *testing.T, res *sdk.CallToolResult, v any) {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+}
+
+func text(res *sdk.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// The tools carry typed schemas with what inference alone cannot say.
+func TestToolSchemas(t *testing.T) {
+	cs := serve(t, t.TempDir())
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*sdk.Tool{}
+	for _, tool := range list.Tools {
+		tools[tool.Name] = tool
+	}
+	for _, name := range []string{ToolQuery, ToolSearch, ToolCurate, ToolRead, ToolTree} {
+		tool := tools[name]
+		if tool == nil {
+			t.Fatalf("tool %s not listed", name)
+		}
+		if len(tool.Description) < 200 || tool.OutputSchema == nil {
+			t.Errorf("%s: description of %d characters, output schema %v", name, len(tool.Description), tool.OutputSchema)
+		}
+	}
+	var in struct {
+		Properties map[string]struct {
+			Minimum, Maximum *float64
+			Default          json.RawMessage
+			Description      string
+			Items            struct {
+				Required   []string
+				Properties map[string]struct {
+					Enum  []string
+					Type  any
+					Items json.RawMessage
+				}
+			}
+		}
+		Required []string
+	}
+	schema := func(name string) {
+		in.Properties = nil
+		in.Required = nil
+		b, _ := json.Marshal(tools[name].InputSchema)
+		if err := json.Unmarshal(b, &in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	schema(ToolQuery)
+	if l := in.Properties["limit"]; l.Minimum == nil || *l.Minimum != 1 || *l.Maximum != 20 || string(l.Default) != "5" || !slices.Equal(in.Required, []string{"query"}) {
+		t.Errorf("arbor-query input schema: %+v", in)
+	}
+	schema(ToolSearch)
+	if l := in.Properties["limit"]; l.Maximum == nil || *l.Maximum != 100 || string(l.Default) != "10" {
+		t.Errorf("arbor-search limit: %+v", l)
+	}
+	schema(ToolCurate)
+	op := in.Properties["operations"].Items
+	if !slices.Equal(op.Properties["type"].Enum, []string{"ADD", "UPDATE", "UPSERT", "MERGE", "DELETE"}) {
+		t.Errorf("operation type enum: %v", op.Properties["type"].Enum)
+	}
+	if slices.Contains(op.Required, "content") || !slices.Contains(op.Required, "reason") || !slices.Contains(op.Required, "path") {
+		t.Errorf("operation required: %v", op.Required)
+	}
+}
+
+// Both forms of narrative that the schema allows reach the entry, and every
+// content field survives the trip.
+func TestCurateReadBack(t *testing.T) {
+	root := t.TempDir()
+	cs := serve(t, root)
+	res := call(t, cs, ToolCurate, map[string]any{"operations": []any{
+		map[string]any{"type": "ADD", "path": "engineering/billing", "title": "Invoice retry policy",
+			"summary": "three retries, then escalation",
+			"content": map[string]any{
+				"narrative":  map[string]any{"rules": "Failed invoices are retried three times.", "examples": "+1, +3, +7 days"},
+				"facts":      []any{map[string]any{"subject": "retries", "statement": "three", "category": "policy"}},
+				"snippets":   []any{"retries = 3"},
+				"rawConcept": map[string]any{"task": "record the policy", "files": []any{"billing/retry.go"}, "author": "agent"},
+				"tags":       []any{"billing"}, "keywords": []any{"dunning"},
+			},
+			"reason": "agreed in the billing sync"},
+		map[string]any{"type": "UPSERT", "path": "engineering/billing", "title": "Dunning emails",
+			"content": map[string]any{"narrative": "A reminder goes out after each failed retry.",
+				"relations": []any{"engineering/billing/invoice_retry_policy.md"}},
+			"reason": "link the reminder to the policy"},
+	}})
+	var cur struct {
+		Applied []struct{ Path, Status, Message string }
+		Summary map[string]int
+	}
+	decode(t, res, &cur)
+	if res.IsError || cur.Summary["added"] != 2 || cur.Applied[1].Path != "engineering/billing/dunning_emails.md" {
+		t.Fatalf("curate: %s", text(res))
+	}
+	md, err := os.ReadFile(filepath.Join(root, "engineering/billing/invoice_retry_policy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Rules", "retried three times", "### Examples", "**retries**: three [policy]", "retries = 3", "billing/retry.go", "agent", "dunning", "agreed in the billing sync"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("entry lacks %q:\n%s", want, md)
+		}
+	}
+	var read engine.ReadResult
+	decode(t, call(t, cs, ToolRead, map[string]any{"path": "engineering/billing/invoice_retry_policy.md"}), &read)
+	if read.Title != "Invoice retry policy" || !slices.Equal(read.Backlinks, []string{"engineering/billing/dunning_emails.md"}) {
+		t.Errorf("read: %+v", read)
+	}
+}
+
+// Arguments the schema refuses, paths the engine refuses and operations
+// that fail are tool errors that say why; the session lives on.
+func TestToolErrors(t *testing.T) {
+	cs := serve(t, t.TempDir())
+	for _, c := range []struct {
+		tool string
+		args any
+		want string
+	}{
+		{ToolRead, map[string]any{"path": "../etc/passwd"}, "invalid_path"},
+		{ToolRead, map[string]any{"path": "nope/missing.md"}, "not_found"},
+		{ToolRead, map[string]any{}, "path"},
+		{ToolQuery, map[string]any{"query": "x", "limit": 500}, "maximum"},
+		{ToolSearch, map[string]any{"query": 42}, "query"},
+		{ToolTree, map[string]any{"path": "nowhere"}, "not_found"},
+		{ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "a/b", "title": "T", "content": map[string]any{"narrative": "x"}}}}, "reason"},
+		{ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "CREATE", "path": "a/b", "title": "T", "reason": "r"}}}, "type"},
+		{ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "a/b", "title": "T", "narrative": "misplaced", "reason": "r"}}}, "narrative"},
+		{ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "DELETE", "path": "a/b/missing.md", "reason": "r"}}}, "failed"},
+	} {
+		res := call(t, cs, c.tool, c.args)
+		if !res.IsError || !strings.Contains(text(res), c.want) {
+			t.Errorf("%s %v: isError %v, %q; want an error mentioning %q", c.tool, c.args, res.IsError, text(res), c.want)
+		}
+	}
+	// Nothing was written by the refused operations.
+	var tree engine.Node
+	decode(t, call(t, cs, ToolTree, map[string]any{"depth": 0}), &tree)
+	if len(tree.Children) != 0 {
+		t.Errorf("refused operations wrote %+v", tree.Children)
+	}
+}
+
+// An idle server writes the signals that reads accumulated without waiting
+// for shutdown.
+func TestIdleFlush(t *testing.T) {
+	root := t.TempDir()
+	cs := serve(t, root, WithFlushInterval(20*time.Millisecond))
+	call(t, cs, ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "notes/misc", "title": "Zebra crossing",
+		"content": map[string]any{"narrative": "The zebra crossing on Elm street got new paint."}, "reason": "r"}}})
+	var q engine.QueryResult
+	decode(t, call(t, cs, ToolQuery, map[string]any{"query": "zebra crossing"}), &q)
+	if q.Tier != engine.TierDirect || q.TierName != "direct" {
+		t.Fatalf("query: %+v", q)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(filepath.Join(root, ".arbor/state.json"))
+		if err == nil && strings.Contains(string(b), `"accesses": 1`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("state.json not written while idle: %v\n%s", err, b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Calls made at once from many goroutines are all served, each with its
+// own answer (run with -race, this also checks the queue and the ordered
+// connection).
+func TestConcurrentCalls(t *testing.T) {
+	cs := serve(t, t.TempDir())
+	const n = 8
+	errs := make(chan error, 2*n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolCurate, Arguments: map[string]any{"operations": []any{
+				map[string]any{"type": "ADD", "path": "notes/load", "title": fmt.Sprintf("Note %d", i), "content": map[string]any{"narrative": fmt.Sprintf("word%d", i)}, "reason": "load"}}}})
+			if err != nil || res.IsError {
+				errs <- fmt.Errorf("curate %d: %v %v", i, err, res)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolTree, Arguments: map[string]any{}}); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var tree engine.Node
+	decode(t, call(t, cs, ToolTree, map[string]any{"path": "notes/load"}), &tree)
+	if len(tree.Children) != n {
+		t.Errorf("%d notes written, want %d", len(tree.Children), n)
+	}
+}

@@ -1,0 +1,147 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/engine"
+)
+
+// Tool names.
+const (
+	ToolQuery  = "arbor-query"
+	ToolSearch = "arbor-search"
+	ToolCurate = "arbor-curate"
+	ToolRead   = "arbor-read"
+	ToolTree   = "arbor-tree"
+)
+
+// queryInput is the input of arbor-query.
+type queryInput struct {
+	Query string `json:"query" jsonschema:"the question or keywords, in any language; quotes match a phrase (\"connection pool\")"`
+	Limit int    `json:"limit,omitempty" jsonschema:"how many source entries to return, 1 to 20 (default 5)"`
+}
+
+// searchInput is the input of arbor-search.
+type searchInput struct {
+	Query string `json:"query" jsonschema:"words to look for in titles, paths, tags, keywords and content; quotes match a phrase"`
+	Limit int    `json:"limit,omitempty" jsonschema:"how many results to return, 1 to 100 (default 10)"`
+}
+
+// readInput is the input of arbor-read.
+type readInput struct {
+	Path string `json:"path" jsonschema:"the entry's path relative to the memory root, as the other tools return it, e.g. engineering/billing/invoice_retry_policy.md; a folder's context.md can be read too"`
+}
+
+// treeInput is the input of arbor-tree.
+type treeInput struct {
+	Path  string `json:"path,omitempty" jsonschema:"a folder to start from, e.g. engineering or engineering/billing (default: the whole tree)"`
+	Depth int    `json:"depth,omitempty" jsonschema:"how many levels below path to show, 0 for all (default 2)"`
+}
+
+const queryDescription = `Answer a question from Arbor's memory without an LLM. Arbor tries, in order: an exact cache of the same question (tier 0), a cache of a near-identical question (tier 1), then a BM25 search that answers directly when one entry is clearly the best match (tier 2, tierName "direct").
+
+Read the result this way:
+- needsLLM false and outOfDomain false: answer is the answer, from one entry (its title, summary and best passage, then its path). Prefer it, and cite the path.
+- needsLLM true: no single entry stands out (answer just says so); answer from the ranked results yourself, calling arbor-read for the full text of the ones you need.
+- outOfDomain true: nothing stored matches (answer says so); tell the user memory has nothing on it rather than guessing from unrelated entries.
+- results: the source entries, each with score (normalized BM25 relevance ŝ in 0..1) and lifecycle (importance, maturity, recency and the compound score they are ordered by; entries matching every query word come first).
+- reason: why retrieval stopped where it did; tookMs: how long it took.
+
+Works for questions ("how often are failed invoices retried?") and keywords ("invoice retry"), in English, other Latin-script languages, Chinese, Japanese and Korean.`
+
+const searchDescription = `Ranked full-text search over the memory (BM25: titles weigh most, then paths, tags and keywords, then content). Returns raw results best first, each with path, kind (entry, or context for a folder's context.md), title, summary, score (normalized relevance ŝ = s/(1+s), 0..1) and the passage that best matches. Unlike arbor-query it never decides on an answer and never counts as an access; use it to find candidates, to check whether something is already stored before adding it, or to find the exact path for an UPDATE, MERGE or DELETE.`
+
+const readDescription = `Read one entry of the memory in full: its markdown as stored (front matter, then the sections Reason, Raw Concept, Narrative, Facts, Snippets), its title, summary, tags, keywords and dates, the entries it relates to (relations) and the entries that link to it (backlinks). Follow relations and backlinks with further arbor-read calls to gather context. An unknown path or a path outside the root is an error that says so.`
+
+const treeDescription = `Show the memory's hierarchy: domains, their topics and subtopics (each with the title of its context.md), and the entries in them with their titles. Start from path to look inside one folder, and use depth to limit how far down it goes (default 2 levels; 0 for everything). Use it to see what the memory covers and where a new entry belongs before curating.`
+
+const curateDescription = `Write to the memory: apply a list of operations in order, each with a required reason (recorded in the entry and in the audit log). You are the curator; no LLM is involved. Every write is atomic and a failed operation changes nothing; the others still apply.
+
+Operation types:
+- ADD: create an entry. path is the folder "domain/topic" or "domain/topic/subtopic" (lowercase snake_case; missing folders and their context.md are created) and title names it: {"type":"ADD","path":"engineering/billing","title":"Invoice retry policy","content":{...},"reason":"..."} writes engineering/billing/invoice_retry_policy.md. Fails if the entry exists.
+- UPDATE: replace an existing entry (path: the full .md path). createdAt is kept, and relations, snippets and narrative parts missing from the new content are carried over (the result lists them in "carried").
+- UPSERT: ADD when missing, UPDATE when present. The safe choice when unsure.
+- MERGE: fold the entry at path into mergeTarget: relations, tags, keywords and facts are united, narratives concatenated, the source deleted and every link to it rewritten.
+- DELETE: remove the entry at path, or a whole folder when path is a folder and no title is given; result lists entries still linking to what was removed.
+
+content holds the knowledge: narrative (a string, or an object with structure, dependencies, highlights, rules, examples, diagrams), facts ([{subject, statement, category}]), snippets (code or quotes), rawConcept ({task, changes, files, flow, timestamp, author}: the provenance), relations (paths of related entries), tags, keywords (words people would search for that the text may not contain). summary is one line shown in search results.
+
+Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of duplicating. The result has one item per operation (status "success" or "failed", the path actually written, a message) and a summary of counts; the call is flagged as an error when any operation failed.`
+
+// addTools registers the five tools on s.srv.
+func addTools(s *Server) {
+	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
+		InputSchema: inputSchema[queryInput](limitSchema(20, 5)), OutputSchema: outputSchema[engine.QueryResult]()},
+		func(ctx context.Context, in queryInput) (engine.QueryResult, error) {
+			return s.eng.Query(ctx, engine.SearchParams{Query: in.Query, Limit: in.Limit})
+		})
+	addTool(s, &sdk.Tool{Name: ToolSearch, Title: "Search memory", Description: searchDescription, Annotations: readOnly,
+		InputSchema: inputSchema[searchInput](limitSchema(100, 10)), OutputSchema: outputSchema[engine.SearchResult]()},
+		func(ctx context.Context, in searchInput) (engine.SearchResult, error) {
+			return s.eng.Search(ctx, engine.SearchParams{Query: in.Query, Limit: in.Limit})
+		})
+	addTool(s, &sdk.Tool{Name: ToolRead, Title: "Read an entry", Description: readDescription, Annotations: readOnly,
+		InputSchema: inputSchema[readInput](nil), OutputSchema: outputSchema[engine.ReadResult]()},
+		func(ctx context.Context, in readInput) (engine.ReadResult, error) {
+			res, err := s.eng.Read(ctx, engine.ReadParams{Path: in.Path})
+			if err != nil {
+				err = fmt.Errorf("%s: %w", in.Path, err)
+			}
+			return res, err
+		})
+	addTool(s, &sdk.Tool{Name: ToolTree, Title: "Browse the tree", Description: treeDescription, Annotations: readOnly,
+		InputSchema: inputSchema[treeInput](depthSchema), OutputSchema: nodeSchema()},
+		func(ctx context.Context, in treeInput) (*engine.Node, error) {
+			return s.eng.Tree(ctx, engine.TreeParams{Path: in.Path, Depth: in.Depth})
+		})
+	addTool(s, &sdk.Tool{Name: ToolCurate, Title: "Curate memory", Description: curateDescription,
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
+		InputSchema: curateSchema(), OutputSchema: outputSchema[curate.Result]()},
+		func(ctx context.Context, in engine.CurateParams) (curate.Result, error) {
+			return s.eng.Curate(ctx, in)
+		})
+}
+
+// addTool registers a tool that makes one engine call in its turn. An
+// engine error becomes the tool error the agent reads ("arbor-read x.md:
+// not_found: …"): the SDK sends it as a result with isError, so a bad
+// request never ends the session. A curate with a failed operation is a
+// result, not an error, but is flagged isError too so that the agent looks.
+func addTool[In, Out any](s *Server, tool *sdk.Tool, call func(context.Context, In) (Out, error)) {
+	sdk.AddTool(s.srv, tool, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+		var out Out
+		err := s.call(ctx, func(ctx context.Context) (err error) {
+			out, err = call(ctx, in)
+			return err
+		})
+		if err != nil {
+			return nil, out, fmt.Errorf("%s: %w", tool.Name, err)
+		}
+		if res, ok := any(out).(curate.Result); ok && res.Summary.Failed > 0 {
+			return &sdk.CallToolResult{IsError: true}, out, nil
+		}
+		return nil, out, nil
+	})
+}
+
+// limitSchema returns the edit that bounds "limit" to 1..max with its
+// default.
+func limitSchema(max, def int) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		l := s.Properties["limit"]
+		l.Minimum, l.Maximum = new(float64(1)), new(float64(max))
+		l.Default = []byte(fmt.Sprint(def))
+	}
+}
+
+func depthSchema(s *jsonschema.Schema) {
+	d := s.Properties["depth"]
+	d.Minimum = new(float64(0))
+	d.Default = []byte("2")
+}
