@@ -15,9 +15,10 @@ var errStopped = errors.New("the Arbor MCP server is shutting down")
 
 // job is one engine call waiting for its turn.
 type job struct {
-	ctx  context.Context
-	run  func(ctx context.Context)
-	done chan struct{}
+	ctx     context.Context
+	run     func(ctx context.Context)
+	done    chan struct{}
+	started bool // under queue.mu
 }
 
 // queue serves engine calls one at a time, first in first out. The engine
@@ -42,8 +43,10 @@ func newQueue() *queue {
 	return q
 }
 
-// do queues run and waits until it ran, or until ctx ends (a job whose
-// context ended before its turn is skipped). A job for a tool call says so
+// do queues run and waits until it ran. A job whose ctx ends before its
+// turn is skipped and do returns ctx's error; one that has started is
+// waited for, since an engine call (a curate above all) cannot be stopped
+// halfway, and do then reports it as run. A job for a tool call says so
 // (call), so that its arrival lets the ordered transport read on.
 func (q *queue) do(ctx context.Context, call bool, run func(ctx context.Context)) error {
 	j := &job{ctx: ctx, run: run, done: make(chan struct{})}
@@ -66,8 +69,15 @@ func (q *queue) do(ctx context.Context, call bool, run func(ctx context.Context)
 	case <-j.done:
 		return nil
 	case <-ctx.Done():
-		return ctx.Err()
 	}
+	q.mu.Lock()
+	started := j.started
+	q.mu.Unlock()
+	if started {
+		<-j.done
+		return nil
+	}
+	return ctx.Err() // serve skips it: its ctx has ended
 }
 
 // serve runs the jobs in order until close, then returns once the jobs
@@ -85,8 +95,9 @@ func (q *queue) serve() {
 		j := q.jobs[0]
 		q.jobs[0] = nil
 		q.jobs = q.jobs[1:]
+		j.started = j.ctx.Err() == nil
 		q.mu.Unlock()
-		if j.ctx.Err() == nil {
+		if j.started {
 			j.run(j.ctx)
 		}
 		close(j.done)
