@@ -211,6 +211,7 @@ func TestDoctor(t *testing.T) {
 	dir := newTree(t)
 	writeFile(t, filepath.Join(dir, "notes/broken.md"), "---\ntitle: [unclosed\n---\nbody\n")
 	t.Setenv("ARBOR_LLM_PROVIDER", "openai")
+	t.Setenv("ARBOR_LLM_MODEL", "gpt-4o-mini")
 	t.Setenv("OPENAI_API_KEY", "sk-secret-value")
 	var rep doctorReport
 	out := must(t, "", "--root", dir, "--json", "doctor")
@@ -225,15 +226,14 @@ func TestDoctor(t *testing.T) {
 		status[c.Name] = c
 	}
 	want := map[string]string{"root": checkOK, ".arbor": checkOK, "engine": checkOK, "tree": checkOK, "files": checkWarn,
-		"index": checkInfo, "state": checkInfo, "audit": checkInfo, "llm": checkInfo}
+		"index": checkInfo, "state": checkInfo, "audit": checkInfo, "llm": checkOK}
 	for name, st := range want {
 		if status[name].Status != st {
 			t.Errorf("check %s: %+v, want %s", name, status[name], st)
 		}
 	}
 	if !rep.OK || rep.Root != dir || !strings.Contains(strings.Join(status["files"].Items, " "), "notes/broken.md") ||
-		!strings.Contains(strings.Join(status["llm"].Items, " "), "ARBOR_LLM_PROVIDER=openai") ||
-		!strings.Contains(strings.Join(status["llm"].Items, " "), "OPENAI_API_KEY is set") {
+		!strings.HasPrefix(status["llm"].Detail, "openai ") || !strings.Contains(status["llm"].Detail, "key from OPENAI_API_KEY") {
 		t.Fatalf("doctor: %s", out)
 	}
 	// The second run finds what the first one's close persisted.
@@ -249,6 +249,13 @@ func TestDoctor(t *testing.T) {
 	r := arbor(t, "", "doctor")
 	if r.code != exitError || !strings.Contains(r.stdout, "✗ root") || !strings.Contains(r.stdout, "llm") {
 		t.Fatalf("doctor outside a root: %+v", r)
+	}
+	// A root config file that cannot be read would stop arbor query: a
+	// failed check naming the file.
+	writeFile(t, filepath.Join(dir, ".arbor", "config.json"), "{not json")
+	r = arbor(t, "", "--root", dir, "doctor")
+	if r.code != exitError || !strings.Contains(r.stdout, "✗ llm") || !strings.Contains(r.stdout, "config.json") {
+		t.Fatalf("doctor with a broken config file: %+v", r)
 	}
 }
 

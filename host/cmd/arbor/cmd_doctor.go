@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/engine"
+	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -22,8 +23,8 @@ var doctorCommand = &command{
 	help: "Checks what Arbor needs and says what is wrong: the memory root and how it was\n" +
 		"found, .arbor/ and whether it is writable, the engine module and its compiled-code\n" +
 		"cache (with the start-up time), the tree and the files that cannot be parsed, the\n" +
-		"persisted index, the lifecycle state, the audit log, and which LLM settings are\n" +
-		"present in the environment (names only: no key is printed and no call is made).\n" +
+		"persisted index, the lifecycle state, the audit log, and the model that arbor\n" +
+		"query would use (config files and environment; no key is printed, no call made).\n" +
 		"Opening the root brings its index up to date, as every command does. Exits 1\n" +
 		"when a check fails.",
 	example:  "arbor doctor",
@@ -87,7 +88,7 @@ func (a *app) diagnose() doctorReport {
 	root, err := a.findRoot()
 	if err != nil {
 		rep.add("root", checkFail, err.Error())
-		rep.put(llmCheck())
+		rep.put(llmCheck(""))
 		return rep
 	}
 	rep.Root = root
@@ -120,7 +121,7 @@ func (a *app) diagnose() doctorReport {
 	eng, err := runtime.New(a.ctx, root, runtime.WithStderr(a.stderr))
 	if err != nil {
 		rep.add("engine", checkFail, err.Error())
-		rep.put(llmCheck())
+		rep.put(llmCheck(root))
 		return rep
 	}
 	defer eng.Close(a.ctx)
@@ -135,7 +136,7 @@ func (a *app) diagnose() doctorReport {
 	open, err := eng.Open(a.ctx, engine.OpenParams{FixedTime: a.fixedTime})
 	if err != nil {
 		rep.add("tree", checkFail, err.Error())
-		rep.put(llmCheck())
+		rep.put(llmCheck(root))
 		return rep
 	}
 	rep.add("tree", checkOK, fmt.Sprintf("%d entries, %d context files", open.Entries, open.Contexts))
@@ -163,7 +164,7 @@ func (a *app) diagnose() doctorReport {
 	} else {
 		rep.add("audit", checkOK, fmt.Sprintf("%d operations recorded (%s)", d.AuditLines, bytesHuman(d.Audit.Bytes)))
 	}
-	rep.put(llmCheck())
+	rep.put(llmCheck(root))
 	return rep
 }
 
@@ -186,35 +187,18 @@ func checkState(name string) check {
 	return check{Name: "state", Status: checkOK, Detail: fmt.Sprintf("lifecycle signals for %d entries", len(st.Entries))}
 }
 
-// llmEnv are the settings Arbor's LLM providers read from the environment.
-var llmEnv = []string{"ARBOR_LLM_PROVIDER", "ARBOR_LLM_MODEL", "ARBOR_LLM_BASE_URL", "ARBOR_LLM_API_KEY",
-	"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY"}
-
-// llmCheck says which LLM settings are present, by name (values of the
-// provider and model only: keys and URLs can hold secrets). It calls
-// nothing.
-func llmCheck() check {
-	var items []string
-	for _, v := range llmEnv {
-		val := os.Getenv(v)
-		if val == "" {
-			continue
-		}
-		if v == "ARBOR_LLM_PROVIDER" || v == "ARBOR_LLM_MODEL" {
-			items = append(items, v+"="+val)
-		} else {
-			items = append(items, v+" is set")
-		}
-	}
-	if dir, err := os.UserConfigDir(); err == nil {
-		if f := filepath.Join(dir, "arbor", "config.json"); fileExists(f) {
-			items = append(items, "config file "+f)
-		}
-	}
-	if len(items) == 0 {
+// llmCheck says what "arbor query" would use as its model, read the way
+// it reads it (config files, then the environment), with the key named by
+// where it came from, never shown. It calls nothing.
+func llmCheck(root string) check {
+	cfg, err := hostllm.Load(root)
+	switch {
+	case errors.Is(err, hostllm.ErrNotConfigured):
 		return check{Name: "llm", Status: checkInfo, Detail: "not configured: queries answer from tiers 0–2, and arbor mcp needs none (the agent is the model)"}
+	case err != nil:
+		return check{Name: "llm", Status: checkFail, Detail: fmt.Sprintf("the configuration cannot be read, so arbor query and curate --from stop: %v", err)}
 	}
-	return check{Name: "llm", Status: checkInfo, Detail: "settings present (not tried: doctor calls no model)", Items: items}
+	return check{Name: "llm", Status: checkOK, Detail: cfg.String() + " (not tried: doctor calls no model)"}
 }
 
 func fileExists(name string) bool {
