@@ -3,7 +3,9 @@ package runtime
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 )
@@ -38,6 +40,7 @@ func compilationCache(dir string) wazero.CompilationCache {
 	}
 	if dir != "" {
 		if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil && writable(dir) {
+			pruneCache(dir, keepCompiled)
 			caches[dir] = c
 			return c
 		}
@@ -61,4 +64,45 @@ func writable(dir string) bool {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name) == nil
+}
+
+// keepCompiled is how many compiled modules each of a cache folder's
+// wazero folders keeps. Every build of the engine (every Arbor release, and
+// every local build) adds one of about 40 MB, and wazero never removes any.
+const keepCompiled = 4
+
+// pruneCache removes all but the keep most recently written files of each
+// folder in dir (wazero keeps one folder per wazero version and platform).
+// It runs before this process compiles anything, so a module in use now
+// is among the newest unless keep newer builds ran since; then it is just
+// compiled again. Errors are ignored: pruning is housekeeping, and a file
+// another process is reading stays readable on Unix once removed.
+func pruneCache(dir string, keep int) {
+	subdirs, _ := os.ReadDir(dir)
+	for _, sub := range subdirs {
+		if !sub.IsDir() {
+			continue
+		}
+		folder := filepath.Join(dir, sub.Name())
+		entries, _ := os.ReadDir(folder)
+		type file struct {
+			name string
+			mod  time.Time
+		}
+		var files []file
+		for _, e := range entries {
+			info, err := e.Info()
+			if err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			files = append(files, file{e.Name(), info.ModTime()})
+		}
+		if len(files) <= keep {
+			continue
+		}
+		slices.SortFunc(files, func(a, b file) int { return b.mod.Compare(a.mod) })
+		for _, f := range files[keep:] {
+			os.Remove(filepath.Join(folder, f.name))
+		}
+	}
 }

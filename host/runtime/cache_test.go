@@ -1,0 +1,58 @@
+package runtime
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The cache keeps the newest compiled modules of each wazero folder and
+// removes the rest; folders with few files are left alone.
+func TestPruneCacheKeepsTheNewest(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "wazero-v1-amd64-linux")
+	small := filepath.Join(dir, "wazero-v2-amd64-linux")
+	for _, d := range []string{big, small} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	write := func(folder, name string, age time.Duration) {
+		p := filepath.Join(folder, name)
+		if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, name := range []string{"a", "b", "c", "d", "e", "f"} {
+		write(big, name, time.Duration(i)*time.Hour) // a newest, f oldest
+	}
+	write(small, "x", 48*time.Hour)
+	write(small, "y", 72*time.Hour)
+
+	pruneCache(dir, 4)
+
+	names := func(folder string) []string {
+		es, err := os.ReadDir(folder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Name())
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := names(big); !slices.Equal(got, []string{"a", "b", "c", "d"}) {
+		t.Errorf("kept %v, want the four newest", got)
+	}
+	if got := names(small); !slices.Equal(got, []string{"x", "y"}) {
+		t.Errorf("a folder under the limit lost files: %v", got)
+	}
+}
