@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/lifecycle"
 	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/core/tree"
 )
 
 // StatePath is where the lifecycle signals live, relative to the memory root.
@@ -124,12 +126,47 @@ func validSignal(s lifecycle.Signal) bool {
 }
 
 // signal returns the recorded signal of path, or that of an entry nothing
-// was recorded for.
+// was recorded for: a fresh one, seeded from the legacy lifecycle keys of
+// its front matter when it has them.
 func (e *Engine) signal(path string) lifecycle.Signal {
 	if s, ok := e.signals.byPath[path]; ok {
 		return s
 	}
-	return lifecycle.New(e.signals.params, time.Time{})
+	s := lifecycle.New(e.signals.params, time.Time{})
+	if ent, ok := e.catalog.Get(path); ok {
+		s = legacySignal(s, ent.Extra)
+	}
+	return s
+}
+
+// legacySignal seeds s from the lifecycle keys older trees (ByteRover's)
+// keep in front matter (DESIGN §2): importance, maturity, accessCount and
+// updateCount. Keys are matched without regard to case; a value out of
+// range or of the wrong kind is ignored rather than trusted. "recency" is
+// not read: Arbor derives it from updatedAt.
+func legacySignal(s lifecycle.Signal, extra []tree.KeyValue) lifecycle.Signal {
+	for _, kv := range extra {
+		v := strings.Trim(strings.TrimSpace(kv.Value), `"'`)
+		switch strings.ToLower(kv.Key) {
+		case "importance":
+			if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= lifecycle.MaxImportance {
+				s.Importance = f
+			}
+		case "maturity":
+			if m := lifecycle.Maturity(strings.ToLower(v)); m.Valid() {
+				s.Maturity = m
+			}
+		case "accesscount":
+			if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+				s.Accesses = n
+			}
+		case "updatecount":
+			if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+				s.Updates = n
+			}
+		}
+	}
+	return s
 }
 
 // record stores a changed signal and writes the batch when it is due.

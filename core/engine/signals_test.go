@@ -476,3 +476,42 @@ func TestLifecycleKeepsFullMatchesFirst(t *testing.T) {
 		t.Fatalf("results %v with compound scores %v: want %s first although the export scores higher", paths, scores, retryPath)
 	}
 }
+
+// An older tree's lifecycle keys in front matter (DESIGN §2) are the
+// initial signal of an entry state.json knows nothing of; values out of
+// range are not trusted, and reading rewrites no entry.
+func TestLegacyFrontMatterSeedsSignals(t *testing.T) {
+	const (
+		valued = "ops/pager/pager_rotation.md"
+		odd    = "ops/pager/on_call_handbook.md"
+	)
+	files := map[string]string{
+		valued: "---\ntitle: Pager Rotation\nimportance: 88\nmaturity: core\naccessCount: 7\nupdateCount: \"2\"\nrecency: 0.9\n---\n\n## Narrative\nThe pager rotates weekly.\n",
+		odd:    "---\ntitle: On-Call Handbook\nimportance: 150\nmaturity: legendary\naccessCount: -4\n---\n\n## Narrative\nEscalation contacts.\n",
+	}
+	fs := newFS(t, files)
+	before, _ := fs.ReadFile(valued)
+	c := &clock{now: day0}
+	e, _ := openEngine(t, fs, c, Options{})
+	if s := e.signal(valued); s.Importance != 88 || s.Maturity != lifecycle.Core || s.Accesses != 7 || s.Updates != 2 {
+		t.Fatalf("seeded signal = %+v, want importance 88, core, 7 accesses, 2 updates", s)
+	}
+	if s := e.signal(odd); s.Importance != 50 || s.Maturity != lifecycle.Draft || s.Accesses != 0 {
+		t.Fatalf("out-of-range keys were trusted: %+v", s)
+	}
+	if _, err := e.Read(ReadParams{Path: valued}); err != nil {
+		t.Fatal(err)
+	}
+	if s := e.signal(valued); s.Importance != 91 || s.Accesses != 8 {
+		t.Fatalf("an access after the seed = %+v, want importance 91 and 8 accesses", s)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := fs.ReadFile(valued); string(after) != string(before) {
+		t.Fatalf("reading rewrote the entry:\n%s", after)
+	}
+	if st := readState(t, fs); st.Entries[valued].Importance != 91 {
+		t.Fatalf("state.json = %+v", st.Entries)
+	}
+}

@@ -178,7 +178,9 @@ func (s Signal) Merge(p Params, other Signal, now time.Time) Signal {
 // happened during the quiet days happens before the new activity counts.
 func (s Signal) bump(p Params, now time.Time, bonus float64) Signal {
 	if s.LastActivity.IsZero() {
-		s = New(p, now)
+		// Never active: no quiet days to decay over, whatever ι it started
+		// with (the default, or an older tree's front matter).
+		s.LastActivity = now
 	}
 	s = s.At(p, now)
 	s.Importance = math.Min(MaxImportance, s.Importance+bonus)
