@@ -75,6 +75,17 @@ func (x *Index) Search(query string, limit int) (Result, error) {
 	return res, nil
 }
 
+// Terms returns the query terms text analyzes to, as Result.Terms reports
+// them.
+func (x *Index) Terms(text string) []string {
+	qs := x.parse(text)
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.key
+	}
+	return out
+}
+
 // collect runs the passes of Search and returns the top documents in rank
 // order, setting res.Mode and res.Total.
 func (x *Index) collect(res *Result, qs []qterm, limit int) ([]stored, error) {
