@@ -393,7 +393,7 @@ func (r *report) timing(w writer) {
 		if E := r.lme; E != nil && E.wasm != nil {
 			w(", LongMemEval-S %d of %d", E.agreed[0], E.agreed[1])
 		}
-		w(" (the wasm run uses a fixed clock at question time, the native run curates each session at its own date; ranking does not depend on the clock yet).\n\n")
+		w(" (the wasm run uses a fixed clock, so every entry is dated at question time, while the native run curates each session at its own date: lifecycle recency and the time boost of questions naming a time see different dates).\n\n")
 	}
 }
 

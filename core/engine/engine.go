@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbormem/arbor/core/atoms"
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/lifecycle"
@@ -184,8 +185,34 @@ func (e *Engine) warn(p, msg string) {
 	e.log.Log("warn", p+": "+msg)
 }
 
+// entryDoc is the index document of an entry. In a chat transcript
+// narrative, the assistant's turns are indexed as an aside: the memory is
+// what the person said, and long assistant answers would otherwise outweigh
+// it (bench/retrieval/REPORT.md).
 func entryDoc(en *tree.Entry) search.Doc {
-	return search.Doc{Path: en.Path, Kind: "entry", Title: en.Title, Summary: en.Summary, Content: en.Text(), Tags: en.Tags, Keywords: en.Keywords}
+	d := search.Doc{Path: en.Path, Kind: "entry", Title: en.Title, Summary: en.Summary, Tags: en.Tags, Keywords: en.Keywords}
+	said, assistant := atoms.Split(en.Narrative.Text)
+	if assistant == nil {
+		d.Content = en.Text()
+		return d
+	}
+	own := *en
+	own.Narrative.Text = joinTurns(said, "**")
+	d.Content = own.Text()
+	d.Aside = strings.ReplaceAll(joinTurns(assistant, ""), "**", "")
+	return d
+}
+
+// joinTurns writes turns back as a transcript, labels marked with mark.
+func joinTurns(ts []atoms.Turn, mark string) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.Text
+		if t.Speaker != "" {
+			parts[i] = mark + t.Speaker + ":" + mark + " " + t.Text
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 func contextDoc(c *tree.Context) search.Doc {

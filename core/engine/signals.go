@@ -288,15 +288,6 @@ func (e *Engine) answer(res QueryResult, answered string, start time.Time) Query
 	// The lifecycle reorders within the groups search ranks by (entries
 	// matching every term, then entries matching some, then contexts): it
 	// weighs what is known, and must not lift a partial match over a full one.
-	group := func(h search.Hit) int {
-		switch {
-		case h.Kind == "context":
-			return 2
-		case h.AllTerms:
-			return 0
-		}
-		return 1
-	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if pi, pj := hits[i].Path == answered, hits[j].Path == answered; pi != pj {
 			return pi
@@ -312,6 +303,18 @@ func (e *Engine) answer(res QueryResult, answered string, start time.Time) Query
 	}
 	res.TookMs = since(start)
 	return res
+}
+
+// group is the rank of search's group a hit comes from: entries matching
+// every term, entries matching some, context files.
+func group(h search.Hit) int {
+	switch {
+	case h.Kind == "context":
+		return 2
+	case h.AllTerms:
+		return 0
+	}
+	return 1
 }
 
 // updatedAt is when the entry at path last changed, by its front matter

@@ -9,28 +9,34 @@ import (
 // ellipsis marks text cut from an excerpt; it counts towards its length.
 const ellipsis = "…"
 
+// source is a text an excerpt can come from, with the occurrences of the
+// matched index terms in it.
+type source struct {
+	text  string
+	terms []term
+}
+
 // excerpt picks the passage of at most maxLen characters that shows the most
-// query terms: of the summary and the content, the window covering the most
-// distinct terms wins, then the one with the most occurrences, then the
-// summary, then the earliest. Windows are cut on word boundaries and marked
-// with an ellipsis where text was left out. A document matched only through
-// its title or path gets the start of its summary, or else of its content.
-func excerpt(summary string, sTerms []term, content string, cTerms []term, qs []qterm, maxLen int) string {
+// query terms: of the sources (summary, content, aside), the window covering
+// the most distinct terms wins, then the one with the most occurrences, then
+// the earlier source, then the earliest. Windows are cut on word boundaries
+// and marked with an ellipsis where text was left out. A document matched
+// only through its title or path gets the start of its first non-empty
+// source.
+func excerpt(srcs []source, qs []qterm, maxLen int) string {
 	best := window{}
-	for _, src := range []struct {
-		text  string
-		terms []term
-	}{{summary, sTerms}, {content, cTerms}} {
+	for _, src := range srcs {
 		if w := bestWindow(src.text, src.terms, qs, maxLen); w.better(best) {
 			best = w
 		}
 	}
 	if best.distinct == 0 {
-		text := summary
-		if strings.TrimSpace(text) == "" {
-			text = content
+		for _, src := range srcs {
+			if strings.TrimSpace(src.text) != "" {
+				return cut(src.text, 0, maxLen)
+			}
 		}
-		return cut(text, 0, maxLen)
+		return ""
 	}
 	return cut(best.text, best.start, maxLen)
 }

@@ -13,11 +13,16 @@ import (
 
 // Doc is one indexed document: an entry or a context.md.
 type Doc struct {
-	Path     string   // unique id, relative path like "engineering/billing/invoice_retry_policy.md"
-	Kind     string   // "entry" or "context"; empty means "entry"
-	Title    string   // the title, boosted ×3 by default
-	Summary  string   // a short summary, searchable and preferred for excerpts on ties
-	Content  string   // full plain text body
+	Path    string // unique id, relative path like "engineering/billing/invoice_retry_policy.md"
+	Kind    string // "entry" or "context"; empty means "entry"
+	Title   string // the title, boosted ×3 by default
+	Summary string // a short summary, searchable and preferred for excerpts on ties
+	Content string // full plain text body
+	// Aside is text the entry carries as context rather than states: the
+	// conversation a remark replies to, the other party's turns of a chat
+	// transcript. It is searchable at AsideBoost, so that what an entry
+	// says outranks what it merely quotes.
+	Aside    string
 	Tags     []string // curated tags, boosted ×2 by default
 	Keywords []string // curated keywords, boosted ×2 by default
 }
@@ -72,6 +77,7 @@ type Options struct {
 	PathBoost    float64 // boost of the path words (split on / _ - ., ".md" dropped); default 1.5
 	SummaryBoost float64 // boost of Doc.Summary; default 1
 	ContentBoost float64 // boost of Doc.Content; default 1
+	AsideBoost   float64 // boost of Doc.Aside; default 0.5
 	TagBoost     float64 // boost of Doc.Tags; default 2
 	KeywordBoost float64 // boost of Doc.Keywords; default 2
 
@@ -117,6 +123,7 @@ func (o Options) withDefaults() Options {
 	def(&o.PathBoost, 1.5)
 	def(&o.SummaryBoost, 1)
 	def(&o.ContentBoost, 1)
+	def(&o.AsideBoost, 0.5)
 	def(&o.TagBoost, 2)
 	def(&o.KeywordBoost, 2)
 	def(&o.PrefixBoost, 0.4)
@@ -141,10 +148,11 @@ const (
 	fContent
 	fTags
 	fKeywords
+	fAside
 	numFields
 )
 
-var fieldNames = [numFields]string{"title", "path", "summary", "content", "tags", "keywords"}
+var fieldNames = [numFields]string{"title", "path", "summary", "content", "tags", "keywords", "aside"}
 
 // kindField is the stored (and indexed, as a keyword) Doc.Kind.
 const kindField = "kind"
@@ -192,6 +200,7 @@ func open(opts Options, cfg bluge.Config) (*Index, error) {
 		boosts: [numFields]float64{
 			fTitle: o.TitleBoost, fPath: o.PathBoost, fSummary: o.SummaryBoost,
 			fContent: o.ContentBoost, fTags: o.TagBoost, fKeywords: o.KeywordBoost,
+			fAside: o.AsideBoost,
 		},
 		lens:   map[string][numFields]int32{},
 		hashes: map[string]string{},
@@ -464,6 +473,7 @@ func document(d Doc) (*bluge.Document, [numFields]*bluge.TermField) {
 	texts[fContent] = d.Content
 	texts[fTags] = strings.Join(d.Tags, listSep)
 	texts[fKeywords] = strings.Join(d.Keywords, listSep)
+	texts[fAside] = d.Aside
 	var fields [numFields]*bluge.TermField
 	for f, text := range texts {
 		if strings.TrimSpace(text) == "" {
@@ -474,7 +484,7 @@ func document(d Doc) (*bluge.Document, [numFields]*bluge.TermField) {
 		if f != fPath { // the path is stored as the document id
 			tf.StoreValue()
 		}
-		if f == fSummary || f == fContent {
+		if f == fSummary || f == fContent || f == fAside {
 			// Search reads where the query's terms occur from the index
 			// rather than analysing the text again (see Index.run).
 			tf.SearchTermPositions()

@@ -75,6 +75,17 @@ func (x *Index) Search(query string, limit int) (Result, error) {
 	return res, nil
 }
 
+// Terms returns the query terms text analyzes to, as Result.Terms reports
+// them.
+func (x *Index) Terms(text string) []string {
+	qs := x.parse(text)
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.key
+	}
+	return out
+}
+
 // collect runs the passes of Search and returns the top documents in rank
 // order, setting res.Mode and res.Total.
 func (x *Index) collect(res *Result, qs []qterm, limit int) ([]stored, error) {
@@ -137,9 +148,9 @@ type stored struct {
 	all bool // from the AND pass
 	// The occurrences of the matched index terms in the summary and the
 	// content, in text order, as the index recorded them.
-	sumTerms, textTerms        []term
-	path, kind, title, summary string
-	content, tags, keywords    string
+	sumTerms, textTerms, asideTerms []term
+	path, kind, title, summary      string
+	content, tags, keywords, aside  string
 }
 
 // run executes one pass and reads the stored fields of the top documents
@@ -160,7 +171,8 @@ func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
 		if m == nil {
 			break
 		}
-		d := stored{raw: m.Score, sumTerms: occurrences(m.Locations[fieldNames[fSummary]]), textTerms: occurrences(m.Locations[fieldNames[fContent]])}
+		d := stored{raw: m.Score, sumTerms: occurrences(m.Locations[fieldNames[fSummary]]),
+			textTerms: occurrences(m.Locations[fieldNames[fContent]]), asideTerms: occurrences(m.Locations[fieldNames[fAside]])}
 		err = m.VisitStoredFields(func(field string, value []byte) bool {
 			switch field {
 			case "_id":
@@ -177,6 +189,8 @@ func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
 				d.tags = string(value)
 			case fieldNames[fKeywords]:
 				d.keywords = string(value)
+			case fieldNames[fAside]:
+				d.aside = string(value)
 			}
 			return true
 		})
@@ -241,6 +255,7 @@ func (x *Index) hit(d stored, qs []qterm, literal []bool) Hit {
 	}
 	see(summary)
 	see(content)
+	see(d.asideTerms)
 	for _, text := range []string{d.title, pathText(d.path), d.tags, d.keywords} {
 		ts, _ := analyze(text, true)
 		see(ts)
@@ -250,7 +265,7 @@ func (x *Index) hit(d stored, qs []qterm, literal []bool) Hit {
 			h.Matched = append(h.Matched, q.key)
 		}
 	}
-	h.Excerpt = excerpt(d.summary, summary, d.content, content, qs, x.opts.ExcerptLen)
+	h.Excerpt = excerpt([]source{{d.summary, summary}, {d.content, content}, {d.aside, d.asideTerms}}, qs, x.opts.ExcerptLen)
 	return h
 }
 

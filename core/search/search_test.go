@@ -122,7 +122,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 // documents with the same field lengths, one with the word in the field, the
 // other with it in the content, score in the ratio of the boosts.
 func TestFieldBoosts(t *testing.T) {
-	custom := Options{TitleBoost: 5, PathBoost: 0.5, SummaryBoost: 4, ContentBoost: 2, TagBoost: 1, KeywordBoost: 3}
+	custom := Options{TitleBoost: 5, PathBoost: 0.5, SummaryBoost: 4, ContentBoost: 2, TagBoost: 1, KeywordBoost: 3, AsideBoost: 3}
 	tests := []struct {
 		field string
 		opts  Options
@@ -134,18 +134,20 @@ func TestFieldBoosts(t *testing.T) {
 		{"content", Options{}, 1},
 		{"tags", Options{}, 2},
 		{"keywords", Options{}, 2},
+		{"aside", Options{}, 0.5},
 		{"title", custom, 2.5},
 		{"path", custom, 0.25},
 		{"summary", custom, 2},
 		{"content", custom, 1},
 		{"tags", custom, 0.5},
 		{"keywords", custom, 1.5},
+		{"aside", custom, 1.5},
 	}
 	// doc has "alpha bravo" in every field (the path is "<id>/alpha.md")
 	// except field, which has "zebra bravo".
 	doc := func(id, field string) Doc {
 		d := Doc{Path: id + "/alpha.md", Title: "alpha bravo", Summary: "alpha bravo", Content: "alpha bravo",
-			Tags: []string{"alpha", "bravo"}, Keywords: []string{"alpha", "bravo"}}
+			Tags: []string{"alpha", "bravo"}, Keywords: []string{"alpha", "bravo"}, Aside: "alpha bravo"}
 		switch field {
 		case "title":
 			d.Title = "zebra bravo"
@@ -159,6 +161,8 @@ func TestFieldBoosts(t *testing.T) {
 			d.Tags = []string{"zebra", "bravo"}
 		case "keywords":
 			d.Keywords = []string{"zebra", "bravo"}
+		case "aside":
+			d.Aside = "zebra bravo"
 		}
 		return d
 	}
@@ -181,6 +185,26 @@ func TestFieldBoosts(t *testing.T) {
 				t.Errorf("matched %q and %q, want [zebra]", a.Matched, b.Matched)
 			}
 		})
+	}
+}
+
+// An aside (what an entry quotes or the assistant said) is found, ranks
+// below the same words said in the content, and gives the excerpt when it
+// holds the match.
+func TestAside(t *testing.T) {
+	said := Doc{Path: "chats/said.md", Title: "Chat", Content: "User: I adopted a greyhound named Pixel.", Aside: "Assistant: Congratulations!"}
+	quoted := Doc{Path: "chats/quoted.md", Title: "Chat", Content: "User: which breed suits a flat?", Aside: "Assistant: A greyhound is calm indoors, Pixel."}
+	x := newIndex(t, Options{}, said, quoted)
+	r := mustSearch(t, x, "greyhound Pixel", 0)
+	if got := pathsOf(r); !reflect.DeepEqual(got, []string{"chats/said.md", "chats/quoted.md"}) {
+		t.Fatalf("order %q", got)
+	}
+	h := hitOf(t, r, "chats/quoted.md")
+	if !reflect.DeepEqual(h.Matched, []string{"greyhound", "pixel"}) || !strings.Contains(h.Excerpt, "greyhound is calm") {
+		t.Errorf("aside hit: matched %q, excerpt %q", h.Matched, h.Excerpt)
+	}
+	if r := mustSearch(t, x, "congratulations", 0); len(r.Unmatched) != 0 || len(r.Hits) != 1 {
+		t.Errorf("a word only in an aside: %+v", r)
 	}
 }
 

@@ -310,6 +310,7 @@ func docHash(d Doc) string {
 	field(d.Content)
 	field(strings.Join(d.Tags, listSep))
 	field(strings.Join(d.Keywords, listSep))
+	field(d.Aside)
 	return strconv.FormatUint(h.Sum64(), 16)
 }
 
@@ -319,7 +320,8 @@ var schemaProbes = []Doc{
 	{Path: "Engineering/Billing-Ops/invoice_retry.policy.md", Kind: "entry", Title: "The Invoice Retry Policies",
 		Summary: "Failed invoices are retried 3 times; the customer's card isn't charged twice.",
 		Content: "Running runners ran quickly through e-mail, C++ and v2.1.0 notes. 価値観 가치관을 존중한다. Café naïve STRASSE.",
-		Tags:    []string{"billing", "E-mail"}, Keywords: []string{"retry", "invoices"}},
+		Tags:    []string{"billing", "E-mail"}, Keywords: []string{"retry", "invoices"},
+		Aside: "In reply to Ann: the retries failed."},
 	{Path: "engineering/context.md", Kind: "context", Title: "Engineering", Content: "Systems we build and run."},
 }
 

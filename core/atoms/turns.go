@@ -1,0 +1,93 @@
+package atoms
+
+import (
+	"strings"
+
+	"github.com/dlclark/regexp2"
+)
+
+// Turn is one speaker's stretch of a transcript.
+type Turn struct {
+	Speaker string // the label as written ("User", "Assistant", "Caroline"); "" for text before the first label
+	Text    string // what was said, without the label, trimmed
+}
+
+// labelRe matches a speaker label opening a line: "**User:**", "User:",
+// "**Caroline**:", "> Assistant:". A label is one to three words of
+// letters, digits, dots, dashes or underscores and ends in a colon
+// followed by a space or the end of the line.
+var labelRe = regexp2.MustCompile(`^(?:>\s*)?(?:\*\*|__)?(?<name>[\p{L}\p{N}][\p{L}\p{N}._-]*(?: [\p{L}\p{N}._-]+){0,2})(?:\*\*|__)?:(?:\*\*|__)?(?=\s|$)`, regexp2.Multiline)
+
+// Turns cuts a transcript into its speakers' turns: a turn starts at a line
+// opening with a speaker label and runs to the next one. Text before the
+// first label is a turn without a speaker. Text with fewer than two
+// labelled lines is no transcript and comes back whole, as one turn
+// without a speaker.
+func Turns(text string) []Turn {
+	type label struct {
+		speaker    string
+		start, end int // bytes: the label's start, the text's start
+	}
+	var ls []label
+	offs := runeOffsets(text)
+	m, _ := labelRe.FindStringMatch(text)
+	for m != nil {
+		ls = append(ls, label{speaker: m.GroupByName("name").String(), start: offs[m.Index], end: offs[m.Index+m.Length]})
+		m, _ = labelRe.FindNextMatch(m)
+	}
+	if len(ls) < 2 {
+		return []Turn{{Text: strings.TrimSpace(text)}}
+	}
+	var out []Turn
+	if head := strings.TrimSpace(text[:ls[0].start]); head != "" {
+		out = append(out, Turn{Text: head})
+	}
+	for i, l := range ls {
+		end := len(text)
+		if i+1 < len(ls) {
+			end = ls[i+1].start
+		}
+		out = append(out, Turn{Speaker: l.speaker, Text: strings.TrimSpace(text[l.end:end])})
+	}
+	return out
+}
+
+// runeOffsets maps regexp2's rune indexes to byte offsets of s: element i
+// is the byte offset of rune i, and the last element is len(s).
+func runeOffsets(s string) []int {
+	offs := make([]int, 0, len(s)+1)
+	for i := range s {
+		offs = append(offs, i)
+	}
+	return append(offs, len(s))
+}
+
+// assistantLabels are the speaker labels of the machine side of a chat.
+// Words that also label fields of ordinary notes ("System:", "Model:",
+// "Agent:") are left out.
+var assistantLabels = map[string]bool{"assistant": true, "ai": true, "bot": true, "chatbot": true,
+	"chatgpt": true, "claude": true, "gemini": true, "copilot": true}
+
+// IsAssistant reports whether a speaker label names the assistant side of
+// a chat rather than a person.
+func IsAssistant(speaker string) bool {
+	return assistantLabels[strings.ToLower(strings.TrimSpace(speaker))]
+}
+
+// Split separates a chat transcript into what its people said and what the
+// assistant said, each a list of turns. Text that is not a chat with both
+// sides (see Turns) is all said.
+func Split(text string) (said, assistant []Turn) {
+	turns := Turns(text)
+	for _, t := range turns {
+		if IsAssistant(t.Speaker) {
+			assistant = append(assistant, t)
+		} else {
+			said = append(said, t)
+		}
+	}
+	if len(assistant) == 0 || len(assistant) == len(turns) {
+		return turns, nil
+	}
+	return said, assistant
+}

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/host"
+)
+
+type testClock struct{ t time.Time }
+
+func (c *testClock) Now() time.Time { return c.t }
+
+// A question about a time ranks the entries stored then first, says so in
+// its reason, and is cached per day it resolves to.
+func TestQueryTime(t *testing.T) {
+	clock := &testClock{}
+	e, _, err := Open(Options{FS: host.NewMemFS(), Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	add := func(day time.Time, path, text string) {
+		clock.t = day
+		res := e.Curate(CurateParams{Operations: []curate.Operation{{Type: curate.OpAdd, Path: path, Title: "Chat",
+			Content: curate.Content{Narrative: &curate.Narrative{Text: text}}, Reason: "chat import"}}})
+		if res.Summary.Added != 1 {
+			t.Fatalf("curate %s: %+v", path, res)
+		}
+	}
+	d := func(m time.Month, day int) time.Time { return time.Date(2023, m, day, 12, 0, 0, 0, time.UTC) }
+	// The recent entry says more about weddings: it wins without a time.
+	add(d(5, 22), "chats/may/wedding_day.md", "I was at my cousin's wedding today.")
+	add(d(6, 20), "chats/june/wedding_plans.md", "My cousin's wedding, the wedding planning, wedding dresses and the wedding cake.")
+	add(d(6, 20), "chats/june/gardening.md", "I planted tomatoes in the garden.")
+	clock.t = d(6, 22)
+	plain, err := e.Query(SearchParams{Query: "cousin's wedding", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Results[0].Path != "chats/june/wedding_plans.md" || strings.Contains(plain.Reason, "time") {
+		t.Fatalf("without a time: first %s, reason %q", plain.Results[0].Path, plain.Reason)
+	}
+	res, err := e.Query(SearchParams{Query: "my cousin's wedding a month ago", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OutOfDomain || res.Results[0].Path != "chats/may/wedding_day.md" {
+		t.Errorf("a month ago: order %v", paths(res))
+	}
+	if want := `time "a month ago" → 2023-05-07..2023-06-06: 1 of the 50 best matches dated within it, their scores ×2`; !strings.Contains(res.Reason, want) {
+		t.Errorf("reason %q lacks %q", res.Reason, want)
+	}
+	// The same words a month later mean another month: no cached answer.
+	clock.t = d(7, 22)
+	later, err := e.Query(SearchParams{Query: "my cousin's wedding a month ago", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later.Tier == TierExactCache || later.Results[0].Path != "chats/june/wedding_plans.md" || !strings.Contains(later.Reason, "2023-06-07..2023-07-07: 1 of") {
+		t.Errorf("a month later: tier %d, order %v, reason %q", later.Tier, paths(later), later.Reason)
+	}
+	// A range that frames the question is no search term: the gardening
+	// entry matches "garden" alone and is found.
+	clock.t = d(6, 22)
+	r, err := e.Query(SearchParams{Query: "garden in the past two weeks", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 1 || r.Results[0].Path != "chats/june/gardening.md" || r.OutOfDomain {
+		t.Errorf("range: %v, reason %q", paths(r), r.Reason)
+	}
+}
+
+func paths(r QueryResult) []string {
+	var out []string
+	for _, h := range r.Results {
+		out = append(out, h.Path)
+	}
+	return out
+}
