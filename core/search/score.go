@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"sort"
+	"sync"
 
 	bsearch "github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
@@ -102,6 +103,23 @@ type expansionQuery struct {
 	fuzzy  bool
 	boost  float64
 	maxExp int
+	seen   *expansions // the query term's, shared by its expansions
+}
+
+// expansions remembers the candidates of one query term's expansions while
+// one Search reads one snapshot: its passes (all terms, any term, context
+// files) and its probes for unmatched terms expand the same term in the
+// same fields, and walking the dictionaries, one automaton run per segment
+// and field, is most of what an expansion costs.
+type expansions struct {
+	mu    sync.Mutex
+	lev   *lev1
+	cands map[expansionKey][]string
+}
+
+type expansionKey struct {
+	field string
+	fuzzy bool
 }
 
 // Searcher implements bluge.Query.
@@ -146,10 +164,34 @@ func (q *expansionQuery) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions
 }
 
 // candidates lists the dictionary terms the query expands to.
-func (q *expansionQuery) candidates(r bsearch.Reader) (out []string, err error) {
+func (q *expansionQuery) candidates(r bsearch.Reader) ([]string, error) {
+	e := q.seen
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := expansionKey{q.field, q.fuzzy}
+	if c, ok := e.cands[key]; ok {
+		return c, nil
+	}
+	if q.fuzzy && e.lev == nil {
+		e.lev = newLev1(q.text)
+	}
+	c, err := q.lookup(r, e.lev)
+	if err != nil {
+		return nil, err
+	}
+	if e.cands == nil {
+		e.cands = map[expansionKey][]string{}
+	}
+	e.cands[key] = c
+	return c, nil
+}
+
+// lookup walks the field's dictionary for the candidates; lev is the
+// automaton of a fuzzy expansion.
+func (q *expansionQuery) lookup(r bsearch.Reader, lev *lev1) (out []string, err error) {
 	var it segment.DictionaryIterator
 	if q.fuzzy {
-		it, err = r.DictionaryIterator(q.field, newLev1(q.text), nil, nil)
+		it, err = r.DictionaryIterator(q.field, lev, nil, nil)
 	} else {
 		it, err = r.DictionaryIterator(q.field, nil, []byte(q.text), prefixEnd(q.text))
 	}
