@@ -36,13 +36,8 @@ func main() {
 	wasm := flag.String("wasm", "dist/arbor.wasm", "the module under test")
 	node := flag.String("node", "node", "the Node.js binary; empty skips the Node run")
 	runs := flag.Int("runs", 3, "replays of the whole script per host (each phase reports the median replay)")
-	metric := flag.String("metric", "wall", "what the tables report: wall (time) or cpu (processor time of the calling thread)")
 	flag.Parse()
-	if *metric != "wall" && *metric != "cpu" {
-		fmt.Fprintln(os.Stderr, "bench/wasm: -metric is wall or cpu")
-		os.Exit(2)
-	}
-	if err := run(*lme, *trees, *queries, *wasm, *node, *runs, *metric); err != nil {
+	if err := run(*lme, *trees, *queries, *wasm, *node, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/wasm:", err)
 		os.Exit(1)
 	}
@@ -127,7 +122,7 @@ func (w wazeroInstance) call(req []byte) ([]byte, error) {
 }
 func (w wazeroInstance) stop() error { return w.e.Close(context.Background()) }
 
-func run(lme string, trees, queries int, wasmPath, node string, runs int, metric string) error {
+func run(lme string, trees, queries int, wasmPath, node string, runs int) error {
 	wasm, err := os.ReadFile(wasmPath)
 	if err != nil {
 		return fmt.Errorf("%w (build it with ./build.sh wasm)", err)
@@ -208,7 +203,7 @@ func run(lme string, trees, queries int, wasmPath, node string, runs int, metric
 	}
 	report(os.Stdout, sc, results, names, reportInfo{
 		lme: lme, trees: trees, queries: queries, runs: runs, node: nodeVersion(node),
-		wasmBytes: len(wasm), wazeroCompile: wazeroCompile, mismatch: mismatch, metric: metric,
+		wasmBytes: len(wasm), wazeroCompile: wazeroCompile, mismatch: mismatch,
 	})
 	return nil
 }
@@ -389,14 +384,19 @@ type reportInfo struct {
 	wasmBytes      int
 	wazeroCompile  time.Duration
 	mismatch       map[string]int
-	metric         string
 }
 
 // phaseStats are one phase's figures on one host: the median over replays
-// of the phase's total, and the median and maximum of its single steps.
+// of the phase's total, and the median of its single steps.
 type phaseStats struct {
-	n               int
-	total, p50, max float64
+	n          int
+	total, p50 float64
+}
+
+// metrics are the two timings the tables show.
+var metrics = []struct{ name, title string }{
+	{"wall", "wall time"},
+	{"cpu", "processor time of the thread that ran each step (Node: of the process)"},
 }
 
 func report(w io.Writer, sc script, results map[string][]replay, names []string, info reportInfo) {
@@ -429,44 +429,55 @@ func report(w io.Writer, sc script, results map[string][]replay, names []string,
 			groups = append(groups, tr.Group)
 		}
 	}
-	for _, g := range groups {
-		var phases []string
-		for _, tr := range sc.Trees {
-			if tr.Group != g {
-				continue
-			}
-			for _, st := range tr.Steps {
-				if !st.Restart && !slices.Contains(phases, st.Phase) {
-					phases = append(phases, st.Phase)
-				}
+	for _, m := range metrics {
+		for _, g := range groups {
+			table(w, sc, results, names, g, m.name, m.title)
+		}
+	}
+}
+
+// table prints one group's phases in one metric.
+func table(w io.Writer, sc script, results map[string][]replay, names []string, g, metric, title string) {
+	var phases []string
+	for _, tr := range sc.Trees {
+		if tr.Group != g {
+			continue
+		}
+		for _, st := range tr.Steps {
+			if !st.Restart && !slices.Contains(phases, st.Phase) {
+				phases = append(phases, st.Phase)
 			}
 		}
-		phases = append([]string{"start instance"}, phases...)
-		fmt.Fprintf(w, "### %s\n\n", g)
-		fmt.Fprintf(w, "| phase | n |")
+	}
+	phases = append([]string{"start instance"}, phases...)
+	fmt.Fprintf(w, "### %s: %s\n\n", g, title)
+	fmt.Fprintf(w, "| phase | n |")
+	for _, n := range names {
+		fmt.Fprintf(w, " %s p50 | %s total |", n, n)
+	}
+	for _, n := range names[1:] {
+		fmt.Fprintf(w, " %s / native |", n)
+	}
+	fmt.Fprintf(w, "\n|---|---:|%s%s\n", strings.Repeat("---:|---:|", len(names)), strings.Repeat("---:|", len(names)-1))
+	for _, ph := range phases {
+		stats := map[string]phaseStats{}
 		for _, n := range names {
-			fmt.Fprintf(w, " %s p50 | %s total |", n, n)
+			stats[n] = phase(sc, results[n], g, ph, metric)
+		}
+		fmt.Fprintf(w, "| %s | %d |", ph, stats["native"].n)
+		for _, n := range names {
+			fmt.Fprintf(w, " %s | %s |", msText(stats[n].p50), msText(stats[n].total))
 		}
 		for _, n := range names[1:] {
-			fmt.Fprintf(w, " %s / native |", n)
-		}
-		fmt.Fprintf(w, "\n|---|---:|%s%s\n", strings.Repeat("---:|---:|", len(names)), strings.Repeat("---:|", len(names)-1))
-		for _, ph := range phases {
-			stats := map[string]phaseStats{}
-			for _, n := range names {
-				stats[n] = phase(sc, results[n], g, ph, info.metric)
+			if ph == "start instance" { // native has no instance to start
+				fmt.Fprint(w, " — |")
+				continue
 			}
-			fmt.Fprintf(w, "| %s | %d |", ph, stats["native"].n)
-			for _, n := range names {
-				fmt.Fprintf(w, " %s | %s |", msText(stats[n].p50), msText(stats[n].total))
-			}
-			for _, n := range names[1:] {
-				fmt.Fprintf(w, " %s |", ratioText(stats[n].total, stats["native"].total))
-			}
-			fmt.Fprintln(w)
+			fmt.Fprintf(w, " %s |", ratioText(stats[n].total, stats["native"].total))
 		}
 		fmt.Fprintln(w)
 	}
+	fmt.Fprintln(w)
 }
 
 func nativeCPU(results map[string][]replay) float64 {
@@ -503,7 +514,7 @@ func phase(sc script, rps []replay, group, name, metric string) phaseStats {
 		}
 		totals = append(totals, total)
 	}
-	return phaseStats{n: len(steps) / max(len(rps), 1), total: median(totals), p50: median(steps), max: slices.Max(append(steps, 0))}
+	return phaseStats{n: len(steps) / max(len(rps), 1), total: median(totals), p50: median(steps)}
 }
 
 func median(xs []float64) float64 {
