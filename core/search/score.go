@@ -1,10 +1,12 @@
 package search
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"sync"
 
+	"github.com/blugelabs/bluge/index"
 	bsearch "github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
 	segment "github.com/blugelabs/bluge_segment_api"
@@ -186,33 +188,52 @@ func (q *expansionQuery) candidates(r bsearch.Reader) ([]string, error) {
 	return c, nil
 }
 
-// lookup walks the field's dictionary for the candidates; lev is the
-// automaton of a fuzzy expansion.
-func (q *expansionQuery) lookup(r bsearch.Reader, lev *lev1) (out []string, err error) {
-	var it segment.DictionaryIterator
-	if q.fuzzy {
-		it, err = r.DictionaryIterator(q.field, lev, nil, nil)
-	} else {
-		it, err = r.DictionaryIterator(q.field, nil, []byte(q.text), prefixEnd(q.text))
+// lookup walks the field's dictionary in every segment of the snapshot for
+// the candidates; lev is the automaton of a fuzzy expansion. The segments
+// are walked one after the other: bluge's own DictionaryIterator starts a
+// goroutine per segment and merges their outputs in order, which in wasm
+// (one thread, a goroutine switch costing stack unwinding and regrowth)
+// made a query's expansions cost more with every segment than the walks
+// themselves. Terms found only in deleted documents are among the
+// candidates either way; Searcher drops them.
+func (q *expansionQuery) lookup(r bsearch.Reader, lev *lev1) ([]string, error) {
+	snap, ok := r.(*index.Snapshot)
+	if !ok {
+		return nil, fmt.Errorf("search: expand %q: reader %T is not an index snapshot", q.text, r)
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if cerr := it.Close(); cerr != nil && err == nil {
-			err = cerr
+	seen := map[string]bool{}
+	var out []string
+	for _, ss := range snap.Segments() {
+		seg, ok := ss.(interface{ Segment() segment.Segment })
+		if !ok {
+			return nil, fmt.Errorf("search: expand %q: segment %T has no dictionary", q.text, ss)
 		}
-	}()
-	for {
-		e, err := it.Next()
+		dict, err := seg.Segment().Dictionary(q.field)
 		if err != nil {
 			return nil, err
 		}
-		if e == nil {
-			break
+		var it segment.DictionaryIterator
+		if q.fuzzy {
+			it = dict.Iterator(lev, nil, nil)
+		} else {
+			it = dict.Iterator(nil, []byte(q.text), prefixEnd(q.text))
 		}
-		if t := e.Term(); t != q.text {
-			out = append(out, t)
+		for {
+			e, err := it.Next()
+			if err != nil {
+				_ = it.Close()
+				return nil, err
+			}
+			if e == nil {
+				break
+			}
+			if t := e.Term(); t != q.text && !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+		if err := it.Close(); err != nil {
+			return nil, err
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
