@@ -30,6 +30,9 @@ func newMemDirectory() *memDirectory {
 	}}
 }
 
+// self is the directory function of a bluge configuration using d.
+func (d *memDirectory) self() index.Directory { return d }
+
 // Setup implements index.Directory.
 func (d *memDirectory) Setup(bool) error { return nil }
 

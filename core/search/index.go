@@ -9,6 +9,8 @@ import (
 
 	"github.com/arbormem/arbor/core/lifecycle"
 	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/index"
+	bsearch "github.com/blugelabs/bluge/search"
 )
 
 // Doc is one indexed document: an entry or a context.md.
@@ -166,9 +168,10 @@ type Index struct {
 	opts   Options
 	boosts [numFields]float64
 
+	cfg    config
 	mu     sync.RWMutex
-	writer *bluge.Writer
-	reader *bluge.Reader // snapshot after the last write
+	writer *index.Writer
+	reader *index.Snapshot // after the last write
 	closed bool
 
 	// Live-document bookkeeping for BM25 (see score.go): the per-field
@@ -187,13 +190,13 @@ type Index struct {
 
 // New returns an empty in-memory index.
 func New(opts Options) (*Index, error) {
-	return open(opts, bluge.InMemoryOnlyConfig())
+	return open(opts, func() index.Directory { return index.NewInMemoryDirectory() })
 }
 
-// open builds an Index over a bluge configuration; Open (store.go) passes
-// one whose directory holds a stored index and then restores lens, stats
-// and hashes from its manifest.
-func open(opts Options, cfg bluge.Config) (*Index, error) {
+// open builds an Index over the bluge directory dir makes; Open (store.go)
+// passes one that holds a stored index and then restores lens, stats and
+// hashes from its manifest.
+func open(opts Options, dir func() index.Directory) (*Index, error) {
 	o := opts.withDefaults()
 	x := &Index{
 		opts: o,
@@ -205,12 +208,12 @@ func open(opts Options, cfg bluge.Config) (*Index, error) {
 		lens:   map[string][numFields]int32{},
 		hashes: map[string]string{},
 	}
-	// PerFieldSimilarity is a map shared with the config's norm function, so
-	// it must be filled in place, not replaced.
+	sims := make(map[string]bsearch.Similarity, numFields)
 	for f, name := range fieldNames {
-		cfg.PerFieldSimilarity[name] = &bm25{stats: &x.stats[f], k1: o.K1, b: o.B}
+		sims[name] = &bm25{stats: &x.stats[f], k1: o.K1, b: o.B}
 	}
-	w, err := bluge.OpenWriter(cfg)
+	x.cfg = newConfig(dir, sims)
+	w, err := index.OpenWriter(x.cfg.index)
 	if err != nil {
 		return nil, fmt.Errorf("search: open index writer: %w", err)
 	}

@@ -31,6 +31,9 @@ type qterm struct {
 	prefix      bool // expand as a prefix (last word, long enough)
 	fuzzy       bool // expand within one edit
 	significant bool // counts for Unmatched
+	// exp holds the expansions of a plain word, shared by the copies of
+	// the term and by every pass of one Search.
+	exp *expansions
 }
 
 // qpart is a stretch of a query, inside quotes or not.
@@ -162,6 +165,7 @@ func unitTerm(text string, u unit, ts []term) (qterm, int) {
 // plain word (not marked, not a compound: those are exact).
 func (x *Index) expand(q *qterm, n int, last bool) {
 	w := q.terms[0]
+	q.exp = &expansions{}
 	q.fuzzy = n >= x.opts.FuzzyMinLen && x.opts.FuzzyBoost > 0 && len(w) >= 4 &&
 		len(w) <= maxFuzzyBytes && !strings.ContainsAny(w, "0123456789")
 	q.prefix = last && n >= x.opts.PrefixMinLen && x.opts.PrefixBoost > 0
@@ -259,10 +263,10 @@ func (x *Index) termClause(q *qterm, strict, fuzzy bool) bluge.Query {
 		var exp []bluge.Query
 		for f, name := range fieldNames {
 			if q.prefix {
-				exp = append(exp, &expansionQuery{text: q.terms[0], field: name, boost: x.boosts[f] * x.opts.PrefixBoost, maxExp: x.opts.MaxExpansions})
+				exp = append(exp, &expansionQuery{text: q.terms[0], field: name, boost: x.boosts[f] * x.opts.PrefixBoost, maxExp: x.opts.MaxExpansions, seen: q.exp})
 			}
 			if q.fuzzy && fuzzy {
-				exp = append(exp, &expansionQuery{text: q.terms[0], field: name, fuzzy: true, boost: x.boosts[f] * x.opts.FuzzyBoost, maxExp: x.opts.MaxExpansions})
+				exp = append(exp, &expansionQuery{text: q.terms[0], field: name, fuzzy: true, boost: x.boosts[f] * x.opts.FuzzyBoost, maxExp: x.opts.MaxExpansions, seen: q.exp})
 			}
 		}
 		return x.fieldTerms(q.terms[0], exp)

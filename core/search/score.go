@@ -1,9 +1,12 @@
 package search
 
 import (
+	"fmt"
 	"math"
 	"sort"
+	"sync"
 
+	"github.com/blugelabs/bluge/index"
 	bsearch "github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
 	segment "github.com/blugelabs/bluge_segment_api"
@@ -102,6 +105,23 @@ type expansionQuery struct {
 	fuzzy  bool
 	boost  float64
 	maxExp int
+	seen   *expansions // the query term's, shared by its expansions
+}
+
+// expansions remembers the candidates of one query term's expansions while
+// one Search reads one snapshot: its passes (all terms, any term, context
+// files) and its probes for unmatched terms expand the same term in the
+// same fields, and walking the dictionaries, one automaton run per segment
+// and field, is most of what an expansion costs.
+type expansions struct {
+	mu    sync.Mutex
+	lev   *lev1
+	cands map[expansionKey][]string
+}
+
+type expansionKey struct {
+	field string
+	fuzzy bool
 }
 
 // Searcher implements bluge.Query.
@@ -146,31 +166,74 @@ func (q *expansionQuery) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions
 }
 
 // candidates lists the dictionary terms the query expands to.
-func (q *expansionQuery) candidates(r bsearch.Reader) (out []string, err error) {
-	var it segment.DictionaryIterator
-	if q.fuzzy {
-		it, err = r.DictionaryIterator(q.field, newLev1(q.text), nil, nil)
-	} else {
-		it, err = r.DictionaryIterator(q.field, nil, []byte(q.text), prefixEnd(q.text))
+func (q *expansionQuery) candidates(r bsearch.Reader) ([]string, error) {
+	e := q.seen
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := expansionKey{q.field, q.fuzzy}
+	if c, ok := e.cands[key]; ok {
+		return c, nil
 	}
+	if q.fuzzy && e.lev == nil {
+		e.lev = newLev1(q.text)
+	}
+	c, err := q.lookup(r, e.lev)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if cerr := it.Close(); cerr != nil && err == nil {
-			err = cerr
+	if e.cands == nil {
+		e.cands = map[expansionKey][]string{}
+	}
+	e.cands[key] = c
+	return c, nil
+}
+
+// lookup walks the field's dictionary in every segment of the snapshot for
+// the candidates; lev is the automaton of a fuzzy expansion. The segments
+// are walked one after the other: bluge's own DictionaryIterator starts a
+// goroutine per segment and merges their outputs in order, which in wasm
+// (one thread, a goroutine switch costing stack unwinding and regrowth)
+// made a query's expansions cost more with every segment than the walks
+// themselves. Terms found only in deleted documents are among the
+// candidates either way; Searcher drops them.
+func (q *expansionQuery) lookup(r bsearch.Reader, lev *lev1) ([]string, error) {
+	snap, ok := r.(*index.Snapshot)
+	if !ok {
+		return nil, fmt.Errorf("search: expand %q: reader %T is not an index snapshot", q.text, r)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, ss := range snap.Segments() {
+		seg, ok := ss.(interface{ Segment() segment.Segment })
+		if !ok {
+			return nil, fmt.Errorf("search: expand %q: segment %T has no dictionary", q.text, ss)
 		}
-	}()
-	for {
-		e, err := it.Next()
+		dict, err := seg.Segment().Dictionary(q.field)
 		if err != nil {
 			return nil, err
 		}
-		if e == nil {
-			break
+		var it segment.DictionaryIterator
+		if q.fuzzy {
+			it = dict.Iterator(lev, nil, nil)
+		} else {
+			it = dict.Iterator(nil, []byte(q.text), prefixEnd(q.text))
 		}
-		if t := e.Term(); t != q.text {
-			out = append(out, t)
+		for {
+			e, err := it.Next()
+			if err != nil {
+				_ = it.Close()
+				return nil, err
+			}
+			if e == nil {
+				break
+			}
+			if t := e.Term(); t != q.text && !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+		if err := it.Close(); err != nil {
+			return nil, err
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -158,7 +157,7 @@ type stored struct {
 func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
 	req := bluge.NewTopNSearch(limit, q).SortBy([]string{"-_score", "_id"}).IncludeLocations()
 	req.AddAggregation("count", aggregations.CountMatches())
-	it, err := x.reader.Search(context.Background(), req)
+	it, err := x.search(req)
 	if err != nil {
 		return nil, 0, err
 	}

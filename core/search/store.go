@@ -15,7 +15,6 @@ import (
 	"sync"
 
 	"github.com/arbormem/arbor/core/host"
-	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/index"
 	segment "github.com/blugelabs/bluge_segment_api"
 )
@@ -121,7 +120,7 @@ func Open(opts Options, st Store) (*Index, error) {
 		s.warn(fmt.Sprintf("search index %s: %v; rebuilding it from the tree", st.Dir, err))
 	}
 	s.dir = newMemDirectory()
-	x, err2 := open(opts, memConfig(s.dir))
+	x, err2 := open(opts, s.dir.self)
 	if err2 != nil {
 		return nil, err2
 	}
@@ -130,10 +129,6 @@ func Open(opts Options, st Store) (*Index, error) {
 	// even when the tree turns out to be empty.
 	x.dirty = err != nil
 	return x, nil
-}
-
-func memConfig(d *memDirectory) bluge.Config {
-	return bluge.DefaultConfigWithDirectory(func() index.Directory { return d })
 }
 
 // load reads and checks the manifest and its segments; (nil, nil, nil) when
@@ -204,7 +199,7 @@ func openLoaded(opts Options, d *memDirectory, m *manifest) (x *Index, err error
 			x, err = nil, fmt.Errorf("decode stored segments: %v", r)
 		}
 	}()
-	x, err = open(opts, memConfig(d))
+	x, err = open(opts, d.self)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,83 @@
+package search
+
+import (
+	"context"
+
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/index"
+	"github.com/blugelabs/bluge/index/mergeplan"
+	bsearch "github.com/blugelabs/bluge/search"
+)
+
+// The bluge configuration of an Index.
+//
+// bluge.Config wraps the configuration of bluge's index package without
+// letting it be changed, and its merge policy is made for large server
+// indexes: every segment below 2,000 documents counts as 2,000 documents,
+// so an index of fewer than 2,000 documents is kept as one segment and each
+// write, which adds a segment, makes the merger rewrite the whole index. A
+// bulk import of n entries one curate at a time rewrites the index n times.
+// Natively the merger does that on another core; in WebAssembly there is
+// one thread, and the merge runs inside whichever later call first waits on
+// anything (usually the next query, which then takes ten times as long).
+// So the index is opened through bluge's index package directly, with the
+// configuration bluge would make except for the merge policy, and searched
+// as bluge.Reader.Search does.
+
+// mergePolicy is tiered merging with a small floor: segments below
+// floorDocs documents count as floorDocs, and about tierWidth segments of
+// one size are merged into one of the next tier, tierWidth times larger. A
+// document is rewritten about log₄(n/10) times instead of once per write,
+// while an index keeps a handful of segments (about 3 at 50 documents, 7 at
+// 500, 14 at 5,000), each of which a query visits. The constants were
+// chosen with bench/wasm (see its REPORT.md).
+var mergePolicy = func() mergeplan.Options {
+	const floorDocs, tierWidth = 10, 4
+	o := mergeplan.DefaultMergePlanOptions
+	o.FloorSegmentSize = floorDocs
+	o.MaxSegmentsPerTier = tierWidth
+	o.SegmentsPerMergeTask = tierWidth
+	o.TierGrowth = tierWidth
+	return o
+}()
+
+// config is an Index's bluge configuration.
+type config struct {
+	search bluge.Config // what queries read: the similarity of each field
+	index  index.Config // the writer's: directory, norms, merge policy
+}
+
+// newConfig configures an index over the directory dir makes, scoring each
+// searchable field with its similarity.
+func newConfig(dir func() index.Directory, sims map[string]bsearch.Similarity) config {
+	// Only the search side of this bluge.Config is used; its index side is
+	// rebuilt below as bluge builds it.
+	s := bluge.DefaultConfigWithDirectory(dir)
+	for name, sim := range sims {
+		s.PerFieldSimilarity[name] = sim
+	}
+	// bluge indexes every document under a virtual empty keyword field
+	// (its match-all queries read it) and computes the norms through the
+	// similarities.
+	all := bluge.NewKeywordField("", "")
+	_ = all.Analyze(0)
+	ic := index.DefaultConfigWithDirectory(dir).
+		WithVirtualField(all).
+		WithNormCalc(func(field string, length int) float32 {
+			if sim, ok := s.PerFieldSimilarity[field]; ok {
+				return sim.ComputeNorm(length)
+			}
+			return s.DefaultSimilarity.ComputeNorm(length)
+		})
+	ic.MergePlanOptions = mergePolicy
+	return config{search: s, index: ic}
+}
+
+// search runs a request on the index's current snapshot.
+func (x *Index) search(req bluge.SearchRequest) (bsearch.DocumentMatchIterator, error) {
+	s, err := req.Searcher(x.reader, x.cfg.search)
+	if err != nil {
+		return nil, err
+	}
+	return req.Collector().Collect(context.Background(), req.Aggregations(), s)
+}
