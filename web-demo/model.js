@@ -107,8 +107,13 @@ function save() {
     problem(`Saved for this tab only: this browser would not store the settings (${err.message}).`);
     settings.remember = false;
     $('model-remember').checked = false;
+    showState();
+    return;
   }
   showState();
+  // Out of the way of the answers; the note says what was saved.
+  $('model-settings').open = false;
+  $('search').focus();
 }
 
 function forget() {

@@ -2,7 +2,8 @@
 // through the page's settings panel and answered by the scripted server of
 // tests/llm (scripts/demo.json), which records every request, so the test
 // can tell that typing made none. Skips like browser.test.mjs when
-// Chromium or the wasm is missing.
+// Chromium or the wasm is missing. ARBOR_SCREENSHOT_LLM=path saves a
+// screenshot of the page showing a tier-3 answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -109,6 +110,13 @@ test('the web demo asks a configured model on Enter, never while typing', { skip
     assert.equal(await page.isHidden('#ask-cancel'), true);
     assert.equal(await page.isHidden('#ask-error'), true);
 
+    if (process.env.ARBOR_SCREENSHOT_LLM) {
+      await page.evaluate(() => {
+        document.getElementById('message').setAttribute('hidden', '');
+        window.scrollTo(0, 0);
+      });
+      await page.screenshot({ path: process.env.ARBOR_SCREENSHOT_LLM, fullPage: false });
+    }
     await page.click('#ask-sources a >> nth=1');
     await page.waitForFunction(() => document.getElementById('entry-heading').textContent === 'Card retries');
   });
