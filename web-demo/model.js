@@ -117,6 +117,7 @@ function save() {
 }
 
 function forget() {
+  asking?.controller.abort(new Error('the model settings were forgotten'));
   adapter = null;
   settings = null;
   try {
@@ -169,6 +170,9 @@ function showRetry(r) {
  */
 async function ask(mem, question) {
   asking?.controller.abort(new Error('a newer question'));
+  // Forget or Save during the question must not change the one it uses.
+  const llm = adapter;
+  const name = settings.model;
   const controller = new AbortController();
   const run = { controller, step: 0, tokensIn: 0, tokensOut: 0, failures: [] };
   asking = run;
@@ -179,16 +183,16 @@ async function ask(mem, question) {
   $('ask-sources-block').hidden = true;
   $('ask-error').hidden = true;
   $('ask-cancel').hidden = false;
-  progress(`Searching, then asking ${settings.model} if the no-LLM tiers cannot answer…`);
+  progress(`Searching, then asking ${name} if the no-LLM tiers cannot answer…`);
   const tokens = () => `${run.tokensIn + run.tokensOut} tokens (${run.tokensIn} in, ${run.tokensOut} out)`;
   // Counts the calls as they start, so the line says which step is waiting.
   const counting = {
-    provider: adapter.provider,
-    model: adapter.model,
+    provider: llm.provider,
+    model: llm.model,
     complete: (request, options) => {
       run.step++;
-      if (asking === run) progress(`Model step ${run.step}: waiting for ${settings.model}… ${run.step > 1 ? tokens() : ''}`);
-      return adapter.complete(request, options);
+      if (asking === run) progress(`Model step ${run.step}: waiting for ${name}…${run.step > 1 ? ` ${tokens()} so far` : ''}`);
+      return llm.complete(request, options);
     },
   };
   let r;
