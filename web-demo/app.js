@@ -1,8 +1,10 @@
 // The Arbor notes demo: the engine runs in a Web Worker on an IndexedDB
-// tree; this file only draws the page and forwards what the user does.
+// tree; this file only draws the page and forwards what the user does
+// (model.js holds the model settings and asking a question).
 
 import { openMemoryInWorker } from './bindings/js/worker.js';
 import { filesFromDirectory, filesFromFileList, filesToDirectory, zipFiles } from './bindings/js/folder.js';
+import { setupModel } from './model.js';
 
 const DB_NAME = 'arbor-notes';
 const $ = (id) => document.getElementById(id);
@@ -201,6 +203,7 @@ function route() {
 
 function wire() {
   $('search').addEventListener('input', runSearch);
+  setupModel(() => mem);
   document.addEventListener('keydown', (ev) => {
     if (ev.key === '/' && !/^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement?.tagName ?? '')) {
       ev.preventDefault();

@@ -2,18 +2,26 @@
 // service worker installs; requests go to the network first (so a rebuilt
 // engine or page shows up at once) and fall back to the cache offline.
 
-const CACHE = 'arbor-notes-v1';
+const CACHE = 'arbor-notes-v2';
 const APP = [
   './',
   'index.html',
   'style.css',
   'app.js',
+  'model.js',
   'bindings/js/index.js',
   'bindings/js/abi.js',
   'bindings/js/error.js',
   'bindings/js/files.js',
   'bindings/js/folder.js',
+  'bindings/js/llm/anthropic.js',
+  'bindings/js/llm/client.js',
+  'bindings/js/llm/drive.js',
+  'bindings/js/llm/error.js',
+  'bindings/js/llm/index.js',
+  'bindings/js/llm/openai.js',
   'bindings/js/load.js',
+  'bindings/js/methods.js',
   'bindings/js/paths.js',
   'bindings/js/wasi.js',
   'bindings/js/worker.js',

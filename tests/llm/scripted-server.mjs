@@ -63,10 +63,12 @@ export async function startScriptedServer(steps = [], { requireKey } = {}) {
   const open = new Set();
 
   const server = createServer(async (req, res) => {
-    // Pages on another origin (the browser tests) may call it.
+    // Pages on another origin (the browser tests) may call it. The
+    // preflight's headers are echoed rather than allowed with `*`, which
+    // the Fetch standard says does not cover Authorization.
     res.setHeader('access-control-allow-origin', '*');
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, { 'access-control-allow-headers': '*', 'access-control-allow-methods': 'POST' }).end();
+      res.writeHead(204, { 'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*', 'access-control-allow-methods': 'POST' }).end();
       return;
     }
     const chunks = [];

@@ -48,6 +48,9 @@ test('requests are recorded; keys are checked; preflights are answered', async (
   const pre = await fetch(`${srv.url}/v1/chat/completions`, { method: 'OPTIONS' });
   assert.equal(pre.status, 204);
   assert.equal(pre.headers.get('access-control-allow-origin'), '*');
+  // A browser's preflight for a keyed call: Authorization must be named, `*` does not cover it.
+  const keyed = await fetch(`${srv.url}/v1/chat/completions`, { method: 'OPTIONS', headers: { 'access-control-request-headers': 'authorization,content-type' } });
+  assert.equal(keyed.headers.get('access-control-allow-headers'), 'authorization,content-type');
   assert.equal(srv.requests.length, 3);
 });
 

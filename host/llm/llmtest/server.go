@@ -196,10 +196,16 @@ func requestKey(r *http.Request) string {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	// Pages on another origin may call it, as they call the Node twin.
+	// Pages on another origin may call it, as they call the Node twin. The
+	// preflight's headers are echoed rather than allowed with "*", which the
+	// Fetch standard says does not cover Authorization.
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	if r.Method == http.MethodOptions {
-		w.Header().Set("Access-Control-Allow-Headers", "*")
+		allow := r.Header.Get("Access-Control-Request-Headers")
+		if allow == "" {
+			allow = "*"
+		}
+		w.Header().Set("Access-Control-Allow-Headers", allow)
 		w.Header().Set("Access-Control-Allow-Methods", "POST")
 		w.WriteHeader(http.StatusNoContent)
 		return

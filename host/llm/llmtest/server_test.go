@@ -123,6 +123,15 @@ func TestRecordsRequestsAndRefusesKeys(t *testing.T) {
 	if err != nil || resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || len(srv.Requests()) != 3 {
 		t.Fatalf("preflight: %v %v", resp, err)
 	}
+	resp.Body.Close()
+	// A browser's preflight for a keyed call: Authorization must be named, "*" does not cover it.
+	req, _ = http.NewRequest(http.MethodOptions, srv.URL+"/v1/chat/completions", nil)
+	req.Header.Set("Access-Control-Request-Headers", "authorization,content-type")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil || resp.Header.Get("Access-Control-Allow-Headers") != "authorization,content-type" {
+		t.Fatalf("keyed preflight: %v %v", resp, err)
+	}
+	resp.Body.Close()
 }
 
 func TestParseScriptRefusesMistakes(t *testing.T) {
