@@ -47,34 +47,37 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	if hit, answered, ok := e.cache.lookup(p.Query, norm, limit); ok {
 		return e.answer(hit, answered, start), nil
 	}
-	var r search.Result
-	if len(spans) == 0 {
-		r, err = e.index.Search(p.Query, limit)
-	} else {
-		r, err = e.index.Search(withoutSpans(p.Query, spans), max(limit, timePool))
-	}
+	r, err := e.index.Search(withoutSpans(p.Query, spans), max(limit, rerankPool))
 	if err != nil {
 		return QueryResult{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
-	dated := e.dated(&r, spans, limit)
+	var certs []string
+	if c := e.dated(&r, spans); c != "" {
+		certs = append(certs, c)
+	}
+	if c := e.siblings(r.Hits); c != "" {
+		certs = append(certs, c)
+	}
+	rerank(&r, limit)
 	res := decide(p.Query, r)
-	if dated != "" {
-		res.Reason += "; " + dated
+	for _, c := range certs {
+		res.Reason += "; " + c
 	}
 	answered := directPath(res)
 	e.cache.put(p.Query, norm, limit, answered, res)
 	return e.answer(res, answered, start), nil
 }
 
-// A question about a time ("a week ago", "in March") is searched over a
-// deeper pool, and the entries dated within the time it names have their
-// score multiplied by timeBoost before the pool is cut to the limit. A
+// Every question is searched over a pool of the rerankPool best matches,
+// which the evidence rules (time, siblings) rescore before it is cut to the
+// limit. For a question about a time ("a week ago", "in March") the entries
+// dated within the time it names have their score multiplied by timeBoost. A
 // range that frames the question ("in the past three months") is cut out
 // of the search: people say "a week ago" or "last year" in what they tell,
 // hardly "in the past three months" (measured in bench/retrieval/REPORT.md).
 const (
-	timePool  = 50
-	timeBoost = 2.0
+	rerankPool = 50
+	timeBoost  = 2.0
 )
 
 // withoutSpans is the question without the ranges that frame it.
@@ -90,9 +93,8 @@ func withoutSpans(q string, spans []atoms.Span) string {
 }
 
 // dated raises the scores of the entries dated (updatedAt, else createdAt)
-// within one of the spans, orders the hits again within search's groups and
-// cuts them to limit. It returns the reason code of what it did, or "".
-func (e *Engine) dated(r *search.Result, spans []atoms.Span, limit int) string {
+// within one of the spans. It returns the reason code of what it did, or "".
+func (e *Engine) dated(r *search.Result, spans []atoms.Span) string {
 	if len(spans) == 0 {
 		return ""
 	}
@@ -115,13 +117,6 @@ func (e *Engine) dated(r *search.Result, spans []atoms.Span, limit int) string {
 			}
 		}
 	}
-	sort.SliceStable(r.Hits, func(i, j int) bool {
-		if gi, gj := group(r.Hits[i]), group(r.Hits[j]); gi != gj {
-			return gi < gj
-		}
-		return r.Hits[i].Raw > r.Hits[j].Raw
-	})
-	r.Hits = r.Hits[:min(len(r.Hits), limit)]
 	var b strings.Builder
 	for i, s := range spans {
 		if i > 0 {
@@ -129,7 +124,7 @@ func (e *Engine) dated(r *search.Result, spans []atoms.Span, limit int) string {
 		}
 		b.WriteString(s.String())
 	}
-	return fmt.Sprintf("time %s: %d of the %d best matches dated within it, their scores ×%g", b.String(), n, timePool, timeBoost)
+	return fmt.Sprintf("time %s: %d of the %d best matches dated within it, their scores ×%g", b.String(), n, rerankPool, timeBoost)
 }
 
 // decide applies the tier-2 rule of DESIGN §5 to ranked results.
@@ -201,4 +196,16 @@ func directAnswer(h search.Hit) string {
 	b.WriteString(h.Path)
 	b.WriteString(")")
 	return b.String()
+}
+
+// rerank orders the hits again by their raw scores within search's groups
+// and cuts them to limit.
+func rerank(r *search.Result, limit int) {
+	sort.SliceStable(r.Hits, func(i, j int) bool {
+		if gi, gj := group(r.Hits[i]), group(r.Hits[j]); gi != gj {
+			return gi < gj
+		}
+		return r.Hits[i].Raw > r.Hits[j].Raw
+	})
+	r.Hits = r.Hits[:min(len(r.Hits), limit)]
 }

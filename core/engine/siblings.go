@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/arbormem/arbor/core/search"
+)
+
+// Sibling evidence (the episode scorer of ContextFit §5, on the tree's
+// structure): an entry whose raw concept carries a flow is a piece cut out
+// of a longer exchange (a turn of a chat with the turns before it), and the
+// pieces its folder holds are that episode. A question's evidence clusters
+// in an episode, so among the rerankPool best matches a piece's raw score is
+// multiplied by 1 + siblingWeight·E/Emax, where E is the sum of the
+// siblingTop best relative scores (raw over the best raw) of the pieces of
+// its folder and Emax the largest E. Entries that are whole episodes (no
+// flow, e.g. one chat session per entry) are left alone: a folder of them
+// (chats of a month) is no episode, and lifting it pushed other evidence
+// out (measured in bench/retrieval/mechanisms.md).
+const (
+	siblingWeight = 0.6
+	siblingTop    = 3
+)
+
+// siblings raises the scores of the pieces by their folder's evidence and
+// returns the reason code of what it did, or "" when no hit is a piece.
+func (e *Engine) siblings(hits []search.Hit) string {
+	episodes := map[string][]float64{} // folder → raw scores of its hits
+	for _, h := range hits {
+		if h.Kind == "context" {
+			continue
+		}
+		if en, ok := e.catalog.Get(h.Path); ok && en.RawConcept.Flow != "" {
+			episodes[path.Dir(h.Path)] = nil
+		}
+	}
+	if len(episodes) == 0 {
+		return ""
+	}
+	top := 0.0
+	for _, h := range hits {
+		d := path.Dir(h.Path)
+		if s, ok := episodes[d]; ok && h.Kind != "context" {
+			episodes[d] = append(s, h.Raw)
+			top = max(top, h.Raw)
+		}
+	}
+	if top == 0 {
+		return ""
+	}
+	evidence := make(map[string]float64, len(episodes))
+	best, bestDir := 0.0, ""
+	for d, s := range episodes {
+		slices.SortFunc(s, func(a, b float64) int { return cmp.Compare(b, a) })
+		ev := 0.0
+		for _, r := range s[:min(siblingTop, len(s))] {
+			ev += r / top
+		}
+		evidence[d] = ev
+		if ev > best || (ev == best && d < bestDir) {
+			best, bestDir = ev, d
+		}
+	}
+	n := 0
+	for i := range hits {
+		ev, ok := evidence[path.Dir(hits[i].Path)]
+		if !ok || hits[i].Kind == "context" {
+			continue
+		}
+		hits[i].Raw *= 1 + siblingWeight*ev/best
+		n++
+	}
+	return fmt.Sprintf("siblings: %d of the %d best matches are pieces of %d episodes (folders), their scores ×(1 + %g × the episode's evidence relative to the strongest, %s with %.2f)",
+		n, len(hits), len(episodes), siblingWeight, bestDir, best)
+}
