@@ -55,6 +55,12 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	if c := e.dated(&r, spans); c != "" {
 		certs = append(certs, c)
 	}
+	if c := e.brevity(r.Hits); c != "" {
+		certs = append(certs, c)
+	}
+	if c := e.authors(&r); c != "" {
+		certs = append(certs, c)
+	}
 	if c := e.siblings(r.Hits); c != "" {
 		certs = append(certs, c)
 	}

@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/arbormem/arbor/core/search"
+)
+
+// Named authors (a structural reranker in the sense of ContextFit §7): a
+// question that names a person ("What did Caroline research?") is about
+// what that person said or did, so when it names some but not all of the
+// authors (rawConcept.author) of the rerankPool best matches, the entries
+// those people wrote have their raw score multiplied by authorBoost. A name
+// in the title or body already matches, but in a conversation every entry
+// carries both names (title, path, the turns replied to), so BM25 gives the
+// name next to no weight.
+const authorBoost = 1.5
+
+// authors raises the scores of the entries written by a person the question
+// names and returns the reason code of what it did, or "".
+func (e *Engine) authors(r *search.Result) string {
+	named := map[string]bool{} // author → the question names them
+	for _, h := range r.Hits {
+		if h.Kind == "context" {
+			continue
+		}
+		en, ok := e.catalog.Get(h.Path)
+		if !ok || en.RawConcept.Author == "" {
+			continue
+		}
+		a := en.RawConcept.Author
+		if _, seen := named[a]; seen {
+			continue
+		}
+		terms := e.index.Terms(a)
+		named[a] = len(terms) > 0 && !slices.ContainsFunc(terms, func(t string) bool { return !slices.Contains(r.Terms, t) })
+	}
+	var who []string
+	for a, ok := range named {
+		if ok {
+			who = append(who, a)
+		}
+	}
+	if len(who) == 0 || len(who) == len(named) {
+		return ""
+	}
+	slices.Sort(who)
+	n := 0
+	for i := range r.Hits {
+		if r.Hits[i].Kind == "context" {
+			continue
+		}
+		if en, ok := e.catalog.Get(r.Hits[i].Path); ok && named[en.RawConcept.Author] {
+			r.Hits[i].Raw *= authorBoost
+			n++
+		}
+	}
+	return fmt.Sprintf("authors: the question names %s; %d of the %d best matches are theirs, their scores ×%g",
+		strings.Join(who, ", "), n, len(r.Hits), authorBoost)
+}
