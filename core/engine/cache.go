@@ -15,7 +15,8 @@ const cacheSize = 1024
 
 // Tier 1 (DESIGN §5): a cached answer serves a new query whose
 // stop-word-filtered words overlap the cached query's by this Jaccard
-// index, when both have at least fuzzyMinTokens such words.
+// index, when both have at least fuzzyMinTokens such words and both name
+// the same things (see queryNames).
 const (
 	fuzzyMinJaccard = 0.6
 	fuzzyMinTokens  = 2
@@ -31,6 +32,7 @@ type cached struct {
 	query    string   // the query as asked, named by tier-1 reasons
 	limit    int      // answers for another limit hold another number of results
 	tokens   []string // sorted, distinct, stop words removed
+	names    []string // queryNames of query
 	answered string   // the entry a direct answer presents; "" otherwise
 	res      QueryResult
 }
@@ -61,35 +63,45 @@ func (c *queryCache) put(query, norm string, limit int, answered string, res Que
 		}
 		c.order = append(c.order, key)
 	}
-	c.answers[key] = &cached{query: query, limit: limit, tokens: queryTokens(norm), answered: answered, res: res}
+	c.answers[key] = &cached{query: query, limit: limit, tokens: queryTokens(norm), names: queryNames(query), answered: answered, res: res}
 }
 
 // lookup answers query from tier 0, else tier 1. The result names the tier
-// and why; answered is the entry a direct answer presents.
-func (c *queryCache) lookup(query, norm string, limit int) (res QueryResult, answered string, ok bool) {
+// and why; answered is the entry a direct answer presents. covers reports
+// whether the entry a cached answer presents holds every one of words, the
+// query's words its cached query lacks (nil: it does).
+func (c *queryCache) lookup(query, norm string, limit int, covers func(entry string, words []string) bool) (res QueryResult, answered string, ok bool) {
 	if hit, ok := c.answers[cacheKey(limit, norm)]; ok {
 		res = hit.res
 		res.Query, res.Tier, res.TierName = query, TierExactCache, "exact-cache"
 		res.Reason = "exact cache hit: same normalized query, tree unchanged since (was: " + hit.res.Reason + ")"
 		return res, hit.answered, true
 	}
-	hit, j := c.fuzzy(queryTokens(norm), limit)
+	hit, j := c.fuzzy(queryTokens(norm), queryNames(query), limit, covers)
 	if hit == nil {
 		return QueryResult{}, "", false
 	}
 	res = hit.res
 	res.Query, res.Tier, res.TierName = query, TierFuzzyCache, "fuzzy-cache"
-	res.Reason = fmt.Sprintf("fuzzy cache hit: the words of %q overlap this query's with Jaccard %.2f ≥ %.1f, tree unchanged since (was: %s)",
+	res.Reason = fmt.Sprintf("fuzzy cache hit: the words of %q overlap this query's with Jaccard %.2f ≥ %.1f, with the same names, and the answer holds the words this query adds; tree unchanged since (was: %s)",
 		hit.query, j, fuzzyMinJaccard, hit.res.Reason)
 	return res, hit.answered, true
 }
 
 // fuzzy returns the cached direct answer whose query's words are closest
-// to tokens, if that closeness reaches fuzzyMinJaccard; ties go to the
-// newest. Only direct answers are reused: a near-identical question whose
-// answer was a list or "out of domain" may differ in the very word that
-// matches, so it is searched again.
-func (c *queryCache) fuzzy(tokens []string, limit int) (*cached, float64) {
+// to tokens, if that closeness reaches fuzzyMinJaccard and the query names
+// the same things; ties go to the newest. Only direct answers are reused: a
+// near-identical question whose answer was a list or "out of domain" may
+// differ in the very word that matches, so it is searched again. A question
+// that names someone or something else ("What did Melanie paint for the
+// art show?" after "What did Caroline paint for the art show?"), or another
+// number or date, is another question however many words it shares: in the
+// LoCoMo benchmark 106 of its 446 speaker-swapped (adversarial) questions
+// were answered with the other speaker's entry before this check. Nor does
+// a question that swaps a thing ("the museum in Woodhaven" for "the library
+// in Woodhaven"): the words the cached query lacks must all be in the
+// answer's entry (covers), which brought the 106 down to 23, then to 0.
+func (c *queryCache) fuzzy(tokens, names []string, limit int, covers func(string, []string) bool) (*cached, float64) {
 	if len(tokens) < fuzzyMinTokens {
 		return nil, 0
 	}
@@ -97,14 +109,29 @@ func (c *queryCache) fuzzy(tokens []string, limit int) (*cached, float64) {
 	bestJ := 0.0
 	for i := len(c.order) - 1; i >= 0; i-- {
 		cand := c.answers[c.order[i]]
-		if cand.answered == "" || cand.limit != limit || len(cand.tokens) < fuzzyMinTokens {
+		if cand.answered == "" || cand.limit != limit || len(cand.tokens) < fuzzyMinTokens || !slices.Equal(names, cand.names) {
 			continue
 		}
-		if j := jaccard(tokens, cand.tokens); j >= fuzzyMinJaccard && j > bestJ {
+		j := jaccard(tokens, cand.tokens)
+		if j < fuzzyMinJaccard || j <= bestJ {
+			continue
+		}
+		if extra := without(tokens, cand.tokens); covers == nil || len(extra) == 0 || covers(cand.answered, extra) {
 			best, bestJ = cand, j
 		}
 	}
 	return best, bestJ
+}
+
+// without is a \ b of two sorted sets.
+func without(a, b []string) []string {
+	var out []string
+	for _, w := range a {
+		if _, found := slices.BinarySearch(b, w); !found {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // jaccard is |a ∩ b| / |a ∪ b| of two sorted sets.
@@ -136,6 +163,37 @@ func queryTokens(norm string) []string {
 	for _, w := range strings.Fields(norm) {
 		if !cacheStopWords[w] {
 			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// queryNames are the words of a query that name something, lower-cased,
+// sorted and distinct: capitalized words other than a sentence's first word
+// and "I" (people, places, products), and words holding a digit (numbers,
+// dates, versions). A possessive's "'s" is dropped.
+func queryNames(q string) []string {
+	var out []string
+	first := true // the next word opens a sentence
+	for _, w := range strings.FieldsFunc(q, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' && !strings.ContainsRune(".?!", r)
+	}) {
+		end := strings.ContainsAny(w[len(w)-1:], ".?!")
+		w = strings.TrimRight(w, ".?!'’")
+		for _, s := range []string{"'s", "’s"} {
+			w = strings.TrimSuffix(w, s)
+		}
+		if w != "" {
+			r := []rune(w)[0]
+			capital := unicode.IsUpper(r) && !first && w != "I" && !strings.HasPrefix(w, "I'") && !strings.HasPrefix(w, "I’")
+			if capital || strings.ContainsFunc(w, unicode.IsDigit) {
+				out = append(out, strings.ToLower(w))
+			}
+			first = false
+		}
+		if end {
+			first = true
 		}
 	}
 	slices.Sort(out)

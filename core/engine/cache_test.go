@@ -15,11 +15,11 @@ func TestQueryCacheIsBounded(t *testing.T) {
 	if len(c.answers) != cacheSize || len(c.order) != cacheSize {
 		t.Fatalf("cache holds %d answers (%d keys), want %d", len(c.answers), len(c.order), cacheSize)
 	}
-	if _, _, ok := c.lookup("0", "0", 5); ok {
+	if _, _, ok := c.lookup("0", "0", 5, nil); ok {
 		t.Fatal("the oldest answer should have been dropped")
 	}
 	newest := fmt.Sprint(cacheSize + 9)
-	if r, _, ok := c.lookup(newest, newest, 5); !ok || r.Tier != TierExactCache {
+	if r, _, ok := c.lookup(newest, newest, 5, nil); !ok || r.Tier != TierExactCache {
 		t.Fatal("the newest answer is missing")
 	}
 	c.put("5000", "5000", 5, "", QueryResult{}) // replacing keeps the size
@@ -62,7 +62,7 @@ func TestFuzzyCacheBoundary(t *testing.T) {
 	direct := QueryResult{TierName: "direct", Reason: "direct answer: top score 0.95 ≥ 0.93"}
 	put := func(q, answered string, r QueryResult) { c.put(q, normalizeQuery(q), 5, answered, r) }
 	look := func(q string, limit int) (QueryResult, bool) {
-		r, _, ok := c.lookup(q, normalizeQuery(q), limit)
+		r, _, ok := c.lookup(q, normalizeQuery(q), limit, nil)
 		return r, ok
 	}
 	// {card, expiry, reminders, sent, customers}: 5 words.
@@ -131,6 +131,44 @@ func TestNormalizeQuery(t *testing.T) {
 	for _, p := range apart {
 		if a, b := normalizeQuery(p[0]), normalizeQuery(p[1]); a == b {
 			t.Errorf("%q and %q share the slot %q", p[0], p[1], a)
+		}
+	}
+}
+
+// A near-copy of a cached question that names someone or something else,
+// or another number, is searched again; one naming the same is served.
+func TestFuzzyCacheKeepsNames(t *testing.T) {
+	c := newQueryCache()
+	direct := QueryResult{TierName: "direct", Reason: "direct answer"}
+	q := "What did Caroline paint for the art show in May?"
+	c.put(q, normalizeQuery(q), 5, "chat/caroline.md", direct)
+	for _, miss := range []string{
+		"What did Melanie paint for the art show in May?",
+		"What did Caroline paint for the art show in June?",
+		"What did Caroline paint for the art show in 2023?",
+	} {
+		if r, _, ok := c.lookup(miss, normalizeQuery(miss), 5, nil); ok {
+			t.Errorf("%q served from the cache: %s", miss, r.Reason)
+		}
+	}
+	hit := "For the art show in May, what did Caroline paint?"
+	if r, _, ok := c.lookup(hit, normalizeQuery(hit), 5, nil); !ok || r.Tier != TierFuzzyCache {
+		t.Errorf("%q: want a fuzzy hit naming the same person and month", hit)
+	}
+}
+
+func TestQueryNames(t *testing.T) {
+	cases := map[string]string{
+		"What did Caroline paint for the art show in May?": "caroline may",
+		"Caroline's job? And Melanie's.":                   "melanie",
+		"I think I'm going to Lisbon. Where should I eat?": "lisbon",
+		"Is v1.8 out? Since 2023 or March 3rd?":            "2023 3rd march v1.8",
+		"how do i take my coffee":                          "",
+		"Which tokenizer did we pick for Korean":           "korean",
+	}
+	for q, want := range cases {
+		if got := strings.Join(queryNames(q), " "); got != want {
+			t.Errorf("queryNames(%q) = %q, want %q", q, got, want)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 		// The answer depends on the day the question is asked.
 		norm += " @" + s.From.Format(time.DateOnly) + ".." + s.To.Format(time.DateOnly)
 	}
-	if hit, answered, ok := e.cache.lookup(p.Query, norm, limit); ok {
+	if hit, answered, ok := e.cache.lookup(p.Query, norm, limit, e.covers); ok {
 		return e.answer(hit, answered, start), nil
 	}
 	r, err := e.index.Search(withoutSpans(p.Query, spans), max(limit, rerankPool))
@@ -72,6 +72,29 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	answered := directPath(res)
 	e.cache.put(p.Query, norm, limit, answered, res)
 	return e.answer(res, answered, start), nil
+}
+
+// covers reports whether the entry at path holds every one of words (as
+// the index analyzes them, in any field): a fuzzy cache hit must not bring
+// a word its answer lacks.
+func (e *Engine) covers(path string, words []string) bool {
+	en, ok := e.catalog.Get(path)
+	if !ok {
+		return false
+	}
+	d := entryDoc(en)
+	have := map[string]bool{}
+	for _, t := range e.index.Terms(strings.Join(append([]string{d.Path, d.Title, d.Summary, d.Content, d.Aside}, append(d.Tags, d.Keywords...)...), "\n")) {
+		have[t] = true
+	}
+	for _, w := range words {
+		for _, t := range e.index.Terms(w) {
+			if !have[t] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Every question is searched over a pool of the rerankPool best matches,

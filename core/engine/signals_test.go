@@ -425,6 +425,11 @@ func TestFuzzyCacheInEngine(t *testing.T) {
 	if s := e.signal(retryPath); s.Accesses != 3 {
 		t.Fatalf("accesses = %d, want 3 (a fuzzy hit is a direct answer too)", s.Accesses)
 	}
+	// Jaccard 4/6 with the first query, but "payouts" is a word its answer
+	// lacks: another question, searched again.
+	if r, err := e.Query(SearchParams{Query: "how many times are failed payouts retried"}); err != nil || !r.OutOfDomain {
+		t.Fatalf("a word the answer lacks: %+v, %v; want it searched and found out of domain", r, err)
+	}
 	// Any write to the tree drops the cache.
 	curateOps(t, e, map[string]any{"type": "ADD", "path": "ops/pager", "title": "Pager", "reason": "test", "content": map[string]any{"narrative": "weekly"}})
 	if r := directQuery(t, e, "usually, failed invoices are retried"); r.Tier != TierDirect {
