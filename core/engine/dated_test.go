@@ -81,3 +81,39 @@ func paths(r QueryResult) []string {
 	}
 	return out
 }
+
+// The words asking for a duration ("how many days ago") are not searched:
+// an entry saying "days" and "ago" often does not outrank the one naming
+// the person asked about, and their absence never makes a question out of
+// domain.
+func TestQueryDurationWords(t *testing.T) {
+	e, _, err := Open(Options{FS: host.NewMemFS()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for path, text := range map[string]string{
+		"chats/april/networking.md": "Two days ago I met a designer; a few days ago I met a writer; days ago, days ago, I meet people all the time.",
+		"chats/april/lunch.md":      "Lunch with Emma, a freelance writer, today; Emma may join the project.",
+	} {
+		res := e.Curate(CurateParams{Operations: []curate.Operation{{Type: curate.OpAdd, Path: path, Title: "Chat",
+			Content: curate.Content{Narrative: &curate.Narrative{Text: text}}, Reason: "chat import"}}})
+		if res.Summary.Added != 1 {
+			t.Fatalf("curate %s: %+v", path, res)
+		}
+	}
+	plain, err := e.index.Search("days ago meet Emma", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Hits[0].Path != "chats/april/networking.md" {
+		t.Fatalf("plain search: first %s; the test needs the duration words to decide it", plain.Hits[0].Path)
+	}
+	res, err := e.Query(SearchParams{Query: "How many days ago did I meet Emma?", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OutOfDomain || res.Results[0].Path != "chats/april/lunch.md" {
+		t.Fatalf("first %v (out of domain %t), want the entry naming Emma", paths(res), res.OutOfDomain)
+	}
+}

@@ -47,7 +47,7 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	if hit, answered, ok := e.cache.lookup(p.Query, norm, limit, e.covers); ok {
 		return e.answer(hit, answered, start), nil
 	}
-	r, err := e.index.Search(withoutSpans(p.Query, spans), max(limit, rerankPool))
+	r, err := e.index.Search(withoutFraming(p.Query, spans), max(limit, rerankPool))
 	if err != nil {
 		return QueryResult{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
@@ -109,14 +109,26 @@ const (
 	timeBoost  = 2.0
 )
 
-// withoutSpans is the question without the ranges that frame it.
-func withoutSpans(q string, spans []atoms.Span) string {
-	sorted := slices.SortedFunc(slices.Values(spans), func(a, b atoms.Span) int { return b.Start - a.Start })
-	for _, s := range sorted {
-		if !s.Range {
-			continue
+// withoutFraming is the question without the words that frame it rather
+// than say what it is about: the ranges of time it asks within ("in the
+// past three months") and the words asking for a duration ("how many days
+// ago", "how long"), which would otherwise match every entry that says
+// "days" or "ago" (measured in bench/retrieval/mechanisms.md).
+func withoutFraming(q string, spans []atoms.Span) string {
+	cuts := atoms.Durations(q)
+	for _, s := range spans {
+		if s.Range {
+			cuts = append(cuts, atoms.Phrase{Text: s.Phrase, Start: s.Start, End: s.End})
 		}
-		q = q[:s.Start] + " " + q[s.End:]
+	}
+	slices.SortFunc(cuts, func(a, b atoms.Phrase) int { return b.Start - a.Start })
+	end := len(q)
+	for _, c := range cuts {
+		if c.End > end {
+			continue // overlaps a later cut
+		}
+		q = q[:c.Start] + " " + q[c.End:]
+		end = c.Start
 	}
 	return q
 }
