@@ -188,11 +188,10 @@ type stored struct {
 	// The occurrences of the matched index terms in the summary and the
 	// content, in text order, as the index recorded them.
 	sumTerms, textTerms, asideTerms []term
-	// Those in the title, path, tags and keywords tell only which query
-	// terms a document holds literally (see literals). Matched analyses
-	// these short fields again: it counts every word within one edit of a
-	// term, not only the expansions the index searched (MaxExpansions).
-	shortTerms                     [len(shortFields)][]term
+	// Where the index terms of the query occur, by field, as the search
+	// collected them: they tell which query terms the document holds
+	// literally (see literals).
+	locs                           map[string]bsearch.TermLocationMap
 	path, kind, title, summary     string
 	content, tags, keywords, aside string
 }
@@ -216,10 +215,8 @@ func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
 			break
 		}
 		d := stored{raw: m.Score, sumTerms: occurrences(m.Locations[fieldNames[fSummary]]),
-			textTerms: occurrences(m.Locations[fieldNames[fContent]]), asideTerms: occurrences(m.Locations[fieldNames[fAside]])}
-		for i, f := range shortFields {
-			d.shortTerms[i] = occurrences(m.Locations[fieldNames[f]])
-		}
+			textTerms: occurrences(m.Locations[fieldNames[fContent]]), asideTerms: occurrences(m.Locations[fieldNames[fAside]]),
+			locs: m.Locations}
 		err = m.VisitStoredFields(func(field string, value []byte) bool {
 			switch field {
 			case "_id":
@@ -278,15 +275,13 @@ func (x *Index) exists(q *qterm) (bool, error) {
 	return len(docs) > 0, err
 }
 
-// shortFields are the fields of a document short enough that Materialize
-// analyses their text again for Matched.
-var shortFields = [...]int{fTitle, fPath, fTags, fKeywords}
-
-// literals reports which significant query terms the documents match
-// literally (exactly or as a prefix expansion) by the occurrences the index
-// recorded in them. Unmatched holds the significant terms that match no
+// literals reports which significant query terms the documents hold
+// literally (exactly or as a prefix expansion), by the index terms the
+// search found in them. Unmatched holds the significant terms that match no
 // document at all: those found here match one, and the others are probed
-// (Index.exists).
+// (Index.exists). Materialize does not use these terms for Matched: it
+// analyses the short fields again, where every word within one edit of a
+// query term matches, not only the expansions the index searched.
 func literals(docs []stored, qs []qterm) []bool {
 	literal := make([]bool, len(qs))
 	left := 0
@@ -295,29 +290,45 @@ func literals(docs []stored, qs []qterm) []bool {
 			left++
 		}
 	}
-	see := func(ts []term) {
-		for j := range ts {
+	for k := 0; k < len(docs) && left > 0; k++ {
+		for _, name := range fieldNames {
+			locs := docs[k].locs[name]
+			if len(locs) == 0 {
+				continue
+			}
 			for i := range qs {
 				if !qs[i].significant || literal[i] {
 					continue
 				}
-				if _, lit, _ := qs[i].matchAt(ts, j); lit {
+				if qs[i].literalIn(locs) {
 					literal[i] = true
 					left--
 				}
 			}
 		}
 	}
-	for k := 0; k < len(docs) && left > 0; k++ {
-		d := &docs[k]
-		see(d.sumTerms)
-		see(d.textTerms)
-		see(d.asideTerms)
-		for _, ts := range d.shortTerms {
-			see(ts)
+	return literal
+}
+
+// literalIn reports whether q matches literally one of the terms of a
+// field found in a document.
+func (q *qterm) literalIn(locs bsearch.TermLocationMap) bool {
+	if q.phrase != nil {
+		// A phrase needs its terms at consecutive positions.
+		ts := occurrences(locs)
+		for j := range ts {
+			if _, lit, _ := q.matchAt(ts, j); lit {
+				return true
+			}
+		}
+		return false
+	}
+	for t, ls := range locs {
+		if _, lit := q.match(t); lit && len(ls) > 0 {
+			return true
 		}
 	}
-	return literal
+	return false
 }
 
 // materialize returns the query terms the document matches and its

@@ -1055,6 +1055,10 @@ func TestRankThenMaterialize(t *testing.T) {
 		{`"legal entity" numbers`, nil},
 		{"cata", nil},
 		{"zanzibar", []string{"zanzibar"}},
+		{"numbers dunning", nil}, // "dunning" is only a tag
+		// "entr" is a prefix of the kind of every entry, which is no word
+		// of theirs.
+		{"invoice entr", []string{"entr"}},
 	}
 	const pool = 50
 	for _, tc := range tests {
