@@ -47,10 +47,12 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	if hit, answered, ok := e.cache.lookup(p.Query, norm, limit, e.covers); ok {
 		return e.answer(hit, answered, start), nil
 	}
-	r, err := e.index.Search(withoutFraming(p.Query, spans), max(limit, rerankPool))
+	// The excerpts are built for the hits kept after rerank only.
+	ranked, err := e.index.Rank(withoutFraming(p.Query, spans), max(limit, rerankPool))
 	if err != nil {
 		return QueryResult{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
+	r := ranked.Result
 	var certs []string
 	if c := e.dated(&r, spans); c != "" {
 		certs = append(certs, c)
@@ -65,6 +67,7 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 		certs = append(certs, c)
 	}
 	rerank(&r, limit)
+	ranked.Materialize(r.Hits)
 	res := decide(p.Query, r)
 	for _, c := range certs {
 		res.Reason += "; " + c

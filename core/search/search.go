@@ -33,45 +33,85 @@ import (
 // remaining slots after the AND hits (Mode "and+or", or "or" when the AND
 // pass found nothing). Within each pass hits are sorted by score, then by
 // path; the same documents and query always give the same result.
+//
+// Search is Rank followed by Materialize of every hit.
 func (x *Index) Search(query string, limit int) (Result, error) {
+	r, err := x.Rank(query, limit)
+	if err != nil {
+		return Result{}, err
+	}
+	r.Materialize(r.Hits)
+	return r.Result, nil
+}
+
+// Ranked is a Search answer whose hits are ranked but not materialized:
+// their Matched and Excerpt are empty until Materialize fills them. A
+// caller that rescores a pool of hits and keeps a few (the engine's query
+// ranking keeps 5 or 10 of 50) builds the excerpts of those alone.
+type Ranked struct {
+	Result
+	qs         []qterm
+	docs       map[string]*stored // by path
+	excerptLen int
+}
+
+// Rank is Search without the matched terms and excerpts of the hits: the
+// same hits in the same order, with the same scores, Total, Mode, Terms and
+// Unmatched. The Ranked holds what Materialize needs and no reference to
+// the index, so it may be materialized after the index has changed.
+func (x *Index) Rank(query string, limit int) (Ranked, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if x.closed {
-		return Result{}, ErrClosed
+		return Ranked{}, ErrClosed
 	}
 	qs := x.parse(query)
-	res := Result{Mode: ModeAnd, Terms: make([]string, len(qs))}
+	r := Ranked{Result: Result{Mode: ModeAnd, Terms: make([]string, len(qs))}, qs: qs, excerptLen: x.opts.ExcerptLen}
 	for i, q := range qs {
-		res.Terms[i] = q.key
+		r.Terms[i] = q.key
 	}
 	if len(qs) == 0 {
-		return res, nil
+		return r, nil
 	}
-	docs, err := x.collect(&res, qs, limit)
+	docs, err := x.collect(&r.Result, qs, limit)
 	if err != nil {
-		return Result{}, fmt.Errorf("search: %q: %w", query, err)
+		return Ranked{}, fmt.Errorf("search: %q: %w", query, err)
 	}
-	literal := make([]bool, len(qs))
-	res.Hits = make([]Hit, len(docs))
-	for i, d := range docs {
-		res.Hits[i] = x.hit(d, qs, literal)
+	r.docs = make(map[string]*stored, len(docs))
+	r.Hits = make([]Hit, len(docs))
+	for i := range docs {
+		d := &docs[i]
+		r.docs[d.path] = d
+		r.Hits[i] = Hit{Path: d.path, Kind: d.kind, Title: d.title, Summary: d.summary, Raw: d.raw, Score: normalize01(d.raw), AllTerms: d.all}
 	}
+	literal := literals(docs, qs)
 	for i, q := range qs {
 		if !q.significant || literal[i] {
 			continue
 		}
 		found, err := x.exists(&q)
 		if err != nil {
-			return Result{}, fmt.Errorf("search: %q: probe %q: %w", query, q.key, err)
+			return Ranked{}, fmt.Errorf("search: %q: probe %q: %w", query, q.key, err)
 		}
 		if !found {
-			res.Unmatched = append(res.Unmatched, q.key)
+			r.Unmatched = append(r.Unmatched, q.key)
 		}
 	}
-	return res, nil
+	return r, nil
+}
+
+// Materialize sets the matched terms and the excerpt of hits, which are
+// hits of r (any of them, in any order, their scores changed or not), as
+// Search would have set them.
+func (r Ranked) Materialize(hits []Hit) {
+	for i := range hits {
+		if d, ok := r.docs[hits[i].Path]; ok {
+			hits[i].Matched, hits[i].Excerpt = d.materialize(r.qs, r.excerptLen)
+		}
+	}
 }
 
 // Terms returns the query terms text analyzes to, as Result.Terms reports
@@ -148,8 +188,12 @@ type stored struct {
 	// The occurrences of the matched index terms in the summary and the
 	// content, in text order, as the index recorded them.
 	sumTerms, textTerms, asideTerms []term
-	path, kind, title, summary      string
-	content, tags, keywords, aside  string
+	// Where the index terms of the query occur, by field, as the search
+	// collected them: they tell which query terms the document holds
+	// literally (see literals).
+	locs                           map[string]bsearch.TermLocationMap
+	path, kind, title, summary     string
+	content, tags, keywords, aside string
 }
 
 // run executes one pass and reads the stored fields of the top documents
@@ -171,7 +215,8 @@ func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
 			break
 		}
 		d := stored{raw: m.Score, sumTerms: occurrences(m.Locations[fieldNames[fSummary]]),
-			textTerms: occurrences(m.Locations[fieldNames[fContent]]), asideTerms: occurrences(m.Locations[fieldNames[fAside]])}
+			textTerms: occurrences(m.Locations[fieldNames[fContent]]), asideTerms: occurrences(m.Locations[fieldNames[fAside]]),
+			locs: m.Locations}
 		err = m.VisitStoredFields(func(field string, value []byte) bool {
 			switch field {
 			case "_id":
@@ -230,42 +275,94 @@ func (x *Index) exists(q *qterm) (bool, error) {
 	return len(docs) > 0, err
 }
 
-// hit builds the Hit of a document: normalized score, matched terms and
-// excerpt. literal[i] is set when query term i matches the document exactly
-// or as a prefix. The summary and content, the long fields, are not
-// analysed again: their matching terms come from the index (stored.sumTerms,
-// textTerms), which is where most of a query's time went.
-func (x *Index) hit(d stored, qs []qterm, literal []bool) Hit {
-	h := Hit{Path: d.path, Kind: d.kind, Title: d.title, Summary: d.summary, Raw: d.raw, Score: normalize01(d.raw), AllTerms: d.all}
-	summary, content := d.sumTerms, d.textTerms
-	matched := make([]bool, len(qs))
-	see := func(ts []term) {
-		for j := range ts {
+// literals reports which significant query terms the documents hold
+// literally (exactly or as a prefix expansion), by the index terms the
+// search found in them. Unmatched holds the significant terms that match no
+// document at all: those found here match one, and the others are probed
+// (Index.exists). Materialize does not use these terms for Matched: it
+// analyses the short fields again, where every word within one edit of a
+// query term matches, not only the expansions the index searched.
+func literals(docs []stored, qs []qterm) []bool {
+	literal := make([]bool, len(qs))
+	left := 0
+	for _, q := range qs {
+		if q.significant {
+			left++
+		}
+	}
+	for k := 0; k < len(docs) && left > 0; k++ {
+		for _, name := range fieldNames {
+			locs := docs[k].locs[name]
+			if len(locs) == 0 {
+				continue
+			}
 			for i := range qs {
-				if matched[i] && literal[i] {
+				if !qs[i].significant || literal[i] {
 					continue
 				}
-				if ok, lit, _ := qs[i].matchAt(ts, j); ok {
-					matched[i] = true
-					literal[i] = literal[i] || lit
+				if qs[i].literalIn(locs) {
+					literal[i] = true
+					left--
 				}
 			}
 		}
 	}
-	see(summary)
-	see(content)
+	return literal
+}
+
+// literalIn reports whether q matches literally one of the terms of a
+// field found in a document.
+func (q *qterm) literalIn(locs bsearch.TermLocationMap) bool {
+	if q.phrase != nil {
+		// A phrase needs its terms at consecutive positions.
+		ts := occurrences(locs)
+		for j := range ts {
+			if _, lit, _ := q.matchAt(ts, j); lit {
+				return true
+			}
+		}
+		return false
+	}
+	for t, ls := range locs {
+		if _, lit := q.match(t); lit && len(ls) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// materialize returns the query terms the document matches and its
+// excerpt. The summary and content, the long fields, are not analysed
+// again: their matching terms come from the index (stored.sumTerms,
+// textTerms), which is where most of a query's time went.
+func (d *stored) materialize(qs []qterm, excerptLen int) ([]string, string) {
+	found := make([]bool, len(qs))
+	see := func(ts []term) {
+		for j := range ts {
+			for i := range qs {
+				if found[i] {
+					continue
+				}
+				if ok, _, _ := qs[i].matchAt(ts, j); ok {
+					found[i] = true
+				}
+			}
+		}
+	}
+	see(d.sumTerms)
+	see(d.textTerms)
 	see(d.asideTerms)
 	for _, text := range []string{d.title, pathText(d.path), d.tags, d.keywords} {
 		ts, _ := analyze(text, true)
 		see(ts)
 	}
+	var matched []string
 	for i, q := range qs {
-		if matched[i] {
-			h.Matched = append(h.Matched, q.key)
+		if found[i] {
+			matched = append(matched, q.key)
 		}
 	}
-	h.Excerpt = excerpt([]source{{d.summary, summary}, {d.content, content}, {d.aside, d.asideTerms}}, qs, x.opts.ExcerptLen)
-	return h
+	return matched, excerpt([]source{{d.summary, d.sumTerms}, {d.content, d.textTerms}, {d.aside, d.asideTerms}}, qs, excerptLen)
 }
 
 // normalize01 maps a raw BM25 score s to s/(1+s), rounded to 4 decimals and

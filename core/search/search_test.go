@@ -1034,3 +1034,68 @@ func TestContextsLast(t *testing.T) {
 		t.Errorf("archive: %q, want the contexts", pathsOf(r))
 	}
 }
+
+// Rank gives Search's hits, scores, Total, Mode and Unmatched without
+// building excerpts, and Materialize gives any hits kept from it, reordered
+// and cut as a caller's reranking does, the matched terms and excerpt
+// Search gives them.
+func TestRankThenMaterialize(t *testing.T) {
+	x := newIndex(t, Options{}, corpus()...)
+	tests := []struct {
+		query     string
+		unmatched []string
+	}{
+		{"invoice retry", nil},    // and+or fill
+		{"numbering jitter", nil}, // or pass
+		{"invoice zanzibar", []string{"zanzibar"}},
+		{"invoise", []string{"invois"}},          // matched within one edit only
+		{"boats zanzibar", []string{"zanzibar"}}, // "boat" is only in a title
+		{"retries backoff", nil},                 // "backoff" is also a keyword
+		{"engineering product notes", nil},       // the context
+		{`"legal entity" numbers`, nil},
+		{"cata", nil},
+		{"zanzibar", []string{"zanzibar"}},
+		{"numbers dunning", nil}, // "dunning" is only a tag
+		// "entr" is a prefix of the kind of every entry, which is no word
+		// of theirs.
+		{"invoice entr", []string{"entr"}},
+	}
+	const pool = 50
+	for _, tc := range tests {
+		full := mustSearch(t, x, tc.query, pool)
+		if !reflect.DeepEqual(full.Unmatched, tc.unmatched) {
+			t.Errorf("%q: unmatched %q, want %q", tc.query, full.Unmatched, tc.unmatched)
+		}
+		r, err := x.Rank(tc.query, pool)
+		if err != nil {
+			t.Fatalf("Rank(%q): %v", tc.query, err)
+		}
+		bare := full
+		bare.Hits = slices.Clone(full.Hits)
+		for i := range bare.Hits {
+			bare.Hits[i].Matched, bare.Hits[i].Excerpt = nil, ""
+		}
+		if !reflect.DeepEqual(r.Result, bare) {
+			t.Errorf("%q: ranked\n got %+v\nwant %+v", tc.query, r.Result, bare)
+		}
+		for keep := 1; keep <= len(r.Hits); keep++ {
+			kept := slices.Clone(r.Hits)
+			slices.Reverse(kept)
+			kept = kept[:keep]
+			r.Materialize(kept)
+			for _, h := range kept {
+				if want := hitOf(t, full, h.Path); !reflect.DeepEqual(h, want) {
+					t.Errorf("%q, %d kept: got %+v\nwant %+v", tc.query, keep, h, want)
+				}
+			}
+		}
+		// The hits of a smaller limit are the first of the pool's, and
+		// Unmatched does not depend on how many hits are returned.
+		for limit := 1; limit <= len(full.Hits); limit++ {
+			small := mustSearch(t, x, tc.query, limit)
+			if !reflect.DeepEqual(small.Hits, full.Hits[:limit]) || !reflect.DeepEqual(small.Unmatched, full.Unmatched) {
+				t.Errorf("%q, limit %d: hits %+v unmatched %q, want %+v and %q", tc.query, limit, small.Hits, small.Unmatched, full.Hits[:limit], full.Unmatched)
+			}
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package search
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// chatCorpus is n documents shaped like the turns of chats (a title, a path
+// by session, one or two sentences), their words drawn from a vocabulary
+// of made-up words by a Zipf law, as in natural text, and that vocabulary,
+// the most frequent words first.
+func chatCorpus(n int) ([]Doc, []string) {
+	syllables := strings.Fields("ka lo mi ne ru sa ti vo be da fe gi ho ju pe qui ro su ta ze")
+	vocab := make([]string, 2000)
+	for i := range vocab {
+		w := ""
+		for k := i; ; k /= len(syllables) {
+			w += syllables[k%len(syllables)]
+			if k < len(syllables) {
+				break
+			}
+		}
+		vocab[i] = w + "n"
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(len(vocab)-1))
+	words := func(k int) string {
+		ws := make([]string, k)
+		for i := range ws {
+			ws[i] = vocab[zipf.Uint64()]
+		}
+		return strings.Join(ws, " ")
+	}
+	docs := make([]Doc, n)
+	for i := range docs {
+		docs[i] = Doc{
+			Path:    fmt.Sprintf("chat_%02d/session_%02d/turn_%03d.md", i/500, i/20%25, i%20),
+			Title:   words(3),
+			Content: words(12+rng.IntN(30)) + ". " + words(8+rng.IntN(12)) + ".",
+		}
+	}
+	return docs, vocab
+}
+
+// A query ranks a pool of 50 hits and keeps 10 (the engine's Query): only
+// those need their matched terms and excerpt.
+func BenchmarkPool(b *testing.B) {
+	docs, vocab := chatCorpus(3000)
+	x := newIndex(b, Options{}, docs...)
+	// Questions of two to four words, not the most frequent; every fifth
+	// has a word found nowhere.
+	rng := rand.New(rand.NewPCG(3, 4))
+	queries := make([]string, 20)
+	for i := range queries {
+		ws := make([]string, 2+rng.IntN(3))
+		for j := range ws {
+			ws[j] = vocab[50+rng.IntN(1500)]
+		}
+		if i%5 == 0 {
+			ws[0] = "zanzibar"
+		}
+		queries[i] = strings.Join(ws, " ")
+	}
+	b.Run("Search 50", func(b *testing.B) {
+		for b.Loop() {
+			for _, q := range queries {
+				if _, err := x.Search(q, 50); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("Rank 50, Materialize 10", func(b *testing.B) {
+		for b.Loop() {
+			for _, q := range queries {
+				r, err := x.Rank(q, 50)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.Materialize(r.Hits[:min(len(r.Hits), 10)])
+			}
+		}
+	})
+}
