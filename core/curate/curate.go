@@ -129,8 +129,21 @@ func (c *Curator) catalog() *tree.Catalog {
 	return c.Catalog
 }
 
+// auditRotateBytes bounds the audit log a curate rewrites: the FS has no
+// append, so every curate reads and writes the whole current log. Past
+// this size the log is renamed to a dated file of its own
+// (audit.<time>.jsonl, see RotatedAuditName) and a new one begun, so a
+// long-lived tree never pays more than this per call.
+const auditRotateBytes = 256 << 10
+
+// RotatedAuditName is the name, under .arbor, of the audit log rotated at t.
+func RotatedAuditName(t time.Time) string {
+	return "audit." + t.UTC().Format("20060102T150405Z") + ".jsonl"
+}
+
 // appendAudit appends lines to the audit log: the FS has no append, so it
-// reads the log, appends and writes it back atomically.
+// reads the log, appends and writes it back atomically, after rotating a
+// log grown past auditRotateBytes.
 func (c *Curator) appendAudit(recs []auditRecord) error {
 	if len(recs) == 0 || c.FS == nil {
 		return nil
@@ -138,6 +151,12 @@ func (c *Curator) appendAudit(recs []auditRecord) error {
 	old, err := c.FS.ReadFile(AuditPath)
 	if err != nil && !errors.Is(err, host.ErrNotFound) {
 		return fmt.Errorf("read %s: %w", AuditPath, err)
+	}
+	if len(old) >= auditRotateBytes {
+		if err := c.rotateAudit(); err != nil {
+			return err
+		}
+		old = nil
 	}
 	buf := append([]byte(nil), old...)
 	if len(buf) > 0 && buf[len(buf)-1] != '\n' {
@@ -152,6 +171,24 @@ func (c *Curator) appendAudit(recs []auditRecord) error {
 	}
 	if err := c.FS.WriteFile(AuditPath, buf); err != nil {
 		return fmt.Errorf("write %s: %w", AuditPath, err)
+	}
+	return nil
+}
+
+// rotateAudit renames the current log to a name no other rotated log has.
+func (c *Curator) rotateAudit() error {
+	dir := path.Dir(AuditPath)
+	name := RotatedAuditName(c.now())
+	for n := 2; ; n++ {
+		if _, err := c.FS.Stat(path.Join(dir, name)); errors.Is(err, host.ErrNotFound) {
+			break
+		} else if err != nil {
+			return fmt.Errorf("rotate %s: %w", AuditPath, err)
+		}
+		name = strings.TrimSuffix(RotatedAuditName(c.now()), ".jsonl") + fmt.Sprintf("_%d.jsonl", n)
+	}
+	if err := c.FS.Rename(AuditPath, path.Join(dir, name)); err != nil {
+		return fmt.Errorf("rotate %s: %w", AuditPath, err)
 	}
 	return nil
 }

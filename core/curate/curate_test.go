@@ -517,3 +517,32 @@ func TestSizeLimitOnUpdate(t *testing.T) {
 		t.Errorf("%+v", a)
 	}
 }
+
+// A log grown past auditRotateBytes is renamed to a dated file before the
+// next curate writes, and two rotations in one second keep both logs.
+func TestAuditRotation(t *testing.T) {
+	e := newEnv(t, fixture)
+	big := strings.Repeat(`{"op":"ADD","path":"x/y/z.md","status":"success"}`+"\n", auditRotateBytes/50+1)
+	if err := e.fs.WriteFile(AuditPath, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	e.c.Apply([]Operation{{Type: "DELETE", Path: "nope/x.md", Reason: "r1"}})
+	rotated := ".arbor/" + RotatedAuditName(tNow)
+	if data, err := e.fs.ReadFile(rotated); err != nil || string(data) != big {
+		t.Fatalf("rotated log %s: %d bytes, %v; want the old log unchanged", rotated, len(data), err)
+	}
+	if lines := auditLines(t, e.fs); len(lines) != 1 || lines[0].Reason != "r1" {
+		t.Fatalf("new log %+v, want the one new line", lines)
+	}
+	if err := e.fs.WriteFile(AuditPath, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	e.c.Apply([]Operation{{Type: "DELETE", Path: "nope/x.md", Reason: "r2"}})
+	second := strings.TrimSuffix(rotated, ".jsonl") + "_2.jsonl"
+	if data, err := e.fs.ReadFile(second); err != nil || string(data) != big {
+		t.Fatalf("second rotation %s: %d bytes, %v", second, len(data), err)
+	}
+	if data, _ := e.fs.ReadFile(rotated); string(data) != big {
+		t.Fatal("the first rotated log was overwritten")
+	}
+}

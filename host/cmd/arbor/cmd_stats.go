@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -55,7 +56,7 @@ type statsReport struct {
 type disk struct {
 	Index      size `json:"index"`      // .arbor/index: the persisted search index
 	State      size `json:"state"`      // .arbor/state.json: lifecycle signals
-	Audit      size `json:"audit"`      // .arbor/audit.jsonl: one line per operation
+	Audit      size `json:"audit"`      // .arbor/audit.jsonl and its rotated logs: one line per operation
 	AuditLines int  `json:"auditLines"` // operations recorded
 }
 
@@ -80,17 +81,19 @@ func measureDisk(root string) disk {
 	dir := filepath.Join(root, rootMarker)
 	var d disk
 	d.Index = folderSize(filepath.Join(dir, "index"))
-	for name, s := range map[string]*size{"state.json": &d.State, "audit.jsonl": &d.Audit} {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
-			s.Files, s.Bytes = 1, fi.Size()
-		}
+	if fi, err := os.Stat(filepath.Join(dir, "state.json")); err == nil && fi.Mode().IsRegular() {
+		d.State.Files, d.State.Bytes = 1, fi.Size()
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "audit.jsonl")); err == nil {
-		for _, c := range b {
-			if c == '\n' {
-				d.AuditLines++
-			}
+	// The current log and the ones rotated out of it (core/curate).
+	logs, _ := filepath.Glob(filepath.Join(dir, "audit.*jsonl"))
+	for _, name := range logs {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			continue
 		}
+		d.Audit.Files++
+		d.Audit.Bytes += int64(len(b))
+		d.AuditLines += bytes.Count(b, []byte{'\n'})
 	}
 	return d
 }
