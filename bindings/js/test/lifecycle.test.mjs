@@ -23,8 +23,9 @@ test('flush writes batched signals; a near-identical query is answered by the fu
   assert.deepEqual(first.results[0].lifecycle, { ...first.results[0].lifecycle, importance: 50, maturity: 'draft', recency: 1 });
   assert.ok(first.results[0].lifecycle.score > 0);
 
-  // {failed, invoices, often, retried, usually} against {failed, invoices, often, retried}: Jaccard 0.8.
-  const second = await mem.query('How often are failed invoices usually retried?');
+  // {escalated, failed, invoices, often, retried} against {failed, invoices, often, retried}: Jaccard 0.8,
+  // and the entry holds the word added ("usually" would not be served: the entry lacks it).
+  const second = await mem.query('How often are failed invoices retried and escalated?');
   assert.equal(second.tier, 1);
   assert.equal(second.tierName, 'fuzzy-cache');
   assert.match(second.reason, /"how often are failed invoices retried".*Jaccard 0\.80/);
