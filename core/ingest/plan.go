@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -119,7 +120,8 @@ type Planner struct {
 	Manifest *Manifest
 	Catalog  *tree.Catalog
 	Options  Options
-	// Reason is the reason of every operation; "" means "ingest <name>".
+	// Reason is the reason of every operation; "" means "ingest <name>"
+	// ("prune <name>" for the DELETEs of a removed source).
 	Reason string
 
 	owners map[string]string // entry path → source, from the manifest and this call
@@ -162,7 +164,10 @@ func (p *Planner) Plan(f File) (FilePlan, error) {
 			fp.Status = StatusUpdated
 		}
 	}
-	reason := p.reason(f.Name)
+	reason := p.Reason
+	if reason == "" {
+		reason = "ingest " + f.Name
+	}
 	fp.entries = map[string]string{}
 	taken := map[string]bool{}
 	for _, pc := range pieces {
@@ -222,14 +227,6 @@ func (p *Planner) index() {
 			p.owners[path] = name
 		}
 	}
-}
-
-// reason is the reason of the operations for source.
-func (p *Planner) reason(source string) string {
-	if p.Reason != "" {
-		return p.Reason
-	}
-	return "ingest " + source
 }
 
 // taken reports whether path cannot hold a piece of source: another source
@@ -318,7 +315,7 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 	candidates := map[string][]string{}
 	for name, r := range p.Manifest.Sources {
 		if selected(name) {
-			candidates[name] = append(candidates[name], sortedKeys(r.Entries)...)
+			candidates[name] = append(candidates[name], slices.Collect(maps.Keys(r.Entries))...)
 		}
 	}
 	for name, paths := range p.provenanceIndex() {
@@ -328,11 +325,17 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 	}
 	var plans []FilePlan
 	deleted := map[string]bool{}
-	for _, name := range sortedKeys(candidates) {
+	for _, name := range slices.Sorted(maps.Keys(candidates)) {
 		rec := p.Manifest.Sources[name]
 		fp := FilePlan{Name: name, Format: FormatOf(name), Status: StatusRemoved, old: map[string]string{}}
 		if rec != nil {
 			fp.Format = rec.Format
+		}
+		// The audit log says why the entry went; "ingest <name>" would read
+		// as if the source had been sent.
+		reason := p.Reason
+		if reason == "" {
+			reason = "prune " + name
 		}
 		paths := candidates[name]
 		sort.Strings(paths)
@@ -348,7 +351,7 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 			if rec != nil {
 				fp.old[path] = rec.Entries[path]
 			}
-			fp.Ops = append(fp.Ops, curate.Operation{Type: curate.OpDelete, Path: path, Reason: p.reason(name)})
+			fp.Ops = append(fp.Ops, curate.Operation{Type: curate.OpDelete, Path: path, Reason: reason})
 		}
 		if len(fp.Ops) > 0 || rec != nil {
 			plans = append(plans, fp)
@@ -411,13 +414,4 @@ func (p *Planner) recordRemoval(fp FilePlan, applied []curate.Applied) int {
 		p.Manifest.Sources[fp.Name] = rec
 	}
 	return len(rec.Entries)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
