@@ -422,16 +422,24 @@ export interface IngestOptions {
   contextTurns?: number;
   /** A larger file fails. @default 8388608 */
   maxSourceBytes?: number;
+  /**
+   * Source-name prefixes to mirror, e.g. `['notes/']` (`''` is every source): an ingested source whose
+   * name starts with one of them and that is neither among `files` nor in `keep` is removed — its
+   * entries deleted (never one the user wrote or edited, nor another source's), its record dropped.
+   */
+  prune?: string[];
+  /** Sources that still exist though this call does not send them (a folder sent in several calls: prune with the last one, keep the others). */
+  keep?: string[];
 }
 
 /** What ingesting one file did. */
 export interface IngestFileResult {
   name: string;
   format: 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'tsv' | 'email' | 'calendar' | 'go' | 'javascript' | 'python' | 'chat';
-  /** `added`: a source not seen before; `unchanged`: nothing was written; `failed`: see `message`. */
-  status: 'added' | 'updated' | 'unchanged' | 'failed';
+  /** `added`: a source not seen before; `unchanged`: nothing was written; `removed`: a source pruned (its entries `deleted`); `failed`: see `message`. */
+  status: 'added' | 'updated' | 'unchanged' | 'removed' | 'failed';
   message?: string;
-  /** Entries the file makes. */
+  /** Entries the file makes (0 for a removed source). */
   entries: number;
   added: number;
   updated: number;
@@ -444,8 +452,10 @@ export interface IngestFileResult {
 
 /** The answer of {@link ArborMemory.ingest}. A file that fails is reported here; it does not reject. */
 export interface IngestResult {
+  /** The call's files in order, then the sources `prune` removed. */
   files: IngestFileResult[];
-  summary: { files: number; failedFiles: number; added: number; updated: number; deleted: number; unchanged: number; failed: number };
+  /** `files` counts the items of `files`; `removed` (present when not 0) those removed by `prune`. */
+  summary: { files: number; failedFiles: number; removed?: number; added: number; updated: number; deleted: number; unchanged: number; failed: number };
   tookMs: number;
 }
 
@@ -462,7 +472,7 @@ export interface ArborMemory {
    * Splits files into entries (markdown by heading, text by paragraph, JSON/JSONL by record, CSV/TSV by
    * row, .eml, .ics, Go/JS/TS/Python by top-level symbol, chat transcripts by turn or session) and
    * writes them through curate. Re-ingesting an unchanged file writes nothing; a changed one updates
-   * only the entries whose pieces changed.
+   * only the entries whose pieces changed; with `prune`, the sources no longer sent are removed.
    */
   ingest(files: IngestFile[] | IngestFile, options?: IngestOptions): Promise<IngestResult>;
   /** Ranked full-text results. */

@@ -45,9 +45,9 @@ export class MemoryMethods {
     return drive(this, 'curateFrom', { files: sources, instruction, tokenBudget, maxIterations }, { llm, signal, onStep });
   }
 
-  ingest(files, { domain, contextTurns, maxSourceBytes } = {}) {
+  ingest(files, { domain, contextTurns, maxSourceBytes, prune, keep } = {}) {
     const list = Array.isArray(files) ? files : [files];
-    return this.call('ingest', { files: list.map(({ name, content }) => ({ name, content })), domain, contextTurns, maxSourceBytes });
+    return this.call('ingest', { files: list.map(({ name, content }) => ({ name, content })), domain, contextTurns, maxSourceBytes, prune, keep });
   }
 
   read(path) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/arbormem/arbor/core/curate"
@@ -12,9 +13,17 @@ import (
 )
 
 // IngestParams are the parameters of "ingest" (docs/ABI.md §4.11): the
-// files, and the options that shape their entries.
+// files, the sources to prune, and the options that shape their entries.
 type IngestParams struct {
 	Files []ingest.File `json:"files"`
+	// Prune lists source-name prefixes ("notes/"; "" is every source): a
+	// source under one of them that is neither in Files nor in Keep is
+	// removed, its entries deleted.
+	Prune []string `json:"prune,omitempty"`
+	// Keep names sources that still exist though this call does not send
+	// them (a host that sends a folder in several calls prunes with the
+	// last one and lists the others here).
+	Keep []string `json:"keep,omitempty"`
 	ingest.Options
 }
 
@@ -22,11 +31,12 @@ type IngestParams struct {
 type IngestFile struct {
 	Name   string `json:"name"`
 	Format string `json:"format"`
-	// Status is "added" (a new source), "updated", "unchanged" or "failed".
+	// Status is "added" (a new source), "updated", "unchanged", "removed"
+	// (a pruned source) or "failed".
 	Status string `json:"status"`
 	// Message says why a file failed (bad input, failed operations).
 	Message string `json:"message,omitempty"`
-	// Entries counts the entries the file makes.
+	// Entries counts the entries the file makes (0 for a removed source).
 	Entries   int `json:"entries"`
 	Added     int `json:"added"`
 	Updated   int `json:"updated"`
@@ -37,15 +47,20 @@ type IngestFile struct {
 	Applied []curate.Applied `json:"applied"`
 }
 
-// IngestSummary adds up the files of an ingest call.
+// IngestSummary adds up the files of an ingest call: Files counts the items
+// of IngestResult.Files (the call's files and the removed sources),
+// FailedFiles and Removed those of them that failed or were removed.
 type IngestSummary struct {
 	Files       int `json:"files"`
 	FailedFiles int `json:"failedFiles"`
-	Added       int `json:"added"`
-	Updated     int `json:"updated"`
-	Deleted     int `json:"deleted"`
-	Unchanged   int `json:"unchanged"`
-	Failed      int `json:"failed"`
+	// Removed is omitted when 0, so that results without a prune read as
+	// they always have.
+	Removed   int `json:"removed,omitempty"`
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Deleted   int `json:"deleted"`
+	Unchanged int `json:"unchanged"`
+	Failed    int `json:"failed"`
 }
 
 // IngestResult is the answer of "ingest".
@@ -70,9 +85,9 @@ func init() {
 
 // Ingest splits files into entries and applies them through Curate, as one
 // batch: every file is split and planned first (a file that cannot be split
-// fails alone, before anything is written), then all operations go through
-// one curate call, then the manifest is written. An unchanged file costs no
-// write at all.
+// fails alone, before anything is written), then the removal of the pruned
+// sources, then all operations go through one curate call, then the
+// manifest is written. An unchanged file costs no write at all.
 func (e *Engine) Ingest(p IngestParams) (IngestResult, error) {
 	start := time.Now()
 	if p.ContextTurns != nil && *p.ContextTurns < 0 {
@@ -80,6 +95,11 @@ func (e *Engine) Ingest(p IngestParams) (IngestResult, error) {
 	}
 	if p.MaxSourceBytes < 0 {
 		return IngestResult{}, errorf(CodeInvalidParams, "maxSourceBytes %d: want 0 (the default) or more", p.MaxSourceBytes)
+	}
+	for _, pre := range p.Prune {
+		if err := ingest.ValidPrefix(pre); err != nil {
+			return IngestResult{}, errorf(CodeInvalidParams, "prune: %v", err)
+		}
 	}
 	man, before, err := e.loadManifest()
 	if err != nil {
@@ -109,6 +129,17 @@ func (e *Engine) Ingest(p IngestParams) (IngestResult, error) {
 		r.Status, r.Entries, r.Unchanged = fp.Status, fp.Pieces, fp.Unchanged
 		ops = append(ops, fp.Ops...)
 	}
+	if len(p.Prune) > 0 {
+		keep := maps.Clone(seen)
+		for _, name := range p.Keep {
+			keep[name] = true
+		}
+		for _, fp := range pl.Prune(p.Prune, keep) {
+			res.Files = append(res.Files, IngestFile{Name: fp.Name, Format: string(fp.Format), Status: fp.Status, Applied: []curate.Applied{}})
+			plans = append(plans, fp)
+			ops = append(ops, fp.Ops...)
+		}
+	}
 	applied := e.Curate(CurateParams{Operations: ops}).Applied
 	at := 0
 	for i := range res.Files {
@@ -132,7 +163,16 @@ func (e *Engine) Ingest(p IngestParams) (IngestResult, error) {
 				r.Updated++
 			}
 		}
-		if pl.Record(fp, mine) > 0 {
+		switch {
+		case pl.Record(fp, mine) == 0:
+			if r.Status == ingest.StatusRemoved {
+				res.Summary.Removed++
+			}
+		case r.Status == ingest.StatusRemoved:
+			r.Status = ingest.StatusFailed
+			r.Message = fmt.Sprintf("%d of %d deletions failed; the source stays recorded and the next prune retries them", r.Failed, len(mine))
+			res.Summary.FailedFiles++
+		default:
 			r.Status = ingest.StatusFailed
 			r.Message = fmt.Sprintf("%d of %d operations failed; the entries written are recorded and the next ingest retries the rest", r.Failed, len(mine))
 			res.Summary.FailedFiles++
@@ -143,7 +183,7 @@ func (e *Engine) Ingest(p IngestParams) (IngestResult, error) {
 		res.Summary.Unchanged += r.Unchanged
 		res.Summary.Failed += r.Failed
 	}
-	res.Summary.Files = len(p.Files)
+	res.Summary.Files = len(res.Files)
 	if data := man.Encode(); string(data) != string(before) {
 		if err := e.fs.WriteFile(ingest.ManifestPath, data); err != nil {
 			// The entries are written; their provenance lets the next ingest

@@ -2,19 +2,22 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/ingest"
 )
 
 // watchFS records the writes and removals that reach the memory root, and
-// fails writes to the paths in fail.
+// fails writes and removals of the paths in fail.
 type watchFS struct {
 	host.FS
 	writes []string
@@ -30,6 +33,9 @@ func (w *watchFS) WriteFile(p string, data []byte) error {
 }
 
 func (w *watchFS) Remove(p string) error {
+	if w.fail[p] {
+		return host.ErrIO
+	}
 	w.writes = append(w.writes, "rm "+p)
 	return w.FS.Remove(p)
 }
@@ -328,5 +334,199 @@ func TestIngestOverABI(t *testing.T) {
 	raw, _ := json.Marshal(res)
 	if !strings.Contains(string(raw), `"summary":{"added":1,"deleted":0,"failed":0,"failedFiles":0,"files":1`) {
 		t.Errorf("summary: %s", raw)
+	}
+}
+
+// pruneFolder is a folder of three sources, and one source outside it.
+var pruneFolder = []ingest.File{
+	{Name: "notes/a.md", Content: "# Alpha\n\nThe alpha plan ships in May.\n"},
+	{Name: "notes/b.md", Content: "## One\n\nFirst thing.\n\n## Two\n\nSecond thing.\n\n## Three\n\nThird thing.\n"},
+	{Name: "notes/c.csv", Content: "name,role\nAna,lead\nBruno,ops\n"},
+	{Name: "other/d.md", Content: "# Delta\n\nOutside the folder.\n"},
+}
+
+// dropSource returns files minus the one named name.
+func dropSource(files []ingest.File, name string) []ingest.File {
+	var out []ingest.File
+	for _, f := range files {
+		if f.Name != name {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// entryPaths returns the entry paths of the catalog, sorted.
+func entryPaths(eng *Engine) string { return strings.Join(eng.catalog.Paths(), "\n") }
+
+func TestIngestPrune(t *testing.T) {
+	mem := host.NewMemFS()
+	clock := &clockVar{t1}
+	eng := openIngest(t, mem, clock)
+	mustIngest(t, eng, IngestParams{Files: pruneFolder})
+	// The user writes a note beside b's entries and takes one of them over
+	// (its reason is no longer "ingest notes/b.md"): both are theirs now.
+	res := eng.Curate(CurateParams{Operations: []curate.Operation{
+		{Type: curate.OpAdd, Path: "documents/notes_b/mine.md", Title: "Mine", Content: curate.Content{Narrative: &curate.Narrative{Text: "My own note."}}, Reason: "a note of mine"},
+		{Type: curate.OpUpdate, Path: "documents/notes_b/two.md", Title: "Two", Content: curate.Content{Narrative: &curate.Narrative{Text: "Second thing, rewritten by hand."}}, Reason: "kept by hand"},
+	}})
+	if res.Summary.Failed != 0 {
+		t.Fatalf("user writes: %+v", res.Applied)
+	}
+	before := entryPaths(eng)
+
+	// notes/b.md is gone from the folder.
+	clock.t = t2
+	res2 := mustIngest(t, eng, IngestParams{Files: dropSource(pruneFolder, "notes/b.md")[:2], Prune: []string{"notes/"}})
+	if res2.Summary != (IngestSummary{Files: 3, Removed: 1, Deleted: 2, Unchanged: 3}) {
+		t.Errorf("summary %+v", res2.Summary)
+	}
+	removed := res2.Files[2]
+	var ops []string
+	for _, a := range removed.Applied {
+		ops = append(ops, a.Type+" "+a.Path+" "+a.Status)
+	}
+	if removed.Name != "notes/b.md" || removed.Status != ingest.StatusRemoved || removed.Format != "markdown" || removed.Deleted != 2 || removed.Entries != 0 ||
+		strings.Join(ops, ", ") != "DELETE documents/notes_b/one.md success, DELETE documents/notes_b/three.md success" {
+		t.Errorf("removed item: %+v", removed)
+	}
+	want := strings.NewReplacer("documents/notes_b/one.md\n", "", "documents/notes_b/three.md\n", "").Replace(before)
+	if got := entryPaths(eng); got != want {
+		t.Errorf("entries after the prune:\n%s\nwant\n%s", got, want)
+	}
+	if e, ok := eng.catalog.Get("documents/notes_b/two.md"); !ok || !strings.Contains(e.Narrative.Text, "by hand") {
+		t.Errorf("the entry the user took over: %+v", e)
+	}
+	man := readManifest(t, mem)
+	if _, ok := man.Sources["notes/b.md"]; ok || len(man.Sources) != 3 {
+		t.Errorf("manifest sources after the prune: %v", man.Sources)
+	}
+
+	// Again: nothing to remove, nothing written.
+	w := &watchFS{FS: mem}
+	eng.Close()
+	eng = openIngest(t, w, clock)
+	w.writes = nil
+	res2 = mustIngest(t, eng, IngestParams{Files: dropSource(pruneFolder, "notes/b.md")[:2], Prune: []string{"notes/"}})
+	if res2.Summary != (IngestSummary{Files: 2, Unchanged: 3}) || len(w.writes) != 0 {
+		t.Errorf("second prune: %+v, wrote %v", res2.Summary, w.writes)
+	}
+
+	// Keep spares a source the call does not send; the "" prefix reaches
+	// every other one.
+	res2 = mustIngest(t, eng, IngestParams{Prune: []string{""}, Keep: []string{"notes/a.md"}})
+	var names []string
+	for _, f := range res2.Files {
+		names = append(names, f.Name+" "+f.Status)
+	}
+	if strings.Join(names, ", ") != "notes/c.csv removed, other/d.md removed" || res2.Summary != (IngestSummary{Files: 2, Removed: 2, Deleted: 3}) {
+		t.Errorf("prune everything but notes/a.md: %v %+v", names, res2.Summary)
+	}
+	if got := entryPaths(eng); got != "documents/notes_a/alpha.md\ndocuments/notes_b/mine.md\ndocuments/notes_b/two.md" {
+		t.Errorf("entries left:\n%s", got)
+	}
+}
+
+func TestIngestPruneWithoutManifest(t *testing.T) {
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	mustIngest(t, eng, IngestParams{Files: pruneFolder})
+	// Without a record, the entries are b's by their provenance; one the
+	// user took over keeps the source in its Raw Concept but is theirs.
+	res0 := eng.Curate(CurateParams{Operations: []curate.Operation{
+		{Type: curate.OpUpdate, Path: "documents/notes_b/two.md", Title: "Two", Content: curate.Content{Narrative: &curate.Narrative{Text: "Second thing, by hand."}}, Reason: "kept by hand"},
+	}})
+	if e, _ := eng.catalog.Get("documents/notes_b/two.md"); res0.Summary.Failed != 0 || !slices.Contains(e.RawConcept.Files, "notes/b.md") {
+		t.Fatalf("take-over: %+v", res0.Applied)
+	}
+	mem.Remove(ingest.ManifestPath)
+	res := mustIngest(t, eng, IngestParams{Files: dropSource(pruneFolder, "notes/b.md"), Prune: []string{"notes/"}})
+	if res.Summary != (IngestSummary{Files: 4, Removed: 1, Updated: 4, Deleted: 2}) {
+		t.Errorf("summary %+v", res.Summary)
+	}
+	if f := res.Files[3]; f.Name != "notes/b.md" || f.Status != ingest.StatusRemoved || f.Deleted != 2 {
+		t.Errorf("removed item: %+v", f)
+	}
+	want := "data/notes_c/ana.md\ndata/notes_c/bruno.md\ndocuments/notes_a/alpha.md\ndocuments/notes_b/two.md\ndocuments/other_d/delta.md"
+	if got := entryPaths(eng); got != want {
+		t.Errorf("entries:\n%s\nwant\n%s", got, want)
+	}
+	if man := readManifest(t, mem); len(man.Sources) != 3 || man.Sources["notes/b.md"] != nil {
+		t.Errorf("manifest sources: %v", man.Sources)
+	}
+}
+
+func TestIngestPruneRefusesBadPrefixes(t *testing.T) {
+	mem := host.NewMemFS()
+	w := &watchFS{FS: mem}
+	eng := openIngest(t, w, &clockVar{t1})
+	mustIngest(t, eng, IngestParams{Files: pruneFolder})
+	w.writes = nil
+	for _, bad := range []string{"/notes/", "../notes/", "notes/../other/", "C:/notes", "notes/\xff/", ".arbor/"} {
+		_, err := eng.Ingest(IngestParams{Files: pruneFolder[:1], Prune: []string{"notes/", bad}})
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeInvalidParams || !strings.Contains(e.Message, "prune: ") {
+			t.Errorf("prefix %q: error %v", bad, err)
+		}
+	}
+	if len(w.writes) != 0 || len(eng.catalog.Paths()) != 7 {
+		t.Errorf("refused calls wrote %v; %d entries", w.writes, len(eng.catalog.Paths()))
+	}
+}
+
+func TestIngestPruneFailedDeleteIsRetried(t *testing.T) {
+	mem := host.NewMemFS()
+	w := &watchFS{FS: mem}
+	eng := openIngest(t, w, &clockVar{t1})
+	mustIngest(t, eng, IngestParams{Files: pruneFolder})
+	w.fail = map[string]bool{"documents/notes_b/two.md": true}
+	rest := dropSource(pruneFolder, "notes/b.md")
+	res := mustIngest(t, eng, IngestParams{Files: rest, Prune: []string{"notes/"}})
+	f := res.Files[3]
+	if f.Status != ingest.StatusFailed || f.Deleted != 2 || f.Failed != 1 || !strings.Contains(f.Message, "1 of 3 deletions failed") ||
+		res.Summary != (IngestSummary{Files: 4, FailedFiles: 1, Deleted: 2, Unchanged: 4, Failed: 1}) {
+		t.Fatalf("failed delete: %+v\n%+v", f, res.Summary)
+	}
+	rec := readManifest(t, mem).Sources["notes/b.md"]
+	if rec == nil || rec.Hash != "" || len(rec.Entries) != 1 || rec.Entries["documents/notes_b/two.md"] == "" {
+		t.Errorf("record after the failed delete: %+v", rec)
+	}
+	w.fail = nil
+	res = mustIngest(t, eng, IngestParams{Files: rest, Prune: []string{"notes/"}})
+	if f := res.Files[3]; f.Status != ingest.StatusRemoved || len(f.Applied) != 1 || f.Applied[0].Path != "documents/notes_b/two.md" || res.Summary.Removed != 1 {
+		t.Errorf("retry: %+v", f)
+	}
+	if _, ok := readManifest(t, mem).Sources["notes/b.md"]; ok {
+		t.Error("the record survives a successful retry")
+	}
+	if strings.Contains(entryPaths(eng), "notes_b") {
+		t.Errorf("entries:\n%s", entryPaths(eng))
+	}
+}
+
+func TestIngestPruneOverABI(t *testing.T) {
+	s, _ := newSession(t, nil)
+	if _, e := call(t, s, "open", map[string]any{"fixedTime": "2026-01-01T00:00:00Z"}); e != nil {
+		t.Fatal(e)
+	}
+	files := []map[string]any{{"name": "notes/plan.md", "content": "# Plan\n\nShip in May.\n"}, {"name": "notes/old.md", "content": "# Old\n\nGone soon.\n"}}
+	if _, e := call(t, s, "ingest", map[string]any{"files": files}); e != nil {
+		t.Fatal(e)
+	}
+	res, e := call(t, s, "ingest", map[string]any{"files": files[:1], "prune": []string{"notes/"}})
+	if e != nil {
+		t.Fatal(e)
+	}
+	raw, _ := json.Marshal(res)
+	for _, want := range []string{
+		`{"added":0,"applied":[{"message":"deleted documents/notes_old/old.md","path":"documents/notes_old/old.md","status":"success","type":"DELETE"}],"deleted":1,"entries":0,"failed":0,"format":"markdown","name":"notes/old.md","status":"removed","unchanged":0,"updated":0}`,
+		`"summary":{"added":0,"deleted":1,"failed":0,"failedFiles":0,"files":2,"removed":1,"unchanged":1,"updated":0}`,
+	} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("result lacks %s:\n%s", want, raw)
+		}
+	}
+	if _, e := call(t, s, "ingest", map[string]any{"files": files[:1], "prune": []string{"../"}}); e == nil || e["code"] != CodeInvalidParams {
+		t.Errorf("prune ../: error %v", e)
 	}
 }

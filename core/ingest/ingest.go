@@ -12,8 +12,9 @@
 // lost, the provenance of the entries themselves) and returns the curate
 // operations that bring the tree in step: nothing for an unchanged file,
 // UPDATE for a piece whose text or provenance changed, ADD for a new one,
-// DELETE for a piece that disappeared. The engine applies them through the
-// ordinary curate path.
+// DELETE for a piece that disappeared. Planner.Prune plans the DELETEs of
+// the entries of sources that are gone, for an ingest that mirrors a
+// folder. The engine applies them through the ordinary curate path.
 //
 // The package is pure: no I/O, no clock, no randomness; it builds for
 // wasip1 like the rest of the core.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -90,6 +91,7 @@ const (
 	StatusAdded     = "added"     // a source seen for the first time
 	StatusUpdated   = "updated"   // a changed source
 	StatusUnchanged = "unchanged" // nothing to do
+	StatusRemoved   = "removed"   // a source pruned: its entries deleted, its record dropped
 	StatusFailed    = "failed"
 )
 
@@ -104,7 +106,8 @@ type FilePlan struct {
 	Ops    []curate.Operation
 	Hashes []string
 	// Pieces counts the entries the file makes; Unchanged those already
-	// written as they are.
+	// written as they are. A removal (StatusRemoved) has neither: its Ops
+	// are the DELETEs of the source's entries.
 	Pieces, Unchanged int
 
 	hash    string
@@ -117,7 +120,8 @@ type Planner struct {
 	Manifest *Manifest
 	Catalog  *tree.Catalog
 	Options  Options
-	// Reason is the reason of every operation; "" means "ingest <name>".
+	// Reason is the reason of every operation; "" means "ingest <name>"
+	// ("prune <name>" for the DELETEs of a removed source).
 	Reason string
 
 	owners map[string]string // entry path → source, from the manifest and this call
@@ -130,14 +134,7 @@ type Planner struct {
 // in step with it. A file that cannot be split is an error (wrapping
 // ErrBadInput) and plans nothing.
 func (p *Planner) Plan(f File) (FilePlan, error) {
-	if p.owners == nil {
-		p.owners = map[string]string{}
-		for name, r := range p.Manifest.Sources {
-			for path := range r.Entries {
-				p.owners[path] = name
-			}
-		}
-	}
+	p.index()
 	fp := FilePlan{Name: f.Name, Format: FormatOf(f.Name), Status: StatusUnchanged}
 	pieces, format, err := Split(f, p.Options)
 	fp.Format = format
@@ -219,6 +216,19 @@ func (p *Planner) Plan(f File) (FilePlan, error) {
 	return fp, nil
 }
 
+// index builds the owner of every entry path the manifest records, once.
+func (p *Planner) index() {
+	if p.owners != nil {
+		return
+	}
+	p.owners = map[string]string{}
+	for name, r := range p.Manifest.Sources {
+		for path := range r.Entries {
+			p.owners[path] = name
+		}
+	}
+}
+
 // taken reports whether path cannot hold a piece of source: another source
 // owns it, this file already placed a piece there, or something that is
 // not this source's entry is there (a note of the user's).
@@ -264,12 +274,101 @@ func (p *Planner) provenanceIndex() map[string][]string {
 	return p.bySource
 }
 
+// ValidPrefix reports whether prefix may select sources to prune: "" (every
+// source) or a relative name by the rules source names follow (no "..",
+// not absolute, valid UTF-8, no hidden segment), a trailing "/" allowed.
+func ValidPrefix(prefix string) error {
+	if prefix == "" {
+		return nil
+	}
+	_, err := tree.CleanPath(prefix)
+	return err
+}
+
+// Prune plans the removal of every source whose name starts with one of
+// prefixes and that keep does not hold: the DELETE of each of its entries,
+// one FilePlan with StatusRemoved per source, sorted by name. It must come
+// after the Plan of every file of the call, whose names keep must hold too:
+// an entry one of them now places is theirs.
+//
+// The sources are those the manifest records and those the provenance of
+// ingested entries names, so that a lost manifest (or one whose write
+// failed) still finds them. An entry is deleted only while it is still the
+// source's: it exists, was written by ingestion, its provenance names the
+// source, and no other source owns it. Anything else — an entry the user
+// wrote or took over, another source's, one that no longer parses — is
+// left alone. A source with nothing left to delete and no record plans
+// nothing.
+func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
+	p.index()
+	selected := func(name string) bool {
+		if keep[name] {
+			return false
+		}
+		for _, pre := range prefixes {
+			if strings.HasPrefix(name, pre) {
+				return true
+			}
+		}
+		return false
+	}
+	candidates := map[string][]string{}
+	for name, r := range p.Manifest.Sources {
+		if selected(name) {
+			candidates[name] = append(candidates[name], slices.Collect(maps.Keys(r.Entries))...)
+		}
+	}
+	for name, paths := range p.provenanceIndex() {
+		if selected(name) {
+			candidates[name] = append(candidates[name], paths...)
+		}
+	}
+	var plans []FilePlan
+	deleted := map[string]bool{}
+	for _, name := range slices.Sorted(maps.Keys(candidates)) {
+		rec := p.Manifest.Sources[name]
+		fp := FilePlan{Name: name, Format: FormatOf(name), Status: StatusRemoved, old: map[string]string{}}
+		if rec != nil {
+			fp.Format = rec.Format
+		}
+		// The audit log says why the entry went; "ingest <name>" would read
+		// as if the source had been sent.
+		reason := p.Reason
+		if reason == "" {
+			reason = "prune " + name
+		}
+		paths := candidates[name]
+		sort.Strings(paths)
+		for _, path := range slices.Compact(paths) {
+			if deleted[path] || !p.provenance(path, name) {
+				continue
+			}
+			if o, ok := p.owners[path]; ok && o != name {
+				continue
+			}
+			deleted[path] = true
+			fp.old[path] = ""
+			if rec != nil {
+				fp.old[path] = rec.Entries[path]
+			}
+			fp.Ops = append(fp.Ops, curate.Operation{Type: curate.OpDelete, Path: path, Reason: reason})
+		}
+		if len(fp.Ops) > 0 || rec != nil {
+			plans = append(plans, fp)
+		}
+	}
+	return plans
+}
+
 // Record applies the outcome of a plan's operations (applied[i] for
 // Ops[i]) to the manifest: written pieces are recorded with their hash,
 // failed ones keep what the manifest had, so that the next ingest retries
 // them; the source's hash is recorded only when nothing failed. It returns
 // the number of failed operations.
 func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
+	if fp.Status == StatusRemoved {
+		return p.recordRemoval(fp, applied)
+	}
 	if fp.entries == nil {
 		return 0 // the source's hash matched: nothing was planned
 	}
@@ -296,4 +395,23 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 	}
 	p.Manifest.Sources[fp.Name] = rec
 	return failed
+}
+
+// recordRemoval drops a pruned source's record once all its entries are
+// deleted; an entry whose DELETE failed stays recorded (with no source
+// hash, so that a re-added file is planned again) for the next prune to
+// retry.
+func (p *Planner) recordRemoval(fp FilePlan, applied []curate.Applied) int {
+	rec := &SourceRecord{Format: fp.Format, Entries: map[string]string{}}
+	for i, op := range fp.Ops {
+		if i >= len(applied) || applied[i].Status != curate.StatusSuccess {
+			rec.Entries[op.Path] = fp.old[op.Path]
+		}
+	}
+	if len(rec.Entries) == 0 {
+		delete(p.Manifest.Sources, fp.Name)
+	} else {
+		p.Manifest.Sources[fp.Name] = rec
+	}
+	return len(rec.Entries)
 }

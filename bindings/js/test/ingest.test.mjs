@@ -63,3 +63,39 @@ test('ingest reports a bad file in the result and writes nothing of it', { skip:
 
   await assert.rejects(mem.call('ingest', { files: 'nope' }), (err) => err instanceof ArborError && err.code === 'invalid_params');
 });
+
+test('ingest with prune removes the sources no longer sent, and only their own entries', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime: '2026-01-01T00:00:00Z' });
+  const folder = [
+    { name: 'notes/a.md', content: '# Alpha\n\nThe alpha plan ships in May.\n' },
+    { name: 'notes/b.md', content: '## One\n\nFirst thing.\n\n## Two\n\nSecond thing.\n' },
+    { name: 'notes/c.csv', content: 'name,role\nAna,lead\n' },
+  ];
+  await mem.ingest([...folder, { name: 'other.md', content: '# Other\n\nOutside the folder.\n' }]);
+  await mem.curate({ type: 'ADD', path: 'documents/notes_b/mine.md', title: 'Mine', content: { narrative: 'My own note.' }, reason: 'a note of mine' });
+
+  const res = await mem.ingest([folder[0], folder[2]], { prune: ['notes/'] });
+  assert.deepEqual(res.summary, { files: 3, failedFiles: 0, removed: 1, added: 0, updated: 0, deleted: 2, unchanged: 2, failed: 0 });
+  assert.deepEqual(res.files.map((f) => [f.name, f.status, f.deleted]), [
+    ['notes/a.md', 'unchanged', 0],
+    ['notes/c.csv', 'unchanged', 0],
+    ['notes/b.md', 'removed', 2],
+  ]);
+  assert.deepEqual(res.files[2].applied.map((a) => `${a.type} ${a.path} ${a.status}`), [
+    'DELETE documents/notes_b/one.md success',
+    'DELETE documents/notes_b/two.md success',
+  ]);
+  assert.ok(!fs.existsSync(path.join(dir, 'documents/notes_b/one.md')));
+  assert.ok(fs.existsSync(path.join(dir, 'documents/notes_b/mine.md')));
+  assert.ok(fs.existsSync(path.join(dir, 'documents/other/other.md')));
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, '.arbor/ingest.json'), 'utf8'));
+  assert.deepEqual(Object.keys(manifest.sources).sort(), ['notes/a.md', 'notes/c.csv', 'other.md']);
+
+  // Again: nothing to remove; `keep` spares what this call does not send.
+  const again = await mem.ingest([folder[0]], { prune: ['notes/'], keep: ['notes/c.csv'] });
+  assert.deepEqual(again.summary, { files: 1, failedFiles: 0, added: 0, updated: 0, deleted: 0, unchanged: 1, failed: 0 });
+
+  await assert.rejects(mem.ingest([folder[0]], { prune: ['../notes/'] }), (err) => err instanceof ArborError && err.code === 'invalid_params');
+  await mem.close();
+});

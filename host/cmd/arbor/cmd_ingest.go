@@ -37,21 +37,27 @@ var ingestCommand = &command{
 		"in a folder is named <folder>/<path inside it>, a file given alone by its base name:\n" +
 		"the name is the source's identity. Re-ingesting an unchanged file writes nothing; a\n" +
 		"changed one updates only the entries whose pieces changed (docs/ABI.md §4.11).\n" +
+		"With --prune, the sources ingested earlier from a folder given here (names under\n" +
+		"<folder>/) whose file is gone have their entries deleted, so that the tree mirrors the\n" +
+		"folder; entries the user wrote or edited are kept. A folder that could not be read\n" +
+		"whole is not pruned.\n" +
 		"Shows a progress bar on a terminal, one line per file otherwise. Exits 1 if a file failed.",
-	example: "arbor ingest ~/notes mail/2026-01-13.eml",
-	minArgs: 1,
-	maxArgs: -1,
+	example:  "arbor ingest ~/notes mail/2026-01-13.eml",
+	examples: []string{"arbor ingest --prune ~/notes  # also drop the entries of deleted notes"},
+	minArgs:  1,
+	maxArgs:  -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
 		var opts ingest.Options
 		contextTurns := fs.Int("context-turns", 2, "chats between people: preceding turns kept in each turn's entry")
 		fs.StringVar(&opts.Domain, "domain", "", "put every entry under this `DOMAIN` instead of the derived one")
 		fs.IntVar(&opts.MaxSourceBytes, "max-size", ingest.DefaultMaxSourceBytes, "refuse files larger than this many `BYTES`")
+		prune := fs.Bool("prune", false, "delete the entries of files gone from the folders given")
 		return func(a *app, args []string) error {
 			if *contextTurns < 0 {
 				return usageErr("ingest: --context-turns must be 0 or more")
 			}
 			opts.ContextTurns = contextTurns
-			return a.ingest(args, opts)
+			return a.ingest(args, opts, *prune)
 		}
 	},
 }
@@ -69,23 +75,31 @@ type ingestSource struct {
 }
 
 // ingestReport is what `arbor ingest --json` prints: the engine's results
-// over every batch, plus what was skipped.
+// over every batch (the removed sources last), plus what was skipped.
 type ingestReport struct {
 	Files   []engine.IngestFile  `json:"files"`
 	Skipped []ingestSkip         `json:"skipped"`
 	Summary engine.IngestSummary `json:"summary"`
 }
 
-func (a *app) ingest(args []string, opts ingest.Options) error {
+func (a *app) ingest(args []string, opts ingest.Options, prune bool) error {
 	root, err := a.findRoot()
 	if err != nil {
 		return err
 	}
 	var srcs []ingestSource
+	var prefixes []string
 	rep := ingestReport{Files: []engine.IngestFile{}, Skipped: []ingestSkip{}}
 	for _, arg := range args {
-		if err := collect(arg, root, &srcs, &rep.Skipped); err != nil {
+		prefix, whole, err := collect(arg, root, &srcs, &rep.Skipped)
+		switch {
+		case err != nil:
 			return fmt.Errorf("ingest: %w", err)
+		case !prune || prefix == "":
+		case whole:
+			prefixes = append(prefixes, prefix)
+		default:
+			rep.Skipped = append(rep.Skipped, ingestSkip{arg, "not pruned: part of the folder could not be read"})
 		}
 	}
 	var prog ingestProgress = &lineProgress{w: a.stdout}
@@ -104,18 +118,29 @@ func (a *app) ingest(args []string, opts ingest.Options) error {
 		var batch []ingest.File
 		var names []string
 		size := 0
-		send := func() error {
-			if len(batch) == 0 {
+		// The last call prunes: the files of the earlier ones (and those
+		// not sent: unreadable, binary) still exist, so it keeps them.
+		send := func(last bool) error {
+			p := engine.IngestParams{Files: batch, Options: opts}
+			if last && prefixes != nil {
+				p.Prune, p.Keep = prefixes, pruneKeep(srcs, names)
+			} else if len(batch) == 0 {
 				return nil
 			}
-			prog.sending(names)
-			res, err := eng.Ingest(a.ctx, engine.IngestParams{Files: batch, Options: opts})
+			if len(names) > 0 {
+				prog.sending(names)
+			}
+			res, err := eng.Ingest(a.ctx, p)
 			if err != nil {
 				return err
 			}
-			for _, f := range res.Files {
+			for i, f := range res.Files {
 				rep.Files = append(rep.Files, f)
-				prog.done(f)
+				if i < len(batch) {
+					prog.done(f)
+				} else {
+					prog.removed(f) // the sources pruned come after the files
+				}
 			}
 			batch, names, size = nil, nil, 0
 			return nil
@@ -133,13 +158,13 @@ func (a *app) ingest(args []string, opts ingest.Options) error {
 				continue
 			}
 			if len(batch) > 0 && (len(batch) >= ingestBatchFiles || size+len(f.Content) > ingestBatchBytes) {
-				if err := send(); err != nil {
+				if err := send(false); err != nil {
 					return err
 				}
 			}
 			batch, names, size = append(batch, f), append(names, f.Name), size+len(f.Content)
 		}
-		return send()
+		return send(true)
 	})
 	prog.finish()
 	if err != nil {
@@ -153,8 +178,11 @@ func (a *app) ingest(args []string, opts ingest.Options) error {
 		s.Deleted += f.Deleted
 		s.Unchanged += f.Unchanged
 		s.Failed += f.Failed
-		if f.Status == ingest.StatusFailed {
+		switch f.Status {
+		case ingest.StatusFailed:
 			s.FailedFiles++
+		case ingest.StatusRemoved:
+			s.Removed++
 		}
 	}
 	if a.json {
@@ -174,37 +202,45 @@ func (a *app) ingest(args []string, opts ingest.Options) error {
 // files (recursively) under <folder name>/<relative path>. Hidden names,
 // anything inside the memory root, and what is not a regular file are
 // skipped with a note.
-func collect(arg, root string, srcs *[]ingestSource, skipped *[]ingestSkip) error {
+//
+// For a folder it walked, prefix is "<folder name>/", the start of the
+// names of its files, and whole reports whether every file in it could be
+// listed: pruning a folder read in part would delete the entries of the
+// files it missed. prefix is "" for a file, and for a folder whose name
+// cannot start a source name (a hidden one, the file-system root).
+func collect(arg, root string, srcs *[]ingestSource, skipped *[]ingestSkip) (prefix string, whole bool, err error) {
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return err
+		return "", false, err
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return err
+		return "", false, err
 	}
 	if !fi.IsDir() {
 		if inside(abs, root) {
 			*skipped = append(*skipped, ingestSkip{arg, "inside the memory root"})
-			return nil
+			return "", false, nil
 		}
 		*srcs = append(*srcs, ingestSource{abs, filepath.Base(abs), fi.Size()})
-		return nil
+		return "", false, nil
 	}
 	base := filepath.Base(abs)
-	return filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+	if inside(abs, root) {
+		*skipped = append(*skipped, ingestSkip{arg, "inside the memory root"})
+		return "", false, nil
+	}
+	whole = true
+	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			*skipped = append(*skipped, ingestSkip{p, err.Error()})
+			whole = false
 			return nil
 		}
 		rel, _ := filepath.Rel(abs, p)
 		shown := filepath.ToSlash(filepath.Join(base, rel))
 		switch {
 		case p == abs:
-			if inside(abs, root) {
-				*skipped = append(*skipped, ingestSkip{arg, "inside the memory root"})
-				return fs.SkipDir
-			}
 			return nil
 		case strings.HasPrefix(d.Name(), "."):
 			*skipped = append(*skipped, ingestSkip{shown, "hidden"})
@@ -224,11 +260,36 @@ func collect(arg, root string, srcs *[]ingestSource, skipped *[]ingestSkip) erro
 		info, err := d.Info()
 		if err != nil {
 			*skipped = append(*skipped, ingestSkip{shown, err.Error()})
+			whole = false
 			return nil
 		}
 		*srcs = append(*srcs, ingestSource{p, shown, info.Size()})
 		return nil
 	})
+	if err != nil {
+		return "", false, err
+	}
+	prefix = filepath.ToSlash(base) + "/"
+	if ingest.ValidPrefix(prefix) != nil {
+		return "", false, nil
+	}
+	return prefix, whole, nil
+}
+
+// pruneKeep names the sources found on disk that the last call does not
+// send (sent holds its names): the prune must leave them alone.
+func pruneKeep(srcs []ingestSource, sent []string) []string {
+	last := map[string]bool{}
+	for _, n := range sent {
+		last[n] = true
+	}
+	keep := []string{}
+	for _, s := range srcs {
+		if !last[s.name] {
+			keep = append(keep, s.name)
+		}
+	}
+	return keep
 }
 
 // inside reports whether p is root or below it.
@@ -269,17 +330,19 @@ type ingestProgress interface {
 	skipped(ingestSkip)
 	sending(names []string) // a batch goes to the engine
 	done(engine.IngestFile)
-	finish()             // the last batch is done
-	report(ingestReport) // the closing text
+	removed(engine.IngestFile) // a source pruned
+	finish()                   // the last batch is done
+	report(ingestReport)       // the closing text
 }
 
 type nopProgress struct{}
 
-func (nopProgress) skipped(ingestSkip)     {}
-func (nopProgress) sending([]string)       {}
-func (nopProgress) done(engine.IngestFile) {}
-func (nopProgress) finish()                {}
-func (nopProgress) report(ingestReport)    {}
+func (nopProgress) skipped(ingestSkip)        {}
+func (nopProgress) sending([]string)          {}
+func (nopProgress) done(engine.IngestFile)    {}
+func (nopProgress) removed(engine.IngestFile) {}
+func (nopProgress) finish()                   {}
+func (nopProgress) report(ingestReport)       {}
 
 // lineProgress prints one plain line per file, for pipes and logs.
 type lineProgress struct{ w io.Writer }
@@ -292,10 +355,15 @@ func (p *lineProgress) finish()          {}
 func (p *lineProgress) done(f engine.IngestFile) {
 	fmt.Fprintln(p.w, fileLine(f))
 }
-func (p *lineProgress) report(r ingestReport) { fmt.Fprintln(p.w, summaryLine(r)) }
+func (p *lineProgress) removed(f engine.IngestFile) { p.done(f) }
+func (p *lineProgress) report(r ingestReport)       { fmt.Fprintln(p.w, summaryLine(r)) }
 
-// fileLine is one file's outcome: "✓ added     notes/a.md (markdown): 5 entries, 5 added".
+// fileLine is one file's outcome: "✓ added     notes/a.md (markdown): 5 entries, 5 added",
+// or a pruned source's: "- removed   notes/b.md (3 entries)".
 func fileLine(f engine.IngestFile) string {
+	if f.Status == ingest.StatusRemoved {
+		return fmt.Sprintf("- %-9s %s (%s)", f.Status, f.Name, plural(f.Deleted, "entry", "entries"))
+	}
 	mark := map[string]string{ingest.StatusAdded: "✓", ingest.StatusUpdated: "✓", ingest.StatusUnchanged: "=", ingest.StatusFailed: "✗"}[f.Status]
 	line := fmt.Sprintf("%s %-9s %s", mark, f.Status, f.Name)
 	if f.Format != "" {
@@ -325,7 +393,11 @@ func fileLine(f engine.IngestFile) string {
 
 func summaryLine(r ingestReport) string {
 	s := r.Summary
-	line := fmt.Sprintf("%s (%d failed): %d entries added, %d updated, %d deleted, %d unchanged", plural(s.Files, "file", "files"), s.FailedFiles, s.Added, s.Updated, s.Deleted, s.Unchanged)
+	removed := ""
+	if s.Removed > 0 {
+		removed = fmt.Sprintf("%d removed, ", s.Removed)
+	}
+	line := fmt.Sprintf("%s (%s%d failed): %d entries added, %d updated, %d deleted, %d unchanged", plural(s.Files, "file", "files"), removed, s.FailedFiles, s.Added, s.Updated, s.Deleted, s.Unchanged)
 	if s.Failed > 0 {
 		line += fmt.Sprintf(", %d operations failed", s.Failed)
 	}
@@ -343,7 +415,8 @@ func plural(n int, one, many string) string {
 }
 
 // barProgress redraws one status line on a terminal, then prints what
-// needs attention (failures, skipped files) and the summary.
+// needs attention (failures, removed sources, skipped files) and the
+// summary.
 type barProgress struct {
 	w     io.Writer // the terminal
 	out   io.Writer // the report
@@ -372,6 +445,7 @@ func (p *barProgress) done(engine.IngestFile) {
 	p.n++
 	p.draw("")
 }
+func (p *barProgress) removed(engine.IngestFile) {}
 func (p *barProgress) finish() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[2K")
@@ -380,7 +454,7 @@ func (p *barProgress) finish() {
 func (p *barProgress) report(r ingestReport) {
 	out := p.out
 	for _, f := range r.Files {
-		if f.Status == ingest.StatusFailed {
+		if f.Status == ingest.StatusFailed || f.Status == ingest.StatusRemoved {
 			fmt.Fprintln(out, fileLine(f))
 		}
 	}

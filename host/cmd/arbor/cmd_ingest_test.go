@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,4 +144,95 @@ func TestProgressBar(t *testing.T) {
 	if got := out.String(); got != "✗ failed    inbox/b.md: bad input: malformed JSON\n2 files (1 failed): 0 entries added, 0 updated, 0 deleted, 0 unchanged\n" {
 		t.Errorf("report:\n%s", got)
 	}
+}
+
+// TestIngestPrune deletes a file from an ingested folder: `ingest --prune`
+// removes its entries and keeps every other source's, those of the earlier
+// batches and of files not sent (a file turned binary) included.
+func TestIngestPrune(t *testing.T) {
+	needEngine(t)
+	root := t.TempDir()
+	must(t, "", "init", root)
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes")
+	// More files than one batch holds: the prune goes with the last call.
+	for i := 1; i <= ingestBatchFiles+8; i++ {
+		writeFile(t, filepath.Join(notes, fmt.Sprintf("n%02d.md", i)), fmt.Sprintf("# Note %d\n\nBody of note %d.\n", i, i))
+	}
+	writeFile(t, filepath.Join(notes, "b.md"), "## One\n\nFirst thing.\n\n## Two\n\nSecond thing.\n")
+	writeFile(t, filepath.Join(notes, "sub", "c.txt"), "A plain text note.\n")
+	other := filepath.Join(dir, "other.md")
+	writeFile(t, other, "# Other\n\nOutside the folder.\n")
+	must(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", notes, other)
+
+	must(t, "", "--root", root, "show", "documents/notes_b/two.md")
+	os.Remove(filepath.Join(notes, "b.md"))
+	r := arbor(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", "--prune", notes, other)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"- removed   notes/b.md (2 entries)\n",
+		"43 files (1 removed, 0 failed): 0 entries added, 0 updated, 2 deleted, 42 unchanged\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	tree := must(t, "", "--root", root, "tree", "documents")
+	for _, want := range []string{"notes_n01/", "notes_n40/", "notes_sub_c/", "other/"} {
+		if !strings.Contains(tree, want) {
+			t.Errorf("tree lacks %s:\n%s", want, tree)
+		}
+	}
+	// The emptied topic folder keeps its context.md, as after any DELETE.
+	for _, gone := range []string{"documents/notes_b/one.md", "documents/notes_b/two.md"} {
+		if r := arbor(t, "", "--root", root, "show", gone); r.code != 1 {
+			t.Errorf("show %s after the prune: exit %d\n%s", gone, r.code, r.stdout)
+		}
+	}
+
+	// A file gone, another turned binary (skipped, not sent, yet there):
+	// only the gone one is removed; other.md, not under notes/, stays.
+	must(t, "", "--root", root, "show", "documents/notes_sub_c/a_plain_text_note.md")
+	os.Remove(filepath.Join(notes, "sub", "c.txt"))
+	writeFile(t, filepath.Join(notes, "n01.md"), "\x00binary now")
+	out := must(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", "--prune", "--json", notes)
+	var rep struct {
+		Files   []engine.IngestFile `json:"files"`
+		Skipped []struct{ Path, Reason string }
+		Summary engine.IngestSummary `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Summary != (engine.IngestSummary{Files: 40, Removed: 1, Deleted: 1, Unchanged: 39}) || len(rep.Skipped) != 1 {
+		t.Errorf("summary %+v, skipped %v", rep.Summary, rep.Skipped)
+	}
+	last := rep.Files[len(rep.Files)-1]
+	if last.Name != "notes/sub/c.txt" || last.Status != "removed" || last.Deleted != 1 || len(last.Applied) != 1 || last.Applied[0].Type != "DELETE" {
+		t.Errorf("removed item: %+v", last)
+	}
+	if !strings.Contains(out, `"removed": 1`) {
+		t.Errorf("--json summary lacks removed:\n%s", out)
+	}
+	tree = must(t, "", "--root", root, "tree", "documents")
+	for _, want := range []string{"notes_n01/", "other/"} {
+		if !strings.Contains(tree, want) {
+			t.Errorf("tree lacks %s:\n%s", want, tree)
+		}
+	}
+	if r := arbor(t, "", "--root", root, "show", "documents/notes_sub_c/a_plain_text_note.md"); r.code != 1 {
+		t.Errorf("c.txt's entry after the prune: exit %d\n%s", r.code, r.stdout)
+	}
+
+	// Without --prune nothing is removed; a file argument adds no prefix.
+	os.Remove(filepath.Join(notes, "n02.md"))
+	for _, args := range [][]string{{notes}, {"--prune", filepath.Join(notes, "n03.md")}} {
+		r = arbor(t, "", append([]string{"--root", root, "--fixed-time", fixedTime, "ingest"}, args...)...)
+		if r.code != 0 || strings.Contains(r.stdout, "removed") {
+			t.Errorf("ingest %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	must(t, "", "--root", root, "show", "documents/notes_n02/note_2.md")
 }
