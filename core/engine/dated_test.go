@@ -117,3 +117,32 @@ func TestQueryDurationWords(t *testing.T) {
 		t.Fatalf("first %v (out of domain %t), want the entry naming Emma", paths(res), res.OutOfDomain)
 	}
 }
+
+// Words that shape a question ("attributes", "describe", "in common") never
+// make it out of domain; a content word the tree lacks still does.
+func TestQueryFrameWords(t *testing.T) {
+	e, _, err := Open(Options{FS: host.NewMemFS()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	res := e.Curate(CurateParams{Operations: []curate.Operation{{Type: curate.OpAdd, Path: "people/friends/john.md", Title: "John",
+		Content: curate.Content{Narrative: &curate.Narrative{Text: "John is patient, generous and funny; he plays the drums."}}, Reason: "note"}}})
+	if res.Summary.Added != 1 {
+		t.Fatalf("curate: %+v", res)
+	}
+	for q, ood := range map[string]bool{
+		"What attributes describe John?":          false,
+		"Which types of drums does John play?":    false,
+		"What does John have in common with Tom?": false,
+		"What guitars does John collect?":         true,
+	} {
+		r, err := e.Query(SearchParams{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OutOfDomain != ood {
+			t.Errorf("%q: out of domain %t (%s), want %t", q, r.OutOfDomain, r.Reason, ood)
+		}
+	}
+}
