@@ -1,8 +1,6 @@
 package search
 
 import (
-	"context"
-
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/index"
 	"github.com/blugelabs/bluge/index/mergeplan"
@@ -21,8 +19,9 @@ import (
 // one thread, and the merge runs inside whichever later call first waits on
 // anything (usually the next query, which then takes ten times as long).
 // So the index is opened through bluge's index package directly, with the
-// configuration bluge would make except for the merge policy, and searched
-// as bluge.Reader.Search does.
+// configuration bluge would make except for the merge policy, and its
+// searchers are opened as bluge.Reader.Search opens them (top collects
+// their hits).
 
 // mergePolicy is tiered merging with a small floor: segments below
 // floorDocs documents count as floorDocs, and about tierWidth segments of
@@ -73,11 +72,9 @@ func newConfig(dir func() index.Directory, sims map[string]bsearch.Similarity) c
 	return config{search: s, index: ic}
 }
 
-// search runs a request on the index's current snapshot.
-func (x *Index) search(req bluge.SearchRequest) (bsearch.DocumentMatchIterator, error) {
-	s, err := req.Searcher(x.reader, x.cfg.search)
-	if err != nil {
-		return nil, err
-	}
-	return req.Collector().Collect(context.Background(), req.Aggregations(), s)
+// searcher opens a searcher of q on the index's current snapshot that
+// records where the matched terms occur, as bluge.Reader.Search opens one
+// for a request including locations.
+func (x *Index) searcher(q bluge.Query) (bsearch.Searcher, error) {
+	return bluge.NewAllMatches(q).IncludeLocations().Searcher(x.reader, x.cfg.search)
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/blugelabs/bluge"
 	bsearch "github.com/blugelabs/bluge/search"
-	"github.com/blugelabs/bluge/search/aggregations"
 )
 
 // Search ranks the documents for a query and returns at most limit hits
@@ -199,27 +198,22 @@ type stored struct {
 // run executes one pass and reads the stored fields of the top documents
 // and where the query's terms occur in their summary and content.
 func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
-	req := bluge.NewTopNSearch(limit, q).SortBy([]string{"-_score", "_id"}).IncludeLocations()
-	req.AddAggregation("count", aggregations.CountMatches())
-	it, err := x.search(req)
+	s, err := x.searcher(q)
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []stored
-	for {
-		m, err := it.Next()
-		if err != nil {
-			return nil, 0, err
-		}
-		if m == nil {
-			break
-		}
+	ms, total, err := top(s, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]stored, 0, len(ms))
+	for _, m := range ms {
 		d := stored{raw: m.Score, sumTerms: occurrences(m.Locations[fieldNames[fSummary]]),
 			textTerms: occurrences(m.Locations[fieldNames[fContent]]), asideTerms: occurrences(m.Locations[fieldNames[fAside]]),
 			locs: m.Locations}
 		err = m.VisitStoredFields(func(field string, value []byte) bool {
 			switch field {
-			case "_id":
+			case idField:
 				d.path = string(value)
 			case kindField:
 				d.kind = string(value)
@@ -243,7 +237,7 @@ func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
 		}
 		out = append(out, d)
 	}
-	return out, int(it.Aggregations().Count()), nil
+	return out, total, nil
 }
 
 // occurrences lists the term locations of one field in text order, without
