@@ -5,6 +5,9 @@
 // by a generated line, and prints a markdown report on stdout.
 //
 //	go run ./bench/index -n 5000 -cli bin/arbor > bench/index/REPORT.md
+//
+// -cpuprofile writes a CPU profile of the native opens with the persisted
+// index, the case the tree's parsing dominates.
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -31,14 +35,15 @@ func main() {
 	src := flag.String("src", "examples/notes", "the tree to repeat")
 	cli := flag.String("cli", "bin/arbor", "the CLI to time; empty skips it")
 	runs := flag.Int("runs", 3, "repetitions per measurement (the median is reported)")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the native opens with the persisted index to this file")
 	flag.Parse()
-	if err := run(*n, *src, *cli, *runs); err != nil {
+	if err := run(*n, *src, *cli, *runs, *profile); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/index:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, src, cli string, runs int) error {
+func run(n int, src, cli string, runs int, profile string) error {
 	dir, err := os.MkdirTemp("", "arbor-bench-index-")
 	if err != nil {
 		return err
@@ -82,12 +87,17 @@ func run(n int, src, cli string, runs int) error {
 		}
 		closeT.add(t)
 
+		stop, err := startProfile(profile)
+		if err != nil {
+			return err
+		}
 		t = start()
 		e, res, err = engine.Open(engine.Options{FS: root})
 		if err != nil {
 			return err
 		}
 		warm.add(t)
+		stop()
 		if res.Index.Reused != entries {
 			return fmt.Errorf("persisted open reused %d of %d", res.Index.Reused, entries)
 		}
@@ -214,6 +224,32 @@ func (ts timings) String() string {
 	}
 	return ms(ts.wall) + " | " + cpu
 }
+
+// startProfile starts a CPU profile into file, or does nothing when file
+// is empty; each run writes its own file (file, file.2, ...).
+func startProfile(file string) (stop func(), err error) {
+	if file == "" {
+		return func() {}, nil
+	}
+	profiles++
+	if profiles > 1 {
+		file = fmt.Sprintf("%s.%d", file, profiles)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+var profiles int
 
 func addOp(i int) curate.Operation {
 	return curate.Operation{Type: "ADD", Path: "benchmark/curate", Title: fmt.Sprintf("Benchmark note %d", i),
