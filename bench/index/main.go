@@ -5,6 +5,9 @@
 // by a generated line, and prints a markdown report on stdout.
 //
 //	go run ./bench/index -n 5000 -cli bin/arbor > bench/index/REPORT.md
+//
+// -cpuprofile writes a CPU profile of the native opens with the persisted
+// index, the case the tree's parsing dominates.
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -31,14 +35,15 @@ func main() {
 	src := flag.String("src", "examples/notes", "the tree to repeat")
 	cli := flag.String("cli", "bin/arbor", "the CLI to time; empty skips it")
 	runs := flag.Int("runs", 3, "repetitions per measurement (the median is reported)")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the native opens with the persisted index to this file")
 	flag.Parse()
-	if err := run(*n, *src, *cli, *runs); err != nil {
+	if err := run(*n, *src, *cli, *runs, *profile); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/index:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, src, cli string, runs int) error {
+func run(n int, src, cli string, runs int, profile string) error {
 	dir, err := os.MkdirTemp("", "arbor-bench-index-")
 	if err != nil {
 		return err
@@ -61,63 +66,68 @@ func run(n int, src, cli string, runs int) error {
 	fmt.Printf("Tree: %s repeated, %d markdown files (entries and context.md), %.1f MiB.\n\n", src, entries, float64(bytesTotal)/(1<<20))
 
 	// Native: open, close (which persists), reopen.
-	var cold, closeT, warm, edited, curateT, flushT []time.Duration
+	var cold, closeT, warm, edited, curateT, flushT timings
 	var res engine.OpenResult
 	for range runs {
 		if err := dropIndex(); err != nil {
 			return err
 		}
-		t := time.Now()
+		t := start()
 		e, r, err := engine.Open(engine.Options{FS: root})
 		if err != nil {
 			return err
 		}
-		cold = append(cold, time.Since(t))
+		cold.add(t)
 		if r.Index.Indexed != entries {
 			return fmt.Errorf("cold open indexed %d of %d", r.Index.Indexed, entries)
 		}
-		t = time.Now()
+		t = start()
 		if err := e.Close(); err != nil {
 			return err
 		}
-		closeT = append(closeT, time.Since(t))
+		closeT.add(t)
 
-		t = time.Now()
+		stop, err := startProfile(profile)
+		if err != nil {
+			return err
+		}
+		t = start()
 		e, res, err = engine.Open(engine.Options{FS: root})
 		if err != nil {
 			return err
 		}
-		warm = append(warm, time.Since(t))
+		warm.add(t)
+		stop()
 		if res.Index.Reused != entries {
 			return fmt.Errorf("persisted open reused %d of %d", res.Index.Reused, entries)
 		}
 
 		// One curate (one new entry), then its flush.
-		t = time.Now()
-		cr := e.Curate(engine.CurateParams{Operations: []curate.Operation{addOp(len(curateT))}})
-		curateT = append(curateT, time.Since(t))
+		t = start()
+		cr := e.Curate(engine.CurateParams{Operations: []curate.Operation{addOp(len(curateT.wall))}})
+		curateT.add(t)
 		if cr.Summary.Added != 1 {
 			return fmt.Errorf("curate: %+v", cr.Applied)
 		}
-		t = time.Now()
+		t = start()
 		if _, err := e.Flush(); err != nil {
 			return err
 		}
-		flushT = append(flushT, time.Since(t))
+		flushT.add(t)
 		if err := e.Close(); err != nil {
 			return err
 		}
 
 		// One file edited on disk between opens.
-		if err := touch(dir, len(edited)); err != nil {
+		if err := touch(dir, len(edited.wall)); err != nil {
 			return err
 		}
-		t = time.Now()
+		t = start()
 		e, r, err = engine.Open(engine.Options{FS: root})
 		if err != nil {
 			return err
 		}
-		edited = append(edited, time.Since(t))
+		edited.add(t)
 		if r.Index.Indexed != 1 {
 			return fmt.Errorf("open after an edit indexed %d", r.Index.Indexed)
 		}
@@ -133,55 +143,113 @@ func run(n int, src, cli string, runs int) error {
 		return err
 	}
 	fmt.Printf("Persisted index: %.1f MiB in %d files.\n\n", float64(size)/(1<<20), files)
-	fmt.Printf("| native (core/engine, in process) | median of %d |\n| --- | ---: |\n", runs)
-	fmt.Printf("| open, no persisted index (cold rebuild) | %s |\n", ms(cold))
-	fmt.Printf("| close after the cold open (writes the index) | %s |\n", ms(closeT))
-	fmt.Printf("| open with the persisted index | %s |\n", ms(warm))
-	fmt.Printf("| open with the persisted index, one file edited | %s |\n", ms(edited))
-	fmt.Printf("| curate one ADD | %s |\n", ms(curateT))
-	fmt.Printf("| flush after that curate | %s |\n\n", ms(flushT))
+	fmt.Printf("| native (core/engine, in process) | median of %d | CPU time |\n| --- | ---: | ---: |\n", runs)
+	fmt.Printf("| open, no persisted index (cold rebuild) | %s |\n", cold)
+	fmt.Printf("| close after the cold open (writes the index) | %s |\n", closeT)
+	fmt.Printf("| open with the persisted index | %s |\n", warm)
+	fmt.Printf("| open with the persisted index, one file edited | %s |\n", edited)
+	fmt.Printf("| curate one ADD | %s |\n", curateT)
+	fmt.Printf("| flush after that curate | %s |\n\n", flushT)
 
 	if cli == "" {
 		return nil
 	}
 	// The CLI: every command opens the root in a fresh process (wasm under
 	// wazero, compiled module cached) and closes it, which persists.
-	stats := func() (time.Duration, error) {
+	stats := func(ts *timings) error {
 		t := time.Now()
 		cmd := exec.Command(cli, "--root", dir, "stats")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
-			return 0, fmt.Errorf("%s stats: %v: %s", cli, err, stderr.String())
+			return fmt.Errorf("%s stats: %v: %s", cli, err, stderr.String())
 		}
-		return time.Since(t), nil
+		if ts != nil {
+			ts.wall = append(ts.wall, time.Since(t))
+			ts.cpu = append(ts.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		}
+		return nil
 	}
-	if _, err := stats(); err != nil { // warms the compilation cache
+	if err := stats(nil); err != nil { // warms the compilation cache
 		return err
 	}
-	var cliCold, cliWarm []time.Duration
+	var cliCold, cliWarm timings
 	for range runs {
 		if err := dropIndex(); err != nil {
 			return err
 		}
-		d, err := stats()
-		if err != nil {
+		if err := stats(&cliCold); err != nil {
 			return err
 		}
-		cliCold = append(cliCold, d)
 		if _, err := os.Stat(filepath.Join(indexDir, "manifest.json")); err != nil {
 			return fmt.Errorf("the CLI did not persist the index: %w", err)
 		}
-		if d, err = stats(); err != nil {
+		if err := stats(&cliWarm); err != nil {
 			return err
 		}
-		cliWarm = append(cliWarm, d)
 	}
-	fmt.Printf("| CLI (`%s stats`, whole process) | median of %d |\n| --- | ---: |\n", cli, runs)
-	fmt.Printf("| no persisted index (cold rebuild, then persist at close) | %s |\n", ms(cliCold))
-	fmt.Printf("| persisted index | %s |\n", ms(cliWarm))
+	fmt.Printf("| CLI (`%s stats`, whole process) | median of %d | CPU time |\n| --- | ---: | ---: |\n", cli, runs)
+	fmt.Printf("| no persisted index (cold rebuild, then persist at close) | %s |\n", cliCold)
+	fmt.Printf("| persisted index | %s |\n", cliWarm)
 	return nil
 }
+
+// timings are the wall-clock and CPU times of the runs of one measurement.
+// CPU time (all threads of the process) is steadier than wall time on a
+// machine shared with other jobs.
+type timings struct{ wall, cpu []time.Duration }
+
+// stamp is when a measurement started.
+type stamp struct {
+	wall time.Time
+	cpu  time.Duration
+}
+
+func start() stamp { return stamp{time.Now(), cpuTime()} }
+
+func (ts *timings) add(s stamp) {
+	ts.wall = append(ts.wall, time.Since(s.wall))
+	cpu := time.Duration(-1)
+	if s.cpu >= 0 {
+		cpu = cpuTime() - s.cpu
+	}
+	ts.cpu = append(ts.cpu, cpu)
+}
+
+// String is the table cells: the medians of wall and CPU time.
+func (ts timings) String() string {
+	cpu := "n/a"
+	if ts.cpu[0] >= 0 {
+		cpu = ms(ts.cpu)
+	}
+	return ms(ts.wall) + " | " + cpu
+}
+
+// startProfile starts a CPU profile into file, or does nothing when file
+// is empty; each run writes its own file (file, file.2, ...).
+func startProfile(file string) (stop func(), err error) {
+	if file == "" {
+		return func() {}, nil
+	}
+	profiles++
+	if profiles > 1 {
+		file = fmt.Sprintf("%s.%d", file, profiles)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
+var profiles int
 
 func addOp(i int) curate.Operation {
 	return curate.Operation{Type: "ADD", Path: "benchmark/curate", Title: fmt.Sprintf("Benchmark note %d", i),

@@ -8,9 +8,12 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/arbormem/arbor/core/atoms"
@@ -97,12 +100,12 @@ func Open(opts Options) (*Engine, OpenResult, error) {
 		return nil, OpenResult{}, fmt.Errorf("engine: open: %w", err)
 	}
 	e.index = idx
-	var docs []search.Doc
-	if err := e.walk("", &docs); err != nil {
+	var srcs []search.Source
+	if err := e.walk("", &srcs); err != nil {
 		idx.Close()
 		return nil, OpenResult{}, fmt.Errorf("engine: open: %w", err)
 	}
-	synced, err := idx.Sync(docs)
+	synced, err := idx.Sync(srcs)
 	if err != nil {
 		idx.Close()
 		return nil, OpenResult{}, fmt.Errorf("engine: open: index: %w", err)
@@ -120,7 +123,7 @@ func Open(opts Options) (*Engine, OpenResult, error) {
 
 // walk loads every markdown file below dir. Dot-names (.arbor, .git,
 // .obsidian) are skipped: they are tooling, not knowledge.
-func (e *Engine) walk(dir string, docs *[]search.Doc) error {
+func (e *Engine) walk(dir string, srcs *[]search.Source) error {
 	list, err := e.fs.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("list %q: %w", dir, err)
@@ -134,7 +137,7 @@ func (e *Engine) walk(dir string, docs *[]search.Doc) error {
 			p = dir + "/" + de.Name
 		}
 		if de.IsDir {
-			if err := e.walk(p, docs); err != nil {
+			if err := e.walk(p, srcs); err != nil {
 				return err
 			}
 			continue
@@ -151,33 +154,104 @@ func (e *Engine) walk(dir string, docs *[]search.Doc) error {
 			e.warn(p, fmt.Sprintf("unreadable: %v", err))
 			continue
 		}
-		if doc, ok := e.load(p, data); ok {
-			*docs = append(*docs, doc)
+		if src, ok := e.load(p, data); ok {
+			*srcs = append(*srcs, src)
 		}
 	}
 	return nil
 }
 
-// load parses one file into the catalog and returns its search document.
-func (e *Engine) load(p string, data []byte) (search.Doc, bool) {
+// load parses one file into the catalog and returns the source of its
+// search document, keyed by the file's bytes (sourceKey): the index builds
+// the document only when the file changed since it was indexed.
+func (e *Engine) load(p string, data []byte) (search.Source, bool) {
 	if path.Base(p) == "context.md" {
 		ctx, err := tree.ParseContext(p, data)
 		if err != nil {
 			e.catalog.MarkBroken(p, err)
 			e.warn(p, err.Error())
-			return search.Doc{}, false
+			return search.Source{}, false
 		}
 		e.catalog.PutContext(ctx)
-		return contextDoc(ctx), true
+		return search.Source{Path: p, Key: sourceKey(data), Doc: func() search.Doc { return contextDoc(ctx) }}, true
 	}
 	en, err := tree.ParseEntry(p, data)
 	if err != nil {
 		e.catalog.MarkBroken(p, err)
 		e.warn(p, err.Error())
-		return search.Doc{}, false
+		return search.Source{}, false
 	}
 	e.catalog.Put(en)
-	return entryDoc(en), true
+	return search.Source{Path: p, Key: sourceKey(data), Doc: func() search.Doc { return entryDoc(en) }}, true
+}
+
+// docVersion is part of every source key: raise it when the documents made
+// from files change in a way docFingerprint's probes do not show, so that
+// the next open builds every document again and re-indexes those that
+// changed.
+const docVersion = 1
+
+// sourceKey is the key of a file's search document (search.Source): a hash
+// of the file's bytes and of the code that makes documents from files
+// (docVersion, docFingerprint). A path's document is a function of these
+// alone, so an equal key means an unchanged document.
+func sourceKey(data []byte) string {
+	h := fnv.New64a()
+	h.Write([]byte(docFingerprint()))
+	h.Write(data)
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// docProbes are files whose documents fingerprint the code that makes
+// documents: front matter, every section, markup, wikilinks, a chat
+// transcript and a context.md.
+var docProbes = []struct{ path, text string }{
+	{"eng/billing/retry_policy.md", "---\ntitle: Retry Policy\nsummary: retried **three** times\ntags: [billing, E-mail]\n" +
+		"keywords: retry, invoices\nrelated: [eng/billing/dunning.md]\nstatus: draft\ncreatedAt: 2026-01-10T09:00:00Z\n---\n" +
+		"# Retry Policy\n\nSee [[dunning#Emails|the emails]] and ![[chart.png]].\n\n## Reason\nWhy **we** wrote it.\n\n" +
+		"## Raw Concept\n**Task:** map the [[retry]] flow\n**Files:** a.go, b.go\n**Flow:** fail -> retry\n**Author:** Ann\n\n" +
+		"## Narrative\nUser: how often?\n\nAssistant: **three** times, then escalate.\n\nUser: thanks\n\n" +
+		"### Rules\n#### Detail\nRetry at 24 h.\n### Structure\n- one\n\n## Facts\n- **retries**: three [policy]\n- plain fact\n\n" +
+		"## Snippets\n```go\nretry(3)\n```\n\n## Relations\n- @eng/billing/dunning.md\n\n## Notes ##\n価値観 가치관 café\r\n"},
+	{"eng/notes.md", "# Plain note\n\nNo front matter, a [[link]] and text.\n"},
+	{"eng/billing/context.md", "---\ntitle: Billing\n---\n\n# Billing\n\nInvoices and **payments**.\n"},
+}
+
+var docFP struct {
+	sync.Once
+	fp string
+}
+
+// probeDoc is the document load makes of a file.
+func probeDoc(p, text string) (search.Doc, error) {
+	if path.Base(p) == "context.md" {
+		ctx, err := tree.ParseContext(p, []byte(text))
+		if err != nil {
+			return search.Doc{}, err
+		}
+		return contextDoc(ctx), nil
+	}
+	en, err := tree.ParseEntry(p, []byte(text))
+	if err != nil {
+		return search.Doc{}, err
+	}
+	return entryDoc(en), nil
+}
+
+// docFingerprint hashes docVersion and the documents load makes of
+// docProbes, so that a change to parsing or to entryDoc that shows in them
+// changes every source key.
+func docFingerprint() string {
+	docFP.Do(func() {
+		h := fnv.New128a()
+		fmt.Fprintf(h, "version %d\n", docVersion)
+		for _, p := range docProbes {
+			d, err := probeDoc(p.path, p.text)
+			fmt.Fprintf(h, "%#v %v\n", d, err)
+		}
+		docFP.fp = fmt.Sprintf("%x", h.Sum(nil))
+	})
+	return docFP.fp
 }
 
 func (e *Engine) warn(p, msg string) {

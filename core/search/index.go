@@ -179,10 +179,12 @@ type Index struct {
 	lens  map[string][numFields]int32
 	stats [numFields]fieldStats
 
-	// Persistence (store.go): the content hash of each document, the Store
-	// (nil for an in-memory index), whether anything changed since the last
-	// flush and how many document writes that was.
+	// Persistence (store.go): the content hash of each document, the key
+	// of the Source it was synced from (see Sync; absent after a Put), the
+	// Store (nil for an in-memory index), whether anything changed since
+	// the last flush and how many document writes that was.
 	hashes    map[string]string
+	keys      map[string]string
 	store     *storeState
 	dirty     bool
 	unflushed int
@@ -207,6 +209,7 @@ func open(opts Options, dir func() index.Directory) (*Index, error) {
 		},
 		lens:   map[string][numFields]int32{},
 		hashes: map[string]string{},
+		keys:   map[string]string{},
 	}
 	sims := make(map[string]bsearch.Similarity, numFields)
 	for f, name := range fieldNames {
@@ -229,11 +232,12 @@ func open(opts Options, dir func() index.Directory) (*Index, error) {
 // Put adds or replaces documents (by Path) in one batch. When a path occurs
 // more than once, the last occurrence wins.
 func (x *Index) Put(docs ...Doc) error {
-	return x.put(docs, nil)
+	return x.put(docs, nil, nil)
 }
 
-// put is Put with the documents' hashes when the caller has them already.
-func (x *Index) put(docs []Doc, hashes []string) error {
+// put is Put with the documents' hashes when the caller has them already,
+// and the keys of their sources (Sync) when it knows them.
+func (x *Index) put(docs []Doc, hashes, keys []string) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -250,9 +254,9 @@ func (x *Index) put(docs []Doc, hashes []string) error {
 		return ErrClosed
 	}
 	type pending struct {
-		path   string
-		hash   string
-		fields [numFields]*bluge.TermField
+		path      string
+		hash, key string
+		fields    [numFields]*bluge.TermField
 	}
 	batch := bluge.NewBatch()
 	var ps []pending
@@ -262,13 +266,16 @@ func (x *Index) put(docs []Doc, hashes []string) error {
 		}
 		doc, fields := document(d)
 		batch.Update(bluge.Identifier(d.Path), doc)
-		h := ""
+		h, k := "", ""
 		if hashes != nil {
 			h = hashes[i]
 		} else {
 			h = docHash(d)
 		}
-		ps = append(ps, pending{d.Path, h, fields})
+		if keys != nil {
+			k = keys[i]
+		}
+		ps = append(ps, pending{d.Path, h, k, fields})
 	}
 	if err := x.writer.Batch(batch); err != nil {
 		return fmt.Errorf("search: put %d documents: %w", len(ps), err)
@@ -283,6 +290,13 @@ func (x *Index) put(docs []Doc, hashes []string) error {
 		}
 		x.setLens(p.path, l, true)
 		x.hashes[p.path] = p.hash
+		// A document put without its source's key is known by its content
+		// hash only, until a Sync gives the key again.
+		if p.key != "" {
+			x.keys[p.path] = p.key
+		} else {
+			delete(x.keys, p.path)
+		}
 	}
 	x.dirty = true
 	x.unflushed += len(ps)
@@ -313,6 +327,7 @@ func (x *Index) Delete(paths ...string) error {
 	for _, p := range paths {
 		x.setLens(p, [numFields]int32{}, false)
 		delete(x.hashes, p)
+		delete(x.keys, p)
 	}
 	x.dirty = true
 	x.unflushed += n
@@ -365,7 +380,7 @@ func (x *Index) flush() error {
 	if x.store == nil || !x.dirty {
 		return nil
 	}
-	if err := x.store.save(x.lens, x.hashes); err != nil {
+	if err := x.store.save(x.lens, x.hashes, x.keys); err != nil {
 		return fmt.Errorf("search: flush %s: %w", x.store.Dir, err)
 	}
 	x.dirty, x.unflushed = false, 0
@@ -380,29 +395,46 @@ func (x *Index) Unflushed() int {
 	return x.unflushed
 }
 
-// Sync makes the index hold exactly docs (by Path, the last occurrence
-// winning): documents whose content hash is unchanged are kept as they are,
-// new and changed ones are analyzed in one batch, others are deleted.
-func (x *Index) Sync(docs []Doc) (SyncStats, error) {
-	last := make(map[string]int, len(docs))
-	for i, d := range docs {
-		last[d.Path] = i
+// Source is one document given to Sync, named by what it is made from so
+// that an unchanged document need not even be built.
+type Source struct {
+	Path string
+	// Key identifies everything the document is made from (for a file of
+	// the tree: its bytes and the code that derives the document from
+	// them): a source whose Key is the one stored for Path gives the
+	// document already indexed. "" means no key: the document is built and
+	// compared by content.
+	Key string
+	// Doc builds the document, whose Path must be Path. Sync calls it only
+	// when Key is not the one stored for Path.
+	Doc func() Doc
+}
+
+// Sync makes the index hold exactly the documents of srcs (by Path, the
+// last occurrence winning). A document is kept as it is when its source's
+// key is the one stored with it, or else when the built document has the
+// same content hash (its new key is then stored); new and changed
+// documents are analyzed in one batch, others are deleted.
+func (x *Index) Sync(srcs []Source) (SyncStats, error) {
+	last := make(map[string]int, len(srcs))
+	for i, s := range srcs {
+		last[s.Path] = i
 	}
-	x.mu.RLock()
-	var put []Doc
-	var hashes []string
 	var st SyncStats
-	for i, d := range docs {
-		if last[d.Path] != i {
+	var build []int     // the sources whose document is built
+	var stored []string // the content hash stored for each of build, if any
+	x.mu.RLock()
+	for i, s := range srcs {
+		if last[s.Path] != i {
 			continue
 		}
-		h := docHash(d)
-		if x.hashes[d.Path] == h {
+		h, ok := x.hashes[s.Path]
+		if ok && s.Key != "" && x.keys[s.Path] == s.Key {
 			st.Reused++
 			continue
 		}
-		put = append(put, d)
-		hashes = append(hashes, h)
+		build = append(build, i)
+		stored = append(stored, h)
 	}
 	var del []string
 	for p := range x.hashes {
@@ -411,12 +443,47 @@ func (x *Index) Sync(docs []Doc) (SyncStats, error) {
 		}
 	}
 	x.mu.RUnlock()
+
+	var put []Doc
+	var hashes, keys []string
+	rekey := map[string]string{}
+	for j, i := range build {
+		s := srcs[i]
+		d := s.Doc()
+		if d.Path != s.Path {
+			return st, fmt.Errorf("search: sync: the source of %q built a document for %q", s.Path, d.Path)
+		}
+		h := docHash(d)
+		if h == stored[j] {
+			st.Reused++
+			if s.Key != "" {
+				rekey[s.Path] = s.Key
+			}
+			continue
+		}
+		put = append(put, d)
+		hashes = append(hashes, h)
+		keys = append(keys, s.Key)
+	}
+	if len(rekey) > 0 {
+		x.mu.Lock()
+		if x.closed {
+			x.mu.Unlock()
+			return st, ErrClosed
+		}
+		for p, k := range rekey {
+			x.keys[p] = k
+		}
+		// Persisting the keys spares the next open building these documents.
+		x.dirty = true
+		x.mu.Unlock()
+	}
 	sort.Strings(del)
 	if err := x.Delete(del...); err != nil {
 		return st, err
 	}
 	st.Removed = len(del)
-	if err := x.put(put, hashes); err != nil {
+	if err := x.put(put, hashes, keys); err != nil {
 		return st, err
 	}
 	st.Indexed = len(put)

@@ -23,14 +23,15 @@ import (
 // bluge segments (<id>.seg, immutable once written) and manifest.json, which
 // names the segments in use with their sizes and checksums, holds bluge's
 // snapshot (which segments, which of their documents are deleted) and, per
-// document, a content hash and the field lengths BM25 needs (score.go). It
-// is written segments first, manifest last, each file atomically through
-// host.FS.WriteFile, and unused segments are removed only after that: a
-// crash at any point leaves the old or the new manifest, each with all its
-// segments. The tree stays the source of truth: Sync re-analyzes only the
-// documents whose hash changed, and a stored index that cannot be used
-// (missing, bad manifest, missing or damaged segment, other format) is
-// replaced by a rebuild from the tree, never an error.
+// document, a content hash, the key of its source (Source) and the field
+// lengths BM25 needs (score.go). It is written segments first, manifest
+// last, each file atomically through host.FS.WriteFile, and unused segments
+// are removed only after that: a crash at any point leaves the old or the
+// new manifest, each with all its segments. The tree stays the source of
+// truth: Sync builds only the documents whose source key changed and
+// re-analyzes only those whose hash changed, and a stored index that
+// cannot be used (missing, bad manifest, missing or damaged segment, other
+// format) is replaced by a rebuild from the tree, never an error.
 
 // Store is where an index persists itself: a folder of a host file system.
 type Store struct {
@@ -71,8 +72,12 @@ type segmentEntry struct {
 }
 
 type docEntry struct {
-	Path string           `json:"path"`
-	Hash string           `json:"hash"`
+	Path string `json:"path"`
+	Hash string `json:"hash"`
+	// Key is the key of the Source the document was synced from; absent
+	// after a Put, and in manifests written before keys were stored, which
+	// are read alike: such documents are built and compared by Hash.
+	Key  string           `json:"key,omitempty"`
 	Lens [numFields]int32 `json:"lens"`
 }
 
@@ -206,6 +211,9 @@ func openLoaded(opts Options, d *memDirectory, m *manifest) (x *Index, err error
 	for _, de := range m.Docs {
 		x.setLens(de.Path, de.Lens, true)
 		x.hashes[de.Path] = de.Hash
+		if de.Key != "" {
+			x.keys[de.Path] = de.Key
+		}
 	}
 	n, err := x.reader.Count()
 	if err == nil && n != uint64(len(m.Docs)) {
@@ -220,7 +228,7 @@ func openLoaded(opts Options, d *memDirectory, m *manifest) (x *Index, err error
 
 // save writes the index's current state: new segments, then the manifest,
 // then removes the segments it no longer names.
-func (s *storeState) save(lens map[string][numFields]int32, hashes map[string]string) error {
+func (s *storeState) save(lens map[string][numFields]int32, hashes, keys map[string]string) error {
 	epoch, snap, segs, ok, err := s.dir.state()
 	if err != nil {
 		return err
@@ -245,7 +253,7 @@ func (s *storeState) save(lens map[string][numFields]int32, hashes map[string]st
 	}
 	sort.Slice(m.Segments, func(i, j int) bool { return m.Segments[i].ID < m.Segments[j].ID })
 	for p, l := range lens {
-		m.Docs = append(m.Docs, docEntry{Path: p, Hash: hashes[p], Lens: l})
+		m.Docs = append(m.Docs, docEntry{Path: p, Hash: hashes[p], Key: keys[p], Lens: l})
 	}
 	sort.Slice(m.Docs, func(i, j int) bool { return m.Docs[i].Path < m.Docs[j].Path })
 	raw, err := json.Marshal(m)

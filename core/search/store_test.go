@@ -69,11 +69,21 @@ func openStore(t *testing.T, fs host.FS, log host.Logger, docs []Doc) (*Index, S
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = x.Close() })
-	st, err := x.Sync(docs)
+	st, err := x.Sync(sources(docs))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return x, st
+}
+
+// sources gives docs to Sync without keys: each is built and compared by
+// its content hash.
+func sources(docs []Doc) []Source {
+	out := make([]Source, len(docs))
+	for i, d := range docs {
+		out[i] = Source{Path: d.Path, Doc: func() Doc { return d }}
+	}
+	return out
 }
 
 // answers runs every test query.
@@ -446,5 +456,143 @@ func TestStoreEmpty(t *testing.T) {
 	_, st = openStore(t, fs, log, nil)
 	if st != (SyncStats{}) || len(log.warnings()) != 0 {
 		t.Fatalf("empty reopen: %+v, warnings %v", st, log.warnings())
+	}
+}
+
+// keyedSources gives docs to Sync keyed by keys[path] (the document's own
+// hash when absent), counting the documents Sync builds.
+func keyedSources(docs []Doc, keys map[string]string, built *[]string) []Source {
+	out := make([]Source, len(docs))
+	for i, d := range docs {
+		k, ok := keys[d.Path]
+		if !ok {
+			k = "k" + docHash(d)
+		}
+		out[i] = Source{Path: d.Path, Key: k, Doc: func() Doc {
+			*built = append(*built, d.Path)
+			return d
+		}}
+	}
+	return out
+}
+
+func syncKeyed(t *testing.T, fs host.FS, docs []Doc, keys map[string]string) (*Index, SyncStats, []string) {
+	t.Helper()
+	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = x.Close() })
+	var built []string
+	st, err := x.Sync(keyedSources(docs, keys, &built))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(built)
+	return x, st, built
+}
+
+func TestStoreSyncSkipsUnchangedKeys(t *testing.T) {
+	docs := storeDocs(30)
+	fs := host.NewMemFS()
+	x, st, built := syncKeyed(t, fs, docs, nil)
+	if st != (SyncStats{Indexed: len(docs)}) || len(built) != len(docs) {
+		t.Fatalf("first sync: %+v, built %d", st, len(built))
+	}
+	closeIndex(t, x)
+
+	// Same keys: nothing is built.
+	x, st, built = syncKeyed(t, fs, docs, nil)
+	if st != (SyncStats{Reused: len(docs)}) || len(built) != 0 {
+		t.Fatalf("same keys: %+v, built %v", st, built)
+	}
+	closeIndex(t, x)
+
+	// A new key for the same document (a file rewritten with the same
+	// meaning): built, not re-analyzed, and its new key is stored.
+	keys := map[string]string{docs[2].Path: "other"}
+	x, st, built = syncKeyed(t, fs, docs, keys)
+	if st != (SyncStats{Reused: len(docs)}) || !reflect.DeepEqual(built, []string{docs[2].Path}) {
+		t.Fatalf("new key, same document: %+v, built %v", st, built)
+	}
+	closeIndex(t, x)
+	x, st, built = syncKeyed(t, fs, docs, keys)
+	if st != (SyncStats{Reused: len(docs)}) || len(built) != 0 {
+		t.Fatalf("after storing the new key: %+v, built %v", st, built)
+	}
+
+	// Put drops the key: the next Sync builds that document and compares it
+	// by hash; a changed key and content is re-analyzed.
+	if err := x.Put(docs[4]); err != nil {
+		t.Fatal(err)
+	}
+	closeIndex(t, x)
+	changed := append([]Doc(nil), docs...)
+	changed[7].Content = "the narwhal migration"
+	keys[changed[7].Path] = "changed"
+	x, st, built = syncKeyed(t, fs, changed, keys)
+	want := []string{docs[4].Path, docs[7].Path}
+	sort.Strings(want)
+	if st != (SyncStats{Reused: len(docs) - 1, Indexed: 1}) || !reflect.DeepEqual(built, want) {
+		t.Fatalf("after a put and a change: %+v, built %v, want %v", st, built, want)
+	}
+	if r := mustSearch(t, x, "narwhal", 5); len(r.Hits) != 1 || r.Hits[0].Path != docs[7].Path {
+		t.Errorf("narwhal: %+v", r.Hits)
+	}
+	sameAnswers(t, "keyed", answers(t, x), coldAnswers(t, changed))
+}
+
+func TestStoreSyncChecksBuiltPath(t *testing.T) {
+	x, err := Open(Options{}, Store{FS: host.NewMemFS(), Dir: testStoreDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeIndex(t, x)
+	_, err = x.Sync([]Source{{Path: "a.md", Key: "k", Doc: func() Doc { return Doc{Path: "b.md", Title: "B"} }}})
+	if err == nil || !strings.Contains(err.Error(), `"a.md"`) {
+		t.Fatalf("sync of a source building another path: %v", err)
+	}
+}
+
+// A manifest written before source keys were stored is used as it is: its
+// documents are built and compared by hash, not rebuilt, and the keys are
+// stored at the next flush.
+func TestStoreManifestWithoutKeys(t *testing.T) {
+	docs := storeDocs(20)
+	fs := host.NewMemFS()
+	x, _, _ := syncKeyed(t, fs, docs, nil)
+	closeIndex(t, x)
+	raw, err := fs.ReadFile(testStoreDir + "/" + manifestName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"key":`) {
+		t.Fatal("the manifest stores no keys")
+	}
+	editManifest(t, fs, func(m *manifest) {
+		for i := range m.Docs {
+			m.Docs[i].Key = ""
+		}
+	})
+	if raw, _ := fs.ReadFile(testStoreDir + "/" + manifestName); strings.Contains(string(raw), `"key":`) {
+		t.Fatal("the edited manifest still has keys")
+	}
+	log := &logLines{}
+	x, err = Open(Options{}, Store{FS: fs, Dir: testStoreDir, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built []string
+	st, err := x.Sync(keyedSources(docs, nil, &built))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != (SyncStats{Reused: len(docs)}) || len(built) != len(docs) || len(log.warnings()) != 0 {
+		t.Fatalf("manifest without keys: %+v, built %d, warnings %v", st, len(built), log.warnings())
+	}
+	closeIndex(t, x)
+	_, st, built = syncKeyed(t, fs, docs, nil)
+	if st != (SyncStats{Reused: len(docs)}) || len(built) != 0 {
+		t.Fatalf("after the keys were stored: %+v, built %v", st, built)
 	}
 }

@@ -528,15 +528,6 @@ func renderNarrative(n Narrative) string {
 
 // ---- Facts -----------------------------------------------------------
 
-var (
-	// factSubject matches "**subject**: statement".
-	factSubject = regexp.MustCompile(`^\*\*(.+?)\*\*:\s*(.*)$`)
-	// factSubjectAlt matches "**subject:** statement".
-	factSubjectAlt = regexp.MustCompile(`^\*\*(.+?):\*\*\s*(.*)$`)
-	// factCategory matches a trailing " [category]".
-	factCategory = regexp.MustCompile(`^(.*\S)\s+\[([^\[\]]+)\]$`)
-)
-
 // parseFacts reads one fact per list item; lines that are not list items
 // continue the previous fact (hand-wrapped lines), a blank line ends it.
 func parseFacts(body string) []Fact {
@@ -594,28 +585,90 @@ func factText(f Fact) string {
 	return strings.Join(parts, " ")
 }
 
-// parseFactText reads a fact's line (without the bullet).
+// parseFactText reads a fact's line (without the bullet). Every fact of
+// every file is read here when a tree is opened, so the line is cut by
+// hand (cutFactSubject, cutFactCategory) rather than with regexps.
 func parseFactText(text string) Fact {
 	subj, st := "", strings.TrimSpace(text)
 	for subj == "" {
-		m := factSubject.FindStringSubmatch(st)
-		if m == nil {
-			m = factSubjectAlt.FindStringSubmatch(st)
+		s, rest, ok := cutFactSubject(st, "**:")
+		if !ok {
+			s, rest, ok = cutFactSubject(st, ":**")
 		}
-		if m == nil {
+		if !ok {
 			break
 		}
-		subj, st = stripStars(m[1]), strings.TrimSpace(m[2])
+		subj, st = stripStars(s), strings.TrimSpace(rest)
 	}
 	cat := ""
-	if m := factCategory.FindStringSubmatch(st); m != nil {
-		// Go's \s is ASCII-only while trimming is Unicode-aware; both sides
-		// must be non-empty after trimming or the split would not survive.
-		if c, rest := strings.TrimSpace(m[2]), strings.TrimSpace(m[1]); c != "" && rest != "" {
+	if rest, c, ok := cutFactCategory(st); ok {
+		// The split is on ASCII white space while trimming is Unicode-aware;
+		// both sides must be non-empty after trimming or the split would not
+		// survive.
+		if c, rest := strings.TrimSpace(c), strings.TrimSpace(rest); c != "" && rest != "" {
 			st, cat = rest, c
 		}
 	}
 	return Fact{Subject: subj, Statement: st, Category: cat}
+}
+
+// isRegexpSpace reports the ASCII white space of regexp's \s.
+func isRegexpSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// cutFactSubject cuts "**subject" + delim + "statement" ("**a**: b" with
+// delim "**:", "**a:** b" with ":**"): the subject is the shortest that is
+// not empty and holds no line break, the statement follows the white space
+// after delim and holds no line break. It matches as the expression
+// ^\*\*(.+?)DELIM\s*(.*)$ does.
+func cutFactSubject(st, delim string) (subj, rest string, ok bool) {
+	if !strings.HasPrefix(st, "**") {
+		return "", "", false
+	}
+	firstNL, lastNL := strings.IndexByte(st, '\n'), strings.LastIndexByte(st, '\n')
+	for from := 3; from <= len(st); {
+		k := strings.Index(st[from:], delim)
+		if k < 0 {
+			return "", "", false
+		}
+		i := from + k
+		if firstNL >= 0 && firstNL < i {
+			return "", "", false
+		}
+		j := i + len(delim)
+		for j < len(st) && isRegexpSpace(st[j]) {
+			j++
+		}
+		if lastNL < j {
+			return st[2:i], st[j:], true
+		}
+		from = i + 1
+	}
+	return "", "", false
+}
+
+// cutFactCategory cuts a trailing " [category]": the text before it ends
+// in a character that is not white space and holds no line break, white
+// space separates them, and the category holds no bracket. It matches as
+// the expression ^(.*\S)\s+\[([^\[\]]+)\]$ does.
+func cutFactCategory(st string) (rest, cat string, ok bool) {
+	if !strings.HasSuffix(st, "]") {
+		return "", "", false
+	}
+	inner := st[:len(st)-1]
+	k := strings.LastIndexByte(inner, '[')
+	if k < 0 || k+1 == len(inner) || strings.IndexByte(inner[k+1:], ']') >= 0 {
+		return "", "", false
+	}
+	a := k
+	for a > 0 && isRegexpSpace(st[a-1]) {
+		a--
+	}
+	if a == k || a == 0 || strings.IndexByte(st[:a], '\n') >= 0 {
+		return "", "", false
+	}
+	return st[:a], inner[k+1:], true
 }
 
 // stripStars removes "**" runs from a subject and trims it.

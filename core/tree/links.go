@@ -266,25 +266,96 @@ func (e *Entry) Text() string {
 	return strings.Join(parts, "\n")
 }
 
-// plainText strips the markdown marks that carry no words.
+// plainText strips the markdown marks that carry no words: a heading's
+// marks, "**" and wikilink brackets ("[[a#h|b]]" reads "a h b"). It scans
+// by hand rather than with wikiLinkRe: every entry's text goes through it
+// when the index is built, and a line without marks is passed as it is.
 func plainText(s string) string {
 	if s == "" {
 		return ""
 	}
-	lines := splitLines(normalizeNewlines(s))
-	for i, l := range lines {
-		if _, t, ok := parseHeading(l); ok {
-			l = t
+	s = normalizeNewlines(s)
+	var b strings.Builder
+	changed := false
+	for pos := 0; pos <= len(s); {
+		end := strings.IndexByte(s[pos:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += pos
 		}
-		l = strings.ReplaceAll(l, "**", "")
-		l = wikiLinkRe.ReplaceAllStringFunc(l, func(m string) string {
-			inner := strings.TrimPrefix(m, "!")
-			inner = inner[2 : len(inner)-2]
-			target, alias, _ := strings.Cut(inner, "|")
-			target = strings.ReplaceAll(strings.TrimSuffix(target, `\`), "#", " ")
-			return strings.TrimSpace(target + " " + alias)
-		})
-		lines[i] = l
+		line, ok := plainLine(s[pos:end])
+		if ok && !changed {
+			changed = true
+			b.Grow(len(s))
+			b.WriteString(s[:pos])
+		}
+		if changed {
+			b.WriteString(line)
+			if end < len(s) {
+				b.WriteByte('\n')
+			}
+		}
+		pos = end + 1
 	}
-	return strings.Join(lines, "\n")
+	if !changed {
+		return s
+	}
+	return b.String()
+}
+
+// plainLine is plainText of one line; ok reports a change.
+func plainLine(l string) (string, bool) {
+	changed := false
+	if _, t, ok := parseHeading(l); ok {
+		l, changed = t, true
+	}
+	if strings.Contains(l, "**") {
+		l, changed = strings.ReplaceAll(l, "**", ""), true
+	}
+	if strings.Contains(l, "[[") {
+		if w, ok := plainWikiLinks(l); ok {
+			l, changed = w, true
+		}
+	}
+	return l, changed
+}
+
+// plainWikiLinks replaces each wikilink of a line (what wikiLinkRe
+// matches: "[[", then at least one character that is no bracket, then
+// "]]", with an embed's "!" before it) by its words: the target with "#"
+// read as a space, then the alias. ok reports a replacement.
+func plainWikiLinks(l string) (string, bool) {
+	var b strings.Builder
+	last := 0 // l[:last] is written, or holds no wikilink
+	for i := 0; ; {
+		j := strings.Index(l[i:], "[[")
+		if j < 0 {
+			break
+		}
+		j += i
+		k := j + 2
+		for k < len(l) && l[k] != '[' && l[k] != ']' && l[k] != '\n' {
+			k++
+		}
+		if k == j+2 || !strings.HasPrefix(l[k:], "]]") {
+			i = j + 1
+			continue
+		}
+		start := j
+		if j > last && l[j-1] == '!' {
+			start = j - 1
+		}
+		target, alias, _ := strings.Cut(l[j+2:k], "|")
+		target = strings.ReplaceAll(strings.TrimSuffix(target, `\`), "#", " ")
+		b.WriteString(l[last:start])
+		b.WriteString(strings.TrimSpace(target + " " + alias))
+		last = k + 2
+		i = last
+	}
+	if last == 0 {
+		return l, false
+	}
+	b.WriteString(l[last:])
+	return b.String(), true
 }

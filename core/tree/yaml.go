@@ -36,19 +36,51 @@ var errUnclosed = errors.New("front matter opened with --- is not closed")
 // and body. A text without front matter has an empty map and its whole
 // self as body.
 func readFrontMatter(text string) (yaml.MapSlice, string, error) {
-	open, end := frontMatterLines(splitLines(text))
-	if open < 0 {
+	head, open, closed := frontMatterEnd(text)
+	if !open {
 		return nil, text, nil
 	}
-	if end < 0 {
+	if !closed {
 		return nil, "", errUnclosed
 	}
+	// frontmatter is given the front matter only, not the body it would
+	// copy twice: what it leaves of that head (nothing, as it stops after
+	// the same closing line) and the rest of the text are the body.
 	var ms yaml.MapSlice
-	rest, err := frontmatter.Parse(strings.NewReader(text), &ms, yamlFormat)
+	rest, err := frontmatter.Parse(strings.NewReader(text[:head]), &ms, yamlFormat)
 	if err != nil {
 		return nil, "", fmt.Errorf("malformed front matter: %w", err)
 	}
-	return ms, string(rest), nil
+	return ms, string(rest) + text[head:], nil
+}
+
+// frontMatterEnd is frontMatterLines on a text, without splitting all of
+// it: open reports a front matter, closed that a line closes it, and head
+// is the offset just past that closing line.
+func frontMatterEnd(text string) (head int, open, closed bool) {
+	for pos := 0; pos < len(text); {
+		end := strings.IndexByte(text[pos:], '\n')
+		next := len(text)
+		if end >= 0 {
+			next = pos + end + 1
+		}
+		line := text[pos:next]
+		pos = next
+		switch {
+		case !open && isBlank(line):
+			continue
+		case strings.TrimSpace(line) != "---":
+			if !open {
+				return 0, false, false
+			}
+			continue
+		case !open:
+			open = true
+			continue
+		}
+		return pos, true, true
+	}
+	return 0, open, false
 }
 
 // frontMatterLines finds a front matter in a file's lines: open is the

@@ -1,0 +1,82 @@
+package tree
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/adrg/frontmatter"
+	"gopkg.in/yaml.v2"
+)
+
+// refReadFrontMatter is readFrontMatter as it was, giving frontmatter the
+// whole text, kept as the reference the head-only version must agree with.
+func refReadFrontMatter(text string) (yaml.MapSlice, string, error) {
+	open, end := frontMatterLines(splitLines(text))
+	if open < 0 {
+		return nil, text, nil
+	}
+	if end < 0 {
+		return nil, "", errUnclosed
+	}
+	var ms yaml.MapSlice
+	rest, err := frontmatter.Parse(strings.NewReader(text), &ms, yamlFormat)
+	if err != nil {
+		return nil, "", fmt.Errorf("malformed front matter: %w", err)
+	}
+	return ms, string(rest), nil
+}
+
+var frontMatterCases = []string{
+	"",
+	"no front matter\n---\n",
+	"---\ntitle: x\n---\nbody\n",
+	"---\ntitle: x\n---",
+	"---\ntitle: x\n---\n",
+	"\n \n---\ntitle: x\n  ---  \n\n## Body\n---\nmore\n",
+	"---",
+	"---\n",
+	"---\n---",
+	"---\n---\n---\n",
+	"---\ntitle: x\n\nbody\n",
+	"---x\ntitle: x\n---\n",
+	"---\njust a sentence\n---\n",
+	"---\ntitle: [unclosed\n---\nbody",
+	"---\ntags: [a, b]\nrelated:\n  - c.md\nextra: {k: v}\n---\n\n# T\n",
+	"\t---\t\ntitle: \"q\\\"\"\n---\t\nbody",
+	"---\ntitle: 価値観\n---\n価値観\n",
+}
+
+func sameFrontMatter(t *testing.T, text string) {
+	t.Helper()
+	ms, body, err := readFrontMatter(text)
+	wms, wbody, werr := refReadFrontMatter(text)
+	if fmt.Sprint(err) != fmt.Sprint(werr) || body != wbody || !reflect.DeepEqual(ms, wms) {
+		t.Fatalf("readFrontMatter(%q)\n got %#v %q %v\nwant %#v %q %v", text, ms, body, err, wms, wbody, werr)
+	}
+}
+
+func TestReadFrontMatterMatchesReference(t *testing.T) {
+	for _, s := range frontMatterCases {
+		sameFrontMatter(t, s)
+	}
+	pieces := []string{"---", "---", "\n", "\n", " ", "\t", "title: x", "tags: [a, b]", "- c", ": ", "k: v", "{", "[", "\"",
+		"#", "a", "価", "\xff", "  ---  "}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 5000 {
+		var b strings.Builder
+		for range rng.IntN(16) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		sameFrontMatter(t, b.String())
+	}
+}
+
+func FuzzReadFrontMatter(f *testing.F) {
+	for _, s := range frontMatterCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { sameFrontMatter(t, s) })
+}
