@@ -1,7 +1,6 @@
 package tree
 
 import (
-	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -79,17 +78,11 @@ func TestParseFactTextMatchesReference(t *testing.T) {
 	}
 	pieces := []string{"**", "*", ":", ":**", "**:", "[", "]", " ", "\t", "\n", "\r", "\f", "\v", "\u00a0",
 		"a", "b", "é", "価", "\xff"}
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 30000 {
-		var b strings.Builder
-		for range rng.IntN(14) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		s := b.String()
+	randomTexts(5, pieces, 30000, 14, func(s string) {
 		if got, want := parseFactText(s), refParseFactText(s); got != want {
 			t.Fatalf("parseFactText(%q)\n got %#v\nwant %#v", s, got, want)
 		}
-	}
+	})
 }
 
 func FuzzParseFactText(f *testing.F) {

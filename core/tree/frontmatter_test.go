@@ -2,7 +2,6 @@ package tree
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -64,14 +63,7 @@ func TestReadFrontMatterMatchesReference(t *testing.T) {
 	}
 	pieces := []string{"---", "---", "\n", "\n", " ", "\t", "title: x", "tags: [a, b]", "- c", ": ", "k: v", "{", "[", "\"",
 		"#", "a", "価", "\xff", "  ---  "}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 5000 {
-		var b strings.Builder
-		for range rng.IntN(16) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		sameFrontMatter(t, b.String())
-	}
+	randomTexts(3, pieces, 5000, 16, func(s string) { sameFrontMatter(t, s) })
 }
 
 func FuzzReadFrontMatter(f *testing.F) {

@@ -1,7 +1,6 @@
 package tree
 
 import (
-	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -73,17 +72,11 @@ func TestPlainTextMatchesReference(t *testing.T) {
 	// Random strings made of the marks plainText looks at.
 	pieces := []string{"[[", "]]", "[", "]", "!", "#", "# ", "## ", "|", `\`, "**", "*", " ", "\t", "\n", "\r",
 		"a", "b", "é", "価", "\xff", "`", "```", "~~~", "   ", "\u00a0"}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 20000 {
-		var b strings.Builder
-		for range rng.IntN(24) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		s := b.String()
+	randomTexts(1, pieces, 20000, 24, func(s string) {
 		if got, want := plainText(s), refPlainText(s); got != want {
 			t.Fatalf("plainText(%q)\n got %q\nwant %q", s, got, want)
 		}
-	}
+	})
 }
 
 func FuzzPlainText(f *testing.F) {
