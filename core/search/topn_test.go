@@ -47,6 +47,20 @@ type scored struct {
 	score float64
 }
 
+// runTop runs q through the collector under test.
+func runTop(t *testing.T, x *Index, q bluge.Query, n int) ([]*bsearch.DocumentMatch, int) {
+	t.Helper()
+	s, err := x.searcher(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, total, err := top(s, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms, total
+}
+
 // bruteTop runs q and reads every match, then sorts them all by score
 // descending and path ascending and keeps the first n.
 func bruteTop(t *testing.T, x *Index, q bluge.Query, n int) ([]scored, int) {
@@ -196,14 +210,7 @@ func checkTop(t *testing.T, x *Index) {
 	for name, q := range queries {
 		for _, n := range []int{1, 2, 5, 39, 40, 41, 45, 69, 70, 71, 81, 82, 83, 200} {
 			want, wantTotal := bruteTop(t, x, q, n)
-			s, err := x.searcher(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ms, total, err := top(s, n)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ms, total := runTop(t, x, q, n)
 			got := matchesOf(t, x, ms)
 			if total != wantTotal {
 				t.Errorf("%s, %d: total %d, want %d", name, n, total, wantTotal)
@@ -232,14 +239,7 @@ func TestTopTiesInOneLargeSegment(t *testing.T) {
 	q := x.buildQuery(x.parse("otter kelp"), true)
 	for _, n := range []int{3, 1100, 1300} {
 		want, _ := bruteTop(t, x, q, n)
-		s, err := x.searcher(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms, total, err := top(s, n)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ms, total := runTop(t, x, q, n)
 		if total != len(docs) {
 			t.Errorf("%d: total %d, want %d", n, total, len(docs))
 		}
