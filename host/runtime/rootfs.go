@@ -1,9 +1,9 @@
 package runtime
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -85,6 +85,9 @@ func (r *RootFS) resolve(op, p string) (string, error) {
 		return "", fmt.Errorf("%s: %w", op, err)
 	}
 	full := filepath.Join(r.dir, filepath.FromSlash(p))
+	if r.plain(p) {
+		return full, nil
+	}
 	existing := full
 	for existing != r.dir {
 		if _, err := os.Lstat(existing); err == nil {
@@ -101,6 +104,31 @@ func (r *RootFS) resolve(op, p string) (string, error) {
 		return "", fmt.Errorf("%s %q: resolves outside the memory root: %w", op, p, host.ErrDenied)
 	}
 	return full, nil
+}
+
+// plain reports whether no existing segment of the clean relative path p
+// is a symbolic link. Then p cannot leave the root (whose own path is
+// resolved), and resolve is spared EvalSymlinks, which walks every
+// component from the file system's root: at open, one call per file. The
+// walk stops at the first segment that does not exist (what follows will
+// be created as plain folders and files); any other error, or a link,
+// sends the path through the full check.
+func (r *RootFS) plain(p string) bool {
+	cur := r.dir
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" {
+			continue // the root itself
+		}
+		cur = filepath.Join(cur, seg)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return errors.Is(err, fs.ErrNotExist)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // ReadFile returns the whole content of a regular file.
@@ -141,10 +169,14 @@ func (r *RootFS) readSized(p string, max int64) ([]byte, int64, error) {
 	if fi.Size() > max {
 		return nil, fi.Size(), nil
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
+	// Sized from Stat, so that a large file (an index segment) is read into
+	// one buffer instead of one that doubles as it fills.
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, 0, osError("read", p, err)
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > max { // the file grew since Stat
 		return nil, int64(len(data)), nil
 	}
