@@ -24,3 +24,15 @@ func TestDurations(t *testing.T) {
 		}
 	}
 }
+
+func FuzzDurations(f *testing.F) {
+	f.Add("How many days ago did I meet Emma?")
+	f.Add("how long ago… 価格 \xff how many weeks have passed")
+	f.Fuzz(func(t *testing.T, q string) {
+		for _, p := range Durations(q) {
+			if p.Start < 0 || p.End > len(q) || p.Start > p.End || q[p.Start:p.End] != p.Text {
+				t.Fatalf("Durations(%q): phrase %+v out of place", q, p)
+			}
+		}
+	})
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -171,4 +172,20 @@ func TestQueryNames(t *testing.T) {
 			t.Errorf("queryNames(%q) = %q, want %q", q, got, want)
 		}
 	}
+}
+
+func FuzzQueryNames(f *testing.F) {
+	f.Add("What did Caroline paint for the art show in May?")
+	f.Add("I'm ’s 'S \xff É. Ünïcödé 2023? V1.8!")
+	f.Fuzz(func(t *testing.T, q string) {
+		names := queryNames(q)
+		if !slices.IsSorted(names) {
+			t.Fatalf("queryNames(%q) = %v, not sorted", q, names)
+		}
+		for _, n := range names {
+			if n == "" || n != strings.ToLower(n) {
+				t.Fatalf("queryNames(%q) = %v", q, names)
+			}
+		}
+	})
 }
