@@ -60,3 +60,11 @@ func TestQueryShortRemarks(t *testing.T) {
 		t.Errorf("reason %q: entries without a flow are no remarks", res.Reason)
 	}
 }
+
+func TestWordCount(t *testing.T) {
+	for _, s := range []string{"", "  ", "one", " two  words ", "tab\tand\nnew line", "价格 \u00a0nbsp\u2003em", "\xff\xfe bad", "**Caroline:** hi"} {
+		if got, want := wordCount(s), len(strings.Fields(s)); got != want {
+			t.Errorf("wordCount(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

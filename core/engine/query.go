@@ -103,8 +103,8 @@ func (e *Engine) covers(path string, words []string) bool {
 }
 
 // Every question is searched over a pool of the rerankPool best matches,
-// which the evidence rules (time, siblings) rescore before it is cut to the
-// limit. For a question about a time ("a week ago", "in March") the entries
+// which the evidence rules (time, short remarks, named authors, siblings)
+// rescore before it is cut to the limit. For a question about a time ("a week ago", "in March") the entries
 // dated within the time it names have their score multiplied by timeBoost. A
 // range that frames the question ("in the past three months") is cut out
 // of the search: people say "a week ago" or "last year" in what they tell,
@@ -117,7 +117,7 @@ const (
 // withoutFraming is the question without the words that frame it rather
 // than say what it is about: the ranges of time it asks within ("in the
 // past three months") and the words asking for a duration ("how many days
-// ago", "how long"), which would otherwise match every entry that says
+// ago", "how long ago"), which would otherwise match every entry that says
 // "days" or "ago" (measured in bench/retrieval/mechanisms.md).
 func withoutFraming(q string, spans []atoms.Span) string {
 	cuts := atoms.Durations(q)
@@ -143,7 +143,8 @@ func withoutFraming(q string, spans []atoms.Span) string {
 // of cars…"): their absence from the tree says nothing about its domain, so
 // they never make a question out of domain (they are still searched). In
 // the LoCoMo benchmark they were 5 of the 11 false out-of-domain verdicts.
-var frameWords = strings.Fields("attribute attributes common describe described describes detail details example examples kind kinds likely mention mentioned reason reasons relate related represent represents sort sorts subject thing things type types way ways")
+// Stemming gives each its inflections ("describes", "described").
+var frameWords = strings.Fields("attribute common describe detail example kind likely mention reason relate represent sort subject thing type ways")
 
 // frames holds frameWords as the index analyzes them (the same in every
 // index), made on first use.
