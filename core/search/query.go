@@ -333,6 +333,19 @@ func (q *qterm) matchAt(ts []term, i int) (hit, literal bool, end int) {
 	return true, true, end
 }
 
+// saidIn reports whether w holds q without expansion (see Ranked.Says).
+func (q *qterm) saidIn(w Words) bool {
+	if q.phrase != nil {
+		for _, alts := range q.phrase {
+			if alts[0] != "" && !slices.ContainsFunc(alts, w.has) {
+				return false
+			}
+		}
+		return true
+	}
+	return slices.ContainsFunc(q.alts, w.has) || slices.ContainsFunc(q.terms, w.has)
+}
+
 // match reports whether the index term t matches a term that is not a
 // phrase, and whether literally.
 func (q *qterm) match(t string) (hit, literal bool) {

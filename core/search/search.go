@@ -113,6 +113,44 @@ func (r Ranked) Materialize(hits []Hit) {
 	}
 }
 
+// Words is what a text says, as the index analyzes a field: its distinct
+// terms. A rule that asks of hit after hit which query terms some part of
+// an entry holds (Ranked.Says) analyzes each part once and keeps its Words.
+type Words struct {
+	terms []string // sorted, distinct
+}
+
+// Analyze returns the Words of text.
+func Analyze(text string) Words {
+	ts, _ := analyze(text, true)
+	w := Words{terms: make([]string, len(ts))}
+	for i, t := range ts {
+		w.terms[i] = t.text
+	}
+	slices.Sort(w.terms)
+	w.terms = slices.Compact(w.terms)
+	return w
+}
+
+func (w Words) has(t string) bool {
+	_, ok := slices.BinarySearch(w.terms, t)
+	return ok
+}
+
+// Says returns how many of the query's terms w holds as written: no prefix
+// or fuzzy expansion (a turn saying "classic" does not say "class"); a
+// compound counts by any of its parts, as the OR pass matches it, and a
+// quoted phrase by all of its words, in any order.
+func (r Ranked) Says(w Words) int {
+	n := 0
+	for i := range r.qs {
+		if r.qs[i].saidIn(w) {
+			n++
+		}
+	}
+	return n
+}
+
 // Terms returns the query terms text analyzes to, as Result.Terms reports
 // them.
 func (x *Index) Terms(text string) []string {

@@ -1099,3 +1099,33 @@ func TestRankThenMaterialize(t *testing.T) {
 		}
 	}
 }
+
+// Says counts the query's terms a text holds as written: stems and
+// compounds count, a prefix or fuzzy expansion does not, a phrase counts by
+// all of its words.
+func TestRankedSays(t *testing.T) {
+	x := newIndex(t, Options{}, corpus()...)
+	tests := []struct {
+		query, text string
+		want        int
+	}{
+		{"pottery class", "Pottery classes on Tuesdays!", 2},
+		{"pottery class", "A classic pottery course.", 1}, // "class" is expanded as a prefix in the search, not here
+		{"invoice retries", "The invoice was retried twice.", 2},
+		{"import-cycle", "an import cycle again", 1},
+		{`"blue bowl" glaze`, "a blue bowl with no glaze", 2},
+		{`"blue bowl" glaze`, "a bowl, blue", 1}, // a phrase's words, in any order
+		{`"blue bowl" glaze`, "a blue cup", 0},
+		{"invoise", "invoice", 0}, // within one edit only
+		{"pottery", "", 0},
+	}
+	for _, tc := range tests {
+		r, err := x.Rank(tc.query, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Says(Analyze(tc.text)); got != tc.want {
+			t.Errorf("%q says of %q: %d, want %d", tc.text, tc.query, got, tc.want)
+		}
+	}
+}
