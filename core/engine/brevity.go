@@ -32,7 +32,7 @@ func (e *Engine) brevity(hits []search.Hit) string {
 			continue
 		}
 		en, ok := e.catalog.Get(hits[i].Path)
-		if !ok || en.RawConcept.Flow == "" {
+		if !ok || !isReply(en) {
 			continue
 		}
 		// Its own words: everything it says but the turns it replies to.

@@ -61,6 +61,7 @@ type Engine struct {
 	log      host.Logger
 	maxBytes int
 	catalog  *tree.Catalog
+	own      map[string]ownCached // by path: what pieces of an exchange say themselves (ownwords.go)
 	index    *search.Index
 	curator  *curate.Curator
 	cache    *queryCache

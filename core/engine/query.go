@@ -68,6 +68,9 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	if c := e.siblings(r.Hits); c != "" {
 		certs = append(certs, c)
 	}
+	if c := e.ownWords(&r, ranked.Says); c != "" {
+		certs = append(certs, c)
+	}
 	rerank(&r, limit)
 	ranked.Materialize(r.Hits)
 	res := decide(p.Query, r)
@@ -103,8 +106,8 @@ func (e *Engine) covers(path string, words []string) bool {
 }
 
 // Every question is searched over a pool of the rerankPool best matches,
-// which the evidence rules (time, short remarks, named authors, siblings)
-// rescore before it is cut to the limit. For a question about a time ("a week ago", "in March") the entries
+// which the evidence rules (time, short remarks, named authors, siblings
+// and openers, own words) rescore before it is cut to the limit. For a question about a time ("a week ago", "in March") the entries
 // dated within the time it names have their score multiplied by timeBoost. A
 // range that frames the question ("in the past three months") is cut out
 // of the search: people say "a week ago" or "last year" in what they tell,

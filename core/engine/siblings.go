@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 
+	"github.com/arbormem/arbor/core/ingest"
 	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/core/tree"
 )
 
 // Sibling evidence (the episode scorer of ContextFit §5, on the tree's
@@ -20,20 +23,29 @@ import (
 // flow, e.g. one chat session per entry) are left alone: a folder of them
 // (chats of a month) is no episode, and lifting it pushed other evidence
 // out (measured in bench/retrieval/mechanisms.md).
+//
+// Openers: the entry of an episode without a flow is the piece that opens
+// it (a session's first turn), where people say what happened since they
+// last spoke; in LoCoMo an opener among the 50 best matches is gold five
+// times as often as another piece. It also matches a question by its own
+// words only, having no turns before it. So an opener's raw score is also
+// multiplied by openerBoost.
 const (
 	siblingWeight = 0.6
 	siblingTop    = 3
+	openerBoost   = 1.3
 )
 
-// siblings raises the scores of the pieces by their folder's evidence and
-// returns the reason code of what it did, or "" when no hit is a piece.
+// siblings raises the scores of the pieces by their folder's evidence, and
+// those of the openers, and returns the reason code of what it did, or ""
+// when no hit is a piece.
 func (e *Engine) siblings(hits []search.Hit) string {
 	episodes := map[string][]float64{} // folder → raw scores of its hits
 	for _, h := range hits {
 		if h.Kind == "context" {
 			continue
 		}
-		if en, ok := e.catalog.Get(h.Path); ok && en.RawConcept.Flow != "" {
+		if en, ok := e.catalog.Get(h.Path); ok && isReply(en) {
 			episodes[path.Dir(h.Path)] = nil
 		}
 	}
@@ -64,7 +76,7 @@ func (e *Engine) siblings(hits []search.Hit) string {
 			best, bestDir = ev, d
 		}
 	}
-	n := 0
+	n, openers := 0, 0
 	for i := range hits {
 		ev, ok := evidence[path.Dir(hits[i].Path)]
 		if !ok || hits[i].Kind == "context" {
@@ -72,7 +84,23 @@ func (e *Engine) siblings(hits []search.Hit) string {
 		}
 		hits[i].Raw *= 1 + siblingWeight*ev/best
 		n++
+		if en, ok := e.catalog.Get(hits[i].Path); ok && en.RawConcept.Flow == "" {
+			hits[i].Raw *= openerBoost
+			openers++
+		}
 	}
-	return fmt.Sprintf("siblings: %d of the %d best matches are pieces of %d episodes (folders), their scores ×(1 + %g × the episode's evidence relative to the strongest, %s with %.2f)",
+	reason := fmt.Sprintf("siblings: %d of the %d best matches are pieces of %d episodes (folders), their scores ×(1 + %g × the episode's evidence relative to the strongest, %s with %.2f)",
 		n, len(hits), len(episodes), siblingWeight, bestDir, best)
+	if openers > 0 {
+		reason += fmt.Sprintf("; openers: %d of them open their episode (no flow), their scores ×%g", openers, openerBoost)
+	}
+	return reason
+}
+
+// isReply reports whether the entry is a piece of an exchange: its flow
+// holds the turns it replies to, as ingestion writes a chat turn
+// (ingest.ReplyPrefix). A hand-written entry's flow (a process, a call
+// chain) does not make it one.
+func isReply(en *tree.Entry) bool {
+	return strings.HasPrefix(en.RawConcept.Flow, ingest.ReplyPrefix)
 }

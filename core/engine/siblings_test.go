@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -9,7 +10,7 @@ import (
 	"github.com/arbormem/arbor/core/tree"
 )
 
-// Pieces of one exchange (entries whose raw concept has a flow) lift each
+// Pieces of one exchange (entries whose flow holds the turns they reply to) lift each
 // other: the turn of the session holding the most evidence outranks a
 // slightly better lone match from another session, and the reason says so.
 // Whole sessions (no flow) in a shared folder are not reranked.
@@ -32,11 +33,11 @@ func TestQuerySiblings(t *testing.T) {
 	}
 	// Session 1 talks about the pottery class at length; session 2 has one
 	// remark that matches the question a little better on its own.
-	add("chat/session_01/turn_01.md", "I signed up for a pottery class downtown, with my sister.", "Hi!")
-	add("chat/session_01/turn_02.md", "It meets on Tuesdays; I made a bowl in the pottery class.", "How nice.")
-	add("chat/session_01/turn_03.md", "My teacher says the bowl needs glazing before it is done.", "Show me!")
-	add("chat/session_02/turn_01.md", "Glazing class at the pottery studio is sold out.", "Hello again.")
-	add("chat/session_02/turn_02.md", "Let us talk about the weather.", "Sold out, sadly.")
+	add("chat/session_01/turn_01.md", "I signed up for a pottery class downtown, with my sister.", "In reply to Ann: Hi!")
+	add("chat/session_01/turn_02.md", "It meets on Tuesdays; I made a bowl in the pottery class.", "In reply to Ann: How nice.")
+	add("chat/session_01/turn_03.md", "My teacher says the bowl needs glazing before it is done.", "In reply to Ann: Show me!")
+	add("chat/session_02/turn_01.md", "Glazing class at the pottery studio is sold out.", "In reply to Ann: Hello again.")
+	add("chat/session_02/turn_02.md", "Let us talk about the weather.", "In reply to Ann: Sold out, sadly.")
 	q := "pottery bowl glazing class"
 	res, err := e.Query(SearchParams{Query: q, Limit: 5})
 	if err != nil {
@@ -73,5 +74,46 @@ func TestQuerySiblings(t *testing.T) {
 	}
 	if strings.Contains(res.Reason, "siblings") || res.Results[0].Path != "chats/2023_06/session_04.md" {
 		t.Errorf("whole sessions: order %v, reason %q", paths(res), res.Reason)
+	}
+}
+
+// The turn that opens a session (no flow, beside pieces that reply) scores
+// openerBoost times its siblings' multiplier; an entry without a flow in a
+// folder of no exchange is left alone.
+func TestQueryOpeners(t *testing.T) {
+	e, _, err := Open(Options{FS: host.NewMemFS()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	addTurn(t, e, "chat/session_01/turn_01.md", "Ana", "Guess what, I adopted a kitten named Miso!", "")
+	addTurn(t, e, "chat/session_01/turn_02.md", "Bo", "A kitten! What does Miso look like?", "In reply to Ana: Guess what, I adopted a kitten named Miso!")
+	addTurn(t, e, "notes/pets/miso.md", "Ana", "Miso the kitten needs her shots in May.", "")
+
+	ranked, err := e.index.Rank("kitten Miso", rerankPool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := ranked.Hits
+	for i := range hits {
+		hits[i].Raw = 10
+	}
+	reason := e.siblings(hits)
+	got := map[string]float64{}
+	for _, h := range hits {
+		got[h.Path] = h.Raw / 10
+	}
+	sibling := got["chat/session_01/turn_02.md"]
+	if sibling <= 1 {
+		t.Fatalf("the reply's score ×%.4f: no sibling evidence", sibling)
+	}
+	if o := got["chat/session_01/turn_01.md"]; math.Abs(o-sibling*openerBoost) > 1e-9 {
+		t.Errorf("opener ×%.4f, want ×%.4f (its sibling's ×%g)", o, sibling*openerBoost, openerBoost)
+	}
+	if n := got["notes/pets/miso.md"]; n != 1 {
+		t.Errorf("a note outside any exchange ×%.4f, want ×1", n)
+	}
+	if !strings.Contains(reason, "openers: 1 of them open their episode") {
+		t.Errorf("reason %q lacks the openers certificate", reason)
 	}
 }
