@@ -7,6 +7,7 @@ import (
 
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/tree"
 )
 
 type testClock struct{ t time.Time }
@@ -144,5 +145,41 @@ func TestQueryFrameWords(t *testing.T) {
 		if r.OutOfDomain != ood {
 			t.Errorf("%q: out of domain %t (%s), want %t", q, r.OutOfDomain, r.Reason, ood)
 		}
+	}
+}
+
+// A question about a time goes by when a thing was said (the raw concept's
+// timestamp), not by when it was stored: a year of chats ingested today is
+// not all "a week ago".
+func TestQueryTimeByTimestamp(t *testing.T) {
+	clock := &testClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	e, _, err := Open(Options{FS: host.NewMemFS(), Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for path, turn := range map[string]struct{ said, text string }{
+		"ana_and_bo/session_01/turn_001.md": {"2025-06-01T00:00:00Z", "The kiln cracked my bowl, and the kiln is old."},
+		"ana_and_bo/session_09/turn_001.md": {"2026-02-22", "The kiln finally fired my vase."},
+		"ana_and_bo/session_05/turn_001.md": {"", "A kiln costs more than a car."},
+	} {
+		op := curate.Operation{Type: curate.OpAdd, Path: path, Title: "Ana",
+			Content: curate.Content{Narrative: &curate.Narrative{Text: turn.text},
+				RawConcept: &tree.RawConcept{Task: "a turn", Author: "Ana", Timestamp: turn.said}}, Reason: "chat import"}
+		if res := e.Curate(CurateParams{Operations: []curate.Operation{op}}); res.Summary.Added != 1 {
+			t.Fatalf("curate %s: %+v", path, res)
+		}
+	}
+	res, err := e.Query(SearchParams{Query: "what about the kiln a week ago", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Results[0].Path != "ana_and_bo/session_09/turn_001.md" {
+		t.Errorf("order %v: want the turn said a week ago first", paths(res))
+	}
+	// The entry without a timestamp was stored today: outside the week
+	// before, like the one said last June.
+	if !strings.Contains(res.Reason, "1 of the 50 best matches dated within it") {
+		t.Errorf("reason %q: want exactly the turn of 22 February dated within", res.Reason)
 	}
 }

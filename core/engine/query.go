@@ -185,7 +185,7 @@ func (e *Engine) dated(r *search.Result, spans []atoms.Span) string {
 	r.Unmatched = slices.DeleteFunc(r.Unmatched, func(t string) bool { return slices.Contains(timeWords, t) })
 	n := 0
 	for i := range r.Hits {
-		t := e.updatedAt(r.Hits[i].Path)
+		t := e.saidAt(r.Hits[i].Path)
 		for _, s := range spans {
 			if !t.IsZero() && s.Contains(t) {
 				r.Hits[i].Raw *= timeBoost

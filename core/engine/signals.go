@@ -331,6 +331,21 @@ func (e *Engine) updatedAt(path string) time.Time {
 	return en.CreatedAt
 }
 
+// saidAt is when the knowledge of the entry at path is from, for a
+// question about a time: its rawConcept timestamp when it has one (the day
+// a chat turn was said, even when a year of chats is ingested today), else
+// when it last changed (updatedAt).
+func (e *Engine) saidAt(path string) time.Time {
+	if en, ok := e.catalog.Get(path); ok && en.RawConcept.Timestamp != "" {
+		for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04", time.DateOnly} {
+			if t, err := time.Parse(layout, strings.TrimSpace(en.RawConcept.Timestamp)); err == nil {
+				return t
+			}
+		}
+	}
+	return e.updatedAt(path)
+}
+
 // maturityCounts counts the entries of the tree by tier, as of now.
 func (e *Engine) maturityCounts() map[lifecycle.Maturity]int {
 	counts := map[lifecycle.Maturity]int{lifecycle.Draft: 0, lifecycle.Validated: 0, lifecycle.Core: 0}
