@@ -43,6 +43,11 @@ func readFrontMatter(text string) (yaml.MapSlice, string, error) {
 	if !closed {
 		return nil, "", errUnclosed
 	}
+	if strings.HasPrefix(text, "---\n") && strings.HasSuffix(text[:head], "\n---\n") {
+		if ms, ok := fastFrontMatter(text[len("---\n") : head-len("---\n")]); ok {
+			return ms, text[head:], nil
+		}
+	}
 	// frontmatter is given the front matter only, not the body it would
 	// copy twice: what it leaves of that head (nothing, as it stops after
 	// the same closing line) and the rest of the text are the body.
