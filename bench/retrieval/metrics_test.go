@@ -186,3 +186,14 @@ func TestLocomoUnits(t *testing.T) {
 		t.Errorf("operation = %+v", op)
 	}
 }
+
+func TestAgreement(t *testing.T) {
+	var a agreement
+	x, y := TurnID{Session: 1, Turn: 2}, TurnID{Session: 3, Turn: 4}
+	a.add([]TurnID{x, y}, []TurnID{x, y})
+	a.add([]TurnID{x, y}, []TurnID{y, x})
+	a.add([]int{1, 2}, []int{1, 3})
+	if a != (agreement{same: 1, sameSet: 2, compared: 3}) {
+		t.Errorf("agreement %+v", a)
+	}
+}

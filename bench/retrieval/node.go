@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -129,10 +130,7 @@ func runNodePeers(c config, rep *report) {
 			rk := decodeTurnRankings(out.Locomo.Rankings)
 			rep.locomo.rank[sysWasm] = rk
 			for k, v := range rk {
-				rep.locomo.agreed[1]++
-				if fmt.Sprint(v) == fmt.Sprint(rep.locomo.rank[sysArbor][k]) {
-					rep.locomo.agreed[0]++
-				}
+				rep.locomo.agreed.add(v, rep.locomo.rank[sysArbor][k])
 			}
 		}
 		if out.LongMemEval != nil && rep.lme != nil {
@@ -140,10 +138,7 @@ func runNodePeers(c config, rep *report) {
 			rk := decodeSessionRankings(out.LongMemEval.Rankings)
 			rep.lme.rank[sysWasm] = rk
 			for k, v := range rk {
-				rep.lme.agreed[1]++
-				if fmt.Sprint(v) == fmt.Sprint(rep.lme.rank[sysArbor][k]) {
-					rep.lme.agreed[0]++
-				}
+				rep.lme.agreed.add(v, rep.lme.rank[sysArbor][k])
 			}
 		}
 	}
@@ -167,4 +162,25 @@ func decodeSessionRankings(raw json.RawMessage) map[string][]int {
 	var m map[string][]int
 	_ = json.Unmarshal(raw, &m)
 	return m
+}
+
+// agreement counts how many rankings of one system equal another's: in the
+// same order, or as the same set of results in any order.
+type agreement struct{ same, sameSet, compared int }
+
+func (a *agreement) add(x, y any) {
+	a.compared++
+	if fmt.Sprint(x) == fmt.Sprint(y) {
+		a.same++
+	}
+	if sortedFields(x) == sortedFields(y) {
+		a.sameSet++
+	}
+}
+
+// sortedFields is the printed ranking with its results sorted.
+func sortedFields(x any) string {
+	f := strings.Fields(strings.Trim(fmt.Sprint(x), "[]"))
+	slices.Sort(f)
+	return strings.Join(f, " ")
 }

@@ -389,11 +389,11 @@ func (r *report) timing(w writer) {
 	}
 	w("\n")
 	if L := r.locomo; L != nil && L.wasm != nil {
-		w("Wasm-in-Node vs native on the same subset: LoCoMo %d of %d rankings identical", L.agreed[0], L.agreed[1])
+		w("Wasm-in-Node vs native on the same subset: LoCoMo %d of %d rankings identical, %d with the same results in some order", L.agreed.same, L.agreed.compared, L.agreed.sameSet)
 		if E := r.lme; E != nil && E.wasm != nil {
-			w(", LongMemEval-S %d of %d", E.agreed[0], E.agreed[1])
+			w("; LongMemEval-S %d of %d, %d", E.agreed.same, E.agreed.compared, E.agreed.sameSet)
 		}
-		w(" (the wasm run uses a fixed clock, so every entry is dated at question time, while the native run curates each session at its own date: lifecycle recency and the time boost of questions naming a time see different dates).\n\n")
+		w(". The wasm run uses a fixed clock, so every entry is stored at question time, while the native run curates each session at its own date: lifecycle recency, which orders the results after the cut, sees different dates. Questions naming a time see the same ones, the day each turn was said (`rawConcept.timestamp`). Cross-host identity on the same clock is what the conformance suite checks (native, wazero, Node, Chromium).\n\n")
 	}
 }
 

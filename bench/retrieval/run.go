@@ -50,7 +50,7 @@ type locomoRun struct {
 	bm25   buildTiming
 	mini   *nodeDataset
 	wasm   *nodeDataset
-	agreed [2]int // wasm rankings equal to native, of compared
+	agreed agreement // wasm rankings against native
 }
 
 type buildTiming struct {
@@ -224,7 +224,7 @@ type lmeRun struct {
 	bm25   buildTiming
 	mini   *nodeDataset
 	wasm   *nodeDataset
-	agreed [2]int
+	agreed agreement
 	noGold int
 }
 
