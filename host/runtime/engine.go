@@ -11,6 +11,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -77,7 +78,7 @@ func (e *Engine) start(ctx context.Context, cfg *config) error {
 	if err != nil {
 		return fmt.Errorf("arbor: compile engine module: %w", err)
 	}
-	mod, err := e.rt.InstantiateModule(ctx, compiled, moduleConfig(cfg).WithName("arbor"))
+	mod, err := e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, linearMemory()), compiled, moduleConfig(cfg).WithName("arbor"))
 	if err != nil {
 		return fmt.Errorf("arbor: instantiate engine module: %w", err)
 	}

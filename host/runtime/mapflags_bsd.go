@@ -1,0 +1,6 @@
+//go:build (darwin || freebsd) && (amd64 || arm64)
+
+package runtime
+
+// mapNoReserve: these kernels charge a PROT_NONE mapping nothing anyway.
+const mapNoReserve = 0

@@ -1,0 +1,67 @@
+//go:build (linux || darwin || freebsd) && (amd64 || arm64)
+
+package runtime
+
+import (
+	"syscall"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// The engine's linear memory grows, page by page, to a few hundred MiB
+// while a large tree opens. wazero's default grows a Go slice by append,
+// which copies the whole memory at each step and makes the kernel zero the
+// new copy: opening 5,025 files spent more time in the kernel than in the
+// engine (bench/index/REPORT.md). Reserving the module's maximum as address
+// space once (no access, no swap reserved) and opening pages for reading
+// and writing as the memory grows never moves or copies it, and costs no
+// more memory than is used.
+
+// linearMemory returns the allocator wazero takes through the context
+// when it instantiates the engine.
+func linearMemory() experimental.MemoryAllocator {
+	return experimental.MemoryAllocatorFunc(func(_, max uint64) experimental.LinearMemory {
+		return &mmapMemory{max: max}
+	})
+}
+
+// mmapMemory is a linear memory reserved up to max and committed up to
+// len(buf).
+type mmapMemory struct {
+	max uint64
+	res []byte // the whole reservation, nil until the first Reallocate
+	buf []byte // the part in use
+}
+
+// Reallocate implements experimental.LinearMemory: it returns nil (the
+// module sees memory.grow fail) when the reservation or the kernel refuses.
+func (m *mmapMemory) Reallocate(size uint64) []byte {
+	if m.res == nil {
+		if m.max == 0 || m.max > 1<<40 {
+			return nil
+		}
+		res, err := syscall.Mmap(-1, 0, int(m.max), syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON|mapNoReserve)
+		if err != nil {
+			return nil
+		}
+		m.res = res
+	}
+	if size > uint64(len(m.res)) {
+		return nil
+	}
+	if n := uint64(len(m.buf)); size > n {
+		if err := syscall.Mprotect(m.res[n:size], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+			return nil
+		}
+	}
+	m.buf = m.res[:size]
+	return m.buf
+}
+
+// Free implements experimental.LinearMemory.
+func (m *mmapMemory) Free() {
+	if m.res != nil {
+		_ = syscall.Munmap(m.res)
+		m.res, m.buf = nil, nil
+	}
+}
