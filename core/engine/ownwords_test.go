@@ -7,12 +7,14 @@ import (
 
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/search"
 	"github.com/arbormem/arbor/core/tree"
 )
 
-// rankedEqual ranks query over e and gives every hit the same raw score, so
-// that a rule's multipliers can be read off the scores it leaves.
-func rankedEqual(t *testing.T, e *Engine, query string) map[string]float64 {
+// rescored ranks query over e, gives every hit the same raw score and
+// applies rule, so that the rule's multipliers can be read off the scores
+// it leaves (by path), with its reason code.
+func rescored(t *testing.T, e *Engine, query string, rule func(search.Ranked, *search.Result) string) (map[string]float64, string) {
 	t.Helper()
 	ranked, err := e.index.Rank(query, rerankPool)
 	if err != nil {
@@ -22,15 +24,12 @@ func rankedEqual(t *testing.T, e *Engine, query string) map[string]float64 {
 	for i := range r.Hits {
 		r.Hits[i].Raw = 10
 	}
-	reason := e.ownWords(&r, ranked.Says)
-	out := map[string]float64{"": 0}
+	reason := rule(ranked, &r)
+	out := map[string]float64{}
 	for _, h := range r.Hits {
 		out[h.Path] = h.Raw / 10
 	}
-	if reason != "" {
-		out[""] = 1
-	}
-	return out
+	return out, reason
 }
 
 // A turn that says the question's words itself outweighs the reply that
@@ -55,7 +54,9 @@ func TestQueryOwnWords(t *testing.T) {
 		t.Fatalf("curate: %+v", res)
 	}
 
-	got := rankedEqual(t, e, "Ana mosaic table")
+	got, reason := rescored(t, e, "Ana mosaic table", func(ranked search.Ranked, r *search.Result) string {
+		return e.ownWords(r, ranked.Says)
+	})
 	for path, want := range map[string]float64{
 		// "ana" is the author, not said: mosaic and table, 2 of 3 terms.
 		"chat/session_01/turn_02.md":          1 + ownWeight*2/3,
@@ -67,7 +68,7 @@ func TestQueryOwnWords(t *testing.T) {
 			t.Errorf("%s: score ×%.4f, want ×%.4f", path, got[path], want)
 		}
 	}
-	if got[""] != 1 {
+	if reason == "" {
 		t.Error("no reason code")
 	}
 

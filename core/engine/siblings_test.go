@@ -7,6 +7,7 @@ import (
 
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/search"
 	"github.com/arbormem/arbor/core/tree"
 )
 
@@ -90,19 +91,7 @@ func TestQueryOpeners(t *testing.T) {
 	addTurn(t, e, "chat/session_01/turn_02.md", "Bo", "A kitten! What does Miso look like?", "In reply to Ana: Guess what, I adopted a kitten named Miso!")
 	addTurn(t, e, "notes/pets/miso.md", "Ana", "Miso the kitten needs her shots in May.", "")
 
-	ranked, err := e.index.Rank("kitten Miso", rerankPool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits := ranked.Hits
-	for i := range hits {
-		hits[i].Raw = 10
-	}
-	reason := e.siblings(hits)
-	got := map[string]float64{}
-	for _, h := range hits {
-		got[h.Path] = h.Raw / 10
-	}
+	got, reason := rescored(t, e, "kitten Miso", func(_ search.Ranked, r *search.Result) string { return e.siblings(r.Hits) })
 	sibling := got["chat/session_01/turn_02.md"]
 	if sibling <= 1 {
 		t.Fatalf("the reply's score ×%.4f: no sibling evidence", sibling)
