@@ -43,7 +43,7 @@ let tempCounter = 0;
  */
 export function nodeFs(dir) {
   fs.mkdirSync(dir, { recursive: true });
-  const root = fs.realpathSync(path.resolve(dir));
+  const root = fs.realpathSync.native(path.resolve(dir));
 
   const inside = (real) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 
@@ -64,7 +64,7 @@ export function nodeFs(dir) {
     for (;;) {
       let real;
       try {
-        real = fs.realpathSync(probe);
+        real = fs.realpathSync.native(probe);
       } catch (err) {
         if (err.code === 'ENOENT' || err.code === 'ENOTDIR') {
           const up = path.dirname(probe);
@@ -180,7 +180,7 @@ export function nodeFs(dir) {
             // Links that leave the root, or lead nowhere, are left out:
             // the engine could not read them anyway, and walking into
             // one must not fail the whole tree.
-            if (!inside(fs.realpathSync(child))) continue;
+            if (!inside(fs.realpathSync.native(child))) continue;
             out.push(entry(name, fs.statSync(child)));
           } else {
             out.push(entry(name, lst));
