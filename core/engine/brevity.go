@@ -9,7 +9,7 @@ import (
 )
 
 // Short remarks (a document-length prior, as in language-model retrieval):
-// a piece of an exchange (an entry with a raw-concept flow) that says little
+// a piece of an exchange (an entry whose flow holds replies, isReply) that says little
 // itself is mostly a reaction ("Thanks, that's so cool!") that matches a
 // question through the turns it replies to, while the fact sits in a
 // neighbouring piece. BM25's length normalization favours such short
