@@ -89,6 +89,10 @@ type arborTree struct {
 // lifecycleParams are the -lifecycle flag's parameters; nil: the defaults.
 var lifecycleParams *lifecycle.Params
 
+// poolDepth is the -dump-pool flag: when > 0, every question is also asked
+// for that many matches, kept in the dump in pool order (see pool).
+var poolDepth int
+
 // buildArbor opens an empty memory and curates units into it, one Curate
 // call per group (a session), the clock set to the group's time.
 func buildArbor(groups [][]unit) (*arborTree, buildStats, error) {
@@ -160,6 +164,34 @@ func (t *arborTree) ask(q string, limit int, lat latencies) ([]unit, queryInfo, 
 		}
 	}
 	return out, info, nil
+}
+
+// pool asks q for its n best matches and returns them in the order the
+// evidence rules leave them, the order Query cuts at its limit: full
+// matches first, then by raw score (the lifecycle orders only what is
+// kept, so asking with limit n is not the first n of a larger limit). It
+// is for tuning: which gold turns sit just below the cut.
+func (t *arborTree) pool(q string, n int) ([]unit, error) {
+	res, err := t.eng.Query(engine.SearchParams{Query: q, Limit: n})
+	if err != nil {
+		return nil, err
+	}
+	hits := res.Results
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].AllTerms != hits[j].AllTerms {
+			return hits[i].AllTerms
+		}
+		return hits[i].Raw > hits[j].Raw
+	})
+	out := make([]unit, len(hits))
+	for i, h := range hits {
+		u, ok := t.units[h.Path]
+		if !ok {
+			u = unit{Path: h.Path, Session: -1}
+		}
+		out[i] = u
+	}
+	return out, nil
 }
 
 func (t *arborTree) close() {

@@ -49,6 +49,7 @@ func main() {
 	flag.StringVar(&c.lme, "longmemeval", "", "LongMemEval-S file (.json or .json.gz)")
 	flag.StringVar(&c.out, "out", "", "write the markdown report here (default: stdout)")
 	flag.StringVar(&c.dump, "dump", "", "also write every question's rankings and Arbor answers as JSON here")
+	flag.IntVar(&poolDepth, "dump-pool", 0, "with -dump: also ask Arbor for every question's N best matches, in the order its evidence rules leave them, as \"pool\" (for tuning; after the timed passes)")
 	flag.StringVar(&c.node, "node", "node", "the node executable, for MiniSearch and the wasm run")
 	flag.BoolVar(&c.noNode, "no-node", false, "skip MiniSearch and the wasm run")
 	flag.BoolVar(&c.noWasm, "no-wasm", false, "skip Arbor wasm-in-Node")

@@ -750,7 +750,17 @@ func (r *report) dump() map[string]any {
 			for i, g := range q.Gold {
 				gold[i] = g.String()
 			}
-			qs = append(qs, map[string]any{"key": q.Key, "question": q.Text, "category": q.Category, "scored": q.Scored, "gold": gold, "rankings": rk, "arbor": L.arbor[q.Key]})
+			item := map[string]any{"key": q.Key, "question": q.Text, "category": q.Category, "scored": q.Scored, "gold": gold, "rankings": rk, "arbor": L.arbor[q.Key]}
+			if pool, ok := L.pool[q.Key]; ok {
+				ids := make([]string, len(pool))
+				for i, id := range pool {
+					if id != (TurnID{}) {
+						ids[i] = id.String()
+					}
+				}
+				item["pool"] = ids
+			}
+			qs = append(qs, item)
 		}
 		out["locomo"] = qs
 	}
@@ -763,7 +773,11 @@ func (r *report) dump() map[string]any {
 					rk[s] = v
 				}
 			}
-			qs = append(qs, map[string]any{"id": q.ID, "type": q.Type, "question": q.Question, "abstention": q.abstention(), "gold": q.gold(), "rankings": rk, "arbor": E.arbor[q.ID]})
+			item := map[string]any{"id": q.ID, "type": q.Type, "question": q.Question, "abstention": q.abstention(), "gold": q.gold(), "rankings": rk, "arbor": E.arbor[q.ID]}
+			if pool, ok := E.pool[q.ID]; ok {
+				item["pool"] = pool
+			}
+			qs = append(qs, item)
 		}
 		out["longmemeval"] = qs
 	}

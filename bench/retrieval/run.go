@@ -50,7 +50,8 @@ type locomoRun struct {
 	bm25   buildTiming
 	mini   *nodeDataset
 	wasm   *nodeDataset
-	agreed agreement // wasm rankings against native
+	agreed agreement           // wasm rankings against native
+	pool   map[string][]TurnID // question key → its poolDepth best matches (-dump-pool)
 }
 
 type buildTiming struct {
@@ -61,7 +62,7 @@ type buildTiming struct {
 }
 
 func runLocomo(convs []*locomoConv, context int) *locomoRun {
-	r := &locomoRun{convs: convs, rank: map[string]map[string][]TurnID{}, arbor: map[string]queryInfo{}, lat: latencies{}, lat0: latencies{}}
+	r := &locomoRun{convs: convs, rank: map[string]map[string][]TurnID{}, arbor: map[string]queryInfo{}, lat: latencies{}, lat0: latencies{}, pool: map[string][]TurnID{}}
 	for _, s := range []string{sysArbor, sysBM25, sysBM25Turns} {
 		r.rank[s] = map[string][]TurnID{}
 	}
@@ -140,6 +141,17 @@ func runLocomo(convs []*locomoConv, context int) *locomoRun {
 		}
 		for _, qi := range byConv[ci] {
 			_, _, _ = t.ask(r.qs[qi].Text, topK, r.lat0)
+		}
+		if poolDepth > 0 {
+			for _, qi := range byConv[ci] {
+				if us, err := t.pool(r.qs[qi].Text, poolDepth); err == nil {
+					ids := make([]TurnID, len(us))
+					for i, u := range us {
+						ids[i] = u.Turn
+					}
+					r.pool[r.qs[qi].Key] = ids
+				}
+			}
 		}
 		t.close()
 
@@ -226,10 +238,11 @@ type lmeRun struct {
 	wasm   *nodeDataset
 	agreed agreement
 	noGold int
+	pool   map[string][]int // question id → haystack positions of its poolDepth best matches (-dump-pool)
 }
 
 func runLME(qs []*lmeQuestion, turnsPerEntry int) *lmeRun {
-	r := &lmeRun{qs: qs, turns: turnsPerEntry, rank: map[string]map[string][]int{sysArbor: {}, sysBM25: {}}, arbor: map[string]queryInfo{}, lat: latencies{}, lat0: latencies{}}
+	r := &lmeRun{qs: qs, turns: turnsPerEntry, rank: map[string]map[string][]int{sysArbor: {}, sysBM25: {}}, arbor: map[string]queryInfo{}, lat: latencies{}, lat0: latencies{}, pool: map[string][]int{}}
 	limit := topK
 	if turnsPerEntry > 0 {
 		limit = 100 // entries are parts of sessions: rank deeper, then dedupe
@@ -271,6 +284,15 @@ func runLME(qs []*lmeQuestion, turnsPerEntry int) *lmeRun {
 			r.rank[sysArbor][q.ID] = ids[:min(len(ids), topK)]
 			r.arbor[q.ID] = info
 			_, _, _ = t.ask(q.Question, limit, r.lat0)
+			if poolDepth > 0 {
+				if us, err := t.pool(q.Question, poolDepth); err == nil {
+					ids := make([]int, len(us))
+					for j, u := range us {
+						ids[j] = u.Session
+					}
+					r.pool[q.ID] = ids
+				}
+			}
 		}
 		t.close()
 
