@@ -333,7 +333,10 @@ func (q *qterm) matchAt(ts []term, i int) (hit, literal bool, end int) {
 	return true, true, end
 }
 
-// saidIn reports whether w holds q without expansion (see Ranked.Says).
+// saidIn reports whether w holds q without expansion (see Ranked.Says), as
+// the AND pass needs it: one of its alternatives (a compound joined), or
+// minShould of its terms (every part of a compound, half of a CJK run's
+// bigrams), or every word of a phrase.
 func (q *qterm) saidIn(w Words) bool {
 	if q.phrase != nil {
 		for _, alts := range q.phrase {
@@ -343,7 +346,16 @@ func (q *qterm) saidIn(w Words) bool {
 		}
 		return true
 	}
-	return slices.ContainsFunc(q.alts, w.has) || slices.ContainsFunc(q.terms, w.has)
+	if slices.ContainsFunc(q.alts, w.has) {
+		return true
+	}
+	n := 0
+	for _, t := range q.terms {
+		if w.has(t) {
+			n++
+		}
+	}
+	return n >= max(q.minShould, 1)
 }
 
 // match reports whether the index term t matches a term that is not a

@@ -139,12 +139,23 @@ func (w Words) has(t string) bool {
 
 // Says returns how many of the query's terms w holds as written: no prefix
 // or fuzzy expansion (a turn saying "classic" does not say "class"); a
-// compound counts by any of its parts, as the OR pass matches it, and a
-// quoted phrase by all of its words, in any order.
+// compound counts joined or by all of its parts, as the AND pass needs it,
+// and a quoted phrase by all of its words, in any order.
 func (r Ranked) Says(w Words) int {
+	return says(r.qs, w)
+}
+
+// Says returns how many of the terms of query w holds, counted as
+// Ranked.Says counts them, and how many terms query has.
+func (x *Index) Says(query string, w Words) (said, terms int) {
+	qs := x.parse(query)
+	return says(qs, w), len(qs)
+}
+
+func says(qs []qterm, w Words) int {
 	n := 0
-	for i := range r.qs {
-		if r.qs[i].saidIn(w) {
+	for i := range qs {
+		if qs[i].saidIn(w) {
 			n++
 		}
 	}
@@ -222,12 +233,10 @@ func fill(docs, more []stored, limit int) []stored {
 type stored struct {
 	raw float64
 	all bool // from the AND pass
-	// The occurrences of the matched index terms in the summary and the
-	// content, in text order, as the index recorded them.
-	sumTerms, textTerms, asideTerms []term
 	// Where the index terms of the query occur, by field, as the search
 	// collected them: they tell which query terms the document holds
-	// literally (see literals).
+	// literally (see literals), and materialize reads its matched terms
+	// and excerpt from them.
 	locs                           map[string]bsearch.TermLocationMap
 	path, kind, title, summary     string
 	content, tags, keywords, aside string
@@ -246,9 +255,7 @@ func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
 	}
 	out := make([]stored, 0, len(ms))
 	for _, m := range ms {
-		d := stored{raw: m.Score, sumTerms: occurrences(m.Locations[fieldNames[fSummary]]),
-			textTerms: occurrences(m.Locations[fieldNames[fContent]]), asideTerms: occurrences(m.Locations[fieldNames[fAside]]),
-			locs: m.Locations}
+		d := stored{raw: m.Score, locs: m.Locations}
 		err = m.VisitStoredFields(func(field string, value []byte) bool {
 			switch field {
 			case idField:
@@ -365,8 +372,8 @@ func (q *qterm) literalIn(locs bsearch.TermLocationMap) bool {
 
 // materialize returns the query terms the document matches and its
 // excerpt. The summary and content, the long fields, are not analysed
-// again: their matching terms come from the index (stored.sumTerms,
-// textTerms), which is where most of a query's time went.
+// again: their matching terms come from the term locations the search
+// collected (stored.locs), which is where most of a query's time went.
 func (d *stored) materialize(qs []qterm, excerptLen int) ([]string, string) {
 	found := make([]bool, len(qs))
 	see := func(ts []term) {
@@ -381,9 +388,10 @@ func (d *stored) materialize(qs []qterm, excerptLen int) ([]string, string) {
 			}
 		}
 	}
-	see(d.sumTerms)
-	see(d.textTerms)
-	see(d.asideTerms)
+	sum, text, aside := occurrences(d.locs[fieldNames[fSummary]]), occurrences(d.locs[fieldNames[fContent]]), occurrences(d.locs[fieldNames[fAside]])
+	see(sum)
+	see(text)
+	see(aside)
 	for _, text := range []string{d.title, pathText(d.path), d.tags, d.keywords} {
 		ts, _ := analyze(text, true)
 		see(ts)
@@ -394,7 +402,7 @@ func (d *stored) materialize(qs []qterm, excerptLen int) ([]string, string) {
 			matched = append(matched, q.key)
 		}
 	}
-	return matched, excerpt([]source{{d.summary, d.sumTerms}, {d.content, d.textTerms}, {d.aside, d.asideTerms}}, qs, excerptLen)
+	return matched, excerpt([]source{{d.summary, sum}, {d.content, text}, {d.aside, aside}}, qs, excerptLen)
 }
 
 // normalize01 maps a raw BM25 score s to s/(1+s), rounded to 4 decimals and

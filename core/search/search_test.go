@@ -1113,6 +1113,7 @@ func TestRankedSays(t *testing.T) {
 		{"pottery class", "A classic pottery course.", 1}, // "class" is expanded as a prefix in the search, not here
 		{"invoice retries", "The invoice was retried twice.", 2},
 		{"import-cycle", "an import cycle again", 1},
+		{"import-cycle", "an import again", 0}, // a compound needs every part
 		{`"blue bowl" glaze`, "a blue bowl with no glaze", 2},
 		{`"blue bowl" glaze`, "a bowl, blue", 1}, // a phrase's words, in any order
 		{`"blue bowl" glaze`, "a blue cup", 0},
