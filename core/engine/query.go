@@ -91,15 +91,10 @@ func (e *Engine) covers(path string, words []string) bool {
 		return false
 	}
 	d := entryDoc(en)
-	have := map[string]bool{}
-	for _, t := range e.index.Terms(strings.Join(append([]string{d.Path, d.Title, d.Summary, d.Content, d.Aside}, append(d.Tags, d.Keywords...)...), "\n")) {
-		have[t] = true
-	}
+	have := search.Analyze(strings.Join(append([]string{d.Path, d.Title, d.Summary, d.Content, d.Aside}, append(d.Tags, d.Keywords...)...), "\n"))
 	for _, w := range words {
-		for _, t := range e.index.Terms(w) {
-			if !have[t] {
-				return false
-			}
+		if said, n := e.index.Says(w, have); said < n {
+			return false
 		}
 	}
 	return true
@@ -169,8 +164,8 @@ func (e *Engine) frameWord(t string) bool {
 	return frames[t]
 }
 
-// dated raises the scores of the entries dated (updatedAt, else createdAt)
-// within one of the spans. It returns the reason code of what it did, or "".
+// dated raises the scores of the entries dated (saidAt) within one of the
+// spans. It returns the reason code of what it did, or "".
 func (e *Engine) dated(r *search.Result, spans []atoms.Span) string {
 	if len(spans) == 0 {
 		return ""

@@ -336,11 +336,9 @@ func (e *Engine) updatedAt(path string) time.Time {
 // a chat turn was said, even when a year of chats is ingested today), else
 // when it last changed (updatedAt).
 func (e *Engine) saidAt(path string) time.Time {
-	if en, ok := e.catalog.Get(path); ok && en.RawConcept.Timestamp != "" {
-		for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04", time.DateOnly} {
-			if t, err := time.Parse(layout, strings.TrimSpace(en.RawConcept.Timestamp)); err == nil {
-				return t
-			}
+	if en, ok := e.catalog.Get(path); ok {
+		if t := en.RawConcept.Time(); !t.IsZero() {
+			return t
 		}
 	}
 	return e.updatedAt(path)

@@ -208,6 +208,16 @@ var timeLayouts = []string{
 	"2006-01-02",
 }
 
+// Time is the raw concept's timestamp read as the front matter's times
+// are (timeLayouts, in UTC); zero when it has none or it is no time.
+func (r RawConcept) Time() time.Time {
+	t, err := parseTime(r.Timestamp)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
 // parseTime reads a front-matter time.
 func parseTime(v interface{}) (time.Time, error) {
 	switch x := v.(type) {
