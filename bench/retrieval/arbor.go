@@ -151,10 +151,9 @@ func (t *arborTree) ask(q string, limit int, lat latencies) ([]unit, queryInfo, 
 	info := queryInfo{Tier: res.Tier, TierName: res.TierName, OOD: res.OutOfDomain, N: len(res.Results), Reason: res.Reason}
 	out := make([]unit, len(res.Results))
 	for i, h := range res.Results {
-		u, ok := t.units[h.Path]
+		u, ok := t.unit(h.Path)
 		if !ok {
 			info.Contexts++
-			u = unit{Path: h.Path, Session: -1}
 		}
 		out[i] = u
 		if i < 3 {
@@ -185,13 +184,18 @@ func (t *arborTree) pool(q string, n int) ([]unit, error) {
 	})
 	out := make([]unit, len(hits))
 	for i, h := range hits {
-		u, ok := t.units[h.Path]
-		if !ok {
-			u = unit{Path: h.Path, Session: -1}
-		}
-		out[i] = u
+		out[i], _ = t.unit(h.Path)
 	}
 	return out, nil
+}
+
+// unit is the unit an answer's path holds; a context.md or unknown path
+// keeps its slot as a unit of no session (ok false).
+func (t *arborTree) unit(path string) (unit, bool) {
+	if u, ok := t.units[path]; ok {
+		return u, true
+	}
+	return unit{Path: path, Session: -1}, false
 }
 
 func (t *arborTree) close() {
