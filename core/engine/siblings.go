@@ -89,8 +89,12 @@ func (e *Engine) siblings(hits []search.Hit) string {
 			openers++
 		}
 	}
-	reason := fmt.Sprintf("siblings: %d of the %d best matches are pieces of %d episodes (folders), their scores ×(1 + %g × the episode's evidence relative to the strongest, %s with %.2f)",
-		n, len(hits), len(episodes), siblingWeight, bestDir, best)
+	folders := fmt.Sprintf("%d episodes (folders)", len(episodes))
+	if len(episodes) == 1 {
+		folders = "1 episode (folder)"
+	}
+	reason := fmt.Sprintf("siblings: %d of the %d best matches are pieces of %s, their scores ×(1 + %g × the episode's evidence relative to the strongest, %s with %.2f)",
+		n, len(hits), folders, siblingWeight, bestDir, best)
 	if openers > 0 {
 		reason += fmt.Sprintf("; openers: %d of them open their episode (no flow), their scores ×%g", openers, openerBoost)
 	}

@@ -102,7 +102,7 @@ func TestQueryOpeners(t *testing.T) {
 	if n := got["notes/pets/miso.md"]; n != 1 {
 		t.Errorf("a note outside any exchange ×%.4f, want ×1", n)
 	}
-	if !strings.Contains(reason, "openers: 1 of them open their episode") {
-		t.Errorf("reason %q lacks the openers certificate", reason)
+	if !strings.Contains(reason, "pieces of 1 episode (folder),") || !strings.Contains(reason, "openers: 1 of them open their episode") {
+		t.Errorf("reason %q lacks the sibling or openers certificate", reason)
 	}
 }
