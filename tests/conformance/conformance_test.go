@@ -46,6 +46,28 @@ func run(t *testing.T, f Fixture, call func([]byte) ([]byte, error), files func(
 	return out
 }
 
+// memTree copies the repository folder tree into a MemFS.
+func memTree(t testing.TB, tree string) *host.MemFS {
+	t.Helper()
+	fs := host.NewMemFS()
+	src := filepath.Join(repoRoot, tree)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		return fs.WriteFile(filepath.ToSlash(rel), b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
 func compare(t *testing.T, host string, got Outcome) {
 	t.Helper()
 	b, err := os.ReadFile("testdata/expected.json")
@@ -86,22 +108,7 @@ func compare(t *testing.T, host string, got Outcome) {
 // over an in-memory root. With -update it writes the golden file.
 func TestNative(t *testing.T) {
 	f := load(t)
-	fs := host.NewMemFS()
-	src := filepath.Join(repoRoot, f.Tree)
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		return fs.WriteFile(filepath.ToSlash(rel), b)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fs := memTree(t, f.Tree)
 	s := engine.NewSession(fs, nil)
 	got := run(t, f, func(req []byte) ([]byte, error) { return s.Call(req), nil }, func() map[string]string {
 		out := map[string]string{}
