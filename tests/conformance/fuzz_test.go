@@ -112,8 +112,9 @@ func treeFiles(fs *host.MemFS) map[string][]byte {
 // that the fuzzer explores operations rather than JSON syntax: one
 // operation on the fixture's tree, then a read of the path it reports and a
 // query. A failed operation must leave the tree's files as they were, a
-// successful one must leave the entry it wrote (or merged into) readable, and
-// nothing may reach an engine bug.
+// successful one must leave the entry it wrote (or merged into) readable,
+// the tree must reopen as the session held it, and nothing may reach an
+// engine bug.
 func FuzzCurate(f *testing.F) {
 	f.Add(uint8(0), "engineering/billing", "Card Expiry", "Fourteen days before a card expires.", "", "card expiry")
 	f.Add(uint8(1), "engineering/billing/invoice_retry_policy.md", "Invoice Retry", "Retried four times.", "", "invoice retry")
@@ -168,6 +169,19 @@ func FuzzCurate(f *testing.F) {
 			}
 		}
 		call(t, s, "query", map[string]any{"query": query}, nil)
+
+		// What the operation wrote must read back as the session held it.
+		var live, reread engine.StatsResult
+		call(t, s, "stats", nil, &live)
+		call(t, s, "close", nil, nil)
+		s = engine.NewSession(fs, nil)
+		defer s.Call([]byte(`{"id":0,"method":"close"}`))
+		call(t, s, "open", json.RawMessage(fx.Open), nil)
+		call(t, s, "stats", nil, &reread)
+		if live.Entries != reread.Entries || live.Contexts != reread.Contexts || live.Relations != reread.Relations || len(live.Warnings) != len(reread.Warnings) {
+			t.Fatalf("curate %v: the tree reopens as %d entries, %d contexts, %d relations, warnings %v; the session held %d, %d, %d, %v",
+				op, reread.Entries, reread.Contexts, reread.Relations, reread.Warnings, live.Entries, live.Contexts, live.Relations, live.Warnings)
+		}
 	})
 }
 
