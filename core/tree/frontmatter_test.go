@@ -28,6 +28,33 @@ func refReadFrontMatter(text string) (yaml.MapSlice, string, error) {
 	return ms, string(rest), nil
 }
 
+// frontMatterLines is how readFrontMatter found a front matter before
+// frontMatterEnd, kept for the reference: in a file's lines, open is the
+// index of the first non-blank line when it is "---" (else -1), end the
+// index of the next "---" line, which closes it (-1 when none does).
+// Surrounding white space, a trailing "\r" included, is ignored.
+func frontMatterLines(lines []string) (open, end int) {
+	open, end = -1, -1
+	for i, l := range lines {
+		if isBlank(l) {
+			continue
+		}
+		if strings.TrimSpace(l) == "---" {
+			open = i
+		}
+		break
+	}
+	if open < 0 {
+		return open, end
+	}
+	for i := open + 1; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == "---" {
+			return open, i
+		}
+	}
+	return open, end
+}
+
 var frontMatterCases = []string{
 	"",
 	"no front matter\n---\n",

@@ -130,13 +130,11 @@ func (e *Entry) RewriteLinks(match func(raw string) bool, to string) (*Entry, in
 // front matter behind a byte-order mark): a caller parses the result and
 // compares it with the rendered rewrite before using it.
 func RewriteLinksInText(text string, e *Entry, match func(raw string) bool, to string) (string, bool) {
-	lines := strings.Split(text, "\n")
-	fmEnd := 0 // lines[:fmEnd] are the front matter, delimiters included
-	if _, end := frontMatterLines(lines); end >= 0 {
-		fmEnd = end + 1
+	head, _, closed := frontMatterEnd(text) // text[:head] is the front matter, delimiters included
+	if !closed {
+		head = 0
 	}
-	fm := strings.Join(lines[:fmEnd], "\n")
-	body := strings.Join(lines[fmEnd:], "\n")
+	fm, body := text[:head], text[head:]
 	repl := strings.ReplaceAll(to, "$", "$$")
 	for _, r := range e.Related {
 		if match(r) {
@@ -152,10 +150,7 @@ func RewriteLinksInText(text string, e *Entry, match func(raw string) bool, to s
 	}
 	n := 0
 	body = mapWikiLinks(body, wikiRewriter(match, to, &n))
-	out := body
-	if fmEnd > 0 {
-		out = fm + "\n" + body
-	}
+	out := fm + body
 	return out, out != text
 }
 

@@ -136,4 +136,10 @@ func TestRewriteLinksInText(t *testing.T) {
 	if s, ok := RewriteLinksInText("see [[src]]\n---\nrelated: [src]\n---\n", &Entry{}, toSrc(t), "d.md"); !ok || s != "see [[d]]\n---\nrelated: [src]\n---\n" {
 		t.Errorf("no front matter: %v %q", ok, s)
 	}
+	// A file that is all front matter, its closing line unterminated, is
+	// left byte for byte.
+	only := "---\ntitle: Only\nrelated: [a/d/other.md]\n---"
+	if s, ok := RewriteLinksInText(only, &Entry{Related: []string{"a/d/other.md"}}, toSrc(t), "d.md"); ok || s != only {
+		t.Errorf("front matter only: %v %q", ok, s)
+	}
 }

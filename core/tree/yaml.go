@@ -59,9 +59,10 @@ func readFrontMatter(text string) (yaml.MapSlice, string, error) {
 	return ms, string(rest) + text[head:], nil
 }
 
-// frontMatterEnd is frontMatterLines on a text, without splitting all of
-// it: open reports a front matter, closed that a line closes it, and head
-// is the offset just past that closing line.
+// frontMatterEnd finds a front matter in a text: open reports that its
+// first line that is not blank is "---" (white space around it allowed),
+// closed that a later such line closes it, and head is the offset just
+// past that closing line.
 func frontMatterEnd(text string) (head int, open, closed bool) {
 	for pos := 0; pos < len(text); {
 		end := strings.IndexByte(text[pos:], '\n')
@@ -86,32 +87,6 @@ func frontMatterEnd(text string) (head int, open, closed bool) {
 		return pos, true, true
 	}
 	return 0, open, false
-}
-
-// frontMatterLines finds a front matter in a file's lines: open is the
-// index of the first non-blank line when it is "---" (else -1), end the
-// index of the next "---" line, which closes it (-1 when none does).
-// Surrounding white space, a trailing "\r" included, is ignored.
-func frontMatterLines(lines []string) (open, end int) {
-	open, end = -1, -1
-	for i, l := range lines {
-		if isBlank(l) {
-			continue
-		}
-		if strings.TrimSpace(l) == "---" {
-			open = i
-		}
-		break
-	}
-	if open < 0 {
-		return open, end
-	}
-	for i := open + 1; i < len(lines); i++ {
-		if strings.TrimSpace(lines[i]) == "---" {
-			return open, i
-		}
-	}
-	return open, end
 }
 
 // keyString gives a front-matter key as text (YAML keys may be numbers,
