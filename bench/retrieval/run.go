@@ -144,13 +144,16 @@ func runLocomo(convs []*locomoConv, context int) *locomoRun {
 		}
 		if poolDepth > 0 {
 			for _, qi := range byConv[ci] {
-				if us, err := t.pool(r.qs[qi].Text, poolDepth); err == nil {
-					ids := make([]TurnID, len(us))
-					for i, u := range us {
-						ids[i] = u.Turn
-					}
-					r.pool[r.qs[qi].Key] = ids
+				us, err := t.pool(r.qs[qi].Text, poolDepth)
+				if err != nil {
+					progress("LoCoMo %s: pool: %v", r.qs[qi].Key, err)
+					continue
 				}
+				ids := make([]TurnID, len(us))
+				for i, u := range us {
+					ids[i] = u.Turn
+				}
+				r.pool[r.qs[qi].Key] = ids
 			}
 		}
 		t.close()
@@ -285,7 +288,9 @@ func runLME(qs []*lmeQuestion, turnsPerEntry int) *lmeRun {
 			r.arbor[q.ID] = info
 			_, _, _ = t.ask(q.Question, limit, r.lat0)
 			if poolDepth > 0 {
-				if us, err := t.pool(q.Question, poolDepth); err == nil {
+				if us, err := t.pool(q.Question, poolDepth); err != nil {
+					progress("LongMemEval %s: pool: %v", q.ID, err)
+				} else {
 					ids := make([]int, len(us))
 					for j, u := range us {
 						ids[j] = u.Session

@@ -8,11 +8,11 @@ import (
 	"github.com/arbormem/arbor/core/search"
 )
 
-// Short remarks (a document-length prior, as in language-model retrieval):
-// a piece of an exchange (an entry whose flow holds replies, isReply) that says little
-// itself is mostly a reaction ("Thanks, that's so cool!") that matches a
-// question through the turns it replies to, while the fact sits in a
-// neighbouring piece. BM25's length normalization favours such short
+// Short remarks (a document-length prior, as in language-model retrieval): a
+// piece of an exchange (an entry whose flow holds replies, isReply) that
+// says little itself is mostly a reaction ("Thanks, that's so cool!") that
+// matches a question through the turns it replies to, while the fact sits in
+// a neighbouring piece. BM25's length normalization favours such short
 // pieces, so among the rerankPool best matches a piece with fewer than
 // remarkWords words of its own (all it holds but the flow: what was said
 // plus its provenance, task and author) has its raw score multiplied by

@@ -102,8 +102,9 @@ func (e *Engine) covers(path string, words []string) bool {
 
 // Every question is searched over a pool of the rerankPool best matches,
 // which the evidence rules (time, short remarks, named authors, siblings
-// and openers, own words) rescore before it is cut to the limit. For a question about a time ("a week ago", "in March") the entries
-// dated within the time it names have their score multiplied by timeBoost. A
+// and openers, own words) rescore before it is cut to the limit. For a
+// question about a time ("a week ago", "in March") the entries dated
+// within the time it names have their score multiplied by timeBoost. A
 // range that frames the question ("in the past three months") is cut out
 // of the search: people say "a week ago" or "last year" in what they tell,
 // hardly "in the past three months" (measured in bench/retrieval/REPORT.md).

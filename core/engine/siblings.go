@@ -13,16 +13,16 @@ import (
 )
 
 // Sibling evidence (the episode scorer of ContextFit §5, on the tree's
-// structure): an entry whose flow holds the turns it replies to (isReply)
-// is a piece cut out of a longer exchange (a turn of a chat with the turns
-// before it), and the entries its folder holds are that episode. A question's evidence clusters
-// in an episode, so among the rerankPool best matches a piece's raw score is
-// multiplied by 1 + siblingWeight·E/Emax, where E is the sum of the
-// siblingTop best relative scores (raw over the best raw) of the pieces of
-// its folder and Emax the largest E. Entries that are whole episodes (no
-// replies, e.g. one chat session per entry) are left alone: a folder of them
-// (chats of a month) is no episode, and lifting it pushed other evidence
-// out (measured in bench/retrieval/mechanisms.md).
+// structure): an entry whose flow holds the turns it replies to (isReply) is
+// a piece cut out of a longer exchange (a turn of a chat with the turns
+// before it), and the entries its folder holds are that episode. A
+// question's evidence clusters in an episode, so among the rerankPool best
+// matches a piece's raw score is multiplied by 1 + siblingWeight·E/Emax,
+// where E is the sum of the siblingTop best relative scores (raw over the
+// best raw) of the pieces of its folder and Emax the largest E. Entries that
+// are whole episodes (no replies, e.g. one chat session per entry) are left
+// alone: a folder of them (chats of a month) is no episode, and lifting it
+// pushed other evidence out (measured in bench/retrieval/mechanisms.md).
 //
 // Openers: the entry of an episode without a flow is the piece that opens
 // it (a session's first turn), where people say what happened since they
