@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/engine"
 	hostrt "github.com/arbormem/arbor/host/runtime"
 )
@@ -67,7 +67,7 @@ func run(n int, src, cli string, runs int, profile string) error {
 
 	// Native: open, close (which persists), reopen.
 	var cold, closeT, warm, edited, curateT, flushT timings
-	var res engine.OpenResult
+	var res api.OpenResult
 	for range runs {
 		if err := dropIndex(); err != nil {
 			return err
@@ -104,7 +104,7 @@ func run(n int, src, cli string, runs int, profile string) error {
 
 		// One curate (one new entry), then its flush.
 		t = start()
-		cr := e.Curate(engine.CurateParams{Operations: []curate.Operation{addOp(len(curateT.wall))}})
+		cr := e.Curate(api.CurateParams{Operations: []api.Operation{addOp(len(curateT.wall))}})
 		curateT.add(t)
 		if cr.Summary.Added != 1 {
 			return fmt.Errorf("curate: %+v", cr.Applied)
@@ -251,9 +251,9 @@ func startProfile(file string) (stop func(), err error) {
 
 var profiles int
 
-func addOp(i int) curate.Operation {
-	return curate.Operation{Type: "ADD", Path: "benchmark/curate", Title: fmt.Sprintf("Benchmark note %d", i),
-		Content: curate.Content{Keywords: []string{"benchmark"}}, Reason: "bench/index measures curate and flush"}
+func addOp(i int) api.Operation {
+	return api.Operation{Type: "ADD", Path: "benchmark/curate", Title: fmt.Sprintf("Benchmark note %d", i),
+		Content: api.Content{Keywords: []string{"benchmark"}}, Reason: "bench/index measures curate and flush"}
 }
 
 // generate copies src into dir about n/len(src) times, as dom<k>_<domain>,

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/engine"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/lifecycle"
 )
 
 // benchClock is the engine's clock during a run: set to each session's date
@@ -47,11 +46,9 @@ type queryInfo struct {
 	Tier     int
 	TierName string
 	OOD      bool
-	N        int       // results returned
-	Contexts int       // context.md files among them
-	Top      []string  // "path (ŝ)" of the first results
-	Raw      []float64 // raw BM25 scores of the first results
-	AllTerms []bool    // whether each of the first results matches every term
+	N        int      // results returned
+	Contexts int      // context.md files among them
+	Top      []string // "path (ŝ)" of the first results
 	Reason   string
 }
 
@@ -80,14 +77,17 @@ func (l latencies) keys() []string {
 
 // arborTree is one open engine over a benchmark tree.
 type arborTree struct {
-	eng   *engine.Engine
-	fs    *host.MemFS
-	clock *benchClock
-	units map[string]unit // by path
+	eng *engine.Engine
+	// byRelevance is a second engine on the tree, opened for the pool
+	// (-dump-pool), whose lifecycle orders by relevance alone.
+	byRelevance *engine.Engine
+	fs          *host.MemFS
+	clock       *benchClock
+	units       map[string]unit // by path
 }
 
 // lifecycleParams are the -lifecycle flag's parameters; nil: the defaults.
-var lifecycleParams *lifecycle.Params
+var lifecycleParams *api.LifecycleModel
 
 // poolDepth is the -dump-pool flag: when > 0, every question is also asked
 // for that many matches, kept in the dump in pool order (see pool).
@@ -108,7 +108,7 @@ func buildArbor(groups [][]unit) (*arborTree, buildStats, error) {
 		if len(g) == 0 {
 			continue
 		}
-		ops := make([]curate.Operation, 0, len(g))
+		ops := make([]api.Operation, 0, len(g))
 		for _, u := range g {
 			ops = append(ops, u.operation())
 			t.units[u.Path] = u
@@ -117,7 +117,7 @@ func buildArbor(groups [][]unit) (*arborTree, buildStats, error) {
 		if !g[0].Time.IsZero() {
 			t.clock.t = g[0].Time
 		}
-		res := eng.Curate(engine.CurateParams{Operations: ops})
+		res := eng.Curate(api.CurateParams{Operations: ops})
 		for _, a := range res.Applied {
 			if a.Status != "success" {
 				st.Failed++
@@ -142,7 +142,7 @@ func buildArbor(groups [][]unit) (*arborTree, buildStats, error) {
 // (a context.md or unknown path keeps its slot as "").
 func (t *arborTree) ask(q string, limit int, lat latencies) ([]unit, queryInfo, error) {
 	start := time.Now()
-	res, err := t.eng.Query(engine.SearchParams{Query: q, Limit: limit})
+	res, err := t.eng.Query(api.SearchParams{Query: q, Limit: limit})
 	d := time.Since(start)
 	if err != nil {
 		return nil, queryInfo{}, err
@@ -158,8 +158,6 @@ func (t *arborTree) ask(q string, limit int, lat latencies) ([]unit, queryInfo, 
 		out[i] = u
 		if i < 3 {
 			info.Top = append(info.Top, fmt.Sprintf("%s (%.3f)", h.Path, h.Score))
-			info.Raw = append(info.Raw, h.Raw)
-			info.AllTerms = append(info.AllTerms, h.AllTerms)
 		}
 	}
 	return out, info, nil
@@ -169,21 +167,27 @@ func (t *arborTree) ask(q string, limit int, lat latencies) ([]unit, queryInfo, 
 // evidence rules leave them, the order Query cuts at its limit: full
 // matches first, then by raw score (the lifecycle orders only what is
 // kept, so asking with limit n is not the first n of a larger limit). It
-// is for tuning: which gold turns sit just below the cut.
+// is for tuning: which gold turns sit just below the cut. The order is
+// that of an engine whose lifecycle weighs relevance (raw score over the
+// best) alone: the lifecycle keeps search's groups, so within them it
+// then orders by raw score.
 func (t *arborTree) pool(q string, n int) ([]unit, error) {
-	res, err := t.eng.Query(engine.SearchParams{Query: q, Limit: n})
+	if t.byRelevance == nil {
+		p := api.DefaultLifecycleModel()
+		p.RelevanceWeight, p.ImportanceWeight, p.RecencyWeight = 1, 0, 0
+		p.CoreBoost, p.ValidatedBoost, p.DraftBoost = 1, 1, 1
+		eng, _, err := engine.Open(engine.Options{FS: t.fs, Clock: t.clock, Lifecycle: &p})
+		if err != nil {
+			return nil, err
+		}
+		t.byRelevance = eng
+	}
+	res, err := t.byRelevance.Query(api.SearchParams{Query: q, Limit: n})
 	if err != nil {
 		return nil, err
 	}
-	hits := res.Results
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].AllTerms != hits[j].AllTerms {
-			return hits[i].AllTerms
-		}
-		return hits[i].Raw > hits[j].Raw
-	})
-	out := make([]unit, len(hits))
-	for i, h := range hits {
+	out := make([]unit, len(res.Results))
+	for i, h := range res.Results {
 		out[i], _ = t.unit(h.Path)
 	}
 	return out, nil
@@ -199,7 +203,12 @@ func (t *arborTree) unit(path string) (unit, bool) {
 }
 
 func (t *arborTree) close() {
-	if err := t.eng.Close(); err != nil {
-		fmt.Fprintf(os.Stderr, "close: %v\n", err)
+	for _, eng := range []*engine.Engine{t.eng, t.byRelevance} {
+		if eng == nil {
+			continue
+		}
+		if err := eng.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "close: %v\n", err)
+		}
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/ingest"
 )
 
@@ -37,8 +37,8 @@ type unit struct {
 const reason = "conversation memory import"
 
 // operation is the ADD that writes the unit, as ingestion builds it.
-func (u unit) operation() curate.Operation {
-	return u.piece.Operation(curate.OpAdd, reason)
+func (u unit) operation() api.Operation {
+	return u.piece.Operation(api.OpAdd, reason)
 }
 
 // searchText is the content field of the peers that index units

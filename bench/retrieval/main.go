@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbormem/arbor/core/lifecycle"
+	"github.com/arbormem/arbor/core/api"
 )
 
 type config struct {
@@ -57,7 +57,7 @@ func main() {
 	flag.IntVar(&c.wasmQuestions, "wasm-questions", 10, "LongMemEval questions in the wasm subset")
 	flag.IntVar(&c.locomoContext, "locomo-context", 2, "LoCoMo: preceding turns of the session written into each turn's entry as context (0: none)")
 	flag.Func("lifecycle", "lifecycle parameters as JSON over the defaults, e.g. '{\"recencyWeight\":0}' (docs/ABI.md §4.1)", func(v string) error {
-		p := lifecycle.Default()
+		p := api.DefaultLifecycleModel()
 		if err := json.Unmarshal([]byte(v), &p); err != nil {
 			return err
 		}

@@ -7,12 +7,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/tree"
 )
 
 // add creates an entry and every missing context.md above it.
-func (c *Curator) add(a *Applied, op Operation, v valid) error {
+func (c *Curator) add(a *Applied, op api.Operation, v valid) error {
 	if err := checkNewEntryPath(v.path); err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func (c *Curator) writeContexts(t *txn, dir string) error {
 }
 
 // update replaces an existing entry, carrying over what the new content lacks.
-func (c *Curator) update(a *Applied, op Operation, v valid) error {
+func (c *Curator) update(a *Applied, op api.Operation, v valid) error {
 	cat := c.catalog()
 	p := v.path
 	var (
@@ -138,7 +139,7 @@ func (c *Curator) update(a *Applied, op Operation, v valid) error {
 // upsert is ADD when the entry is missing and UPDATE when it is present.
 // An existing file that cannot be parsed is not replaced: UPDATE must name
 // it explicitly.
-func (c *Curator) upsert(a *Applied, op Operation, v valid) (outcome, error) {
+func (c *Curator) upsert(a *Applied, op api.Operation, v valid) (outcome, error) {
 	cat := c.catalog()
 	if _, ok := cat.Get(v.path); ok {
 		if err := c.update(a, op, v); err != nil {
@@ -178,7 +179,7 @@ func (c *Curator) lookup(role, p string) (*tree.Entry, error) {
 // that pointed at the source, and deletes the source. Writes are ordered
 // so that a crash never loses knowledge: the merged target first, then the
 // referring entries, the source's removal last.
-func (c *Curator) merge(a *Applied, op Operation, v valid) error {
+func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	src, dst := v.path, v.target
 	source, err := c.lookup("source", src)
 	if err != nil {

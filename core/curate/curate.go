@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/tree"
 )
@@ -87,13 +88,12 @@ type auditRecord struct {
 // nothing and does not stop the following ones. Every operation gets one
 // line in the audit log; the lines of a call are appended in one atomic
 // write at its end.
-func (c *Curator) Apply(ops []Operation) Result {
+func (c *Curator) Apply(ops []api.Operation) Result {
 	res := Result{Applied: make([]Applied, 0, len(ops))}
 	audit := make([]auditRecord, 0, len(ops))
 	for _, op := range ops {
 		a := c.applyOne(op)
-		res.Summary.Count(a)
-		res.Applied = append(res.Applied, a)
+		res.Add(a)
 		audit = append(audit, auditRecord{
 			Time: c.now().Format(time.RFC3339), Op: a.Type, Path: a.Path,
 			Reason: op.Reason, Status: a.Status, Message: a.Message,
@@ -194,9 +194,9 @@ func (c *Curator) rotateAudit() error {
 }
 
 // applyOne validates and applies one operation.
-func (c *Curator) applyOne(op Operation) Applied {
+func (c *Curator) applyOne(op api.Operation) Applied {
 	typ := strings.ToUpper(strings.TrimSpace(op.Type))
-	a := Applied{Type: typ, Path: op.Path, Status: StatusFailed}
+	a := Applied{Applied: api.Applied{Type: typ, Path: op.Path, Status: api.StatusFailed}}
 	if typ == "" {
 		a.Type = op.Type
 	}
@@ -215,27 +215,27 @@ func (c *Curator) applyOne(op Operation) Applied {
 	a.Path = v.path
 	var out outcome
 	switch typ {
-	case OpAdd:
+	case api.OpAdd:
 		err = c.add(&a, op, v)
 		out = outAdded
-	case OpUpdate:
+	case api.OpUpdate:
 		err = c.update(&a, op, v)
 		out = outUpdated
-	case OpUpsert:
+	case api.OpUpsert:
 		out, err = c.upsert(&a, op, v)
-	case OpMerge:
+	case api.OpMerge:
 		err = c.merge(&a, op, v)
 		out = outMerged
-	case OpDelete:
+	case api.OpDelete:
 		err = c.delete(&a, v)
 		out = outDeleted
 	}
 	if err != nil {
 		return fail(err)
 	}
-	a.Status = StatusSuccess
+	a.Status = api.StatusSuccess
 	a.Created = out == outAdded
-	if typ == OpMerge {
+	if typ == api.OpMerge {
 		a.Target = v.target
 	}
 	return a

@@ -6,130 +6,64 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/tree"
 )
 
-func TestDecodeOperations(t *testing.T) {
-	in := `[
-	 {"type":"add","path":"engineering/billing","title":"Invoice retry policy","extra":1,
-	  "content":{"narrative":{"rules":"Retry three times.","unknown":"x"},
-	             "rawConcept":{"task":"t","files":"a.go, b.go\nc.go","other":true},
-	             "facts":[{"subject":"s","statement":"st","category":"c"},"plain fact"],
-	             "tags":"billing","keywords":["invoice","retry"],"mystery":[1,2]},
-	  "reason":"record"},
-	 {"type":"UPDATE","path":"a/b/c.md","content":{"narrative":"just prose","rawConcept":{"files":["x.go","y.go"]}},"reason":"r"},
-	 {"type":"ADD","path":"a/b","title":"T","content":"plain content","reason":"r"},
-	 {"type":"ADD","path":"a/b","title":"T","content":{"narrative":null,"rawConcept":{"files":null}},"reason":"r"},
-	 {"type":"ADD","path":"a/b","title":"T","content":{"narrative":{"rules":["one","two"]}},"reason":"r"}
-	]`
-	var ops []Operation
-	if err := json.Unmarshal([]byte(in), &ops); err != nil {
-		t.Fatal(err)
-	}
-	c := ops[0].Content
-	if c.Narrative == nil || c.Narrative.Rules != "Retry three times." || c.Narrative.Text != "" {
-		t.Errorf("narrative object: %+v", c.Narrative)
-	}
-	if c.RawConcept == nil || !slices.Equal(c.RawConcept.Files, []string{"a.go", "b.go", "c.go"}) || c.RawConcept.Task != "t" {
-		t.Errorf("files string: %+v", c.RawConcept)
-	}
-	if len(c.Facts) != 2 || c.Facts[0] != (tree.Fact{Subject: "s", Statement: "st", Category: "c"}) || c.Facts[1].Statement != "plain fact" {
-		t.Errorf("facts: %+v", c.Facts)
-	}
-	if !slices.Equal(c.Tags, []string{"billing"}) || !slices.Equal(c.Keywords, []string{"invoice", "retry"}) {
-		t.Errorf("tags %v keywords %v", c.Tags, c.Keywords)
-	}
-	c = ops[1].Content
-	if c.Narrative == nil || c.Narrative.Text != "just prose" {
-		t.Errorf("narrative string: %+v", c.Narrative)
-	}
-	if !slices.Equal(c.RawConcept.Files, []string{"x.go", "y.go"}) {
-		t.Errorf("files list: %v", c.RawConcept.Files)
-	}
-	if n := ops[2].Content.Narrative; n == nil || n.Text != "plain content" {
-		t.Errorf("content string: %+v", n)
-	}
-	if ops[3].Content.Narrative != nil || ops[3].Content.RawConcept == nil || ops[3].Content.RawConcept.Files != nil {
-		t.Errorf("nulls: %+v", ops[3].Content)
-	}
-	if n := ops[4].Content.Narrative; n == nil || n.Rules != "one\ntwo" {
-		t.Errorf("list part: %+v", n)
-	}
-
-	// Narrative round trip: text-only as a string, otherwise an object.
-	for _, n := range []Narrative{{Text: "prose"}, {Text: "p", Rules: "r"}} {
-		b, err := json.Marshal(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back Narrative
-		if err := json.Unmarshal(b, &back); err != nil || back != n {
-			t.Errorf("round trip %s: %+v %v", b, back, err)
-		}
-	}
-	if b, _ := json.Marshal(Narrative{Text: "prose"}); string(b) != `"prose"` {
-		t.Errorf("text-only narrative marshals as %s", b)
-	}
-	var bad []Operation
-	if err := json.Unmarshal([]byte(`[{"type":"ADD","content":{"narrative":42}}]`), &bad); err == nil {
-		t.Error("narrative 42 accepted")
-	}
-}
-
 func TestValidationFailures(t *testing.T) {
-	ok := Content{Narrative: &Narrative{Text: "x"}}
+	ok := api.Content{Narrative: &api.Narrative{Text: "x"}}
 	cases := []struct {
 		name string
-		op   Operation
+		op   api.Operation
 		want string
 	}{
-		{"unknown type", Operation{Type: "FOO", Path: "a/b", Title: "t", Reason: "r"}, `unknown operation type "FOO": want ADD, UPDATE, UPSERT, MERGE or DELETE`},
-		{"missing reason", Operation{Type: "ADD", Path: "a/b", Title: "t", Content: ok}, "reason is required"},
-		{"blank reason", Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "  "}, "reason is required"},
-		{"dotdot", Operation{Type: "ADD", Path: "../etc", Title: "t", Reason: "r"}, `invalid path "../etc"`},
-		{"absolute", Operation{Type: "ADD", Path: "/a/b", Title: "t", Reason: "r"}, `invalid path "/a/b"`},
-		{"empty", Operation{Type: "ADD", Path: "", Title: "t", Reason: "r"}, `invalid path ""`},
-		{"dot segment", Operation{Type: "ADD", Path: "a/.hidden", Title: "t", Reason: "r"}, `invalid path "a/.hidden"`},
-		{"arbor", Operation{Type: "DELETE", Path: ".arbor", Reason: "r"}, `invalid path ".arbor"`},
-		{"backslash", Operation{Type: "ADD", Path: `a\b`, Title: "t", Reason: "r"}, `invalid path`},
-		{"no title", Operation{Type: "ADD", Path: "a/b", Reason: "r"}, "title is required when path is a folder (a/b)"},
-		{"no title update", Operation{Type: "UPDATE", Path: "a/b", Reason: "r"}, "title is required when path is a folder"},
-		{"no title upsert", Operation{Type: "UPSERT", Path: "a/b", Reason: "r"}, "title is required when path is a folder"},
-		{"one level", Operation{Type: "ADD", Path: "eng", Title: "t", Reason: "r"}, "entries live under domain/topic"},
-		{"root", Operation{Type: "ADD", Path: "x.md", Reason: "r"}, "entries live under domain/topic"},
-		{"too deep", Operation{Type: "ADD", Path: "a/b/c/d", Title: "t", Reason: "r"}, "4 folder levels, at most 3"},
-		{"too deep upsert", Operation{Type: "UPSERT", Path: "a/b/c/d/e.md", Reason: "r"}, "4 folder levels"},
-		{"utf8 title", Operation{Type: "ADD", Path: "a/b", Title: "bad\xff", Reason: "r"}, "invalid UTF-8 in title"},
-		{"utf8 rule", Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "r", Content: Content{Narrative: &Narrative{Rules: "\xc3"}}}, "invalid UTF-8 in narrative.rules"},
-		{"utf8 tag", Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "r", Content: Content{Tags: []string{"ok", "\xfe"}}}, "invalid UTF-8 in tags"},
-		{"bad relation", Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "r", Content: Content{Relations: []string{"../x.md"}}}, `invalid relation "../x.md"`},
-		{"context path", Operation{Type: "UPDATE", Path: "eng/context.md", Reason: "r"}, "eng/context.md is a context file"},
-		{"multiline title", Operation{Type: "ADD", Path: "a/b", Title: "a\nb", Reason: "r"}, "title must be a single line"},
-		{"merge no target", Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", Reason: "r"}, "mergeTarget is required"},
-		{"merge self", Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "eng/billing/old_retry", Reason: "r"}, "cannot merge eng/billing/old_retry.md into itself"},
-		{"merge bad target", Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "a//b.md", Reason: "r"}, `invalid mergeTarget "a//b.md"`},
-		{"merge no source", Operation{Type: "MERGE", Path: "eng/billing/nope.md", MergeTarget: "eng/billing/invoice_retry.md", Reason: "r"}, "source not found: eng/billing/nope.md"},
-		{"merge no target entry", Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "eng/billing/nope.md", Reason: "r"}, "target not found: eng/billing/nope.md"},
-		{"merge broken", Operation{Type: "MERGE", Path: "eng/billing/broken.md", MergeTarget: "eng/billing/invoice_retry.md", Reason: "r"}, "source cannot be parsed: eng/billing/broken.md"},
-		{"add exists", Operation{Type: "ADD", Path: "eng/billing", Title: "Invoice retry", Reason: "r"}, "already exists: eng/billing/invoice_retry.md"},
-		{"add broken", Operation{Type: "ADD", Path: "eng/billing/broken.md", Reason: "r"}, "already exists: eng/billing/broken.md (it cannot be parsed"},
-		{"upsert broken", Operation{Type: "UPSERT", Path: "eng/billing/broken.md", Reason: "r"}, "cannot upsert eng/billing/broken.md"},
-		{"update missing", Operation{Type: "UPDATE", Path: "eng/billing", Title: "Nope", Reason: "r"}, "not found: eng/billing/nope.md"},
-		{"delete missing", Operation{Type: "DELETE", Path: "eng/billing/nope.md", Reason: "r"}, "not found: eng/billing/nope.md"},
-		{"delete missing folder", Operation{Type: "DELETE", Path: "eng/nope", Reason: "r"}, "not found: eng/nope"},
-		{"size", Operation{Type: "ADD", Path: "a/b", Title: "big", Reason: "r", Content: Content{Narrative: &Narrative{Text: strings.Repeat("x", 5000)}}}, "over the 4096-byte limit"},
+		{"unknown type", api.Operation{Type: "FOO", Path: "a/b", Title: "t", Reason: "r"}, `unknown operation type "FOO": want ADD, UPDATE, UPSERT, MERGE or DELETE`},
+		{"missing reason", api.Operation{Type: "ADD", Path: "a/b", Title: "t", Content: ok}, "reason is required"},
+		{"blank reason", api.Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "  "}, "reason is required"},
+		{"dotdot", api.Operation{Type: "ADD", Path: "../etc", Title: "t", Reason: "r"}, `invalid path "../etc"`},
+		{"absolute", api.Operation{Type: "ADD", Path: "/a/b", Title: "t", Reason: "r"}, `invalid path "/a/b"`},
+		{"empty", api.Operation{Type: "ADD", Path: "", Title: "t", Reason: "r"}, `invalid path ""`},
+		{"dot segment", api.Operation{Type: "ADD", Path: "a/.hidden", Title: "t", Reason: "r"}, `invalid path "a/.hidden"`},
+		{"arbor", api.Operation{Type: "DELETE", Path: ".arbor", Reason: "r"}, `invalid path ".arbor"`},
+		{"backslash", api.Operation{Type: "ADD", Path: `a\b`, Title: "t", Reason: "r"}, `invalid path`},
+		{"no title", api.Operation{Type: "ADD", Path: "a/b", Reason: "r"}, "title is required when path is a folder (a/b)"},
+		{"no title update", api.Operation{Type: "UPDATE", Path: "a/b", Reason: "r"}, "title is required when path is a folder"},
+		{"no title upsert", api.Operation{Type: "UPSERT", Path: "a/b", Reason: "r"}, "title is required when path is a folder"},
+		{"one level", api.Operation{Type: "ADD", Path: "eng", Title: "t", Reason: "r"}, "entries live under domain/topic"},
+		{"root", api.Operation{Type: "ADD", Path: "x.md", Reason: "r"}, "entries live under domain/topic"},
+		{"too deep", api.Operation{Type: "ADD", Path: "a/b/c/d", Title: "t", Reason: "r"}, "4 folder levels, at most 3"},
+		{"too deep upsert", api.Operation{Type: "UPSERT", Path: "a/b/c/d/e.md", Reason: "r"}, "4 folder levels"},
+		{"utf8 title", api.Operation{Type: "ADD", Path: "a/b", Title: "bad\xff", Reason: "r"}, "invalid UTF-8 in title"},
+		{"utf8 rule", api.Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "r", Content: api.Content{Narrative: &api.Narrative{Rules: "\xc3"}}}, "invalid UTF-8 in narrative.rules"},
+		{"utf8 tag", api.Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "r", Content: api.Content{Tags: []string{"ok", "\xfe"}}}, "invalid UTF-8 in tags"},
+		{"bad relation", api.Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "r", Content: api.Content{Relations: []string{"../x.md"}}}, `invalid relation "../x.md"`},
+		{"context path", api.Operation{Type: "UPDATE", Path: "eng/context.md", Reason: "r"}, "eng/context.md is a context file"},
+		{"multiline title", api.Operation{Type: "ADD", Path: "a/b", Title: "a\nb", Reason: "r"}, "title must be a single line"},
+		{"merge no target", api.Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", Reason: "r"}, "mergeTarget is required"},
+		{"merge self", api.Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "eng/billing/old_retry", Reason: "r"}, "cannot merge eng/billing/old_retry.md into itself"},
+		{"merge bad target", api.Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "a//b.md", Reason: "r"}, `invalid mergeTarget "a//b.md"`},
+		{"merge no source", api.Operation{Type: "MERGE", Path: "eng/billing/nope.md", MergeTarget: "eng/billing/invoice_retry.md", Reason: "r"}, "source not found: eng/billing/nope.md"},
+		{"merge no target entry", api.Operation{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "eng/billing/nope.md", Reason: "r"}, "target not found: eng/billing/nope.md"},
+		{"merge broken", api.Operation{Type: "MERGE", Path: "eng/billing/broken.md", MergeTarget: "eng/billing/invoice_retry.md", Reason: "r"}, "source cannot be parsed: eng/billing/broken.md"},
+		{"add exists", api.Operation{Type: "ADD", Path: "eng/billing", Title: "Invoice retry", Reason: "r"}, "already exists: eng/billing/invoice_retry.md"},
+		{"add broken", api.Operation{Type: "ADD", Path: "eng/billing/broken.md", Reason: "r"}, "already exists: eng/billing/broken.md (it cannot be parsed"},
+		{"upsert broken", api.Operation{Type: "UPSERT", Path: "eng/billing/broken.md", Reason: "r"}, "cannot upsert eng/billing/broken.md"},
+		{"update missing", api.Operation{Type: "UPDATE", Path: "eng/billing", Title: "Nope", Reason: "r"}, "not found: eng/billing/nope.md"},
+		{"delete missing", api.Operation{Type: "DELETE", Path: "eng/billing/nope.md", Reason: "r"}, "not found: eng/billing/nope.md"},
+		{"delete missing folder", api.Operation{Type: "DELETE", Path: "eng/nope", Reason: "r"}, "not found: eng/nope"},
+		{"size", api.Operation{Type: "ADD", Path: "a/b", Title: "big", Reason: "r", Content: api.Content{Narrative: &api.Narrative{Text: strings.Repeat("x", 5000)}}}, "over the 4096-byte limit"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, fixture)
 			e.c.MaxFileBytes = 4096
 			before, cat := treeFiles(e.fs), catalogState(e.c.Catalog)
-			res := e.c.Apply([]Operation{tc.op})
+			res := e.c.Apply([]api.Operation{tc.op})
 			a := res.Applied[0]
-			if a.Status != StatusFailed || !strings.Contains(a.Message, tc.want) {
+			if a.Status != api.StatusFailed || !strings.Contains(a.Message, tc.want) {
 				t.Fatalf("got %s %q, want failed %q", a.Status, a.Message, tc.want)
 			}
-			if res.Summary != (Summary{Failed: 1}) {
+			if res.Summary != (api.Summary{Failed: 1}) {
 				t.Errorf("summary %+v", res.Summary)
 			}
 			if d := diffFiles(before, treeFiles(e.fs)); d != "" {
@@ -142,7 +76,7 @@ func TestValidationFailures(t *testing.T) {
 				t.Errorf("OnChange called: %+v", e.changes)
 			}
 			lines := auditLines(t, e.fs)
-			if len(lines) != 1 || lines[0].Status != StatusFailed || lines[0].Message != a.Message || lines[0].Reason != tc.op.Reason {
+			if len(lines) != 1 || lines[0].Status != api.StatusFailed || lines[0].Message != a.Message || lines[0].Reason != tc.op.Reason {
 				t.Errorf("audit %+v", lines)
 			}
 		})
@@ -151,12 +85,12 @@ func TestValidationFailures(t *testing.T) {
 
 func TestAdd(t *testing.T) {
 	e := newEnv(t, fixture)
-	a := one(t, e, Operation{
+	a := one(t, e, api.Operation{
 		Type: "add", Path: "engineering/billing/retries", Title: "Invoice Retry Policy!", Summary: "how invoices retry",
-		Content: Content{
-			Narrative:  &Narrative{Rules: "Failed invoices are retried three times, then escalated."},
-			RawConcept: &tree.RawConcept{Task: "document", Files: []string{"billing/retry.go"}},
-			Facts:      []tree.Fact{{Subject: "retry", Statement: "three times", Category: "policy"}},
+		Content: api.Content{
+			Narrative:  &api.Narrative{Rules: "Failed invoices are retried three times, then escalated."},
+			RawConcept: &api.RawConcept{Task: "document", Files: []string{"billing/retry.go"}},
+			Facts:      []api.Fact{{Subject: "retry", Statement: "three times", Category: "policy"}},
 			Relations:  []string{"@eng/billing/invoice_retry.md", "eng/billing/invoice_retry.md"},
 			Tags:       []string{"billing", "billing", " "}, Keywords: []string{"invoice", "retry"},
 			Snippets: []string{"retry(3)"},
@@ -165,7 +99,7 @@ func TestAdd(t *testing.T) {
 	})
 	mustSucceed(t, a)
 	p := "engineering/billing/retries/invoice_retry_policy.md"
-	if a.Path != p || a.Type != OpAdd || a.Message != "added" {
+	if a.Path != p || a.Type != api.OpAdd || a.Message != "added" {
 		t.Fatalf("applied %+v", a)
 	}
 	en := e.entry(t, p)
@@ -214,7 +148,7 @@ func TestAdd(t *testing.T) {
 	// names the title after the file when none is given.
 	e.changes = nil
 	ctxBefore, _ := e.fs.ReadFile("eng/context.md")
-	a = one(t, e, Operation{Type: "ADD", Path: "eng/billing/sub/hand_named.md", Reason: "r"})
+	a = one(t, e, api.Operation{Type: "ADD", Path: "eng/billing/sub/hand_named.md", Reason: "r"})
 	mustSucceed(t, a)
 	if ctxAfter, _ := e.fs.ReadFile("eng/context.md"); string(ctxAfter) != string(ctxBefore) {
 		t.Error("existing context.md rewritten")
@@ -230,10 +164,10 @@ func TestAdd(t *testing.T) {
 func TestUpdateCarriesOver(t *testing.T) {
 	e := newEnv(t, fixture)
 	p := "eng/billing/invoice_retry.md"
-	a := one(t, e, Operation{
+	a := one(t, e, api.Operation{
 		Type: "UPDATE", Path: "eng/billing", Title: "Invoice retry",
-		Content: Content{
-			Narrative: &Narrative{Text: "Retries happen every four hours."},
+		Content: api.Content{
+			Narrative: &api.Narrative{Text: "Retries happen every four hours."},
 			Relations: []string{"eng/auth/session.md"},
 			Tags:      []string{"payments"},
 		},
@@ -277,7 +211,7 @@ func TestUpdateCarriesOver(t *testing.T) {
 	}
 
 	// Legacy relations are kept (and carried) too; the Obsidian preamble survives.
-	a = one(t, e, Operation{Type: "UPDATE", Path: "eng/auth/login.md", Summary: "login flow", Reason: "r"})
+	a = one(t, e, api.Operation{Type: "UPDATE", Path: "eng/auth/login.md", Summary: "login flow", Reason: "r"})
 	mustSucceed(t, a)
 	if !slices.Contains(a.Carried, "relations") || !slices.Contains(a.Carried, "narrative.text") {
 		t.Errorf("carried %v", a.Carried)
@@ -285,7 +219,7 @@ func TestUpdateCarriesOver(t *testing.T) {
 	if l := e.entry(t, "eng/auth/login.md"); len(l.Links()) != 1 || l.Links()[0] != "eng/billing/old_retry.md" {
 		t.Errorf("login links %v", l.Links())
 	}
-	a = one(t, e, Operation{Type: "UPDATE", Path: "notes/Daily Note.md", Content: Content{Tags: []string{"daily"}}, Reason: "tag it"})
+	a = one(t, e, api.Operation{Type: "UPDATE", Path: "notes/Daily Note.md", Content: api.Content{Tags: []string{"daily"}}, Reason: "tag it"})
 	mustSucceed(t, a)
 	if n := e.entry(t, "notes/Daily Note.md"); !strings.Contains(n.Preamble+n.Narrative.Text, "[[old_retry]]") || n.Title != "Daily Note" {
 		t.Errorf("note %+v", n)
@@ -294,7 +228,7 @@ func TestUpdateCarriesOver(t *testing.T) {
 
 func TestUpdateReplacesBroken(t *testing.T) {
 	e := newEnv(t, fixture)
-	a := one(t, e, Operation{Type: "UPDATE", Path: "eng/billing/broken.md", Title: "Fixed", Content: Content{Narrative: &Narrative{Text: "ok"}}, Reason: "repair"})
+	a := one(t, e, api.Operation{Type: "UPDATE", Path: "eng/billing/broken.md", Title: "Fixed", Content: api.Content{Narrative: &api.Narrative{Text: "ok"}}, Reason: "repair"})
 	mustSucceed(t, a)
 	if !strings.Contains(a.Message, "replaced an unparseable file") {
 		t.Errorf("message %q", a.Message)
@@ -312,14 +246,14 @@ func TestUpdateReplacesBroken(t *testing.T) {
 
 func TestUpsert(t *testing.T) {
 	e := newEnv(t, fixture)
-	res := e.c.Apply([]Operation{
-		{Type: "UPSERT", Path: "eng/billing", Title: "Dunning", Content: Content{Narrative: &Narrative{Text: "v1"}}, Reason: "r"},
-		{Type: "upsert", Path: "eng/billing", Title: "Dunning", Content: Content{Narrative: &Narrative{Text: "v2"}}, Reason: "r"},
+	res := e.c.Apply([]api.Operation{
+		{Type: "UPSERT", Path: "eng/billing", Title: "Dunning", Content: api.Content{Narrative: &api.Narrative{Text: "v1"}}, Reason: "r"},
+		{Type: "upsert", Path: "eng/billing", Title: "Dunning", Content: api.Content{Narrative: &api.Narrative{Text: "v2"}}, Reason: "r"},
 	})
 	if res.Applied[0].Message != "added new" || res.Applied[1].Message != "updated existing" {
 		t.Fatalf("%+v", res.Applied)
 	}
-	if res.Summary != (Summary{Added: 1, Updated: 1}) {
+	if res.Summary != (api.Summary{Added: 1, Updated: 1}) {
 		t.Errorf("summary %+v", res.Summary)
 	}
 	en := e.entry(t, "eng/billing/dunning.md")
@@ -331,8 +265,8 @@ func TestUpsert(t *testing.T) {
 func TestMerge(t *testing.T) {
 	e := newEnv(t, fixture)
 	src, dst := "eng/billing/old_retry.md", "eng/billing/invoice_retry.md"
-	a := one(t, e, Operation{Type: "MERGE", Path: src, MergeTarget: "eng/billing/invoice_retry", Reason: "deduplicate",
-		Content: Content{Keywords: []string{"dunning"}}})
+	a := one(t, e, api.Operation{Type: "MERGE", Path: src, MergeTarget: "eng/billing/invoice_retry", Reason: "deduplicate",
+		Content: api.Content{Keywords: []string{"dunning"}}})
 	mustSucceed(t, a)
 	if a.Path != src || !strings.HasPrefix(a.Message, "merged "+src+" into "+dst+"; rewrote ") {
 		t.Fatalf("applied %+v", a)
@@ -404,7 +338,7 @@ func TestMerge(t *testing.T) {
 
 func TestMergeFolderTitleForm(t *testing.T) {
 	e := newEnv(t, fixture)
-	a := one(t, e, Operation{Type: "MERGE", Path: "eng/billing", Title: "Old retry", MergeTarget: "eng/billing/invoice_retry.md", Reason: "r"})
+	a := one(t, e, api.Operation{Type: "MERGE", Path: "eng/billing", Title: "Old retry", MergeTarget: "eng/billing/invoice_retry.md", Reason: "r"})
 	mustSucceed(t, a)
 	if e.entry(t, "eng/billing/invoice_retry.md").Title != "Invoice retry" {
 		t.Error("title form changed the target's title")
@@ -413,7 +347,7 @@ func TestMergeFolderTitleForm(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	e := newEnv(t, fixture)
-	a := one(t, e, Operation{Type: "DELETE", Path: "eng/billing", Title: "Old retry", Reason: "obsolete"})
+	a := one(t, e, api.Operation{Type: "DELETE", Path: "eng/billing", Title: "Old retry", Reason: "obsolete"})
 	mustSucceed(t, a)
 	want := []string{"eng/auth/login.md", "eng/auth/session.md", "eng/billing/invoice_retry.md", "notes/Daily Note.md"}
 	if !slices.Equal(a.BrokenRelations, want) {
@@ -429,7 +363,7 @@ func TestDelete(t *testing.T) {
 		t.Errorf("changes %+v", e.changes)
 	}
 	// A broken file can be deleted by naming it.
-	mustSucceed(t, one(t, e, Operation{Type: "DELETE", Path: "eng/billing/broken.md", Reason: "junk"}))
+	mustSucceed(t, one(t, e, api.Operation{Type: "DELETE", Path: "eng/billing/broken.md", Reason: "junk"}))
 	if _, broken := e.c.Catalog.Broken("eng/billing/broken.md"); broken {
 		t.Error("still broken")
 	}
@@ -439,7 +373,7 @@ func TestDeleteFolder(t *testing.T) {
 	files := fixtureWithSubtopic()
 	files["eng/billing/sub/image.png"] = "PNG"
 	e := newEnv(t, files)
-	a := one(t, e, Operation{Type: "DELETE", Path: "eng/billing", Reason: "drop billing"})
+	a := one(t, e, api.Operation{Type: "DELETE", Path: "eng/billing", Reason: "drop billing"})
 	mustSucceed(t, a)
 	if a.Path != "eng/billing" || a.Message != "deleted folder eng/billing: 4 entries, 2 context files, 1 other files; 3 entries still link to removed entries" {
 		t.Errorf("applied %+v", a)
@@ -474,7 +408,7 @@ func TestDeleteFolder(t *testing.T) {
 
 func TestSummaryAndAudit(t *testing.T) {
 	e := newEnv(t, fixture)
-	res := e.c.Apply([]Operation{
+	res := e.c.Apply([]api.Operation{
 		{Type: "ADD", Path: "ops/oncall", Title: "Pager", Reason: "r1"},
 		{Type: "UPDATE", Path: "ops/oncall/pager.md", Summary: "s", Reason: "r2"},
 		{Type: "UPSERT", Path: "ops/oncall", Title: "Pager", Reason: "r3"},
@@ -483,7 +417,7 @@ func TestSummaryAndAudit(t *testing.T) {
 		{Type: "DELETE", Path: "ops/oncall/pager.md", Reason: "r6"},
 		{Type: "BOGUS", Path: "x", Reason: "r7"},
 	})
-	if res.Summary != (Summary{Added: 1, Updated: 2, Merged: 1, Deleted: 1, Failed: 2}) {
+	if res.Summary != (api.Summary{Added: 1, Updated: 2, Merged: 1, Deleted: 1, Failed: 2}) {
 		t.Errorf("summary %+v", res.Summary)
 	}
 	lines := auditLines(t, e.fs)
@@ -496,15 +430,15 @@ func TestSummaryAndAudit(t *testing.T) {
 			t.Errorf("line %d %+v vs %+v", i, l, a)
 		}
 	}
-	if lines[5].Status != StatusFailed || lines[6].Op != "BOGUS" {
+	if lines[5].Status != api.StatusFailed || lines[6].Op != "BOGUS" {
 		t.Errorf("%+v", lines[5:])
 	}
 	// A second call appends.
-	e.c.Apply([]Operation{{Type: "DELETE", Path: "nope/x.md", Reason: "r8"}})
+	e.c.Apply([]api.Operation{{Type: "DELETE", Path: "nope/x.md", Reason: "r8"}})
 	if lines = auditLines(t, e.fs); len(lines) != 8 || lines[7].Reason != "r8" {
 		t.Errorf("append: %+v", lines)
 	}
-	if b, _ := json.Marshal(res); !strings.Contains(string(b), `"summary":{"added":1,"updated":2,"merged":1,"deleted":1,"failed":2}`) {
+	if b, _ := json.Marshal(res.API()); !strings.Contains(string(b), `"summary":{"added":1,"updated":2,"merged":1,"deleted":1,"failed":2}`) {
 		t.Errorf("json %s", b)
 	}
 }
@@ -512,8 +446,8 @@ func TestSummaryAndAudit(t *testing.T) {
 func TestSizeLimitOnUpdate(t *testing.T) {
 	e := newEnv(t, fixture)
 	e.c.MaxFileBytes = 2000
-	a := one(t, e, Operation{Type: "UPDATE", Path: "eng/auth/session.md", Content: Content{Snippets: []string{strings.Repeat("y", 3000)}}, Reason: "r"})
-	if a.Status != StatusFailed || !strings.Contains(a.Message, "over the 2000-byte limit") {
+	a := one(t, e, api.Operation{Type: "UPDATE", Path: "eng/auth/session.md", Content: api.Content{Snippets: []string{strings.Repeat("y", 3000)}}, Reason: "r"})
+	if a.Status != api.StatusFailed || !strings.Contains(a.Message, "over the 2000-byte limit") {
 		t.Errorf("%+v", a)
 	}
 }
@@ -526,7 +460,7 @@ func TestAuditRotation(t *testing.T) {
 	if err := e.fs.WriteFile(AuditPath, []byte(big)); err != nil {
 		t.Fatal(err)
 	}
-	e.c.Apply([]Operation{{Type: "DELETE", Path: "nope/x.md", Reason: "r1"}})
+	e.c.Apply([]api.Operation{{Type: "DELETE", Path: "nope/x.md", Reason: "r1"}})
 	rotated := ".arbor/" + RotatedAuditName(tNow)
 	if data, err := e.fs.ReadFile(rotated); err != nil || string(data) != big {
 		t.Fatalf("rotated log %s: %d bytes, %v; want the old log unchanged", rotated, len(data), err)
@@ -537,7 +471,7 @@ func TestAuditRotation(t *testing.T) {
 	if err := e.fs.WriteFile(AuditPath, []byte(big)); err != nil {
 		t.Fatal(err)
 	}
-	e.c.Apply([]Operation{{Type: "DELETE", Path: "nope/x.md", Reason: "r2"}})
+	e.c.Apply([]api.Operation{{Type: "DELETE", Path: "nope/x.md", Reason: "r2"}})
 	second := strings.TrimSuffix(rotated, ".jsonl") + "_2.jsonl"
 	if data, err := e.fs.ReadFile(second); err != nil || string(data) != big {
 		t.Fatalf("second rotation %s: %d bytes, %v", second, len(data), err)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/api"
 )
 
 func TestMergeRewriteEdgeCases(t *testing.T) {
@@ -19,7 +19,7 @@ func TestMergeRewriteEdgeCases(t *testing.T) {
 		"a/d/other.md": "---\ntitle: Other\n---\n\n## Narrative\n[[other]] is not the source.\n",
 	}
 	e := newEnv(t, files)
-	a := one(t, e, Operation{Type: "MERGE", Path: "a/b/src.md", MergeTarget: "a/b/dst.md", Reason: "r"})
+	a := one(t, e, api.Operation{Type: "MERGE", Path: "a/b/src.md", MergeTarget: "a/b/dst.md", Reason: "r"})
 	mustSucceed(t, a)
 	if a.Message != "merged a/b/src.md into a/b/dst.md; rewrote 4 relations" {
 		t.Errorf("message %q", a.Message)
@@ -49,7 +49,7 @@ func TestMergeAmbiguousBaseName(t *testing.T) {
 		"a/b/dst.md":  "---\ntitle: Dst\n---\n",
 		"a/c/note.md": "---\ntitle: Note\n---\n\nsee [[src]] and [[a/b/src]]\n",
 	})
-	a := one(t, e, Operation{Type: "MERGE", Path: "a/b/src.md", MergeTarget: "a/b/dst.md", Reason: "r"})
+	a := one(t, e, api.Operation{Type: "MERGE", Path: "a/b/src.md", MergeTarget: "a/b/dst.md", Reason: "r"})
 	mustSucceed(t, a)
 	if !strings.HasSuffix(a.Message, "rewrote 1 relations") {
 		t.Errorf("message %q", a.Message)
@@ -63,7 +63,7 @@ func TestUpdateRawConceptCarried(t *testing.T) {
 	e := newEnv(t, map[string]string{
 		"a/b/x.md": "---\ntitle: X\n---\n\n## Raw Concept\n**Task:** old task\n**Files:** a.go, b.go\n**Author:** bob\n",
 	})
-	a := one(t, e, Operation{Type: "UPDATE", Path: "a/b/x.md", Content: Content{RawConcept: &tree.RawConcept{Task: "new task"}}, Reason: "r"})
+	a := one(t, e, api.Operation{Type: "UPDATE", Path: "a/b/x.md", Content: api.Content{RawConcept: &api.RawConcept{Task: "new task"}}, Reason: "r"})
 	mustSucceed(t, a)
 	if want := []string{"rawConcept.author", "rawConcept.files"}; !slices.Equal(a.Carried, want) {
 		t.Errorf("carried %v", a.Carried)
@@ -77,7 +77,7 @@ func TestUpdateRawConceptCarried(t *testing.T) {
 func TestMiscPaths(t *testing.T) {
 	e := newEnv(t, fixture)
 	// An entry named without .md and without a title.
-	a := one(t, e, Operation{Type: "DELETE", Path: "eng/auth/session", Reason: "r"})
+	a := one(t, e, api.Operation{Type: "DELETE", Path: "eng/auth/session", Reason: "r"})
 	mustSucceed(t, a)
 	if a.Path != "eng/auth/session.md" {
 		t.Errorf("path %q", a.Path)
@@ -86,22 +86,22 @@ func TestMiscPaths(t *testing.T) {
 	if err := e.fs.WriteFile("eng/auth/huge.md", []byte("---\ntitle: Huge\n---\n")); err != nil {
 		t.Fatal(err)
 	}
-	a = one(t, e, Operation{Type: "UPDATE", Path: "eng/auth/huge.md", Reason: "r"})
-	if a.Status != StatusFailed || !strings.Contains(a.Message, "not loaded") {
+	a = one(t, e, api.Operation{Type: "UPDATE", Path: "eng/auth/huge.md", Reason: "r"})
+	if a.Status != api.StatusFailed || !strings.Contains(a.Message, "not loaded") {
 		t.Errorf("%+v", a)
 	}
-	a = one(t, e, Operation{Type: "ADD", Path: "eng/auth/huge.md", Reason: "r"})
-	if a.Status != StatusFailed || a.Message != "already exists: eng/auth/huge.md" {
+	a = one(t, e, api.Operation{Type: "ADD", Path: "eng/auth/huge.md", Reason: "r"})
+	if a.Status != api.StatusFailed || a.Message != "already exists: eng/auth/huge.md" {
 		t.Errorf("%+v", a)
 	}
 	// A folder where the entry would go.
-	a = one(t, e, Operation{Type: "ADD", Path: "eng", Title: "Billing", Reason: "r"})
-	if a.Status != StatusFailed || !strings.Contains(a.Message, "entries live under domain/topic") {
+	a = one(t, e, api.Operation{Type: "ADD", Path: "eng", Title: "Billing", Reason: "r"})
+	if a.Status != api.StatusFailed || !strings.Contains(a.Message, "entries live under domain/topic") {
 		t.Errorf("%+v", a)
 	}
 	// No catalog: an empty tree.
 	c := &Curator{FS: e.fs, Clock: clock}
-	mustSucceed(t, c.Apply([]Operation{{Type: "ADD", Path: "z/y", Title: "T", Reason: "r"}}).Applied[0])
+	mustSucceed(t, c.Apply([]api.Operation{{Type: "ADD", Path: "z/y", Title: "T", Reason: "r"}}).Applied[0])
 	// No operations: no audit write, an empty (not null) list.
 	if res := c.Apply(nil); res.Applied == nil || len(res.Applied) != 0 {
 		t.Errorf("%+v", res)
@@ -110,10 +110,10 @@ func TestMiscPaths(t *testing.T) {
 
 func TestAddAwkwardText(t *testing.T) {
 	e := newEnv(t, nil)
-	op := Operation{Type: "ADD", Path: "a/b", Title: `Foo: "bar" #baz [x] - y`, Summary: "line one\nline two: yes",
-		Content: Content{
-			Narrative: &Narrative{Text: "## Not a section\ntext", Rules: "### not a part\n---\nrule"},
-			Facts:     []tree.Fact{{Subject: "a**b", Statement: "multi\nline", Category: "c]"}},
+	op := api.Operation{Type: "ADD", Path: "a/b", Title: `Foo: "bar" #baz [x] - y`, Summary: "line one\nline two: yes",
+		Content: api.Content{
+			Narrative: &api.Narrative{Text: "## Not a section\ntext", Rules: "### not a part\n---\nrule"},
+			Facts:     []api.Fact{{Subject: "a**b", Statement: "multi\nline", Category: "c]"}},
 			Snippets:  []string{"```\nfenced already\n```", "plain ``` code"},
 			Tags:      []string{"a, b", "[c]"},
 		},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/tree"
 )
 
@@ -21,7 +22,7 @@ func titleFromName(p string) string {
 }
 
 // newEntry builds the entry an ADD writes.
-func newEntry(p string, op Operation, v valid, now time.Time) *tree.Entry {
+func newEntry(p string, op api.Operation, v valid, now time.Time) *tree.Entry {
 	title := strings.TrimSpace(op.Title)
 	if title == "" {
 		title = titleFromName(p)
@@ -41,7 +42,7 @@ func newEntry(p string, op Operation, v valid, now time.Time) *tree.Entry {
 	e.Snippets = uniqueSnippets(nil, c.Snippets)
 	e.Facts = uniqueFacts(nil, c.Facts)
 	if c.Narrative != nil {
-		e.Narrative = trimNarrative(tree.Narrative(*c.Narrative))
+		e.Narrative = trimNarrative(*c.Narrative)
 	}
 	if c.RawConcept != nil {
 		e.RawConcept = trimRawConcept(*c.RawConcept)
@@ -55,7 +56,7 @@ func newEntry(p string, op Operation, v valid, now time.Time) *tree.Entry {
 // named in the returned list. Unknown front-matter keys, the preamble and
 // unknown sections are kept; createdAt is kept (set to now when missing).
 // self lists paths that must not appear as relations (the entry itself).
-func updateEntry(old *tree.Entry, op Operation, rels []string, now time.Time, self ...string) (*tree.Entry, []string) {
+func updateEntry(old *tree.Entry, op api.Operation, rels []string, now time.Time, self ...string) (*tree.Entry, []string) {
 	e := old.Clone()
 	var carried []string
 	if t := strings.TrimSpace(op.Title); t != "" {
@@ -103,9 +104,9 @@ func updateEntry(old *tree.Entry, op Operation, rels []string, now time.Time, se
 
 	// Narrative and raw concept: each part the operation gives replaces the
 	// old one; the others are carried.
-	var nn tree.Narrative
+	var nn api.Narrative
 	if c.Narrative != nil {
-		nn = trimNarrative(tree.Narrative(*c.Narrative))
+		nn = trimNarrative(*c.Narrative)
 	}
 	for _, p := range narrativeParts {
 		nv, ov := p.get(&nn), p.get(&old.Narrative)
@@ -115,7 +116,7 @@ func updateEntry(old *tree.Entry, op Operation, rels []string, now time.Time, se
 		}
 	}
 	e.Narrative = nn
-	var nr tree.RawConcept
+	var nr api.RawConcept
 	if c.RawConcept != nil {
 		nr = trimRawConcept(*c.RawConcept)
 	}
@@ -199,7 +200,7 @@ func joinText(a, b, sep string) string {
 	return strings.TrimRight(a, " \t\n") + sep + strings.TrimLeft(b, " \t\n")
 }
 
-func trimNarrative(n tree.Narrative) tree.Narrative {
+func trimNarrative(n api.Narrative) api.Narrative {
 	for _, p := range narrativeParts {
 		s := p.get(&n)
 		*s = strings.TrimSpace(*s)
@@ -207,7 +208,7 @@ func trimNarrative(n tree.Narrative) tree.Narrative {
 	return n
 }
 
-func trimRawConcept(r tree.RawConcept) tree.RawConcept {
+func trimRawConcept(r api.RawConcept) api.RawConcept {
 	for _, f := range rawConceptFields {
 		s := f.get(&r)
 		*s = strings.TrimSpace(*s)
@@ -295,13 +296,13 @@ func uniqueSnippets(dst, add []string) []string {
 
 // uniqueFacts appends the facts of add that dst lacks (same subject and
 // statement, ignoring case and surrounding spaces).
-func uniqueFacts(dst, add []tree.Fact) []tree.Fact {
+func uniqueFacts(dst, add []api.Fact) []api.Fact {
 	for _, f := range add {
-		f = tree.Fact{Subject: strings.TrimSpace(f.Subject), Statement: strings.TrimSpace(f.Statement), Category: strings.TrimSpace(f.Category)}
+		f = api.Fact{Subject: strings.TrimSpace(f.Subject), Statement: strings.TrimSpace(f.Statement), Category: strings.TrimSpace(f.Category)}
 		if f.Statement == "" && f.Subject == "" {
 			continue
 		}
-		if !slices.ContainsFunc(dst, func(x tree.Fact) bool {
+		if !slices.ContainsFunc(dst, func(x api.Fact) bool {
 			return strings.EqualFold(x.Subject, f.Subject) && strings.EqualFold(x.Statement, f.Statement)
 		}) {
 			dst = append(dst, f)

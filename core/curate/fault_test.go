@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/tree"
 )
@@ -19,13 +20,13 @@ func TestFaultInjection(t *testing.T) {
 	const src, dst = "eng/billing/old_retry.md", "eng/billing/invoice_retry.md"
 	ops := []struct {
 		name string
-		op   Operation
+		op   api.Operation
 	}{
-		{"merge", Operation{Type: "MERGE", Path: src, MergeTarget: dst, Reason: "dedupe"}},
-		{"delete folder", Operation{Type: "DELETE", Path: "eng/billing", Reason: "drop"}},
-		{"delete entry", Operation{Type: "DELETE", Path: src, Reason: "drop"}},
-		{"add with contexts", Operation{Type: "ADD", Path: "ops/oncall/pager", Title: "Rota", Reason: "new"}},
-		{"update", Operation{Type: "UPDATE", Path: dst, Summary: "new", Reason: "edit"}},
+		{"merge", api.Operation{Type: "MERGE", Path: src, MergeTarget: dst, Reason: "dedupe"}},
+		{"delete folder", api.Operation{Type: "DELETE", Path: "eng/billing", Reason: "drop"}},
+		{"delete entry", api.Operation{Type: "DELETE", Path: src, Reason: "drop"}},
+		{"add with contexts", api.Operation{Type: "ADD", Path: "ops/oncall/pager", Title: "Rota", Reason: "new"}},
+		{"update", api.Operation{Type: "UPDATE", Path: dst, Summary: "new", Reason: "edit"}},
 	}
 	for _, tc := range ops {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,7 +45,7 @@ func TestFaultInjection(t *testing.T) {
 					ffs := &faultFS{FS: mem, n: n, sticky: sticky}
 					c := &Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}
 					catBefore := catalogState(c.Catalog)
-					a := c.Apply([]Operation{tc.op}).Applied[0]
+					a := c.Apply([]api.Operation{tc.op}).Applied[0]
 					got := treeFiles(mem)
 					for p, s := range got {
 						if tree.IsEntryPath(p) && p != "eng/billing/broken.md" {
@@ -57,7 +58,7 @@ func TestFaultInjection(t *testing.T) {
 						}
 					}
 					switch {
-					case !sticky && a.Status == StatusFailed:
+					case !sticky && a.Status == api.StatusFailed:
 						if !strings.Contains(a.Message, "injected fault") {
 							t.Errorf("n=%d: message %q", n, a.Message)
 						}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/tree"
 )
@@ -266,9 +267,9 @@ func auditLines(t testing.TB, fs host.FS) []auditRecord {
 	return out
 }
 
-func one(t testing.TB, e *env, op Operation) Applied {
+func one(t testing.TB, e *env, op api.Operation) Applied {
 	t.Helper()
-	res := e.c.Apply([]Operation{op})
+	res := e.c.Apply([]api.Operation{op})
 	if len(res.Applied) != 1 {
 		t.Fatalf("applied = %d", len(res.Applied))
 	}
@@ -277,7 +278,7 @@ func one(t testing.TB, e *env, op Operation) Applied {
 
 func mustSucceed(t testing.TB, a Applied) {
 	t.Helper()
-	if a.Status != StatusSuccess {
+	if a.Status != api.StatusSuccess {
 		t.Fatalf("%s %s failed: %s", a.Type, a.Path, a.Message)
 	}
 }

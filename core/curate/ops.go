@@ -1,314 +1,48 @@
 package curate
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"strings"
+import "github.com/arbormem/arbor/core/api"
 
-	"github.com/arbormem/arbor/core/tree"
-)
-
-// Operation types, as they appear in Applied.Type and the audit log.
-const (
-	OpAdd    = "ADD"
-	OpUpdate = "UPDATE"
-	OpUpsert = "UPSERT"
-	OpMerge  = "MERGE"
-	OpDelete = "DELETE"
-)
-
-// Status values of Applied.Status.
-const (
-	StatusSuccess = "success"
-	StatusFailed  = "failed"
-)
-
-// Operation is one curate operation as it arrives in JSON (DESIGN §3).
-type Operation struct {
-	// Type is ADD, UPDATE, UPSERT, MERGE or DELETE (case-insensitive on input).
-	Type string `json:"type"`
-	// Path is a folder domain/topic[/subtopic] (the entry is then named
-	// after Title), or a full entry path ending in ".md".
-	Path string `json:"path"`
-	// Title names the entry (and its file, with a folder Path). For a MERGE
-	// whose Path is a folder it locates the source; with a full source path
-	// it becomes the merged entry's title.
-	Title   string  `json:"title,omitempty"`
-	Summary string  `json:"summary,omitempty"`
-	Content Content `json:"content"`
-	// Reason is required: why the operation is made. It is written into the
-	// entry's "## Reason" section and into the audit log.
-	Reason string `json:"reason"`
-	// MergeTarget is the entry a MERGE folds Path into (a path, ".md" optional).
-	MergeTarget string `json:"mergeTarget,omitempty"`
-}
-
-// Content is the knowledge an operation writes. Every field is optional.
-type Content struct {
-	RawConcept *tree.RawConcept `json:"rawConcept,omitempty"`
-	// Narrative accepts a JSON string (free prose) or an object with the
-	// parts structure, dependencies, highlights, rules, examples, diagrams
-	// (and text).
-	Narrative *Narrative  `json:"narrative,omitempty"`
-	Facts     []tree.Fact `json:"facts,omitempty"`
-	Snippets  []string    `json:"snippets,omitempty"`
-	// Relations are entry paths, relative to the memory root.
-	Relations []string `json:"relations,omitempty"`
-	Tags      []string `json:"tags,omitempty"`
-	Keywords  []string `json:"keywords,omitempty"`
-}
-
-// Narrative is the narrative of an operation's content; it has the fields
-// of tree.Narrative and its own JSON form (a string or an object).
-type Narrative tree.Narrative
-
-// UnmarshalJSON accepts a JSON string (stored as Text), an object, or null.
-func (n *Narrative) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if bytes.Equal(b, []byte("null")) {
-		return nil
-	}
-	if s, ok, err := jsonString(b); ok {
-		if err != nil {
-			return fmt.Errorf("narrative: %w", err)
-		}
-		*n = Narrative{Text: s}
-		return nil
-	}
-	var obj struct {
-		Text         flexText `json:"text"`
-		Structure    flexText `json:"structure"`
-		Dependencies flexText `json:"dependencies"`
-		Highlights   flexText `json:"highlights"`
-		Rules        flexText `json:"rules"`
-		Examples     flexText `json:"examples"`
-		Diagrams     flexText `json:"diagrams"`
-	}
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return fmt.Errorf("narrative: want a string or an object: %w", err)
-	}
-	*n = Narrative{
-		Text: string(obj.Text), Structure: string(obj.Structure), Dependencies: string(obj.Dependencies),
-		Highlights: string(obj.Highlights), Rules: string(obj.Rules), Examples: string(obj.Examples), Diagrams: string(obj.Diagrams),
-	}
-	return nil
-}
-
-// MarshalJSON writes a narrative that only has Text as a JSON string, and
-// any other as an object of its non-empty parts.
-func (n Narrative) MarshalJSON() ([]byte, error) {
-	t := tree.Narrative(n)
-	if t.Structure == "" && t.Dependencies == "" && t.Highlights == "" && t.Rules == "" && t.Examples == "" && t.Diagrams == "" {
-		return json.Marshal(t.Text)
-	}
-	return json.Marshal(t)
-}
-
-// flexText is a narrative part: a string, or a list of strings joined by
-// newlines (models sometimes send rules as a list).
-type flexText string
-
-func (f *flexText) UnmarshalJSON(b []byte) error {
-	list, err := decodeStrings(b)
-	if err != nil {
-		return err
-	}
-	*f = flexText(strings.Join(list, "\n"))
-	return nil
-}
-
-// jsonString decodes b, a trimmed JSON value, when it is a string (ok);
-// for any other value it decodes nothing and ok is false.
-func jsonString(b []byte) (s string, ok bool, err error) {
-	if len(b) == 0 || b[0] != '"' {
-		return "", false, nil
-	}
-	err = json.Unmarshal(b, &s)
-	return s, true, err
-}
-
-// decodeStrings accepts null, a string or a list of strings.
-func decodeStrings(b []byte) ([]string, error) {
-	b = bytes.TrimSpace(b)
-	if bytes.Equal(b, []byte("null")) {
-		return nil, nil
-	}
-	if s, ok, err := jsonString(b); ok {
-		if err != nil {
-			return nil, err
-		}
-		return []string{s}, nil
-	}
-	var list []string
-	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, fmt.Errorf("want a string or a list of strings: %w", err)
-	}
-	return list, nil
-}
-
-// stringList is a list that also accepts a single string.
-type stringList []string
-
-func (l *stringList) UnmarshalJSON(b []byte) error {
-	list, err := decodeStrings(b)
-	if err != nil {
-		return err
-	}
-	*l = list
-	return nil
-}
-
-// fileList is rawConcept.files: a list, or one string of names separated
-// by commas or newlines.
-type fileList []string
-
-func (l *fileList) UnmarshalJSON(b []byte) error {
-	list, err := decodeStrings(b)
-	if err != nil {
-		return fmt.Errorf("files: %w", err)
-	}
-	var out []string
-	for _, s := range list {
-		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' }) {
-			if f = strings.TrimSpace(f); f != "" {
-				out = append(out, f)
-			}
-		}
-	}
-	*l = out
-	return nil
-}
-
-// rawConceptJSON is the input form of tree.RawConcept.
-type rawConceptJSON struct {
-	Task      string   `json:"task"`
-	Changes   string   `json:"changes"`
-	Files     fileList `json:"files"`
-	Flow      string   `json:"flow"`
-	Timestamp string   `json:"timestamp"`
-	Author    string   `json:"author"`
-}
-
-// factJSON is a fact: an object {subject, statement, category} or a plain
-// string (the statement).
-type factJSON tree.Fact
-
-func (f *factJSON) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if s, ok, err := jsonString(b); ok {
-		if err != nil {
-			return fmt.Errorf("fact: %w", err)
-		}
-		*f = factJSON{Statement: s}
-		return nil
-	}
-	var t tree.Fact
-	if err := json.Unmarshal(b, &t); err != nil {
-		return fmt.Errorf("fact: want an object {subject, statement, category} or a string: %w", err)
-	}
-	*f = factJSON(t)
-	return nil
-}
-
-// UnmarshalJSON decodes content leniently, as language models write it:
-// rawConcept.files may be a string or a list, lists of strings may be a
-// single string, facts may be plain strings, and a content that is a plain
-// string is taken as the narrative. Unknown fields are ignored.
-func (c *Content) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if bytes.Equal(b, []byte("null")) {
-		return nil
-	}
-	if s, ok, err := jsonString(b); ok {
-		if err != nil {
-			return fmt.Errorf("content: %w", err)
-		}
-		*c = Content{}
-		if s != "" {
-			c.Narrative = &Narrative{Text: s}
-		}
-		return nil
-	}
-	var in struct {
-		RawConcept *rawConceptJSON `json:"rawConcept"`
-		Narrative  *Narrative      `json:"narrative"`
-		Facts      []factJSON      `json:"facts"`
-		Snippets   stringList      `json:"snippets"`
-		Relations  stringList      `json:"relations"`
-		Tags       stringList      `json:"tags"`
-		Keywords   stringList      `json:"keywords"`
-	}
-	if err := json.Unmarshal(b, &in); err != nil {
-		return fmt.Errorf("content: %w", err)
-	}
-	out := Content{
-		Narrative: in.Narrative,
-		Snippets:  in.Snippets,
-		Relations: in.Relations,
-		Tags:      in.Tags,
-		Keywords:  in.Keywords,
-	}
-	if in.RawConcept != nil {
-		r := in.RawConcept
-		out.RawConcept = &tree.RawConcept{Task: r.Task, Changes: r.Changes, Files: r.Files, Flow: r.Flow, Timestamp: r.Timestamp, Author: r.Author}
-	}
-	for _, f := range in.Facts {
-		out.Facts = append(out.Facts, tree.Fact(f))
-	}
-	*c = out
-	return nil
-}
-
-// Applied is the outcome of one operation.
+// Applied is the outcome of one operation: what the caller is told
+// (api.Applied) and what the engine keeps lifecycle signals by, which does
+// not cross the ABI.
 type Applied struct {
-	Type string `json:"type"`
-	// Path is the entry (or folder) path actually touched.
-	Path string `json:"path"`
-	// Status is "success" or "failed".
-	Status  string `json:"status"`
-	Message string `json:"message"`
-	// Carried lists what an UPDATE carried over from the old entry because
-	// the new content lacked it, e.g. "relations", "snippets", "narrative.rules".
-	Carried []string `json:"carried,omitempty"`
-	// BrokenRelations lists, for a DELETE, the entries outside the deleted
-	// set that still link to a removed path.
-	BrokenRelations []string `json:"brokenRelations,omitempty"`
-	// Created reports that a successful ADD or UPSERT made a new entry, and
-	// Target names the entry a successful MERGE folded Path into: the engine
-	// keeps lifecycle signals by them. Neither crosses the ABI.
-	Created bool   `json:"-"`
-	Target  string `json:"-"`
+	api.Applied
+	// Created reports that a successful ADD or UPSERT made a new entry.
+	Created bool
+	// Target names the entry a successful MERGE folded Path into.
+	Target string
 }
 
-// Summary counts the outcomes of a curate call.
-type Summary struct {
-	Added   int `json:"added"`
-	Updated int `json:"updated"`
-	Merged  int `json:"merged"`
-	Deleted int `json:"deleted"`
-	Failed  int `json:"failed"`
-}
-
-// Count counts one operation's outcome.
-func (s *Summary) Count(a Applied) {
-	switch {
-	case a.Status != StatusSuccess:
-		s.Failed++
-	case a.Type == OpAdd, a.Type == OpUpsert && a.Created:
-		s.Added++
-	case a.Type == OpUpdate, a.Type == OpUpsert:
-		s.Updated++
-	case a.Type == OpMerge:
-		s.Merged++
-	case a.Type == OpDelete:
-		s.Deleted++
-	}
-}
-
-// Result is the answer of a curate call: one Applied per operation, in
+// Result is the outcome of a curate call: one Applied per operation, in
 // order, and the summary.
 type Result struct {
-	Applied []Applied `json:"applied"`
-	Summary Summary   `json:"summary"`
+	Applied []Applied
+	Summary api.Summary
+}
+
+// Add appends one operation's outcome and counts it.
+func (r *Result) Add(a Applied) {
+	s := &r.Summary
+	switch {
+	case a.Status != api.StatusSuccess:
+		s.Failed++
+	case a.Type == api.OpAdd, a.Type == api.OpUpsert && a.Created:
+		s.Added++
+	case a.Type == api.OpUpdate, a.Type == api.OpUpsert:
+		s.Updated++
+	case a.Type == api.OpMerge:
+		s.Merged++
+	case a.Type == api.OpDelete:
+		s.Deleted++
+	}
+	r.Applied = append(r.Applied, a)
+}
+
+// API is r as it crosses the ABI.
+func (r Result) API() api.CurateResult {
+	out := api.CurateResult{Applied: make([]api.Applied, len(r.Applied)), Summary: r.Summary}
+	for i, a := range r.Applied {
+		out.Applied[i] = a.Applied
+	}
+	return out
 }

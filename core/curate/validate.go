@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/tree"
 )
 
@@ -28,10 +29,10 @@ type valid struct {
 // validate checks an operation before anything is touched and resolves
 // its paths: folder + title gives folder/Slug(title).md, a path ending in
 // .md is used as is.
-func validate(typ string, op *Operation) (valid, error) {
+func validate(typ string, op *api.Operation) (valid, error) {
 	var v valid
 	switch typ {
-	case OpAdd, OpUpdate, OpUpsert, OpMerge, OpDelete:
+	case api.OpAdd, api.OpUpdate, api.OpUpsert, api.OpMerge, api.OpDelete:
 	default:
 		return v, fmt.Errorf("unknown operation type %q: want ADD, UPDATE, UPSERT, MERGE or DELETE", op.Type)
 	}
@@ -44,9 +45,9 @@ func validate(typ string, op *Operation) (valid, error) {
 	if strings.ContainsAny(op.Title, "\r\n") {
 		return v, fmt.Errorf("title must be a single line: %q", op.Title)
 	}
-	clean, err := tree.CleanPath(strings.TrimSpace(op.Path))
+	clean, err := api.CleanPath(strings.TrimSpace(op.Path))
 	if err != nil {
-		return v, err // a *tree.PathError already names the path and the rule
+		return v, err // a *api.PathError already names the path and the rule
 	}
 	title := strings.TrimSpace(op.Title)
 	if path.Base(clean) == "context.md" {
@@ -57,20 +58,20 @@ func validate(typ string, op *Operation) (valid, error) {
 		v.path, v.named = clean, true
 	case title != "":
 		v.path = joinPath(clean, tree.Slug(title)+".md")
-	case typ == OpDelete:
+	case typ == api.OpDelete:
 		v.path, v.folder = clean, true
-	case typ == OpMerge:
+	case typ == api.OpMerge:
 		// "domain/topic/name" without .md names the entry name.md.
 		v.path, v.named = clean+".md", true
 	default:
 		return v, fmt.Errorf("title is required when path is a folder (%s)", clean)
 	}
-	if typ == OpMerge {
+	if typ == api.OpMerge {
 		mt := strings.TrimSpace(op.MergeTarget)
 		if mt == "" {
 			return v, errors.New("mergeTarget is required for MERGE: the entry the source is merged into")
 		}
-		t, err := tree.CleanPath(mt)
+		t, err := api.CleanPath(mt)
 		if err != nil {
 			return v, fmt.Errorf("invalid mergeTarget %q: %w", op.MergeTarget, err)
 		}
@@ -104,7 +105,7 @@ func cleanRelation(r string) (string, error) {
 	if r == "" {
 		return "", nil
 	}
-	return tree.CleanPath(r)
+	return api.CleanPath(r)
 }
 
 func joinPath(dir, name string) string {
@@ -115,7 +116,7 @@ func joinPath(dir, name string) string {
 }
 
 // checkUTF8 reports the first field of op that is not valid UTF-8.
-func checkUTF8(op *Operation) (string, bool) {
+func checkUTF8(op *api.Operation) (string, bool) {
 	type field struct {
 		name string
 		s    string
@@ -134,7 +135,7 @@ func checkUTF8(op *Operation) (string, bool) {
 	}
 	if n := c.Narrative; n != nil {
 		for _, p := range narrativeParts {
-			fields = append(fields, field{"narrative." + p.name, *p.get((*tree.Narrative)(n))})
+			fields = append(fields, field{"narrative." + p.name, *p.get((*api.Narrative)(n))})
 		}
 	}
 	for _, f := range c.Facts {
@@ -160,25 +161,25 @@ func checkUTF8(op *Operation) (string, bool) {
 // narrativeParts names the parts of a narrative, in rendering order.
 var narrativeParts = []struct {
 	name string
-	get  func(*tree.Narrative) *string
+	get  func(*api.Narrative) *string
 }{
-	{"text", func(n *tree.Narrative) *string { return &n.Text }},
-	{"structure", func(n *tree.Narrative) *string { return &n.Structure }},
-	{"dependencies", func(n *tree.Narrative) *string { return &n.Dependencies }},
-	{"highlights", func(n *tree.Narrative) *string { return &n.Highlights }},
-	{"rules", func(n *tree.Narrative) *string { return &n.Rules }},
-	{"examples", func(n *tree.Narrative) *string { return &n.Examples }},
-	{"diagrams", func(n *tree.Narrative) *string { return &n.Diagrams }},
+	{"text", func(n *api.Narrative) *string { return &n.Text }},
+	{"structure", func(n *api.Narrative) *string { return &n.Structure }},
+	{"dependencies", func(n *api.Narrative) *string { return &n.Dependencies }},
+	{"highlights", func(n *api.Narrative) *string { return &n.Highlights }},
+	{"rules", func(n *api.Narrative) *string { return &n.Rules }},
+	{"examples", func(n *api.Narrative) *string { return &n.Examples }},
+	{"diagrams", func(n *api.Narrative) *string { return &n.Diagrams }},
 }
 
 // rawConceptFields names the text fields of a raw concept.
 var rawConceptFields = []struct {
 	name string
-	get  func(*tree.RawConcept) *string
+	get  func(*api.RawConcept) *string
 }{
-	{"task", func(r *tree.RawConcept) *string { return &r.Task }},
-	{"changes", func(r *tree.RawConcept) *string { return &r.Changes }},
-	{"flow", func(r *tree.RawConcept) *string { return &r.Flow }},
-	{"timestamp", func(r *tree.RawConcept) *string { return &r.Timestamp }},
-	{"author", func(r *tree.RawConcept) *string { return &r.Author }},
+	{"task", func(r *api.RawConcept) *string { return &r.Task }},
+	{"changes", func(r *api.RawConcept) *string { return &r.Changes }},
+	{"flow", func(r *api.RawConcept) *string { return &r.Flow }},
+	{"timestamp", func(r *api.RawConcept) *string { return &r.Timestamp }},
+	{"author", func(r *api.RawConcept) *string { return &r.Author }},
 }

@@ -5,47 +5,25 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/prompt"
-	"github.com/arbormem/arbor/core/search"
 )
-
-// Tiers that need a model (DESIGN §5).
-const (
-	TierLLM     = 3
-	TierAgentic = 4
-)
-
-// QueryParams are the parameters of "query". Without LLM the query stops
-// at tier 2, as it always did; with it, a question tiers 0–2 cannot answer
-// goes on to tier 3 and 4 through the pending/resume protocol.
-type QueryParams struct {
-	SearchParams
-	// LLM says the host can reach a model.
-	LLM bool `json:"llm,omitempty"`
-	// TokenBudget bounds the tokens of all the query's model calls; 0 is
-	// the open's llm.tokenBudget.
-	TokenBudget int `json:"tokenBudget,omitempty"`
-	// MaxIterations bounds the query's model calls, tier 3's included (1 to 50); 0 is the open's
-	// llm.maxIterations.
-	MaxIterations int `json:"maxIterations,omitempty"`
-}
 
 // QueryLLM runs the tiers of DESIGN §5. Tiers 0–2 answer as Query does;
-// when they cannot and p.LLM is set, it returns an llm.Pending, and the
+// when they cannot and p.LLM is set, it returns an api.Pending, and the
 // final QueryResult comes from Resume.
-func (e *Engine) QueryLLM(p QueryParams) (any, error) {
+func (e *Engine) QueryLLM(p api.QueryParams) (any, error) {
 	start := time.Now()
-	res, err := e.Query(p.SearchParams)
-	if err != nil || !p.LLM || !res.NeedsLLM {
-		return res, err
+	o, err := e.query(p.SearchParams)
+	if err != nil || !p.LLM || !o.res.NeedsLLM {
+		return o.res, err
 	}
 	c, err := e.newConv(p.TokenBudget, p.MaxIterations, e.llmOpts.TokenBudget)
 	if err != nil {
 		return nil, err
 	}
 	limit, _ := clampLimit(p.Limit, 5) // Query checked it
-	t := &askTask{question: p.Query, norm: normalizeQuery(p.Query), limit: limit, gen: e.gen, base: res, started: start}
+	t := &askTask{question: p.Query, norm: normalizeQuery(p.Query), limit: limit, gen: e.gen, base: o, started: start}
 	return e.start("query", t, c)
 }
 
@@ -53,9 +31,9 @@ func (e *Engine) QueryLLM(p QueryParams) (any, error) {
 func (e *Engine) newConv(budget, iters, defBudget int) (*conv, error) {
 	switch {
 	case budget < 0:
-		return nil, errorf(CodeInvalidParams, "tokenBudget %d: must not be negative", budget)
-	case iters < 0 || iters > prompt.MaxIterations:
-		return nil, errorf(CodeInvalidParams, "maxIterations %d: want 1 to %d", iters, prompt.MaxIterations)
+		return nil, errorf(api.CodeInvalidParams, "tokenBudget %d: must not be negative", budget)
+	case iters < 0 || iters > api.MaxIterations:
+		return nil, errorf(api.CodeInvalidParams, "maxIterations %d: want 1 to %d", iters, api.MaxIterations)
 	}
 	if budget == 0 {
 		budget = defBudget
@@ -75,12 +53,12 @@ type askTask struct {
 	question string
 	norm     string // the cache key's query and limit
 	limit    int
-	gen      uint64      // the tree's write count when the query started
-	base     QueryResult // what tier 2 found
+	gen      uint64  // the tree's write count when the query started
+	base     outcome // what tier 2 found
 	started  time.Time
 	tier     int
 	tools    *toolbox
-	msgs     []llm.Message
+	msgs     []api.Message
 	reasons  []string // why each stage ended, joined into the final reason
 	retries  int      // format reminders sent in tier 4
 }
@@ -90,36 +68,36 @@ const maxReminders = 2
 
 func (t *askTask) abandon() { t.msgs, t.tools = nil, nil }
 
-func (t *askTask) advance(e *Engine, c *conv, resp *llm.Response, fail *llm.Error) (*llm.Request, any) {
+func (t *askTask) advance(e *Engine, c *conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any) {
 	switch {
 	case t.tier == 0:
-		if top := topScore(t.base.Results); top < e.llmOpts.Tier3MinScore {
+		if top := topScore(t.base.res.Results); top < e.llmOpts.Tier3MinScore {
 			t.reasons = append(t.reasons, fmt.Sprintf("top score %.4f < %.2f: straight to the agentic loop", top, e.llmOpts.Tier3MinScore))
 			return t.startTier4(e, c, "")
 		}
 		return t.tier3(e, c)
 	case fail != nil:
 		why := fmt.Sprintf("tier %d: the model call failed (%s: %s)", t.tier, fail.Code, fail.Message)
-		if t.tier == TierLLM {
+		if t.tier == api.TierLLM {
 			return nil, t.fallback(e, c, why)
 		}
 		return nil, t.bestSoFar(e, c, why)
-	case t.tier == TierLLM:
+	case t.tier == api.TierLLM:
 		return t.afterTier3(e, c, resp)
 	}
 	return t.afterTier4(e, c, resp)
 }
 
 // tier3 asks one grounded call over the top results.
-func (t *askTask) tier3(e *Engine, c *conv) (*llm.Request, any) {
-	t.tier = TierLLM
+func (t *askTask) tier3(e *Engine, c *conv) (*api.LLMRequest, any) {
+	t.tier = api.TierLLM
 	room := c.room(prompt.Tier3MaxTokens)
 	if room == 0 {
 		return nil, t.fallback(e, c, "tier 3 not tried: "+c.exhausted())
 	}
 	t.tools = e.liveTools()
 	var docs []prompt.Document
-	for _, h := range t.base.Results {
+	for _, h := range t.base.res.Results {
 		data, err := e.fs.ReadFile(h.Path)
 		if err != nil {
 			e.log.Log("warn", fmt.Sprintf("tier 3: prefetch %s: %v", h.Path, err))
@@ -129,10 +107,10 @@ func (t *askTask) tier3(e *Engine, c *conv) (*llm.Request, any) {
 		docs = append(docs, prompt.Document{Path: h.Path, Text: clip(string(data), prompt.ReadMaxChars)})
 	}
 	c.purpose = "tier3"
-	return &llm.Request{
-		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Content: prompt.Tier3System},
-			{Role: llm.RoleUser, Content: prompt.Tier3User(t.question, docs)},
+	return &api.LLMRequest{
+		Messages: []api.Message{
+			{Role: api.RoleSystem, Content: prompt.Tier3System},
+			{Role: api.RoleUser, Content: prompt.Tier3User(t.question, docs)},
 		},
 		MaxTokens: room, Temperature: prompt.Tier3Temperature,
 	}, nil
@@ -142,7 +120,7 @@ func (t *askTask) tier3(e *Engine, c *conv) (*llm.Request, any) {
 // saying the entries do not suffice escalates to tier 4; an answer that
 // cannot be checked (no format, no known source) is not passed off as
 // grounded: the search results stand, with the reason.
-func (t *askTask) afterTier3(e *Engine, c *conv, resp *llm.Response) (*llm.Request, any) {
+func (t *askTask) afterTier3(e *Engine, c *conv, resp *api.LLMResponse) (*api.LLMRequest, any) {
 	a := prompt.ParseAnswer(resp.Content, t.known)
 	switch {
 	case a.NotCovered:
@@ -160,42 +138,42 @@ func (t *askTask) afterTier3(e *Engine, c *conv, resp *llm.Response) (*llm.Reque
 func (t *askTask) known(p string) bool { return t.tools.seen[p] }
 
 // startTier4 opens the agentic loop. note is what tier 3 said was missing.
-func (t *askTask) startTier4(e *Engine, c *conv, note string) (*llm.Request, any) {
-	t.tier = TierAgentic
+func (t *askTask) startTier4(e *Engine, c *conv, note string) (*api.LLMRequest, any) {
+	t.tier = api.TierAgentic
 	if t.tools == nil {
 		t.tools = e.liveTools()
 	}
 	var hits strings.Builder
-	for _, h := range t.base.Results {
+	for _, h := range t.base.res.Results {
 		t.tools.seen[h.Path] = true
 		fmt.Fprintf(&hits, "- %s (%.4f) %s — %s\n", h.Path, h.Score, h.Title, h.Excerpt)
 	}
-	t.msgs = []llm.Message{
-		{Role: llm.RoleSystem, Content: prompt.Tier4System(overview(e.catalog))},
-		{Role: llm.RoleUser, Content: prompt.Tier4User(t.question, hits.String(), note)},
+	t.msgs = []api.Message{
+		{Role: api.RoleSystem, Content: prompt.Tier4System(overview(e.catalog))},
+		{Role: api.RoleUser, Content: prompt.Tier4User(t.question, hits.String(), note)},
 	}
 	return t.next(e, c)
 }
 
 // next asks the model for the loop's next turn, or ends the loop when the
 // budget or the iterations are spent.
-func (t *askTask) next(e *Engine, c *conv) (*llm.Request, any) {
+func (t *askTask) next(e *Engine, c *conv) (*api.LLMRequest, any) {
 	room := c.room(prompt.Tier4MaxTokens)
 	if room == 0 {
 		return nil, t.bestSoFar(e, c, "tier 4 stopped: "+c.exhausted())
 	}
 	c.purpose = "tier4"
-	return &llm.Request{Messages: t.msgs, Tools: prompt.QueryTools(), MaxTokens: room, Temperature: prompt.Tier4Temperature}, nil
+	return &api.LLMRequest{Messages: t.msgs, Tools: prompt.QueryTools(), MaxTokens: room, Temperature: prompt.Tier4Temperature}, nil
 }
 
 // afterTier4 runs the tools the model called, or reads its final answer.
-func (t *askTask) afterTier4(e *Engine, c *conv, resp *llm.Response) (*llm.Request, any) {
+func (t *askTask) afterTier4(e *Engine, c *conv, resp *api.LLMResponse) (*api.LLMRequest, any) {
 	if len(resp.ToolCalls) > 0 {
 		calls := withCallIDs(resp.ToolCalls, len(c.trace.Steps))
-		t.msgs = append(t.msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls})
+		t.msgs = append(t.msgs, api.Message{Role: api.RoleAssistant, Content: resp.Content, ToolCalls: calls})
 		for _, tc := range calls {
 			out := t.tools.run(tc)
-			t.msgs = append(t.msgs, llm.Message{Role: llm.RoleTool, Content: out, ToolCallID: tc.ID})
+			t.msgs = append(t.msgs, api.Message{Role: api.RoleTool, Content: out, ToolCallID: tc.ID})
 		}
 		return t.next(e, c)
 	}
@@ -214,15 +192,15 @@ func (t *askTask) afterTier4(e *Engine, c *conv, resp *llm.Response) (*llm.Reque
 	}
 	t.retries++
 	t.msgs = append(t.msgs,
-		llm.Message{Role: llm.RoleAssistant, Content: resp.Content},
-		llm.Message{Role: llm.RoleUser, Content: prompt.FormatReminder(a.Problem)})
+		api.Message{Role: api.RoleAssistant, Content: resp.Content},
+		api.Message{Role: api.RoleUser, Content: prompt.FormatReminder(a.Problem)})
 	return t.next(e, c)
 }
 
 // withCallIDs gives every call an id (a model may leave it empty), so
 // that each tool answer is tied to its call.
-func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
-	out := make([]llm.ToolCall, len(calls))
+func withCallIDs(calls []api.ToolCall, step int) []api.ToolCall {
+	out := make([]api.ToolCall, len(calls))
 	copy(out, calls)
 	for i := range out {
 		if out[i].ID == "" {
@@ -234,14 +212,14 @@ func withCallIDs(calls []llm.ToolCall, step int) []llm.ToolCall {
 
 // reason chains why each stage ended: tier 2's reason first.
 func (t *askTask) reason(why string) string {
-	return strings.Join(append(append([]string{t.base.Reason}, t.reasons...), why), "; ")
+	return strings.Join(append(append([]string{t.base.res.Reason}, t.reasons...), why), "; ")
 }
 
 // result is a final QueryResult of tier t.tier with the trace.
-func (t *askTask) result(c *conv, why string) QueryResult {
-	res := t.base
+func (t *askTask) result(c *conv, why string) api.QueryResult {
+	res := t.base.res
 	res.Tier = t.tier
-	res.TierName = map[int]string{TierLLM: "llm", TierAgentic: "agentic"}[t.tier]
+	res.TierName = map[int]string{api.TierLLM: "llm", api.TierAgentic: "agentic"}[t.tier]
 	res.NeedsLLM = false
 	res.Reason = t.reason(why)
 	trace := c.trace
@@ -252,7 +230,7 @@ func (t *askTask) result(c *conv, why string) QueryResult {
 
 // final is a grounded answer: only known entries are cited, and they
 // count as accessed (they are presented as the answer).
-func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) QueryResult {
+func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) api.QueryResult {
 	if len(a.Unknown) > 0 {
 		why += "; dropped sources the model was not shown: " + strings.Join(a.Unknown, ", ")
 	}
@@ -290,15 +268,15 @@ func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) QueryRe
 // then answered at once, with or without a model. Not cached: answers
 // worked out while the tree changed, incomplete loops, fallbacks (a later
 // call may do better). The trace stays with this result only.
-func (t *askTask) cache(e *Engine, res QueryResult) {
+func (t *askTask) cache(e *Engine, res api.QueryResult) {
 	if e.gen != t.gen {
 		return
 	}
 	res.LLM = nil
-	e.cache.put(t.question, t.norm, t.limit, "", res)
+	e.cache.put(t.question, t.norm, t.limit, "", outcome{res: res, hits: t.base.hits})
 }
 
-func (t *askTask) notCovered(e *Engine, c *conv) QueryResult {
+func (t *askTask) notCovered(e *Engine, c *conv) api.QueryResult {
 	res := t.result(c, "tier 4: the model found nothing in the tree that answers the question")
 	res.Answer = "The stored knowledge does not answer this question."
 	res.Sources = []string{}
@@ -308,8 +286,8 @@ func (t *askTask) notCovered(e *Engine, c *conv) QueryResult {
 
 // fallback ends with tier 2's results, still marked as needing a model,
 // and says why no model answer is given.
-func (t *askTask) fallback(e *Engine, c *conv, why string) QueryResult {
-	res := t.base
+func (t *askTask) fallback(e *Engine, c *conv, why string) api.QueryResult {
+	res := t.base.res
 	res.Reason = t.reason(why)
 	trace := c.trace
 	res.LLM = &trace
@@ -320,7 +298,7 @@ func (t *askTask) fallback(e *Engine, c *conv, why string) QueryResult {
 // bestSoFar ends the loop without a final answer: the entries the model
 // read, which are grounded by construction, or tier 2's results when it
 // read none.
-func (t *askTask) bestSoFar(e *Engine, c *conv, why string) QueryResult {
+func (t *askTask) bestSoFar(e *Engine, c *conv, why string) api.QueryResult {
 	read := t.tools.readOrder
 	if len(read) == 0 {
 		return t.fallback(e, c, why+"; no entry was read, the search results stand")
@@ -345,7 +323,7 @@ func (t *askTask) bestSoFar(e *Engine, c *conv, why string) QueryResult {
 	return res
 }
 
-func topScore(hits []search.Hit) float64 {
+func topScore(hits []api.Hit) float64 {
 	top := 0.0
 	for _, h := range hits {
 		top = max(top, h.Score)

@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/tree"
 )
 
 // addTurn writes one turn of a chat as ingestion does, the speaker as the
@@ -14,12 +13,12 @@ import (
 // nobody.
 func addTurn(t *testing.T, e *Engine, path, author, text, flow string) {
 	t.Helper()
-	op := curate.Operation{Type: curate.OpAdd, Path: path, Title: "Turn",
-		Content: curate.Content{
-			Narrative:  &curate.Narrative{Text: text},
-			RawConcept: &tree.RawConcept{Task: "a turn", Author: author, Flow: flow},
+	op := api.Operation{Type: api.OpAdd, Path: path, Title: "Turn",
+		Content: api.Content{
+			Narrative:  &api.Narrative{Text: text},
+			RawConcept: &api.RawConcept{Task: "a turn", Author: author, Flow: flow},
 		}, Reason: "chat import"}
-	if res := e.Curate(CurateParams{Operations: []curate.Operation{op}}); res.Summary.Added != 1 {
+	if res := e.Curate(api.CurateParams{Operations: []api.Operation{op}}); res.Summary.Added != 1 {
 		t.Fatalf("curate %s: %+v", path, res)
 	}
 }
@@ -44,7 +43,7 @@ func TestQueryAuthors(t *testing.T) {
 	if plain.Hits[0].Path != "chat/session_01/turn_01.md" {
 		t.Fatalf("plain search: first %s; the test needs Maria's remark to rank first on its words", plain.Hits[0].Path)
 	}
-	res, err := e.Query(SearchParams{Query: "What did Caroline make in her pottery class? A bowl?", Limit: 3})
+	res, err := e.Query(api.SearchParams{Query: "What did Caroline make in her pottery class? A bowl?", Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +54,7 @@ func TestQueryAuthors(t *testing.T) {
 		t.Errorf("reason %q lacks the authors certificate", res.Reason)
 	}
 	for _, q := range []string{"Caroline and Maria pottery class bowl", "pottery class bowl"} {
-		res, err := e.Query(SearchParams{Query: q, Limit: 3})
+		res, err := e.Query(api.SearchParams{Query: q, Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 )
 
@@ -28,7 +28,7 @@ func TestQueryShortRemarks(t *testing.T) {
 	if plain.Hits[0].Path != "chat/session_01/turn_02.md" {
 		t.Fatalf("plain search: first %s; the test needs the short reaction to rank first on its own", plain.Hits[0].Path)
 	}
-	res, err := e.Query(SearchParams{Query: "greyhound Pixie shelter", Limit: 5})
+	res, err := e.Query(api.SearchParams{Query: "greyhound Pixie shelter", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +46,13 @@ func TestQueryShortRemarks(t *testing.T) {
 	}
 	defer w.Close()
 	for path, text := range map[string]string{"home/pets/pixie.md": fact, "home/pets/note.md": "Pixie the greyhound, wow! " + fact} {
-		op := curate.Operation{Type: curate.OpAdd, Path: path, Title: "Pet",
-			Content: curate.Content{Narrative: &curate.Narrative{Text: text}}, Reason: "note"}
-		if r := w.Curate(CurateParams{Operations: []curate.Operation{op}}); r.Summary.Added != 1 {
+		op := api.Operation{Type: api.OpAdd, Path: path, Title: "Pet",
+			Content: api.Content{Narrative: &api.Narrative{Text: text}}, Reason: "note"}
+		if r := w.Curate(api.CurateParams{Operations: []api.Operation{op}}); r.Summary.Added != 1 {
 			t.Fatalf("curate %s: %+v", path, r)
 		}
 	}
-	res, err = w.Query(SearchParams{Query: "greyhound Pixie shelter", Limit: 5})
+	res, err = w.Query(api.SearchParams{Query: "greyhound Pixie shelter", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

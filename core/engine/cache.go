@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/blugelabs/bluge/analysis/lang/en"
 )
 
@@ -34,7 +35,7 @@ type cached struct {
 	tokens   []string // sorted, distinct, stop words removed
 	names    []string // queryNames of query
 	answered string   // the entry a direct answer presents; "" otherwise
-	res      QueryResult
+	out      outcome
 }
 
 // queryCache holds tiers 0 and 1: answers keyed by the limit and the
@@ -54,7 +55,7 @@ func (c *queryCache) clear() {
 func cacheKey(limit int, norm string) string { return fmt.Sprintf("%d\x00%s", limit, norm) }
 
 // put remembers the tier-2 answer to query.
-func (c *queryCache) put(query, norm string, limit int, answered string, res QueryResult) {
+func (c *queryCache) put(query, norm string, limit int, answered string, o outcome) {
 	key := cacheKey(limit, norm)
 	if _, ok := c.answers[key]; !ok {
 		if len(c.order) == cacheSize {
@@ -63,29 +64,29 @@ func (c *queryCache) put(query, norm string, limit int, answered string, res Que
 		}
 		c.order = append(c.order, key)
 	}
-	c.answers[key] = &cached{query: query, limit: limit, tokens: queryTokens(norm), names: queryNames(query), answered: answered, res: res}
+	c.answers[key] = &cached{query: query, limit: limit, tokens: queryTokens(norm), names: queryNames(query), answered: answered, out: o}
 }
 
 // lookup answers query from tier 0, else tier 1. The result names the tier
 // and why; answered is the entry a direct answer presents. covers reports
 // whether the entry a cached answer presents holds every one of words, the
 // query's words its cached query lacks (nil: it does).
-func (c *queryCache) lookup(query, norm string, limit int, covers func(entry string, words []string) bool) (res QueryResult, answered string, ok bool) {
+func (c *queryCache) lookup(query, norm string, limit int, covers func(entry string, words []string) bool) (o outcome, answered string, ok bool) {
 	if hit, ok := c.answers[cacheKey(limit, norm)]; ok {
-		res = hit.res
-		res.Query, res.Tier, res.TierName = query, TierExactCache, "exact-cache"
-		res.Reason = "exact cache hit: same normalized query, tree unchanged since (was: " + hit.res.Reason + ")"
-		return res, hit.answered, true
+		o = hit.out
+		o.res.Query, o.res.Tier, o.res.TierName = query, api.TierExactCache, "exact-cache"
+		o.res.Reason = "exact cache hit: same normalized query, tree unchanged since (was: " + hit.out.res.Reason + ")"
+		return o, hit.answered, true
 	}
 	hit, j := c.fuzzy(queryTokens(norm), queryNames(query), limit, covers)
 	if hit == nil {
-		return QueryResult{}, "", false
+		return outcome{}, "", false
 	}
-	res = hit.res
-	res.Query, res.Tier, res.TierName = query, TierFuzzyCache, "fuzzy-cache"
-	res.Reason = fmt.Sprintf("fuzzy cache hit: the words of %q overlap this query's with Jaccard %.2f ≥ %.1f, with the same names, and the answer holds the words this query adds; tree unchanged since (was: %s)",
-		hit.query, j, fuzzyMinJaccard, hit.res.Reason)
-	return res, hit.answered, true
+	o = hit.out
+	o.res.Query, o.res.Tier, o.res.TierName = query, api.TierFuzzyCache, "fuzzy-cache"
+	o.res.Reason = fmt.Sprintf("fuzzy cache hit: the words of %q overlap this query's with Jaccard %.2f ≥ %.1f, with the same names, and the answer holds the words this query adds; tree unchanged since (was: %s)",
+		hit.query, j, fuzzyMinJaccard, hit.out.res.Reason)
+	return o, hit.answered, true
 }
 
 // fuzzy returns the cached direct answer whose query's words are closest

@@ -5,13 +5,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 func TestQueryCacheIsBounded(t *testing.T) {
 	c := newQueryCache()
 	for i := range cacheSize + 10 {
 		q := fmt.Sprint(i)
-		c.put(q, q, 5, "", QueryResult{Query: q})
+		c.put(q, q, 5, "", outcome{res: api.QueryResult{Query: q}})
 	}
 	if len(c.answers) != cacheSize || len(c.order) != cacheSize {
 		t.Fatalf("cache holds %d answers (%d keys), want %d", len(c.answers), len(c.order), cacheSize)
@@ -20,11 +22,11 @@ func TestQueryCacheIsBounded(t *testing.T) {
 		t.Fatal("the oldest answer should have been dropped")
 	}
 	newest := fmt.Sprint(cacheSize + 9)
-	if r, _, ok := c.lookup(newest, newest, 5, nil); !ok || r.Tier != TierExactCache {
+	if r, _, ok := c.lookup(newest, newest, 5, nil); !ok || r.res.Tier != api.TierExactCache {
 		t.Fatal("the newest answer is missing")
 	}
-	c.put("5000", "5000", 5, "", QueryResult{}) // replacing keeps the size
-	c.put("5000", "5000", 5, "", QueryResult{})
+	c.put("5000", "5000", 5, "", outcome{res: api.QueryResult{}}) // replacing keeps the size
+	c.put("5000", "5000", 5, "", outcome{res: api.QueryResult{}})
 	if len(c.order) != cacheSize {
 		t.Fatalf("re-putting a key grew the order to %d", len(c.order))
 	}
@@ -60,18 +62,18 @@ func TestJaccard(t *testing.T) {
 // same limit; it never serves lists or out-of-domain verdicts.
 func TestFuzzyCacheBoundary(t *testing.T) {
 	c := newQueryCache()
-	direct := QueryResult{TierName: "direct", Reason: "direct answer: top score 0.95 ≥ 0.93"}
-	put := func(q, answered string, r QueryResult) { c.put(q, normalizeQuery(q), 5, answered, r) }
-	look := func(q string, limit int) (QueryResult, bool) {
-		r, _, ok := c.lookup(q, normalizeQuery(q), limit, nil)
-		return r, ok
+	direct := api.QueryResult{TierName: "direct", Reason: "direct answer: top score 0.95 ≥ 0.93"}
+	put := func(q, answered string, r api.QueryResult) { c.put(q, normalizeQuery(q), 5, answered, outcome{res: r}) }
+	look := func(q string, limit int) (api.QueryResult, bool) {
+		o, _, ok := c.lookup(q, normalizeQuery(q), limit, nil)
+		return o.res, ok
 	}
 	// {card, expiry, reminders, sent, customers}: 5 words.
 	put("when are card expiry reminders sent to customers", "a.md", direct)
 
 	// 3 shared of 5 ∪ {} = 3/5 = 0.6: a hit, exactly at the boundary.
 	r, ok := look("card expiry reminders", 5)
-	if !ok || r.Tier != TierFuzzyCache || r.TierName != "fuzzy-cache" {
+	if !ok || r.Tier != api.TierFuzzyCache || r.TierName != "fuzzy-cache" {
 		t.Fatalf("Jaccard 0.6: %+v, %v; want a tier-1 hit", r, ok)
 	}
 	if !strings.Contains(r.Reason, `"when are card expiry reminders sent to customers"`) || !strings.Contains(r.Reason, "Jaccard 0.60") {
@@ -95,7 +97,7 @@ func TestFuzzyCacheBoundary(t *testing.T) {
 		t.Fatal("a one-word query was answered by the fuzzy tier")
 	}
 	// Lists and out-of-domain verdicts are not reused fuzzily.
-	put("lisbon restaurant bookings policy", "", QueryResult{TierName: "results", NeedsLLM: true})
+	put("lisbon restaurant bookings policy", "", api.QueryResult{TierName: "results", NeedsLLM: true})
 	if _, ok := look("lisbon restaurant bookings", 5); ok {
 		t.Fatal("a listed-results answer was reused by the fuzzy tier")
 	}
@@ -140,20 +142,20 @@ func TestNormalizeQuery(t *testing.T) {
 // or another number, is searched again; one naming the same is served.
 func TestFuzzyCacheKeepsNames(t *testing.T) {
 	c := newQueryCache()
-	direct := QueryResult{TierName: "direct", Reason: "direct answer"}
+	direct := api.QueryResult{TierName: "direct", Reason: "direct answer"}
 	q := "What did Caroline paint for the art show in May?"
-	c.put(q, normalizeQuery(q), 5, "chat/caroline.md", direct)
+	c.put(q, normalizeQuery(q), 5, "chat/caroline.md", outcome{res: direct})
 	for _, miss := range []string{
 		"What did Melanie paint for the art show in May?",
 		"What did Caroline paint for the art show in June?",
 		"What did Caroline paint for the art show in 2023?",
 	} {
 		if r, _, ok := c.lookup(miss, normalizeQuery(miss), 5, nil); ok {
-			t.Errorf("%q served from the cache: %s", miss, r.Reason)
+			t.Errorf("%q served from the cache: %s", miss, r.res.Reason)
 		}
 	}
 	hit := "For the art show in May, what did Caroline paint?"
-	if r, _, ok := c.lookup(hit, normalizeQuery(hit), 5, nil); !ok || r.Tier != TierFuzzyCache {
+	if r, _, ok := c.lookup(hit, normalizeQuery(hit), 5, nil); !ok || r.res.Tier != api.TierFuzzyCache {
 		t.Errorf("%q: want a fuzzy hit naming the same person and month", hit)
 	}
 }

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"runtime/debug"
 	"time"
 	"unicode/utf8"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/llm"
 )
 
 // Session serves the JSON protocol of docs/ABI.md §3–4 over one memory
@@ -40,21 +39,21 @@ func (s *Session) Call(raw []byte) (out []byte) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Log("error", fmt.Sprintf("panic in %s: %v\n%s", req.Method, r, debug.Stack()))
-			out = encode(response{ID: req.ID, Error: errorf(CodeInternal, "%s: %v", req.Method, r)})
+			out = encode(response{ID: req.ID, Error: errorf(api.CodeInternal, "%s: %v", req.Method, r)})
 		}
 	}()
 	if !utf8.Valid(raw) {
-		return encode(response{Error: errorf(CodeInvalidJSON, "request is not valid UTF-8")})
+		return encode(response{Error: errorf(api.CodeInvalidJSON, "request is not valid UTF-8")})
 	}
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return encode(response{Error: errorf(CodeInvalidJSON, "request must be a JSON object")})
+		return encode(response{Error: errorf(api.CodeInvalidJSON, "request must be a JSON object")})
 	}
 	if err := json.Unmarshal(trimmed, &req); err != nil {
 		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
-			return encode(response{Error: errorf(CodeInvalidRequest, "request: field %q must be a JSON %s, not %s", te.Field, te.Type, te.Value)})
+			return encode(response{Error: errorf(api.CodeInvalidRequest, "request: field %q must be a JSON %s, not %s", te.Field, te.Type, te.Value)})
 		}
-		return encode(response{Error: errorf(CodeInvalidJSON, "request: %v", err)})
+		return encode(response{Error: errorf(api.CodeInvalidJSON, "request: %v", err)})
 	}
 	result, err := s.dispatch(req)
 	if err != nil {
@@ -69,7 +68,7 @@ func encode(r response) []byte {
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
-		b, _ = json.Marshal(response{ID: r.ID, Error: errorf(CodeInternal, "encode response: %v", err)})
+		b, _ = json.Marshal(response{ID: r.ID, Error: errorf(api.CodeInternal, "encode response: %v", err)})
 	}
 	return b
 }
@@ -81,7 +80,7 @@ func decodeParams(raw json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return errorf(CodeInvalidParams, "params: %v", err)
+		return errorf(api.CodeInvalidParams, "params: %v", err)
 	}
 	return nil
 }
@@ -91,66 +90,66 @@ func (s *Session) dispatch(req request) (any, error) {
 		return s.open(req.Params)
 	}
 	if _, known := methods[req.Method]; !known {
-		return nil, errorf(CodeUnknownMethod, "unknown method %q", req.Method)
+		return nil, errorf(api.CodeUnknownMethod, "unknown method %q", req.Method)
 	}
 	if s.eng == nil {
-		return nil, errorf(CodeNotOpen, "%s: the engine is not open; call \"open\" first", req.Method)
+		return nil, errorf(api.CodeNotOpen, "%s: the engine is not open; call \"open\" first", req.Method)
 	}
 	return methods[req.Method](s, req.Params)
 }
 
 var methods = map[string]func(*Session, json.RawMessage) (any, error){
 	"curate": func(s *Session, raw json.RawMessage) (any, error) {
-		var p CurateParams
+		var p api.CurateParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
 		return s.eng.Curate(p), nil
 	},
 	"search": func(s *Session, raw json.RawMessage) (any, error) {
-		var p SearchParams
+		var p api.SearchParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
 		return s.eng.Search(p)
 	},
 	"query": func(s *Session, raw json.RawMessage) (any, error) {
-		var p QueryParams
+		var p api.QueryParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
 		return s.eng.QueryLLM(p)
 	},
 	"curateFrom": func(s *Session, raw json.RawMessage) (any, error) {
-		var p CurateFromParams
+		var p api.CurateFromParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
 		return s.eng.CurateFrom(p)
 	},
 	"resume": func(s *Session, raw json.RawMessage) (any, error) {
-		var p llm.ResumeParams
+		var p api.ResumeParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
 		return s.eng.Resume(p)
 	},
 	"cancel": func(s *Session, raw json.RawMessage) (any, error) {
-		var p llm.CancelParams
+		var p api.CancelParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
 		return s.eng.Cancel(p)
 	},
 	"read": func(s *Session, raw json.RawMessage) (any, error) {
-		var p ReadParams
+		var p api.ReadParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
 		return s.eng.Read(p)
 	},
 	"tree": func(s *Session, raw json.RawMessage) (any, error) {
-		var p TreeParams
+		var p api.TreeParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
@@ -173,26 +172,23 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 }
 
 func (s *Session) open(raw json.RawMessage) (any, error) {
-	lc := DefaultLifecycleParams()
-	p := OpenParams{Lifecycle: &lc} // fields the request leaves out keep these
+	lc := api.DefaultLifecycleParams()
+	p := api.OpenParams{Lifecycle: &lc} // fields the request leaves out keep these
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
 	opts := Options{FS: s.fs, Clock: s.clock, Logger: s.log, MaxFileBytes: p.MaxFileBytes}
 	if p.LLM != nil {
-		if err := p.LLM.validate(); err != nil {
+		if err := p.LLM.Validate(); err != nil {
 			return nil, err
 		}
 		opts.LLM = *p.LLM
 	}
 	if p.Lifecycle != nil {
 		if err := p.Lifecycle.Validate(); err != nil {
-			return nil, errorf(CodeInvalidParams, "%v", err)
+			return nil, err
 		}
-		if p.Lifecycle.FlushAfter < 1 || p.Lifecycle.FlushMinutes < 0 || math.IsNaN(p.Lifecycle.FlushMinutes) {
-			return nil, errorf(CodeInvalidParams, "lifecycle: flushAfter must be at least 1 and flushMinutes at least 0")
-		}
-		opts.Lifecycle = &p.Lifecycle.Params
+		opts.Lifecycle = &p.Lifecycle.LifecycleModel
 		opts.FlushAfter = p.Lifecycle.FlushAfter
 		opts.FlushInterval = -1
 		if p.Lifecycle.FlushMinutes > 0 {
@@ -202,7 +198,7 @@ func (s *Session) open(raw json.RawMessage) (any, error) {
 	if p.FixedTime != "" {
 		t, err := time.Parse(time.RFC3339, p.FixedTime)
 		if err != nil {
-			return nil, errorf(CodeInvalidParams, "fixedTime %q: want RFC 3339", p.FixedTime)
+			return nil, errorf(api.CodeInvalidParams, "fixedTime %q: want RFC 3339", p.FixedTime)
 		}
 		opts.Clock = host.FixedClock(t.UTC())
 	}

@@ -8,25 +8,14 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/curate"
-	"github.com/arbormem/arbor/core/llm"
 	"github.com/arbormem/arbor/core/prompt"
 )
 
-// Preprocessing limits of curation from raw material (ByteRover paper
-// §4.1.1 and Table 7).
-const (
-	MaxSourceFiles = 5
-	MaxSourceChars = 40000
-	MaxCodeLines   = 2000
-	// CompactAbove is the material size (characters) from which it is
-	// compacted before curation: past it, the material crowds out the
-	// model's room to reason about operations.
-	CompactAbove = 20000
-	// compactTokens is the size the compaction passes aim for: CompactAbove
-	// characters at ~4 characters a token. Pass 2 aims at 0.6× this.
-	compactTokens = CompactAbove / 4
-)
+// compactTokens is the size the compaction passes aim for: CompactAbove
+// characters at ~4 characters a token. Pass 2 aims at 0.6× this.
+const compactTokens = api.CompactAbove / 4
 
 // codeExtensions are files truncated at MaxCodeLines: beyond that a code
 // file is mostly detail a knowledge entry would not keep.
@@ -37,79 +26,13 @@ var codeExtensions = map[string]bool{
 	".sh": true, ".bash": true, ".sql": true, ".lua": true, ".dart": true, ".zig": true,
 }
 
-// SourceFile is one file of raw material.
-type SourceFile struct {
-	Name    string `json:"name"`
-	Content string `json:"content"`
-}
-
-// CurateFromParams are the parameters of "curateFrom".
-type CurateFromParams struct {
-	Files []SourceFile `json:"files"`
-	// Instruction tells the model what to focus on, optionally.
-	Instruction string `json:"instruction,omitempty"`
-	// TokenBudget bounds all the model calls; 0 is the open's
-	// llm.curateTokenBudget.
-	TokenBudget int `json:"tokenBudget,omitempty"`
-	// MaxIterations bounds the model calls (1 to 50); 0 is the open's
-	// llm.maxIterations.
-	MaxIterations int `json:"maxIterations,omitempty"`
-}
-
-// SourceNote says how a file was taken in.
-type SourceNote struct {
-	Name  string `json:"name"`
-	Chars int    `json:"chars"`
-	// DroppedLines counts the lines of a code file cut at MaxCodeLines.
-	DroppedLines int `json:"droppedLines,omitempty"`
-}
-
-// Compaction says how the material was reduced before curation.
-type Compaction struct {
-	InputChars  int `json:"inputChars"`
-	OutputChars int `json:"outputChars"`
-	// Pass is the pass whose output was used: 1 (summary), 2 (aggressive
-	// summary) or 3 (deterministic truncation).
-	Pass int `json:"pass"`
-	// Notes say why each earlier pass was not used.
-	Notes []string `json:"notes,omitempty"`
-}
-
-// Attempt is one operation the model proposed, as applied to the staged
-// tree during the loop, with the turn (model call) that proposed it.
-type Attempt struct {
-	Turn int `json:"turn"`
-	curate.Applied
-	// Refused: the engine refused the operation before applying it (it
-	// copied the prompt's example).
-	Refused bool `json:"refused,omitempty"`
-}
-
-// CurateFromResult is the answer of "curateFrom".
-type CurateFromResult struct {
-	// Applied and Summary are what was written to the tree: the
-	// operations that succeeded in the loop, applied again through the
-	// curate path when the loop ended.
-	Applied []curate.Applied `json:"applied"`
-	Summary curate.Summary   `json:"summary"`
-	// Attempts are every operation the model proposed, failures included.
-	Attempts   []Attempt    `json:"attempts"`
-	Files      []SourceNote `json:"files"`
-	Compaction *Compaction  `json:"compaction,omitempty"`
-	// Message is the model's closing words.
-	Message string   `json:"message,omitempty"`
-	Reason  string   `json:"reason"`
-	LLM     LLMTrace `json:"llm"`
-	TookMs  float64  `json:"tookMs"`
-}
-
 // CurateFrom turns raw material into entries through a model: after
 // preprocessing (and pre-compaction of large material) the model proposes
 // operations through the curate tool, sees each result, and may fix and
 // resend failed ones. Operations are staged on an overlay of the tree
 // while the loop runs; when it ends they go through the curate path for
 // real, so a cancelled or expired curation leaves the tree unchanged.
-func (e *Engine) CurateFrom(p CurateFromParams) (any, error) {
+func (e *Engine) CurateFrom(p api.CurateFromParams) (any, error) {
 	start := time.Now()
 	notes, material, err := preprocess(p.Files)
 	if err != nil {
@@ -125,7 +48,7 @@ func (e *Engine) CurateFrom(p CurateFromParams) (any, error) {
 		instruction: strings.TrimSpace(p.Instruction), source: material, material: material,
 		started: start, shadow: &curate.Curator{FS: ov, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes},
 		tools:  &toolbox{e: e, cat: cat, fs: ov, offered: prompt.CurateTools(), seen: map[string]bool{}},
-		result: CurateFromResult{Files: notes, Attempts: []Attempt{}},
+		result: api.CurateFromResult{Files: notes, Attempts: []api.Attempt{}},
 	}
 	return e.start("curateFrom", t, c)
 }
@@ -133,14 +56,14 @@ func (e *Engine) CurateFrom(p CurateFromParams) (any, error) {
 // preprocess checks the files against the limits, cuts code files at
 // MaxCodeLines and joins everything into one material text, each file
 // under a header naming it.
-func preprocess(files []SourceFile) ([]SourceNote, string, error) {
+func preprocess(files []api.SourceFile) ([]api.SourceNote, string, error) {
 	switch {
 	case len(files) == 0:
-		return nil, "", errorf(CodeInvalidParams, "curateFrom: files is required (1 to %d)", MaxSourceFiles)
-	case len(files) > MaxSourceFiles:
-		return nil, "", errorf(CodeInvalidParams, "curateFrom: %d files, at most %d per call", len(files), MaxSourceFiles)
+		return nil, "", errorf(api.CodeInvalidParams, "curateFrom: files is required (1 to %d)", api.MaxSourceFiles)
+	case len(files) > api.MaxSourceFiles:
+		return nil, "", errorf(api.CodeInvalidParams, "curateFrom: %d files, at most %d per call", len(files), api.MaxSourceFiles)
 	}
-	var notes []SourceNote
+	var notes []api.SourceNote
 	var b strings.Builder
 	for i, f := range files {
 		name := strings.TrimSpace(f.Name)
@@ -148,23 +71,23 @@ func preprocess(files []SourceFile) ([]SourceNote, string, error) {
 			name = fmt.Sprintf("file %d", i+1)
 		}
 		if !utf8.ValidString(f.Content) {
-			return nil, "", errorf(CodeInvalidParams, "curateFrom: %s is not valid UTF-8 text", name)
+			return nil, "", errorf(api.CodeInvalidParams, "curateFrom: %s is not valid UTF-8 text", name)
 		}
 		content := strings.TrimSpace(f.Content)
 		if content == "" {
-			return nil, "", errorf(CodeInvalidParams, "curateFrom: %s is empty", name)
+			return nil, "", errorf(api.CodeInvalidParams, "curateFrom: %s is empty", name)
 		}
-		note := SourceNote{Name: name}
+		note := api.SourceNote{Name: name}
 		if codeExtensions[strings.ToLower(path.Ext(name))] {
 			lines := strings.Split(content, "\n")
-			if len(lines) > MaxCodeLines {
-				note.DroppedLines = len(lines) - MaxCodeLines
-				content = strings.Join(lines[:MaxCodeLines], "\n") + fmt.Sprintf("\n[… %d more lines not shown]", note.DroppedLines)
+			if len(lines) > api.MaxCodeLines {
+				note.DroppedLines = len(lines) - api.MaxCodeLines
+				content = strings.Join(lines[:api.MaxCodeLines], "\n") + fmt.Sprintf("\n[… %d more lines not shown]", note.DroppedLines)
 			}
 		}
 		note.Chars = utf8.RuneCountInString(content)
-		if note.Chars > MaxSourceChars {
-			return nil, "", errorf(CodeInvalidParams, "curateFrom: %s has %d characters, at most %d per file: split it", name, note.Chars, MaxSourceChars)
+		if note.Chars > api.MaxSourceChars {
+			return nil, "", errorf(api.CodeInvalidParams, "curateFrom: %s has %d characters, at most %d per file: split it", name, note.Chars, api.MaxSourceChars)
 		}
 		notes = append(notes, note)
 		fmt.Fprintf(&b, "=== file: %s ===\n%s\n\n", name, content)
@@ -182,18 +105,18 @@ type curateTask struct {
 	stage       string // "", "compact1", "compact2", "curate"
 	shadow      *curate.Curator
 	tools       *toolbox
-	msgs        []llm.Message
-	staged      []curate.Operation // succeeded on the overlay, in order
-	result      CurateFromResult
+	msgs        []api.Message
+	staged      []api.Operation // succeeded on the overlay, in order
+	result      api.CurateFromResult
 }
 
 func (t *curateTask) abandon() { t.shadow, t.tools, t.msgs, t.staged = nil, nil, nil, nil }
 
-func (t *curateTask) advance(e *Engine, c *conv, resp *llm.Response, fail *llm.Error) (*llm.Request, any) {
+func (t *curateTask) advance(e *Engine, c *conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any) {
 	switch t.stage {
 	case "":
-		if n := utf8.RuneCountInString(t.material); n > CompactAbove {
-			t.result.Compaction = &Compaction{InputChars: n}
+		if n := utf8.RuneCountInString(t.material); n > api.CompactAbove {
+			t.result.Compaction = &api.Compaction{InputChars: n}
 			return t.compact(e, c, 1)
 		}
 		return t.startCurate(e, c)
@@ -209,7 +132,7 @@ func (t *curateTask) advance(e *Engine, c *conv, resp *llm.Response, fail *llm.E
 // compact asks for pass 1 (a normal summary) or pass 2 (an aggressive
 // one, 0.6× the size). When the budget has no room, it goes straight to
 // pass 3, which needs no model.
-func (t *curateTask) compact(e *Engine, c *conv, pass int) (*llm.Request, any) {
+func (t *curateTask) compact(e *Engine, c *conv, pass int) (*api.LLMRequest, any) {
 	tokens := compactTokens
 	if pass == 2 {
 		tokens = compactTokens * 6 / 10
@@ -222,10 +145,10 @@ func (t *curateTask) compact(e *Engine, c *conv, pass int) (*llm.Request, any) {
 	t.stage = fmt.Sprintf("compact%d", pass)
 	c.purpose = t.stage
 	words := tokens * 3 / 5 // ~0.6 words a token leaves room for names and numbers
-	return &llm.Request{
-		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Content: prompt.CompactSystem(pass == 2, words)},
-			{Role: llm.RoleUser, Content: t.source},
+	return &api.LLMRequest{
+		Messages: []api.Message{
+			{Role: api.RoleSystem, Content: prompt.CompactSystem(pass == 2, words)},
+			{Role: api.RoleUser, Content: t.source},
 		},
 		MaxTokens: room, Temperature: prompt.CurateTemperature,
 	}, nil
@@ -233,7 +156,7 @@ func (t *curateTask) compact(e *Engine, c *conv, pass int) (*llm.Request, any) {
 
 // afterCompact keeps a summary that fits; otherwise (too long, empty, a
 // failed call) it escalates to the next pass.
-func (t *curateTask) afterCompact(e *Engine, c *conv, resp *llm.Response, fail *llm.Error) (*llm.Request, any) {
+func (t *curateTask) afterCompact(e *Engine, c *conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any) {
 	pass := 1
 	if t.stage == "compact2" {
 		pass = 2
@@ -247,8 +170,8 @@ func (t *curateTask) afterCompact(e *Engine, c *conv, resp *llm.Response, fail *
 		cmp.Notes = append(cmp.Notes, fmt.Sprintf("pass %d gave an empty summary", pass))
 	default:
 		text = strings.TrimSpace(resp.Content)
-		if n := utf8.RuneCountInString(text); n > CompactAbove {
-			cmp.Notes = append(cmp.Notes, fmt.Sprintf("pass %d gave %d characters, still over %d", pass, n, CompactAbove))
+		if n := utf8.RuneCountInString(text); n > api.CompactAbove {
+			cmp.Notes = append(cmp.Notes, fmt.Sprintf("pass %d gave %d characters, still over %d", pass, n, api.CompactAbove))
 			// The longer summary is still smaller than the source: pass 3
 			// truncates it rather than the source if it comes to that.
 			if n < utf8.RuneCountInString(t.material) {
@@ -269,11 +192,11 @@ func (t *curateTask) afterCompact(e *Engine, c *conv, resp *llm.Response, fail *
 }
 
 // truncate is pass 3: deterministic, no model, always fits.
-func (t *curateTask) truncate(e *Engine, c *conv) (*llm.Request, any) {
+func (t *curateTask) truncate(e *Engine, c *conv) (*api.LLMRequest, any) {
 	cmp := t.result.Compaction
 	n := utf8.RuneCountInString(t.material)
 	kept := truncateToFit(t.material, func(s string) bool {
-		return estimateTokens(s) <= compactTokens && utf8.RuneCountInString(s) <= CompactAbove
+		return estimateTokens(s) <= compactTokens && utf8.RuneCountInString(s) <= api.CompactAbove
 	})
 	k := utf8.RuneCountInString(kept)
 	t.material = kept + fmt.Sprintf("\n[… material cut here: %d of %d characters kept]", k, n)
@@ -326,35 +249,35 @@ func truncateToFit(s string, fits func(string) bool) string {
 }
 
 // startCurate opens the curate loop.
-func (t *curateTask) startCurate(e *Engine, c *conv) (*llm.Request, any) {
+func (t *curateTask) startCurate(e *Engine, c *conv) (*api.LLMRequest, any) {
 	t.stage = "curate"
-	t.msgs = []llm.Message{
-		{Role: llm.RoleSystem, Content: prompt.CurateSystem(overview(t.tools.cat))},
-		{Role: llm.RoleUser, Content: prompt.CurateUser(t.instruction, t.material)},
+	t.msgs = []api.Message{
+		{Role: api.RoleSystem, Content: prompt.CurateSystem(overview(t.tools.cat))},
+		{Role: api.RoleUser, Content: prompt.CurateUser(t.instruction, t.material)},
 	}
 	return t.next(e, c)
 }
 
-func (t *curateTask) next(e *Engine, c *conv) (*llm.Request, any) {
+func (t *curateTask) next(e *Engine, c *conv) (*api.LLMRequest, any) {
 	room := c.room(prompt.CurateMaxTokens)
 	if room == 0 {
 		return nil, t.finish(e, c, "stopped: "+c.exhausted())
 	}
 	c.purpose = "curate"
-	return &llm.Request{Messages: t.msgs, Tools: prompt.CurateTools(), MaxTokens: room, Temperature: prompt.CurateTemperature}, nil
+	return &api.LLMRequest{Messages: t.msgs, Tools: prompt.CurateTools(), MaxTokens: room, Temperature: prompt.CurateTemperature}, nil
 }
 
 // afterCurate runs the model's tool calls (curate on the overlay, the
 // read-only tools on the overlay's view) and feeds back every result; a
 // turn without tool calls ends the loop.
-func (t *curateTask) afterCurate(e *Engine, c *conv, resp *llm.Response) (*llm.Request, any) {
+func (t *curateTask) afterCurate(e *Engine, c *conv, resp *api.LLMResponse) (*api.LLMRequest, any) {
 	if len(resp.ToolCalls) == 0 {
 		t.result.Message = strings.TrimSpace(resp.Content)
 		return nil, t.finish(e, c, "the model finished")
 	}
 	turn := len(c.trace.Steps)
 	calls := withCallIDs(resp.ToolCalls, turn)
-	t.msgs = append(t.msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls})
+	t.msgs = append(t.msgs, api.Message{Role: api.RoleAssistant, Content: resp.Content, ToolCalls: calls})
 	for _, tc := range calls {
 		out := ""
 		if tc.Name == prompt.ToolCurate {
@@ -362,7 +285,7 @@ func (t *curateTask) afterCurate(e *Engine, c *conv, resp *llm.Response) (*llm.R
 		} else {
 			out = t.tools.run(tc)
 		}
-		t.msgs = append(t.msgs, llm.Message{Role: llm.RoleTool, Content: out, ToolCallID: tc.ID})
+		t.msgs = append(t.msgs, api.Message{Role: api.RoleTool, Content: out, ToolCallID: tc.ID})
 	}
 	return t.next(e, c)
 }
@@ -382,26 +305,25 @@ func (t *curateTask) curate(args string, turn int) string {
 	}
 	res := curate.Result{Applied: []curate.Applied{}}
 	for _, raw := range a.Operations {
-		var op curate.Operation
+		var op api.Operation
 		var ap curate.Applied
 		refused := false
 		if err := json.Unmarshal(raw, &op); err != nil {
-			ap = curate.Applied{Type: op.Type, Path: op.Path, Status: curate.StatusFailed, Message: fmt.Sprintf("operation is not valid: %v", err)}
+			ap.Applied = api.Applied{Type: op.Type, Path: op.Path, Status: api.StatusFailed, Message: fmt.Sprintf("operation is not valid: %v", err)}
 		} else if phrase, copied := prompt.CopiedExample(op.Title, op, t.source); copied {
 			refused = true
-			ap = curate.Applied{Type: strings.ToUpper(op.Type), Path: op.Path, Status: curate.StatusFailed,
+			ap.Applied = api.Applied{Type: strings.ToUpper(op.Type), Path: op.Path, Status: api.StatusFailed,
 				Message: fmt.Sprintf("refused: it repeats the invented example of the instructions (%q), which the material does not say; write only facts from the material", phrase)}
 		} else {
-			ap = t.shadow.Apply([]curate.Operation{op}).Applied[0]
-			if ap.Status == curate.StatusSuccess {
+			ap = t.shadow.Apply([]api.Operation{op}).Applied[0]
+			if ap.Status == api.StatusSuccess {
 				t.staged = append(t.staged, op)
 			}
 		}
-		res.Summary.Count(ap)
-		res.Applied = append(res.Applied, ap)
-		t.result.Attempts = append(t.result.Attempts, Attempt{Turn: turn, Applied: ap, Refused: refused})
+		res.Add(ap)
+		t.result.Attempts = append(t.result.Attempts, api.Attempt{Turn: turn, Applied: ap.Applied, Refused: refused})
 	}
-	b, _ := json.Marshal(res)
+	b, _ := json.Marshal(res.API())
 	return string(b)
 }
 
@@ -409,16 +331,16 @@ func (t *curateTask) curate(args string, turn int) string {
 // are applied to the tree through the curate path (each atomic; one that
 // fails now, because the tree changed meanwhile, is reported failed and
 // changes nothing).
-func (t *curateTask) finish(e *Engine, c *conv, why string) CurateFromResult {
+func (t *curateTask) finish(e *Engine, c *conv, why string) api.CurateFromResult {
 	r := t.result
-	r.Applied = []curate.Applied{}
+	r.Applied = []api.Applied{}
 	if len(t.staged) > 0 {
-		res := e.Curate(CurateParams{Operations: t.staged})
+		res := e.Curate(api.CurateParams{Operations: t.staged})
 		r.Applied, r.Summary = res.Applied, res.Summary
 	}
 	failed := 0
 	for _, a := range r.Attempts {
-		if a.Status != curate.StatusSuccess {
+		if a.Status != api.StatusSuccess {
 			failed++
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/prompt"
 )
 
@@ -17,9 +17,9 @@ const notes = `Standup 2026-02-27
 - Refunds over 500 EUR need a second approval from finance.
 `
 
-func curateCall(id string, ops ...map[string]any) llm.ToolCall {
+func curateCall(id string, ops ...map[string]any) api.ToolCall {
 	b, _ := json.Marshal(map[string]any{"operations": ops})
-	return llm.ToolCall{ID: id, Name: prompt.ToolCurate, Arguments: string(b)}
+	return api.ToolCall{ID: id, Name: prompt.ToolCurate, Arguments: string(b)}
 }
 
 func files(fs map[string][]byte) map[string]string {
@@ -69,7 +69,7 @@ func TestCurateFromFailedOperationAndRetry(t *testing.T) {
 	if got := reqs[2].Messages[len(reqs[2].Messages)-1].Content; !strings.Contains(got, "second approval") {
 		t.Fatalf("read_entry of a staged entry: %q", got)
 	}
-	var out CurateFromResult
+	var out api.CurateFromResult
 	b, _ := json.Marshal(res)
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestCurateFromCancelLeavesTreeUnchanged(t *testing.T) {
 	p, _ := pendingOf(t, res)
 	add := map[string]any{"type": "ADD", "path": "finance/refunds", "title": "Refund approval", "content": map[string]any{"narrative": "Refunds over 500 EUR need a second approval."}, "reason": "standup"}
 	del := map[string]any{"type": "DELETE", "path": "engineering/billing/invoice_retry_policy.md", "reason": "superseded"}
-	res, errObj = call(t, s, "resume", llm.ResumeParams{Continuation: p.Continuation, Response: &llm.Response{ToolCalls: []llm.ToolCall{curateCall("1", add, del)}}})
+	res, errObj = call(t, s, "resume", api.ResumeParams{Continuation: p.Continuation, Response: &api.LLMResponse{ToolCalls: []api.ToolCall{curateCall("1", add, del)}}})
 	if errObj != nil {
 		t.Fatal(errObj)
 	}
@@ -119,7 +119,7 @@ func TestCurateFromCancelLeavesTreeUnchanged(t *testing.T) {
 	if !ok || !strings.Contains(p.LLM.Messages[len(p.LLM.Messages)-1].Content, `"deleted":1`) {
 		t.Fatalf("want the next step with both operations applied to the staged tree: %v", res)
 	}
-	if _, errObj := call(t, s, "cancel", llm.CancelParams{Continuation: p.Continuation}); errObj != nil {
+	if _, errObj := call(t, s, "cancel", api.CancelParams{Continuation: p.Continuation}); errObj != nil {
 		t.Fatal(errObj)
 	}
 	after := files(fs.Files())
@@ -165,7 +165,7 @@ func TestCurateFromRefusesCopiedExample(t *testing.T) {
 	if strings.Count(fb, "refused: it repeats the invented example") != 2 || !strings.Contains(fb, `"failed":2`) {
 		t.Fatalf("both copies must be refused with feedback: %s", fb)
 	}
-	var out CurateFromResult
+	var out api.CurateFromResult
 	b, _ := json.Marshal(res)
 	json.Unmarshal(b, &out)
 	if len(out.Applied) != 1 || out.Applied[0].Path != "finance/refunds/refund_approval.md" || !out.Attempts[0].Refused || !out.Attempts[1].Refused {
@@ -212,7 +212,7 @@ func TestCurateFromCompaction(t *testing.T) {
 			t.Fatalf("the curate step does not work from the summary:\n%s", u)
 		}
 		c := res["compaction"].(map[string]any)
-		if c["pass"].(float64) != 1 || c["inputChars"].(float64) <= CompactAbove {
+		if c["pass"].(float64) != 1 || c["inputChars"].(float64) <= api.CompactAbove {
 			t.Fatalf("compaction %v", c)
 		}
 		if !strings.Contains(res["reason"].(string), "the model proposed no operation") {
@@ -224,16 +224,16 @@ func TestCurateFromCompaction(t *testing.T) {
 		long := strings.Repeat("still far too long ", 2000)
 		res, reqs := drive(t, s, "curateFrom", map[string]any{"files": fl}, script(t,
 			reply(long),
-			func(_ int, req llm.Request) (*llm.Response, *llm.Error) {
+			func(_ int, req api.LLMRequest) (*api.LLMResponse, *api.LLMError) {
 				if req.MaxTokens != 3000 || !strings.Contains(req.Messages[0].Content, "Compress hard") {
 					t.Errorf("pass 2: max_tokens %d, system %q", req.MaxTokens, req.Messages[0].Content)
 				}
-				return nil, &llm.Error{Code: llm.ErrHTTP, Message: "502 bad gateway"}
+				return nil, &api.LLMError{Code: api.LLMHTTP, Message: "502 bad gateway"}
 			},
 			reply("done"),
 		))
 		u := reqs[2].Messages[1].Content
-		if !strings.Contains(u, "[… material cut here:") || utf8.RuneCountInString(u) > CompactAbove+200 {
+		if !strings.Contains(u, "[… material cut here:") || utf8.RuneCountInString(u) > api.CompactAbove+200 {
 			t.Fatalf("pass 3 output: %d characters, tail %q", utf8.RuneCountInString(u), u[len(u)-80:])
 		}
 		c := res["compaction"].(map[string]any)
@@ -251,8 +251,8 @@ func TestTruncateToFitTerminatesOnHugeInput(t *testing.T) {
 	if !utf8.ValidString(out) || estimateTokens(out) > compactTokens || !strings.HasPrefix(huge, out) {
 		t.Fatalf("out: %d runes, valid %v", utf8.RuneCountInString(out), utf8.ValidString(out))
 	}
-	if n := utf8.RuneCountInString(out); n < CompactAbove*9/10 {
-		t.Fatalf("kept %d runes, want close to %d", n, CompactAbove)
+	if n := utf8.RuneCountInString(out); n < api.CompactAbove*9/10 {
+		t.Fatalf("kept %d runes, want close to %d", n, api.CompactAbove)
 	}
 	if calls > 30 {
 		t.Fatalf("%d calls of fits: not a binary search", calls)
@@ -274,12 +274,12 @@ func TestCurateFromPreprocessing(t *testing.T) {
 	for name, params := range map[string]map[string]any{
 		"no files":    {"files": []any{}},
 		"six files":   {"files": six},
-		"too long":    {"files": []any{map[string]any{"name": "big.txt", "content": strings.Repeat("a", MaxSourceChars+1)}}},
+		"too long":    {"files": []any{map[string]any{"name": "big.txt", "content": strings.Repeat("a", api.MaxSourceChars+1)}}},
 		"empty file":  {"files": []any{map[string]any{"name": "e.txt", "content": " \n"}}},
 		"bad budget":  {"files": []any{map[string]any{"name": "a.txt", "content": "a"}}, "tokenBudget": -5},
 		"files typed": {"files": "notes.txt"},
 	} {
-		if _, errObj := call(t, s, "curateFrom", params); errObj == nil || errObj["code"] != CodeInvalidParams {
+		if _, errObj := call(t, s, "curateFrom", params); errObj == nil || errObj["code"] != api.CodeInvalidParams {
 			t.Errorf("%s: got %v, want invalid_params", name, errObj)
 		}
 	}
@@ -288,8 +288,8 @@ func TestCurateFromPreprocessing(t *testing.T) {
 	if n := res["files"].([]any)[0].(map[string]any)["droppedLines"].(float64); n != 500 {
 		t.Fatalf("droppedLines %v, want 500", n)
 	}
-	if u := reqs[0].Messages[1].Content; strings.Count(u, "x := 1") != MaxCodeLines || !strings.Contains(u, "[… 500 more lines not shown]") {
-		t.Fatalf("code not cut at %d lines", MaxCodeLines)
+	if u := reqs[0].Messages[1].Content; strings.Count(u, "x := 1") != api.MaxCodeLines || !strings.Contains(u, "[… 500 more lines not shown]") {
+		t.Fatalf("code not cut at %d lines", api.MaxCodeLines)
 	}
 }
 
@@ -297,11 +297,11 @@ func TestCurateFromMalformedCurateCalls(t *testing.T) {
 	s, fs := llmSession(t, nil)
 	before := len(fs.Files())
 	_, reqs := drive(t, s, "curateFrom", map[string]any{"files": []any{map[string]any{"name": "n.txt", "content": notes}}}, script(t,
-		reply("", llm.ToolCall{ID: "1", Name: "curate", Arguments: `{"operations": [`},
-			llm.ToolCall{ID: "2", Name: "curate", Arguments: `{"operations": []}`},
-			llm.ToolCall{ID: "3", Name: "curate", Arguments: `{"operations": [{"type": "ADD", "path": 7}]}`},
-			llm.ToolCall{ID: "4", Name: "curate", Arguments: `{"operations": [{"type": "ADD", "path": "finance/refunds", "title": "Refunds"}]}`},
-			llm.ToolCall{ID: "5", Name: "follow_relations", Arguments: `{"path":"x.md"}`}),
+		reply("", api.ToolCall{ID: "1", Name: "curate", Arguments: `{"operations": [`},
+			api.ToolCall{ID: "2", Name: "curate", Arguments: `{"operations": []}`},
+			api.ToolCall{ID: "3", Name: "curate", Arguments: `{"operations": [{"type": "ADD", "path": 7}]}`},
+			api.ToolCall{ID: "4", Name: "curate", Arguments: `{"operations": [{"type": "ADD", "path": "finance/refunds", "title": "Refunds"}]}`},
+			api.ToolCall{ID: "5", Name: "follow_relations", Arguments: `{"path":"x.md"}`}),
 		reply("gave up"),
 	))
 	msgs := reqs[1].Messages
@@ -359,8 +359,8 @@ func TestCurateFromEndsEarlyWithWhatSucceeded(t *testing.T) {
 		s, fs := llmSession(t, nil)
 		res, _ := drive(t, s, "curateFrom", map[string]any{"files": []any{map[string]any{"name": "n.txt", "content": notes}}}, script(t,
 			reply("", curateCall("1", op("Refund approval"))),
-			func(int, llm.Request) (*llm.Response, *llm.Error) {
-				return nil, &llm.Error{Code: llm.ErrHTTP, Message: "503"}
+			func(int, api.LLMRequest) (*api.LLMResponse, *api.LLMError) {
+				return nil, &api.LLMError{Code: api.LLMHTTP, Message: "503"}
 			},
 		))
 		if !strings.HasPrefix(res["reason"].(string), "the model call failed (http: 503); 1 operations proposed") || len(res["applied"].([]any)) != 1 {

@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/tree"
 )
 
 type testClock struct{ t time.Time }
@@ -25,8 +24,8 @@ func TestQueryTime(t *testing.T) {
 	defer e.Close()
 	add := func(day time.Time, path, text string) {
 		clock.t = day
-		res := e.Curate(CurateParams{Operations: []curate.Operation{{Type: curate.OpAdd, Path: path, Title: "Chat",
-			Content: curate.Content{Narrative: &curate.Narrative{Text: text}}, Reason: "chat import"}}})
+		res := e.Curate(api.CurateParams{Operations: []api.Operation{{Type: api.OpAdd, Path: path, Title: "Chat",
+			Content: api.Content{Narrative: &api.Narrative{Text: text}}, Reason: "chat import"}}})
 		if res.Summary.Added != 1 {
 			t.Fatalf("curate %s: %+v", path, res)
 		}
@@ -37,14 +36,14 @@ func TestQueryTime(t *testing.T) {
 	add(d(6, 20), "chats/june/wedding_plans.md", "My cousin's wedding, the wedding planning, wedding dresses and the wedding cake.")
 	add(d(6, 20), "chats/june/gardening.md", "I planted tomatoes in the garden.")
 	clock.t = d(6, 22)
-	plain, err := e.Query(SearchParams{Query: "cousin's wedding", Limit: 5})
+	plain, err := e.Query(api.SearchParams{Query: "cousin's wedding", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if plain.Results[0].Path != "chats/june/wedding_plans.md" || strings.Contains(plain.Reason, "time") {
 		t.Fatalf("without a time: first %s, reason %q", plain.Results[0].Path, plain.Reason)
 	}
-	res, err := e.Query(SearchParams{Query: "my cousin's wedding a month ago", Limit: 5})
+	res, err := e.Query(api.SearchParams{Query: "my cousin's wedding a month ago", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,17 +55,17 @@ func TestQueryTime(t *testing.T) {
 	}
 	// The same words a month later mean another month: no cached answer.
 	clock.t = d(7, 22)
-	later, err := e.Query(SearchParams{Query: "my cousin's wedding a month ago", Limit: 5})
+	later, err := e.Query(api.SearchParams{Query: "my cousin's wedding a month ago", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if later.Tier == TierExactCache || later.Results[0].Path != "chats/june/wedding_plans.md" || !strings.Contains(later.Reason, "2023-06-07..2023-07-07: 1 of") {
+	if later.Tier == api.TierExactCache || later.Results[0].Path != "chats/june/wedding_plans.md" || !strings.Contains(later.Reason, "2023-06-07..2023-07-07: 1 of") {
 		t.Errorf("a month later: tier %d, order %v, reason %q", later.Tier, paths(later), later.Reason)
 	}
 	// A range that frames the question is no search term: the gardening
 	// entry matches "garden" alone and is found.
 	clock.t = d(6, 22)
-	r, err := e.Query(SearchParams{Query: "garden in the past two weeks", Limit: 5})
+	r, err := e.Query(api.SearchParams{Query: "garden in the past two weeks", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +74,7 @@ func TestQueryTime(t *testing.T) {
 	}
 }
 
-func paths(r QueryResult) []string {
+func paths(r api.QueryResult) []string {
 	var out []string
 	for _, h := range r.Results {
 		out = append(out, h.Path)
@@ -97,8 +96,8 @@ func TestQueryDurationWords(t *testing.T) {
 		"chats/april/networking.md": "Two days ago I met a designer; a few days ago I met a writer; days ago, days ago, I meet people all the time.",
 		"chats/april/lunch.md":      "Lunch with Emma, a freelance writer, today; Emma may join the project.",
 	} {
-		res := e.Curate(CurateParams{Operations: []curate.Operation{{Type: curate.OpAdd, Path: path, Title: "Chat",
-			Content: curate.Content{Narrative: &curate.Narrative{Text: text}}, Reason: "chat import"}}})
+		res := e.Curate(api.CurateParams{Operations: []api.Operation{{Type: api.OpAdd, Path: path, Title: "Chat",
+			Content: api.Content{Narrative: &api.Narrative{Text: text}}, Reason: "chat import"}}})
 		if res.Summary.Added != 1 {
 			t.Fatalf("curate %s: %+v", path, res)
 		}
@@ -110,7 +109,7 @@ func TestQueryDurationWords(t *testing.T) {
 	if plain.Hits[0].Path != "chats/april/networking.md" {
 		t.Fatalf("plain search: first %s; the test needs the duration words to decide it", plain.Hits[0].Path)
 	}
-	res, err := e.Query(SearchParams{Query: "How many days ago did I meet Emma?", Limit: 5})
+	res, err := e.Query(api.SearchParams{Query: "How many days ago did I meet Emma?", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,8 +126,8 @@ func TestQueryFrameWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	res := e.Curate(CurateParams{Operations: []curate.Operation{{Type: curate.OpAdd, Path: "people/friends/john.md", Title: "John",
-		Content: curate.Content{Narrative: &curate.Narrative{Text: "John is patient, generous and funny; he plays the drums."}}, Reason: "note"}}})
+	res := e.Curate(api.CurateParams{Operations: []api.Operation{{Type: api.OpAdd, Path: "people/friends/john.md", Title: "John",
+		Content: api.Content{Narrative: &api.Narrative{Text: "John is patient, generous and funny; he plays the drums."}}, Reason: "note"}}})
 	if res.Summary.Added != 1 {
 		t.Fatalf("curate: %+v", res)
 	}
@@ -138,7 +137,7 @@ func TestQueryFrameWords(t *testing.T) {
 		"What does John have in common with Tom?": false,
 		"What guitars does John collect?":         true,
 	} {
-		r, err := e.Query(SearchParams{Query: q})
+		r, err := e.Query(api.SearchParams{Query: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,14 +162,14 @@ func TestQueryTimeByTimestamp(t *testing.T) {
 		"ana_and_bo/session_09/turn_001.md": {"2026-02-22", "The kiln finally fired my vase."},
 		"ana_and_bo/session_05/turn_001.md": {"", "A kiln costs more than a car."},
 	} {
-		op := curate.Operation{Type: curate.OpAdd, Path: path, Title: "Ana",
-			Content: curate.Content{Narrative: &curate.Narrative{Text: turn.text},
-				RawConcept: &tree.RawConcept{Task: "a turn", Author: "Ana", Timestamp: turn.said}}, Reason: "chat import"}
-		if res := e.Curate(CurateParams{Operations: []curate.Operation{op}}); res.Summary.Added != 1 {
+		op := api.Operation{Type: api.OpAdd, Path: path, Title: "Ana",
+			Content: api.Content{Narrative: &api.Narrative{Text: turn.text},
+				RawConcept: &api.RawConcept{Task: "a turn", Author: "Ana", Timestamp: turn.said}}, Reason: "chat import"}
+		if res := e.Curate(api.CurateParams{Operations: []api.Operation{op}}); res.Summary.Added != 1 {
 			t.Fatalf("curate %s: %+v", path, res)
 		}
 	}
-	res, err := e.Query(SearchParams{Query: "what about the kiln a week ago", Limit: 5})
+	res, err := e.Query(api.SearchParams{Query: "what about the kiln a week ago", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,16 +16,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/atoms"
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/lifecycle"
 	"github.com/arbormem/arbor/core/search"
 	"github.com/arbormem/arbor/core/tree"
 )
-
-// DefaultMaxFileBytes bounds the files the engine reads and writes.
-const DefaultMaxFileBytes = 1 << 20
 
 // IndexDir is where the search index persists itself (docs/ABI.md §4.9).
 const IndexDir = ".arbor/index"
@@ -42,15 +39,15 @@ type Options struct {
 	Clock        host.Clock  // default host.SystemClock
 	Logger       host.Logger // default host.NopLogger
 	MaxFileBytes int         // default DefaultMaxFileBytes
-	// Lifecycle is the model of DESIGN §4; nil means lifecycle.Default().
-	Lifecycle *lifecycle.Params
+	// Lifecycle is the model of DESIGN §4; nil means api.DefaultLifecycleModel().
+	Lifecycle *api.LifecycleModel
 	// FlushAfter and FlushInterval batch the writes of state.json: see
 	// DefaultFlushAfter and DefaultFlushInterval (0 means those; a negative
 	// interval turns the time-based write off).
 	FlushAfter    int
 	FlushInterval time.Duration
 	// LLM tunes the calls that talk to a model (docs/ABI.md §6).
-	LLM LLMOptions
+	LLM api.LLMOptions
 }
 
 // Engine is an open memory root. Its methods are not safe for concurrent
@@ -66,9 +63,9 @@ type Engine struct {
 	curator  *curate.Curator
 	cache    *queryCache
 	signals  *signals
-	warnings []Warning
+	warnings []api.Warning
 	pending  []curate.Change // committed by the current Curate, not yet indexed
-	llmOpts  LLMOptions
+	llmOpts  api.LLMOptions
 	conts    continuations // calls waiting on a model
 	// gen counts the writes to the tree, so a call that waited on a model
 	// knows whether the tree changed under it.
@@ -79,14 +76,14 @@ type Engine struct {
 // search index in step with it, analyzing only new and changed files (all
 // of them when there is no usable persisted index). Files that cannot be
 // used are reported in OpenResult.Warnings and left untouched.
-func Open(opts Options) (*Engine, OpenResult, error) {
+func Open(opts Options) (*Engine, api.OpenResult, error) {
 	if opts.FS == nil {
-		return nil, OpenResult{}, errors.New("engine: open: no file system")
+		return nil, api.OpenResult{}, errors.New("engine: open: no file system")
 	}
-	if err := opts.LLM.validate(); err != nil {
-		return nil, OpenResult{}, err
+	if err := opts.LLM.Validate(); err != nil {
+		return nil, api.OpenResult{}, err
 	}
-	e := &Engine{fs: opts.FS, clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes, catalog: tree.NewCatalog(), cache: newQueryCache(), llmOpts: opts.LLM.withDefaults()}
+	e := &Engine{fs: opts.FS, clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes, catalog: tree.NewCatalog(), cache: newQueryCache(), llmOpts: opts.LLM.WithDefaults()}
 	if e.clock == nil {
 		e.clock = host.SystemClock{}
 	}
@@ -94,28 +91,28 @@ func Open(opts Options) (*Engine, OpenResult, error) {
 		e.log = host.NopLogger{}
 	}
 	if e.maxBytes <= 0 {
-		e.maxBytes = DefaultMaxFileBytes
+		e.maxBytes = api.DefaultMaxFileBytes
 	}
 	idx, err := search.Open(search.Options{}, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log})
 	if err != nil {
-		return nil, OpenResult{}, fmt.Errorf("engine: open: %w", err)
+		return nil, api.OpenResult{}, fmt.Errorf("engine: open: %w", err)
 	}
 	e.index = idx
 	var srcs []search.Source
 	if err := e.walk("", &srcs); err != nil {
 		idx.Close()
-		return nil, OpenResult{}, fmt.Errorf("engine: open: %w", err)
+		return nil, api.OpenResult{}, fmt.Errorf("engine: open: %w", err)
 	}
 	synced, err := idx.Sync(srcs)
 	if err != nil {
 		idx.Close()
-		return nil, OpenResult{}, fmt.Errorf("engine: open: index: %w", err)
+		return nil, api.OpenResult{}, fmt.Errorf("engine: open: index: %w", err)
 	}
 	e.loadSignals(opts)
 	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: e.catalog, MaxFileBytes: e.maxBytes, OnChange: e.onChange}
-	res := OpenResult{Entries: len(e.catalog.Paths()), Contexts: len(e.catalog.ContextPaths()), Warnings: e.warnings, Index: synced}
+	res := api.OpenResult{Entries: len(e.catalog.Paths()), Contexts: len(e.catalog.ContextPaths()), Warnings: e.warnings, Index: synced}
 	if res.Warnings == nil {
-		res.Warnings = []Warning{}
+		res.Warnings = []api.Warning{}
 	}
 	e.log.Log("info", fmt.Sprintf("opened %d entries, %d context files, %d warnings; index: %d reused, %d indexed, %d removed",
 		res.Entries, res.Contexts, len(res.Warnings), synced.Reused, synced.Indexed, synced.Removed))
@@ -256,7 +253,7 @@ func docFingerprint() string {
 }
 
 func (e *Engine) warn(p, msg string) {
-	e.warnings = append(e.warnings, Warning{Path: p, Message: msg})
+	e.warnings = append(e.warnings, api.Warning{Path: p, Message: msg})
 	e.log.Log("warn", p+": "+msg)
 }
 
@@ -302,8 +299,13 @@ func (e *Engine) onChange(ch curate.Change) {
 // Curate applies operations in order (DESIGN §3), then brings the index and
 // the query cache in step with the tree in one index batch: a batch per
 // operation would make bluge build and merge a segment for each.
-func (e *Engine) Curate(p CurateParams) curate.Result {
-	res := e.curator.Apply(p.Operations)
+func (e *Engine) Curate(p api.CurateParams) api.CurateResult {
+	return e.curate(p.Operations).API()
+}
+
+// curate is Curate with the outcomes the callers inside the engine read.
+func (e *Engine) curate(ops []api.Operation) curate.Result {
+	res := e.curator.Apply(ops)
 	e.curated(res)
 	e.reindex()
 	return res
@@ -356,21 +358,21 @@ func (e *Engine) reindex() {
 }
 
 // Search returns ranked results.
-func (e *Engine) Search(p SearchParams) (SearchResult, error) {
+func (e *Engine) Search(p api.SearchParams) (api.SearchResult, error) {
 	start := time.Now()
 	limit, err := clampLimit(p.Limit, 10)
 	if err != nil {
-		return SearchResult{}, err
+		return api.SearchResult{}, err
 	}
 	r, err := e.index.Search(p.Query, limit)
 	if err != nil {
-		return SearchResult{}, fmt.Errorf("search %q: %w", p.Query, err)
+		return api.SearchResult{}, fmt.Errorf("search %q: %w", p.Query, err)
 	}
-	hits := r.Hits
-	if hits == nil {
-		hits = []search.Hit{}
+	hits := make([]api.Hit, len(r.Hits))
+	for i, h := range r.Hits {
+		hits[i] = h.Hit
 	}
-	return SearchResult{Query: p.Query, Results: hits, Total: r.Total, TookMs: since(start)}, nil
+	return api.SearchResult{Query: p.Query, Results: hits, Total: r.Total, TookMs: since(start)}, nil
 }
 
 func clampLimit(limit, def int) (int, error) {
@@ -378,7 +380,7 @@ func clampLimit(limit, def int) (int, error) {
 	case limit == 0:
 		return def, nil
 	case limit < 0 || limit > 100:
-		return 0, errorf(CodeInvalidParams, "limit %d: want 1 to 100", limit)
+		return 0, errorf(api.CodeInvalidParams, "limit %d: want 1 to 100", limit)
 	}
 	return limit, nil
 }
@@ -388,27 +390,27 @@ func since(t time.Time) float64 {
 }
 
 // Read returns one entry or context file with its relations.
-func (e *Engine) Read(p ReadParams) (ReadResult, error) {
-	clean, err := tree.CleanPath(p.Path)
+func (e *Engine) Read(p api.ReadParams) (api.ReadResult, error) {
+	clean, err := api.CleanPath(p.Path)
 	if err != nil {
-		return ReadResult{}, err
+		return api.ReadResult{}, err
 	}
 	ctx, isContext := e.catalog.Context(clean)
 	en, isEntry := e.catalog.Get(clean)
 	if !isContext && !isEntry {
 		if berr, broken := e.catalog.Broken(clean); broken {
-			return ReadResult{}, errorf(CodeMalformed, "%s cannot be parsed (the file is left as it is): %v", clean, berr)
+			return api.ReadResult{}, errorf(api.CodeMalformed, "%s cannot be parsed (the file is left as it is): %v", clean, berr)
 		}
 		if e.isFolder(clean) {
-			return ReadResult{}, errorf(CodeNotFound, "%s is a folder, not an entry: list it with \"tree\"", clean)
+			return api.ReadResult{}, errorf(api.CodeNotFound, "%s is a folder, not an entry: list it with \"tree\"", clean)
 		}
-		return ReadResult{}, errorf(CodeNotFound, "no entry %s", clean)
+		return api.ReadResult{}, errorf(api.CodeNotFound, "no entry %s", clean)
 	}
 	data, err := e.fs.ReadFile(clean)
 	if err != nil {
-		return ReadResult{}, fmt.Errorf("read %s: %w", clean, err)
+		return api.ReadResult{}, fmt.Errorf("read %s: %w", clean, err)
 	}
-	res := ReadResult{Path: clean, Markdown: string(data), Tags: []string{}, Keywords: []string{}, Relations: []string{}, Backlinks: []string{}}
+	res := api.ReadResult{Path: clean, Markdown: string(data), Tags: []string{}, Keywords: []string{}, Relations: []string{}, Backlinks: []string{}}
 	if isContext {
 		res.Kind, res.Title = "context", ctx.Title
 		return res, nil
@@ -431,22 +433,22 @@ func (e *Engine) Read(p ReadParams) (ReadResult, error) {
 }
 
 // Tree returns the hierarchy below a folder, depth-limited when Depth > 0.
-func (e *Engine) Tree(p TreeParams) (*Node, error) { return buildTree(e.catalog, p) }
+func (e *Engine) Tree(p api.TreeParams) (*api.Node, error) { return buildTree(e.catalog, p) }
 
 // buildTree is Tree over any catalog: a curation's staged view of the tree
 // is listed to the model the same way.
-func buildTree(cat *tree.Catalog, p TreeParams) (*Node, error) {
+func buildTree(cat *tree.Catalog, p api.TreeParams) (*api.Node, error) {
 	root := ""
 	if p.Path != "" {
-		clean, err := tree.CleanPath(p.Path)
+		clean, err := api.CleanPath(p.Path)
 		if err != nil {
 			return nil, err
 		}
 		root = clean
 	}
-	nodes := map[string]*Node{"": {Name: "", Path: "", Kind: "root"}}
-	var folder func(string) *Node
-	folder = func(dir string) *Node {
+	nodes := map[string]*api.Node{"": {Name: "", Path: "", Kind: "root"}}
+	var folder func(string) *api.Node
+	folder = func(dir string) *api.Node {
 		if n, ok := nodes[dir]; ok {
 			return n
 		}
@@ -455,7 +457,7 @@ func buildTree(cat *tree.Catalog, p TreeParams) (*Node, error) {
 			up = ""
 		}
 		parent := folder(up)
-		n := &Node{Name: path.Base(dir), Path: dir, Kind: folderKind(dir)}
+		n := &api.Node{Name: path.Base(dir), Path: dir, Kind: folderKind(dir)}
 		if ctx, ok := cat.Context(dir + "/context.md"); ok {
 			n.Title = ctx.Title
 		}
@@ -475,14 +477,14 @@ func buildTree(cat *tree.Catalog, p TreeParams) (*Node, error) {
 		}
 		parent := folder(d)
 		en, _ := cat.Get(ep)
-		parent.Children = append(parent.Children, &Node{Name: path.Base(ep), Path: ep, Kind: "entry", Title: en.Title})
+		parent.Children = append(parent.Children, &api.Node{Name: path.Base(ep), Path: ep, Kind: "entry", Title: en.Title})
 	}
 	for _, n := range nodes {
 		sortNodes(n.Children)
 	}
 	top, ok := nodes[root]
 	if !ok {
-		return nil, errorf(CodeNotFound, "no folder %s", root)
+		return nil, errorf(api.CodeNotFound, "no folder %s", root)
 	}
 	if p.Depth > 0 {
 		prune(top, p.Depth)
@@ -514,7 +516,7 @@ func folderKind(dir string) string {
 }
 
 // sortNodes puts folders before entries, each by name.
-func sortNodes(ns []*Node) {
+func sortNodes(ns []*api.Node) {
 	sort.Slice(ns, func(i, j int) bool {
 		if (ns[i].Kind == "entry") != (ns[j].Kind == "entry") {
 			return ns[j].Kind == "entry"
@@ -523,7 +525,7 @@ func sortNodes(ns []*Node) {
 	})
 }
 
-func prune(n *Node, depth int) {
+func prune(n *api.Node, depth int) {
 	if depth <= 0 {
 		n.Children = nil
 		return
@@ -534,8 +536,8 @@ func prune(n *Node, depth int) {
 }
 
 // Stats counts the tree.
-func (e *Engine) Stats() StatsResult {
-	s := StatsResult{Domains: map[string]int{}, Warnings: e.warnings}
+func (e *Engine) Stats() api.StatsResult {
+	s := api.StatsResult{Domains: map[string]int{}, Warnings: e.warnings}
 	for _, p := range e.catalog.Paths() {
 		s.Entries++
 		domain, _, _ := strings.Cut(p, "/")
@@ -548,7 +550,7 @@ func (e *Engine) Stats() StatsResult {
 	s.Contexts = len(e.catalog.ContextPaths())
 	s.Maturity = e.maturityCounts()
 	if s.Warnings == nil {
-		s.Warnings = []Warning{}
+		s.Warnings = []api.Warning{}
 	}
 	return s
 }
@@ -558,7 +560,7 @@ func (e *Engine) Stats() StatsResult {
 // index by itself only past FlushAfter changed documents, since the tree is
 // written at once and is the source of truth: an index persisted late only
 // costs the next Open the re-analysis of what changed.
-func (e *Engine) Flush() (FlushResult, error) {
+func (e *Engine) Flush() (api.FlushResult, error) {
 	ierr := e.index.Flush()
 	if ierr != nil {
 		ierr = fmt.Errorf("index: %w", ierr)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/search"
 )
@@ -73,18 +74,18 @@ func TestProtocolErrors(t *testing.T) {
 	cases := []struct {
 		name, req, code string
 	}{
-		{"not json", `{"id":1,`, CodeInvalidJSON},
-		{"not an object", `[1,2]`, CodeInvalidJSON},
-		{"invalid utf-8", "{\"id\":1,\"method\":\"\xff\"}", CodeInvalidJSON},
-		{"unknown method", `{"id":1,"method":"explode"}`, CodeUnknownMethod},
-		{"before open", `{"id":1,"method":"search","params":{"query":"x"}}`, CodeNotOpen},
-		{"bad open params", `{"id":1,"method":"open","params":{"fixedTime":"yesterday"}}`, CodeInvalidParams},
-		{"wrong param type", `{"id":1,"method":"open","params":{"maxFileBytes":"big"}}`, CodeInvalidParams},
+		{"not json", `{"id":1,`, api.CodeInvalidJSON},
+		{"not an object", `[1,2]`, api.CodeInvalidJSON},
+		{"invalid utf-8", "{\"id\":1,\"method\":\"\xff\"}", api.CodeInvalidJSON},
+		{"unknown method", `{"id":1,"method":"explode"}`, api.CodeUnknownMethod},
+		{"before open", `{"id":1,"method":"search","params":{"query":"x"}}`, api.CodeNotOpen},
+		{"bad open params", `{"id":1,"method":"open","params":{"fixedTime":"yesterday"}}`, api.CodeInvalidParams},
+		{"wrong param type", `{"id":1,"method":"open","params":{"maxFileBytes":"big"}}`, api.CodeInvalidParams},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var resp struct {
-				Error *Error `json:"error"`
+				Error *api.Error `json:"error"`
 			}
 			if err := json.Unmarshal(s.Call([]byte(c.req)), &resp); err != nil {
 				t.Fatal(err)
@@ -131,11 +132,11 @@ func TestOpenReportsBrokenFilesAndKeepsThem(t *testing.T) {
 		t.Fatal("broken file was rewritten")
 	}
 	_, errObj := call(t, s, "read", map[string]any{"path": "engineering/billing/broken.md"})
-	if errObj == nil || errObj["code"] != CodeMalformed || !strings.Contains(errObj["message"].(string), "cannot be parsed") {
+	if errObj == nil || errObj["code"] != api.CodeMalformed || !strings.Contains(errObj["message"].(string), "cannot be parsed") {
 		t.Fatalf("read broken: %v", errObj)
 	}
 	_, errObj = call(t, s, "read", map[string]any{"path": "engineering/billing"})
-	if errObj == nil || errObj["code"] != CodeNotFound || !strings.Contains(errObj["message"].(string), "is a folder") {
+	if errObj == nil || errObj["code"] != api.CodeNotFound || !strings.Contains(errObj["message"].(string), "is a folder") {
 		t.Fatalf("read a folder: %v", errObj)
 	}
 }
@@ -150,7 +151,7 @@ func TestQueryTiers(t *testing.T) {
 	if errObj != nil {
 		t.Fatal(errObj)
 	}
-	if first["tier"].(float64) != TierDirect || first["tierName"] != "direct" {
+	if first["tier"].(float64) != api.TierDirect || first["tierName"] != "direct" {
 		t.Fatalf("first query: tier %v %v (%v)", first["tier"], first["tierName"], first["reason"])
 	}
 	top := first["results"].([]any)[0].(map[string]any)
@@ -158,7 +159,7 @@ func TestQueryTiers(t *testing.T) {
 		t.Fatalf("top result %v", top["path"])
 	}
 	again, _ := call(t, s, "query", map[string]any{"query": "  Invoice RETRY policy? "})
-	if again["tier"].(float64) != TierExactCache {
+	if again["tier"].(float64) != api.TierExactCache {
 		t.Fatalf("repeat query: tier %v, want the exact cache", again["tier"])
 	}
 	// Any write invalidates the cache.
@@ -166,7 +167,7 @@ func TestQueryTiers(t *testing.T) {
 		"type": "ADD", "path": "engineering/billing", "title": "Card Updates", "reason": "test",
 		"content": map[string]any{"narrative": "Customers update cards in the portal."}}}})
 	after, _ := call(t, s, "query", map[string]any{"query": "invoice retry policy"})
-	if after["tier"].(float64) == TierExactCache {
+	if after["tier"].(float64) == api.TierExactCache {
 		t.Fatal("cache served an answer from before a write")
 	}
 	ood, _ := call(t, s, "query", map[string]any{"query": "capital of Peru"})
@@ -179,11 +180,11 @@ func TestQueryTiers(t *testing.T) {
 		t.Fatalf("query with an unknown significant term: %v", tangent)
 	}
 	_, errObj = call(t, s, "query", map[string]any{"query": "?!"})
-	if errObj == nil || errObj["code"] != CodeInvalidParams {
+	if errObj == nil || errObj["code"] != api.CodeInvalidParams {
 		t.Fatalf("query without words: %v", errObj)
 	}
 	_, errObj = call(t, s, "search", map[string]any{"query": "x", "limit": 1000})
-	if errObj == nil || errObj["code"] != CodeInvalidParams {
+	if errObj == nil || errObj["code"] != api.CodeInvalidParams {
 		t.Fatalf("limit 1000: %v", errObj)
 	}
 }
@@ -206,11 +207,11 @@ func TestReadTreeStats(t *testing.T) {
 		t.Fatalf("createdAt = %v", r["createdAt"])
 	}
 	_, errObj = call(t, s, "read", map[string]any{"path": "../etc/passwd"})
-	if errObj == nil || errObj["code"] != CodeInvalidPath {
+	if errObj == nil || errObj["code"] != api.CodeInvalidPath {
 		t.Fatalf("traversal: %v", errObj)
 	}
 	_, errObj = call(t, s, "read", map[string]any{"path": "engineering/nope.md"})
-	if errObj == nil || errObj["code"] != CodeNotFound {
+	if errObj == nil || errObj["code"] != api.CodeNotFound {
 		t.Fatalf("missing: %v", errObj)
 	}
 	tr, _ := call(t, s, "tree", map[string]any{})
@@ -233,7 +234,7 @@ func TestReadTreeStats(t *testing.T) {
 	if _, errObj := call(t, s, "close", nil); errObj != nil {
 		t.Fatal(errObj)
 	}
-	if _, errObj := call(t, s, "stats", nil); errObj == nil || errObj["code"] != CodeNotOpen {
+	if _, errObj := call(t, s, "stats", nil); errObj == nil || errObj["code"] != api.CodeNotOpen {
 		t.Fatalf("after close: %v", errObj)
 	}
 }
@@ -281,7 +282,7 @@ func TestCurateIndexesTheBatch(t *testing.T) {
 // a document that is the only full match is not by itself enough.
 func TestDecideDirect(t *testing.T) {
 	hit := func(path string, raw float64, all bool) search.Hit {
-		return search.Hit{Path: path, Raw: raw, Score: math.Round(raw/(1+raw)*1e4) / 1e4, AllTerms: all}
+		return search.Hit{Hit: api.Hit{Path: path, Score: math.Round(raw/(1+raw)*1e4) / 1e4}, Raw: raw, AllTerms: all}
 	}
 	tests := []struct {
 		name   string
@@ -299,7 +300,7 @@ func TestDecideDirect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		tc.r.Terms = []string{"x"}
-		res := decide("q", tc.r)
+		res := decide("q", tc.r).res
 		if (res.TierName == "direct") != tc.direct {
 			t.Errorf("%s: tier %s (%s), want direct %v", tc.name, res.TierName, res.Reason, tc.direct)
 		}

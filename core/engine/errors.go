@@ -2,51 +2,26 @@ package engine
 
 import (
 	"errors"
-	"fmt"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/tree"
 )
 
-// Error codes that cross the ABI (docs/ABI.md §3).
-const (
-	CodeInvalidJSON    = "invalid_json"
-	CodeInvalidRequest = "invalid_request"
-	CodeUnknownMethod  = "unknown_method"
-	CodeInvalidParams  = "invalid_params"
-	CodeNotOpen        = "not_open"
-	CodeInvalidPath    = "invalid_path"
-	CodeNotFound       = "not_found"
-	CodeMalformed      = "malformed"
-	CodeIO             = "io"
-	CodeInternal       = "internal"
-)
-
-// Error is the one error type that crosses the ABI: a stable code to
-// branch on and a message for people.
-type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
+// errorf is an *api.Error, the one error type that crosses the ABI.
+func errorf(code, format string, args ...any) *api.Error { return api.Errorf(code, format, args...) }
 
 // asError classifies any error into an *Error.
-func asError(err error) *Error {
-	var e *Error
+func asError(err error) *api.Error {
+	var e *api.Error
 	switch {
 	case errors.As(err, &e):
 		return e
-	case errors.Is(err, tree.ErrInvalidPath), errors.Is(err, host.ErrInvalid), errors.Is(err, host.ErrDenied):
-		return &Error{Code: CodeInvalidPath, Message: err.Error()}
+	case errors.Is(err, api.ErrInvalidPath), errors.Is(err, host.ErrInvalid), errors.Is(err, host.ErrDenied):
+		return &api.Error{Code: api.CodeInvalidPath, Message: err.Error()}
 	case errors.Is(err, host.ErrNotFound):
-		return &Error{Code: CodeNotFound, Message: err.Error()}
+		return &api.Error{Code: api.CodeNotFound, Message: err.Error()}
 	case errors.Is(err, host.ErrIO):
-		return &Error{Code: CodeIO, Message: err.Error()}
+		return &api.Error{Code: api.CodeIO, Message: err.Error()}
 	}
-	return &Error{Code: CodeInternal, Message: err.Error()}
+	return &api.Error{Code: api.CodeInternal, Message: err.Error()}
 }

@@ -7,75 +7,17 @@ import (
 	"maps"
 	"time"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/ingest"
 )
-
-// IngestParams are the parameters of "ingest" (docs/ABI.md §4.11): the
-// files, the sources to prune, and the options that shape their entries.
-type IngestParams struct {
-	Files []ingest.File `json:"files"`
-	// Prune lists source-name prefixes ("notes/"; "" is every source): a
-	// source under one of them that is neither in Files nor in Keep is
-	// removed, its entries deleted.
-	Prune []string `json:"prune,omitempty"`
-	// Keep names sources that still exist though this call does not send
-	// them (a host that sends a folder in several calls prunes with the
-	// last one and lists the others here).
-	Keep []string `json:"keep,omitempty"`
-	ingest.Options
-}
-
-// IngestFile is what ingesting one file did.
-type IngestFile struct {
-	Name   string `json:"name"`
-	Format string `json:"format"`
-	// Status is "added" (a new source), "updated", "unchanged", "removed"
-	// (a pruned source) or "failed".
-	Status string `json:"status"`
-	// Message says why a file failed (bad input, failed operations).
-	Message string `json:"message,omitempty"`
-	// Entries counts the entries the file makes (0 for a removed source).
-	Entries   int `json:"entries"`
-	Added     int `json:"added"`
-	Updated   int `json:"updated"`
-	Deleted   int `json:"deleted"`
-	Unchanged int `json:"unchanged"`
-	Failed    int `json:"failed"`
-	// Applied has one item per operation, as curate reports it.
-	Applied []curate.Applied `json:"applied"`
-}
-
-// IngestSummary adds up the files of an ingest call: Files counts the items
-// of IngestResult.Files (the call's files and the removed sources),
-// FailedFiles and Removed those of them that failed or were removed.
-type IngestSummary struct {
-	Files       int `json:"files"`
-	FailedFiles int `json:"failedFiles"`
-	// Removed is omitted when 0, so that results without a prune read as
-	// they always have.
-	Removed   int `json:"removed,omitempty"`
-	Added     int `json:"added"`
-	Updated   int `json:"updated"`
-	Deleted   int `json:"deleted"`
-	Unchanged int `json:"unchanged"`
-	Failed    int `json:"failed"`
-}
-
-// IngestResult is the answer of "ingest".
-type IngestResult struct {
-	Files   []IngestFile  `json:"files"`
-	Summary IngestSummary `json:"summary"`
-	TookMs  float64       `json:"tookMs"`
-}
 
 // manifestBackupPath keeps an unreadable manifest for inspection.
 const manifestBackupPath = ".arbor/ingest.corrupt.json"
 
 func init() {
 	methods["ingest"] = func(s *Session, raw json.RawMessage) (any, error) {
-		var p IngestParams
+		var p api.IngestParams
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
@@ -88,33 +30,33 @@ func init() {
 // fails alone, before anything is written), then the removal of the pruned
 // sources, then all operations go through one curate call, then the
 // manifest is written. An unchanged file costs no write at all.
-func (e *Engine) Ingest(p IngestParams) (IngestResult, error) {
+func (e *Engine) Ingest(p api.IngestParams) (api.IngestResult, error) {
 	start := time.Now()
 	if p.ContextTurns != nil && *p.ContextTurns < 0 {
-		return IngestResult{}, errorf(CodeInvalidParams, "contextTurns %d: want 0 or more", *p.ContextTurns)
+		return api.IngestResult{}, errorf(api.CodeInvalidParams, "contextTurns %d: want 0 or more", *p.ContextTurns)
 	}
 	if p.MaxSourceBytes < 0 {
-		return IngestResult{}, errorf(CodeInvalidParams, "maxSourceBytes %d: want 0 (the default) or more", p.MaxSourceBytes)
+		return api.IngestResult{}, errorf(api.CodeInvalidParams, "maxSourceBytes %d: want 0 (the default) or more", p.MaxSourceBytes)
 	}
 	for _, pre := range p.Prune {
-		if err := ingest.ValidPrefix(pre); err != nil {
-			return IngestResult{}, errorf(CodeInvalidParams, "prune: %v", err)
+		if err := api.CheckPrefix(pre); err != nil {
+			return api.IngestResult{}, errorf(api.CodeInvalidParams, "prune: %v", err)
 		}
 	}
 	man, before, err := e.loadManifest()
 	if err != nil {
-		return IngestResult{}, err
+		return api.IngestResult{}, err
 	}
-	pl := &ingest.Planner{Manifest: man, Catalog: e.catalog, Options: p.Options}
-	res := IngestResult{Files: make([]IngestFile, len(p.Files))}
+	pl := &ingest.Planner{Manifest: man, Catalog: e.catalog, Options: p.IngestOptions}
+	res := api.IngestResult{Files: make([]api.IngestFile, len(p.Files))}
 	plans := make([]ingest.FilePlan, len(p.Files))
-	var ops []curate.Operation
+	var ops []api.Operation
 	seen := map[string]bool{}
 	for i, f := range p.Files {
 		r := &res.Files[i]
-		r.Name, r.Applied = f.Name, []curate.Applied{}
+		r.Name, r.Applied = f.Name, []api.Applied{}
 		if seen[f.Name] {
-			r.Status, r.Format = ingest.StatusFailed, string(ingest.FormatOf(f.Name))
+			r.Status, r.Format = api.IngestFailed, string(api.FormatOf(f.Name))
 			r.Message = "listed twice in one call"
 			continue
 		}
@@ -122,7 +64,7 @@ func (e *Engine) Ingest(p IngestParams) (IngestResult, error) {
 		fp, err := pl.Plan(f)
 		r.Format = string(fp.Format)
 		if err != nil {
-			r.Status, r.Message = ingest.StatusFailed, err.Error()
+			r.Status, r.Message = api.IngestFailed, err.Error()
 			continue
 		}
 		plans[i] = fp
@@ -135,27 +77,29 @@ func (e *Engine) Ingest(p IngestParams) (IngestResult, error) {
 			keep[name] = true
 		}
 		for _, fp := range pl.Prune(p.Prune, keep) {
-			res.Files = append(res.Files, IngestFile{Name: fp.Name, Format: string(fp.Format), Status: fp.Status, Applied: []curate.Applied{}})
+			res.Files = append(res.Files, api.IngestFile{Name: fp.Name, Format: string(fp.Format), Status: fp.Status, Applied: []api.Applied{}})
 			plans = append(plans, fp)
 			ops = append(ops, fp.Ops...)
 		}
 	}
-	applied := e.Curate(CurateParams{Operations: ops}).Applied
+	applied := e.curate(ops).Applied
 	at := 0
 	for i := range res.Files {
 		r, fp := &res.Files[i], plans[i]
-		if r.Status == ingest.StatusFailed {
+		if r.Status == api.IngestFailed {
 			res.Summary.FailedFiles++
 			continue
 		}
 		mine := applied[at : at+len(fp.Ops)]
 		at += len(fp.Ops)
-		r.Applied = append(r.Applied, mine...)
+		for _, a := range mine {
+			r.Applied = append(r.Applied, a.Applied)
+		}
 		for j, a := range mine {
 			switch {
-			case a.Status != curate.StatusSuccess:
+			case a.Status != api.StatusSuccess:
 				r.Failed++
-			case fp.Ops[j].Type == curate.OpDelete:
+			case fp.Ops[j].Type == api.OpDelete:
 				r.Deleted++
 			case a.Created:
 				r.Added++
@@ -165,15 +109,15 @@ func (e *Engine) Ingest(p IngestParams) (IngestResult, error) {
 		}
 		switch {
 		case pl.Record(fp, mine) == 0:
-			if r.Status == ingest.StatusRemoved {
+			if r.Status == api.IngestRemoved {
 				res.Summary.Removed++
 			}
-		case r.Status == ingest.StatusRemoved:
-			r.Status = ingest.StatusFailed
+		case r.Status == api.IngestRemoved:
+			r.Status = api.IngestFailed
 			r.Message = fmt.Sprintf("%d of %d deletions failed; the source stays recorded and the next prune retries them", r.Failed, len(mine))
 			res.Summary.FailedFiles++
 		default:
-			r.Status = ingest.StatusFailed
+			r.Status = api.IngestFailed
 			r.Message = fmt.Sprintf("%d of %d operations failed; the entries written are recorded and the next ingest retries the rest", r.Failed, len(mine))
 			res.Summary.FailedFiles++
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/ingest"
 )
@@ -40,13 +40,13 @@ func (w *watchFS) Remove(p string) error {
 	return w.FS.Remove(p)
 }
 
-func testFile(t *testing.T, name string) ingest.File {
+func testFile(t *testing.T, name string) api.SourceFile {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "ingest", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ingest.File{Name: name, Content: string(b)}
+	return api.SourceFile{Name: name, Content: string(b)}
 }
 
 type clockVar struct{ t time.Time }
@@ -62,7 +62,7 @@ func openIngest(t *testing.T, fs host.FS, clock host.Clock) *Engine {
 	return eng
 }
 
-func mustIngest(t *testing.T, eng *Engine, p IngestParams) IngestResult {
+func mustIngest(t *testing.T, eng *Engine, p api.IngestParams) api.IngestResult {
 	t.Helper()
 	res, err := eng.Ingest(p)
 	if err != nil {
@@ -80,14 +80,14 @@ func TestIngestUnchangedWritesNothing(t *testing.T) {
 	mem := host.NewMemFS()
 	clock := &clockVar{t1}
 	eng := openIngest(t, mem, clock)
-	files := []ingest.File{testFile(t, "guide.md"), testFile(t, "contacts.csv"), testFile(t, "locomo_sample.json"), testFile(t, "store.go")}
-	res := mustIngest(t, eng, IngestParams{Files: files})
-	want := IngestSummary{Files: 4, Added: 7 + 3 + 6 + 7}
+	files := []api.SourceFile{testFile(t, "guide.md"), testFile(t, "contacts.csv"), testFile(t, "locomo_sample.json"), testFile(t, "store.go")}
+	res := mustIngest(t, eng, api.IngestParams{Files: files})
+	want := api.IngestSummary{Files: 4, Added: 7 + 3 + 6 + 7}
 	if res.Summary != want {
 		t.Fatalf("first ingest: %+v, want %+v", res.Summary, want)
 	}
 	for _, f := range res.Files {
-		if f.Status != ingest.StatusAdded || f.Failed != 0 || len(f.Applied) != f.Entries {
+		if f.Status != api.IngestAdded || f.Failed != 0 || len(f.Applied) != f.Entries {
 			t.Errorf("%s: %+v", f.Name, f)
 		}
 	}
@@ -103,12 +103,12 @@ func TestIngestUnchangedWritesNothing(t *testing.T) {
 	w := &watchFS{FS: mem}
 	eng = openIngest(t, w, clock)
 	w.writes = nil
-	res = mustIngest(t, eng, IngestParams{Files: files})
-	if res.Summary != (IngestSummary{Files: 4, Unchanged: 23}) {
+	res = mustIngest(t, eng, api.IngestParams{Files: files})
+	if res.Summary != (api.IngestSummary{Files: 4, Unchanged: 23}) {
 		t.Errorf("second ingest: %+v", res.Summary)
 	}
 	for _, f := range res.Files {
-		if f.Status != ingest.StatusUnchanged || len(f.Applied) != 0 {
+		if f.Status != api.IngestUnchanged || len(f.Applied) != 0 {
 			t.Errorf("%s: %+v", f.Name, f)
 		}
 	}
@@ -128,7 +128,7 @@ func TestIngestChangedFile(t *testing.T) {
 	clock := &clockVar{t1}
 	eng := openIngest(t, mem, clock)
 	guide := testFile(t, "guide.md")
-	mustIngest(t, eng, IngestParams{Files: []ingest.File{guide}})
+	mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide}})
 
 	// Secrets reworded in place (same lines), Examples removed (the section
 	// after it moves up), a new section appended.
@@ -136,9 +136,9 @@ func TestIngestChangedFile(t *testing.T) {
 	changed = strings.Replace(changed, "Examples\n--------\n\nSee the `examples/` folder of each service.\n\n", "", 1)
 	changed += "\n## Contacts\n\nThe platform team answers in #platform.\n"
 	clock.t = t2
-	res := mustIngest(t, eng, IngestParams{Files: []ingest.File{{Name: "guide.md", Content: changed}}})
+	res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{{Name: "guide.md", Content: changed}}})
 	f := res.Files[0]
-	if f.Status != ingest.StatusUpdated || f.Added != 1 || f.Updated != 2 || f.Deleted != 1 || f.Unchanged != 4 || f.Failed != 0 {
+	if f.Status != api.IngestUpdated || f.Added != 1 || f.Updated != 2 || f.Deleted != 1 || f.Unchanged != 4 || f.Failed != 0 {
 		t.Fatalf("changed file: %+v", f)
 	}
 	var touched []string
@@ -173,7 +173,7 @@ func TestIngestChangedFile(t *testing.T) {
 	}
 	man := readManifest(t, mem)
 	rec := man.Sources["guide.md"]
-	if rec == nil || rec.Hash != ingest.SourceHash(ingest.File{Name: "guide.md", Content: changed}, ingest.Options{}) || len(rec.Entries) != 7 {
+	if rec == nil || rec.Hash != ingest.SourceHash(api.SourceFile{Name: "guide.md", Content: changed}, api.IngestOptions{}) || len(rec.Entries) != 7 {
 		t.Fatalf("manifest: %+v", rec)
 	}
 	if _, ok := rec.Entries["documents/guide/examples.md"]; ok {
@@ -197,7 +197,7 @@ func readManifest(t *testing.T, fs host.FS) *ingest.Manifest {
 func TestIngestBadFileWritesNothingOfIt(t *testing.T) {
 	mem := host.NewMemFS()
 	eng := openIngest(t, mem, &clockVar{t1})
-	res := mustIngest(t, eng, IngestParams{Files: []ingest.File{
+	res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{
 		{Name: "people.csv", Content: "name,role\nAna,lead\nBruno\n"},
 		testFile(t, "contacts.csv"),
 		{Name: "notes.txt", Content: "caf\xe9"},
@@ -235,8 +235,8 @@ func TestIngestRecoversWithoutManifest(t *testing.T) {
 	mem := host.NewMemFS()
 	clock := &clockVar{t1}
 	eng := openIngest(t, mem, clock)
-	files := []ingest.File{testFile(t, "guide.md"), testFile(t, "team.ics")}
-	mustIngest(t, eng, IngestParams{Files: files})
+	files := []api.SourceFile{testFile(t, "guide.md"), testFile(t, "team.ics")}
+	mustIngest(t, eng, api.IngestParams{Files: files})
 	entries := len(eng.catalog.Paths())
 	for _, damage := range []string{"lost", "corrupt"} {
 		if damage == "lost" {
@@ -245,12 +245,12 @@ func TestIngestRecoversWithoutManifest(t *testing.T) {
 			mem.WriteFile(ingest.ManifestPath, []byte("{not json"))
 		}
 		clock.t = clock.t.Add(time.Hour)
-		res := mustIngest(t, eng, IngestParams{Files: files})
+		res := mustIngest(t, eng, api.IngestParams{Files: files})
 		// The entries are found by their provenance: rewritten once, never duplicated.
 		if res.Summary.Added != 0 || res.Summary.Updated != 10 || res.Summary.Failed != 0 || len(eng.catalog.Paths()) != entries {
 			t.Errorf("%s manifest: %+v, %d entries (had %d)", damage, res.Summary, len(eng.catalog.Paths()), entries)
 		}
-		res = mustIngest(t, eng, IngestParams{Files: files})
+		res = mustIngest(t, eng, api.IngestParams{Files: files})
 		if res.Summary.Unchanged != 10 || res.Summary.Updated != 0 {
 			t.Errorf("%s manifest, third ingest: %+v", damage, res.Summary)
 		}
@@ -265,7 +265,7 @@ func TestIngestLeavesUserEntriesAlone(t *testing.T) {
 	const mine = "---\ntitle: Secrets\n---\n\n## Narrative\nMy own note about secrets.\n"
 	mem.WriteFile("documents/guide/secrets.md", []byte(mine))
 	eng := openIngest(t, mem, &clockVar{t1})
-	res := mustIngest(t, eng, IngestParams{Files: []ingest.File{testFile(t, "guide.md")}})
+	res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{testFile(t, "guide.md")}})
 	if res.Summary.Added != 7 || res.Summary.Failed != 0 {
 		t.Fatalf("%+v", res.Summary)
 	}
@@ -278,7 +278,7 @@ func TestIngestLeavesUserEntriesAlone(t *testing.T) {
 	}
 	// Re-ingesting finds its own entry at secrets_2.md again.
 	mem.Remove(ingest.ManifestPath)
-	res = mustIngest(t, eng, IngestParams{Files: []ingest.File{testFile(t, "guide.md")}})
+	res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{testFile(t, "guide.md")}})
 	if res.Summary.Added != 0 || res.Summary.Updated != 7 {
 		t.Errorf("re-ingest without manifest: %+v", res.Summary)
 	}
@@ -289,18 +289,18 @@ func TestIngestFailedWriteIsRetried(t *testing.T) {
 	w := &watchFS{FS: mem, fail: map[string]bool{"documents/guide/secrets.md": true}}
 	eng := openIngest(t, w, &clockVar{t1})
 	guide := testFile(t, "guide.md")
-	res := mustIngest(t, eng, IngestParams{Files: []ingest.File{guide}})
+	res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide}})
 	f := res.Files[0]
-	if f.Status != ingest.StatusFailed || f.Failed != 1 || f.Added != 6 || !strings.Contains(f.Message, "1 of 7 operations failed") {
+	if f.Status != api.IngestFailed || f.Failed != 1 || f.Added != 6 || !strings.Contains(f.Message, "1 of 7 operations failed") {
 		t.Fatalf("%+v", f)
 	}
 	if rec := readManifest(t, mem).Sources["guide.md"]; rec.Hash != "" || len(rec.Entries) != 6 {
 		t.Errorf("manifest after a failed write: %+v", rec)
 	}
 	w.fail = nil
-	res = mustIngest(t, eng, IngestParams{Files: []ingest.File{guide}})
+	res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide}})
 	f = res.Files[0]
-	if f.Status != ingest.StatusUpdated || f.Added != 1 || f.Unchanged != 6 || len(f.Applied) != 1 || f.Applied[0].Path != "documents/guide/secrets.md" {
+	if f.Status != api.IngestUpdated || f.Added != 1 || f.Unchanged != 6 || len(f.Applied) != 1 || f.Applied[0].Path != "documents/guide/secrets.md" {
 		t.Errorf("retry: %+v", f)
 	}
 }
@@ -327,7 +327,7 @@ func TestIngestOverABI(t *testing.T) {
 		}
 	}
 	for _, bad := range []any{map[string]any{"files": "x"}, map[string]any{"files": []any{}, "contextTurns": -1}} {
-		if _, e := call(t, s, "ingest", bad); e == nil || e["code"] != CodeInvalidParams {
+		if _, e := call(t, s, "ingest", bad); e == nil || e["code"] != api.CodeInvalidParams {
 			t.Errorf("%v: error %v", bad, e)
 		}
 	}
@@ -338,7 +338,7 @@ func TestIngestOverABI(t *testing.T) {
 }
 
 // pruneFolder is a folder of three sources, and one source outside it.
-var pruneFolder = []ingest.File{
+var pruneFolder = []api.SourceFile{
 	{Name: "notes/a.md", Content: "# Alpha\n\nThe alpha plan ships in May.\n"},
 	{Name: "notes/b.md", Content: "## One\n\nFirst thing.\n\n## Two\n\nSecond thing.\n\n## Three\n\nThird thing.\n"},
 	{Name: "notes/c.csv", Content: "name,role\nAna,lead\nBruno,ops\n"},
@@ -346,8 +346,8 @@ var pruneFolder = []ingest.File{
 }
 
 // dropSource returns files minus the one named name.
-func dropSource(files []ingest.File, name string) []ingest.File {
-	var out []ingest.File
+func dropSource(files []api.SourceFile, name string) []api.SourceFile {
+	var out []api.SourceFile
 	for _, f := range files {
 		if f.Name != name {
 			out = append(out, f)
@@ -363,12 +363,12 @@ func TestIngestPrune(t *testing.T) {
 	mem := host.NewMemFS()
 	clock := &clockVar{t1}
 	eng := openIngest(t, mem, clock)
-	mustIngest(t, eng, IngestParams{Files: pruneFolder})
+	mustIngest(t, eng, api.IngestParams{Files: pruneFolder})
 	// The user writes a note beside b's entries and takes one of them over
 	// (its reason is no longer "ingest notes/b.md"): both are theirs now.
-	res := eng.Curate(CurateParams{Operations: []curate.Operation{
-		{Type: curate.OpAdd, Path: "documents/notes_b/mine.md", Title: "Mine", Content: curate.Content{Narrative: &curate.Narrative{Text: "My own note."}}, Reason: "a note of mine"},
-		{Type: curate.OpUpdate, Path: "documents/notes_b/two.md", Title: "Two", Content: curate.Content{Narrative: &curate.Narrative{Text: "Second thing, rewritten by hand."}}, Reason: "kept by hand"},
+	res := eng.Curate(api.CurateParams{Operations: []api.Operation{
+		{Type: api.OpAdd, Path: "documents/notes_b/mine.md", Title: "Mine", Content: api.Content{Narrative: &api.Narrative{Text: "My own note."}}, Reason: "a note of mine"},
+		{Type: api.OpUpdate, Path: "documents/notes_b/two.md", Title: "Two", Content: api.Content{Narrative: &api.Narrative{Text: "Second thing, rewritten by hand."}}, Reason: "kept by hand"},
 	}})
 	if res.Summary.Failed != 0 {
 		t.Fatalf("user writes: %+v", res.Applied)
@@ -377,8 +377,8 @@ func TestIngestPrune(t *testing.T) {
 
 	// notes/b.md is gone from the folder.
 	clock.t = t2
-	res2 := mustIngest(t, eng, IngestParams{Files: dropSource(pruneFolder, "notes/b.md")[:2], Prune: []string{"notes/"}})
-	if res2.Summary != (IngestSummary{Files: 3, Removed: 1, Deleted: 2, Unchanged: 3}) {
+	res2 := mustIngest(t, eng, api.IngestParams{Files: dropSource(pruneFolder, "notes/b.md")[:2], Prune: []string{"notes/"}})
+	if res2.Summary != (api.IngestSummary{Files: 3, Removed: 1, Deleted: 2, Unchanged: 3}) {
 		t.Errorf("summary %+v", res2.Summary)
 	}
 	removed := res2.Files[2]
@@ -386,7 +386,7 @@ func TestIngestPrune(t *testing.T) {
 	for _, a := range removed.Applied {
 		ops = append(ops, a.Type+" "+a.Path+" "+a.Status)
 	}
-	if removed.Name != "notes/b.md" || removed.Status != ingest.StatusRemoved || removed.Format != "markdown" || removed.Deleted != 2 || removed.Entries != 0 ||
+	if removed.Name != "notes/b.md" || removed.Status != api.IngestRemoved || removed.Format != "markdown" || removed.Deleted != 2 || removed.Entries != 0 ||
 		strings.Join(ops, ", ") != "DELETE documents/notes_b/one.md success, DELETE documents/notes_b/three.md success" {
 		t.Errorf("removed item: %+v", removed)
 	}
@@ -407,19 +407,19 @@ func TestIngestPrune(t *testing.T) {
 	eng.Close()
 	eng = openIngest(t, w, clock)
 	w.writes = nil
-	res2 = mustIngest(t, eng, IngestParams{Files: dropSource(pruneFolder, "notes/b.md")[:2], Prune: []string{"notes/"}})
-	if res2.Summary != (IngestSummary{Files: 2, Unchanged: 3}) || len(w.writes) != 0 {
+	res2 = mustIngest(t, eng, api.IngestParams{Files: dropSource(pruneFolder, "notes/b.md")[:2], Prune: []string{"notes/"}})
+	if res2.Summary != (api.IngestSummary{Files: 2, Unchanged: 3}) || len(w.writes) != 0 {
 		t.Errorf("second prune: %+v, wrote %v", res2.Summary, w.writes)
 	}
 
 	// Keep spares a source the call does not send; the "" prefix reaches
 	// every other one.
-	res2 = mustIngest(t, eng, IngestParams{Prune: []string{""}, Keep: []string{"notes/a.md"}})
+	res2 = mustIngest(t, eng, api.IngestParams{Prune: []string{""}, Keep: []string{"notes/a.md"}})
 	var names []string
 	for _, f := range res2.Files {
 		names = append(names, f.Name+" "+f.Status)
 	}
-	if strings.Join(names, ", ") != "notes/c.csv removed, other/d.md removed" || res2.Summary != (IngestSummary{Files: 2, Removed: 2, Deleted: 3}) {
+	if strings.Join(names, ", ") != "notes/c.csv removed, other/d.md removed" || res2.Summary != (api.IngestSummary{Files: 2, Removed: 2, Deleted: 3}) {
 		t.Errorf("prune everything but notes/a.md: %v %+v", names, res2.Summary)
 	}
 	if got := entryPaths(eng); got != "documents/notes_a/alpha.md\ndocuments/notes_b/mine.md\ndocuments/notes_b/two.md" {
@@ -430,21 +430,21 @@ func TestIngestPrune(t *testing.T) {
 func TestIngestPruneWithoutManifest(t *testing.T) {
 	mem := host.NewMemFS()
 	eng := openIngest(t, mem, &clockVar{t1})
-	mustIngest(t, eng, IngestParams{Files: pruneFolder})
+	mustIngest(t, eng, api.IngestParams{Files: pruneFolder})
 	// Without a record, the entries are b's by their provenance; one the
 	// user took over keeps the source in its Raw Concept but is theirs.
-	res0 := eng.Curate(CurateParams{Operations: []curate.Operation{
-		{Type: curate.OpUpdate, Path: "documents/notes_b/two.md", Title: "Two", Content: curate.Content{Narrative: &curate.Narrative{Text: "Second thing, by hand."}}, Reason: "kept by hand"},
+	res0 := eng.Curate(api.CurateParams{Operations: []api.Operation{
+		{Type: api.OpUpdate, Path: "documents/notes_b/two.md", Title: "Two", Content: api.Content{Narrative: &api.Narrative{Text: "Second thing, by hand."}}, Reason: "kept by hand"},
 	}})
 	if e, _ := eng.catalog.Get("documents/notes_b/two.md"); res0.Summary.Failed != 0 || !slices.Contains(e.RawConcept.Files, "notes/b.md") {
 		t.Fatalf("take-over: %+v", res0.Applied)
 	}
 	mem.Remove(ingest.ManifestPath)
-	res := mustIngest(t, eng, IngestParams{Files: dropSource(pruneFolder, "notes/b.md"), Prune: []string{"notes/"}})
-	if res.Summary != (IngestSummary{Files: 4, Removed: 1, Updated: 4, Deleted: 2}) {
+	res := mustIngest(t, eng, api.IngestParams{Files: dropSource(pruneFolder, "notes/b.md"), Prune: []string{"notes/"}})
+	if res.Summary != (api.IngestSummary{Files: 4, Removed: 1, Updated: 4, Deleted: 2}) {
 		t.Errorf("summary %+v", res.Summary)
 	}
-	if f := res.Files[3]; f.Name != "notes/b.md" || f.Status != ingest.StatusRemoved || f.Deleted != 2 {
+	if f := res.Files[3]; f.Name != "notes/b.md" || f.Status != api.IngestRemoved || f.Deleted != 2 {
 		t.Errorf("removed item: %+v", f)
 	}
 	want := "data/notes_c/ana.md\ndata/notes_c/bruno.md\ndocuments/notes_a/alpha.md\ndocuments/notes_b/two.md\ndocuments/other_d/delta.md"
@@ -460,12 +460,12 @@ func TestIngestPruneRefusesBadPrefixes(t *testing.T) {
 	mem := host.NewMemFS()
 	w := &watchFS{FS: mem}
 	eng := openIngest(t, w, &clockVar{t1})
-	mustIngest(t, eng, IngestParams{Files: pruneFolder})
+	mustIngest(t, eng, api.IngestParams{Files: pruneFolder})
 	w.writes = nil
 	for _, bad := range []string{"/notes/", "../notes/", "notes/../other/", "C:/notes", "notes/\xff/", ".arbor/"} {
-		_, err := eng.Ingest(IngestParams{Files: pruneFolder[:1], Prune: []string{"notes/", bad}})
-		var e *Error
-		if !errors.As(err, &e) || e.Code != CodeInvalidParams || !strings.Contains(e.Message, "prune: ") {
+		_, err := eng.Ingest(api.IngestParams{Files: pruneFolder[:1], Prune: []string{"notes/", bad}})
+		var e *api.Error
+		if !errors.As(err, &e) || e.Code != api.CodeInvalidParams || !strings.Contains(e.Message, "prune: ") {
 			t.Errorf("prefix %q: error %v", bad, err)
 		}
 	}
@@ -478,13 +478,13 @@ func TestIngestPruneFailedDeleteIsRetried(t *testing.T) {
 	mem := host.NewMemFS()
 	w := &watchFS{FS: mem}
 	eng := openIngest(t, w, &clockVar{t1})
-	mustIngest(t, eng, IngestParams{Files: pruneFolder})
+	mustIngest(t, eng, api.IngestParams{Files: pruneFolder})
 	w.fail = map[string]bool{"documents/notes_b/two.md": true}
 	rest := dropSource(pruneFolder, "notes/b.md")
-	res := mustIngest(t, eng, IngestParams{Files: rest, Prune: []string{"notes/"}})
+	res := mustIngest(t, eng, api.IngestParams{Files: rest, Prune: []string{"notes/"}})
 	f := res.Files[3]
-	if f.Status != ingest.StatusFailed || f.Deleted != 2 || f.Failed != 1 || !strings.Contains(f.Message, "1 of 3 deletions failed") ||
-		res.Summary != (IngestSummary{Files: 4, FailedFiles: 1, Deleted: 2, Unchanged: 4, Failed: 1}) {
+	if f.Status != api.IngestFailed || f.Deleted != 2 || f.Failed != 1 || !strings.Contains(f.Message, "1 of 3 deletions failed") ||
+		res.Summary != (api.IngestSummary{Files: 4, FailedFiles: 1, Deleted: 2, Unchanged: 4, Failed: 1}) {
 		t.Fatalf("failed delete: %+v\n%+v", f, res.Summary)
 	}
 	rec := readManifest(t, mem).Sources["notes/b.md"]
@@ -492,8 +492,8 @@ func TestIngestPruneFailedDeleteIsRetried(t *testing.T) {
 		t.Errorf("record after the failed delete: %+v", rec)
 	}
 	w.fail = nil
-	res = mustIngest(t, eng, IngestParams{Files: rest, Prune: []string{"notes/"}})
-	if f := res.Files[3]; f.Status != ingest.StatusRemoved || len(f.Applied) != 1 || f.Applied[0].Path != "documents/notes_b/two.md" || res.Summary.Removed != 1 {
+	res = mustIngest(t, eng, api.IngestParams{Files: rest, Prune: []string{"notes/"}})
+	if f := res.Files[3]; f.Status != api.IngestRemoved || len(f.Applied) != 1 || f.Applied[0].Path != "documents/notes_b/two.md" || res.Summary.Removed != 1 {
 		t.Errorf("retry: %+v", f)
 	}
 	if _, ok := readManifest(t, mem).Sources["notes/b.md"]; ok {
@@ -526,7 +526,7 @@ func TestIngestPruneOverABI(t *testing.T) {
 			t.Errorf("result lacks %s:\n%s", want, raw)
 		}
 	}
-	if _, e := call(t, s, "ingest", map[string]any{"files": files[:1], "prune": []string{"../"}}); e == nil || e["code"] != CodeInvalidParams {
+	if _, e := call(t, s, "ingest", map[string]any{"files": files[:1], "prune": []string{"../"}}); e == nil || e["code"] != api.CodeInvalidParams {
 		t.Errorf("prune ../: error %v", e)
 	}
 }

@@ -9,129 +9,22 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 )
 
-// Defaults of the LLM protocol (docs/ABI.md §6); LLMOptions changes them.
-const (
-	// DefaultContinuationTTL is how long a continuation waits for its
-	// resume: long enough for a slow local model, short enough that a host
-	// that crashed or forgot does not pin memory for long.
-	DefaultContinuationTTL = 10 * time.Minute
-	// DefaultMaxContinuations bounds the calls that may wait on a model at
-	// once (each holds a conversation in memory).
-	DefaultMaxContinuations = 16
-	// DefaultQueryTokenBudget bounds the tokens (in + out, all steps) of one
-	// query: a tier-3 call costs a few thousand, a long tier-4 loop tens of
-	// thousands.
-	DefaultQueryTokenBudget = 60000
-	// DefaultCurateTokenBudget bounds one curateFrom: the material (up to
-	// 200,000 characters) may be read twice by pre-compaction.
-	DefaultCurateTokenBudget = 250000
-	// DefaultTier3MinScore is θ_med of the paper's Algorithm 1: below this
-	// top ŝ (a raw BM25 score of 1, "weak") the prefetched entries are
-	// unlikely to hold the answer, so the query goes to the agentic loop
-	// directly instead of spending a tier-3 call first.
-	DefaultTier3MinScore = 0.5
-	// minTurnTokens is the least output room worth a model call: a budget
-	// with less left ends the loop.
-	minTurnTokens = 256
-	// expiredMemory is how many expired continuations are remembered, so
-	// that resuming one says "expired" rather than "unknown".
-	expiredMemory = 256
-)
+// minTurnTokens is the least output room worth a model call: a budget
+// with less left ends the loop.
+const minTurnTokens = 256
 
-// Error codes of the LLM protocol (docs/ABI.md §6).
-const (
-	CodeUnknownContinuation = "unknown_continuation"
-	CodeExpired             = "continuation_expired"
-	CodeTooManyPending      = "too_many_pending"
-)
-
-// LLMOptions are the "llm" open parameters (docs/ABI.md §6). Zero fields
-// keep their defaults.
-type LLMOptions struct {
-	// ContinuationSeconds is how long a continuation waits for "resume".
-	ContinuationSeconds float64 `json:"continuationSeconds,omitempty"`
-	// MaxContinuations bounds the continuations alive at once.
-	MaxContinuations int `json:"maxContinuations,omitempty"`
-	// TokenBudget is the default token budget of a query; CurateTokenBudget
-	// that of a curateFrom.
-	TokenBudget       int `json:"tokenBudget,omitempty"`
-	CurateTokenBudget int `json:"curateTokenBudget,omitempty"`
-	// MaxIterations bounds the model calls of an agentic loop (at most 50).
-	MaxIterations int `json:"maxIterations,omitempty"`
-	// Tier3MinScore is the top ŝ from which a query tries tier 3 before
-	// tier 4.
-	Tier3MinScore float64 `json:"tier3MinScore,omitempty"`
-}
-
-func (o LLMOptions) validate() error {
-	switch {
-	case o.ContinuationSeconds < 0 || o.MaxContinuations < 0 || o.TokenBudget < 0 || o.CurateTokenBudget < 0 || o.MaxIterations < 0:
-		return errorf(CodeInvalidParams, "llm: values must not be negative")
-	case o.MaxIterations > 50:
-		return errorf(CodeInvalidParams, "llm: maxIterations %d: at most 50", o.MaxIterations)
-	case o.Tier3MinScore < 0 || o.Tier3MinScore >= 1:
-		return errorf(CodeInvalidParams, "llm: tier3MinScore %v: want 0 to 1", o.Tier3MinScore)
-	}
-	return nil
-}
-
-func (o LLMOptions) withDefaults() LLMOptions {
-	if o.ContinuationSeconds == 0 {
-		o.ContinuationSeconds = DefaultContinuationTTL.Seconds()
-	}
-	if o.MaxContinuations == 0 {
-		o.MaxContinuations = DefaultMaxContinuations
-	}
-	if o.TokenBudget == 0 {
-		o.TokenBudget = DefaultQueryTokenBudget
-	}
-	if o.CurateTokenBudget == 0 {
-		o.CurateTokenBudget = DefaultCurateTokenBudget
-	}
-	if o.MaxIterations == 0 {
-		o.MaxIterations = 50
-	}
-	if o.Tier3MinScore == 0 {
-		o.Tier3MinScore = DefaultTier3MinScore
-	}
-	return o
-}
-
-// LLMTrace is the "llm" object of a final result: every model call the
-// result took, and the tokens spent.
-type LLMTrace struct {
-	Steps        []LLMStep `json:"steps"`
-	InputTokens  int       `json:"inputTokens"`
-	OutputTokens int       `json:"outputTokens"`
-	// Estimated is set when a host reported no usage for some step and
-	// the engine counted ~4 characters a token instead.
-	Estimated bool `json:"estimated,omitempty"`
-}
-
-// LLMStep is one model call.
-type LLMStep struct {
-	Step int `json:"step"`
-	// Purpose is what the call was for: tier3, tier4, compact1, compact2,
-	// curate.
-	Purpose      string  `json:"purpose"`
-	InputTokens  int     `json:"inputTokens"`
-	OutputTokens int     `json:"outputTokens"`
-	LatencyMs    float64 `json:"latencyMs"`
-	Model        string  `json:"model,omitempty"`
-	// ToolCalls names the tools the model called in this step.
-	ToolCalls []string `json:"toolCalls,omitempty"`
-	// Error is the host's error code and message when the call failed.
-	Error string `json:"error,omitempty"`
-}
+// expiredMemory is how many expired continuations are remembered, so that
+// resuming one says "expired" rather than "unknown".
+const expiredMemory = 256
 
 // task is a call that talks to a model: query (tiers 3 and 4) or
 // curateFrom. advance gets the answer to its last request (or the host's
 // error) and returns the next request, or nil and the final result.
 type task interface {
-	advance(e *Engine, c *conv, resp *llm.Response, fail *llm.Error) (*llm.Request, any)
+	advance(e *Engine, c *conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any)
 	// abandon is called when the continuation is cancelled or expires: the
 	// task drops what it holds; nothing it staged reaches the tree.
 	abandon()
@@ -141,7 +34,7 @@ type task interface {
 type conv struct {
 	budget  int
 	maxIter int
-	trace   LLMTrace
+	trace   api.LLMTrace
 	purpose string // of the request in flight
 }
 
@@ -175,7 +68,7 @@ type continuation struct {
 	step     int
 	sentAt   time.Time
 	deadline time.Time
-	req      *llm.Request
+	req      *api.LLMRequest
 	task     task
 	conv     *conv
 }
@@ -233,7 +126,7 @@ func (e *Engine) start(kind string, t task, c *conv) (any, error) {
 	e.sweep()
 	if len(e.conts.live) >= e.llmOpts.MaxContinuations {
 		t.abandon()
-		return nil, errorf(CodeTooManyPending, "%d calls already wait on a model (the limit): resume or cancel one first", len(e.conts.live))
+		return nil, errorf(api.CodeTooManyPending, "%d calls already wait on a model (the limit): resume or cancel one first", len(e.conts.live))
 	}
 	req, res := t.advance(e, c, nil, nil)
 	return e.wait(&continuation{kind: kind, task: t, conv: c}, req, res), nil
@@ -242,7 +135,7 @@ func (e *Engine) start(kind string, t task, c *conv) (any, error) {
 // wait registers the next step of a task under a fresh id, or returns the
 // final result. Every step gets a new id, so a resume sent twice cannot
 // run a step twice.
-func (e *Engine) wait(c *continuation, req *llm.Request, res any) any {
+func (e *Engine) wait(c *continuation, req *api.LLMRequest, res any) any {
 	if req == nil {
 		return res
 	}
@@ -255,7 +148,7 @@ func (e *Engine) wait(c *continuation, req *llm.Request, res any) any {
 		e.conts.live = map[string]*continuation{}
 	}
 	e.conts.live[c.id] = c
-	return llm.Pending{Status: "pending", Continuation: c.id, Step: c.step, LLM: *req}
+	return api.Pending{Status: "pending", Continuation: c.id, Step: c.step, LLM: *req}
 }
 
 // take removes and returns a live continuation, or the error for an id
@@ -268,21 +161,21 @@ func (e *Engine) take(id string) (*continuation, error) {
 		delete(e.conts.live, id)
 		return c, nil
 	case e.conts.expired[id]:
-		return nil, errorf(CodeExpired, "continuation %s expired (not resumed within %gs); start the call again", id, e.llmOpts.ContinuationSeconds)
+		return nil, errorf(api.CodeExpired, "continuation %s expired (not resumed within %gs); start the call again", id, e.llmOpts.ContinuationSeconds)
 	case id == "":
-		return nil, errorf(CodeInvalidParams, "continuation is required")
+		return nil, errorf(api.CodeInvalidParams, "continuation is required")
 	}
-	return nil, errorf(CodeUnknownContinuation, "no continuation %s: it finished, was cancelled or resumed already, or never existed", id)
+	return nil, errorf(api.CodeUnknownContinuation, "no continuation %s: it finished, was cancelled or resumed already, or never existed", id)
 }
 
 // Resume continues a waiting call with the model's answer or the host's
 // error; the result is the next Pending or the call's final result.
-func (e *Engine) Resume(p llm.ResumeParams) (any, error) {
+func (e *Engine) Resume(p api.ResumeParams) (any, error) {
 	if (p.Response == nil) == (p.Error == nil) {
-		return nil, errorf(CodeInvalidParams, "resume: exactly one of response and error is required")
+		return nil, errorf(api.CodeInvalidParams, "resume: exactly one of response and error is required")
 	}
 	if p.Error != nil && p.Error.Code == "" {
-		return nil, errorf(CodeInvalidParams, "resume: error.code is required")
+		return nil, errorf(api.CodeInvalidParams, "resume: error.code is required")
 	}
 	c, err := e.take(p.Continuation)
 	if err != nil {
@@ -293,22 +186,15 @@ func (e *Engine) Resume(p llm.ResumeParams) (any, error) {
 	return e.wait(c, req, res), nil
 }
 
-// CancelResult is the answer of "cancel".
-type CancelResult struct {
-	Cancelled bool `json:"cancelled"`
-	// Steps is how many model calls the call had asked for.
-	Steps int `json:"steps"`
-}
-
 // Cancel abandons a waiting call: nothing it staged reaches the tree.
-func (e *Engine) Cancel(p llm.CancelParams) (CancelResult, error) {
+func (e *Engine) Cancel(p api.CancelParams) (api.CancelResult, error) {
 	c, err := e.take(p.Continuation)
 	if err != nil {
-		return CancelResult{}, err
+		return api.CancelResult{}, err
 	}
 	c.task.abandon()
 	e.log.Log("info", fmt.Sprintf("llm: %s cancelled at step %d", c.kind, c.step))
-	return CancelResult{Cancelled: true, Steps: c.step}, nil
+	return api.CancelResult{Cancelled: true, Steps: c.step}, nil
 }
 
 // dropContinuations abandons every waiting call (close, reopen).
@@ -322,8 +208,8 @@ func (e *Engine) dropContinuations() {
 // logStep adds one model call to the trace and logs it. A host that
 // reports no usage gets an estimate (4 characters a token), so that the
 // budget still bounds the loop.
-func (e *Engine) logStep(c *continuation, resp *llm.Response, fail *llm.Error) {
-	s := LLMStep{Step: c.step, Purpose: c.conv.purpose}
+func (e *Engine) logStep(c *continuation, resp *api.LLMResponse, fail *api.LLMError) {
+	s := api.LLMStep{Step: c.step, Purpose: c.conv.purpose}
 	if fail != nil {
 		s.Error = fail.Code + ": " + fail.Message
 	}
@@ -365,7 +251,7 @@ func (e *Engine) logStep(c *continuation, resp *llm.Response, fail *llm.Error) {
 // for English with BPE tokenizers.
 func estimateTokens(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }
 
-func estimateRequest(r *llm.Request) int {
+func estimateRequest(r *api.LLMRequest) int {
 	if r == nil {
 		return 0
 	}

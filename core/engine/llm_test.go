@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/llm"
 	"github.com/arbormem/arbor/core/prompt"
 )
 
@@ -38,12 +38,12 @@ When an invoice fails its third retry the on-call engineer pages the billing lea
 }
 
 // model answers one pending request: a response, or an error for resume.
-type model func(step int, req llm.Request) (*llm.Response, *llm.Error)
+type model func(step int, req api.LLMRequest) (*api.LLMResponse, *api.LLMError)
 
 // script replies with the given functions in order, failing the test when
 // the engine asks for more steps than scripted.
 func script(t *testing.T, steps ...model) model {
-	return func(step int, req llm.Request) (*llm.Response, *llm.Error) {
+	return func(step int, req api.LLMRequest) (*api.LLMResponse, *api.LLMError) {
 		t.Helper()
 		if step > len(steps) {
 			t.Fatalf("step %d: the engine asked more than the %d scripted model calls; last message: %+v", step, len(steps), req.Messages[len(req.Messages)-1])
@@ -52,24 +52,24 @@ func script(t *testing.T, steps ...model) model {
 	}
 }
 
-func reply(content string, calls ...llm.ToolCall) model {
-	return func(int, llm.Request) (*llm.Response, *llm.Error) {
-		return &llm.Response{Content: content, ToolCalls: calls, Usage: llm.Usage{InputTokens: 100, OutputTokens: 20}, LatencyMs: 5}, nil
+func reply(content string, calls ...api.ToolCall) model {
+	return func(int, api.LLMRequest) (*api.LLMResponse, *api.LLMError) {
+		return &api.LLMResponse{Content: content, ToolCalls: calls, Usage: api.Usage{InputTokens: 100, OutputTokens: 20}, LatencyMs: 5}, nil
 	}
 }
 
-func call1(id, name, args string) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Arguments: args}
+func call1(id, name, args string) api.ToolCall {
+	return api.ToolCall{ID: id, Name: name, Arguments: args}
 }
 
 // pendingOf decodes a pending result, or returns false for a final one.
-func pendingOf(t *testing.T, res map[string]any) (llm.Pending, bool) {
+func pendingOf(t *testing.T, res map[string]any) (api.Pending, bool) {
 	t.Helper()
 	if res["status"] != "pending" {
-		return llm.Pending{}, false
+		return api.Pending{}, false
 	}
 	b, _ := json.Marshal(res)
-	var p llm.Pending
+	var p api.Pending
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +81,10 @@ func pendingOf(t *testing.T, res map[string]any) (llm.Pending, bool) {
 
 // drive runs method to its final result through the model, returning the
 // result and every request the engine made.
-func drive(t *testing.T, s *Session, method string, params any, m model) (map[string]any, []llm.Request) {
+func drive(t *testing.T, s *Session, method string, params any, m model) (map[string]any, []api.LLMRequest) {
 	t.Helper()
 	res, errObj := call(t, s, method, params)
-	var reqs []llm.Request
+	var reqs []api.LLMRequest
 	for {
 		if errObj != nil {
 			t.Fatalf("%s: %v", method, errObj)
@@ -98,7 +98,7 @@ func drive(t *testing.T, s *Session, method string, params any, m model) (map[st
 		}
 		reqs = append(reqs, p.LLM)
 		resp, fail := m(p.Step, p.LLM)
-		res, errObj = call(t, s, "resume", llm.ResumeParams{Continuation: p.Continuation, Response: resp, Error: fail})
+		res, errObj = call(t, s, "resume", api.ResumeParams{Continuation: p.Continuation, Response: resp, Error: fail})
 	}
 }
 
@@ -155,7 +155,7 @@ none`
 	if r.MaxTokens != 1024 || r.Temperature != 0.3 || len(r.Tools) != 0 || len(r.Messages) != 2 {
 		t.Fatalf("tier-3 request: max_tokens %d, temperature %v, %d tools, %d messages", r.MaxTokens, r.Temperature, len(r.Tools), len(r.Messages))
 	}
-	if r.Messages[0].Role != llm.RoleSystem || !strings.Contains(r.Messages[0].Content, prompt.NotCovered) {
+	if r.Messages[0].Role != api.RoleSystem || !strings.Contains(r.Messages[0].Content, prompt.NotCovered) {
 		t.Fatalf("system prompt: %q", r.Messages[0].Content)
 	}
 	if !strings.Contains(r.Messages[1].Content, "=== entry: engineering/payments/card_retries.md ===") || !strings.Contains(r.Messages[1].Content, retryQuestion) {
@@ -249,7 +249,7 @@ func TestTier4ToolLoop(t *testing.T) {
 	}
 	// Step 3 sees the search result, step 4 the entry and the relations.
 	last := reqs[2].Messages[len(reqs[2].Messages)-1]
-	if last.Role != llm.RoleTool || last.ToolCallID != "a" || !strings.Contains(last.Content, "operations/oncall/escalation.md") {
+	if last.Role != api.RoleTool || last.ToolCallID != "a" || !strings.Contains(last.Content, "operations/oncall/escalation.md") {
 		t.Fatalf("search result message: %+v", last)
 	}
 	msgs := reqs[3].Messages
@@ -292,7 +292,7 @@ func TestTier4MalformedToolCalls(t *testing.T) {
 	tools := msgs[len(msgs)-7:]
 	want := []string{"arguments are not valid", `unknown tool "delete_everything"`, "arguments are not valid", "not allowed", "no entry engineering/nowhere.md", `direction "sideways"`, `unknown field "mode"`}
 	for i, m := range tools {
-		if m.Role != llm.RoleTool || !strings.HasPrefix(m.Content, "error: ") || !strings.Contains(m.Content, want[i]) {
+		if m.Role != api.RoleTool || !strings.HasPrefix(m.Content, "error: ") || !strings.Contains(m.Content, want[i]) {
 			t.Errorf("tool answer %d: %q, want an error containing %q", i+1, m.Content, want[i])
 		}
 	}
@@ -309,7 +309,7 @@ func TestTier4FormatReminderThenAnswer(t *testing.T) {
 		reply("They are retried a lot."),
 		reply("## Summary\nAfter one hour, then one day.\n## Sources\n- engineering/payments/card_retries.md"),
 	))
-	if got := reqs[3].Messages[len(reqs[3].Messages)-1]; got.Role != llm.RoleUser || !strings.Contains(got.Content, "does not follow the format") {
+	if got := reqs[3].Messages[len(reqs[3].Messages)-1]; got.Role != api.RoleUser || !strings.Contains(got.Content, "does not follow the format") {
 		t.Fatalf("the unusable answer was not sent back with the reason: %+v", got)
 	}
 	if res["tier"].(float64) != 4 || fmt.Sprint(res["sources"]) != "[engineering/payments/card_retries.md]" {
@@ -321,8 +321,8 @@ func TestLLMErrorResume(t *testing.T) {
 	t.Run("tier 3", func(t *testing.T) {
 		s, _ := llmSession(t, nil)
 		res, _ := drive(t, s, "query", map[string]any{"query": retryQuestion, "llm": true}, script(t,
-			func(int, llm.Request) (*llm.Response, *llm.Error) {
-				return nil, &llm.Error{Code: llm.ErrTimeout, Message: "no answer in 60s"}
+			func(int, api.LLMRequest) (*api.LLMResponse, *api.LLMError) {
+				return nil, &api.LLMError{Code: api.LLMTimeout, Message: "no answer in 60s"}
 			}))
 		if res["tierName"] != "results" || !strings.Contains(res["reason"].(string), "tier 3: the model call failed (timeout: no answer in 60s)") {
 			t.Fatalf("got %v", res)
@@ -337,8 +337,8 @@ func TestLLMErrorResume(t *testing.T) {
 		res, _ := drive(t, s, "query", map[string]any{"query": retryQuestion, "llm": true}, script(t,
 			reply(prompt.NotCovered),
 			reply("", call1("r", "read_entry", `{"path":"operations/oncall/escalation.md"}`)),
-			func(int, llm.Request) (*llm.Response, *llm.Error) {
-				return nil, &llm.Error{Code: llm.ErrRateLimit, Message: "429 after 3 retries"}
+			func(int, api.LLMRequest) (*api.LLMResponse, *api.LLMError) {
+				return nil, &api.LLMError{Code: api.LLMRateLimit, Message: "429 after 3 retries"}
 			}))
 		if res["tier"].(float64) != 4 || res["incomplete"] != true || fmt.Sprint(res["sources"]) != "[operations/oncall/escalation.md]" {
 			t.Fatalf("want the entries read as the best grounded answer, got %v", res)
@@ -356,27 +356,27 @@ func TestLLMErrorResume(t *testing.T) {
 			map[string]any{"continuation": p.Continuation, "response": map[string]any{"content": "x"}, "error": map[string]any{"code": "http"}},
 			map[string]any{"continuation": p.Continuation, "error": map[string]any{"message": "no code"}},
 		} {
-			if _, errObj := call(t, s, "resume", params); errObj == nil || errObj["code"] != CodeInvalidParams {
+			if _, errObj := call(t, s, "resume", params); errObj == nil || errObj["code"] != api.CodeInvalidParams {
 				t.Fatalf("resume %v: got %v, want invalid_params", params, errObj)
 			}
 		}
 		// A bad resume does not consume the continuation.
-		if res, errObj := call(t, s, "resume", llm.ResumeParams{Continuation: p.Continuation, Response: &llm.Response{Content: prompt.NotCovered}}); errObj != nil || res["status"] != "pending" {
+		if res, errObj := call(t, s, "resume", api.ResumeParams{Continuation: p.Continuation, Response: &api.LLMResponse{Content: prompt.NotCovered}}); errObj != nil || res["status"] != "pending" {
 			t.Fatalf("the continuation was lost: %v %v", res, errObj)
 		}
 	})
 }
 
 func TestBudgetAndIterationExhaustion(t *testing.T) {
-	searching := func(int, llm.Request) (*llm.Response, *llm.Error) {
-		return &llm.Response{ToolCalls: []llm.ToolCall{{ID: "s", Name: "read_entry", Arguments: `{"path":"engineering/billing/dunning_emails.md"}`}},
-			Usage: llm.Usage{InputTokens: 1500, OutputTokens: 100}}, nil
+	searching := func(int, api.LLMRequest) (*api.LLMResponse, *api.LLMError) {
+		return &api.LLMResponse{ToolCalls: []api.ToolCall{{ID: "s", Name: "read_entry", Arguments: `{"path":"engineering/billing/dunning_emails.md"}`}},
+			Usage: api.Usage{InputTokens: 1500, OutputTokens: 100}}, nil
 	}
 	t.Run("budget", func(t *testing.T) {
 		s, _ := llmSession(t, nil)
-		res, reqs := drive(t, s, "query", map[string]any{"query": retryQuestion, "llm": true, "tokenBudget": 5000}, func(step int, req llm.Request) (*llm.Response, *llm.Error) {
+		res, reqs := drive(t, s, "query", map[string]any{"query": retryQuestion, "llm": true, "tokenBudget": 5000}, func(step int, req api.LLMRequest) (*api.LLMResponse, *api.LLMError) {
 			if step == 1 {
-				return &llm.Response{Content: prompt.NotCovered, Usage: llm.Usage{InputTokens: 1500, OutputTokens: 10}}, nil
+				return &api.LLMResponse{Content: prompt.NotCovered, Usage: api.Usage{InputTokens: 1500, OutputTokens: 10}}, nil
 			}
 			return searching(step, req)
 		})
@@ -393,9 +393,9 @@ func TestBudgetAndIterationExhaustion(t *testing.T) {
 	})
 	t.Run("iterations", func(t *testing.T) {
 		s, _ := llmSession(t, nil)
-		res, reqs := drive(t, s, "query", map[string]any{"query": retryQuestion, "llm": true, "maxIterations": 3}, func(step int, req llm.Request) (*llm.Response, *llm.Error) {
+		res, reqs := drive(t, s, "query", map[string]any{"query": retryQuestion, "llm": true, "maxIterations": 3}, func(step int, req api.LLMRequest) (*api.LLMResponse, *api.LLMError) {
 			if step == 1 {
-				return &llm.Response{Content: prompt.NotCovered}, nil
+				return &api.LLMResponse{Content: prompt.NotCovered}, nil
 			}
 			return searching(step, req)
 		})
@@ -410,7 +410,7 @@ func TestBudgetAndIterationExhaustion(t *testing.T) {
 		s, _ := llmSession(t, nil)
 		for _, p := range []map[string]any{{"tokenBudget": -1}, {"maxIterations": 51}} {
 			p["query"], p["llm"] = retryQuestion, true
-			if _, errObj := call(t, s, "query", p); errObj == nil || errObj["code"] != CodeInvalidParams {
+			if _, errObj := call(t, s, "query", p); errObj == nil || errObj["code"] != api.CodeInvalidParams {
 				t.Fatalf("%v: got %v", p, errObj)
 			}
 		}
@@ -437,7 +437,7 @@ func TestContinuationExpiryAndIDs(t *testing.T) {
 	if _, errObj := call(t, s, "open", map[string]any{"llm": map[string]any{"continuationSeconds": 60, "maxContinuations": 2}}); errObj != nil {
 		t.Fatal(errObj)
 	}
-	start := func() llm.Pending {
+	start := func() api.Pending {
 		res, errObj := call(t, s, "query", map[string]any{"query": retryQuestion, "llm": true})
 		if errObj != nil {
 			t.Fatal(errObj)
@@ -452,11 +452,11 @@ func TestContinuationExpiryAndIDs(t *testing.T) {
 	if a.Continuation == b.Continuation {
 		t.Fatal("two continuations share an id")
 	}
-	if _, errObj := call(t, s, "query", map[string]any{"query": retryQuestion, "llm": true}); errObj == nil || errObj["code"] != CodeTooManyPending {
+	if _, errObj := call(t, s, "query", map[string]any{"query": retryQuestion, "llm": true}); errObj == nil || errObj["code"] != api.CodeTooManyPending {
 		t.Fatalf("a third waiting call: got %v, want too_many_pending", errObj)
 	}
 	clock.add(59 * time.Second)
-	res, errObj := call(t, s, "resume", llm.ResumeParams{Continuation: a.Continuation, Response: &llm.Response{Content: prompt.NotCovered}})
+	res, errObj := call(t, s, "resume", api.ResumeParams{Continuation: a.Continuation, Response: &api.LLMResponse{Content: prompt.NotCovered}})
 	if errObj != nil {
 		t.Fatalf("resume within the TTL: %v", errObj)
 	}
@@ -465,22 +465,22 @@ func TestContinuationExpiryAndIDs(t *testing.T) {
 		t.Fatalf("the next step must get a new id and step 2: %+v", next)
 	}
 	// The consumed id cannot run its step again.
-	if _, errObj := call(t, s, "resume", llm.ResumeParams{Continuation: a.Continuation, Response: &llm.Response{Content: "x"}}); errObj == nil || errObj["code"] != CodeUnknownContinuation {
+	if _, errObj := call(t, s, "resume", api.ResumeParams{Continuation: a.Continuation, Response: &api.LLMResponse{Content: "x"}}); errObj == nil || errObj["code"] != api.CodeUnknownContinuation {
 		t.Fatalf("resume of a consumed id: got %v", errObj)
 	}
 	clock.add(2 * time.Second) // b is now 61 s old, next 2 s
-	if _, errObj := call(t, s, "resume", llm.ResumeParams{Continuation: b.Continuation, Response: &llm.Response{Content: "x"}}); errObj == nil || errObj["code"] != CodeExpired {
-		t.Fatalf("resume after the TTL: got %v, want %s", errObj, CodeExpired)
+	if _, errObj := call(t, s, "resume", api.ResumeParams{Continuation: b.Continuation, Response: &api.LLMResponse{Content: "x"}}); errObj == nil || errObj["code"] != api.CodeExpired {
+		t.Fatalf("resume after the TTL: got %v, want %s", errObj, api.CodeExpired)
 	}
-	if _, errObj := call(t, s, "cancel", llm.CancelParams{Continuation: "c_00000000000000000000000000000000"}); errObj == nil || errObj["code"] != CodeUnknownContinuation {
+	if _, errObj := call(t, s, "cancel", api.CancelParams{Continuation: "c_00000000000000000000000000000000"}); errObj == nil || errObj["code"] != api.CodeUnknownContinuation {
 		t.Fatalf("cancel of an unknown id: got %v", errObj)
 	}
-	res, errObj = call(t, s, "cancel", llm.CancelParams{Continuation: next.Continuation})
+	res, errObj = call(t, s, "cancel", api.CancelParams{Continuation: next.Continuation})
 	if errObj != nil || res["cancelled"] != true || res["steps"].(float64) != 2 {
 		t.Fatalf("cancel: %v %v", res, errObj)
 	}
 	for _, bad := range []map[string]any{{"continuationSeconds": -1}, {"maxIterations": 99}, {"tier3MinScore": 1.5}} {
-		if _, errObj := call(t, s, "open", map[string]any{"llm": bad}); errObj == nil || errObj["code"] != CodeInvalidParams {
+		if _, errObj := call(t, s, "open", map[string]any{"llm": bad}); errObj == nil || errObj["code"] != api.CodeInvalidParams {
 			t.Fatalf("open llm %v: got %v", bad, errObj)
 		}
 	}
@@ -502,7 +502,7 @@ func TestOtherCallsServedWhileWaiting(t *testing.T) {
 	if r, _ := call(t, s, "query", map[string]any{"query": "refunds"}); r["tierName"] != "direct" {
 		t.Fatalf("a plain query while another waits: %v", r)
 	}
-	res, errObj := call(t, s, "resume", llm.ResumeParams{Continuation: p.Continuation, Response: &llm.Response{Content: "## Summary\nHourly then daily.\n## Sources\n- engineering/payments/card_retries.md"}})
+	res, errObj := call(t, s, "resume", api.ResumeParams{Continuation: p.Continuation, Response: &api.LLMResponse{Content: "## Summary\nHourly then daily.\n## Sources\n- engineering/payments/card_retries.md"}})
 	if errObj != nil || res["tier"].(float64) != 3 {
 		t.Fatalf("resume after other calls: %v %v", res, errObj)
 	}
@@ -526,7 +526,7 @@ func TestSourceRemovedWhileTheModelWorked(t *testing.T) {
 	if r, _ := call(t, s, "curate", map[string]any{"operations": []any{map[string]any{"type": "DELETE", "path": "operations/oncall/escalation.md", "reason": "obsolete"}}}); r["summary"].(map[string]any)["deleted"].(float64) != 1 {
 		t.Fatalf("delete: %v", r)
 	}
-	res, _ = call(t, s, "resume", llm.ResumeParams{Continuation: p.Continuation, Response: &llm.Response{Content: "## Summary\nThe lead is paged.\n## Sources\n- operations/oncall/escalation.md"}})
+	res, _ = call(t, s, "resume", api.ResumeParams{Continuation: p.Continuation, Response: &api.LLMResponse{Content: "## Summary\nThe lead is paged.\n## Sources\n- operations/oncall/escalation.md"}})
 	if res["needsLLM"] != true || !strings.Contains(res["reason"].(string), "every source of the answer was removed from the tree meanwhile (operations/oncall/escalation.md)") {
 		t.Fatalf("an answer resting on a removed entry must not stand: %v", res)
 	}
@@ -557,7 +557,7 @@ func TestModelAnswersServeTier0(t *testing.T) {
 	res, _ := call(t, s, "query", map[string]any{"query": retryQuestion, "llm": true})
 	p, _ := pendingOf(t, res)
 	call(t, s, "curate", map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "engineering/payments", "title": "Chargebacks", "content": map[string]any{"narrative": "Chargebacks go to finance."}, "reason": "test"}}})
-	if res, _ := call(t, s, "resume", llm.ResumeParams{Continuation: p.Continuation, Response: &llm.Response{Content: answer}}); res["tier"].(float64) != 3 {
+	if res, _ := call(t, s, "resume", api.ResumeParams{Continuation: p.Continuation, Response: &api.LLMResponse{Content: answer}}); res["tier"].(float64) != 3 {
 		t.Fatalf("resume: %v", res)
 	}
 	if res, _ := call(t, s, "query", map[string]any{"query": retryQuestion}); res["tier"].(float64) != 2 {

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/search"
 	"github.com/arbormem/arbor/core/tree"
 )
@@ -67,7 +68,7 @@ func (e *Engine) ownOf(en *tree.Entry) search.Words {
 		return c.words
 	}
 	own := *en
-	own.RawConcept = tree.RawConcept{}
+	own.RawConcept = api.RawConcept{}
 	w := search.Analyze(own.Text())
 	if len(e.own) >= ownCap || e.own == nil {
 		e.own = map[string]ownCached{}

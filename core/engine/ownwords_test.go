@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/search"
-	"github.com/arbormem/arbor/core/tree"
 )
 
 // rescored ranks query over e, gives every hit the same raw score and
@@ -45,12 +44,12 @@ func TestQueryOwnWords(t *testing.T) {
 	addTurn(t, e, "chat/session_01/turn_02.md", "Ana", "We finished the mosaic table for the garden.", "In reply to Bo: any news?")
 	addTurn(t, e, "chat/session_01/turn_03.md", "Bo", "So proud of you two, send a photo!", "In reply to Ana: We finished the mosaic table for the garden.")
 	addTurn(t, e, "chat/session_01/turn_04.md", "Ana", "The mosaic took us a month.", "In reply to Bo: So proud of you two, send a photo!")
-	op := curate.Operation{Type: curate.OpAdd, Path: "garden/tables/mosaic_table_build.md", Title: "Mosaic table build",
-		Content: curate.Content{
-			Narrative:  &curate.Narrative{Text: "Tiles were laid on the table over a mosaic mesh."},
-			RawConcept: &tree.RawConcept{Task: "build notes", Flow: "mesh -> tiles -> grout -> seal"},
+	op := api.Operation{Type: api.OpAdd, Path: "garden/tables/mosaic_table_build.md", Title: "Mosaic table build",
+		Content: api.Content{
+			Narrative:  &api.Narrative{Text: "Tiles were laid on the table over a mosaic mesh."},
+			RawConcept: &api.RawConcept{Task: "build notes", Flow: "mesh -> tiles -> grout -> seal"},
 		}, Reason: "notes"}
-	if res := e.Curate(CurateParams{Operations: []curate.Operation{op}}); res.Summary.Added != 1 {
+	if res := e.Curate(api.CurateParams{Operations: []api.Operation{op}}); res.Summary.Added != 1 {
 		t.Fatalf("curate: %+v", res)
 	}
 
@@ -72,7 +71,7 @@ func TestQueryOwnWords(t *testing.T) {
 		t.Error("no reason code")
 	}
 
-	res, err := e.Query(SearchParams{Query: "Ana mosaic table", Limit: 5})
+	res, err := e.Query(api.SearchParams{Query: "Ana mosaic table", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,16 +89,16 @@ func TestQueryProcessFlowIsNoExchange(t *testing.T) {
 	}
 	defer e.Close()
 	for i, text := range []string{"Refresh tokens rotate on every use.", "Rotate the signing key yearly.", "Tokens expire after 15 minutes."} {
-		op := curate.Operation{Type: curate.OpAdd, Path: "engineering/auth", Title: []string{"Refresh rotation", "Key rotation", "Token expiry"}[i],
-			Content: curate.Content{
-				Narrative:  &curate.Narrative{Text: text},
-				RawConcept: &tree.RawConcept{Task: "design", Author: "Jonas", Flow: "client -> token service -> store"},
+		op := api.Operation{Type: api.OpAdd, Path: "engineering/auth", Title: []string{"Refresh rotation", "Key rotation", "Token expiry"}[i],
+			Content: api.Content{
+				Narrative:  &api.Narrative{Text: text},
+				RawConcept: &api.RawConcept{Task: "design", Author: "Jonas", Flow: "client -> token service -> store"},
 			}, Reason: "notes"}
-		if res := e.Curate(CurateParams{Operations: []curate.Operation{op}}); res.Summary.Added != 1 {
+		if res := e.Curate(api.CurateParams{Operations: []api.Operation{op}}); res.Summary.Added != 1 {
 			t.Fatalf("curate: %+v", res)
 		}
 	}
-	res, err := e.Query(SearchParams{Query: "rotate tokens", Limit: 5})
+	res, err := e.Query(api.SearchParams{Query: "rotate tokens", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

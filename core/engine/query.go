@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/atoms"
 	"github.com/arbormem/arbor/core/search"
 )
@@ -30,15 +31,29 @@ const (
 // a direct answer from the index; otherwise it returns the best results and
 // says that a synthesized answer would need a model. Results are ordered by
 // the lifecycle's compound score (see answer).
-func (e *Engine) Query(p SearchParams) (QueryResult, error) {
+func (e *Engine) Query(p api.SearchParams) (api.QueryResult, error) {
+	o, err := e.query(p)
+	return o.res, err
+}
+
+// outcome is an answer of the retrieval tiers as the engine keeps it, in
+// the cache and between tiers: the result, and its hits with what the
+// ordering reads (search.Hit); answer sets res.Results from hits.
+type outcome struct {
+	res  api.QueryResult
+	hits []search.Hit
+}
+
+// query is Query, with the hits as the ordering left them.
+func (e *Engine) query(p api.SearchParams) (outcome, error) {
 	start := time.Now()
 	limit, err := clampLimit(p.Limit, 5)
 	if err != nil {
-		return QueryResult{}, err
+		return outcome{}, err
 	}
 	norm := normalizeQuery(p.Query)
 	if norm == "" {
-		return QueryResult{}, errorf(CodeInvalidParams, "query %q has no words", p.Query)
+		return outcome{}, errorf(api.CodeInvalidParams, "query %q has no words", p.Query)
 	}
 	spans := atoms.When(p.Query, e.clock.Now())
 	for _, s := range spans {
@@ -51,7 +66,7 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	// The excerpts are built for the hits kept after rerank only.
 	ranked, err := e.index.Rank(withoutFraming(p.Query, spans), max(limit, rerankPool))
 	if err != nil {
-		return QueryResult{}, fmt.Errorf("query %q: %w", p.Query, err)
+		return outcome{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
 	r := ranked.Result
 	r.Unmatched = slices.DeleteFunc(r.Unmatched, e.frameWord)
@@ -73,13 +88,13 @@ func (e *Engine) Query(p SearchParams) (QueryResult, error) {
 	}
 	rerank(&r, limit)
 	ranked.Materialize(r.Hits)
-	res := decide(p.Query, r)
+	o := decide(p.Query, r)
 	for _, c := range certs {
-		res.Reason += "; " + c
+		o.res.Reason += "; " + c
 	}
-	answered := directPath(res)
-	e.cache.put(p.Query, norm, limit, answered, res)
-	return e.answer(res, answered, start), nil
+	answered := directPath(o)
+	e.cache.put(p.Query, norm, limit, answered, o)
+	return e.answer(o, answered, start), nil
 }
 
 // covers reports whether the entry at path holds every one of words (as
@@ -201,17 +216,18 @@ func (e *Engine) dated(r *search.Result, spans []atoms.Span) string {
 }
 
 // decide applies the tier-2 rule of DESIGN §5 to ranked results.
-func decide(q string, r search.Result) QueryResult {
-	res := QueryResult{Query: q, Tier: TierDirect, Results: r.Hits}
-	if res.Results == nil {
-		res.Results = []search.Hit{}
-	}
+func decide(q string, r search.Result) outcome {
 	hits := r.Hits
+	if hits == nil {
+		hits = []search.Hit{}
+	}
+	o := outcome{res: api.QueryResult{Query: q, Tier: api.TierDirect}, hits: hits}
+	res := &o.res
 	if len(hits) == 0 {
 		res.TierName, res.OutOfDomain = "out-of-domain", true
 		res.Answer = "Nothing stored matches this question; it is outside the knowledge in this tree."
 		res.Reason = fmt.Sprintf("no entry matches any of the terms %v", r.Terms)
-		return res
+		return o
 	}
 	top := hits[0].Score
 	if len(r.Unmatched) > 0 && top < directMin {
@@ -220,7 +236,7 @@ func decide(q string, r search.Result) QueryResult {
 		res.TierName, res.OutOfDomain = "out-of-domain", true
 		res.Answer = "Nothing stored answers this question; it is outside the knowledge in this tree."
 		res.Reason = fmt.Sprintf("the terms %v occur in no entry and the best score %.4f < %.2f", r.Unmatched, top, directMin)
-		return res
+		return o
 	}
 	direct, why := false, ""
 	switch {
@@ -242,12 +258,12 @@ func decide(q string, r search.Result) QueryResult {
 	if direct {
 		res.TierName, res.Reason = "direct", "direct answer: "+why
 		res.Answer = directAnswer(hits[0])
-		return res
+		return o
 	}
 	res.TierName, res.NeedsLLM = "results", true
 	res.Reason = "no direct answer: " + why + "; a synthesized answer needs an LLM (tier 3)"
 	res.Answer = fmt.Sprintf("No single entry answers this with confidence; the %d best matches are listed, best first.", len(hits))
-	return res
+	return o
 }
 
 // directAnswer presents the top entry: its title, its summary when it has

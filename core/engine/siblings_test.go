@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/search"
-	"github.com/arbormem/arbor/core/tree"
 )
 
 // Pieces of one exchange (entries whose flow holds the turns they reply to) lift each
@@ -22,12 +21,12 @@ func TestQuerySiblings(t *testing.T) {
 	}
 	defer e.Close()
 	add := func(path, text, flow string) {
-		op := curate.Operation{Type: curate.OpAdd, Path: path, Title: "Turn",
-			Content: curate.Content{Narrative: &curate.Narrative{Text: text}}, Reason: "chat import"}
+		op := api.Operation{Type: api.OpAdd, Path: path, Title: "Turn",
+			Content: api.Content{Narrative: &api.Narrative{Text: text}}, Reason: "chat import"}
 		if flow != "" {
-			op.Content.RawConcept = &tree.RawConcept{Task: "a turn", Flow: flow}
+			op.Content.RawConcept = &api.RawConcept{Task: "a turn", Flow: flow}
 		}
-		res := e.Curate(CurateParams{Operations: []curate.Operation{op}})
+		res := e.Curate(api.CurateParams{Operations: []api.Operation{op}})
 		if res.Summary.Added != 1 {
 			t.Fatalf("curate %s: %+v", path, res)
 		}
@@ -40,7 +39,7 @@ func TestQuerySiblings(t *testing.T) {
 	add("chat/session_02/turn_01.md", "Glazing class at the pottery studio is sold out.", "In reply to Ann: Hello again.")
 	add("chat/session_02/turn_02.md", "Let us talk about the weather.", "In reply to Ann: Sold out, sadly.")
 	q := "pottery bowl glazing class"
-	res, err := e.Query(SearchParams{Query: q, Limit: 5})
+	res, err := e.Query(api.SearchParams{Query: q, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +68,7 @@ func TestQuerySiblings(t *testing.T) {
 	add("chats/2023_05/session_02.md", "It meets on Tuesdays; I made a bowl in the pottery class.", "")
 	add("chats/2023_05/session_03.md", "My teacher says the bowl needs glazing before it is done.", "")
 	add("chats/2023_06/session_04.md", "Glazing class at the pottery studio is sold out.", "")
-	res, err = e.Query(SearchParams{Query: q, Limit: 5})
+	res, err = e.Query(api.SearchParams{Query: q, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/lifecycle"
@@ -27,14 +28,6 @@ const stateBackupPath = ".arbor/state.corrupt.json"
 // stateVersion is the format of StatePath this engine reads and writes.
 const stateVersion = 1
 
-// Defaults of the flush policy: signals are written when this many changes
-// are pending, or at the first call after this long with changes pending,
-// and always by Flush and Close. Never one write per query.
-const (
-	DefaultFlushAfter    = 64
-	DefaultFlushInterval = 5 * time.Minute
-)
-
 // What counts (docs/ABI.md §4.4): an access is an entry presented as a
 // direct answer by query (tiers 0–2) or returned by read; entries merely
 // listed among results are not accessed. An update is a successful UPDATE,
@@ -43,7 +36,7 @@ const (
 // signals holds every entry's lifecycle signal in memory; state.json is
 // their batched copy.
 type signals struct {
-	params     lifecycle.Params
+	params     api.LifecycleModel
 	byPath     map[string]lifecycle.Signal
 	dirty      bool // byPath differs from state.json
 	pending    int  // accesses and updates since the last write
@@ -63,17 +56,17 @@ type stateFile struct {
 // starts fresh with a warning: signals are derived data, never a reason to
 // refuse opening the tree.
 func (e *Engine) loadSignals(opts Options) {
-	p := lifecycle.Default()
+	p := api.DefaultLifecycleModel()
 	if opts.Lifecycle != nil {
 		p = *opts.Lifecycle
 	}
 	e.signals = &signals{params: p, byPath: map[string]lifecycle.Signal{}, lastFlush: e.clock.Now(),
 		flushAfter: opts.FlushAfter, flushEvery: opts.FlushInterval}
 	if e.signals.flushAfter <= 0 {
-		e.signals.flushAfter = DefaultFlushAfter
+		e.signals.flushAfter = api.DefaultFlushAfter
 	}
 	if e.signals.flushEvery == 0 {
-		e.signals.flushEvery = DefaultFlushInterval
+		e.signals.flushEvery = api.DefaultFlushInterval
 	}
 	data, err := e.fs.ReadFile(StatePath)
 	switch {
@@ -121,7 +114,7 @@ func (e *Engine) loadSignals(opts Options) {
 }
 
 func validSignal(s lifecycle.Signal) bool {
-	return s.Maturity.Valid() && !math.IsNaN(s.Importance) && s.Importance >= 0 && s.Importance <= lifecycle.MaxImportance &&
+	return s.Maturity.Valid() && !math.IsNaN(s.Importance) && s.Importance >= 0 && s.Importance <= api.MaxImportance &&
 		s.Accesses >= 0 && s.Updates >= 0
 }
 
@@ -149,11 +142,11 @@ func legacySignal(s lifecycle.Signal, extra []tree.KeyValue) lifecycle.Signal {
 		v := strings.Trim(strings.TrimSpace(kv.Value), `"'`)
 		switch strings.ToLower(kv.Key) {
 		case "importance":
-			if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= lifecycle.MaxImportance {
+			if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= api.MaxImportance {
 				s.Importance = f
 			}
 		case "maturity":
-			if m := lifecycle.Maturity(strings.ToLower(v)); m.Valid() {
+			if m := api.Maturity(strings.ToLower(v)); m.Valid() {
 				s.Maturity = m
 			}
 		case "accesscount":
@@ -192,22 +185,22 @@ func (e *Engine) access(path string) {
 func (e *Engine) curated(res curate.Result) {
 	p, now := e.signals.params, e.clock.Now()
 	for _, a := range res.Applied {
-		if a.Status != curate.StatusSuccess {
+		if a.Status != api.StatusSuccess {
 			continue
 		}
 		switch {
 		case a.Created:
 			e.record(a.Path, lifecycle.New(p, now))
-		case a.Type == curate.OpUpdate || a.Type == curate.OpUpsert:
+		case a.Type == api.OpUpdate || a.Type == api.OpUpsert:
 			e.record(a.Path, e.signal(a.Path).Update(p, now))
-		case a.Type == curate.OpMerge:
+		case a.Type == api.OpMerge:
 			merged := e.signal(a.Target)
 			if src, ok := e.signals.byPath[a.Path]; ok {
 				merged = merged.Merge(p, src, now)
 			}
 			delete(e.signals.byPath, a.Path)
 			e.record(a.Target, merged.Update(p, now))
-		case a.Type == curate.OpDelete:
+		case a.Type == api.OpDelete:
 			for path := range e.signals.byPath {
 				if path == a.Path || strings.HasPrefix(path, a.Path+"/") {
 					delete(e.signals.byPath, path)
@@ -233,9 +226,9 @@ func (e *Engine) flushIfDue() {
 
 // flushSignals writes the lifecycle signals to state.json when they changed
 // since the last write, in one atomic write.
-func (e *Engine) flushSignals() (FlushResult, error) {
+func (e *Engine) flushSignals() (api.FlushResult, error) {
 	s := e.signals
-	res := FlushResult{Entries: len(s.byPath)}
+	res := api.FlushResult{Entries: len(s.byPath)}
 	if !s.dirty {
 		return res, nil
 	}
@@ -252,20 +245,20 @@ func (e *Engine) flushSignals() (FlushResult, error) {
 }
 
 // directPath is the entry a tier-2 answer presents as the answer, or "".
-func directPath(res QueryResult) string {
-	if res.TierName != "direct" || len(res.Results) == 0 {
+func directPath(o outcome) string {
+	if o.res.TierName != "direct" || len(o.hits) == 0 {
 		return ""
 	}
-	return res.Results[0].Path
+	return o.hits[0].Path
 }
 
 // answer finishes a query result: it orders the results by the compound
 // score of DESIGN §4, keeping the entry a direct answer presents first
 // (that answer was decided on ŝ alone), then counts the access to it.
-func (e *Engine) answer(res QueryResult, answered string, start time.Time) QueryResult {
+func (e *Engine) answer(o outcome, answered string, start time.Time) outcome {
 	p, now := e.signals.params, e.clock.Now()
-	hits := make([]search.Hit, len(res.Results))
-	copy(hits, res.Results) // the cache keeps the unranked order
+	hits := make([]search.Hit, len(o.hits))
+	copy(hits, o.hits) // the cache keeps the unranked order
 	// Relevance is the raw BM25 score relative to the best hit's: ŝ =
 	// s/(1+s) squeezes every good hit into a few hundredths below 1, where
 	// any recency or importance difference would outweigh it.
@@ -283,7 +276,7 @@ func (e *Engine) answer(res QueryResult, answered string, start time.Time) Query
 		}
 		score := lifecycle.Score(p, rel, s, r)
 		scores[hits[i].Path] = score
-		hits[i].Lifecycle = &lifecycle.Rank{Importance: round4(s.Importance), Maturity: s.Maturity, Recency: round4(r), Score: round4(score)}
+		hits[i].Lifecycle = &api.Rank{Importance: round4(s.Importance), Maturity: s.Maturity, Recency: round4(r), Score: round4(score)}
 	}
 	// The lifecycle reorders within the groups search ranks by (entries
 	// matching every term, then entries matching some, then contexts): it
@@ -297,12 +290,16 @@ func (e *Engine) answer(res QueryResult, answered string, start time.Time) Query
 		}
 		return scores[hits[i].Path] > scores[hits[j].Path]
 	})
-	res.Results = hits
+	o.hits = hits
+	o.res.Results = make([]api.Hit, len(hits))
+	for i, h := range hits {
+		o.res.Results[i] = h.Hit
+	}
 	if answered != "" {
 		e.access(answered)
 	}
-	res.TookMs = since(start)
-	return res
+	o.res.TookMs = since(start)
+	return o
 }
 
 // group is the rank of search's group a hit comes from: entries matching
@@ -337,7 +334,7 @@ func (e *Engine) updatedAt(path string) time.Time {
 // when it last changed (updatedAt).
 func (e *Engine) saidAt(path string) time.Time {
 	if en, ok := e.catalog.Get(path); ok {
-		if t := en.RawConcept.Time(); !t.IsZero() {
+		if t := tree.SaidAt(en.RawConcept); !t.IsZero() {
 			return t
 		}
 	}
@@ -345,8 +342,8 @@ func (e *Engine) saidAt(path string) time.Time {
 }
 
 // maturityCounts counts the entries of the tree by tier, as of now.
-func (e *Engine) maturityCounts() map[lifecycle.Maturity]int {
-	counts := map[lifecycle.Maturity]int{lifecycle.Draft: 0, lifecycle.Validated: 0, lifecycle.Core: 0}
+func (e *Engine) maturityCounts() map[api.Maturity]int {
+	counts := map[api.Maturity]int{api.MaturityDraft: 0, api.MaturityValidated: 0, api.MaturityCore: 0}
 	now := e.clock.Now()
 	for _, path := range e.catalog.Paths() {
 		counts[e.signal(path).At(e.signals.params, now).Maturity]++

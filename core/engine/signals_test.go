@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/lifecycle"
 )
 
 // countingFS counts the writes of state.json.
@@ -57,7 +57,7 @@ func newFS(t *testing.T, files map[string]string) *countingFS {
 	return fs
 }
 
-func openEngine(t *testing.T, fs host.FS, c host.Clock, opts Options) (*Engine, OpenResult) {
+func openEngine(t *testing.T, fs host.FS, c host.Clock, opts Options) (*Engine, api.OpenResult) {
 	t.Helper()
 	opts.FS, opts.Clock = fs, c
 	e, res, err := Open(opts)
@@ -81,9 +81,9 @@ func readState(t *testing.T, fs host.FS) stateFile {
 }
 
 // directQuery asks a question the billing entry answers directly.
-func directQuery(t *testing.T, e *Engine, q string) QueryResult {
+func directQuery(t *testing.T, e *Engine, q string) api.QueryResult {
 	t.Helper()
-	res, err := e.Query(SearchParams{Query: q})
+	res, err := e.Query(api.SearchParams{Query: q})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +99,11 @@ func TestAccessesAreBatchedAndFlushed(t *testing.T) {
 	for range 10 {
 		directQuery(t, e, "how many times are failed invoices retried")
 	}
-	if _, err := e.Read(ReadParams{Path: retryPath}); err != nil {
+	if _, err := e.Read(api.ReadParams{Path: retryPath}); err != nil {
 		t.Fatal(err)
 	}
 	// search never counts an access.
-	if _, err := e.Search(SearchParams{Query: "dunning emails"}); err != nil {
+	if _, err := e.Search(api.SearchParams{Query: "dunning emails"}); err != nil {
 		t.Fatal(err)
 	}
 	if fs.stateWrites != 0 {
@@ -118,7 +118,7 @@ func TestAccessesAreBatchedAndFlushed(t *testing.T) {
 	}
 	st := readState(t, fs)
 	s := st.Entries[retryPath]
-	if st.Version != 1 || s.Accesses != 11 || s.Importance != 50+11*3 || s.Maturity != lifecycle.Validated {
+	if st.Version != 1 || s.Accesses != 11 || s.Importance != 50+11*3 || s.Maturity != api.MaturityValidated {
 		t.Fatalf("state = %+v, want 11 accesses, importance 83, validated", st)
 	}
 	if _, ok := st.Entries["engineering/billing/dunning_emails.md"]; ok {
@@ -139,7 +139,7 @@ func TestAccessesAreBatchedAndFlushed(t *testing.T) {
 func TestListedResultsAreNotAccesses(t *testing.T) {
 	fs := newFS(t, map[string]string{retryPath: billingEntry, "engineering/billing/dunning_emails.md": linkingEntry})
 	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
-	res, err := e.Query(SearchParams{Query: "billing"})
+	res, err := e.Query(api.SearchParams{Query: "billing"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestInvalidSignalsAndVanishedEntriesAreDropped(t *testing.T) {
 func curateOps(t *testing.T, e *Engine, ops ...map[string]any) {
 	t.Helper()
 	raw, _ := json.Marshal(map[string]any{"operations": ops})
-	var p CurateParams
+	var p api.CurateParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestCurateSignals(t *testing.T) {
 		t.Fatalf("after ADD: %+v, want 50 recorded now", s)
 	}
 	for range 10 {
-		if _, err := e.Read(ReadParams{Path: pager}); err != nil {
+		if _, err := e.Read(api.ReadParams{Path: pager}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -313,7 +313,7 @@ func TestCurateSignals(t *testing.T) {
 		t.Fatal("the merge source kept its signal")
 	}
 	s := e.signal(oncall)
-	if math.Abs(s.Importance-(want+5)) > 1e-9 || s.Accesses != 10 || s.Updates != 3 || s.Maturity != lifecycle.Core {
+	if math.Abs(s.Importance-(want+5)) > 1e-9 || s.Accesses != 10 || s.Updates != 3 || s.Maturity != api.MaturityCore {
 		t.Fatalf("merge target: %+v, want importance %.4f (the source's, plus an update), 10 accesses, 3 updates, core", s, want+5)
 	}
 	// A new entry at the source's old path starts fresh.
@@ -336,7 +336,7 @@ func TestDecayAndRecencyOverDays(t *testing.T) {
 	c := &clock{now: day0}
 	e, _ := openEngine(t, fs, c, Options{})
 	for range 12 {
-		if _, err := e.Read(ReadParams{Path: retryPath}); err != nil {
+		if _, err := e.Read(api.ReadParams{Path: retryPath}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -344,7 +344,7 @@ func TestDecayAndRecencyOverDays(t *testing.T) {
 	age := day0.Sub(time.Date(2026, 1, 12, 9, 0, 0, 0, time.UTC)).Hours() / 24
 	hit := directQuery(t, e, "how many times are failed invoices retried").Results[0]
 	lc := hit.Lifecycle
-	if lc.Importance != 86 || lc.Maturity != lifecycle.Core || lc.Recency != round4(math.Exp(-age/30)) {
+	if lc.Importance != 86 || lc.Maturity != api.MaturityCore || lc.Recency != round4(math.Exp(-age/30)) {
 		t.Fatalf("lifecycle at day 0 = %+v, want 86, core, recency e^(-%g/30)", lc, age)
 	}
 	// The top hit's relevance is 1: its raw score relative to the best.
@@ -354,7 +354,7 @@ func TestDecayAndRecencyOverDays(t *testing.T) {
 	// 60 quiet days later (the query's own access was the last activity at ι 89).
 	c.now = day0.AddDate(0, 0, 60)
 	lc = directQuery(t, e, "how many times are failed invoices retried").Results[0].Lifecycle
-	if want := round4(89 * math.Pow(0.995, 60)); lc.Importance != want || lc.Maturity != lifecycle.Core {
+	if want := round4(89 * math.Pow(0.995, 60)); lc.Importance != want || lc.Maturity != api.MaturityCore {
 		t.Fatalf("after 60 days = %+v, want importance %v, still core (demotion below 60)", lc, want)
 	}
 	if want := round4(math.Exp(-(age + 60) / 30)); lc.Recency != want {
@@ -373,14 +373,14 @@ func TestQueryOrdersByCompoundScore(t *testing.T) {
 	})
 	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
 	order := func(hitsPaths []string) string { return strings.Join(hitsPaths, ",") }
-	paths := func(r QueryResult) []string {
+	paths := func(r api.QueryResult) []string {
 		var out []string
 		for _, h := range r.Results {
 			out = append(out, h.Path)
 		}
 		return out
 	}
-	q, err := e.Query(SearchParams{Query: "offsite venue shortlist"})
+	q, err := e.Query(api.SearchParams{Query: "offsite venue shortlist"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,18 +388,18 @@ func TestQueryOrdersByCompoundScore(t *testing.T) {
 		t.Fatalf("before any access: %s (tier %s), want alpha first, no direct answer", order(paths(q)), q.TierName)
 	}
 	for range 12 {
-		if _, err := e.Read(ReadParams{Path: beta}); err != nil {
+		if _, err := e.Read(api.ReadParams{Path: beta}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	q, _ = e.Query(SearchParams{Query: "offsite venue shortlist"}) // tier 0: re-ranked on use
-	if q.Tier != TierExactCache || order(paths(q)) != beta+","+alpha {
+	q, _ = e.Query(api.SearchParams{Query: "offsite venue shortlist"}) // tier 0: re-ranked on use
+	if q.Tier != api.TierExactCache || order(paths(q)) != beta+","+alpha {
 		t.Fatalf("after 12 reads of beta: %s (tier %d), want beta first", order(paths(q)), q.Tier)
 	}
-	if q.Results[0].Lifecycle.Maturity != lifecycle.Core || q.Results[0].Score != q.Results[1].Score {
+	if q.Results[0].Lifecycle.Maturity != api.MaturityCore || q.Results[0].Score != q.Results[1].Score {
 		t.Fatalf("results = %+v", q.Results)
 	}
-	s, _ := e.Search(SearchParams{Query: "offsite venue shortlist"})
+	s, _ := e.Search(api.SearchParams{Query: "offsite venue shortlist"})
 	if s.Results[0].Path != alpha || s.Results[0].Lifecycle != nil {
 		t.Fatalf("search = %+v, want index order and no lifecycle", s.Results)
 	}
@@ -409,14 +409,14 @@ func TestFuzzyCacheInEngine(t *testing.T) {
 	fs := newFS(t, map[string]string{retryPath: billingEntry})
 	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
 	first := directQuery(t, e, "how many times are failed invoices retried")
-	if first.Tier != TierDirect {
+	if first.Tier != api.TierDirect {
 		t.Fatalf("first query tier %d", first.Tier)
 	}
 	// {failed, invoices, many, retried, times} vs {failed, invoices, retried, usually}: 3/6, a miss.
 	fz := directQuery(t, e, "are failed invoices usually retried")
 	// The same four words as the second query: Jaccard 1 with it.
 	fz2 := directQuery(t, e, "usually, failed invoices are retried")
-	if fz.Tier != TierDirect || fz2.Tier != TierFuzzyCache || fz2.TierName != "fuzzy-cache" {
+	if fz.Tier != api.TierDirect || fz2.Tier != api.TierFuzzyCache || fz2.TierName != "fuzzy-cache" {
 		t.Fatalf("tiers %d, %d; want 2 then 1 (the second query is cached, the third is close to it)", fz.Tier, fz2.Tier)
 	}
 	if !strings.Contains(fz2.Reason, "Jaccard 1.00") {
@@ -427,12 +427,12 @@ func TestFuzzyCacheInEngine(t *testing.T) {
 	}
 	// Jaccard 4/6 with the first query, but "payouts" is a word its answer
 	// lacks: another question, searched again.
-	if r, err := e.Query(SearchParams{Query: "how many times are failed payouts retried"}); err != nil || !r.OutOfDomain {
+	if r, err := e.Query(api.SearchParams{Query: "how many times are failed payouts retried"}); err != nil || !r.OutOfDomain {
 		t.Fatalf("a word the answer lacks: %+v, %v; want it searched and found out of domain", r, err)
 	}
 	// Any write to the tree drops the cache.
 	curateOps(t, e, map[string]any{"type": "ADD", "path": "ops/pager", "title": "Pager", "reason": "test", "content": map[string]any{"narrative": "weekly"}})
-	if r := directQuery(t, e, "usually, failed invoices are retried"); r.Tier != TierDirect {
+	if r := directQuery(t, e, "usually, failed invoices are retried"); r.Tier != api.TierDirect {
 		t.Fatalf("after a curate: tier %d, want 2", r.Tier)
 	}
 }
@@ -440,11 +440,11 @@ func TestFuzzyCacheInEngine(t *testing.T) {
 func TestLifecycleOpenParams(t *testing.T) {
 	s, _ := newSession(t, map[string]string{retryPath: billingEntry})
 	_, errObj := call(t, s, "open", map[string]any{"lifecycle": map[string]any{"dailyDecay": 2}})
-	if errObj == nil || errObj["code"] != CodeInvalidParams || !strings.Contains(errObj["message"].(string), "dailyDecay") {
+	if errObj == nil || errObj["code"] != api.CodeInvalidParams || !strings.Contains(errObj["message"].(string), "dailyDecay") {
 		t.Fatalf("dailyDecay 2: %v", errObj)
 	}
 	_, errObj = call(t, s, "open", map[string]any{"lifecycle": map[string]any{"flushAfter": 0}})
-	if errObj == nil || errObj["code"] != CodeInvalidParams {
+	if errObj == nil || errObj["code"] != api.CodeInvalidParams {
 		t.Fatalf("flushAfter 0: %v", errObj)
 	}
 	// Relevance alone: the compound score is the raw score relative to the
@@ -498,13 +498,13 @@ func TestLegacyFrontMatterSeedsSignals(t *testing.T) {
 	before, _ := fs.ReadFile(valued)
 	c := &clock{now: day0}
 	e, _ := openEngine(t, fs, c, Options{})
-	if s := e.signal(valued); s.Importance != 88 || s.Maturity != lifecycle.Core || s.Accesses != 7 || s.Updates != 2 {
+	if s := e.signal(valued); s.Importance != 88 || s.Maturity != api.MaturityCore || s.Accesses != 7 || s.Updates != 2 {
 		t.Fatalf("seeded signal = %+v, want importance 88, core, 7 accesses, 2 updates", s)
 	}
-	if s := e.signal(odd); s.Importance != 50 || s.Maturity != lifecycle.Draft || s.Accesses != 0 {
+	if s := e.signal(odd); s.Importance != 50 || s.Maturity != api.MaturityDraft || s.Accesses != 0 {
 		t.Fatalf("out-of-range keys were trusted: %+v", s)
 	}
-	if _, err := e.Read(ReadParams{Path: valued}); err != nil {
+	if _, err := e.Read(api.ReadParams{Path: valued}); err != nil {
 		t.Fatal(err)
 	}
 	if s := e.signal(valued); s.Importance != 91 || s.Accesses != 8 {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/llm"
 	"github.com/arbormem/arbor/core/prompt"
 	"github.com/arbormem/arbor/core/tree"
 )
@@ -21,7 +21,7 @@ type toolbox struct {
 	cat *tree.Catalog
 	fs  host.FS
 	// offered are the tools the model was given; others are unknown to it.
-	offered []llm.Tool
+	offered []api.Tool
 	// seen collects the entries whose content the model was shown (search
 	// excerpts, whole entries): the only paths an answer may cite.
 	seen map[string]bool
@@ -37,7 +37,7 @@ func (e *Engine) liveTools() *toolbox {
 // run executes one tool call and returns the text for the model. Every
 // failure (bad JSON, unknown tool, bad arguments, missing entry) becomes an
 // "error: …" answer the model can act on; nothing here fails the call.
-func (tb *toolbox) run(tc llm.ToolCall) string {
+func (tb *toolbox) run(tc api.ToolCall) string {
 	out, err := tb.dispatch(tc)
 	if err != nil {
 		return "error: " + err.Error()
@@ -45,7 +45,7 @@ func (tb *toolbox) run(tc llm.ToolCall) string {
 	return out
 }
 
-func (tb *toolbox) dispatch(tc llm.ToolCall) (string, error) {
+func (tb *toolbox) dispatch(tc api.ToolCall) (string, error) {
 	var names []string
 	for _, t := range tb.offered {
 		names = append(names, t.Name)
@@ -129,7 +129,7 @@ func (tb *toolbox) search(q string, limit int) (string, error) {
 // entry a link of that text resolves to (models drop ".md" or write the
 // base name alone).
 func (tb *toolbox) resolve(p string) (string, error) {
-	clean, err := tree.CleanPath(strings.TrimPrefix(strings.TrimSpace(p), "/"))
+	clean, err := api.CleanPath(strings.TrimPrefix(strings.TrimSpace(p), "/"))
 	if err != nil {
 		return "", err
 	}
@@ -188,7 +188,7 @@ func (tb *toolbox) list(p string, depth int) (string, error) {
 		return "", fmt.Errorf("depth %d: want 1 to 4", depth)
 	}
 	root := strings.Trim(strings.TrimSpace(p), "/")
-	n, err := buildTree(tb.cat, TreeParams{Path: root, Depth: depth})
+	n, err := buildTree(tb.cat, api.TreeParams{Path: root, Depth: depth})
 	if err != nil {
 		return "", errors.New(asError(err).Message)
 	}
@@ -197,11 +197,11 @@ func (tb *toolbox) list(p string, depth int) (string, error) {
 
 // renderTree lists a node's descendants one per line, indented, at most
 // maxLines lines.
-func renderTree(n *Node, maxLines int) string {
+func renderTree(n *api.Node, maxLines int) string {
 	var lines []string
 	total := 0
-	var walk func(*Node, int)
-	walk = func(n *Node, depth int) {
+	var walk func(*api.Node, int)
+	walk = func(n *api.Node, depth int) {
 		for _, c := range n.Children {
 			total++
 			if len(lines) < maxLines {
@@ -271,7 +271,7 @@ func (tb *toolbox) relations(p, dir string) (string, error) {
 // overview is the tree's domains and topics for a system prompt (the
 // paper injects such a listing, up to 200 lines, for ambient awareness).
 func overview(cat *tree.Catalog) string {
-	n, err := buildTree(cat, TreeParams{Depth: 2})
+	n, err := buildTree(cat, api.TreeParams{Depth: 2})
 	if err != nil {
 		return "(empty: no entries yet)"
 	}

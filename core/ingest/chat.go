@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/tree"
 )
 
@@ -79,7 +80,7 @@ type ChatOptions struct {
 // Numbers in paths are zero-padded so that they never equal a number in a
 // question; dates are "2 January 2006" so that they match how people ask.
 func ChatPieces(c Conversation, opts ChatOptions) []Piece {
-	s := &source{name: opts.Source, opts: Options{Domain: opts.Domain, ContextTurns: &opts.ContextTurns}, used: map[string]int{}}
+	s := &source{name: opts.Source, opts: api.IngestOptions{Domain: opts.Domain, ContextTurns: &opts.ContextTurns}, used: map[string]int{}}
 	if opts.Source != "" {
 		s.stem = strings.TrimSuffix(opts.Source, pathExt(opts.Source))
 	}
@@ -152,7 +153,7 @@ func turnEntries(s *source, c Conversation) {
 		}
 	}
 	domain := tree.Slug(strings.Join(people, " and "))
-	ctx := s.opts.contextTurns()
+	ctx := contextTurns(s.opts)
 	for _, se := range c.Sessions {
 		folder := s.folder(domain, fmt.Sprintf("session_%02d", se.N))
 		for i, t := range se.Turns {

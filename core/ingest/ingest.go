@@ -21,19 +21,15 @@
 package ingest
 
 import (
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"path"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/arbormem/arbor/core/curate"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/tree"
 )
-
-// DefaultMaxSourceBytes bounds a source file when Options.MaxSourceBytes is 0.
-const DefaultMaxSourceBytes = 8 << 20
 
 // maxPieceBytes bounds the text of one entry: a longer piece is cut into
 // parts at paragraph, then line boundaries, so that every entry stays well
@@ -42,30 +38,9 @@ const DefaultMaxSourceBytes = 8 << 20
 // or chat session.
 const maxPieceBytes = 256 << 10
 
-// ErrBadInput is wrapped by every error about a source's content (encoding,
-// size, syntax): the file is refused as a whole and nothing is written.
-var ErrBadInput = errors.New("bad input")
-
-// File is one source handed to ingestion: a name (a relative path, used in
-// provenance, in the manifest and to derive the topic) and its text.
-type File struct {
-	Name    string `json:"name"`
-	Content string `json:"content"`
-}
-
-// Options tune how files are split and placed.
-type Options struct {
-	// Domain, when set, is the domain every entry goes under instead of the
-	// one derived from the file's kind (a snake_case folder name).
-	Domain string `json:"domain,omitempty"`
-	// ContextTurns is how many preceding turns of the session a per-turn
-	// chat entry carries in its flow; nil means 2, 0 none.
-	ContextTurns *int `json:"contextTurns,omitempty"`
-	// MaxSourceBytes bounds a source file; 0 means DefaultMaxSourceBytes.
-	MaxSourceBytes int `json:"maxSourceBytes,omitempty"`
-}
-
-func (o Options) contextTurns() int {
+// contextTurns is how many preceding turns of the session a per-turn chat
+// entry carries in its flow (IngestOptions.ContextTurns; nil means 2).
+func contextTurns(o api.IngestOptions) int {
 	if o.ContextTurns == nil {
 		return 2
 	}
@@ -107,112 +82,51 @@ func (p Piece) Hash() string {
 
 // Operation is the curate operation that writes the piece at its path: typ
 // is ADD, UPDATE or UPSERT.
-func (p Piece) Operation(typ, reason string) curate.Operation {
-	rc := &tree.RawConcept{Task: p.Task, Flow: p.Flow, Author: p.Author, Timestamp: p.Timestamp}
+func (p Piece) Operation(typ, reason string) api.Operation {
+	rc := &api.RawConcept{Task: p.Task, Flow: p.Flow, Author: p.Author, Timestamp: p.Timestamp}
 	if p.Source != "" {
 		rc.Files = []string{p.Source}
 	}
-	return curate.Operation{
+	return api.Operation{
 		Type:    typ,
 		Path:    p.Path(),
 		Title:   p.Title,
-		Content: curate.Content{RawConcept: rc, Narrative: &curate.Narrative{Text: p.Text}},
+		Content: api.Content{RawConcept: rc, Narrative: &api.Narrative{Text: p.Text}},
 		Reason:  reason,
 	}
 }
 
-// Format names how a file is split.
-type Format string
-
-// The formats, as results and the manifest name them.
-const (
-	FormatMarkdown Format = "markdown"
-	FormatText     Format = "text"
-	FormatJSON     Format = "json"
-	FormatJSONL    Format = "jsonl"
-	FormatCSV      Format = "csv"
-	FormatTSV      Format = "tsv"
-	FormatEmail    Format = "email"
-	FormatCalendar Format = "calendar"
-	FormatGo       Format = "go"
-	FormatJS       Format = "javascript"
-	FormatPython   Format = "python"
-	FormatChat     Format = "chat"
-)
-
-// FormatOf returns the format a file name selects by its extension; names
-// with another extension are plain text. JSON and JSONL files holding chat
-// transcripts are recognized by their content (Split reports FormatChat).
-func FormatOf(name string) Format {
-	switch strings.ToLower(path.Ext(name)) {
-	case ".md", ".markdown", ".mdown", ".mkd":
-		return FormatMarkdown
-	case ".json":
-		return FormatJSON
-	case ".jsonl", ".ndjson":
-		return FormatJSONL
-	case ".csv":
-		return FormatCSV
-	case ".tsv", ".tab":
-		return FormatTSV
-	case ".eml":
-		return FormatEmail
-	case ".ics", ".ical", ".ifb":
-		return FormatCalendar
-	case ".go":
-		return FormatGo
-	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
-		return FormatJS
-	case ".py", ".pyi":
-		return FormatPython
-	}
-	return FormatText
-}
-
 // Split cuts one file into pieces and reports the format it used. A file
 // that is too large, not UTF-8 text, or malformed for its format is refused
-// with an error wrapping ErrBadInput that says where and why; then no piece
+// with an error wrapping api.ErrBadInput that says where and why; then no piece
 // is returned.
-func Split(f File, opts Options) ([]Piece, Format, error) {
-	format := FormatOf(f.Name)
-	limit := opts.MaxSourceBytes
-	if limit <= 0 {
-		limit = DefaultMaxSourceBytes
-	}
-	if _, err := tree.CleanPath(f.Name); err != nil {
-		return nil, format, fmt.Errorf("%w: name: %v", ErrBadInput, err)
-	}
-	if len(f.Content) > limit {
-		return nil, format, badf("%d bytes is over the %d-byte limit", len(f.Content), limit)
-	}
-	if i := invalidUTF8(f.Content); i >= 0 {
-		return nil, format, badf("not valid UTF-8 text (at byte %d, line %d)", i, lineAt(f.Content, i))
-	}
-	if strings.IndexByte(f.Content, 0) >= 0 {
-		return nil, format, badf("holds NUL bytes: a binary file, not text")
+func Split(f api.SourceFile, opts api.IngestOptions) ([]Piece, api.Format, error) {
+	format := api.FormatOf(f.Name)
+	if err := api.CheckSource(f, opts.MaxSourceBytes); err != nil {
+		return nil, format, err
 	}
 	src := newSource(f, opts)
 	var err error
 	switch format {
-	case FormatMarkdown:
+	case api.FormatMarkdown:
 		err = splitMarkdown(src)
-	case FormatJSON:
+	case api.FormatJSON:
 		format, err = splitJSON(src)
-	case FormatJSONL:
+	case api.FormatJSONL:
 		format, err = splitJSONL(src)
-	case FormatCSV:
+	case api.FormatCSV:
 		err = splitCSV(src, ',')
-	case FormatTSV:
+	case api.FormatTSV:
 		err = splitCSV(src, '\t')
-	case FormatEmail:
+	case api.FormatEmail:
 		err = splitEmail(src)
-	case FormatCalendar:
+	case api.FormatCalendar:
 		err = splitCalendar(src)
-	case FormatGo:
+	case api.FormatGo:
 		err = splitGo(src)
-	case FormatJS:
+	case api.FormatJS:
 		err = splitJS(src)
-	case FormatPython:
+	case api.FormatPython:
 		err = splitPython(src)
 	default:
 		err = splitText(src)
@@ -224,22 +138,7 @@ func Split(f File, opts Options) ([]Piece, Format, error) {
 }
 
 func badf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
-}
-
-// invalidUTF8 returns the offset of the first invalid UTF-8 byte, or -1.
-func invalidUTF8(s string) int {
-	if utf8.ValidString(s) {
-		return -1
-	}
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, n := utf8.DecodeRuneInString(s[i:]); n <= 1 {
-				return i
-			}
-		}
-	}
-	return -1
+	return fmt.Errorf("%w: %s", api.ErrBadInput, fmt.Sprintf(format, args...))
 }
 
 // lineAt is the 1-based line of byte offset i.
@@ -250,12 +149,12 @@ type source struct {
 	name   string // the file name as given
 	stem   string // name without its extension
 	text   string // content, CRLF normalized to LF
-	opts   Options
+	opts   api.IngestOptions
 	pieces []Piece
 	used   map[string]int // entry paths taken, for suffixes
 }
 
-func newSource(f File, opts Options) *source {
+func newSource(f api.SourceFile, opts api.IngestOptions) *source {
 	text := strings.ReplaceAll(f.Content, "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\uFEFF")
 	return &source{name: f.Name, stem: strings.TrimSuffix(f.Name, path.Ext(f.Name)), text: text, opts: opts, used: map[string]int{}}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/tree"
 )
@@ -31,8 +32,8 @@ type Manifest struct {
 type SourceRecord struct {
 	// Hash is the source's hash when every piece was written; empty after
 	// an ingest with failed operations, so that the next one retries.
-	Hash   string `json:"hash"`
-	Format Format `json:"format"`
+	Hash   string     `json:"hash"`
+	Format api.Format `json:"format"`
 	// Entries maps each entry path to its piece's hash ("" when unknown,
 	// which makes the next ingest rewrite it).
 	Entries map[string]string `json:"entries"`
@@ -79,31 +80,22 @@ func (m *Manifest) Encode() []byte {
 
 // SourceHash identifies a source's content together with the options that
 // shape its entries: changing either re-plans the file.
-func SourceHash(f File, opts Options) string {
+func SourceHash(f api.SourceFile, opts api.IngestOptions) string {
 	h := fnv.New128a()
-	fmt.Fprintf(h, "%s\x00%d\x00", opts.Domain, opts.contextTurns())
+	fmt.Fprintf(h, "%s\x00%d\x00", opts.Domain, contextTurns(opts))
 	h.Write([]byte(f.Content))
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
-// Status values of a FilePlan.
-const (
-	StatusAdded     = "added"     // a source seen for the first time
-	StatusUpdated   = "updated"   // a changed source
-	StatusUnchanged = "unchanged" // nothing to do
-	StatusRemoved   = "removed"   // a source pruned: its entries deleted, its record dropped
-	StatusFailed    = "failed"
-)
-
 // FilePlan is what ingesting one file takes.
 type FilePlan struct {
 	Name   string
-	Format Format
+	Format api.Format
 	Status string
 	// Ops are the operations to apply, in order: ADD and UPDATE in document
 	// order, then DELETE. Hashes holds the piece hash of each ADD and
 	// UPDATE (by op index), Old the hash the manifest had for its path.
-	Ops    []curate.Operation
+	Ops    []api.Operation
 	Hashes []string
 	// Pieces counts the entries the file makes; Unchanged those already
 	// written as they are. A removal (StatusRemoved) has neither: its Ops
@@ -119,7 +111,7 @@ type FilePlan struct {
 type Planner struct {
 	Manifest *Manifest
 	Catalog  *tree.Catalog
-	Options  Options
+	Options  api.IngestOptions
 	// Reason is the reason of every operation; "" means "ingest <name>"
 	// ("prune <name>" for the DELETEs of a removed source).
 	Reason string
@@ -133,9 +125,9 @@ type Planner struct {
 // Plan splits one file and returns the operations that bring its entries
 // in step with it. A file that cannot be split is an error (wrapping
 // ErrBadInput) and plans nothing.
-func (p *Planner) Plan(f File) (FilePlan, error) {
+func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 	p.index()
-	fp := FilePlan{Name: f.Name, Format: FormatOf(f.Name), Status: StatusUnchanged}
+	fp := FilePlan{Name: f.Name, Format: api.FormatOf(f.Name), Status: api.IngestUnchanged}
 	pieces, format, err := Split(f, p.Options)
 	fp.Format = format
 	if err != nil {
@@ -149,19 +141,19 @@ func (p *Planner) Plan(f File) (FilePlan, error) {
 		fp.Pieces = len(rec.Entries)
 		return fp, nil
 	}
-	fp.Status = StatusUpdated
+	fp.Status = api.IngestUpdated
 	fp.old = map[string]string{}
 	if rec != nil {
 		for k, v := range rec.Entries {
 			fp.old[k] = v
 		}
 	} else {
-		fp.Status = StatusAdded
+		fp.Status = api.IngestAdded
 		// No record (first ingest, or a lost manifest): entries that name
 		// this source in their provenance are its own.
 		for _, path := range p.provenanceIndex()[f.Name] {
 			fp.old[path] = ""
-			fp.Status = StatusUpdated
+			fp.Status = api.IngestUpdated
 		}
 	}
 	reason := p.Reason
@@ -187,10 +179,10 @@ func (p *Planner) Plan(f File) (FilePlan, error) {
 			fp.Unchanged++
 			fp.entries[path] = h
 		case had && (exists || broken):
-			fp.Ops = append(fp.Ops, pc.Operation(curate.OpUpdate, reason))
+			fp.Ops = append(fp.Ops, pc.Operation(api.OpUpdate, reason))
 			fp.Hashes = append(fp.Hashes, h)
 		default:
-			fp.Ops = append(fp.Ops, pc.Operation(curate.OpAdd, reason))
+			fp.Ops = append(fp.Ops, pc.Operation(api.OpAdd, reason))
 			fp.Hashes = append(fp.Hashes, h)
 		}
 	}
@@ -205,13 +197,13 @@ func (p *Planner) Plan(f File) (FilePlan, error) {
 		_, exists := p.Catalog.Get(path)
 		_, broken := p.Catalog.Broken(path)
 		if exists || broken {
-			fp.Ops = append(fp.Ops, curate.Operation{Type: curate.OpDelete, Path: path, Reason: reason})
+			fp.Ops = append(fp.Ops, api.Operation{Type: api.OpDelete, Path: path, Reason: reason})
 		}
 	}
 	if len(fp.Ops) == 0 && rec != nil {
 		// The file changed in ways its entries do not show (trailing
 		// blank lines, a skipped front matter): Record notes the new hash.
-		fp.Status = StatusUnchanged
+		fp.Status = api.IngestUnchanged
 	}
 	return fp, nil
 }
@@ -274,17 +266,6 @@ func (p *Planner) provenanceIndex() map[string][]string {
 	return p.bySource
 }
 
-// ValidPrefix reports whether prefix may select sources to prune: "" (every
-// source) or a relative name by the rules source names follow (no "..",
-// not absolute, valid UTF-8, no hidden segment), a trailing "/" allowed.
-func ValidPrefix(prefix string) error {
-	if prefix == "" {
-		return nil
-	}
-	_, err := tree.CleanPath(prefix)
-	return err
-}
-
 // Prune plans the removal of every source whose name starts with one of
 // prefixes and that keep does not hold: the DELETE of each of its entries,
 // one FilePlan with StatusRemoved per source, sorted by name. It must come
@@ -327,7 +308,7 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 	deleted := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(candidates)) {
 		rec := p.Manifest.Sources[name]
-		fp := FilePlan{Name: name, Format: FormatOf(name), Status: StatusRemoved, old: map[string]string{}}
+		fp := FilePlan{Name: name, Format: api.FormatOf(name), Status: api.IngestRemoved, old: map[string]string{}}
 		if rec != nil {
 			fp.Format = rec.Format
 		}
@@ -351,7 +332,7 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 			if rec != nil {
 				fp.old[path] = rec.Entries[path]
 			}
-			fp.Ops = append(fp.Ops, curate.Operation{Type: curate.OpDelete, Path: path, Reason: reason})
+			fp.Ops = append(fp.Ops, api.Operation{Type: api.OpDelete, Path: path, Reason: reason})
 		}
 		if len(fp.Ops) > 0 || rec != nil {
 			plans = append(plans, fp)
@@ -366,7 +347,7 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 // them; the source's hash is recorded only when nothing failed. It returns
 // the number of failed operations.
 func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
-	if fp.Status == StatusRemoved {
+	if fp.Status == api.IngestRemoved {
 		return p.recordRemoval(fp, applied)
 	}
 	if fp.entries == nil {
@@ -378,7 +359,7 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 	}
 	failed := 0
 	for i, op := range fp.Ops {
-		ok := i < len(applied) && applied[i].Status == curate.StatusSuccess
+		ok := i < len(applied) && applied[i].Status == api.StatusSuccess
 		if !ok {
 			failed++
 			if h, had := fp.old[op.Path]; had {
@@ -386,7 +367,7 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 			}
 			continue
 		}
-		if op.Type != curate.OpDelete {
+		if op.Type != api.OpDelete {
 			rec.Entries[op.Path] = fp.Hashes[i]
 		}
 	}
@@ -404,7 +385,7 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 func (p *Planner) recordRemoval(fp FilePlan, applied []curate.Applied) int {
 	rec := &SourceRecord{Format: fp.Format, Entries: map[string]string{}}
 	for i, op := range fp.Ops {
-		if i >= len(applied) || applied[i].Status != curate.StatusSuccess {
+		if i >= len(applied) || applied[i].Status != api.StatusSuccess {
 			rec.Entries[op.Path] = fp.old[op.Path]
 		}
 	}

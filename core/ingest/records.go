@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 // value is a decoded JSON value that keeps the order of object keys, so
@@ -185,7 +187,7 @@ func jsonError(text string, err error, offset int64) error {
 // splitJSON splits a JSON file: chat transcripts (see chat.go) by turn or
 // session; an array by element; an object by top-level key; anything else
 // is one record.
-func splitJSON(s *source) (Format, error) {
+func splitJSON(s *source) (api.Format, error) {
 	dec := json.NewDecoder(strings.NewReader(s.text))
 	dec.UseNumber()
 	type span struct{ from, to int }
@@ -194,7 +196,7 @@ func splitJSON(s *source) (Format, error) {
 	// Arrays are read element by element to know each record's lines.
 	tok, err := dec.Token()
 	if err != nil {
-		return FormatJSON, jsonError(s.text, err, dec.InputOffset())
+		return api.FormatJSON, jsonError(s.text, err, dec.InputOffset())
 	}
 	if d, ok := tok.(json.Delim); ok && d == '[' {
 		root = value{kind: 'a', arr: []value{}}
@@ -203,32 +205,32 @@ func splitJSON(s *source) (Format, error) {
 			from := lc.at(skipSpace(s.text, dec.InputOffset()))
 			v, err := decodeValue(dec)
 			if err != nil {
-				return FormatJSON, jsonError(s.text, err, dec.InputOffset())
+				return api.FormatJSON, jsonError(s.text, err, dec.InputOffset())
 			}
 			root.arr = append(root.arr, v)
 			spans = append(spans, span{from, lc.at(dec.InputOffset())})
 		}
 		if _, err := dec.Token(); err != nil {
-			return FormatJSON, jsonError(s.text, err, dec.InputOffset())
+			return api.FormatJSON, jsonError(s.text, err, dec.InputOffset())
 		}
 	} else {
 		dec = json.NewDecoder(strings.NewReader(s.text))
 		dec.UseNumber()
 		if root, err = decodeValue(dec); err != nil {
-			return FormatJSON, jsonError(s.text, err, dec.InputOffset())
+			return api.FormatJSON, jsonError(s.text, err, dec.InputOffset())
 		}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return FormatJSON, badf("malformed JSON at line %d: more than one value (JSON Lines files end in .jsonl)", lineAt(s.text, int(dec.InputOffset())))
+		return api.FormatJSON, badf("malformed JSON at line %d: more than one value (JSON Lines files end in .jsonl)", lineAt(s.text, int(dec.InputOffset())))
 	}
 	if convs, ok, err := chatFromJSON(root); ok {
 		if err != nil {
-			return FormatChat, err
+			return api.FormatChat, err
 		}
 		for _, c := range convs {
 			layoutChat(s, c, 0)
 		}
-		return FormatChat, nil
+		return api.FormatChat, nil
 	}
 	folder := s.folder("data", s.topic())
 	switch root.kind {
@@ -248,7 +250,7 @@ func splitJSON(s *source) (Format, error) {
 	default:
 		s.add(Piece{Folder: folder, Title: s.stem[strings.LastIndexByte(s.stem, '/')+1:], Text: recordText(root), Task: "Value"})
 	}
-	return FormatJSON, nil
+	return api.FormatJSON, nil
 }
 
 // lineCounter gives the lines of increasing offsets in one pass over the
@@ -279,7 +281,7 @@ func skipSpace(text string, off int64) int64 {
 
 // splitJSONL splits JSON Lines: one record per non-blank line. A file whose
 // every line is a chat message ({role, content}) is one chat session.
-func splitJSONL(s *source) (Format, error) {
+func splitJSONL(s *source) (api.Format, error) {
 	var recs []value
 	var at []int
 	for i, l := range strings.Split(s.text, "\n") {
@@ -295,7 +297,7 @@ func splitJSONL(s *source) (Format, error) {
 			}
 		}
 		if err != nil {
-			return FormatJSONL, badf("malformed JSON on line %d: %v", i+1, err)
+			return api.FormatJSONL, badf("malformed JSON on line %d: %v", i+1, err)
 		}
 		recs = append(recs, v)
 		at = append(at, i+1)
@@ -303,7 +305,7 @@ func splitJSONL(s *source) (Format, error) {
 	if len(recs) > 0 {
 		if conv, ok := chatFromMessages(value{kind: 'a', arr: recs}); ok {
 			layoutChat(s, conv, 0)
-			return FormatChat, nil
+			return api.FormatChat, nil
 		}
 	}
 	folder := s.folder("data", s.topic())
@@ -311,7 +313,7 @@ func splitJSONL(s *source) (Format, error) {
 		n := fmt.Sprintf("Record %d", i+1)
 		s.add(Piece{Folder: folder, Title: recordTitle(v, n), Text: recordText(v), Task: fmt.Sprintf("%s (line %d)", n, at[i])})
 	}
-	return FormatJSONL, nil
+	return api.FormatJSONL, nil
 }
 
 // splitCSV splits a CSV or TSV file by row: the first row names the

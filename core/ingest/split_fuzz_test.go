@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/tree"
 )
 
@@ -29,9 +30,9 @@ func FuzzSplit(f *testing.F) {
 			}
 			return r
 		}, ext)
-		ps, _, err := Split(File{Name: name, Content: content}, Options{})
+		ps, _, err := Split(api.SourceFile{Name: name, Content: content}, api.IngestOptions{})
 		if err != nil {
-			if !errors.Is(err, ErrBadInput) {
+			if !errors.Is(err, api.ErrBadInput) {
 				t.Fatalf("error without ErrBadInput: %v", err)
 			}
 			return
@@ -39,7 +40,7 @@ func FuzzSplit(f *testing.F) {
 		seen := map[string]bool{}
 		for _, p := range ps {
 			path := p.Path()
-			clean, err := tree.CleanPath(path)
+			clean, err := api.CleanPath(path)
 			if err != nil || clean != path || !tree.IsEntryPath(path) {
 				t.Fatalf("bad path %q: %v", path, err)
 			}

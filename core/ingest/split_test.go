@@ -6,16 +6,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 // fixture splits testdata/<name> and fails the test on an error.
-func fixture(t *testing.T, name string) ([]Piece, Format) {
+func fixture(t *testing.T, name string) ([]Piece, api.Format) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, format, err := Split(File{Name: name, Content: string(b)}, Options{})
+	ps, format, err := Split(api.SourceFile{Name: name, Content: string(b)}, api.IngestOptions{})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -65,7 +67,7 @@ func check(t *testing.T, name string, ps []Piece, wants []want) {
 
 func TestMarkdown(t *testing.T) {
 	ps, f := fixture(t, "guide.md")
-	if f != FormatMarkdown {
+	if f != api.FormatMarkdown {
 		t.Errorf("format %s", f)
 	}
 	check(t, "guide.md", ps, []want{
@@ -104,7 +106,7 @@ func TestCSVAndTSV(t *testing.T) {
 		{path: "data/contacts/chen_wei.md", title: "Chen, Wei", task: "Row 3 (line 4)", has: []string{"- **name**: Chen, Wei", "Owns the design system.\n  Ask before adding components."}},
 	})
 	ps, f := fixture(t, "watchlist.tsv")
-	if f != FormatTSV {
+	if f != api.FormatTSV {
 		t.Errorf("format %s", f)
 	}
 	// The "name" column titles the row, not the first one.
@@ -116,7 +118,7 @@ func TestCSVAndTSV(t *testing.T) {
 
 func TestJSON(t *testing.T) {
 	ps, f := fixture(t, "services.json")
-	if f != FormatJSON {
+	if f != api.FormatJSON {
 		t.Errorf("format %s", f)
 	}
 	check(t, "services.json", ps, []want{
@@ -126,7 +128,7 @@ func TestJSON(t *testing.T) {
 		{path: "data/services/record_3.md", title: "Record 3", task: "Record 3 (line 16)", has: []string{"- **owner**: nobody"}},
 	})
 	ps, f = fixture(t, "events.jsonl")
-	if f != FormatJSONL {
+	if f != api.FormatJSONL {
 		t.Errorf("format %s", f)
 	}
 	check(t, "events.jsonl", ps, []want{
@@ -151,12 +153,12 @@ func TestEmail(t *testing.T) {
 	}})
 	html := "From: bob@example.com\nSubject: Hello\nContent-Type: text/html; charset=iso-8859-1\n\n<html><head><style>p{}</style></head><body><p>Caf\xe9 at <b>noon</b>&amp;later</p></body></html>\n"
 	// Latin-1 bytes are not UTF-8: the file itself is refused...
-	if _, _, err := Split(File{Name: "hello.eml", Content: html}, Options{}); !errors.Is(err, ErrBadInput) {
+	if _, _, err := Split(api.SourceFile{Name: "hello.eml", Content: html}, api.IngestOptions{}); !errors.Is(err, api.ErrBadInput) {
 		t.Errorf("latin-1 bytes in the file: %v", err)
 	}
 	// ...but a quoted-printable Latin-1 body is decoded.
 	qp := "From: Bob <bob@example.com>\nSubject: Hello\nContent-Type: text/html; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n\n<html><head><style>p{}</style></head><body><p>Caf=E9 at <b>noon</b>&amp;later</p></body></html>\n"
-	ps, _, err := Split(File{Name: "hello.eml", Content: qp}, Options{})
+	ps, _, err := Split(api.SourceFile{Name: "hello.eml", Content: qp}, api.IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,14 +197,14 @@ func TestGo(t *testing.T) {
 			t.Errorf("%s holds the imports", p.Title)
 		}
 	}
-	if _, _, err := Split(File{Name: "bad.go", Content: "package x\nfunc {"}, Options{}); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "malformed Go") {
+	if _, _, err := Split(api.SourceFile{Name: "bad.go", Content: "package x\nfunc {"}, api.IngestOptions{}); !errors.Is(err, api.ErrBadInput) || !strings.Contains(err.Error(), "malformed Go") {
 		t.Errorf("bad Go: %v", err)
 	}
 }
 
 func TestTypeScript(t *testing.T) {
 	ps, f := fixture(t, "retry.ts")
-	if f != FormatJS {
+	if f != api.FormatJS {
 		t.Errorf("format %s", f)
 	}
 	check(t, "retry.ts", ps, []want{
@@ -215,7 +217,7 @@ func TestTypeScript(t *testing.T) {
 		{path: "code/retry/module_code.md", title: "module code", task: "TypeScript top-level statements (line 40)", has: []string{"console.log"}, hasNot: []string{"import", "helper"}},
 	})
 	js := "const a = require('a');\n\nmodule.exports = function handler(req) {\n  return a(req);\n};\n\nexports.name = 'x';\n"
-	ps, _, err := Split(File{Name: "h.cjs", Content: js}, Options{})
+	ps, _, err := Split(api.SourceFile{Name: "h.cjs", Content: js}, api.IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +245,7 @@ func TestPython(t *testing.T) {
 // A comment at column 0 inside a function body does not end the function.
 func TestPythonCommentInBody(t *testing.T) {
 	src := "def f():\n    a = 1\n# TODO: explain\n    return a\n\n# about g\ndef g():\n    pass\n"
-	ps, _, err := Split(File{Name: "m.py", Content: src}, Options{})
+	ps, _, err := Split(api.SourceFile{Name: "m.py", Content: src}, api.IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +259,7 @@ func TestPythonCommentInBody(t *testing.T) {
 
 func TestChatLoCoMo(t *testing.T) {
 	ps, f := fixture(t, "locomo_sample.json")
-	if f != FormatChat {
+	if f != api.FormatChat {
 		t.Fatalf("format %s", f)
 	}
 	first := "In reply to Caroline: Hey Mel! I went to the LGBTQ support group yesterday."
@@ -279,7 +281,7 @@ func TestChatLoCoMo(t *testing.T) {
 	}
 	zero := 0
 	b, _ := os.ReadFile("testdata/locomo_sample.json")
-	ps, _, _ = Split(File{Name: "locomo_sample.json", Content: string(b)}, Options{ContextTurns: &zero, Domain: "People"})
+	ps, _, _ = Split(api.SourceFile{Name: "locomo_sample.json", Content: string(b)}, api.IngestOptions{ContextTurns: &zero, Domain: "People"})
 	if ps[1].Flow != "" || ps[1].Path() != "people/session_01/turn_002.md" {
 		t.Errorf("contextTurns 0, domain People: %s flow %q", ps[1].Path(), ps[1].Flow)
 	}
@@ -300,7 +302,7 @@ func TestChatLongMemEval(t *testing.T) {
 		}
 	}
 	ps, f := fixture(t, "support_chat.jsonl")
-	if f != FormatChat {
+	if f != api.FormatChat {
 		t.Fatalf("format %s", f)
 	}
 	check(t, "support_chat.jsonl", ps, []want{{path: "chats/support_chat/2026_02/session_01.md", title: "Chat on 10 February 2026", task: "Chat with the assistant", author: "user", stamp: "2026-02-10T08:00:00Z",
@@ -329,28 +331,28 @@ func TestChatPiecesParts(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	cases := []struct {
 		name, content string
-		opts          Options
+		opts          api.IngestOptions
 		msg           string
 	}{
-		{"notes.md", "ok\xff\xfe", Options{}, "not valid UTF-8 text (at byte 2, line 1)"},
-		{"big.txt", strings.Repeat("x", 101), Options{MaxSourceBytes: 100}, "101 bytes is over the 100-byte limit"},
-		{"blob.txt", "abc\x00def", Options{}, "binary"},
-		{"list.json", "[{\"a\": 1},\n {\"a\": 2,}]", Options{}, "malformed JSON at line 2"},
-		{"cut.json", `{"a": [1, 2`, Options{}, "malformed JSON"},
-		{"two.json", "{}\n{}", Options{}, "more than one value"},
-		{"log.jsonl", "{\"a\":1}\n{\"a\":\n", Options{}, "malformed JSON on line 2"},
-		{"rows.csv", "a,b\n1,2\n3\n", Options{}, "malformed CSV"},
-		{"quote.csv", "a,b\n\"1,2\n", Options{}, "malformed CSV"},
-		{"cal.ics", "BEGIN:VEVENT\nSUMMARY:x\nEND:VEVENT\n", Options{}, "must begin with BEGIN:VCALENDAR"},
-		{"open.ics", "BEGIN:VCALENDAR\nBEGIN:VEVENT\nSUMMARY:x\nEND:VCALENDAR\n", Options{}, "never closed"},
-		{"mail.eml", "no headers here", Options{}, "malformed e-mail"},
-		{"parts.eml", "Subject: x\nContent-Type: multipart/mixed; boundary=b\n\n--b\n\nhello\n", Options{}, "not closed by its boundary"},
-		{"chat.json", `{"conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": "oops"}}`, Options{}, "session_1 is not a list of turns"},
-		{"../up.md", "x", Options{}, "name"},
+		{"notes.md", "ok\xff\xfe", api.IngestOptions{}, "not valid UTF-8 text (at byte 2, line 1)"},
+		{"big.txt", strings.Repeat("x", 101), api.IngestOptions{MaxSourceBytes: 100}, "101 bytes is over the 100-byte limit"},
+		{"blob.txt", "abc\x00def", api.IngestOptions{}, "binary"},
+		{"list.json", "[{\"a\": 1},\n {\"a\": 2,}]", api.IngestOptions{}, "malformed JSON at line 2"},
+		{"cut.json", `{"a": [1, 2`, api.IngestOptions{}, "malformed JSON"},
+		{"two.json", "{}\n{}", api.IngestOptions{}, "more than one value"},
+		{"log.jsonl", "{\"a\":1}\n{\"a\":\n", api.IngestOptions{}, "malformed JSON on line 2"},
+		{"rows.csv", "a,b\n1,2\n3\n", api.IngestOptions{}, "malformed CSV"},
+		{"quote.csv", "a,b\n\"1,2\n", api.IngestOptions{}, "malformed CSV"},
+		{"cal.ics", "BEGIN:VEVENT\nSUMMARY:x\nEND:VEVENT\n", api.IngestOptions{}, "must begin with BEGIN:VCALENDAR"},
+		{"open.ics", "BEGIN:VCALENDAR\nBEGIN:VEVENT\nSUMMARY:x\nEND:VCALENDAR\n", api.IngestOptions{}, "never closed"},
+		{"mail.eml", "no headers here", api.IngestOptions{}, "malformed e-mail"},
+		{"parts.eml", "Subject: x\nContent-Type: multipart/mixed; boundary=b\n\n--b\n\nhello\n", api.IngestOptions{}, "not closed by its boundary"},
+		{"chat.json", `{"conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": "oops"}}`, api.IngestOptions{}, "session_1 is not a list of turns"},
+		{"../up.md", "x", api.IngestOptions{}, "name"},
 	}
 	for _, c := range cases {
-		ps, _, err := Split(File{Name: c.name, Content: c.content}, c.opts)
-		if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), c.msg) {
+		ps, _, err := Split(api.SourceFile{Name: c.name, Content: c.content}, c.opts)
+		if !errors.Is(err, api.ErrBadInput) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: err %v, want %q", c.name, err, c.msg)
 		}
 		if ps != nil {
@@ -362,7 +364,7 @@ func TestBadInput(t *testing.T) {
 func TestLongPieceIsCut(t *testing.T) {
 	para := strings.Repeat("word ", 1000) // 5,000 bytes
 	text := strings.Repeat(para+"\n\n", 120)
-	ps, _, err := Split(File{Name: "big.md", Content: "# Big\n\n" + text}, Options{})
+	ps, _, err := Split(api.SourceFile{Name: "big.md", Content: "# Big\n\n" + text}, api.IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package prompt
 import (
 	"encoding/json"
 
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // Tool names the model may call.
@@ -30,30 +30,30 @@ const (
 // Every schema sets additionalProperties false: a model that invents an
 // argument is told so instead of having it silently ignored.
 var (
-	searchTool = llm.Tool{Name: ToolSearch,
+	searchTool = api.Tool{Name: ToolSearch,
 		Description: "Full-text search over the knowledge base (BM25 over titles, paths and content). Returns up to limit entries, best first, with path, title, score (0-1) and the best-matching excerpt.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{
   "query":{"type":"string","minLength":1,"description":"words to search for"},
   "limit":{"type":"integer","minimum":1,"maximum":20,"default":5,"description":"how many results"}},
  "required":["query"],"additionalProperties":false}`)}
-	readTool = llm.Tool{Name: ToolRead,
+	readTool = api.Tool{Name: ToolRead,
 		Description: "Read one entry (or context.md) in full: its markdown, with the paths it links to and the paths linking to it. Entries longer than 8,000 characters are cut.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{
   "path":{"type":"string","minLength":1,"description":"the entry path, e.g. engineering/billing/invoice_retry_policy.md"}},
  "required":["path"],"additionalProperties":false}`)}
-	listTool = llm.Tool{Name: ToolList,
+	listTool = api.Tool{Name: ToolList,
 		Description: "List the folders and entries below a folder (the whole tree by default), with titles, at most 200 lines.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{
   "path":{"type":"string","description":"a folder, e.g. engineering or engineering/billing; empty for the root"},
   "depth":{"type":"integer","minimum":1,"maximum":4,"description":"how many levels to show; all by default"}},
  "additionalProperties":false}`)}
-	relationsTool = llm.Tool{Name: ToolRelations,
+	relationsTool = api.Tool{Name: ToolRelations,
 		Description: "The relations of an entry: the entries it links to (forward) and the entries that link to it (backward), with titles.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{
   "path":{"type":"string","minLength":1,"description":"the entry path"},
   "direction":{"type":"string","enum":["forward","backward","both"],"default":"both"}},
  "required":["path"],"additionalProperties":false}`)}
-	curateTool = llm.Tool{Name: ToolCurate,
+	curateTool = api.Tool{Name: ToolCurate,
 		Description: "Apply curate operations to the knowledge base, in order. Answers with the status and message of each operation; a failed operation changed nothing and may be fixed and sent again.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{
   "operations":{"type":"array","minItems":1,"items":{"type":"object","properties":{
@@ -76,8 +76,8 @@ var (
 )
 
 // QueryTools are the tools of the agentic loop (tier 4).
-func QueryTools() []llm.Tool { return []llm.Tool{searchTool, readTool, listTool, relationsTool} }
+func QueryTools() []api.Tool { return []api.Tool{searchTool, readTool, listTool, relationsTool} }
 
 // CurateTools are the tools of curation: curate, and the read-only tools
 // that let the model find what already exists before adding.
-func CurateTools() []llm.Tool { return []llm.Tool{curateTool, searchTool, readTool, listTool} }
+func CurateTools() []api.Tool { return []api.Tool{curateTool, searchTool, readTool, listTool} }

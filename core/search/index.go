@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/arbormem/arbor/core/lifecycle"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/index"
 	bsearch "github.com/blugelabs/bluge/search"
@@ -29,21 +29,15 @@ type Doc struct {
 	Keywords []string // curated keywords, boosted ×2 by default
 }
 
-// Hit is one ranked result.
+// Hit is one ranked result: what crosses the ABI (api.Hit) and what the
+// engine's rerankers read besides.
 type Hit struct {
-	Path    string   `json:"path"`
-	Kind    string   `json:"kind"`
-	Title   string   `json:"title"`
-	Summary string   `json:"summary,omitempty"`
-	Score   float64  `json:"score"`   // normalized ŝ = s/(1+s), rounded to 4 decimals, within [0.0001, 0.9999]
-	Raw     float64  `json:"-"`       // the raw BM25 score s
-	Excerpt string   `json:"excerpt"` // best-matching passage, ≤ Options.ExcerptLen characters, from Summary/Content, on word boundaries
-	Matched []string `json:"-"`       // the query terms (analyzed, as in Result.Terms) this doc matches, at least in part (a compound's part, a CJK run's bigram)
+	api.Hit
+	Raw     float64  // the raw BM25 score s (Score is ŝ = s/(1+s))
+	Matched []string // the query terms (analyzed, as in Result.Terms) this doc matches, at least in part (a compound's part, a CJK run's bigram)
 	// AllTerms: the document came from the AND pass (it matches every
 	// query term), not from the OR pass that fills the slots left.
-	AllTerms bool `json:"-"`
-	// Lifecycle is set by the engine's query ranking (DESIGN §4); Search leaves it nil.
-	Lifecycle *lifecycle.Rank `json:"lifecycle,omitempty"`
+	AllTerms bool
 }
 
 // Result is the answer to one Search.
@@ -415,12 +409,12 @@ type Source struct {
 // key is the one stored with it, or else when the built document has the
 // same content hash (its new key is then stored); new and changed
 // documents are analyzed in one batch, others are deleted.
-func (x *Index) Sync(srcs []Source) (SyncStats, error) {
+func (x *Index) Sync(srcs []Source) (api.IndexStats, error) {
 	last := make(map[string]int, len(srcs))
 	for i, s := range srcs {
 		last[s.Path] = i
 	}
-	var st SyncStats
+	var st api.IndexStats
 	var build []int     // the sources whose document is built
 	var stored []string // the content hash stored for each of build, if any
 	x.mu.RLock()

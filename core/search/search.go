@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/blugelabs/bluge"
 	bsearch "github.com/blugelabs/bluge/search"
 )
@@ -84,7 +85,7 @@ func (x *Index) Rank(query string, limit int) (Ranked, error) {
 	for i := range docs {
 		d := &docs[i]
 		r.docs[d.path] = d
-		r.Hits[i] = Hit{Path: d.path, Kind: d.kind, Title: d.title, Summary: d.summary, Raw: d.raw, Score: normalize01(d.raw), AllTerms: d.all}
+		r.Hits[i] = Hit{Hit: api.Hit{Path: d.path, Kind: d.kind, Title: d.title, Summary: d.summary, Score: normalize01(d.raw)}, Raw: d.raw, AllTerms: d.all}
 	}
 	literal := literals(docs, qs)
 	for i, q := range qs {

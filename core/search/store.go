@@ -40,13 +40,6 @@ type Store struct {
 	Logger host.Logger // gets a warn line when a stored index is unusable; nil discards
 }
 
-// SyncStats reports how Sync brought the index in step with the documents.
-type SyncStats struct {
-	Reused  int `json:"reused"`  // documents already indexed with the same content
-	Indexed int `json:"indexed"` // documents analyzed: new, changed, or all of them on a rebuild
-	Removed int `json:"removed"` // documents dropped because they are no longer given
-}
-
 // formatVersion changes whenever the stored bytes would mean something
 // else to this code (the manifest's layout, the norms of score.go). Changes
 // to document fields or analysis are caught by schemaFingerprint.

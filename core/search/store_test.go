@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 )
 
@@ -62,7 +63,7 @@ func storeDocs(n int) []Doc {
 var storeQueries = []string{"invoice retry", "card", "kubernetes deploy note", "가치관", "lisbon", "unique7", "billing invoices", "retr", "decisons"}
 
 // openStore opens (and registers the closing of) an index on fs and syncs docs.
-func openStore(t *testing.T, fs host.FS, log host.Logger, docs []Doc) (*Index, SyncStats) {
+func openStore(t *testing.T, fs host.FS, log host.Logger, docs []Doc) (*Index, api.IndexStats) {
 	t.Helper()
 	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir, Logger: log})
 	if err != nil {
@@ -159,7 +160,7 @@ func TestStoreReopenReusesEverything(t *testing.T) {
 	}
 	log := &logLines{}
 	x, st := openStore(t, fs, log, docs)
-	if want := (SyncStats{Reused: len(docs)}); st != want {
+	if want := (api.IndexStats{Reused: len(docs)}); st != want {
 		t.Fatalf("sync after reopen: %+v, want %+v", st, want)
 	}
 	if w := log.warnings(); len(w) != 0 {
@@ -183,7 +184,7 @@ func TestStoreReopenAppliesChanges(t *testing.T) {
 	changed = append(changed, Doc{Path: "domain9/new_entry.md", Title: "Zeppelin maintenance", Content: "inspect the zeppelin envelope monthly"})
 
 	x, st := openStore(t, fs, nil, changed)
-	if want := (SyncStats{Reused: len(docs) - 3, Indexed: 3, Removed: 1}); st != want {
+	if want := (api.IndexStats{Reused: len(docs) - 3, Indexed: 3, Removed: 1}); st != want {
 		t.Fatalf("sync: %+v, want %+v", st, want)
 	}
 	got := answers(t, x)
@@ -210,7 +211,7 @@ func TestStoreReopenAppliesChanges(t *testing.T) {
 	// The changes persist too: a third open reuses everything.
 	closeIndex(t, x)
 	_, st = openStore(t, fs, nil, changed)
-	if want := (SyncStats{Reused: len(changed)}); st != want {
+	if want := (api.IndexStats{Reused: len(changed)}); st != want {
 		t.Fatalf("third open: %+v, want %+v", st, want)
 	}
 }
@@ -280,7 +281,7 @@ func TestStoreRebuildsDamagedIndex(t *testing.T) {
 			c.damage(t, fs)
 			log := &logLines{}
 			x, st := openStore(t, fs, log, docs)
-			if want := (SyncStats{Indexed: len(docs)}); st != want {
+			if want := (api.IndexStats{Indexed: len(docs)}); st != want {
 				t.Errorf("sync: %+v, want a rebuild %+v", st, want)
 			}
 			if w := log.warnings(); c.warns != (len(w) == 1) {
@@ -291,7 +292,7 @@ func TestStoreRebuildsDamagedIndex(t *testing.T) {
 			closeIndex(t, x)
 			log = &logLines{}
 			_, st = openStore(t, fs, log, docs)
-			if want := (SyncStats{Reused: len(docs)}); st != want || len(log.warnings()) != 0 {
+			if want := (api.IndexStats{Reused: len(docs)}); st != want || len(log.warnings()) != 0 {
 				t.Errorf("after the rebuild: %+v, warnings %v; want %+v and none", st, log.warnings(), want)
 			}
 		})
@@ -373,7 +374,7 @@ func TestStoreCrashBeforeManifestKeepsOldIndex(t *testing.T) {
 	}
 
 	y, st := openStore(t, fs, nil, changed)
-	if want := (SyncStats{Reused: len(docs) - 1, Indexed: 1}); st != want {
+	if want := (api.IndexStats{Reused: len(docs) - 1, Indexed: 1}); st != want {
 		t.Fatalf("reopen: %+v, want %+v", st, want)
 	}
 	if r := mustSearch(t, y, "quokka", 5); len(r.Hits) != 1 || r.Hits[0].Path != docs[0].Path {
@@ -428,7 +429,7 @@ func TestStoreFlushWritesOnlyChanges(t *testing.T) {
 		t.Errorf("stored files %v, want %v", got, want)
 	}
 	z, st := openStore(t, fs, nil, docs)
-	if st != (SyncStats{Reused: len(docs)}) {
+	if st != (api.IndexStats{Reused: len(docs)}) {
 		t.Fatalf("reopen: %+v", st)
 	}
 	sameAnswers(t, "after merges", answers(t, z), coldAnswers(t, docs))
@@ -437,7 +438,7 @@ func TestStoreFlushWritesOnlyChanges(t *testing.T) {
 func TestStoreEmpty(t *testing.T) {
 	fs := host.NewMemFS()
 	x, st := openStore(t, fs, nil, nil)
-	if st != (SyncStats{}) {
+	if st != (api.IndexStats{}) {
 		t.Fatalf("sync: %+v", st)
 	}
 	closeIndex(t, x)
@@ -449,12 +450,12 @@ func TestStoreEmpty(t *testing.T) {
 	closeIndex(t, y)
 	log := &logLines{}
 	z, st := openStore(t, fs, log, nil)
-	if st != (SyncStats{Removed: 6}) || z.Count() != 0 {
+	if st != (api.IndexStats{Removed: 6}) || z.Count() != 0 {
 		t.Fatalf("sync: %+v, count %d", st, z.Count())
 	}
 	closeIndex(t, z)
 	_, st = openStore(t, fs, log, nil)
-	if st != (SyncStats{}) || len(log.warnings()) != 0 {
+	if st != (api.IndexStats{}) || len(log.warnings()) != 0 {
 		t.Fatalf("empty reopen: %+v, warnings %v", st, log.warnings())
 	}
 }
@@ -476,7 +477,7 @@ func keyedSources(docs []Doc, keys map[string]string, built *[]string) []Source 
 	return out
 }
 
-func syncKeyed(t *testing.T, fs host.FS, docs []Doc, keys map[string]string) (*Index, SyncStats, []string) {
+func syncKeyed(t *testing.T, fs host.FS, docs []Doc, keys map[string]string) (*Index, api.IndexStats, []string) {
 	t.Helper()
 	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir})
 	if err != nil {
@@ -496,14 +497,14 @@ func TestStoreSyncSkipsUnchangedKeys(t *testing.T) {
 	docs := storeDocs(30)
 	fs := host.NewMemFS()
 	x, st, built := syncKeyed(t, fs, docs, nil)
-	if st != (SyncStats{Indexed: len(docs)}) || len(built) != len(docs) {
+	if st != (api.IndexStats{Indexed: len(docs)}) || len(built) != len(docs) {
 		t.Fatalf("first sync: %+v, built %d", st, len(built))
 	}
 	closeIndex(t, x)
 
 	// Same keys: nothing is built.
 	x, st, built = syncKeyed(t, fs, docs, nil)
-	if st != (SyncStats{Reused: len(docs)}) || len(built) != 0 {
+	if st != (api.IndexStats{Reused: len(docs)}) || len(built) != 0 {
 		t.Fatalf("same keys: %+v, built %v", st, built)
 	}
 	closeIndex(t, x)
@@ -512,12 +513,12 @@ func TestStoreSyncSkipsUnchangedKeys(t *testing.T) {
 	// meaning): built, not re-analyzed, and its new key is stored.
 	keys := map[string]string{docs[2].Path: "other"}
 	x, st, built = syncKeyed(t, fs, docs, keys)
-	if st != (SyncStats{Reused: len(docs)}) || !reflect.DeepEqual(built, []string{docs[2].Path}) {
+	if st != (api.IndexStats{Reused: len(docs)}) || !reflect.DeepEqual(built, []string{docs[2].Path}) {
 		t.Fatalf("new key, same document: %+v, built %v", st, built)
 	}
 	closeIndex(t, x)
 	x, st, built = syncKeyed(t, fs, docs, keys)
-	if st != (SyncStats{Reused: len(docs)}) || len(built) != 0 {
+	if st != (api.IndexStats{Reused: len(docs)}) || len(built) != 0 {
 		t.Fatalf("after storing the new key: %+v, built %v", st, built)
 	}
 
@@ -533,7 +534,7 @@ func TestStoreSyncSkipsUnchangedKeys(t *testing.T) {
 	x, st, built = syncKeyed(t, fs, changed, keys)
 	want := []string{docs[4].Path, docs[7].Path}
 	sort.Strings(want)
-	if st != (SyncStats{Reused: len(docs) - 1, Indexed: 1}) || !reflect.DeepEqual(built, want) {
+	if st != (api.IndexStats{Reused: len(docs) - 1, Indexed: 1}) || !reflect.DeepEqual(built, want) {
 		t.Fatalf("after a put and a change: %+v, built %v, want %v", st, built, want)
 	}
 	if r := mustSearch(t, x, "narwhal", 5); len(r.Hits) != 1 || r.Hits[0].Path != docs[7].Path {
@@ -587,12 +588,12 @@ func TestStoreManifestWithoutKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st != (SyncStats{Reused: len(docs)}) || len(built) != len(docs) || len(log.warnings()) != 0 {
+	if st != (api.IndexStats{Reused: len(docs)}) || len(built) != len(docs) || len(log.warnings()) != 0 {
 		t.Fatalf("manifest without keys: %+v, built %d, warnings %v", st, len(built), log.warnings())
 	}
 	closeIndex(t, x)
 	_, st, built = syncKeyed(t, fs, docs, nil)
-	if st != (SyncStats{Reused: len(docs)}) || len(built) != 0 {
+	if st != (api.IndexStats{Reused: len(docs)}) || len(built) != 0 {
 		t.Fatalf("after the keys were stored: %+v, built %v", st, built)
 	}
 }

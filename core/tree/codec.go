@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/arbormem/arbor/core/api"
 	"gopkg.in/yaml.v2"
 )
 
@@ -341,14 +342,14 @@ func sectionBlock(h, body string) string {
 // rawLabels are the Raw Concept fields in rendering order.
 var rawLabels = []struct {
 	key, label string
-	get        func(*RawConcept) *string
+	get        func(*api.RawConcept) *string
 }{
-	{"task", "Task", func(r *RawConcept) *string { return &r.Task }},
-	{"changes", "Changes", func(r *RawConcept) *string { return &r.Changes }},
+	{"task", "Task", func(r *api.RawConcept) *string { return &r.Task }},
+	{"changes", "Changes", func(r *api.RawConcept) *string { return &r.Changes }},
 	{"files", "Files", nil},
-	{"flow", "Flow", func(r *RawConcept) *string { return &r.Flow }},
-	{"timestamp", "Timestamp", func(r *RawConcept) *string { return &r.Timestamp }},
-	{"author", "Author", func(r *RawConcept) *string { return &r.Author }},
+	{"flow", "Flow", func(r *api.RawConcept) *string { return &r.Flow }},
+	{"timestamp", "Timestamp", func(r *api.RawConcept) *string { return &r.Timestamp }},
+	{"author", "Author", func(r *api.RawConcept) *string { return &r.Author }},
 }
 
 // labelRe matches "**Task:** value" and the "**Task**: value" variant.
@@ -374,7 +375,7 @@ func rawLabel(line string) (key, rest string, ok bool) {
 // known label (the paper's example wraps Task over two lines); text
 // before the first label belongs to Task, and a repeated label appends to
 // its field, so nothing in the section is lost.
-func parseRawConcept(body string) RawConcept {
+func parseRawConcept(body string) api.RawConcept {
 	type fileLine struct {
 		text   string
 		inline bool
@@ -400,7 +401,7 @@ func parseRawConcept(body string) RawConcept {
 			vals[cur] = append(vals[cur], l)
 		}
 	}
-	var rc RawConcept
+	var rc api.RawConcept
 	for _, l := range rawLabels {
 		if l.get != nil {
 			*l.get(&rc) = strings.TrimSpace(strings.Join(vals[l.key], "\n"))
@@ -420,7 +421,7 @@ func parseRawConcept(body string) RawConcept {
 // renderRawConcept writes one block per non-empty field. Files are written
 // inline ("**Files:** a, b") unless a name holds a comma, then as a bullet
 // list under "**Files:**".
-func renderRawConcept(rc RawConcept) string {
+func renderRawConcept(rc api.RawConcept) string {
 	var blocks []string
 	for _, l := range rawLabels {
 		if l.get == nil {
@@ -466,20 +467,20 @@ func renderRawConcept(rc RawConcept) string {
 // narrativeParts are the "### " parts of the Narrative in rendering order.
 var narrativeParts = []struct {
 	key, heading string
-	get          func(*Narrative) *string
+	get          func(*api.Narrative) *string
 }{
-	{"structure", "Structure", func(n *Narrative) *string { return &n.Structure }},
-	{"dependencies", "Dependencies", func(n *Narrative) *string { return &n.Dependencies }},
-	{"highlights", "Highlights", func(n *Narrative) *string { return &n.Highlights }},
-	{"rules", "Rules", func(n *Narrative) *string { return &n.Rules }},
-	{"examples", "Examples", func(n *Narrative) *string { return &n.Examples }},
-	{"diagrams", "Diagrams", func(n *Narrative) *string { return &n.Diagrams }},
+	{"structure", "Structure", func(n *api.Narrative) *string { return &n.Structure }},
+	{"dependencies", "Dependencies", func(n *api.Narrative) *string { return &n.Dependencies }},
+	{"highlights", "Highlights", func(n *api.Narrative) *string { return &n.Highlights }},
+	{"rules", "Rules", func(n *api.Narrative) *string { return &n.Rules }},
+	{"examples", "Examples", func(n *api.Narrative) *string { return &n.Examples }},
+	{"diagrams", "Diagrams", func(n *api.Narrative) *string { return &n.Diagrams }},
 }
 
 // parseNarrative splits the Narrative at the first "### " heading of each
 // known part; any other "### " heading is text of the current part.
-func parseNarrative(body string) Narrative {
-	var n Narrative
+func parseNarrative(body string) api.Narrative {
+	var n api.Narrative
 	acc := map[string][]string{}
 	seen := map[string]bool{}
 	cur := ""
@@ -503,7 +504,7 @@ func parseNarrative(body string) Narrative {
 }
 
 // narrativePart returns the part accessor for a key, or nil.
-func narrativePart(k string) func(*Narrative) *string {
+func narrativePart(k string) func(*api.Narrative) *string {
 	for _, p := range narrativeParts {
 		if p.key == k {
 			return p.get
@@ -513,7 +514,7 @@ func narrativePart(k string) func(*Narrative) *string {
 }
 
 // renderNarrative writes Text, then each non-empty part under "### ".
-func renderNarrative(n Narrative) string {
+func renderNarrative(n api.Narrative) string {
 	var parts []string
 	if t := safeContent(n.Text, demote3); t != "" {
 		parts = append(parts, t)
@@ -530,7 +531,7 @@ func renderNarrative(n Narrative) string {
 
 // parseFacts reads one fact per list item; lines that are not list items
 // continue the previous fact (hand-wrapped lines), a blank line ends it.
-func parseFacts(body string) []Fact {
+func parseFacts(body string) []api.Fact {
 	var raw [][]string
 	open := false
 	for _, l := range splitLines(body) {
@@ -549,9 +550,9 @@ func parseFacts(body string) []Fact {
 		raw = append(raw, []string{item})
 		open = true
 	}
-	var out []Fact
+	var out []api.Fact
 	for _, r := range raw {
-		if f := parseFactText(strings.Join(r, " ")); f != (Fact{}) {
+		if f := parseFactText(strings.Join(r, " ")); f != (api.Fact{}) {
 			out = append(out, f)
 		}
 	}
@@ -564,14 +565,14 @@ func parseFacts(body string) []Fact {
 // (a subject written into the statement is split out, a trailing
 // "[category]" likewise, "**" is removed from subjects, every part is
 // one line).
-func normalizeFact(f Fact) Fact {
+func normalizeFact(f api.Fact) api.Fact {
 	cat := oneLine(strings.NewReplacer("[", "", "]", "").Replace(f.Category))
-	return parseFactText(factText(Fact{Subject: stripStars(oneLine(f.Subject)), Statement: oneLine(f.Statement), Category: cat}))
+	return parseFactText(factText(api.Fact{Subject: stripStars(oneLine(f.Subject)), Statement: oneLine(f.Statement), Category: cat}))
 }
 
 // factText is a fact's line without the bullet:
 // "**subject**: statement [category]", absent parts left out.
-func factText(f Fact) string {
+func factText(f api.Fact) string {
 	var parts []string
 	if f.Subject != "" {
 		parts = append(parts, "**"+f.Subject+"**:")
@@ -588,7 +589,7 @@ func factText(f Fact) string {
 // parseFactText reads a fact's line (without the bullet). Every fact of
 // every file is read here when a tree is opened, so the line is cut by
 // hand (cutFactSubject, cutFactCategory) rather than with regexps.
-func parseFactText(text string) Fact {
+func parseFactText(text string) api.Fact {
 	subj, st := "", strings.TrimSpace(text)
 	for subj == "" {
 		s, rest, ok := cutFactSubject(st, "**:")
@@ -609,7 +610,7 @@ func parseFactText(text string) Fact {
 			st, cat = rest, c
 		}
 	}
-	return Fact{Subject: subj, Statement: st, Category: cat}
+	return api.Fact{Subject: subj, Statement: st, Category: cat}
 }
 
 // isRegexpSpace reports the ASCII white space of regexp's \s.
@@ -680,11 +681,11 @@ func stripStars(s string) string {
 }
 
 // renderFacts writes "- **subject**: statement [category]" lines.
-func renderFacts(facts []Fact) string {
+func renderFacts(facts []api.Fact) string {
 	var lines []string
 	for _, f := range facts {
 		f = normalizeFact(f)
-		if f == (Fact{}) {
+		if f == (api.Fact{}) {
 			continue
 		}
 		line := "- " + factText(f)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 // checkStable asserts the codec's contract for one entry: the rendering
@@ -75,9 +77,9 @@ func FuzzRoundTrip(f *testing.F) {
 			Keywords: strings.Split(summary, " "),
 			Extra:    []KeyValue{{Key: extraKey, Value: extraVal}, {Key: "maturity", Value: extraVal}},
 			Reason:   reason,
-			RawConcept: RawConcept{Task: task, Changes: reason, Files: strings.Split(files, "|"),
+			RawConcept: api.RawConcept{Task: task, Changes: reason, Files: strings.Split(files, "|"),
 				Flow: narr, Timestamp: title, Author: legacy},
-			Narrative:       Narrative{Text: narr, Rules: rules, Examples: snip2, Structure: otherB},
+			Narrative:       api.Narrative{Text: narr, Rules: rules, Examples: snip2, Structure: otherB},
 			Snippets:        []string{snip1, snip2, narr},
 			LegacyRelations: []string{legacy, otherH},
 			Preamble:        preamble,
@@ -89,9 +91,9 @@ func FuzzRoundTrip(f *testing.F) {
 		for _, l := range strings.Split(facts, "\n") {
 			s, st, _ := strings.Cut(l, "|")
 			st, cat, _ := strings.Cut(st, "|")
-			e.Facts = append(e.Facts, Fact{Subject: s, Statement: st, Category: cat})
+			e.Facts = append(e.Facts, api.Fact{Subject: s, Statement: st, Category: cat})
 		}
-		e.Facts = append(e.Facts, Fact{Statement: facts})
+		e.Facts = append(e.Facts, api.Fact{Statement: facts})
 		checkStable(t, e)
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 // stressTokens are the pieces of markdown and YAML syntax the codec has
@@ -50,8 +52,8 @@ func TestRenderStableStress(t *testing.T) {
 			Title: s(), Summary: s(), Tags: list(), Related: list(), Keywords: list(),
 			Extra:      []KeyValue{{Key: s(), Value: s()}, {Key: "importance", Value: s()}},
 			Reason:     s(),
-			RawConcept: RawConcept{Task: s(), Changes: s(), Files: list(), Flow: s(), Timestamp: s(), Author: s()},
-			Narrative: Narrative{Text: s(), Structure: s(), Dependencies: s(), Highlights: s(), Rules: s(),
+			RawConcept: api.RawConcept{Task: s(), Changes: s(), Files: list(), Flow: s(), Timestamp: s(), Author: s()},
+			Narrative: api.Narrative{Text: s(), Structure: s(), Dependencies: s(), Highlights: s(), Rules: s(),
 				Examples: s(), Diagrams: s()},
 			Snippets:        list(),
 			LegacyRelations: list(),
@@ -61,7 +63,7 @@ func TestRenderStableStress(t *testing.T) {
 			e.CreatedAt = time.Unix(r.Int63n(1<<35), 0)
 		}
 		for j := r.Intn(4); j > 0; j-- {
-			e.Facts = append(e.Facts, Fact{Subject: s(), Statement: s(), Category: s()})
+			e.Facts = append(e.Facts, api.Fact{Subject: s(), Statement: s(), Category: s()})
 		}
 		for j := r.Intn(3); j > 0; j-- {
 			e.Other = append(e.Other, Section{Heading: s(), Body: s()})

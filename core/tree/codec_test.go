@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbormem/arbor/core/api"
 	"gopkg.in/yaml.v2"
 )
 
@@ -42,10 +43,10 @@ func TestParseByteRoverEntry(t *testing.T) {
 		CreatedAt: time.Date(2026, 2, 3, 11, 20, 0, 0, time.UTC),
 		UpdatedAt: time.Date(2026, 2, 15, 9, 45, 0, 0, time.UTC),
 		Reason:    "Why this knowledge was stored (the reason of the operation that last wrote it).",
-		RawConcept: RawConcept{Task: "...", Changes: "...", Files: []string{"..."},
+		RawConcept: api.RawConcept{Task: "...", Changes: "...", Files: []string{"..."},
 			Timestamp: "2026-02-03T11:20:00Z", Author: "architecture-agent"},
-		Narrative: Narrative{Structure: "...", Rules: "..."},
-		Facts:     []Fact{{Subject: "auth", Statement: "imports billing at runtime", Category: "project"}},
+		Narrative: api.Narrative{Structure: "...", Rules: "..."},
+		Facts:     []api.Fact{{Subject: "auth", Statement: "imports billing at runtime", Category: "project"}},
 		Snippets:  []string{"..."},
 	}
 	if !reflect.DeepEqual(e, want) {
@@ -232,11 +233,11 @@ func TestRenderFormat(t *testing.T) {
 		UpdatedAt: time.Date(2026, 2, 15, 9, 45, 0, 0, time.UTC),
 		Extra:     []KeyValue{{"importance", "82"}, {"aliases", "\n  - retry\n  - dunning"}, {"title", "ignored"}},
 		Reason:    "record the agreed retry policy",
-		RawConcept: RawConcept{Task: "document retries", Changes: "none", Files: []string{"billing/retry.go", "billing/dunning.go"},
+		RawConcept: api.RawConcept{Task: "document retries", Changes: "none", Files: []string{"billing/retry.go", "billing/dunning.go"},
 			Flow: "invoice -> retry -> escalate", Timestamp: "2026-02-03T11:20:00Z", Author: "billing-agent"},
-		Narrative: Narrative{Text: "Overview first.", Structure: "One queue.", Rules: "Failed invoices are retried three times, then escalated.",
+		Narrative: api.Narrative{Text: "Overview first.", Structure: "One queue.", Rules: "Failed invoices are retried three times, then escalated.",
 			Examples: "## Example heading\nInvoice 42."},
-		Facts: []Fact{
+		Facts: []api.Fact{
 			{Subject: "retry", Statement: "three times", Category: "policy"},
 			{Statement: "plain fact"},
 		},
@@ -326,7 +327,7 @@ func TestSectionHeadingsTolerated(t *testing.T) {
 		t.Errorf("got %#v", e)
 	}
 	// "##Not a heading" is not a heading (no space): it is a line of Facts.
-	if !reflect.DeepEqual(e.Facts, []Fact{{Subject: "s", Statement: "x"}, {Statement: "y", Category: "c"}, {Statement: "##Not a heading"}}) {
+	if !reflect.DeepEqual(e.Facts, []api.Fact{{Subject: "s", Statement: "x"}, {Statement: "y", Category: "c"}, {Statement: "##Not a heading"}}) {
 		t.Errorf("Facts = %#v", e.Facts)
 	}
 	if !reflect.DeepEqual(e.LegacyRelations, []string{"a.md", "b.md", "c.md"}) {
@@ -341,7 +342,7 @@ func TestSectionHeadingsTolerated(t *testing.T) {
 func TestRepeatedAndUnknownSections(t *testing.T) {
 	in := "---\ntitle: t\n---\nintro\n\n## Facts\n- a\n\n## Custom\nkeep **me**\n\n## Facts\n- b\n\n## Relations\n@x.md\nsee [[y]]\n"
 	e := mustParse(t, "x.md", []byte(in))
-	if !reflect.DeepEqual(e.Facts, []Fact{{Statement: "a"}}) {
+	if !reflect.DeepEqual(e.Facts, []api.Fact{{Statement: "a"}}) {
 		t.Errorf("Facts = %#v", e.Facts)
 	}
 	wantOther := []Section{{"Custom", "keep **me**"}, {"Facts", "- b"}, {"Relations", "@x.md\nsee [[y]]"}}
@@ -363,21 +364,26 @@ func TestRepeatedAndUnknownSections(t *testing.T) {
 	checkStable(t, e)
 }
 
+// fact is a Fact from its three parts, in order.
+func fact(subject, statement, category string) api.Fact {
+	return api.Fact{Subject: subject, Statement: statement, Category: category}
+}
+
 func TestFacts(t *testing.T) {
 	tests := []struct {
 		line string
-		want Fact
+		want api.Fact
 	}{
-		{"- **auth**: imports billing [project]", Fact{"auth", "imports billing", "project"}},
-		{"- **auth:** imports billing", Fact{"auth", "imports billing", ""}},
-		{"- imports billing [project]", Fact{"", "imports billing", "project"}},
-		{"- see note[1]", Fact{"", "see note[1]", ""}},
-		{"- a [b] [c]", Fact{"", "a [b]", "c"}},
-		{"- [c]", Fact{"", "[c]", ""}},
-		{"- **s**:", Fact{"s", "", ""}},
-		{"- **bold** text", Fact{"", "**bold** text", ""}},
-		{"- x [ ]", Fact{"", "x [ ]", ""}},
-		{"- **a**b**: c", Fact{"ab", "c", ""}},
+		{"- **auth**: imports billing [project]", fact("auth", "imports billing", "project")},
+		{"- **auth:** imports billing", fact("auth", "imports billing", "")},
+		{"- imports billing [project]", fact("", "imports billing", "project")},
+		{"- see note[1]", fact("", "see note[1]", "")},
+		{"- a [b] [c]", fact("", "a [b]", "c")},
+		{"- [c]", fact("", "[c]", "")},
+		{"- **s**:", fact("s", "", "")},
+		{"- **bold** text", fact("", "**bold** text", "")},
+		{"- x [ ]", fact("", "x [ ]", "")},
+		{"- **a**b**: c", fact("ab", "c", "")},
 	}
 	for _, tt := range tests {
 		e := mustParse(t, "x.md", []byte("## Facts\n"+tt.line+"\n"))
@@ -388,12 +394,12 @@ func TestFacts(t *testing.T) {
 	}
 	// A wrapped fact continues on the next line; a blank line ends it.
 	e := mustParse(t, "x.md", []byte("## Facts\n- **a**: one\n  two [c]\n\nloose line\n"))
-	want := []Fact{{"a", "one two", "c"}, {"", "loose line", ""}}
+	want := []api.Fact{fact("a", "one two", "c"), fact("", "loose line", "")}
 	if !reflect.DeepEqual(e.Facts, want) {
 		t.Errorf("Facts = %#v", e.Facts)
 	}
 	// Caller data is folded into the canonical form.
-	e = &Entry{Title: "t", Facts: []Fact{{Statement: "**s**: x"}, {Subject: "a**b", Statement: "line\none", Category: "[c]"}, {}}}
+	e = &Entry{Title: "t", Facts: []api.Fact{{Statement: "**s**: x"}, {Subject: "a**b", Statement: "line\none", Category: "[c]"}, {}}}
 	if out := string(Render(e)); !strings.Contains(out, "## Facts\n- **s**: x\n- **ab**: line one [c]\n") {
 		t.Errorf("Render:\n%s", out)
 	}
@@ -426,14 +432,14 @@ func TestSnippets(t *testing.T) {
 func TestRawConcept(t *testing.T) {
 	tests := []struct {
 		body string
-		want RawConcept
+		want api.RawConcept
 	}{
 		{"**Task:** a\nb\n**Files:** x.go, y.go\n**Author:** me",
-			RawConcept{Task: "a\nb", Files: []string{"x.go", "y.go"}, Author: "me"}},
-		{"preface\n**Task:** t", RawConcept{Task: "preface\nt"}},
-		{"**Files:**\n- a, b.go\n- c.go\n**Flow:** f", RawConcept{Files: []string{"a, b.go", "c.go"}, Flow: "f"}},
-		{"**Task:** t\n**Source:** s", RawConcept{Task: "t\n**Source:** s"}},
-		{"**Task:** t\n**Task:** u", RawConcept{Task: "t\nu"}},
+			api.RawConcept{Task: "a\nb", Files: []string{"x.go", "y.go"}, Author: "me"}},
+		{"preface\n**Task:** t", api.RawConcept{Task: "preface\nt"}},
+		{"**Files:**\n- a, b.go\n- c.go\n**Flow:** f", api.RawConcept{Files: []string{"a, b.go", "c.go"}, Flow: "f"}},
+		{"**Task:** t\n**Source:** s", api.RawConcept{Task: "t\n**Source:** s"}},
+		{"**Task:** t\n**Task:** u", api.RawConcept{Task: "t\nu"}},
 	}
 	for _, tt := range tests {
 		e := mustParse(t, "x.md", []byte("## Raw Concept\n"+tt.body+"\n"))
@@ -443,7 +449,7 @@ func TestRawConcept(t *testing.T) {
 		checkStable(t, e)
 	}
 	// Files with commas are written as a list; they round-trip.
-	e := &Entry{Title: "t", RawConcept: RawConcept{Files: []string{"a, b.go", "c.go"}, Task: "x\n**Author:** not a label"}}
+	e := &Entry{Title: "t", RawConcept: api.RawConcept{Files: []string{"a, b.go", "c.go"}, Task: "x\n**Author:** not a label"}}
 	back := mustParse(t, "x.md", Render(e))
 	if !reflect.DeepEqual(back.RawConcept.Files, e.RawConcept.Files) || back.RawConcept.Author != "" {
 		t.Errorf("round trip: %#v\n%s", back.RawConcept, Render(e))
@@ -458,9 +464,9 @@ func TestParseRenderIdentity(t *testing.T) {
 		Keywords: []string{"k"}, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Extra:      []KeyValue{{"importance", "50"}},
 		Reason:     "r",
-		RawConcept: RawConcept{Task: "t\nmore", Changes: "c", Files: []string{"f"}, Flow: "fl", Timestamp: "ts", Author: "au"},
-		Narrative:  Narrative{Text: "x", Structure: "s", Dependencies: "d", Highlights: "h", Rules: "r", Examples: "e", Diagrams: "```mermaid\ngraph\n```"},
-		Facts:      []Fact{{"s", "st", "c"}}, Snippets: []string{"a", "b"}, LegacyRelations: []string{"x.md"},
+		RawConcept: api.RawConcept{Task: "t\nmore", Changes: "c", Files: []string{"f"}, Flow: "fl", Timestamp: "ts", Author: "au"},
+		Narrative:  api.Narrative{Text: "x", Structure: "s", Dependencies: "d", Highlights: "h", Rules: "r", Examples: "e", Diagrams: "```mermaid\ngraph\n```"},
+		Facts:      []api.Fact{fact("s", "st", "c")}, Snippets: []string{"a", "b"}, LegacyRelations: []string{"x.md"},
 		Preamble: "pre [[link]]", Other: []Section{{"O", "body"}},
 	}
 	back := mustParse(t, e.Path, Render(e))
@@ -474,8 +480,8 @@ func TestLinks(t *testing.T) {
 		Related:         []string{"a.md", " b.md "},
 		LegacyRelations: []string{"b.md", "c.md"},
 		Preamble:        "[[d]] [[a.md]] `[[code]]` ![[img.png]] ![[embedded note]] [[#local]] [[e#h|alias]] [[f\\|x]]",
-		Narrative:       Narrative{Rules: "```\n[[in code]]\n```\n[[g]]"},
-		Facts:           []Fact{{Statement: "see [[h]]"}},
+		Narrative:       api.Narrative{Rules: "```\n[[in code]]\n```\n[[g]]"},
+		Facts:           []api.Fact{{Statement: "see [[h]]"}},
 		Other:           []Section{{"More", "[[i]]"}},
 	}
 	want := []string{"a.md", "b.md", "c.md", "d", "embedded note", "e", "f", "g", "h", "i"}
@@ -486,7 +492,7 @@ func TestLinks(t *testing.T) {
 
 func TestText(t *testing.T) {
 	e := mustParse(t, "x.md", readFixture(t, "legacy_entry.md"))
-	e.Facts = []Fact{{"auth", "imports **billing**", "project"}}
+	e.Facts = []api.Fact{fact("auth", "imports **billing**", "project")}
 	e.Preamble = "# Heading\nsee [[Invoice Retry|the policy]]"
 	e.Snippets = []string{"go build ./..."}
 	txt := e.Text()

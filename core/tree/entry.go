@@ -7,6 +7,8 @@ package tree
 import (
 	"slices"
 	"time"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 // Entry is one knowledge entry, the parsed form of a markdown file.
@@ -27,11 +29,11 @@ type Entry struct {
 	Extra []KeyValue `json:"extra,omitempty"`
 
 	// Sections.
-	Reason     string     `json:"reason,omitempty"`
-	RawConcept RawConcept `json:"rawConcept"`
-	Narrative  Narrative  `json:"narrative"`
-	Facts      []Fact     `json:"facts,omitempty"`
-	Snippets   []string   `json:"snippets,omitempty"`
+	Reason     string         `json:"reason,omitempty"`
+	RawConcept api.RawConcept `json:"rawConcept"`
+	Narrative  api.Narrative  `json:"narrative"`
+	Facts      []api.Fact     `json:"facts,omitempty"`
+	Snippets   []string       `json:"snippets,omitempty"`
 	// LegacyRelations are the @path lines of a legacy "## Relations" section.
 	LegacyRelations []string `json:"legacyRelations,omitempty"`
 	// Preamble is the text before the first "## " heading (minus a leading
@@ -65,36 +67,6 @@ func (e *Entry) Clone() *Entry {
 type KeyValue struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
-}
-
-// RawConcept is the "## Raw Concept" section: where the knowledge came from.
-type RawConcept struct {
-	Task      string   `json:"task,omitempty"`
-	Changes   string   `json:"changes,omitempty"`
-	Files     []string `json:"files,omitempty"`
-	Flow      string   `json:"flow,omitempty"`
-	Timestamp string   `json:"timestamp,omitempty"`
-	Author    string   `json:"author,omitempty"`
-}
-
-// Narrative is the "## Narrative" section. Text is free prose written
-// directly under the heading; the named parts are its "### " subsections.
-type Narrative struct {
-	Text         string `json:"text,omitempty"`
-	Structure    string `json:"structure,omitempty"`
-	Dependencies string `json:"dependencies,omitempty"`
-	Highlights   string `json:"highlights,omitempty"`
-	Rules        string `json:"rules,omitempty"`
-	Examples     string `json:"examples,omitempty"`
-	Diagrams     string `json:"diagrams,omitempty"`
-}
-
-// Fact is one line of the "## Facts" section:
-// "- **subject**: statement [category]".
-type Fact struct {
-	Subject   string `json:"subject,omitempty"`
-	Statement string `json:"statement"`
-	Category  string `json:"category,omitempty"`
 }
 
 // Section is an unknown "## " section, kept verbatim.

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 // refParseFactText is parseFactText as it was written with regular
@@ -14,7 +16,7 @@ var (
 	refFactCategory   = regexp.MustCompile(`^(.*\S)\s+\[([^\[\]]+)\]$`)
 )
 
-func refParseFactText(text string) Fact {
+func refParseFactText(text string) api.Fact {
 	subj, st := "", strings.TrimSpace(text)
 	for subj == "" {
 		m := refFactSubject.FindStringSubmatch(st)
@@ -32,7 +34,7 @@ func refParseFactText(text string) Fact {
 			st, cat = rest, c
 		}
 	}
-	return Fact{Subject: subj, Statement: st, Category: cat}
+	return api.Fact{Subject: subj, Statement: st, Category: cat}
 }
 
 var factTextCases = []string{

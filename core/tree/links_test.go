@@ -3,6 +3,8 @@ package tree
 import (
 	"reflect"
 	"testing"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 func TestCatalogResolve(t *testing.T) {
@@ -37,7 +39,7 @@ func TestCatalogResolve(t *testing.T) {
 
 func TestEntryClone(t *testing.T) {
 	e := &Entry{Path: "a.md", Tags: []string{"t"}, Related: []string{"r"}, Keywords: []string{"k"},
-		Extra: []KeyValue{{"x", "1"}}, RawConcept: RawConcept{Files: []string{"f"}}, Facts: []Fact{{Statement: "s"}},
+		Extra: []KeyValue{{"x", "1"}}, RawConcept: api.RawConcept{Files: []string{"f"}}, Facts: []api.Fact{{Statement: "s"}},
 		Snippets: []string{"c"}, LegacyRelations: []string{"l"}, Other: []Section{{"H", "b"}}}
 	c := e.Clone()
 	if !reflect.DeepEqual(c, e) || c == e {
@@ -74,9 +76,9 @@ func TestRewriteLinks(t *testing.T) {
 		LegacyRelations: []string{"src", "a/d/other.md"},
 		Preamble:        "see [[src]], [[A/B/Src#Part|alias]], ![[src]] and [[other]]; `[[src]]` stays\n| t | [[a/b/src\\|y]] |",
 		Reason:          "[[src]]",
-		RawConcept:      RawConcept{Task: "[[src]]", Changes: "[[src]]", Flow: "[[src]]"},
-		Narrative:       Narrative{Text: "[[src]]", Rules: "```\n[[src]]\n```\n[[src|r]]", Diagrams: "~~~\n[[src]]"},
-		Facts:           []Fact{{Subject: "[[src]]", Statement: "is [[src]]"}},
+		RawConcept:      api.RawConcept{Task: "[[src]]", Changes: "[[src]]", Flow: "[[src]]"},
+		Narrative:       api.Narrative{Text: "[[src]]", Rules: "```\n[[src]]\n```\n[[src|r]]", Diagrams: "~~~\n[[src]]"},
+		Facts:           []api.Fact{{Subject: "[[src]]", Statement: "is [[src]]"}},
 		Other:           []Section{{"On [[src]]", "[[src]] [[]] [[ ]]"}},
 	}
 	before := e.Clone()
@@ -89,9 +91,9 @@ func TestRewriteLinks(t *testing.T) {
 	want.LegacyRelations = []string{"a/b/dst.md", "a/d/other.md"}
 	want.Preamble = "see [[a/b/dst]], [[a/b/dst#Part|alias]], ![[a/b/dst]] and [[other]]; `[[src]]` stays\n| t | [[a/b/dst\\|y]] |"
 	want.Reason = "[[a/b/dst]]"
-	want.RawConcept = RawConcept{Task: "[[a/b/dst]]", Changes: "[[a/b/dst]]", Flow: "[[a/b/dst]]"}
-	want.Narrative = Narrative{Text: "[[a/b/dst]]", Rules: "```\n[[src]]\n```\n[[a/b/dst|r]]", Diagrams: "~~~\n[[src]]"}
-	want.Facts = []Fact{{Subject: "[[a/b/dst]]", Statement: "is [[a/b/dst]]"}}
+	want.RawConcept = api.RawConcept{Task: "[[a/b/dst]]", Changes: "[[a/b/dst]]", Flow: "[[a/b/dst]]"}
+	want.Narrative = api.Narrative{Text: "[[a/b/dst]]", Rules: "```\n[[src]]\n```\n[[a/b/dst|r]]", Diagrams: "~~~\n[[src]]"}
+	want.Facts = []api.Fact{{Subject: "[[a/b/dst]]", Statement: "is [[a/b/dst]]"}}
 	want.Other = []Section{{"On [[a/b/dst]]", "[[a/b/dst]] [[]] [[ ]]"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("RewriteLinks\n%#v\nwant\n%#v", got, want)

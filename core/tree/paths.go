@@ -1,89 +1,10 @@
 package tree
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
-
-// ErrInvalidPath is wrapped by every path-rule violation (errors.Is).
-var ErrInvalidPath = errors.New("invalid path")
-
-// PathError reports a path refused by CleanPath and the rule it broke.
-// It unwraps to ErrInvalidPath so callers can test with errors.Is without
-// caring which rule failed.
-type PathError struct {
-	Path   string // the path as given
-	Reason string // the rule it broke, e.g. `".." is not allowed`
-}
-
-// Error returns a message naming the path and the rule.
-func (e *PathError) Error() string {
-	return fmt.Sprintf("invalid path %q: %s", e.Path, e.Reason)
-}
-
-// Unwrap returns ErrInvalidPath.
-func (e *PathError) Unwrap() error { return ErrInvalidPath }
-
-// CleanPath validates a path that comes from outside (DESIGN §2) and returns
-// it in canonical form (no trailing slash). Refused: empty, "..", ".",
-// absolute, empty segments, backslashes, control characters, invalid UTF-8,
-// segments starting with ".". The error is a *PathError that names the path
-// and the rule.
-//
-// Trailing slashes are trimmed because callers naturally write folders as
-// "engineering/"; a "//" inside a path is refused rather than collapsed,
-// since silently rewriting it could address a different file than intended.
-// Dot segments are refused outright (not resolved) so that ".arbor/" and
-// other hidden folders can never be reached through a path from outside.
-func CleanPath(p string) (string, error) {
-	bad := func(reason string) (string, error) {
-		return "", &PathError{Path: p, Reason: reason}
-	}
-	if p == "" {
-		return bad("empty path")
-	}
-	if !utf8.ValidString(p) {
-		return bad("not valid UTF-8")
-	}
-	for _, r := range p {
-		if unicode.IsControl(r) {
-			return bad("control characters are not allowed")
-		}
-	}
-	if strings.ContainsRune(p, '\\') {
-		return bad("backslashes are not allowed")
-	}
-	if strings.HasPrefix(p, "/") || isDriveLetter(p) {
-		return bad("absolute paths are not allowed")
-	}
-	q := strings.TrimRight(p, "/")
-	for _, seg := range strings.Split(q, "/") {
-		switch {
-		case seg == "":
-			return bad("empty segment")
-		case seg == "..":
-			return bad(`".." is not allowed`)
-		case seg == ".":
-			return bad(`"." is not allowed`)
-		case strings.HasPrefix(seg, "."):
-			return bad(fmt.Sprintf("segment %q starts with \".\"", seg))
-		}
-	}
-	return q, nil
-}
-
-// isDriveLetter reports a Windows drive prefix ("C:" or "C:/..."), which a
-// Windows host would treat as absolute.
-func isDriveLetter(p string) bool {
-	if len(p) < 2 || p[1] != ':' {
-		return false
-	}
-	c := p[0] | 0x20
-	return c >= 'a' && c <= 'z' && (len(p) == 2 || p[2] == '/')
-}
 
 // maxSlugBytes keeps generated names well below common file-name limits
 // (255 bytes) even after ".md" and a collision suffix are added.

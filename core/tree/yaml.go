@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/adrg/frontmatter"
+	"github.com/arbormem/arbor/core/api"
 	"gopkg.in/yaml.v2"
 )
 
@@ -183,9 +184,10 @@ var timeLayouts = []string{
 	"2006-01-02",
 }
 
-// Time is the raw concept's timestamp read as the front matter's times
-// are (timeLayouts, in UTC); zero when it has none or it is no time.
-func (r RawConcept) Time() time.Time {
+// SaidAt is the time of a raw concept's timestamp, read as the front
+// matter's times are (timeLayouts, in UTC); zero when it has none or it is
+// no time.
+func SaidAt(r api.RawConcept) time.Time {
 	t, err := parseTime(r.Timestamp)
 	if err != nil {
 		return time.Time{}

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // anthropicVersion is the Messages API version the client speaks.
@@ -78,20 +78,20 @@ func (anthropicFormat) header(h http.Header, key string) {
 // an input schema.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-func (anthropicFormat) encode(model string, req llm.Request) ([]byte, error) {
+func (anthropicFormat) encode(model string, req api.LLMRequest) ([]byte, error) {
 	r := anRequest{Model: model, MaxTokens: req.MaxTokens, Temperature: req.Temperature}
 	var system []string
 	for _, m := range req.Messages {
 		var role string
 		var blocks []anBlock
 		switch m.Role {
-		case llm.RoleSystem:
+		case api.RoleSystem:
 			system = append(system, m.Content)
 			continue
-		case llm.RoleTool:
+		case api.RoleTool:
 			role = "user"
 			blocks = []anBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}
-		case llm.RoleAssistant:
+		case api.RoleAssistant:
 			role = "assistant"
 			if m.Content != "" {
 				blocks = append(blocks, anBlock{Type: "text", Text: m.Content})
@@ -99,7 +99,7 @@ func (anthropicFormat) encode(model string, req llm.Request) ([]byte, error) {
 			for _, tc := range m.ToolCalls {
 				blocks = append(blocks, anBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: toolInput(tc.Arguments)})
 			}
-		case llm.RoleUser:
+		case api.RoleUser:
 			role = "user"
 			blocks = []anBlock{{Type: "text", Text: m.Content}}
 		default:
@@ -140,20 +140,20 @@ func toolInput(args string) json.RawMessage {
 	return json.RawMessage(args)
 }
 
-func (anthropicFormat) decode(body []byte) (llm.Response, error) {
+func (anthropicFormat) decode(body []byte) (api.LLMResponse, error) {
 	var r anResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return llm.Response{}, err
+		return api.LLMResponse{}, err
 	}
 	if r.Error != nil {
-		return llm.Response{}, &Error{Code: llm.ErrHTTP, Message: r.Error.Type + ": " + r.Error.Message}
+		return api.LLMResponse{}, &Error{Code: api.LLMHTTP, Message: r.Error.Type + ": " + r.Error.Message}
 	}
 	if r.Type != "message" {
-		return llm.Response{}, &Error{Code: llm.ErrInvalid, Message: "the answer is not a message: " + snippet(body)}
+		return api.LLMResponse{}, &Error{Code: api.LLMInvalid, Message: "the answer is not a message: " + snippet(body)}
 	}
-	resp := llm.Response{
+	resp := api.LLMResponse{
 		Model: r.Model,
-		Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens},
+		Usage: api.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens},
 	}
 	var text []string
 	for _, b := range r.Content {
@@ -165,12 +165,12 @@ func (anthropicFormat) decode(body []byte) (llm.Response, error) {
 			if args == "" {
 				args = "{}"
 			}
-			resp.ToolCalls = append(resp.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+			resp.ToolCalls = append(resp.ToolCalls, api.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 		}
 	}
 	resp.Content = strings.Join(text, "")
 	if resp.Content == "" && len(resp.ToolCalls) == 0 {
-		return llm.Response{}, &Error{Code: llm.ErrInvalid, Message: fmt.Sprintf("the answer has neither text nor tool calls (stop reason %q)", r.StopReason)}
+		return api.LLMResponse{}, &Error{Code: api.LLMInvalid, Message: fmt.Sprintf("the answer has neither text nor tool calls (stop reason %q)", r.StopReason)}
 	}
 	return resp, nil
 }

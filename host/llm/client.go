@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // Client makes model calls to one provider and model. It is safe for
@@ -53,8 +53,8 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = 
 
 // WithBackoff sets the backoff before retry n (from 1): a random wait
 // between half and all of min(base·2^(n−1), max). A Retry-After longer
-// than max is not waited for: the call fails with llm.ErrRateLimit or
-// llm.ErrHTTP. Default: 500ms and 30s.
+// than max is not waited for: the call fails with api.LLMRateLimit or
+// api.LLMHTTP. Default: 500ms and 30s.
 func WithBackoff(base, max time.Duration) Option {
 	return func(c *Client) { c.base, c.max = base, max }
 }
@@ -103,10 +103,10 @@ func (c *Client) Config() Config { return c.cfg }
 type format interface {
 	endpoint(base string) string
 	header(h http.Header, key string)
-	encode(model string, req llm.Request) ([]byte, error)
+	encode(model string, req api.LLMRequest) ([]byte, error)
 	// decode reads a 2xx body. An error it returns is an *Error without
 	// Provider.
-	decode(body []byte) (llm.Response, error)
+	decode(body []byte) (api.LLMResponse, error)
 	// errorMessage extracts the provider's message from an error body.
 	errorMessage(body []byte) string
 }
@@ -117,11 +117,11 @@ const maxBody = 16 << 20
 // Complete makes one model call, retrying what is worth retrying, and
 // returns the answer with its latency (all attempts and waits included).
 // Its errors are *Error values.
-func (c *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+func (c *Client) Complete(ctx context.Context, req api.LLMRequest) (api.LLMResponse, error) {
 	start := time.Now()
 	body, err := c.format.encode(c.cfg.Model, req)
 	if err != nil {
-		return llm.Response{}, c.fail(&Error{Code: llm.ErrInvalid, Message: "encode the request: " + err.Error(), Err: err}, 0)
+		return api.LLMResponse{}, c.fail(&Error{Code: api.LLMInvalid, Message: "encode the request: " + err.Error(), Err: err}, 0)
 	}
 	retries := max(c.cfg.MaxRetries, 0)
 	for attempt := 1; ; attempt++ {
@@ -131,13 +131,13 @@ func (c *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 			return resp, nil
 		}
 		if !retryable(ferr) || attempt > retries {
-			return llm.Response{}, c.fail(ferr, attempt)
+			return api.LLMResponse{}, c.fail(ferr, attempt)
 		}
 		wait, asked := c.backoff(attempt), false
 		if retryAfter >= 0 {
 			if retryAfter > c.max {
 				ferr.Message += fmt.Sprintf("; the server asked to wait %s, longer than the %s the client waits at most", retryAfter, c.max)
-				return llm.Response{}, c.fail(ferr, attempt)
+				return api.LLMResponse{}, c.fail(ferr, attempt)
 			}
 			wait, asked = retryAfter, true
 		}
@@ -145,7 +145,7 @@ func (c *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 			c.onRetry(Retry{Attempt: attempt, Status: ferr.Status, Wait: wait, RetryAfter: asked, Reason: ferr.Message})
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			return llm.Response{}, c.fail(ctxError(ctx, err), attempt)
+			return api.LLMResponse{}, c.fail(ctxError(ctx, err), attempt)
 		}
 	}
 }
@@ -163,12 +163,12 @@ func (c *Client) fail(e *Error, attempts int) *Error {
 
 // attempt makes one HTTP request. On failure it returns how long the
 // server asked to wait (-1: it did not say).
-func (c *Client) attempt(ctx context.Context, body []byte) (llm.Response, *Error, time.Duration) {
+func (c *Client) attempt(ctx context.Context, body []byte) (api.LLMResponse, *Error, time.Duration) {
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.format.endpoint(c.cfg.BaseURL), bytes.NewReader(body))
 	if err != nil {
-		return llm.Response{}, &Error{Code: llm.ErrHTTP, Message: err.Error(), Err: err}, -1
+		return api.LLMResponse{}, &Error{Code: api.LLMHTTP, Message: err.Error(), Err: err}, -1
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -178,27 +178,27 @@ func (c *Client) attempt(ctx context.Context, body []byte) (llm.Response, *Error
 	c.format.header(hreq.Header, c.cfg.APIKey.Reveal())
 	hresp, err := c.http.Do(hreq)
 	if err != nil {
-		return llm.Response{}, c.transportError(ctx, actx, err), -1
+		return api.LLMResponse{}, c.transportError(ctx, actx, err), -1
 	}
 	defer hresp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody+1))
 	if err != nil {
-		return llm.Response{}, c.transportError(ctx, actx, err), -1
+		return api.LLMResponse{}, c.transportError(ctx, actx, err), -1
 	}
 	if len(data) > maxBody {
-		return llm.Response{}, &Error{Code: llm.ErrInvalid, Status: hresp.StatusCode, Message: fmt.Sprintf("the answer is larger than %d MiB", maxBody>>20)}, -1
+		return api.LLMResponse{}, &Error{Code: api.LLMInvalid, Status: hresp.StatusCode, Message: fmt.Sprintf("the answer is larger than %d MiB", maxBody>>20)}, -1
 	}
 	if hresp.StatusCode/100 != 2 {
-		return llm.Response{}, c.statusError(hresp.StatusCode, data), retryAfter(hresp.Header)
+		return api.LLMResponse{}, c.statusError(hresp.StatusCode, data), retryAfter(hresp.Header)
 	}
 	resp, err := c.format.decode(data)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
 			e.Status = hresp.StatusCode
-			return llm.Response{}, e, -1
+			return api.LLMResponse{}, e, -1
 		}
-		return llm.Response{}, &Error{Code: llm.ErrInvalid, Status: hresp.StatusCode, Message: "the answer could not be decoded: " + err.Error() + ": " + snippet(data), Err: err}, -1
+		return api.LLMResponse{}, &Error{Code: api.LLMInvalid, Status: hresp.StatusCode, Message: "the answer could not be decoded: " + err.Error() + ": " + snippet(data), Err: err}, -1
 	}
 	return resp, nil, -1
 }
@@ -210,17 +210,17 @@ func (c *Client) transportError(ctx, actx context.Context, err error) *Error {
 		return ctxError(ctx, ctx.Err())
 	}
 	if actx.Err() != nil {
-		return &Error{Code: llm.ErrTimeout, Message: fmt.Sprintf("no answer within %s", c.cfg.Timeout), Err: err}
+		return &Error{Code: api.LLMTimeout, Message: fmt.Sprintf("no answer within %s", c.cfg.Timeout), Err: err}
 	}
-	return &Error{Code: llm.ErrHTTP, Message: "request failed: " + err.Error(), Err: err}
+	return &Error{Code: api.LLMHTTP, Message: "request failed: " + err.Error(), Err: err}
 }
 
 // ctxError is the error for a caller's context that ended.
 func ctxError(ctx context.Context, err error) *Error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &Error{Code: llm.ErrTimeout, Message: "the caller's deadline passed", Err: ctx.Err()}
+		return &Error{Code: api.LLMTimeout, Message: "the caller's deadline passed", Err: ctx.Err()}
 	}
-	return &Error{Code: llm.ErrCancelled, Message: "cancelled", Err: err}
+	return &Error{Code: api.LLMCancelled, Message: "cancelled", Err: err}
 }
 
 func (c *Client) statusError(status int, body []byte) *Error {
@@ -228,10 +228,10 @@ func (c *Client) statusError(status int, body []byte) *Error {
 	if msg == "" {
 		msg = snippet(body)
 	}
-	e := &Error{Code: llm.ErrHTTP, Status: status}
+	e := &Error{Code: api.LLMHTTP, Status: status}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		e.Code = llm.ErrAuth
+		e.Code = api.LLMAuth
 		src := c.cfg.KeySource
 		if src == "" {
 			src = "no key was configured"
@@ -240,7 +240,7 @@ func (c *Client) statusError(status int, body []byte) *Error {
 		}
 		e.Message = fmt.Sprintf("the API key was refused (HTTP %d, %s): %s", status, src, msg)
 	case status == http.StatusTooManyRequests:
-		e.Code = llm.ErrRateLimit
+		e.Code = api.LLMRateLimit
 		e.Message = fmt.Sprintf("rate limited (HTTP 429): %s", msg)
 	default:
 		e.Message = fmt.Sprintf("HTTP %d: %s", status, msg)
@@ -253,9 +253,9 @@ func (c *Client) statusError(status int, body []byte) *Error {
 // connections.
 func retryable(e *Error) bool {
 	switch e.Code {
-	case llm.ErrRateLimit, llm.ErrTimeout:
+	case api.LLMRateLimit, api.LLMTimeout:
 		return true
-	case llm.ErrHTTP:
+	case api.LLMHTTP:
 		return e.Status == 0 || e.Status == http.StatusRequestTimeout || e.Status == http.StatusConflict || e.Status >= 500
 	}
 	return false

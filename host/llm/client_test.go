@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/llm/llmtest"
 )
@@ -63,14 +63,14 @@ func script(t *testing.T, s string) []llmtest.Step {
 
 // conversation is a tier-4 style request: a system prompt, the question, a
 // turn that called a tool, the tool's answer, and the tools on offer.
-var conversation = llm.Request{
-	Messages: []llm.Message{
-		{Role: llm.RoleSystem, Content: "Answer only from the tree."},
-		{Role: llm.RoleUser, Content: "How often are invoices retried?"},
-		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "search_knowledge", Arguments: `{"query":"invoice retry"}`}}},
-		{Role: llm.RoleTool, ToolCallID: "call_1", Content: "engineering/billing/invoice_retry_policy.md: retried three times"},
+var conversation = api.LLMRequest{
+	Messages: []api.Message{
+		{Role: api.RoleSystem, Content: "Answer only from the tree."},
+		{Role: api.RoleUser, Content: "How often are invoices retried?"},
+		{Role: api.RoleAssistant, ToolCalls: []api.ToolCall{{ID: "call_1", Name: "search_knowledge", Arguments: `{"query":"invoice retry"}`}}},
+		{Role: api.RoleTool, ToolCallID: "call_1", Content: "engineering/billing/invoice_retry_policy.md: retried three times"},
 	},
-	Tools: []llm.Tool{
+	Tools: []api.Tool{
 		{Name: "read_entry", Description: "Read one entry", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 	},
 	MaxTokens:   2048,
@@ -87,11 +87,11 @@ func TestOpenAIToolRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []llm.ToolCall{{ID: "call_2", Name: "read_entry", Arguments: `{"path":"engineering/billing/invoice_retry_policy.md"}`}}
+	want := []api.ToolCall{{ID: "call_2", Name: "read_entry", Arguments: `{"path":"engineering/billing/invoice_retry_policy.md"}`}}
 	if !equalCalls(resp.ToolCalls, want) || resp.Content != "" {
 		t.Errorf("tool calls = %+v, content %q; want %+v", resp.ToolCalls, resp.Content, want)
 	}
-	if resp.Usage != (llm.Usage{InputTokens: 321, OutputTokens: 17}) || resp.Model != "scripted-1" || resp.LatencyMs <= 0 {
+	if resp.Usage != (api.Usage{InputTokens: 321, OutputTokens: 17}) || resp.Model != "scripted-1" || resp.LatencyMs <= 0 {
 		t.Errorf("usage %+v, model %q, latency %v", resp.Usage, resp.Model, resp.LatencyMs)
 	}
 
@@ -150,7 +150,7 @@ func TestOpenAIToolRoundTrip(t *testing.T) {
 
 func TestOpenAISendsMaxCompletionTokensToOpenAI(t *testing.T) {
 	c, srv := client(t, "openai", script(t, `[{"reply":{"content":"ok"}}]`), hostllm.Config{})
-	if _, err := c.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: "user", Content: "hi"}}, MaxTokens: 1024}); err != nil {
+	if _, err := c.Complete(context.Background(), api.LLMRequest{Messages: []api.Message{{Role: "user", Content: "hi"}}, MaxTokens: 1024}); err != nil {
 		t.Fatal(err)
 	}
 	var body map[string]any
@@ -165,12 +165,12 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 	req := conversation
 	// A follow-up from the user right after the tool's answer: Anthropic
 	// wants it in the same user turn as the tool result.
-	req.Messages = append(append([]llm.Message(nil), req.Messages...), llm.Message{Role: llm.RoleUser, Content: "Be brief."})
+	req.Messages = append(append([]api.Message(nil), req.Messages...), api.Message{Role: api.RoleUser, Content: "Be brief."})
 	resp, err := c.Complete(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []llm.ToolCall{{ID: "call_2", Name: "read_entry", Arguments: `{"path":"engineering/billing/invoice_retry_policy.md"}`}}
+	want := []api.ToolCall{{ID: "call_2", Name: "read_entry", Arguments: `{"path":"engineering/billing/invoice_retry_policy.md"}`}}
 	if !equalCalls(resp.ToolCalls, want) || resp.Usage.InputTokens != 321 || resp.Usage.OutputTokens != 17 {
 		t.Errorf("response = %+v", resp)
 	}
@@ -227,9 +227,9 @@ func TestAnthropicToolRoundTrip(t *testing.T) {
 // a JSON object is replayed as {} (the API refuses anything else).
 func TestAnthropicReplaysMalformedArguments(t *testing.T) {
 	c, srv := client(t, "anthropic", script(t, `[{"reply":{"content":"done"}}]`), hostllm.Config{})
-	req := llm.Request{Messages: []llm.Message{
+	req := api.LLMRequest{Messages: []api.Message{
 		{Role: "user", Content: "q"},
-		{Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_entry", Arguments: `{"path": `}}},
+		{Role: "assistant", ToolCalls: []api.ToolCall{{ID: "c1", Name: "read_entry", Arguments: `{"path": `}}},
 		{Role: "tool", ToolCallID: "c1", Content: "error: arguments are not valid JSON"},
 	}, MaxTokens: 100}
 	resp, err := c.Complete(context.Background(), req)
@@ -241,7 +241,7 @@ func TestAnthropicReplaysMalformedArguments(t *testing.T) {
 	}
 }
 
-func equalCalls(a, b []llm.ToolCall) bool {
+func equalCalls(a, b []api.ToolCall) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -253,7 +253,7 @@ func equalCalls(a, b []llm.ToolCall) bool {
 	return true
 }
 
-var hello = llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hello"}}, MaxTokens: 64, Temperature: 0.3}
+var hello = api.LLMRequest{Messages: []api.Message{{Role: api.RoleUser, Content: "hello"}}, MaxTokens: 64, Temperature: 0.3}
 
 // bothFormats runs f once per wire format.
 func bothFormats(t *testing.T, f func(t *testing.T, provider string)) {
@@ -316,7 +316,7 @@ func TestRateLimitGivesUp(t *testing.T) {
 	c, srv := client(t, "groq", script(t, `[{"status":429},{"status":429},{"status":429}]`), hostllm.Config{MaxRetries: 2}, hostllm.WithSleep(sl.sleep))
 	_, err := c.Complete(context.Background(), hello)
 	var e *hostllm.Error
-	if !errors.As(err, &e) || e.Code != llm.ErrRateLimit || e.Attempts != 3 || e.Status != 429 {
+	if !errors.As(err, &e) || e.Code != api.LLMRateLimit || e.Attempts != 3 || e.Status != 429 {
 		t.Fatalf("err = %#v", err)
 	}
 	if len(srv.Requests()) != 3 || len(sl.waits) != 2 {
@@ -329,7 +329,7 @@ func TestRetryAfterLongerThanMaxIsNotWaited(t *testing.T) {
 	c, srv := client(t, "openai", script(t, `[{"status":429,"retry_after":"3600"},{"reply":{"content":"never"}}]`), hostllm.Config{},
 		hostllm.WithSleep(sl.sleep), hostllm.WithBackoff(time.Second, 30*time.Second))
 	_, err := c.Complete(context.Background(), hello)
-	if code(err) != llm.ErrRateLimit || !strings.Contains(err.Error(), "asked to wait 1h0m0s") {
+	if code(err) != api.LLMRateLimit || !strings.Contains(err.Error(), "asked to wait 1h0m0s") {
 		t.Fatalf("err = %v", err)
 	}
 	if len(srv.Requests()) != 1 || len(sl.waits) != 0 {
@@ -343,7 +343,7 @@ func TestAuthErrorIsNotRetried(t *testing.T) {
 		srv.RequireKey(testKey)
 		_, err := c.Complete(context.Background(), hello)
 		var e *hostllm.Error
-		if !errors.As(err, &e) || e.Code != llm.ErrAuth || e.Status != 401 || e.Attempts != 1 {
+		if !errors.As(err, &e) || e.Code != api.LLMAuth || e.Status != 401 || e.Attempts != 1 {
 			t.Fatalf("err = %#v", err)
 		}
 		if msg := err.Error(); !strings.Contains(msg, "ARBOR_LLM_API_KEY") || strings.Contains(msg, "sk-wrong-key-42") {
@@ -359,7 +359,7 @@ func TestAuthErrorIsNotRetried(t *testing.T) {
 func TestServerEchoingTheKey(t *testing.T) {
 	c, _ := client(t, "openai", script(t, `[{"status":403,"message":"Incorrect API key provided: sk-test-0123456789"}]`), hostllm.Config{})
 	_, err := c.Complete(context.Background(), hello)
-	if code(err) != llm.ErrAuth || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "[redacted]") {
+	if code(err) != api.LLMAuth || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "[redacted]") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -380,7 +380,7 @@ func TestInvalidAnswers(t *testing.T) {
 			c, srv := client(t, "vllm", script(t, "["+tc.step+`,{"reply":{"content":"unused"}}]`), hostllm.Config{}, hostllm.WithSleep(sl.sleep))
 			_, err := c.Complete(context.Background(), hello)
 			var e *hostllm.Error
-			if !errors.As(err, &e) || e.Code != llm.ErrInvalid || !strings.Contains(e.Message, tc.want) {
+			if !errors.As(err, &e) || e.Code != api.LLMInvalid || !strings.Contains(e.Message, tc.want) {
 				t.Fatalf("err = %v, want invalid: %s", err, tc.want)
 			}
 			if len(srv.Requests()) != 1 {
@@ -393,7 +393,7 @@ func TestInvalidAnswers(t *testing.T) {
 func TestAnthropicInvalidAnswers(t *testing.T) {
 	for _, raw := range []string{`"not an object"`, `{"type":"completion","completion":"hi"}`, `{"type":"message","content":[]}`} {
 		c, _ := client(t, "anthropic", []llmtest.Step{{Raw: &raw}}, hostllm.Config{})
-		if _, err := c.Complete(context.Background(), hello); code(err) != llm.ErrInvalid {
+		if _, err := c.Complete(context.Background(), hello); code(err) != api.LLMInvalid {
 			t.Errorf("%s: err = %v, want invalid", raw, err)
 		}
 	}
@@ -403,7 +403,7 @@ func TestAnthropicInvalidAnswers(t *testing.T) {
 func TestErrorInA200Body(t *testing.T) {
 	c, _ := client(t, "openrouter", script(t, `[{"raw":"{\"error\":{\"message\":\"No auth credentials found\",\"code\":401}}"}]`), hostllm.Config{})
 	_, err := c.Complete(context.Background(), hello)
-	if code(err) != llm.ErrAuth || !strings.Contains(err.Error(), "No auth credentials found") {
+	if code(err) != api.LLMAuth || !strings.Contains(err.Error(), "No auth credentials found") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -411,7 +411,7 @@ func TestErrorInA200Body(t *testing.T) {
 func TestClientErrorsAreNotRetried(t *testing.T) {
 	c, srv := client(t, "ollama", script(t, `[{"status":404,"raw":"{\"error\":\"model \\\"llama9\\\" not found\"}"},{"reply":{"content":"x"}}]`), hostllm.Config{APIKey: "unused"})
 	_, err := c.Complete(context.Background(), hello)
-	if code(err) != llm.ErrHTTP || !strings.Contains(err.Error(), `model "llama9" not found`) || len(srv.Requests()) != 1 {
+	if code(err) != api.LLMHTTP || !strings.Contains(err.Error(), `model "llama9" not found`) || len(srv.Requests()) != 1 {
 		t.Fatalf("err = %v after %d requests", err, len(srv.Requests()))
 	}
 }
@@ -423,7 +423,7 @@ func TestTimeout(t *testing.T) {
 			hostllm.Config{Timeout: 300 * time.Millisecond, MaxRetries: 1}, hostllm.WithSleep(sl.sleep))
 		_, err := c.Complete(context.Background(), hello)
 		var e *hostllm.Error
-		if !errors.As(err, &e) || e.Code != llm.ErrTimeout || e.Attempts != 2 || !strings.Contains(e.Message, "300ms") {
+		if !errors.As(err, &e) || e.Code != api.LLMTimeout || e.Attempts != 2 || !strings.Contains(e.Message, "300ms") {
 			t.Fatalf("err = %v", err)
 		}
 		if len(srv.Requests()) != 2 || len(sl.waits) != 1 {
@@ -443,7 +443,7 @@ func TestCancelDuringRequest(t *testing.T) {
 	}()
 	_, err := c.Complete(ctx, hello)
 	var e *hostllm.Error
-	if !errors.As(err, &e) || e.Code != llm.ErrCancelled || !errors.Is(err, context.Canceled) {
+	if !errors.As(err, &e) || e.Code != api.LLMCancelled || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 	if len(srv.Requests()) != 1 {
@@ -456,7 +456,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 	c, srv := client(t, "openai", script(t, `[{"status":503},{"reply":{"content":"never asked"}}]`), hostllm.Config{},
 		hostllm.WithBackoff(time.Hour, time.Hour), hostllm.WithRetryHook(func(hostllm.Retry) { cancel() }))
 	_, err := c.Complete(ctx, hello)
-	if code(err) != llm.ErrCancelled {
+	if code(err) != api.LLMCancelled {
 		t.Fatalf("err = %v", err)
 	}
 	if len(srv.Requests()) != 1 {
@@ -468,7 +468,7 @@ func TestCallerDeadlineIsATimeout(t *testing.T) {
 	c, _ := client(t, "openai", script(t, `[{"delay_ms":10000,"reply":{"content":"late"}}]`), hostllm.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
-	if _, err := c.Complete(ctx, hello); code(err) != llm.ErrTimeout {
+	if _, err := c.Complete(ctx, hello); code(err) != api.LLMTimeout {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -484,7 +484,7 @@ func TestConnectionRefusedIsRetriedThenHTTP(t *testing.T) {
 	}
 	_, err = c.Complete(context.Background(), hello)
 	var e *hostllm.Error
-	if !errors.As(err, &e) || e.Code != llm.ErrHTTP || e.Attempts != 3 || e.Status != 0 {
+	if !errors.As(err, &e) || e.Code != api.LLMHTTP || e.Attempts != 3 || e.Status != 0 {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -492,7 +492,7 @@ func TestConnectionRefusedIsRetriedThenHTTP(t *testing.T) {
 func TestScriptExhaustedIsReported(t *testing.T) {
 	c, _ := client(t, "openai", nil, hostllm.Config{})
 	_, err := c.Complete(context.Background(), hello)
-	if code(err) != llm.ErrHTTP || !strings.Contains(err.Error(), "script has run out") {
+	if code(err) != api.LLMHTTP || !strings.Contains(err.Error(), "script has run out") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -500,16 +500,16 @@ func TestScriptExhaustedIsReported(t *testing.T) {
 // TestErrorsAsWireError: a driver looking for core/llm's *Error finds it
 // in a provider's error.
 func TestErrorsAsWireError(t *testing.T) {
-	var err error = &hostllm.Error{Code: llm.ErrAuth, Provider: "openai", Message: "the API key was refused"}
-	var w *llm.Error
-	if !errors.As(err, &w) || w.Code != llm.ErrAuth || !strings.Contains(w.Message, "openai: the API key was refused") {
+	var err error = &hostllm.Error{Code: api.LLMAuth, Provider: "openai", Message: "the API key was refused"}
+	var w *api.LLMError
+	if !errors.As(err, &w) || w.Code != api.LLMAuth || !strings.Contains(w.Message, "openai: the API key was refused") {
 		t.Fatalf("errors.As = %+v", w)
 	}
 }
 
 // code is the wire code of a provider's error ("" for nil).
 func code(err error) string {
-	var w *llm.Error
+	var w *api.LLMError
 	if errors.As(err, &w) {
 		return w.Code
 	}

@@ -3,13 +3,13 @@ package llm
 import (
 	"fmt"
 
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // Error is a failed model call. Code is one of core/llm's error codes
-// (llm.ErrTimeout, llm.ErrRateLimit, llm.ErrAuth, llm.ErrHTTP,
-// llm.ErrInvalid, llm.ErrCancelled), what a driver passes on to "resume":
-// errors.As finds it as a *llm.Error too (see As), which is how
+// (api.LLMTimeout, api.LLMRateLimit, api.LLMAuth, api.LLMHTTP,
+// api.LLMInvalid, api.LLMCancelled), what a driver passes on to "resume":
+// errors.As finds it as a *api.LLMError too (see As), which is how
 // host/runtime's driver reads it.
 type Error struct {
 	Code string
@@ -37,14 +37,14 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Wire returns the error as "resume" takes it.
-func (e *Error) Wire() llm.Error {
-	return llm.Error{Code: e.Code, Message: e.Error()}
+func (e *Error) Wire() api.LLMError {
+	return api.LLMError{Code: e.Code, Message: e.Error()}
 }
 
 // As lets errors.As find the wire error in an *Error: a driver that looks
-// for a *llm.Error (core/llm) gets this error's code and message.
+// for a *api.LLMError (core/llm) gets this error's code and message.
 func (e *Error) As(target any) bool {
-	t, ok := target.(**llm.Error)
+	t, ok := target.(**api.LLMError)
 	if ok {
 		w := e.Wire()
 		*t = &w

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/llm/llmtest"
 )
@@ -23,8 +23,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	resp, err := client.Complete(context.Background(), llm.Request{
-		Messages:  []llm.Message{{Role: llm.RoleUser, Content: "How often are invoices retried?"}},
+	resp, err := client.Complete(context.Background(), api.LLMRequest{
+		Messages:  []api.Message{{Role: api.RoleUser, Content: "How often are invoices retried?"}},
 		MaxTokens: 100,
 	})
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // openAIFormat speaks chat completions, as OpenAI and the servers that
@@ -88,7 +88,7 @@ func (openAIFormat) header(h http.Header, key string) {
 	}
 }
 
-func (f openAIFormat) encode(model string, req llm.Request) ([]byte, error) {
+func (f openAIFormat) encode(model string, req api.LLMRequest) ([]byte, error) {
 	r := oaRequest{Model: model, Temperature: req.Temperature}
 	if f.maxCompletionTokens {
 		r.MaxCompletionTokens = req.MaxTokens
@@ -119,26 +119,26 @@ func (f openAIFormat) encode(model string, req llm.Request) ([]byte, error) {
 	return json.Marshal(r)
 }
 
-func (openAIFormat) decode(body []byte) (llm.Response, error) {
+func (openAIFormat) decode(body []byte) (api.LLMResponse, error) {
 	var r oaResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return llm.Response{}, err
+		return api.LLMResponse{}, err
 	}
 	if r.Error != nil {
 		// OpenRouter reports some failures with status 200.
-		return llm.Response{}, r.Error.asError()
+		return api.LLMResponse{}, r.Error.asError()
 	}
 	if len(r.Choices) == 0 {
-		return llm.Response{}, &Error{Code: llm.ErrInvalid, Message: "the answer has no choices: " + snippet(body)}
+		return api.LLMResponse{}, &Error{Code: api.LLMInvalid, Message: "the answer has no choices: " + snippet(body)}
 	}
 	msg := r.Choices[0].Message
 	text, err := contentText(msg.Content)
 	if err != nil {
-		return llm.Response{}, err
+		return api.LLMResponse{}, err
 	}
-	resp := llm.Response{Model: r.Model, Content: text}
+	resp := api.LLMResponse{Model: r.Model, Content: text}
 	if r.Usage != nil {
-		resp.Usage = llm.Usage{InputTokens: r.Usage.PromptTokens, OutputTokens: r.Usage.CompletionTokens}
+		resp.Usage = api.Usage{InputTokens: r.Usage.PromptTokens, OutputTokens: r.Usage.CompletionTokens}
 	}
 	for i, tc := range msg.ToolCalls {
 		id := tc.ID
@@ -147,10 +147,10 @@ func (openAIFormat) decode(body []byte) (llm.Response, error) {
 			// pair the answer with the call.
 			id = fmt.Sprintf("call_%d", i)
 		}
-		resp.ToolCalls = append(resp.ToolCalls, llm.ToolCall{ID: id, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
+		resp.ToolCalls = append(resp.ToolCalls, api.ToolCall{ID: id, Name: tc.Function.Name, Arguments: argumentsText(tc.Function.Arguments)})
 	}
 	if resp.Content == "" && len(resp.ToolCalls) == 0 {
-		return llm.Response{}, &Error{Code: llm.ErrInvalid, Message: fmt.Sprintf("the answer has neither content nor tool calls (finish reason %q)", r.Choices[0].FinishReason)}
+		return api.LLMResponse{}, &Error{Code: api.LLMInvalid, Message: fmt.Sprintf("the answer has neither content nor tool calls (finish reason %q)", r.Choices[0].FinishReason)}
 	}
 	return resp, nil
 }
@@ -194,12 +194,12 @@ func argumentsText(raw json.RawMessage) string {
 
 func (e *oaError) asError() *Error {
 	code := strings.Trim(string(e.Code), `"`)
-	out := &Error{Code: llm.ErrHTTP, Message: e.Message}
+	out := &Error{Code: api.LLMHTTP, Message: e.Message}
 	switch {
 	case code == "401" || code == "403" || e.Type == "invalid_api_key" || code == "invalid_api_key":
-		out.Code = llm.ErrAuth
+		out.Code = api.LLMAuth
 	case code == "429" || code == "rate_limit_exceeded":
-		out.Code = llm.ErrRateLimit
+		out.Code = api.LLMRateLimit
 	}
 	if out.Message == "" {
 		out.Message = "the provider reported an error without a message"

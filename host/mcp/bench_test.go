@@ -8,7 +8,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -30,7 +30,7 @@ func BenchmarkMCPOverhead(b *testing.B) {
 		b.Skip(err)
 	}
 	defer eng.Close(ctx)
-	if _, err := eng.Open(ctx, engine.OpenParams{}); err != nil {
+	if _, err := eng.Open(ctx, api.OpenParams{}); err != nil {
 		b.Fatal(err)
 	}
 	st, ct := sdk.NewInMemoryTransports()
@@ -46,7 +46,7 @@ func BenchmarkMCPOverhead(b *testing.B) {
 	var direct, viaMCP time.Duration
 	for b.Loop() {
 		start := time.Now()
-		if _, err := eng.Search(ctx, engine.SearchParams{Query: query}); err != nil {
+		if _, err := eng.Search(ctx, api.SearchParams{Query: query}); err != nil {
 			b.Fatal(err)
 		}
 		mid := time.Now()

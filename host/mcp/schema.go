@@ -5,10 +5,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/arbormem/arbor/core/curate"
-	"github.com/arbormem/arbor/core/engine"
 )
 
 // The schemas are inferred from the Go types the engine itself decodes and
@@ -39,8 +37,8 @@ func mustSchema[T any](opts *jsonschema.ForOptions) *jsonschema.Schema {
 // narrativeParts are the named parts of an object narrative.
 var narrativeParts = []string{"text", "structure", "dependencies", "highlights", "rules", "examples", "diagrams"}
 
-// curateSchema is the input schema of arbor-curate: engine.CurateParams,
-// where a narrative is a string or an object of parts (curate.Narrative
+// curateSchema is the input schema of arbor-curate: api.CurateParams,
+// where a narrative is a string or an object of parts (api.Narrative
 // decodes both), content is optional (DELETE needs none) and type is one of
 // the five operations.
 func curateSchema() *jsonschema.Schema {
@@ -53,15 +51,15 @@ func curateSchema() *jsonschema.Schema {
 	for _, p := range narrativeParts {
 		narrative.Properties[p] = &jsonschema.Schema{Type: "string"}
 	}
-	s := mustSchema[engine.CurateParams](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[curate.Narrative](): narrative,
+	s := mustSchema[api.CurateParams](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[api.Narrative](): narrative,
 	}})
 	ops := s.Properties["operations"]
 	ops.Description = "the operations, applied in order; each one succeeds or fails on its own"
 	ops.MinItems = new(1)
 	op := ops.Items
 	op.Required = without(op.Required, "content")
-	op.Properties["type"].Enum = []any{curate.OpAdd, curate.OpUpdate, curate.OpUpsert, curate.OpMerge, curate.OpDelete}
+	op.Properties["type"].Enum = []any{api.OpAdd, api.OpUpdate, api.OpUpsert, api.OpMerge, api.OpDelete}
 	describe(op, map[string]string{
 		"type":                    "ADD, UPDATE, UPSERT, MERGE or DELETE",
 		"path":                    "a folder domain/topic or domain/topic/subtopic (lowercase snake_case; the entry's file is named after title), or a full entry path ending in .md",
@@ -110,7 +108,7 @@ func without(list []string, name string) []string {
 	return out
 }
 
-// nodeSchema is the output schema of arbor-tree: engine.Node is recursive,
+// nodeSchema is the output schema of arbor-tree: api.Node is recursive,
 // which inference refuses, so the node refers to itself through $defs.
 func nodeSchema() *jsonschema.Schema {
 	// Schemas must form a tree: each use gets its own copy.

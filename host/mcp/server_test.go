@@ -15,7 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -31,7 +31,7 @@ func serve(t *testing.T, root string, opts ...Option) *sdk.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Open(ctx, engine.OpenParams{}); err != nil {
+	if _, err := eng.Open(ctx, api.OpenParams{}); err != nil {
 		t.Fatal(err)
 	}
 	srv := New(eng, opts...)
@@ -183,7 +183,7 @@ func TestCurateReadBack(t *testing.T) {
 			t.Errorf("entry lacks %q:\n%s", want, md)
 		}
 	}
-	var read engine.ReadResult
+	var read api.ReadResult
 	decode(t, call(t, cs, ToolRead, map[string]any{"path": "engineering/billing/invoice_retry_policy.md"}), &read)
 	if read.Title != "Invoice retry policy" || !slices.Equal(read.Backlinks, []string{"engineering/billing/dunning_emails.md"}) {
 		t.Errorf("read: %+v", read)
@@ -216,7 +216,7 @@ func TestToolErrors(t *testing.T) {
 		}
 	}
 	// Nothing was written by the refused operations.
-	var tree engine.Node
+	var tree api.Node
 	decode(t, call(t, cs, ToolTree, map[string]any{"depth": 0}), &tree)
 	if len(tree.Children) != 0 {
 		t.Errorf("refused operations wrote %+v", tree.Children)
@@ -230,9 +230,9 @@ func TestIdleFlush(t *testing.T) {
 	cs := serve(t, root, WithFlushInterval(20*time.Millisecond))
 	call(t, cs, ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "notes/misc", "title": "Zebra crossing",
 		"content": map[string]any{"narrative": "The zebra crossing on Elm street got new paint."}, "reason": "r"}}})
-	var q engine.QueryResult
+	var q api.QueryResult
 	decode(t, call(t, cs, ToolQuery, map[string]any{"query": "zebra crossing"}), &q)
-	if q.Tier != engine.TierDirect || q.TierName != "direct" {
+	if q.Tier != api.TierDirect || q.TierName != "direct" {
 		t.Fatalf("query: %+v", q)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -278,7 +278,7 @@ func TestConcurrentCalls(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	var tree engine.Node
+	var tree api.Node
 	decode(t, call(t, cs, ToolTree, map[string]any{"path": "notes/load"}), &tree)
 	if len(tree.Children) != n {
 		t.Errorf("%d notes written, want %d", len(tree.Children), n)

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/arbormem/arbor/core/curate"
-	"github.com/arbormem/arbor/core/engine"
 )
 
 // Tool names.
@@ -77,19 +75,19 @@ Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
-		InputSchema: inputSchema[queryInput](limitSchema(20, 5)), OutputSchema: outputSchema[engine.QueryResult]()},
-		func(ctx context.Context, in queryInput) (engine.QueryResult, error) {
-			return s.eng.Query(ctx, engine.SearchParams{Query: in.Query, Limit: in.Limit})
+		InputSchema: inputSchema[queryInput](limitSchema(20, 5)), OutputSchema: outputSchema[api.QueryResult]()},
+		func(ctx context.Context, in queryInput) (api.QueryResult, error) {
+			return s.eng.Query(ctx, api.SearchParams{Query: in.Query, Limit: in.Limit})
 		})
 	addTool(s, &sdk.Tool{Name: ToolSearch, Title: "Search memory", Description: searchDescription, Annotations: readOnly,
-		InputSchema: inputSchema[searchInput](limitSchema(100, 10)), OutputSchema: outputSchema[engine.SearchResult]()},
-		func(ctx context.Context, in searchInput) (engine.SearchResult, error) {
-			return s.eng.Search(ctx, engine.SearchParams{Query: in.Query, Limit: in.Limit})
+		InputSchema: inputSchema[searchInput](limitSchema(100, 10)), OutputSchema: outputSchema[api.SearchResult]()},
+		func(ctx context.Context, in searchInput) (api.SearchResult, error) {
+			return s.eng.Search(ctx, api.SearchParams{Query: in.Query, Limit: in.Limit})
 		})
 	addTool(s, &sdk.Tool{Name: ToolRead, Title: "Read an entry", Description: readDescription, Annotations: readOnly,
-		InputSchema: inputSchema[readInput](nil), OutputSchema: outputSchema[engine.ReadResult]()},
-		func(ctx context.Context, in readInput) (engine.ReadResult, error) {
-			res, err := s.eng.Read(ctx, engine.ReadParams{Path: in.Path})
+		InputSchema: inputSchema[readInput](nil), OutputSchema: outputSchema[api.ReadResult]()},
+		func(ctx context.Context, in readInput) (api.ReadResult, error) {
+			res, err := s.eng.Read(ctx, api.ReadParams{Path: in.Path})
 			if err != nil {
 				err = fmt.Errorf("%s: %w", in.Path, err)
 			}
@@ -97,13 +95,13 @@ func addTools(s *Server) {
 		})
 	addTool(s, &sdk.Tool{Name: ToolTree, Title: "Browse the tree", Description: treeDescription, Annotations: readOnly,
 		InputSchema: inputSchema[treeInput](depthSchema), OutputSchema: nodeSchema()},
-		func(ctx context.Context, in treeInput) (*engine.Node, error) {
-			return s.eng.Tree(ctx, engine.TreeParams{Path: in.Path, Depth: in.Depth})
+		func(ctx context.Context, in treeInput) (*api.Node, error) {
+			return s.eng.Tree(ctx, api.TreeParams{Path: in.Path, Depth: in.Depth})
 		})
 	addTool(s, &sdk.Tool{Name: ToolCurate, Title: "Curate memory", Description: curateDescription,
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
-		InputSchema: curateSchema(), OutputSchema: outputSchema[curate.Result]()},
-		func(ctx context.Context, in engine.CurateParams) (curate.Result, error) {
+		InputSchema: curateSchema(), OutputSchema: outputSchema[api.CurateResult]()},
+		func(ctx context.Context, in api.CurateParams) (api.CurateResult, error) {
 			return s.eng.Curate(ctx, in)
 		})
 }
@@ -123,7 +121,7 @@ func addTool[In, Out any](s *Server, tool *sdk.Tool, call func(context.Context, 
 		if err != nil {
 			return nil, out, fmt.Errorf("%s: %w", tool.Name, err)
 		}
-		if res, ok := any(out).(curate.Result); ok && res.Summary.Failed > 0 {
+		if res, ok := any(out).(api.CurateResult); ok && res.Summary.Failed > 0 {
 			return &sdk.CallToolResult{IsError: true}, out, nil
 		}
 		return nil, out, nil

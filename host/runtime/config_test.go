@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
+	wapi "github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -118,7 +118,7 @@ func clockProbe() []byte {
 // probe is one instance of clockProbe.
 type probe struct {
 	t   *testing.T
-	mod api.Module
+	mod wapi.Module
 }
 
 func newProbe(t *testing.T, rt wazero.Runtime, mc wazero.ModuleConfig, name string) *probe {
@@ -286,7 +286,7 @@ func TestCompilationCacheOnDisk(t *testing.T) {
 			t.Errorf("unexpected file in the cache: %s", f)
 		}
 	}
-	if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -295,7 +295,7 @@ func TestCompilationCacheOnDisk(t *testing.T) {
 	delete(caches, dir)
 	cachesMu.Unlock()
 	e2 := newEngine(t, "")
-	if _, err := e2.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+	if _, err := e2.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
 	again := cachedFiles(t, dir)
@@ -330,7 +330,7 @@ func TestCompilationCacheFallback(t *testing.T) {
 			t.Errorf("%s: %s is used as a cache folder", what, dir)
 		}
 		e := newEngine(t, "", WithCacheDir(dir))
-		if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+		if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}

@@ -8,8 +8,8 @@
 //	eng, err := runtime.New(ctx, "/path/to/root")
 //	if err != nil { ... }
 //	defer eng.Close(ctx)
-//	if _, err := eng.Open(ctx, engine.OpenParams{}); err != nil { ... }
-//	res, err := eng.Query(ctx, engine.SearchParams{Query: "invoice retry"})
+//	if _, err := eng.Open(ctx, api.OpenParams{}); err != nil { ... }
+//	res, err := eng.Query(ctx, api.SearchParams{Query: "invoice retry"})
 //
 // Compiled code is cached in the user cache folder (os.UserCacheDir()/arbor/wazero),
 // so a new process starts without recompiling the module.

@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arbormem/arbor/core/curate"
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
+	wapi "github.com/tetratelabs/wazero/api"
 )
 
 const fixedTime = "2026-01-01T00:00:00Z"
@@ -92,14 +91,14 @@ func TestABIErrors(t *testing.T) {
 	e := newEngine(t, "")
 	ctx := context.Background()
 	cases := []struct{ req, code, id string }{
-		{`not json`, engine.CodeInvalidJSON, "null"},
-		{`[1,2]`, engine.CodeInvalidJSON, "null"},
-		{"{\"id\":1,\"method\":\"stats\"\xff}", engine.CodeInvalidJSON, "null"},
-		{`{"id":1,"method":"no_such_method"}`, engine.CodeUnknownMethod, "1"},
-		{`{"id":"x","method":"search","params":{"query":"retry"}}`, engine.CodeNotOpen, `"x"`},
-		{`{"id":3,"method":"stats"}`, engine.CodeNotOpen, "3"},
-		{`{"id":4,"method":"open","params":{"fixedTime":"yesterday"}}`, engine.CodeInvalidParams, "4"},
-		{`{"id":5,"method":"open","params":{"maxFileBytes":"big"}}`, engine.CodeInvalidParams, "5"},
+		{`not json`, api.CodeInvalidJSON, "null"},
+		{`[1,2]`, api.CodeInvalidJSON, "null"},
+		{"{\"id\":1,\"method\":\"stats\"\xff}", api.CodeInvalidJSON, "null"},
+		{`{"id":1,"method":"no_such_method"}`, api.CodeUnknownMethod, "1"},
+		{`{"id":"x","method":"search","params":{"query":"retry"}}`, api.CodeNotOpen, `"x"`},
+		{`{"id":3,"method":"stats"}`, api.CodeNotOpen, "3"},
+		{`{"id":4,"method":"open","params":{"fixedTime":"yesterday"}}`, api.CodeInvalidParams, "4"},
+		{`{"id":5,"method":"open","params":{"maxFileBytes":"big"}}`, api.CodeInvalidParams, "5"},
 	}
 	for _, c := range cases {
 		resp, err := e.Call(ctx, []byte(c.req))
@@ -116,13 +115,13 @@ func TestABIErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, code := errorCodeOf(t, resp); code != engine.CodeInvalidRequest && code != engine.CodeInvalidJSON {
+	if _, code := errorCodeOf(t, resp); code != api.CodeInvalidRequest && code != api.CodeInvalidJSON {
 		t.Errorf("empty request: %s", resp)
 	}
-	// The typed helpers return *engine.Error.
+	// The typed helpers return *api.Error.
 	_, err = e.Stats(ctx)
-	var ee *engine.Error
-	if !errors.As(err, &ee) || ee.Code != engine.CodeNotOpen {
+	var ee *api.Error
+	if !errors.As(err, &ee) || ee.Code != api.CodeNotOpen {
 		t.Fatalf("Stats before open: %v", err)
 	}
 }
@@ -137,7 +136,7 @@ func TestABIBogusPointers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := api.DecodeU32(res[0])
+	block := wapi.DecodeU32(res[0])
 	bogus := []struct {
 		name     string
 		ptr, len uint32
@@ -159,7 +158,7 @@ func TestABIBogusPointers(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: response outside memory", b.name)
 		}
-		if _, code := errorCodeOf(t, bytes.Clone(view)); code != engine.CodeInvalidRequest {
+		if _, code := errorCodeOf(t, bytes.Clone(view)); code != api.CodeInvalidRequest {
 			t.Errorf("%s: code %q, want invalid_request", b.name, code)
 		}
 		if _, err := e.free.Call(ctx, uint64(p)); err != nil {
@@ -173,7 +172,7 @@ func TestABIBogusPointers(t *testing.T) {
 		}
 	}
 	// The engine still works afterwards.
-	if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -210,57 +209,57 @@ func TestEngineRoundTrip(t *testing.T) {
 	e := newEngine(t, dir)
 	ctx := context.Background()
 
-	opened, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime})
+	opened, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if opened.Entries != 1 {
 		t.Fatalf("open: %+v", opened)
 	}
-	res, err := e.Curate(ctx, engine.CurateParams{Operations: []curate.Operation{{
-		Type: curate.OpAdd, Path: "engineering/billing", Title: "Refund limits",
-		Content: curate.Content{
-			Narrative: &curate.Narrative{Text: "Support refunds up to 200 EUR without approval."},
+	res, err := e.Curate(ctx, api.CurateParams{Operations: []api.Operation{{
+		Type: api.OpAdd, Path: "engineering/billing", Title: "Refund limits",
+		Content: api.Content{
+			Narrative: &api.Narrative{Text: "Support refunds up to 200 EUR without approval."},
 			Relations: []string{"engineering/billing/invoice_retry_policy.md"},
 			Tags:      []string{"billing"},
 		},
 		Reason: "support sync",
 	}, {
-		Type: curate.OpAdd, Path: "../outside", Title: "Escape", Reason: "must fail",
+		Type: api.OpAdd, Path: "../outside", Title: "Escape", Reason: "must fail",
 	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Summary.Added != 1 || res.Summary.Failed != 1 || len(res.Applied) != 2 ||
-		res.Applied[0].Path != "engineering/billing/refund_limits.md" || res.Applied[1].Status != curate.StatusFailed {
+		res.Applied[0].Path != "engineering/billing/refund_limits.md" || res.Applied[1].Status != api.StatusFailed {
 		t.Fatalf("curate: %+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "engineering/billing/refund_limits.md")); err != nil {
 		t.Fatalf("the entry was not written: %v", err)
 	}
 
-	found, err := e.Search(ctx, engine.SearchParams{Query: "refund approval", Limit: 5})
+	found, err := e.Search(ctx, api.SearchParams{Query: "refund approval", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(found.Results) == 0 || found.Results[0].Path != "engineering/billing/refund_limits.md" {
 		t.Fatalf("search: %+v", found)
 	}
-	q, err := e.Query(ctx, engine.SearchParams{Query: "invoice retry"})
+	q, err := e.Query(ctx, api.SearchParams{Query: "invoice retry"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if q.TierName == "" || len(q.Results) == 0 {
 		t.Fatalf("query: %+v", q)
 	}
-	read, err := e.Read(ctx, engine.ReadParams{Path: "engineering/billing/invoice_retry_policy.md"})
+	read, err := e.Read(ctx, api.ReadParams{Path: "engineering/billing/invoice_retry_policy.md"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if read.Title != "Invoice retry policy" || len(read.Backlinks) != 1 || read.Backlinks[0] != "engineering/billing/refund_limits.md" {
 		t.Fatalf("read: %+v", read)
 	}
-	tree, err := e.Tree(ctx, engine.TreeParams{})
+	tree, err := e.Tree(ctx, api.TreeParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,12 +275,12 @@ func TestEngineRoundTrip(t *testing.T) {
 	}
 
 	for _, c := range []struct{ path, code string }{
-		{"../etc/passwd", engine.CodeInvalidPath},
-		{"/etc/passwd", engine.CodeInvalidPath},
-		{"engineering/billing/missing.md", engine.CodeNotFound},
+		{"../etc/passwd", api.CodeInvalidPath},
+		{"/etc/passwd", api.CodeInvalidPath},
+		{"engineering/billing/missing.md", api.CodeNotFound},
 	} {
-		_, err := e.Read(ctx, engine.ReadParams{Path: c.path})
-		var ee *engine.Error
+		_, err := e.Read(ctx, api.ReadParams{Path: c.path})
+		var ee *api.Error
 		if !errors.As(err, &ee) || ee.Code != c.code {
 			t.Errorf("read %s: %v, want code %s", c.path, err, c.code)
 		}
@@ -306,18 +305,18 @@ func TestEngineRoundTrip(t *testing.T) {
 func TestEngineRealClock(t *testing.T) {
 	e := newEngine(t, "")
 	ctx := context.Background()
-	if _, err := e.Open(ctx, engine.OpenParams{}); err != nil {
+	if _, err := e.Open(ctx, api.OpenParams{}); err != nil {
 		t.Fatal(err)
 	}
 	before := time.Now().Add(-time.Minute)
-	_, err := e.Curate(ctx, engine.CurateParams{Operations: []curate.Operation{{
-		Type: curate.OpAdd, Path: "a/b", Title: "Now", Reason: "clock",
-		Content: curate.Content{Narrative: &curate.Narrative{Text: "what time is it"}},
+	_, err := e.Curate(ctx, api.CurateParams{Operations: []api.Operation{{
+		Type: api.OpAdd, Path: "a/b", Title: "Now", Reason: "clock",
+		Content: api.Content{Narrative: &api.Narrative{Text: "what time is it"}},
 	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	read, err := e.Read(ctx, engine.ReadParams{Path: "a/b/now.md"})
+	read, err := e.Read(ctx, api.ReadParams{Path: "a/b/now.md"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,22 +338,22 @@ func TestEngineConfinement(t *testing.T) {
 	}
 	e := newEngine(t, dir)
 	ctx := context.Background()
-	if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
-	found, err := e.Search(ctx, engine.SearchParams{Query: "zanzibar"})
+	found, err := e.Search(ctx, api.SearchParams{Query: "zanzibar"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(found.Results) != 0 {
 		t.Fatalf("content from outside the root was indexed: %+v", found.Results)
 	}
-	if _, err := e.Read(ctx, engine.ReadParams{Path: "notes/escape/secret.md"}); err == nil {
+	if _, err := e.Read(ctx, api.ReadParams{Path: "notes/escape/secret.md"}); err == nil {
 		t.Fatal("read through a link leaving the root")
 	}
-	res, err := e.Curate(ctx, engine.CurateParams{Operations: []curate.Operation{{
-		Type: curate.OpAdd, Path: "notes/escape/x.md", Title: "X", Reason: "escape",
-		Content: curate.Content{Narrative: &curate.Narrative{Text: "pwned"}},
+	res, err := e.Curate(ctx, api.CurateParams{Operations: []api.Operation{{
+		Type: api.OpAdd, Path: "notes/escape/x.md", Title: "X", Reason: "escape",
+		Content: api.Content{Narrative: &api.Narrative{Text: "pwned"}},
 	}}})
 	if err != nil {
 		t.Fatal(err)
@@ -373,7 +372,7 @@ func TestEngineConcurrentCalls(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "engineering/billing/invoice_retry_policy.md"), retryEntry)
 	e := newEngine(t, dir)
 	ctx := context.Background()
-	if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -382,7 +381,7 @@ func TestEngineConcurrentCalls(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := e.Search(ctx, engine.SearchParams{Query: "invoice"})
+			res, err := e.Search(ctx, api.SearchParams{Query: "invoice"})
 			if err == nil && len(res.Results) != 1 {
 				err = fmt.Errorf("search: %d results, want 1", len(res.Results))
 			}
@@ -428,12 +427,12 @@ func TestEngineKeepsWorkingAfterBadRequests(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "engineering/billing/invoice_retry_policy.md"), retryEntry)
 	e := newEngine(t, dir)
 	ctx := context.Background()
-	if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
 	searchWorks := func(after string) {
 		t.Helper()
-		res, err := e.Search(ctx, engine.SearchParams{Query: "invoice retry"})
+		res, err := e.Search(ctx, api.SearchParams{Query: "invoice retry"})
 		if err != nil || len(res.Results) != 1 {
 			t.Fatalf("after %s: search = %+v, %v", after, res, err)
 		}
@@ -459,18 +458,18 @@ func TestEngineKeepsWorkingAfterBadRequests(t *testing.T) {
 		e.free.Call(ctx, out[0]>>32)
 		var env envelope
 		if err := json.Unmarshal(resp, &env); err != nil || env.Error == nil ||
-			env.Error.Code != engine.CodeInvalidRequest || env.Error.Message == "" {
+			env.Error.Code != api.CodeInvalidRequest || env.Error.Message == "" {
 			t.Errorf("%s: response %s, want an invalid_request error with a message", b.name, resp)
 		}
 		searchWorks(b.name)
 	}
 	for _, c := range []struct{ name, req, code, alt string }{
-		{"invalid JSON", `{"id":1,"method":`, engine.CodeInvalidJSON, ""},
-		{"a JSON string", `"stats"`, engine.CodeInvalidJSON, ""},
-		{"invalid UTF-8", "{\"id\":2,\"method\":\"search\",\"params\":{\"query\":\"\xff\xfe\"}}", engine.CodeInvalidJSON, ""},
-		{"an unknown method", `{"id":3,"method":"drop_everything"}`, engine.CodeUnknownMethod, ""},
-		{"a method of the wrong type", `{"id":4,"method":42}`, engine.CodeInvalidRequest, ""},
-		{"params of the wrong type", `{"id":5,"method":"search","params":{"query":7}}`, engine.CodeInvalidParams, ""},
+		{"invalid JSON", `{"id":1,"method":`, api.CodeInvalidJSON, ""},
+		{"a JSON string", `"stats"`, api.CodeInvalidJSON, ""},
+		{"invalid UTF-8", "{\"id\":2,\"method\":\"search\",\"params\":{\"query\":\"\xff\xfe\"}}", api.CodeInvalidJSON, ""},
+		{"an unknown method", `{"id":3,"method":"drop_everything"}`, api.CodeUnknownMethod, ""},
+		{"a method of the wrong type", `{"id":4,"method":42}`, api.CodeInvalidRequest, ""},
+		{"params of the wrong type", `{"id":5,"method":"search","params":{"query":7}}`, api.CodeInvalidParams, ""},
 	} {
 		resp, err := e.Call(ctx, []byte(c.req))
 		if err != nil {
@@ -485,10 +484,10 @@ func TestEngineKeepsWorkingAfterBadRequests(t *testing.T) {
 		}
 		searchWorks(c.name)
 	}
-	// The typed helper reports an unknown method as an *engine.Error.
+	// The typed helper reports an unknown method as an *api.Error.
 	_, err := e.CallMethod(ctx, "no_such_method", nil)
-	var ee *engine.Error
-	if !errors.As(err, &ee) || ee.Code != engine.CodeUnknownMethod {
+	var ee *api.Error
+	if !errors.As(err, &ee) || ee.Code != api.CodeUnknownMethod {
 		t.Fatalf("CallMethod(no_such_method) = %v", err)
 	}
 	searchWorks("CallMethod(no_such_method)")

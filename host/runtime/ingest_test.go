@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbormem/arbor/core/engine"
-	"github.com/arbormem/arbor/core/ingest"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // TestIngest runs "ingest" through the wasm module: entries land on disk
@@ -18,19 +17,19 @@ func TestIngest(t *testing.T) {
 	dir := t.TempDir()
 	e := newEngine(t, dir)
 	ctx := context.Background()
-	if _, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime}); err != nil {
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
-	var files []ingest.File
+	var files []api.SourceFile
 	for _, name := range []string{"guide.md", "invoice.eml", "team.ics", "retry.ts", "locomo_sample.json"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "core", "ingest", "testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, ingest.File{Name: "inbox/" + name, Content: string(b)})
+		files = append(files, api.SourceFile{Name: "inbox/" + name, Content: string(b)})
 	}
-	bad := ingest.File{Name: "inbox/broken.json", Content: `{"a": }`}
-	res, err := e.Ingest(ctx, engine.IngestParams{Files: append(files, bad)})
+	bad := api.SourceFile{Name: "inbox/broken.json", Content: `{"a": }`}
+	res, err := e.Ingest(ctx, api.IngestParams{Files: append(files, bad)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +62,7 @@ func TestIngest(t *testing.T) {
 		return out
 	}
 	before := stamp()
-	res, err = e.Ingest(ctx, engine.IngestParams{Files: files})
+	res, err = e.Ingest(ctx, api.IngestParams{Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +75,7 @@ func TestIngest(t *testing.T) {
 			t.Errorf("%s was rewritten", p)
 		}
 	}
-	q, err := e.Query(ctx, engine.SearchParams{Query: "when is the sprint retrospective"})
+	q, err := e.Query(ctx, api.SearchParams{Query: "when is the sprint retrospective"})
 	if err != nil {
 		t.Fatal(err)
 	}

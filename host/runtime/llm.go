@@ -7,23 +7,22 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/arbormem/arbor/core/engine"
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // Completer makes one model call: a provider client (host/llm) or a test
-// double. An error that is (or wraps) an *llm.Error keeps its code when
+// double. An error that is (or wraps) an *api.LLMError keeps its code when
 // the driver passes it on to the engine; context.DeadlineExceeded becomes
-// llm.ErrTimeout and any other error llm.ErrHTTP.
+// api.LLMTimeout and any other error api.LLMHTTP.
 type Completer interface {
-	Complete(ctx context.Context, req llm.Request) (llm.Response, error)
+	Complete(ctx context.Context, req api.LLMRequest) (api.LLMResponse, error)
 }
 
 // CompleterFunc adapts a function to Completer.
-type CompleterFunc func(ctx context.Context, req llm.Request) (llm.Response, error)
+type CompleterFunc func(ctx context.Context, req api.LLMRequest) (api.LLMResponse, error)
 
 // Complete calls f.
-func (f CompleterFunc) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+func (f CompleterFunc) Complete(ctx context.Context, req api.LLMRequest) (api.LLMResponse, error) {
 	return f(ctx, req)
 }
 
@@ -40,12 +39,12 @@ func (e *Engine) Drive(ctx context.Context, method string, params any, c Complet
 	}
 	raw, err := e.CallMethod(ctx, method, params)
 	for err == nil {
-		var p llm.Pending
+		var p api.Pending
 		if json.Unmarshal(raw, &p) != nil || p.Status != "pending" {
 			return raw, nil
 		}
 		start := time.Now()
-		var resp llm.Response
+		var resp api.LLMResponse
 		var cerr error
 		if ctx.Err() == nil {
 			resp, cerr = c.Complete(ctx, p.LLM)
@@ -53,12 +52,12 @@ func (e *Engine) Drive(ctx context.Context, method string, params any, c Complet
 		if ctx.Err() != nil {
 			// The caller gave up: the engine must drop the call, and the
 			// cancel must go through although ctx is done.
-			if _, err := e.CallMethod(context.WithoutCancel(ctx), "cancel", llm.CancelParams{Continuation: p.Continuation}); err != nil && !isCode(err, engine.CodeExpired) && !isCode(err, engine.CodeUnknownContinuation) {
+			if _, err := e.CallMethod(context.WithoutCancel(ctx), "cancel", api.CancelParams{Continuation: p.Continuation}); err != nil && !isCode(err, api.CodeExpired) && !isCode(err, api.CodeUnknownContinuation) {
 				return nil, errors.Join(fmt.Errorf("arbor: %s: %w", method, ctx.Err()), err)
 			}
 			return nil, fmt.Errorf("arbor: %s: %w", method, ctx.Err())
 		}
-		rp := llm.ResumeParams{Continuation: p.Continuation}
+		rp := api.ResumeParams{Continuation: p.Continuation}
 		if cerr != nil {
 			rp.Error = llmError(cerr)
 		} else {
@@ -76,28 +75,28 @@ func (e *Engine) Drive(ctx context.Context, method string, params any, c Complet
 }
 
 // llmError maps a Completer's error onto the codes of the wire contract.
-func llmError(err error) *llm.Error {
-	var le *llm.Error
+func llmError(err error) *api.LLMError {
+	var le *api.LLMError
 	switch {
 	case errors.As(err, &le):
-		return &llm.Error{Code: le.Code, Message: le.Message}
+		return &api.LLMError{Code: le.Code, Message: le.Message}
 	case errors.Is(err, context.DeadlineExceeded):
-		return &llm.Error{Code: llm.ErrTimeout, Message: err.Error()}
+		return &api.LLMError{Code: api.LLMTimeout, Message: err.Error()}
 	}
-	return &llm.Error{Code: llm.ErrHTTP, Message: err.Error()}
+	return &api.LLMError{Code: api.LLMHTTP, Message: err.Error()}
 }
 
 // QueryLLM runs tiered retrieval with a model for tiers 3 and 4 (p.LLM is
 // set for the caller). The result says which tier answered; its LLM field
 // traces every model call.
-func (e *Engine) QueryLLM(ctx context.Context, p engine.QueryParams, c Completer) (engine.QueryResult, error) {
+func (e *Engine) QueryLLM(ctx context.Context, p api.QueryParams, c Completer) (api.QueryResult, error) {
 	p.LLM = true
-	return decodeResult[engine.QueryResult]("query")(e.Drive(ctx, "query", p, c))
+	return decodeResult[api.QueryResult]("query")(e.Drive(ctx, "query", p, c))
 }
 
 // CurateFrom turns raw material into entries through the model (the
 // curate feedback loop). Nothing reaches the tree before the loop ends; a
 // cancelled ctx leaves it unchanged.
-func (e *Engine) CurateFrom(ctx context.Context, p engine.CurateFromParams, c Completer) (engine.CurateFromResult, error) {
-	return decodeResult[engine.CurateFromResult]("curateFrom")(e.Drive(ctx, "curateFrom", p, c))
+func (e *Engine) CurateFrom(ctx context.Context, p api.CurateFromParams, c Completer) (api.CurateFromResult, error) {
+	return decodeResult[api.CurateFromResult]("curateFrom")(e.Drive(ctx, "curateFrom", p, c))
 }

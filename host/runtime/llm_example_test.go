@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/arbormem/arbor/core/engine"
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -21,13 +20,13 @@ func ExampleEngine_QueryLLM() {
 		log.Fatal(err)
 	}
 	defer eng.Close(ctx)
-	if _, err := eng.Open(ctx, engine.OpenParams{}); err != nil {
+	if _, err := eng.Open(ctx, api.OpenParams{}); err != nil {
 		log.Fatal(err)
 	}
-	model := runtime.CompleterFunc(func(ctx context.Context, req llm.Request) (llm.Response, error) {
-		return llm.Response{Content: "NOT COVERED"}, nil
+	model := runtime.CompleterFunc(func(ctx context.Context, req api.LLMRequest) (api.LLMResponse, error) {
+		return api.LLMResponse{Content: "NOT COVERED"}, nil
 	})
-	res, err := eng.QueryLLM(ctx, engine.QueryParams{SearchParams: engine.SearchParams{Query: "why did billing move to the new scheduler?"}, TokenBudget: 20000}, model)
+	res, err := eng.QueryLLM(ctx, api.QueryParams{SearchParams: api.SearchParams{Query: "why did billing move to the new scheduler?"}, TokenBudget: 20000}, model)
 	if err != nil {
 		log.Fatal(err)
 	}

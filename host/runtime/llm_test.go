@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arbormem/arbor/core/engine"
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // fakeModel is a scripted Completer: it answers each call with the next
@@ -21,29 +20,29 @@ import (
 type fakeModel struct {
 	mu     sync.Mutex
 	t      *testing.T
-	script []func(ctx context.Context, req llm.Request) (llm.Response, error)
-	reqs   []llm.Request
+	script []func(ctx context.Context, req api.LLMRequest) (api.LLMResponse, error)
+	reqs   []api.LLMRequest
 }
 
-func (m *fakeModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+func (m *fakeModel) Complete(ctx context.Context, req api.LLMRequest) (api.LLMResponse, error) {
 	m.mu.Lock()
 	n := len(m.reqs)
 	m.reqs = append(m.reqs, req)
 	m.mu.Unlock()
 	if n >= len(m.script) {
 		m.t.Errorf("model call %d: only %d scripted", n+1, len(m.script))
-		return llm.Response{}, errors.New("unscripted call")
+		return api.LLMResponse{}, errors.New("unscripted call")
 	}
 	return m.script[n](ctx, req)
 }
 
-func says(content string, calls ...llm.ToolCall) func(context.Context, llm.Request) (llm.Response, error) {
-	return func(context.Context, llm.Request) (llm.Response, error) {
-		return llm.Response{Content: content, ToolCalls: calls, Usage: llm.Usage{InputTokens: 300, OutputTokens: 40}, Model: "scripted"}, nil
+func says(content string, calls ...api.ToolCall) func(context.Context, api.LLMRequest) (api.LLMResponse, error) {
+	return func(context.Context, api.LLMRequest) (api.LLMResponse, error) {
+		return api.LLMResponse{Content: content, ToolCalls: calls, Usage: api.Usage{InputTokens: 300, OutputTokens: 40}, Model: "scripted"}, nil
 	}
 }
 
-func tool(name, args string) llm.ToolCall { return llm.ToolCall{ID: name, Name: name, Arguments: args} }
+func tool(name, args string) api.ToolCall { return api.ToolCall{ID: name, Name: name, Arguments: args} }
 
 // llmRoot is a root where "failed retry escalation" has no direct answer.
 func llmRoot(t *testing.T) string {
@@ -56,7 +55,7 @@ func llmRoot(t *testing.T) string {
 
 const question = "failed retry escalation"
 
-func openLLM(t *testing.T, dir string, p engine.OpenParams) *Engine {
+func openLLM(t *testing.T, dir string, p api.OpenParams) *Engine {
 	t.Helper()
 	e := newEngine(t, dir)
 	if p.FixedTime == "" {
@@ -69,20 +68,20 @@ func openLLM(t *testing.T, dir string, p engine.OpenParams) *Engine {
 }
 
 func TestQueryLLMTier3(t *testing.T) {
-	e := openLLM(t, llmRoot(t), engine.OpenParams{})
+	e := openLLM(t, llmRoot(t), api.OpenParams{})
 	ctx := context.Background()
-	plain, err := e.Query(ctx, engine.SearchParams{Query: question})
+	plain, err := e.Query(ctx, api.SearchParams{Query: question})
 	if err != nil || !plain.NeedsLLM || plain.LLM != nil {
 		t.Fatalf("without a model the query must stop at tier 2: %+v %v", plain, err)
 	}
-	m := &fakeModel{t: t, script: []func(context.Context, llm.Request) (llm.Response, error){
+	m := &fakeModel{t: t, script: []func(context.Context, api.LLMRequest) (api.LLMResponse, error){
 		says("## Summary\nThe billing lead is paged after the third failed retry.\n## Details\n(operations/oncall/escalation.md)\n## Sources\n- operations/oncall/escalation.md\n## Gaps\nnone"),
 	}}
-	res, err := e.QueryLLM(ctx, engine.QueryParams{SearchParams: engine.SearchParams{Query: question}}, m)
+	res, err := e.QueryLLM(ctx, api.QueryParams{SearchParams: api.SearchParams{Query: question}}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Tier != engine.TierLLM || res.TierName != "llm" || fmt.Sprint(res.Sources) != "[operations/oncall/escalation.md]" {
+	if res.Tier != api.TierLLM || res.TierName != "llm" || fmt.Sprint(res.Sources) != "[operations/oncall/escalation.md]" {
 		t.Fatalf("want a tier-3 answer, got %+v", res)
 	}
 	if len(m.reqs) != 1 || m.reqs[0].MaxTokens != 1024 || m.reqs[0].Temperature != 0.3 {
@@ -94,65 +93,65 @@ func TestQueryLLMTier3(t *testing.T) {
 }
 
 func TestQueryLLMTier4ReleasesTheLock(t *testing.T) {
-	e := openLLM(t, llmRoot(t), engine.OpenParams{})
+	e := openLLM(t, llmRoot(t), api.OpenParams{})
 	ctx := context.Background()
 	// Inside a model call, other calls must be served: the driver does not
 	// hold the engine's lock while the model works (a held lock would
 	// deadlock here, caught by the timeout).
-	searchDuring := func(ctx context.Context, req llm.Request) (llm.Response, error) {
+	searchDuring := func(ctx context.Context, req api.LLMRequest) (api.LLMResponse, error) {
 		done := make(chan error, 1)
 		go func() {
-			_, err := e.Search(ctx, engine.SearchParams{Query: "card"})
+			_, err := e.Search(ctx, api.SearchParams{Query: "card"})
 			done <- err
 		}()
 		select {
 		case err := <-done:
 			if err != nil {
-				return llm.Response{}, err
+				return api.LLMResponse{}, err
 			}
 		case <-time.After(30 * time.Second):
 			t.Fatal("a search during a model call did not return: the engine lock is held")
 		}
 		return says("", tool("read_entry", `{"path":"engineering/payments/card_retries.md"}`), tool("follow_relations", `{"path":"engineering/payments/card_retries.md"}`))(ctx, req)
 	}
-	m := &fakeModel{t: t, script: []func(context.Context, llm.Request) (llm.Response, error){
+	m := &fakeModel{t: t, script: []func(context.Context, api.LLMRequest) (api.LLMResponse, error){
 		says("NOT COVERED"),
 		says("", tool("search_knowledge", `{"query":"card retries","limit":3}`)),
 		searchDuring,
 		says("", tool("read_entry", `{"path": 12}`)),
 		says("## Summary\nCards are retried after an hour, then a day.\n## Sources\n- engineering/payments/card_retries.md\n- engineering/billing/invoice_retry_policy.md"),
 	}}
-	res, err := e.QueryLLM(ctx, engine.QueryParams{SearchParams: engine.SearchParams{Query: question}}, m)
+	res, err := e.QueryLLM(ctx, api.QueryParams{SearchParams: api.SearchParams{Query: question}}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Tier != engine.TierAgentic || fmt.Sprint(res.Sources) != "[engineering/payments/card_retries.md engineering/billing/invoice_retry_policy.md]" {
+	if res.Tier != api.TierAgentic || fmt.Sprint(res.Sources) != "[engineering/payments/card_retries.md engineering/billing/invoice_retry_policy.md]" {
 		t.Fatalf("want a tier-4 answer, got %+v", res)
 	}
 	if len(m.reqs) != 5 || len(m.reqs[1].Tools) != 4 || m.reqs[1].MaxTokens != 2048 {
 		t.Fatalf("%d requests", len(m.reqs))
 	}
 	last := m.reqs[4].Messages[len(m.reqs[4].Messages)-1]
-	if last.Role != llm.RoleTool || !strings.HasPrefix(last.Content, "error: arguments are not valid") {
+	if last.Role != api.RoleTool || !strings.HasPrefix(last.Content, "error: arguments are not valid") {
 		t.Fatalf("a malformed call must be answered with an error: %+v", last)
 	}
 }
 
 func TestQueryLLMErrorsReachTheEngine(t *testing.T) {
-	e := openLLM(t, llmRoot(t), engine.OpenParams{})
+	e := openLLM(t, llmRoot(t), api.OpenParams{})
 	for _, tc := range []struct {
 		err  error
 		code string
 	}{
-		{&llm.Error{Code: llm.ErrRateLimit, Message: "429 after 4 tries"}, "rate_limit: 429 after 4 tries"},
-		{fmt.Errorf("openai: %w", &llm.Error{Code: llm.ErrAuth, Message: "key refused"}), "auth: key refused"},
+		{&api.LLMError{Code: api.LLMRateLimit, Message: "429 after 4 tries"}, "rate_limit: 429 after 4 tries"},
+		{fmt.Errorf("openai: %w", &api.LLMError{Code: api.LLMAuth, Message: "key refused"}), "auth: key refused"},
 		{fmt.Errorf("post: %w", context.DeadlineExceeded), "timeout: post: context deadline exceeded"},
 		{errors.New("connection refused"), "http: connection refused"},
 	} {
-		m := &fakeModel{t: t, script: []func(context.Context, llm.Request) (llm.Response, error){
-			func(context.Context, llm.Request) (llm.Response, error) { return llm.Response{}, tc.err },
+		m := &fakeModel{t: t, script: []func(context.Context, api.LLMRequest) (api.LLMResponse, error){
+			func(context.Context, api.LLMRequest) (api.LLMResponse, error) { return api.LLMResponse{}, tc.err },
 		}}
-		res, err := e.QueryLLM(context.Background(), engine.QueryParams{SearchParams: engine.SearchParams{Query: question}}, m)
+		res, err := e.QueryLLM(context.Background(), api.QueryParams{SearchParams: api.SearchParams{Query: question}}, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,10 +162,10 @@ func TestQueryLLMErrorsReachTheEngine(t *testing.T) {
 }
 
 func TestQueryLLMBudget(t *testing.T) {
-	e := openLLM(t, llmRoot(t), engine.OpenParams{LLM: &engine.LLMOptions{TokenBudget: 1000}})
+	e := openLLM(t, llmRoot(t), api.OpenParams{LLM: &api.LLMOptions{TokenBudget: 1000}})
 	loop := says("", tool("read_entry", `{"path":"operations/oncall/escalation.md"}`))
-	m := &fakeModel{t: t, script: []func(context.Context, llm.Request) (llm.Response, error){says("NOT COVERED"), loop, loop}}
-	res, err := e.QueryLLM(context.Background(), engine.QueryParams{SearchParams: engine.SearchParams{Query: question}}, m)
+	m := &fakeModel{t: t, script: []func(context.Context, api.LLMRequest) (api.LLMResponse, error){says("NOT COVERED"), loop, loop}}
+	res, err := e.QueryLLM(context.Background(), api.QueryParams{SearchParams: api.SearchParams{Query: question}}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,23 +201,23 @@ func curateArgs(ops ...map[string]any) string {
 
 func TestCurateFromRetryThroughTheDriver(t *testing.T) {
 	dir := llmRoot(t)
-	e := openLLM(t, dir, engine.OpenParams{})
+	e := openLLM(t, dir, api.OpenParams{})
 	bad := map[string]any{"type": "MERGE", "path": "engineering/payments/card_retry.md", "mergeTarget": "engineering/billing/invoice_retry_policy.md", "reason": "one retry policy"}
 	good := map[string]any{"type": "ADD", "path": "finance/refunds", "title": "Refund approval", "summary": "refunds over 500 EUR need a second approval",
 		"content": map[string]any{"narrative": "Refunds over 500 EUR need a second approval from finance."}, "reason": "standup"}
-	m := &fakeModel{t: t, script: []func(context.Context, llm.Request) (llm.Response, error){
-		says("", llm.ToolCall{ID: "1", Name: "curate", Arguments: curateArgs(bad, good)}),
-		func(ctx context.Context, req llm.Request) (llm.Response, error) {
+	m := &fakeModel{t: t, script: []func(context.Context, api.LLMRequest) (api.LLMResponse, error){
+		says("", api.ToolCall{ID: "1", Name: "curate", Arguments: curateArgs(bad, good)}),
+		func(ctx context.Context, req api.LLMRequest) (api.LLMResponse, error) {
 			fb := req.Messages[len(req.Messages)-1].Content
 			if !strings.Contains(fb, `"status":"failed"`) || !strings.Contains(fb, "card_retry.md") {
 				t.Errorf("the model did not see the failure: %s", fb)
 			}
 			fixed := map[string]any{"type": "MERGE", "path": "engineering/payments/card_retries.md", "mergeTarget": "engineering/billing/invoice_retry_policy.md", "reason": "one retry policy"}
-			return says("", llm.ToolCall{ID: "2", Name: "curate", Arguments: curateArgs(fixed)})(ctx, req)
+			return says("", api.ToolCall{ID: "2", Name: "curate", Arguments: curateArgs(fixed)})(ctx, req)
 		},
 		says("Merged the card retries into the retry policy and stored the refund rule."),
 	}}
-	res, err := e.CurateFrom(context.Background(), engine.CurateFromParams{Files: []engine.SourceFile{{Name: "standup.txt", Content: "Refunds over 500 EUR need a second approval from finance. Card retries follow the invoice retry policy now."}}}, m)
+	res, err := e.CurateFrom(context.Background(), api.CurateFromParams{Files: []api.SourceFile{{Name: "standup.txt", Content: "Refunds over 500 EUR need a second approval from finance. Card retries follow the invoice retry policy now."}}}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,24 +242,24 @@ func TestCurateFromCancelledByContext(t *testing.T) {
 		defer mu.Unlock()
 		lines = append(lines, msg)
 	}))
-	if _, err := e.Open(context.Background(), engine.OpenParams{FixedTime: fixedTime}); err != nil {
+	if _, err := e.Open(context.Background(), api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
 	before := snapshot(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	add := map[string]any{"type": "ADD", "path": "finance/refunds", "title": "Refund approval", "content": map[string]any{"narrative": "Refunds over 500 EUR need a second approval."}, "reason": "standup"}
-	m := &fakeModel{t: t, script: []func(context.Context, llm.Request) (llm.Response, error){
-		says("", llm.ToolCall{ID: "1", Name: "curate", Arguments: curateArgs(add)}),
-		func(ctx context.Context, req llm.Request) (llm.Response, error) {
+	m := &fakeModel{t: t, script: []func(context.Context, api.LLMRequest) (api.LLMResponse, error){
+		says("", api.ToolCall{ID: "1", Name: "curate", Arguments: curateArgs(add)}),
+		func(ctx context.Context, req api.LLMRequest) (api.LLMResponse, error) {
 			if fb := req.Messages[len(req.Messages)-1].Content; !strings.Contains(fb, `"added":1`) {
 				t.Errorf("the ADD was not applied to the staged tree: %s", fb)
 			}
 			cancel() // the user gives up while the model works
 			<-ctx.Done()
-			return llm.Response{}, ctx.Err()
+			return api.LLMResponse{}, ctx.Err()
 		},
 	}}
-	_, err := e.CurateFrom(ctx, engine.CurateFromParams{Files: []engine.SourceFile{{Name: "n.txt", Content: "Refunds over 500 EUR need a second approval."}}}, m)
+	_, err := e.CurateFrom(ctx, api.CurateFromParams{Files: []api.SourceFile{{Name: "n.txt", Content: "Refunds over 500 EUR need a second approval."}}}, m)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
@@ -283,21 +282,21 @@ func TestCurateFromCancelledByContext(t *testing.T) {
 func TestContinuationExpiresOnTheEngineClock(t *testing.T) {
 	e := newEngine(t, llmRoot(t))
 	ctx := context.Background()
-	if _, err := e.Open(ctx, engine.OpenParams{LLM: &engine.LLMOptions{ContinuationSeconds: 0.05}}); err != nil {
+	if _, err := e.Open(ctx, api.OpenParams{LLM: &api.LLMOptions{ContinuationSeconds: 0.05}}); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := e.CallMethod(ctx, "query", engine.QueryParams{SearchParams: engine.SearchParams{Query: question}, LLM: true})
+	raw, err := e.CallMethod(ctx, "query", api.QueryParams{SearchParams: api.SearchParams{Query: question}, LLM: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p llm.Pending
+	var p api.Pending
 	if err := json.Unmarshal(raw, &p); err != nil || p.Status != "pending" || p.Step != 1 {
 		t.Fatalf("want a pending step 1: %s", raw)
 	}
 	time.Sleep(200 * time.Millisecond) // past the 50 ms the continuation may wait
-	_, err = e.CallMethod(ctx, "resume", llm.ResumeParams{Continuation: p.Continuation, Response: &llm.Response{Content: "NOT COVERED"}})
-	if !isCode(err, engine.CodeExpired) {
-		t.Fatalf("resume after expiry: %v, want %s", err, engine.CodeExpired)
+	_, err = e.CallMethod(ctx, "resume", api.ResumeParams{Continuation: p.Continuation, Response: &api.LLMResponse{Content: "NOT COVERED"}})
+	if !isCode(err, api.CodeExpired) {
+		t.Fatalf("resume after expiry: %v, want %s", err, api.CodeExpired)
 	}
 }
 
@@ -309,15 +308,15 @@ func TestQueryLLMCancelledByACompleterThatIgnoresCtx(t *testing.T) {
 		defer mu.Unlock()
 		lines = append(lines, msg)
 	}))
-	if _, err := e.Open(context.Background(), engine.OpenParams{FixedTime: fixedTime}); err != nil {
+	if _, err := e.Open(context.Background(), api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	model := CompleterFunc(func(context.Context, llm.Request) (llm.Response, error) {
+	model := CompleterFunc(func(context.Context, api.LLMRequest) (api.LLMResponse, error) {
 		cancel()
-		return llm.Response{Content: "NOT COVERED"}, nil // answers anyway
+		return api.LLMResponse{Content: "NOT COVERED"}, nil // answers anyway
 	})
-	if _, err := e.QueryLLM(ctx, engine.QueryParams{SearchParams: engine.SearchParams{Query: question}}, model); !errors.Is(err, context.Canceled) {
+	if _, err := e.QueryLLM(ctx, api.QueryParams{SearchParams: api.SearchParams{Query: question}}, model); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
 	mu.Lock()

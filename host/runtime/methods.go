@@ -6,20 +6,19 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/arbormem/arbor/core/curate"
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // envelope is a response of docs/ABI.md §3.
 type envelope struct {
 	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`
-	Error  *engine.Error   `json:"error"`
+	Error  *api.Error      `json:"error"`
 }
 
 // CallMethod sends one request for method with params (marshaled to JSON;
 // nil sends none) and returns the raw result. An error the engine reports
-// is returned as an *engine.Error, whose Code is stable (docs/ABI.md §3).
+// is returned as an *api.Error, whose Code is stable (docs/ABI.md §3).
 func (e *Engine) CallMethod(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -51,9 +50,9 @@ func (e *Engine) methodLocked(ctx context.Context, method string, params any) (j
 	return env.Result, nil
 }
 
-// isCode reports whether err is an *engine.Error with the given code.
+// isCode reports whether err is an *api.Error with the given code.
 func isCode(err error, code string) bool {
-	var e *engine.Error
+	var e *api.Error
 	return errors.As(err, &e) && e.Code == code
 }
 
@@ -78,43 +77,43 @@ func decodeResult[R any](name string) func(json.RawMessage, error) (R, error) {
 
 // Open opens the memory root: reads and indexes the tree. It must come
 // before every other method.
-func (e *Engine) Open(ctx context.Context, p engine.OpenParams) (engine.OpenResult, error) {
-	return method[engine.OpenResult](ctx, e, "open", p)
+func (e *Engine) Open(ctx context.Context, p api.OpenParams) (api.OpenResult, error) {
+	return method[api.OpenResult](ctx, e, "open", p)
 }
 
 // Curate applies operations in order and reports each one; a failed
-// operation is not an error (see curate.Result).
-func (e *Engine) Curate(ctx context.Context, p engine.CurateParams) (curate.Result, error) {
-	return method[curate.Result](ctx, e, "curate", p)
+// operation is not an error (see api.CurateResult).
+func (e *Engine) Curate(ctx context.Context, p api.CurateParams) (api.CurateResult, error) {
+	return method[api.CurateResult](ctx, e, "curate", p)
 }
 
 // Search returns ranked full-text results.
-func (e *Engine) Search(ctx context.Context, p engine.SearchParams) (engine.SearchResult, error) {
-	return method[engine.SearchResult](ctx, e, "search", p)
+func (e *Engine) Search(ctx context.Context, p api.SearchParams) (api.SearchResult, error) {
+	return method[api.SearchResult](ctx, e, "search", p)
 }
 
 // Query runs tiered retrieval and says which tier answered.
-func (e *Engine) Query(ctx context.Context, p engine.SearchParams) (engine.QueryResult, error) {
-	return method[engine.QueryResult](ctx, e, "query", p)
+func (e *Engine) Query(ctx context.Context, p api.SearchParams) (api.QueryResult, error) {
+	return method[api.QueryResult](ctx, e, "query", p)
 }
 
 // Read returns one entry or context file with its relations and backlinks.
-func (e *Engine) Read(ctx context.Context, p engine.ReadParams) (engine.ReadResult, error) {
-	return method[engine.ReadResult](ctx, e, "read", p)
+func (e *Engine) Read(ctx context.Context, p api.ReadParams) (api.ReadResult, error) {
+	return method[api.ReadResult](ctx, e, "read", p)
 }
 
 // Tree returns the folder at p.Path (the root by default) as nested nodes.
-func (e *Engine) Tree(ctx context.Context, p engine.TreeParams) (*engine.Node, error) {
-	return method[*engine.Node](ctx, e, "tree", p)
+func (e *Engine) Tree(ctx context.Context, p api.TreeParams) (*api.Node, error) {
+	return method[*api.Node](ctx, e, "tree", p)
 }
 
 // Flush writes the search index's changes to .arbor/index and pending
 // lifecycle signals to .arbor/state.json now; Close does it too.
-func (e *Engine) Flush(ctx context.Context) (engine.FlushResult, error) {
-	return method[engine.FlushResult](ctx, e, "flush", nil)
+func (e *Engine) Flush(ctx context.Context) (api.FlushResult, error) {
+	return method[api.FlushResult](ctx, e, "flush", nil)
 }
 
 // Stats counts what the tree holds.
-func (e *Engine) Stats(ctx context.Context) (engine.StatsResult, error) {
-	return method[engine.StatsResult](ctx, e, "stats", nil)
+func (e *Engine) Stats(ctx context.Context) (api.StatsResult, error) {
+	return method[api.StatsResult](ctx, e, "stats", nil)
 }

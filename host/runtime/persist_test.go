@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/engine"
-	"github.com/arbormem/arbor/core/search"
 )
 
 // TestReopenUsesPersistedIndex: the module persists its index through the
@@ -20,18 +20,18 @@ func TestReopenUsesPersistedIndex(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS("../../examples/notes")); err != nil {
 		t.Fatal(err)
 	}
-	open := func() (*Engine, engine.OpenResult) {
+	open := func() (*Engine, api.OpenResult) {
 		t.Helper()
 		e := newEngine(t, dir)
-		res, err := e.Open(ctx, engine.OpenParams{FixedTime: fixedTime})
+		res, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return e, res
 	}
-	find := func(e *Engine, q string) []search.Hit {
+	find := func(e *Engine, q string) []api.Hit {
 		t.Helper()
-		r, err := e.Search(ctx, engine.SearchParams{Query: q, Limit: 10})
+		r, err := e.Search(ctx, api.SearchParams{Query: q, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,10 +41,10 @@ func TestReopenUsesPersistedIndex(t *testing.T) {
 
 	e, res := open()
 	total := res.Entries + res.Contexts
-	if want := (search.SyncStats{Indexed: total}); res.Index != want {
+	if want := (api.IndexStats{Indexed: total}); res.Index != want {
 		t.Fatalf("first open: %+v, want %+v", res.Index, want)
 	}
-	want := map[string][]search.Hit{}
+	want := map[string][]api.Hit{}
 	for _, q := range queries {
 		want[q] = find(e, q)
 	}
@@ -56,7 +56,7 @@ func TestReopenUsesPersistedIndex(t *testing.T) {
 	}
 
 	e, res = open()
-	if want := (search.SyncStats{Reused: total}); res.Index != want {
+	if want := (api.IndexStats{Reused: total}); res.Index != want {
 		t.Fatalf("reopen: %+v, want %+v", res.Index, want)
 	}
 	for _, q := range queries {
@@ -77,7 +77,7 @@ func TestReopenUsesPersistedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, res = open()
-	if want := (search.SyncStats{Reused: total - 1, Indexed: 1}); res.Index != want {
+	if want := (api.IndexStats{Reused: total - 1, Indexed: 1}); res.Index != want {
 		t.Fatalf("after an edit: %+v, want %+v", res.Index, want)
 	}
 	if hits := find(e, "axolotl"); len(hits) != 1 || hits[0].Path != "engineering/billing/invoice_retry_policy.md" {
@@ -97,7 +97,7 @@ func TestReopenUsesPersistedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer native.Close()
-	if want := (search.SyncStats{Reused: total}); nres.Index != want {
+	if want := (api.IndexStats{Reused: total}); nres.Index != want {
 		t.Errorf("native open of the module's index: %+v, want %+v", nres.Index, want)
 	}
 }

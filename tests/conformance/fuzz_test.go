@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/engine"
 	"github.com/arbormem/arbor/core/host"
 )
@@ -56,7 +57,7 @@ func FuzzCall(f *testing.F) {
 			if r.Error == nil {
 				continue
 			}
-			if r.Error.Code == engine.CodeInternal || r.Error.Code == "" || r.Error.Message == "" {
+			if r.Error.Code == api.CodeInternal || r.Error.Code == "" || r.Error.Message == "" {
 				t.Fatalf("request %d %q: %s", i, req, resp)
 			}
 			if after := treeFiles(fs); !maps.EqualFunc(before, after, bytes.Equal) {
@@ -171,7 +172,7 @@ func FuzzCurate(f *testing.F) {
 		call(t, s, "query", map[string]any{"query": query}, nil)
 
 		// What the operation wrote must read back as the session held it.
-		var live, reread engine.StatsResult
+		var live, reread api.StatsResult
 		call(t, s, "stats", nil, &live)
 		call(t, s, "close", nil, nil)
 		s = engine.NewSession(fs, nil)
@@ -214,7 +215,7 @@ func call(t *testing.T, s *engine.Session, method string, params, out any) {
 		t.Fatalf("%s: response is not JSON: %v", req, err)
 	}
 	if r.Error != nil {
-		if r.Error.Code == engine.CodeInternal || r.Error.Message == "" {
+		if r.Error.Code == api.CodeInternal || r.Error.Message == "" {
 			t.Fatalf("%s: %s", req, resp)
 		}
 		return

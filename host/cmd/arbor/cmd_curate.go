@@ -10,8 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/arbormem/arbor/core/curate"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -27,7 +26,7 @@ var addCommand = &command{
 		`arbor add --path engineering/auth/session_lifetime.md --summary "sessions last 12 h" --relation engineering/auth/refresh_token_rotation.md --reason "security review" --json`,
 	},
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
-		var op curate.Operation
+		var op api.Operation
 		var narrative, facts stringList
 		var tags, keywords, relations, snippets stringList
 		fs.StringVar(&op.Path, "path", "", "the folder `PATH` domain/topic[/subtopic], or a full entry path ending in .md (required)")
@@ -50,16 +49,16 @@ var addCommand = &command{
 			if op.Title == "" && !strings.HasSuffix(op.Path, ".md") {
 				return usageErr("add: --title is required when --path is a folder")
 			}
-			op.Type = curate.OpAdd
+			op.Type = api.OpAdd
 			if len(narrative) > 0 {
-				op.Content.Narrative = &curate.Narrative{Text: strings.Join(narrative, "\n\n")}
+				op.Content.Narrative = &api.Narrative{Text: strings.Join(narrative, "\n\n")}
 			}
 			for _, f := range facts {
 				op.Content.Facts = append(op.Content.Facts, parseFact(f))
 			}
 			op.Content.Tags, op.Content.Keywords = tags, keywords
 			op.Content.Relations, op.Content.Snippets = relations, snippets
-			params, err := json.Marshal(map[string]any{"operations": []curate.Operation{op}})
+			params, err := json.Marshal(map[string]any{"operations": []api.Operation{op}})
 			if err != nil {
 				return fmt.Errorf("add: %w", err)
 			}
@@ -70,8 +69,8 @@ var addCommand = &command{
 
 // parseFact reads "subject: statement [category]"; without a colon the
 // whole text is the statement.
-func parseFact(s string) tree.Fact {
-	var f tree.Fact
+func parseFact(s string) api.Fact {
+	var f api.Fact
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndex(s, " ["); i >= 0 && strings.HasSuffix(s, "]") {
 		f.Category = strings.TrimSpace(s[i+2 : len(s)-1])
@@ -172,7 +171,7 @@ func (a *app) curate(params []byte) error {
 		if err != nil {
 			return fmt.Errorf("curate: %w", err)
 		}
-		var res curate.Result
+		var res api.CurateResult
 		if err := json.Unmarshal(raw, &res); err != nil {
 			return fmt.Errorf("curate: decode result: %w", err)
 		}
@@ -190,14 +189,14 @@ func (a *app) curate(params []byte) error {
 	})
 }
 
-func printCurate(w io.Writer, p palette, res curate.Result) {
+func printCurate(w io.Writer, p palette, res api.CurateResult) {
 	if len(res.Applied) == 0 {
 		fmt.Fprintln(w, "no operations")
 		return
 	}
 	for _, ap := range res.Applied {
 		mark := p.green("✓")
-		if ap.Status != curate.StatusSuccess {
+		if ap.Status != api.StatusSuccess {
 			mark = p.red("✗")
 		}
 		fmt.Fprintf(w, "%s %s %s — %s\n", mark, p.bold(fmt.Sprintf("%-6s", ap.Type)), p.cyan(ap.Path), ap.Message)

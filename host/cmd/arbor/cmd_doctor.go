@@ -12,7 +12,7 @@ import (
 	goruntime "runtime"
 	"time"
 
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/runtime"
 )
@@ -133,7 +133,7 @@ func (a *app) diagnose() doctorReport {
 		rep.add("engine", checkOK, fmt.Sprintf("ABI %d, started in %s; compiled code cached in %s (%s)", runtime.ABIVersion, ms(float64(started.Microseconds())/1000), cacheDir, cache))
 	}
 
-	open, err := eng.Open(a.ctx, engine.OpenParams{FixedTime: a.fixedTime})
+	open, err := eng.Open(a.ctx, api.OpenParams{FixedTime: a.fixedTime})
 	if err != nil {
 		rep.add("tree", checkFail, err.Error())
 		rep.put(llmCheck(root))

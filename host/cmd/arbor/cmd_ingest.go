@@ -11,9 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/arbormem/arbor/core/curate"
-	"github.com/arbormem/arbor/core/engine"
-	"github.com/arbormem/arbor/core/ingest"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -47,10 +45,10 @@ var ingestCommand = &command{
 	minArgs:  1,
 	maxArgs:  -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
-		var opts ingest.Options
+		var opts api.IngestOptions
 		contextTurns := fs.Int("context-turns", 2, "chats between people: preceding turns kept in each turn's entry")
 		fs.StringVar(&opts.Domain, "domain", "", "put every entry under this `DOMAIN` instead of the derived one")
-		fs.IntVar(&opts.MaxSourceBytes, "max-size", ingest.DefaultMaxSourceBytes, "refuse files larger than this many `BYTES`")
+		fs.IntVar(&opts.MaxSourceBytes, "max-size", api.DefaultMaxSourceBytes, "refuse files larger than this many `BYTES`")
 		prune := fs.Bool("prune", false, "delete the entries of files gone from the folders given")
 		return func(a *app, args []string) error {
 			if *contextTurns < 0 {
@@ -77,19 +75,19 @@ type ingestSource struct {
 // ingestReport is what `arbor ingest --json` prints: the engine's results
 // over every batch (the removed sources last), plus what was skipped.
 type ingestReport struct {
-	Files   []engine.IngestFile  `json:"files"`
-	Skipped []ingestSkip         `json:"skipped"`
-	Summary engine.IngestSummary `json:"summary"`
+	Files   []api.IngestFile  `json:"files"`
+	Skipped []ingestSkip      `json:"skipped"`
+	Summary api.IngestSummary `json:"summary"`
 }
 
-func (a *app) ingest(args []string, opts ingest.Options, prune bool) error {
+func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 	root, err := a.findRoot()
 	if err != nil {
 		return err
 	}
 	var srcs []ingestSource
 	var prefixes []string
-	rep := ingestReport{Files: []engine.IngestFile{}, Skipped: []ingestSkip{}}
+	rep := ingestReport{Files: []api.IngestFile{}, Skipped: []ingestSkip{}}
 	for _, arg := range args {
 		prefix, whole, err := collect(arg, root, &srcs, &rep.Skipped)
 		switch {
@@ -115,13 +113,13 @@ func (a *app) ingest(args []string, opts ingest.Options, prune bool) error {
 		}
 	}
 	err = a.withEngine(func(eng *runtime.Engine) error {
-		var batch []ingest.File
+		var batch []api.SourceFile
 		var names []string
 		size := 0
 		// The last call prunes: the files of the earlier ones (and those
 		// not sent: unreadable, binary) still exist, so it keeps them.
 		send := func(last bool) error {
-			p := engine.IngestParams{Files: batch, Options: opts}
+			p := api.IngestParams{Files: batch, IngestOptions: opts}
 			if last && prefixes != nil {
 				p.Prune, p.Keep = prefixes, pruneKeep(srcs, names)
 			} else if len(batch) == 0 {
@@ -179,9 +177,9 @@ func (a *app) ingest(args []string, opts ingest.Options, prune bool) error {
 		s.Unchanged += f.Unchanged
 		s.Failed += f.Failed
 		switch f.Status {
-		case ingest.StatusFailed:
+		case api.IngestFailed:
 			s.FailedFiles++
-		case ingest.StatusRemoved:
+		case api.IngestRemoved:
 			s.Removed++
 		}
 	}
@@ -270,7 +268,7 @@ func collect(arg, root string, srcs *[]ingestSource, skipped *[]ingestSkip) (pre
 		return "", false, err
 	}
 	prefix = filepath.ToSlash(base) + "/"
-	if ingest.ValidPrefix(prefix) != nil {
+	if api.CheckPrefix(prefix) != nil {
 		return "", false, nil
 	}
 	return prefix, whole, nil
@@ -302,25 +300,24 @@ func inside(p, root string) bool {
 // UTF-8 text fails here, with the engine's wording (skip and failed are
 // nil when the file is to be sent); a binary file (a NUL byte in its first
 // 8 KiB, as git decides) is skipped.
-func readSource(s ingestSource, opts ingest.Options) (ingest.File, *ingestSkip, *engine.IngestFile) {
-	fail := func(msg string) (ingest.File, *ingestSkip, *engine.IngestFile) {
-		return ingest.File{}, nil, &engine.IngestFile{Name: s.name, Format: string(ingest.FormatOf(s.name)), Status: ingest.StatusFailed, Message: msg, Applied: []curate.Applied{}}
+func readSource(s ingestSource, opts api.IngestOptions) (api.SourceFile, *ingestSkip, *api.IngestFile) {
+	fail := func(msg string) (api.SourceFile, *ingestSkip, *api.IngestFile) {
+		return api.SourceFile{}, nil, &api.IngestFile{Name: s.name, Format: string(api.FormatOf(s.name)), Status: api.IngestFailed, Message: msg, Applied: []api.Applied{}}
 	}
 	if limit := opts.MaxSourceBytes; limit > 0 && s.size > int64(limit) {
-		return fail(fmt.Sprintf("%v: %d bytes is over the %d-byte limit", ingest.ErrBadInput, s.size, limit))
+		return fail(fmt.Sprintf("%v: %d bytes is over the %d-byte limit", api.ErrBadInput, s.size, limit))
 	}
 	data, err := os.ReadFile(s.path)
 	if err != nil {
 		return fail(err.Error())
 	}
 	if bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0 {
-		return ingest.File{}, &ingestSkip{s.name, "binary file"}, nil
+		return api.SourceFile{}, &ingestSkip{s.name, "binary file"}, nil
 	}
-	f := ingest.File{Name: s.name, Content: string(data)}
+	f := api.SourceFile{Name: s.name, Content: string(data)}
 	if !utf8.Valid(data) {
-		// JSON would carry the bytes as U+FFFD: let the splitter say where.
-		_, _, err := ingest.Split(f, opts)
-		return fail(err.Error())
+		// JSON would carry the bytes as U+FFFD: say where, as the engine would.
+		return fail(api.CheckSource(f, opts.MaxSourceBytes).Error())
 	}
 	return f, nil, nil
 }
@@ -329,20 +326,20 @@ func readSource(s ingestSource, opts ingest.Options) (ingest.File, *ingestSkip, 
 type ingestProgress interface {
 	skipped(ingestSkip)
 	sending(names []string) // a batch goes to the engine
-	done(engine.IngestFile)
-	removed(engine.IngestFile) // a source pruned
-	finish()                   // the last batch is done
-	report(ingestReport)       // the closing text
+	done(api.IngestFile)
+	removed(api.IngestFile) // a source pruned
+	finish()                // the last batch is done
+	report(ingestReport)    // the closing text
 }
 
 type nopProgress struct{}
 
-func (nopProgress) skipped(ingestSkip)        {}
-func (nopProgress) sending([]string)          {}
-func (nopProgress) done(engine.IngestFile)    {}
-func (nopProgress) removed(engine.IngestFile) {}
-func (nopProgress) finish()                   {}
-func (nopProgress) report(ingestReport)       {}
+func (nopProgress) skipped(ingestSkip)     {}
+func (nopProgress) sending([]string)       {}
+func (nopProgress) done(api.IngestFile)    {}
+func (nopProgress) removed(api.IngestFile) {}
+func (nopProgress) finish()                {}
+func (nopProgress) report(ingestReport)    {}
 
 // lineProgress prints one plain line per file, for pipes and logs.
 type lineProgress struct{ w io.Writer }
@@ -352,24 +349,24 @@ func (p *lineProgress) skipped(s ingestSkip) {
 }
 func (p *lineProgress) sending([]string) {}
 func (p *lineProgress) finish()          {}
-func (p *lineProgress) done(f engine.IngestFile) {
+func (p *lineProgress) done(f api.IngestFile) {
 	fmt.Fprintln(p.w, fileLine(f))
 }
-func (p *lineProgress) removed(f engine.IngestFile) { p.done(f) }
-func (p *lineProgress) report(r ingestReport)       { fmt.Fprintln(p.w, summaryLine(r)) }
+func (p *lineProgress) removed(f api.IngestFile) { p.done(f) }
+func (p *lineProgress) report(r ingestReport)    { fmt.Fprintln(p.w, summaryLine(r)) }
 
 // fileLine is one file's outcome: "✓ added     notes/a.md (markdown): 5 entries, 5 added",
 // or a pruned source's: "- removed   notes/b.md (3 entries)".
-func fileLine(f engine.IngestFile) string {
-	if f.Status == ingest.StatusRemoved {
+func fileLine(f api.IngestFile) string {
+	if f.Status == api.IngestRemoved {
 		return fmt.Sprintf("- %-9s %s (%s)", f.Status, f.Name, plural(f.Deleted, "entry", "entries"))
 	}
-	mark := map[string]string{ingest.StatusAdded: "✓", ingest.StatusUpdated: "✓", ingest.StatusUnchanged: "=", ingest.StatusFailed: "✗"}[f.Status]
+	mark := map[string]string{api.IngestAdded: "✓", api.IngestUpdated: "✓", api.IngestUnchanged: "=", api.IngestFailed: "✗"}[f.Status]
 	line := fmt.Sprintf("%s %-9s %s", mark, f.Status, f.Name)
 	if f.Format != "" {
 		line += " (" + f.Format + ")"
 	}
-	if f.Status == ingest.StatusFailed && f.Failed == 0 {
+	if f.Status == api.IngestFailed && f.Failed == 0 {
 		return line + ": " + f.Message
 	}
 	line += ": " + plural(f.Entries, "entry", "entries")
@@ -441,11 +438,11 @@ func (p *barProgress) skipped(ingestSkip) {}
 func (p *barProgress) sending(names []string) {
 	p.draw(names[0])
 }
-func (p *barProgress) done(engine.IngestFile) {
+func (p *barProgress) done(api.IngestFile) {
 	p.n++
 	p.draw("")
 }
-func (p *barProgress) removed(engine.IngestFile) {}
+func (p *barProgress) removed(api.IngestFile) {}
 func (p *barProgress) finish() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[2K")
@@ -454,7 +451,7 @@ func (p *barProgress) finish() {
 func (p *barProgress) report(r ingestReport) {
 	out := p.out
 	for _, f := range r.Files {
-		if f.Status == ingest.StatusFailed || f.Status == ingest.StatusRemoved {
+		if f.Status == api.IngestFailed || f.Status == api.IngestRemoved {
 			fmt.Fprintln(out, fileLine(f))
 		}
 	}

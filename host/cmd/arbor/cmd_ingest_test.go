@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // copyFixtures copies core/ingest/testdata into dir/name (store.go one
@@ -89,14 +89,14 @@ func TestIngestFolder(t *testing.T) {
 	before := snapshot(t, root)
 	out := must(t, "", "--root", root, "--fixed-time", "2026-03-01T00:00:00Z", "ingest", "--json", in)
 	var rep struct {
-		Files   []engine.IngestFile `json:"files"`
+		Files   []api.IngestFile `json:"files"`
 		Skipped []struct{ Path, Reason string }
-		Summary engine.IngestSummary `json:"summary"`
+		Summary api.IngestSummary `json:"summary"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if rep.Summary != (engine.IngestSummary{Files: 14, Unchanged: 51}) || len(rep.Skipped) != 3 {
+	if rep.Summary != (api.IngestSummary{Files: 14, Unchanged: 51}) || len(rep.Skipped) != 3 {
 		t.Errorf("second run: %+v, skipped %v", rep.Summary, rep.Skipped)
 	}
 	after := snapshot(t, root)
@@ -132,10 +132,10 @@ func TestProgressBar(t *testing.T) {
 	var term, out bytes.Buffer
 	p := &barProgress{w: &term, out: &out, total: 4}
 	p.sending([]string{"inbox/a.md", "inbox/b.md"})
-	p.done(engine.IngestFile{Name: "inbox/a.md", Status: "added", Entries: 2, Added: 2})
-	p.done(engine.IngestFile{Name: "inbox/b.md", Status: "failed", Message: "bad input: malformed JSON"})
+	p.done(api.IngestFile{Name: "inbox/a.md", Status: "added", Entries: 2, Added: 2})
+	p.done(api.IngestFile{Name: "inbox/b.md", Status: "failed", Message: "bad input: malformed JSON"})
 	p.finish()
-	p.report(ingestReport{Files: []engine.IngestFile{{Name: "inbox/b.md", Status: "failed", Message: "bad input: malformed JSON"}}, Summary: engine.IngestSummary{Files: 2, FailedFiles: 1}})
+	p.report(ingestReport{Files: []api.IngestFile{{Name: "inbox/b.md", Status: "failed", Message: "bad input: malformed JSON"}}, Summary: api.IngestSummary{Files: 2, FailedFiles: 1}})
 	frames := strings.Split(term.String(), "\r\x1b[2K")
 	want := []string{"", "░░░░░░░░░░░░░░░░░░░░░░░░░░░░ 0/4 files  inbox/a.md", "███████░░░░░░░░░░░░░░░░░░░░░ 1/4 files  ", "██████████████░░░░░░░░░░░░░░ 2/4 files  ", ""}
 	if strings.Join(frames, "|") != strings.Join(want, "|") {
@@ -199,14 +199,14 @@ func TestIngestPrune(t *testing.T) {
 	writeFile(t, filepath.Join(notes, "n01.md"), "\x00binary now")
 	out := must(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", "--prune", "--json", notes)
 	var rep struct {
-		Files   []engine.IngestFile `json:"files"`
+		Files   []api.IngestFile `json:"files"`
 		Skipped []struct{ Path, Reason string }
-		Summary engine.IngestSummary `json:"summary"`
+		Summary api.IngestSummary `json:"summary"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if rep.Summary != (engine.IngestSummary{Files: 40, Removed: 1, Deleted: 1, Unchanged: 39}) || len(rep.Skipped) != 1 {
+	if rep.Summary != (api.IngestSummary{Files: 40, Removed: 1, Deleted: 1, Unchanged: 39}) || len(rep.Skipped) != 1 {
 		t.Errorf("summary %+v, skipped %v", rep.Summary, rep.Skipped)
 	}
 	last := rep.Files[len(rep.Files)-1]

@@ -10,8 +10,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/arbormem/arbor/core/engine"
-	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/core/api"
 	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/runtime"
 )
@@ -33,9 +32,9 @@ var searchCommand = &command{
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
 		limit := fs.Int("limit", 10, "the maximum number of results `N` (at most 100)")
 		return func(a *app, args []string) error {
-			p := engine.SearchParams{Query: strings.Join(args, " "), Limit: *limit}
+			p := api.SearchParams{Query: strings.Join(args, " "), Limit: *limit}
 			return a.ask("search", p, func(w io.Writer, raw json.RawMessage) error {
-				var res engine.SearchResult
+				var res api.SearchResult
 				if err := json.Unmarshal(raw, &res); err != nil {
 					return err
 				}
@@ -85,7 +84,7 @@ var queryCommand = &command{
 					if len(questions) > 1 && !a.json {
 						fmt.Fprintf(a.stdout, "? %s\n", q)
 					}
-					p := engine.QueryParams{SearchParams: engine.SearchParams{Query: q, Limit: *limit}, TokenBudget: *budget}
+					p := api.QueryParams{SearchParams: api.SearchParams{Query: q, Limit: *limit}, TokenBudget: *budget}
 					if err := a.queryOne(ctx, eng, m, p); err != nil {
 						return err
 					}
@@ -126,7 +125,7 @@ func (a *app) ask(method string, params any, human func(io.Writer, json.RawMessa
 func (a *app) print(eng *runtime.Engine, method string, params any, human func(io.Writer, json.RawMessage) error) error {
 	raw, err := eng.CallMethod(a.ctx, method, params)
 	if err != nil {
-		return err // an *engine.Error says what went wrong
+		return err // an *api.Error says what went wrong
 	}
 	if a.json {
 		return printJSON(a.stdout, raw)
@@ -137,7 +136,7 @@ func (a *app) print(eng *runtime.Engine, method string, params any, human func(i
 	return nil
 }
 
-func printSearch(w io.Writer, p palette, res engine.SearchResult) {
+func printSearch(w io.Writer, p palette, res api.SearchResult) {
 	if len(res.Results) == 0 {
 		fmt.Fprintf(w, "no results for %q · %s\n", res.Query, ms(res.TookMs))
 		return
@@ -153,7 +152,7 @@ func printSearch(w io.Writer, p palette, res engine.SearchResult) {
 }
 
 // printHit prints a result as "prefix score path — title" and its excerpt.
-func printHit(w io.Writer, p palette, prefix string, h search.Hit) {
+func printHit(w io.Writer, p palette, prefix string, h api.Hit) {
 	line := fmt.Sprintf("%s%s  %s", prefix, p.yellow(fmt.Sprintf("%.4f", h.Score)), p.cyan(h.Path))
 	if h.Title != "" {
 		line += " — " + p.bold(h.Title)
@@ -164,7 +163,7 @@ func printHit(w io.Writer, p palette, prefix string, h search.Hit) {
 	}
 }
 
-func printQuery(w io.Writer, p palette, res engine.QueryResult) {
+func printQuery(w io.Writer, p palette, res api.QueryResult) {
 	switch {
 	case res.Answer != "" && (res.NeedsLLM || res.OutOfDomain):
 		fmt.Fprintln(w, p.yellow(strings.TrimRight(res.Answer, "\n")))

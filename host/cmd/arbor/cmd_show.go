@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 )
 
 var showCommand = &command{
@@ -24,8 +24,8 @@ var showCommand = &command{
 	maxArgs: 1,
 	setup: func(*flag.FlagSet) func(*app, []string) error {
 		return func(a *app, args []string) error {
-			return a.ask("read", engine.ReadParams{Path: args[0]}, func(w io.Writer, raw json.RawMessage) error {
-				var res engine.ReadResult
+			return a.ask("read", api.ReadParams{Path: args[0]}, func(w io.Writer, raw json.RawMessage) error {
+				var res api.ReadResult
 				if err := json.Unmarshal(raw, &res); err != nil {
 					return err
 				}
@@ -36,7 +36,7 @@ var showCommand = &command{
 	},
 }
 
-func printShow(w io.Writer, pal palette, res engine.ReadResult) {
+func printShow(w io.Writer, pal palette, res api.ReadResult) {
 	md := res.Markdown
 	if md != "" && !strings.HasSuffix(md, "\n") {
 		md += "\n"

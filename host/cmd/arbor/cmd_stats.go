@@ -11,8 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/arbormem/arbor/core/engine"
-	"github.com/arbormem/arbor/core/lifecycle"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -48,7 +47,7 @@ var statsCommand = &command{
 
 // statsReport is the engine's stats and what the host measures on disk.
 type statsReport struct {
-	engine.StatsResult
+	api.StatsResult
 	Disk disk `json:"disk"`
 }
 
@@ -117,7 +116,7 @@ func folderSize(dir string) size {
 func printStats(w io.Writer, p palette, s statsReport) {
 	label := func(l string) string { return p.bold(fmt.Sprintf("%-10s", l)) }
 	fmt.Fprintf(w, "%s %d\n%s %d\n%s %d\n", label("entries"), s.Entries, label("contexts"), s.Contexts, label("relations"), s.Relations)
-	fmt.Fprintf(w, "%s draft %d · validated %d · core %d\n", label("maturity"), s.Maturity[lifecycle.Draft], s.Maturity[lifecycle.Validated], s.Maturity[lifecycle.Core])
+	fmt.Fprintf(w, "%s draft %d · validated %d · core %d\n", label("maturity"), s.Maturity[api.MaturityDraft], s.Maturity[api.MaturityValidated], s.Maturity[api.MaturityCore])
 	fmt.Fprintf(w, "%s %s\n", label("index"), s.Disk.Index)
 	if s.Disk.Audit.Files == 0 {
 		fmt.Fprintf(w, "%s none\n", label("audit"))

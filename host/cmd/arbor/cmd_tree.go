@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 )
 
 var treeCommand = &command{
@@ -28,12 +28,12 @@ var treeCommand = &command{
 			if *depth < 0 {
 				return usageErr("tree: --depth must not be negative")
 			}
-			p := engine.TreeParams{Depth: *depth}
+			p := api.TreeParams{Depth: *depth}
 			if len(args) == 1 {
 				p.Path = strings.TrimSuffix(args[0], "/")
 			}
 			return a.ask("tree", p, func(w io.Writer, raw json.RawMessage) error {
-				var root *engine.Node
+				var root *api.Node
 				if err := json.Unmarshal(raw, &root); err != nil {
 					return err
 				}
@@ -44,7 +44,7 @@ var treeCommand = &command{
 	},
 }
 
-func printTree(w io.Writer, p palette, root *engine.Node) {
+func printTree(w io.Writer, p palette, root *api.Node) {
 	if root == nil {
 		return
 	}
@@ -61,14 +61,14 @@ func printTree(w io.Writer, p palette, root *engine.Node) {
 	}
 }
 
-func walkTree(w io.Writer, p palette, indent string, n *engine.Node) {
+func walkTree(w io.Writer, p palette, indent string, n *api.Node) {
 	printNode(w, p, indent, n)
 	for _, c := range n.Children {
 		walkTree(w, p, indent+"  ", c)
 	}
 }
 
-func printNode(w io.Writer, p palette, indent string, n *engine.Node) {
+func printNode(w io.Writer, p palette, indent string, n *api.Node) {
 	name := n.Name
 	if n.Path != "" && name == "" {
 		name = n.Path

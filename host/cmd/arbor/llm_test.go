@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arbormem/arbor/core/engine"
-	"github.com/arbormem/arbor/core/llm"
+	"github.com/arbormem/arbor/core/api"
 	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/llm/llmtest"
 	"github.com/arbormem/arbor/host/runtime"
@@ -72,13 +71,13 @@ func noLLMConfig(t *testing.T) {
 }
 
 // askJSON runs arbor query --json and decodes the result.
-func askJSON(t *testing.T, dir string, args ...string) (engine.QueryResult, result) {
+func askJSON(t *testing.T, dir string, args ...string) (api.QueryResult, result) {
 	t.Helper()
 	r := arbor(t, "", append([]string{"--root", dir, "--fixed-time", "2026-03-01T00:00:00Z", "--json", "query", llmQuestion}, args...)...)
 	if r.code != 0 {
 		t.Fatalf("query: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var res engine.QueryResult
+	var res api.QueryResult
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
@@ -335,7 +334,7 @@ func TestLLMCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close(ctx)
-	if _, err := eng.Open(ctx, engine.OpenParams{}); err != nil {
+	if _, err := eng.Open(ctx, api.OpenParams{}); err != nil {
 		t.Fatal(err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
@@ -346,7 +345,7 @@ func TestLLMCancel(t *testing.T) {
 		cancel()
 	}()
 	notes, _ := os.ReadFile(filepath.Join(llmFixture, "notes.txt"))
-	_, err = eng.CurateFrom(cctx, engine.CurateFromParams{Files: []engine.SourceFile{{Name: "notes.txt", Content: string(notes)}}}, client)
+	_, err = eng.CurateFrom(cctx, api.CurateFromParams{Files: []api.SourceFile{{Name: "notes.txt", Content: string(notes)}}}, client)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want cancelled", err)
 	}
@@ -356,11 +355,11 @@ func TestLLMCancel(t *testing.T) {
 	if after := treeSnapshot(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("the tree changed:\nbefore %v\nafter  %v", before, after)
 	}
-	if _, err := eng.Read(ctx, engine.ReadParams{Path: "engineering/releases/deploy_freeze.md"}); err == nil {
+	if _, err := eng.Read(ctx, api.ReadParams{Path: "engineering/releases/deploy_freeze.md"}); err == nil {
 		t.Fatal("the staged entry is readable")
 	}
 	// The engine forgot the continuation: nothing is left waiting.
-	if _, err := eng.CallMethod(ctx, "resume", llm.ResumeParams{Continuation: "c_00000000000000000000000000000000", Response: &llm.Response{Content: "x"}}); err == nil {
+	if _, err := eng.CallMethod(ctx, "resume", api.ResumeParams{Continuation: "c_00000000000000000000000000000000", Response: &api.LLMResponse{Content: "x"}}); err == nil {
 		t.Fatal("resume of an unknown continuation succeeded")
 	}
 }

@@ -12,8 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/arbormem/arbor/core/curate"
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/runtime"
 )
@@ -74,7 +73,7 @@ func (a *app) withModel(use bool, f func(ctx context.Context, eng *runtime.Engin
 
 // queryOne answers one question: through the model when one is configured
 // (tiers 3–4 when 0–2 cannot answer), else from tiers 0–2.
-func (a *app) queryOne(ctx context.Context, eng *runtime.Engine, m *hostllm.Client, p engine.QueryParams) error {
+func (a *app) queryOne(ctx context.Context, eng *runtime.Engine, m *hostllm.Client, p api.QueryParams) error {
 	var raw json.RawMessage
 	var err error
 	if m != nil {
@@ -89,7 +88,7 @@ func (a *app) queryOne(ctx context.Context, eng *runtime.Engine, m *hostllm.Clie
 	if a.json {
 		return printJSON(a.stdout, raw)
 	}
-	var res engine.QueryResult
+	var res api.QueryResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return fmt.Errorf("query: decode result: %w", err)
 	}
@@ -107,7 +106,7 @@ func (a *app) queryOne(ctx context.Context, eng *runtime.Engine, m *hostllm.Clie
 }
 
 // printTrace lists the model calls with their tokens and latency.
-func printTrace(w io.Writer, t engine.LLMTrace, m *hostllm.Client) {
+func printTrace(w io.Writer, t api.LLMTrace, m *hostllm.Client) {
 	var total float64
 	for _, s := range t.Steps {
 		total += s.LatencyMs
@@ -142,7 +141,7 @@ func (a *app) curateFrom(names []string, instruction string, budget int) error {
 	if len(names) == 0 {
 		return usageErr("curate --from: name the files to curate from")
 	}
-	var files []engine.SourceFile
+	var files []api.SourceFile
 	for _, n := range names {
 		data, err := os.ReadFile(n)
 		if err != nil {
@@ -151,18 +150,18 @@ func (a *app) curateFrom(names []string, instruction string, budget int) error {
 		if !utf8.Valid(data) {
 			return fmt.Errorf("curate --from: %s is not UTF-8 text", n)
 		}
-		files = append(files, engine.SourceFile{Name: filepath.ToSlash(filepath.Clean(n)), Content: string(data)})
+		files = append(files, api.SourceFile{Name: filepath.ToSlash(filepath.Clean(n)), Content: string(data)})
 	}
 	return a.withModel(true, func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error {
 		if m == nil {
 			return errors.New("curate --from needs an LLM provider.\n" + strings.Replace(noProviderHint, "so tiers 3–4 were not tried", "and curating from raw files needs one", 1))
 		}
-		p := engine.CurateFromParams{Files: files, Instruction: instruction, TokenBudget: budget}
+		p := api.CurateFromParams{Files: files, Instruction: instruction, TokenBudget: budget}
 		raw, err := eng.Drive(ctx, "curateFrom", p, m)
 		if err != nil {
 			return fmt.Errorf("curate --from: %w", err)
 		}
-		var res engine.CurateFromResult
+		var res api.CurateFromResult
 		if err := json.Unmarshal(raw, &res); err != nil {
 			return fmt.Errorf("curate --from: decode result: %w", err)
 		}
@@ -180,7 +179,7 @@ func (a *app) curateFrom(names []string, instruction string, budget int) error {
 	})
 }
 
-func printCurateFrom(w io.Writer, p palette, res engine.CurateFromResult, m *hostllm.Client) {
+func printCurateFrom(w io.Writer, p palette, res api.CurateFromResult, m *hostllm.Client) {
 	for _, f := range res.Files {
 		line := fmt.Sprintf("read %s: %d characters", f.Name, f.Chars)
 		if f.DroppedLines > 0 {
@@ -198,14 +197,14 @@ func printCurateFrom(w io.Writer, p palette, res engine.CurateFromResult, m *hos
 		fmt.Fprintln(w, "\nproposed by the model:")
 		for _, at := range res.Attempts {
 			mark := "✓"
-			if at.Status != curate.StatusSuccess {
+			if at.Status != api.StatusSuccess {
 				mark = "✗"
 			}
 			fmt.Fprintf(w, "  turn %d %s %-6s %s — %s\n", at.Turn, mark, at.Type, at.Path, at.Message)
 		}
 	}
 	fmt.Fprintln(w, "\nwritten:")
-	printCurate(w, p, curate.Result{Applied: res.Applied, Summary: res.Summary})
+	printCurate(w, p, api.CurateResult{Applied: res.Applied, Summary: res.Summary})
 	if res.Message != "" {
 		fmt.Fprintf(w, "\nmodel: %s\n", oneLine(res.Message, 300))
 	}

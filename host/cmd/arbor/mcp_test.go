@@ -16,7 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/mcp"
 )
 
@@ -124,9 +124,9 @@ func TestMCPBinaryTools(t *testing.T) {
 		t.Fatalf("tools: %v", names)
 	}
 
-	var q engine.QueryResult
+	var q api.QueryResult
 	callTool(t, cs, mcp.ToolQuery, map[string]any{"query": "how many times are failed invoices retried"}, &q)
-	if q.Tier != engine.TierDirect || !strings.Contains(q.Answer, "retried three times") ||
+	if q.Tier != api.TierDirect || !strings.Contains(q.Answer, "retried three times") ||
 		len(q.Results) != 5 || q.Results[0].Path != "engineering/billing/invoice_retry_policy.md" || q.Results[0].Lifecycle == nil {
 		t.Fatalf("query: %+v", q)
 	}
@@ -135,7 +135,7 @@ func TestMCPBinaryTools(t *testing.T) {
 		t.Errorf("out-of-domain query: %+v", q)
 	}
 
-	var s engine.SearchResult
+	var s api.SearchResult
 	callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "korean tokenizer", "limit": 3}, &s)
 	if len(s.Results) != 3 || s.Results[0].Path != "research/retrieval/korean_tokenizer_findings.md" || s.Results[0].Score <= 0 || s.Results[0].Lifecycle != nil {
 		t.Fatalf("search: %+v", s)
@@ -156,13 +156,13 @@ func TestMCPBinaryTools(t *testing.T) {
 		t.Fatalf("curate: isError %v %+v", res.IsError, cur)
 	}
 
-	var r engine.ReadResult
+	var r api.ReadResult
 	callTool(t, cs, mcp.ToolRead, map[string]any{"path": "engineering/billing/invoice_retry_policy.md"}, &r)
 	if r.Title != "Invoice Retry Policy" || !strings.Contains(strings.Join(r.Backlinks, " "), "engineering/billing/refund_approval_limits.md") || !strings.HasPrefix(r.Markdown, "---\n") {
 		t.Fatalf("read: backlinks %v, title %q", r.Backlinks, r.Title)
 	}
 
-	var tree engine.Node
+	var tree api.Node
 	callTool(t, cs, mcp.ToolTree, map[string]any{"path": "engineering"}, &tree)
 	if tree.Kind != "domain" || len(tree.Children) == 0 {
 		t.Fatalf("tree: %+v", tree)
@@ -233,7 +233,7 @@ func TestMCPBinaryConcurrentCalls(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			var q engine.QueryResult
+			var q api.QueryResult
 			callTool(t, cs, mcp.ToolQuery, map[string]any{"query": "refresh token rotation"}, &q)
 			if len(q.Results) == 0 || q.Results[0].Path != "engineering/auth/refresh_token_rotation.md" {
 				errs <- fmt.Errorf("query %d: %+v", i, q.Results)
@@ -241,7 +241,7 @@ func TestMCPBinaryConcurrentCalls(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			var r engine.ReadResult
+			var r api.ReadResult
 			callTool(t, cs, mcp.ToolRead, map[string]any{"path": "personal/preferences/coffee_preferences.md"}, &r)
 			if r.Path != "personal/preferences/coffee_preferences.md" {
 				errs <- fmt.Errorf("read %d: %+v", i, r)
@@ -253,7 +253,7 @@ func TestMCPBinaryConcurrentCalls(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	var tree engine.Node
+	var tree api.Node
 	callTool(t, cs, mcp.ToolTree, map[string]any{"path": "scratch/concurrency", "depth": 0}, &tree)
 	if len(tree.Children) != n {
 		t.Errorf("%d entries written, want %d", len(tree.Children), n)
@@ -354,7 +354,7 @@ func TestMCPBinaryWireOrder(t *testing.T) {
 	got := r.responses(t, 2*pairs)
 	for i := range pairs {
 		var res struct {
-			StructuredContent engine.SearchResult `json:"structuredContent"`
+			StructuredContent api.SearchResult `json:"structuredContent"`
 		}
 		if err := json.Unmarshal(got[2*i+2], &res); err != nil {
 			t.Fatal(err)
@@ -460,7 +460,7 @@ func TestMCPReadmeSnippet(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("curate: %s", toolText(res))
 	}
-	var q engine.QueryResult
+	var q api.QueryResult
 	callTool(t, cs, mcp.ToolQuery, map[string]any{"query": "how do I like my coffee"}, &q)
 	if q.NeedsLLM || q.OutOfDomain || !strings.Contains(q.Answer, "Flat white") {
 		t.Fatalf("query: %+v", q)

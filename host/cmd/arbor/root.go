@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -62,7 +62,7 @@ func (a *app) open() (*runtime.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := eng.Open(a.ctx, engine.OpenParams{FixedTime: a.fixedTime}); err != nil {
+	if _, err := eng.Open(a.ctx, api.OpenParams{FixedTime: a.fixedTime}); err != nil {
 		eng.Close(a.ctx)
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}

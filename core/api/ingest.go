@@ -1,0 +1,198 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultMaxSourceBytes bounds a source file of "ingest" when
+// IngestOptions.MaxSourceBytes is 0.
+const DefaultMaxSourceBytes = 8 << 20
+
+// ErrBadInput is wrapped by every error about a source's content
+// (encoding, size, syntax): the file is refused as a whole and nothing is
+// written.
+var ErrBadInput = errors.New("bad input")
+
+// IngestOptions tune how "ingest" splits and places files.
+type IngestOptions struct {
+	// Domain, when set, is the domain every entry goes under instead of the
+	// one derived from the file's kind (a snake_case folder name).
+	Domain string `json:"domain,omitempty"`
+	// ContextTurns is how many preceding turns of the session a per-turn
+	// chat entry carries in its flow; nil means 2, 0 none.
+	ContextTurns *int `json:"contextTurns,omitempty"`
+	// MaxSourceBytes bounds a source file; 0 means DefaultMaxSourceBytes.
+	MaxSourceBytes int `json:"maxSourceBytes,omitempty"`
+}
+
+// IngestParams are the parameters of "ingest" (docs/ABI.md §4.11): the
+// files, the sources to prune, and the options that shape their entries.
+type IngestParams struct {
+	Files []SourceFile `json:"files"`
+	// Prune lists source-name prefixes ("notes/"; "" is every source): a
+	// source under one of them that is neither in Files nor in Keep is
+	// removed, its entries deleted.
+	Prune []string `json:"prune,omitempty"`
+	// Keep names sources that still exist though this call does not send
+	// them (a host that sends a folder in several calls prunes with the
+	// last one and lists the others here).
+	Keep []string `json:"keep,omitempty"`
+	IngestOptions
+}
+
+// Statuses of an IngestFile.
+const (
+	IngestAdded     = "added"     // a source seen for the first time
+	IngestUpdated   = "updated"   // a changed source
+	IngestUnchanged = "unchanged" // nothing to do
+	IngestRemoved   = "removed"   // a source pruned: its entries deleted, its record dropped
+	IngestFailed    = "failed"
+)
+
+// IngestFile is what ingesting one file did.
+type IngestFile struct {
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	// Status is IngestAdded (a new source), IngestUpdated,
+	// IngestUnchanged, IngestRemoved (a pruned source) or IngestFailed.
+	Status string `json:"status"`
+	// Message says why a file failed (bad input, failed operations).
+	Message string `json:"message,omitempty"`
+	// Entries counts the entries the file makes (0 for a removed source).
+	Entries   int `json:"entries"`
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Deleted   int `json:"deleted"`
+	Unchanged int `json:"unchanged"`
+	Failed    int `json:"failed"`
+	// Applied has one item per operation, as curate reports it.
+	Applied []Applied `json:"applied"`
+}
+
+// IngestSummary adds up the files of an ingest call: Files counts the items
+// of IngestResult.Files (the call's files and the removed sources),
+// FailedFiles and Removed those of them that failed or were removed.
+type IngestSummary struct {
+	Files       int `json:"files"`
+	FailedFiles int `json:"failedFiles"`
+	// Removed is omitted when 0, so that results without a prune read as
+	// they always have.
+	Removed   int `json:"removed,omitempty"`
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Deleted   int `json:"deleted"`
+	Unchanged int `json:"unchanged"`
+	Failed    int `json:"failed"`
+}
+
+// IngestResult is the answer of "ingest".
+type IngestResult struct {
+	Files   []IngestFile  `json:"files"`
+	Summary IngestSummary `json:"summary"`
+	TookMs  float64       `json:"tookMs"`
+}
+
+// Format names how a file is split.
+type Format string
+
+// The formats, as results and the manifest name them.
+const (
+	FormatMarkdown Format = "markdown"
+	FormatText     Format = "text"
+	FormatJSON     Format = "json"
+	FormatJSONL    Format = "jsonl"
+	FormatCSV      Format = "csv"
+	FormatTSV      Format = "tsv"
+	FormatEmail    Format = "email"
+	FormatCalendar Format = "calendar"
+	FormatGo       Format = "go"
+	FormatJS       Format = "javascript"
+	FormatPython   Format = "python"
+	FormatChat     Format = "chat"
+)
+
+// FormatOf returns the format a file name selects by its extension; names
+// with another extension are plain text. JSON and JSONL files holding chat
+// transcripts are recognized by their content ("ingest" reports
+// FormatChat).
+func FormatOf(name string) Format {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md", ".markdown", ".mdown", ".mkd":
+		return FormatMarkdown
+	case ".json":
+		return FormatJSON
+	case ".jsonl", ".ndjson":
+		return FormatJSONL
+	case ".csv":
+		return FormatCSV
+	case ".tsv", ".tab":
+		return FormatTSV
+	case ".eml":
+		return FormatEmail
+	case ".ics", ".ical", ".ifb":
+		return FormatCalendar
+	case ".go":
+		return FormatGo
+	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
+		return FormatJS
+	case ".py", ".pyi":
+		return FormatPython
+	}
+	return FormatText
+}
+
+// CheckSource applies the rules every source of "ingest" must meet before
+// it is split: a valid name (CleanPath), at most maxBytes bytes (0 means
+// DefaultMaxSourceBytes), UTF-8 text without NUL bytes. The error wraps
+// ErrBadInput and says where and why.
+func CheckSource(f SourceFile, maxBytes int) error {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxSourceBytes
+	}
+	if _, err := CleanPath(f.Name); err != nil {
+		return fmt.Errorf("%w: name: %v", ErrBadInput, err)
+	}
+	if len(f.Content) > maxBytes {
+		return badInput("%d bytes is over the %d-byte limit", len(f.Content), maxBytes)
+	}
+	if i := invalidUTF8(f.Content); i >= 0 {
+		return badInput("not valid UTF-8 text (at byte %d, line %d)", i, strings.Count(f.Content[:i], "\n")+1)
+	}
+	if strings.IndexByte(f.Content, 0) >= 0 {
+		return badInput("holds NUL bytes: a binary file, not text")
+	}
+	return nil
+}
+
+// CheckPrefix reports whether prefix can be a prune prefix of
+// IngestParams: "" (every source) or a valid path.
+func CheckPrefix(prefix string) error {
+	if prefix == "" {
+		return nil
+	}
+	_, err := CleanPath(prefix)
+	return err
+}
+
+func badInput(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
+}
+
+// invalidUTF8 returns the offset of the first invalid UTF-8 byte, or -1.
+func invalidUTF8(s string) int {
+	if utf8.ValidString(s) {
+		return -1
+	}
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(s[i:]); n <= 1 {
+				return i
+			}
+		}
+	}
+	return -1
+}

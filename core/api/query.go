@@ -1,0 +1,147 @@
+package api
+
+import "time"
+
+// SearchParams are the parameters of "search".
+type SearchParams struct {
+	Query string `json:"query"`
+	// Limit bounds the results, 1 to 100; 0 means 10 for search, 5 for
+	// query.
+	Limit int `json:"limit,omitempty"`
+}
+
+// Hit is one ranked result.
+type Hit struct {
+	Path    string `json:"path"`
+	Kind    string `json:"kind"` // "entry" or "context"
+	Title   string `json:"title"`
+	Summary string `json:"summary,omitempty"`
+	// Score is the normalized BM25 score ŝ = s/(1+s), rounded to 4
+	// decimals, within [0.0001, 0.9999].
+	Score float64 `json:"score"`
+	// Excerpt is the passage that best matches the query, on word
+	// boundaries.
+	Excerpt string `json:"excerpt"`
+	// Lifecycle is how "query" weighed the entry (docs/ABI.md §4.4);
+	// "search" leaves it out.
+	Lifecycle *Rank `json:"lifecycle,omitempty"`
+}
+
+// Rank is an entry's lifecycle as of a query and the compound score the
+// query ordered it by.
+type Rank struct {
+	Importance float64  `json:"importance"`
+	Maturity   Maturity `json:"maturity"`
+	Recency    float64  `json:"recency"`
+	Score      float64  `json:"score"`
+}
+
+// SearchResult is the answer of "search".
+type SearchResult struct {
+	Query   string  `json:"query"`
+	Results []Hit   `json:"results"`
+	Total   int     `json:"total"`
+	TookMs  float64 `json:"tookMs"`
+}
+
+// The retrieval tiers (docs/ABI.md §4.4 and §6.4): the tier a query's
+// answer came from.
+const (
+	TierExactCache = 0
+	TierFuzzyCache = 1
+	TierDirect     = 2
+	TierLLM        = 3
+	TierAgentic    = 4
+)
+
+// QueryParams are the parameters of "query". Without LLM the query stops
+// at tier 2; with it, a question tiers 0–2 cannot answer goes on to tiers
+// 3 and 4 through the pending/resume protocol (docs/ABI.md §6).
+type QueryParams struct {
+	SearchParams
+	// LLM says the host can reach a model (default false).
+	LLM bool `json:"llm,omitempty"`
+	// TokenBudget bounds the tokens of all the query's model calls; 0 is
+	// the open's llm.tokenBudget.
+	TokenBudget int `json:"tokenBudget,omitempty"`
+	// MaxIterations bounds the query's model calls, tier 3's included (1
+	// to 50); 0 is the open's llm.maxIterations.
+	MaxIterations int `json:"maxIterations,omitempty"`
+}
+
+// QueryResult is the answer of "query": which tier answered, with what
+// entries and scores, and why retrieval stopped there.
+type QueryResult struct {
+	Query       string  `json:"query"`
+	Tier        int     `json:"tier"`
+	TierName    string  `json:"tierName"`
+	Answer      string  `json:"answer"`
+	Results     []Hit   `json:"results"`
+	Reason      string  `json:"reason"`
+	NeedsLLM    bool    `json:"needsLLM"`
+	OutOfDomain bool    `json:"outOfDomain"`
+	TookMs      float64 `json:"tookMs"`
+	// Sources are the entries a model's answer (tiers 3 and 4) used, each
+	// checked to be one the model was shown.
+	Sources []string `json:"sources,omitempty"`
+	// Incomplete: the agentic loop ended (budget, iterations, a failed
+	// call) before a final answer; Answer lists the entries it read.
+	Incomplete bool `json:"incomplete,omitempty"`
+	// LLM is the trace of the model calls, when there were any.
+	LLM *LLMTrace `json:"llm,omitempty"`
+}
+
+// ReadParams are the parameters of "read".
+type ReadParams struct {
+	Path string `json:"path"`
+}
+
+// ReadResult is one entry or context file with its relations.
+type ReadResult struct {
+	Path      string     `json:"path"`
+	Kind      string     `json:"kind"`
+	Title     string     `json:"title"`
+	Summary   string     `json:"summary"`
+	Tags      []string   `json:"tags"`
+	Keywords  []string   `json:"keywords"`
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	Relations []string   `json:"relations"`
+	Backlinks []string   `json:"backlinks"`
+	Markdown  string     `json:"markdown"`
+}
+
+// TreeParams are the parameters of "tree".
+type TreeParams struct {
+	// Path is the folder to list; "" (the default) is the root.
+	Path string `json:"path,omitempty"`
+	// Depth limits the levels listed; 0 (the default) lists them all.
+	Depth int `json:"depth,omitempty"`
+}
+
+// Node is one folder or entry of the tree.
+type Node struct {
+	Name     string  `json:"name"`
+	Path     string  `json:"path"`
+	Kind     string  `json:"kind"` // root, domain, topic, subtopic, folder or entry
+	Title    string  `json:"title,omitempty"`
+	Children []*Node `json:"children,omitempty"`
+}
+
+// StatsResult counts what the tree holds.
+type StatsResult struct {
+	Entries   int            `json:"entries"`
+	Contexts  int            `json:"contexts"`
+	Domains   map[string]int `json:"domains"`
+	Relations int            `json:"relations"`
+	// Maturity counts the entries by lifecycle tier: draft, validated, core.
+	Maturity map[Maturity]int `json:"maturity"`
+	Warnings []Warning        `json:"warnings"`
+}
+
+// FlushResult is the answer of "flush": whether state.json was written (it
+// is not when nothing changed) and how many entries have recorded signals.
+type FlushResult struct {
+	Written bool `json:"written"`
+	Entries int  `json:"entries"`
+}
