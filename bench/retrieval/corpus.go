@@ -1,21 +1,26 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/ingest"
 )
 
 // unit is one entry of a benchmark tree: what the engine sees (path, title,
 // provenance, body) and, kept by the harness alone, what it stands for.
 //
-// The entries are laid out by core/ingest's chat-transcript path
-// (ingest.ChatPieces), the one `arbor ingest` and mem.ingest use for chat
-// files; the harness only converts its data to ingest.Conversation and
-// keeps the gold identity of each piece. corpus.mjs builds the same units
-// for MiniSearch and the wasm run; keep the two in step.
+// The entries are laid out as `arbor ingest` lays out chat transcripts
+// (docs/ABI.md §4.11): one entry per turn of a conversation between
+// people, one per session (or part of one) of a chat with an assistant.
+// The harness lays them out itself, since it keeps the gold identity of
+// each entry, which ingestion has no reason to return;
+// TestLayoutMatchesIngest checks, through the engine's ingest method, that
+// the two agree. corpus.mjs builds the same units for MiniSearch and the
+// wasm run; keep the three in step.
 type unit struct {
 	Path   string
 	Title  string
@@ -28,17 +33,26 @@ type unit struct {
 	// Gold-side identity, never shown to the engine.
 	Turn    TurnID // LoCoMo: the turn
 	Session int    // LoCoMo: session number; LongMemEval: haystack position
-
-	piece ingest.Piece
 }
 
-// reason is the one reason every benchmark operation gives (DESIGN §3
+// reason is the one reason every benchmark operation gives (curate
 // requires one); it is the same for every entry, so it does not rank.
 const reason = "conversation memory import"
 
-// operation is the ADD that writes the unit, as ingestion builds it.
+// operation is the ADD that writes the unit, as ingestion builds it
+// (without a source file: the benchmark's units come from no file).
 func (u unit) operation() api.Operation {
-	return u.piece.Operation(api.OpAdd, reason)
+	rc := &api.RawConcept{Task: u.Task, Flow: u.Flow, Author: u.Author}
+	if !u.Time.IsZero() {
+		rc.Timestamp = u.Time.UTC().Format(time.RFC3339)
+	}
+	return api.Operation{
+		Type:    api.OpAdd,
+		Path:    u.Path,
+		Title:   u.Title,
+		Content: api.Content{RawConcept: rc, Narrative: &api.Narrative{Text: u.Body}},
+		Reason:  reason,
+	}
 }
 
 // searchText is the content field of the peers that index units
@@ -48,57 +62,141 @@ func (u unit) searchText() string {
 	return strings.Join([]string{u.Task, u.Author, u.Flow, u.Body}, "\n")
 }
 
-// newUnit keeps a piece with its gold identity.
-func newUnit(p ingest.Piece, t time.Time, turn TurnID, session int) unit {
-	return unit{
-		Path: p.Path(), Title: p.Title, Task: p.Task, Author: p.Author, Flow: p.Flow, Body: p.Text,
-		Time: t, Turn: turn, Session: session, piece: p,
+// replyPrefix begins each line of a turn's flow, the turns it replies to:
+// the engine's evidence rules recognize a piece of an exchange by it.
+const replyPrefix = "In reply to "
+
+// maxPieceBytes is the largest text ingestion keeps in one entry; it cuts
+// a longer one into parts, which the harness does not mirror: checked
+// says so rather than lay such a text out otherwise.
+const maxPieceBytes = 256 << 10
+
+func checked(u unit) unit {
+	if len(u.Body) > maxPieceBytes {
+		panic(fmt.Sprintf("bench: %s: %d bytes, more than ingestion keeps in one entry", u.Path, len(u.Body)))
 	}
+	return u
 }
 
-// locomoUnits lays a conversation out one entry per turn (see
-// ingest.ChatPieces: <speaker_a>_and_<speaker_b>/session_07/turn_012.md),
-// with the context preceding turns of the session in each entry's flow.
-// One entry per turn makes turn-level Recall@K the share of gold turns in
-// the first K entries.
+// roles are the speaker names that mark a chat with an assistant.
+var roles = []string{"user", "assistant", "system", "tool", "human", "ai", "bot", "model", "function", "developer"}
+
+func isRole(speaker string) bool {
+	return slices.Contains(roles, strings.ToLower(strings.TrimSpace(speaker)))
+}
+
+// dayText is "8 May 2023", as people ask about dates.
+func dayText(t time.Time) string { return t.Format("2 January 2006") }
+
+// slug is a folder name made of names: lowercase letters and digits, runs
+// of anything else as one "_". Speakers' names are all the harness slugs;
+// TestLayoutMatchesIngest checks it against ingestion's.
+func slug(s string) string {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 {
+		return "entry"
+	}
+	return strings.Join(words, "_")
+}
+
+// locomoUnits lays a conversation out one entry per turn
+// (<speaker_a>_and_<speaker_b>/session_07/turn_012.md), with the context
+// preceding turns of the session in each entry's flow. One entry per turn
+// makes turn-level Recall@K the share of gold turns in the first K
+// entries.
 func locomoUnits(c *locomoConv, context int) []unit {
+	domain := slug(c.SpeakerA + " and " + c.SpeakerB)
 	var out []unit
 	for _, s := range c.Sessions {
-		se := ingest.Session{N: s.N, Date: s.Date}
-		for _, t := range s.Turns {
-			se.Turns = append(se.Turns, ingest.Turn{ID: t.ID.String(), N: t.ID.Turn, Speaker: t.Speaker, Text: t.Text, Caption: t.Caption})
-		}
-		conv := ingest.Conversation{Participants: []string{c.SpeakerA, c.SpeakerB}, Sessions: []ingest.Session{se}}
-		for i, p := range ingest.ChatPieces(conv, ingest.ChatOptions{ContextTurns: context}) {
-			out = append(out, newUnit(p, s.Date, s.Turns[i].ID, s.N))
+		used := map[string]int{}
+		for i, t := range s.Turns {
+			var flow []string
+			for _, p := range s.Turns[max(i-context, 0):i] {
+				flow = append(flow, replyPrefix+p.Speaker+": "+locomoTurnText(p))
+			}
+			title := t.Speaker
+			if !s.Date.IsZero() {
+				title += " on " + dayText(s.Date)
+			}
+			out = append(out, checked(unit{
+				Path:  uniquePath(used, fmt.Sprintf("%s/session_%02d", domain, s.N), fmt.Sprintf("turn_%03d", t.ID.Turn)),
+				Title: title, Task: fmt.Sprintf("Turn %s of session %d", t.ID, s.N), Author: t.Speaker,
+				Flow: strings.Join(flow, "\n"), Body: locomoTurnText(t),
+				Time: s.Date, Turn: t.ID, Session: s.N,
+			}))
 		}
 	}
 	return out
 }
 
 // lmeUnits lays a question's haystack out one entry per session, or per
-// group of turnsPerEntry turns (see ingest.ChatPieces:
-// chats/2023_05/session_07.md, session_07_part_02.md), the messages as
-// "**User:** …" / "**Assistant:** …". Session ids and has_answer never
-// reach the pieces.
+// group of turnsPerEntry turns (chats/2023_05/session_07.md,
+// session_07_part_02.md), the messages as "**User:** …" /
+// "**Assistant:** …". Session ids and has_answer never reach the units.
 func lmeUnits(q *lmeQuestion, turnsPerEntry int) []unit {
 	var out []unit
 	for i, msgs := range q.Sessions {
-		se := ingest.Session{N: i + 1, Date: parseLMEDate(q.Dates[i])}
-		for j, m := range msgs {
-			se.Turns = append(se.Turns, ingest.Turn{N: j + 1, Speaker: m.Role, Text: m.Content})
+		date := parseLMEDate(q.Dates[i])
+		topic, title := "undated", "Chat"
+		if !date.IsZero() {
+			topic, title = date.Format("2006_01"), title+" on "+dayText(date)
 		}
-		conv := ingest.Conversation{Sessions: []ingest.Session{se}}
-		for _, p := range ingest.ChatPieces(conv, ingest.ChatOptions{TurnsPerEntry: turnsPerEntry}) {
-			out = append(out, newUnit(p, se.Date, TurnID{}, i))
+		groups := [][]lmeMessage{msgs}
+		if turnsPerEntry > 0 && len(msgs) > turnsPerEntry {
+			groups = nil
+			for j := 0; j < len(msgs); j += turnsPerEntry {
+				groups = append(groups, msgs[j:min(j+turnsPerEntry, len(msgs))])
+			}
+		}
+		for g, part := range groups {
+			name, t := fmt.Sprintf("session_%02d", i+1), title
+			if len(groups) > 1 {
+				name += fmt.Sprintf("_part_%02d", g+1)
+				t += fmt.Sprintf(" (part %d)", g+1)
+			}
+			out = append(out, checked(unit{
+				Path: "chats/" + topic + "/" + name + ".md", Title: t,
+				Task: "Chat with the assistant", Author: "user", Body: lmeText(part),
+				Time: date, Session: i,
+			}))
 		}
 	}
 	return out
 }
 
+// lmeText is a session's messages, "**User:** …" / "**Assistant:** …".
+func lmeText(msgs []lmeMessage) string {
+	parts := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		who := strings.TrimSpace(m.Role)
+		if r := strings.ToLower(who); isRole(r) {
+			who = strings.ToUpper(r[:1]) + r[1:]
+		}
+		parts = append(parts, "**"+who+":** "+strings.TrimSpace(m.Content))
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// uniquePath is folder/name.md, or name_2, name_3… when the folder already
+// holds that name, as ingestion names repeated titles.
+func uniquePath(used map[string]int, folder, name string) string {
+	key := folder + "/" + name
+	if n := used[key]; n > 0 {
+		used[key] = n + 1
+		name = fmt.Sprintf("%s_%d", name, n+1)
+		key = folder + "/" + name
+	}
+	used[key]++
+	return key + ".md"
+}
+
 // locomoTurnText is what a turn says, an image turn's caption included.
 func locomoTurnText(t locomoTurn) string {
-	return ingest.Turn{Text: t.Text, Caption: t.Caption}.Said()
+	text := strings.TrimSpace(t.Text)
+	if c := strings.TrimSpace(t.Caption); c != "" {
+		text += " [shares a photo: " + c + "]"
+	}
+	return text
 }
 
 // lmeSessionText is a whole session as one plain document (the BM25 peer).

@@ -123,8 +123,9 @@ func loadLocomo(path string) ([]*locomoConv, int64, error) {
 			s.Date = parseLocomoDate(s.DateText)
 			for i, t := range turns {
 				id, _, ok := ParseTurnID(t.DiaID)
-				if !ok || id.Session != sn {
-					// Fall back to the position: turn ids must be unique.
+				if !ok || id.Session != sn || c.turns[id] {
+					// Fall back to the position, as ingestion does: turn ids
+					// must be unique.
 					id = TurnID{sn, i + 1}
 				}
 				c.turns[id] = true
@@ -179,6 +180,14 @@ func loadLongMemEval(path string) ([]*lmeQuestion, int64, error) {
 	for _, q := range qs {
 		if len(q.Dates) != len(q.Sessions) || len(q.SessionIDs) != len(q.Sessions) {
 			return nil, 0, fmt.Errorf("%s: %s: %d sessions, %d dates, %d ids", path, q.ID, len(q.Sessions), len(q.Dates), len(q.SessionIDs))
+		}
+		for i, msgs := range q.Sessions {
+			for _, m := range msgs {
+				if !isRole(m.Role) {
+					// Ingestion would lay such a session out per turn (lmeUnits).
+					return nil, 0, fmt.Errorf("%s: %s: session %d: role %q is not a chat role", path, q.ID, i+1, m.Role)
+				}
+			}
 		}
 	}
 	return qs, n, nil

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/tree"
 )
 
@@ -43,23 +42,7 @@ type Turn struct {
 	Caption string
 }
 
-// ChatOptions lay a conversation out as entries.
-type ChatOptions struct {
-	// Source names the file the conversation came from ("" for none: then
-	// the entries carry no file provenance).
-	Source string
-	// Domain replaces the derived domain (see Options.Domain).
-	Domain string
-	// ContextTurns is how many preceding turns of the session a per-turn
-	// entry carries in its flow.
-	ContextTurns int
-	// TurnsPerEntry cuts a per-session entry into parts of that many turns
-	// (0: one entry per session).
-	TurnsPerEntry int
-}
-
-// ChatPieces lays a conversation out as entries; the ingestion of chat
-// files and the retrieval benchmark both build their entries here.
+// layoutChat adds the entries of a conversation.
 //
 // A conversation between named people (Participants, or speakers that are
 // not roles) gets one entry per turn, so that a fact is found by the turn
@@ -71,21 +54,22 @@ type ChatOptions struct {
 //	the ContextTurns turns before it, since a reply alone ("Yup, we did it
 //	yesterday!") rarely makes sense.
 //
-// A chat with an assistant gets one entry per session (or per
-// TurnsPerEntry turns), its messages as "**User:** …" / "**Assistant:** …":
+// A chat with an assistant gets one entry per session, its messages as
+// "**User:** …" / "**Assistant:** …":
 //
-//	chats/[<file>/]2023_05/session_07.md (or session_07_part_02.md)
+//	chats/<file>/2023_05/session_07.md
 //	title "Chat on 20 May 2023"; task "Chat with the assistant"; author "user"
 //
 // Numbers in paths are zero-padded so that they never equal a number in a
 // question; dates are "2 January 2006" so that they match how people ask.
-func ChatPieces(c Conversation, opts ChatOptions) []Piece {
-	s := &source{name: opts.Source, opts: api.IngestOptions{Domain: opts.Domain, ContextTurns: &opts.ContextTurns}, used: map[string]int{}}
-	if opts.Source != "" {
-		s.stem = strings.TrimSuffix(opts.Source, pathExt(opts.Source))
+// The retrieval benchmark lays its conversations out the same way
+// (bench/retrieval/corpus.go, checked against this by its tests).
+func layoutChat(s *source, c Conversation) {
+	if perTurn(c) {
+		turnEntries(s, c)
+		return
 	}
-	layoutChat(s, c, opts.TurnsPerEntry)
-	return s.pieces
+	sessionEntries(s, c)
 }
 
 func pathExt(name string) string {
@@ -94,15 +78,6 @@ func pathExt(name string) string {
 		return base[i:]
 	}
 	return ""
-}
-
-// layoutChat adds the entries of a conversation (see ChatPieces).
-func layoutChat(s *source, c Conversation, turnsPerEntry int) {
-	if perTurn(c) {
-		turnEntries(s, c)
-		return
-	}
-	sessionEntries(s, c, turnsPerEntry)
 }
 
 // roles are speaker names that mark a chat with an assistant.
@@ -185,7 +160,7 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func sessionEntries(s *source, c Conversation, turnsPerEntry int) {
+func sessionEntries(s *source, c Conversation) {
 	for _, se := range c.Sessions {
 		topic := "undated"
 		title := "Chat"
@@ -196,24 +171,10 @@ func sessionEntries(s *source, c Conversation, turnsPerEntry int) {
 		if s.stem != "" {
 			topic = s.topic() + "/" + topic
 		}
-		groups := [][]Turn{se.Turns}
-		if turnsPerEntry > 0 && len(se.Turns) > turnsPerEntry {
-			groups = nil
-			for j := 0; j < len(se.Turns); j += turnsPerEntry {
-				groups = append(groups, se.Turns[j:min(j+turnsPerEntry, len(se.Turns))])
-			}
-		}
-		for g, part := range groups {
-			name, t := fmt.Sprintf("session_%02d", se.N), title
-			if len(groups) > 1 {
-				name += fmt.Sprintf("_part_%02d", g+1)
-				t += fmt.Sprintf(" (part %d)", g+1)
-			}
-			s.add(Piece{
-				Folder: s.folder("chats", topic), Name: name, Title: t,
-				Text: sessionText(part), Task: "Chat with the assistant", Author: "user", Timestamp: stamp(se.Date),
-			})
-		}
+		s.add(Piece{
+			Folder: s.folder("chats", topic), Name: fmt.Sprintf("session_%02d", se.N), Title: title,
+			Text: sessionText(se.Turns), Task: "Chat with the assistant", Author: "user", Timestamp: stamp(se.Date),
+		})
 	}
 }
 

@@ -61,8 +61,7 @@ type Piece struct {
 	// content (a sender, a speaker, a message or session date), never from
 	// the file system.
 	Task, Flow, Author, Timestamp string
-	// Source is the file name, recorded in the Raw Concept's files; empty
-	// for pieces built from data that has no file (the benchmark).
+	// Source is the file name, recorded in the Raw Concept's files.
 	Source string
 }
 
@@ -83,10 +82,7 @@ func (p Piece) Hash() string {
 // Operation is the curate operation that writes the piece at its path: typ
 // is ADD, UPDATE or UPSERT.
 func (p Piece) Operation(typ, reason string) api.Operation {
-	rc := &api.RawConcept{Task: p.Task, Flow: p.Flow, Author: p.Author, Timestamp: p.Timestamp}
-	if p.Source != "" {
-		rc.Files = []string{p.Source}
-	}
+	rc := &api.RawConcept{Task: p.Task, Files: []string{p.Source}, Flow: p.Flow, Author: p.Author, Timestamp: p.Timestamp}
 	return api.Operation{
 		Type:    typ,
 		Path:    p.Path(),

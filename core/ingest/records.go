@@ -228,7 +228,7 @@ func splitJSON(s *source) (api.Format, error) {
 			return api.FormatChat, err
 		}
 		for _, c := range convs {
-			layoutChat(s, c, 0)
+			layoutChat(s, c)
 		}
 		return api.FormatChat, nil
 	}
@@ -304,7 +304,7 @@ func splitJSONL(s *source) (api.Format, error) {
 	}
 	if len(recs) > 0 {
 		if conv, ok := chatFromMessages(value{kind: 'a', arr: recs}); ok {
-			layoutChat(s, conv, 0)
+			layoutChat(s, conv)
 			return api.FormatChat, nil
 		}
 	}

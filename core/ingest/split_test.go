@@ -309,25 +309,6 @@ func TestChatLongMemEval(t *testing.T) {
 		has: []string{"**System:** You are a helpful support agent.", "**Assistant:** That is a known bug"}}})
 }
 
-func TestChatPiecesParts(t *testing.T) {
-	se := Session{N: 7}
-	for i := range 5 {
-		se.Turns = append(se.Turns, Turn{N: i + 1, Speaker: []string{"user", "assistant"}[i%2], Text: "message"})
-	}
-	ps := ChatPieces(Conversation{Sessions: []Session{se}}, ChatOptions{TurnsPerEntry: 2})
-	var got []string
-	for _, p := range ps {
-		got = append(got, p.Path()+" "+p.Title)
-		if p.Source != "" {
-			t.Errorf("no source given, got %q", p.Source)
-		}
-	}
-	want := "chats/undated/session_07_part_01.md Chat (part 1)|chats/undated/session_07_part_02.md Chat (part 2)|chats/undated/session_07_part_03.md Chat (part 3)"
-	if strings.Join(got, "|") != want {
-		t.Errorf("parts:\n%s\nwant\n%s", strings.Join(got, "|"), want)
-	}
-}
-
 func TestBadInput(t *testing.T) {
 	cases := []struct {
 		name, content string
