@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The analysis rules of core/search, seen through the JSON protocol: quoted
+// The analysis rules of core/internal/search, seen through the JSON protocol: quoted
 // phrases, symbol-bearing terms, accents and Korean particles.
 func TestSearchAnalysisThroughProtocol(t *testing.T) {
 	entry := func(title, narrative string) string {

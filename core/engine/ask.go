@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/prompt"
+	"github.com/arbormem/arbor/core/internal/prompt"
 )
 
 // QueryLLM runs the tiers of DESIGN §5. Tiers 0–2 answer as Query does;

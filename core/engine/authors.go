@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/core/internal/search"
 )
 
 // Named authors (a structural reranker in the sense of ContextFit §7): a

@@ -5,7 +5,7 @@ import (
 	"math"
 	"unicode"
 
-	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/core/internal/search"
 )
 
 // Short remarks (a document-length prior, as in language-model retrieval): a

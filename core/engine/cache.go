@@ -203,7 +203,7 @@ func queryNames(q string) []string {
 
 // normalizeQuery folds case, punctuation and spacing, so that "What's the
 // pool size?" and "what's the pool size" share a cache slot. The marks the
-// analyzer gives a meaning stay (core/search): quotes (a phrase), + and #
+// analyzer gives a meaning stay (core/internal/search): quotes (a phrase), + and #
 // ("c++", "c#", "#billing"), and a dot or hyphen that joins or leads a word
 // ("v1.8", ".net", "gpt-4o"), so "C++" never shares "C"'s slot.
 func normalizeQuery(q string) string {

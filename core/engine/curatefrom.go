@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/curate"
-	"github.com/arbormem/arbor/core/prompt"
+	"github.com/arbormem/arbor/core/internal/curate"
+	"github.com/arbormem/arbor/core/internal/prompt"
 )
 
 // compactTokens is the size the compaction passes aim for: CompactAbove

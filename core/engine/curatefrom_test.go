@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/prompt"
+	"github.com/arbormem/arbor/core/internal/prompt"
 )
 
 const notes = `Standup 2026-02-27

@@ -17,11 +17,11 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/atoms"
-	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/search"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/atoms"
+	"github.com/arbormem/arbor/core/internal/curate"
+	"github.com/arbormem/arbor/core/internal/search"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // IndexDir is where the search index persists itself (docs/ABI.md §4.9).

@@ -8,7 +8,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/core/internal/search"
 )
 
 const billingEntry = `---

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // A chat transcript's assistant turns are indexed as an aside; anything

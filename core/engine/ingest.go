@@ -9,7 +9,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/ingest"
+	"github.com/arbormem/arbor/core/internal/ingest"
 )
 
 // manifestBackupPath keeps an unreadable manifest for inspection.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/ingest"
+	"github.com/arbormem/arbor/core/internal/ingest"
 )
 
 // watchFS records the writes and removals that reach the memory root, and
@@ -42,7 +42,7 @@ func (w *watchFS) Remove(p string) error {
 
 func testFile(t *testing.T, name string) api.SourceFile {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "ingest", "testdata", name))
+	b, err := os.ReadFile(filepath.Join("..", "internal", "ingest", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/prompt"
+	"github.com/arbormem/arbor/core/internal/prompt"
 )
 
 // llmTree is a small tree where "how are failed payments retried" has no

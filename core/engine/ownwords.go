@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/search"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/search"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // Own words (a structural reranker): a piece of an exchange matches a

@@ -7,7 +7,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/core/internal/search"
 )
 
 // rescored ranks query over e, gives every hit the same raw score and

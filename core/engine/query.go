@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/atoms"
-	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/core/internal/atoms"
+	"github.com/arbormem/arbor/core/internal/search"
 )
 
 // Direct-answer thresholds of the ByteRover paper (Table 7): answer from

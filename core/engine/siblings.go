@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/arbormem/arbor/core/ingest"
-	"github.com/arbormem/arbor/core/search"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/ingest"
+	"github.com/arbormem/arbor/core/internal/search"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // Sibling evidence (the episode scorer of ContextFit §5, on the tree's

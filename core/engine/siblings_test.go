@@ -7,7 +7,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/search"
+	"github.com/arbormem/arbor/core/internal/search"
 )
 
 // Pieces of one exchange (entries whose flow holds the turns they reply to) lift each

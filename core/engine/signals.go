@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/curate"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/lifecycle"
-	"github.com/arbormem/arbor/core/search"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/curate"
+	"github.com/arbormem/arbor/core/internal/lifecycle"
+	"github.com/arbormem/arbor/core/internal/search"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // StatePath is where the lifecycle signals live, relative to the memory root.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/prompt"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/prompt"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // toolbox runs the read-only tools of docs/ABI.md §6 over one view of the

@@ -22,7 +22,7 @@ func TestIngest(t *testing.T) {
 	}
 	var files []api.SourceFile
 	for _, name := range []string{"guide.md", "invoice.eml", "team.ics", "retry.ts", "locomo_sample.json"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "core", "ingest", "testdata", name))
+		b, err := os.ReadFile(filepath.Join("..", "..", "core", "internal", "ingest", "testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}

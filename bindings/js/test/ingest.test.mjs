@@ -6,7 +6,7 @@ import path from 'node:path';
 import { openMemory, nodeFs, memory, ArborError } from 'arbor-memory';
 import { skipWithoutWasm, tmpdir } from './_engine.mjs';
 
-const fixtures = new URL('../../../core/ingest/testdata/', import.meta.url);
+const fixtures = new URL('../../../core/internal/ingest/testdata/', import.meta.url);
 const read = (name) => ({ name, content: fs.readFileSync(new URL(name, fixtures), 'utf8') });
 
 test('ingest splits files into entries, then leaves unchanged files alone', { skip: skipWithoutWasm }, async (t) => {

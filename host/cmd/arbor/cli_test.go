@@ -198,7 +198,7 @@ func TestStatsDisk(t *testing.T) {
 		s.Disk.AuditLines != 1 || s.Disk.Audit.Bytes == 0 {
 		t.Fatalf("stats --json: %s", out)
 	}
-	// A log rotated out of audit.jsonl (core/curate) still counts.
+	// A log rotated out of audit.jsonl (core/internal/curate) still counts.
 	writeFile(t, filepath.Join(dir, ".arbor", "audit.20260101T000000Z.jsonl"), "{}\n{}\n")
 	out = must(t, "", "--root", dir, "stats")
 	for _, want := range []string{"entries    3\n", "maturity   draft 3 · validated 0 · core 0\n", "index      ", " files · ", "audit      ", "3 operations", "domains\n", "  a            1\n", "  engineering  2\n"} {

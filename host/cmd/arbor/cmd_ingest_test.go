@@ -12,11 +12,11 @@ import (
 	"github.com/arbormem/arbor/core/api"
 )
 
-// copyFixtures copies core/ingest/testdata into dir/name (store.go one
+// copyFixtures copies core/internal/ingest/testdata into dir/name (store.go one
 // folder deeper) and adds files the command must skip or refuse.
 func copyFixtures(t *testing.T, dir string) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "..", "core", "ingest", "testdata")
+	src := filepath.Join("..", "..", "..", "core", "internal", "ingest", "testdata")
 	list, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func measureDisk(root string) disk {
 	if fi, err := os.Stat(filepath.Join(dir, "state.json")); err == nil && fi.Mode().IsRegular() {
 		d.State.Files, d.State.Bytes = 1, fi.Size()
 	}
-	// The current log and the ones rotated out of it (core/curate).
+	// The current log and the ones rotated out of it (core/internal/curate).
 	logs, _ := filepath.Glob(filepath.Join(dir, "audit.*jsonl"))
 	for _, name := range logs {
 		b, err := os.ReadFile(name)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // TestFaultInjection fails the Nth WriteFile/Remove of an operation, for

@@ -6,7 +6,7 @@ import (
 	"path"
 
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // txn applies the file writes and removals of one operation and can undo

@@ -9,7 +9,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // add creates an entry and every missing context.md above it.

@@ -28,7 +28,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // maxPieceBytes bounds the text of one entry: a longer piece is cut into

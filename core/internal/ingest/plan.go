@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/curate"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/curate"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // ManifestPath is where the engine keeps the manifest, relative to the

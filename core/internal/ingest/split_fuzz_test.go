@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // FuzzSplit feeds any bytes to every format: Split must not panic, must

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // titleFromName makes a title from an entry file name: "invoice_retry.md"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 func TestValidationFailures(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // Conversation is a chat transcript: sessions of turns, as the LoCoMo and

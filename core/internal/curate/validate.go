@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // valid is an operation that passed validation, its paths resolved.

@@ -3,7 +3,7 @@ package curate
 import (
 	"reflect"
 
-	"github.com/arbormem/arbor/core/tree"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // linksTo returns a link matcher for tree.Entry.RewriteLinks: a raw link
