@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one entry point (DESIGN §1):
 #   ./build.sh         build dist/arbor.wasm and bin/arbor, then run the demo
-#   ./build.sh test    build, then run every test (Go, Node, conformance)
+#   ./build.sh test    build, then run every check and test (vet, gofmt, tsc,
+#                      Go, Node, conformance, Chromium)
 #   ./build.sh wasm    build dist/arbor.wasm only
 #   ./build.sh bench   build the wasm, then run bench/retrieval on ../shared/data
 #                      (or $ARBOR_BENCH_DATA) and rewrite bench/retrieval/REPORT.md;
@@ -58,6 +59,8 @@ run_tests() {
   local unformatted
   unformatted=$(gofmt -l core host wasm tests bench 2>/dev/null || true)
   if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted" >&2; exit 1; fi
+  log "tsc: bindings/js against its declarations"
+  npm run --silent typecheck
   log "go test"
   go test -count=1 ./...
   log "node tests"

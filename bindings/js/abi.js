@@ -7,10 +7,31 @@
 
 import { pathProblem, compareNames } from './paths.js';
 
+/** @typedef {import('./index.d.ts').Storage} Storage */
+/** @typedef {import('./index.d.ts').StorageEntry} StorageEntry */
+/** @typedef {import('./index.d.ts').LogLevel} LogLevel */
+
+/**
+ * The `arbor_host` imports of docs/ABI.md §2 (pointers and lengths are
+ * i32s); each returns a size or a negative code, except log.
+ *
+ * @typedef {object} HostImports
+ * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_read
+ * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_list
+ * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_stat
+ * @property {(pathPtr: number, pathLen: number, dataPtr: number, dataLen: number) => number} fs_write
+ * @property {(pathPtr: number, pathLen: number) => number} fs_remove
+ * @property {(fromPtr: number, fromLen: number, toPtr: number, toLen: number) => number} fs_rename
+ * @property {(level: number, msgPtr: number, msgLen: number) => void} log
+ */
+
 /** The negative return codes of docs/ABI.md §2. */
 export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4 });
 
-/** Storage error codes → ABI codes; anything else is an I/O failure. */
+/**
+ * Storage error codes → ABI codes; anything else is an I/O failure.
+ * @type {Record<string, number>}
+ */
 const byStorageCode = {
   ENOENT: codes.NOT_FOUND,
   EACCES: codes.DENIED,
@@ -22,10 +43,12 @@ const byStorageCode = {
   EIO: codes.IO,
 };
 
+/** @type {LogLevel[]} */
 const levels = ['debug', 'info', 'warn', 'error'];
 
 /** Thrown inside an import to return an ABI code. */
 class Refusal {
+  /** @param {number} code */
   constructor(code) {
     this.code = code;
   }
@@ -38,12 +61,12 @@ class Refusal {
 export class ArborHost {
   /**
    * @param {object} options
-   * @param {import('./index.d.ts').Storage} options.storage the memory root
-   * @param {(level: 'debug'|'info'|'warn'|'error', message: string) => void} [options.onLog]
+   * @param {Storage} options.storage the memory root
+   * @param {(level: LogLevel, message: string) => void} [options.onLog]
    *   receives the engine's log lines and the host's own storage failures
    */
   constructor({ storage, onLog }) {
-    const missing = ['read', 'write', 'remove', 'rename', 'list', 'stat'].filter((m) => typeof storage?.[m] !== 'function');
+    const missing = /** @type {(keyof Storage)[]} */ (['read', 'write', 'remove', 'rename', 'list', 'stat']).filter((m) => typeof storage?.[m] !== 'function');
     if (missing.length > 0) throw new TypeError(`arbor: the storage adapter lacks ${missing.join(', ')}`);
     this.storage = storage;
     this.onLog = onLog ?? (() => {});
@@ -59,7 +82,7 @@ export class ArborHost {
      * @type {{ op: string, path: string, bytes: Uint8Array } | null}
      */
     this.oversized = null;
-    /** @type {Record<string, Function>} the `arbor_host` import object */
+    /** @type {HostImports} the `arbor_host` import object */
     this.imports = {
       fs_read: (pp, pl, buf, cap) => this.sized('read', pp, pl, buf, cap, (p) => this.storage.read(p)),
       fs_list: (pp, pl, buf, cap) => this.sized('list', pp, pl, buf, cap, (p) => this.listJSON(p)),
@@ -105,7 +128,9 @@ export class ArborHost {
    * @param {WebAssembly.Instance} instance
    */
   bind(instance) {
-    this.memory = instance.exports.memory;
+    // Cast: the module exports its memory as `memory` (docs/ABI.md §5);
+    // buffer() fails plainly if it does not.
+    this.memory = /** @type {WebAssembly.Memory} */ (instance.exports.memory);
   }
 
   buffer() {
@@ -113,7 +138,13 @@ export class ArborHost {
     return this.memory.buffer;
   }
 
-  /** Decodes and checks a path argument; malformed ones are refused with INVALID. */
+  /**
+   * Decodes and checks a path argument; malformed ones are refused with INVALID.
+   *
+   * @param {number} ptr
+   * @param {number} len
+   * @returns {string}
+   */
   path(ptr, len) {
     let p;
     try {
@@ -125,7 +156,13 @@ export class ArborHost {
     return p;
   }
 
-  /** Runs one import, turning refusals and storage errors into ABI codes. */
+  /**
+   * Runs one import, turning refusals and storage errors into ABI codes.
+   *
+   * @param {string} op
+   * @param {() => number} fn
+   * @returns {number}
+   */
   guard(op, fn) {
     this.oversized = null;
     try {
@@ -134,10 +171,12 @@ export class ArborHost {
       if (err instanceof Refusal) return err.code;
       // A pointer and length that do not fit guest memory.
       if (err instanceof RangeError) return codes.INVALID;
-      const code = byStorageCode[err?.code] ?? codes.IO;
+      // Cast: a storage may throw anything; only a `code` and a `message` are read.
+      const e = /** @type {{ code?: string, message?: string } | null | undefined} */ (err);
+      const code = byStorageCode[/** @type {string} */ (e?.code)] ?? codes.IO; // no code: key "undefined", not mapped
       if (code === codes.IO) {
         try {
-          this.onLog('error', `arbor host: ${op}: ${err?.message ?? err}`);
+          this.onLog('error', `arbor host: ${op}: ${e?.message ?? e}`);
         } catch {
           // ignored: see log
         }
@@ -149,6 +188,14 @@ export class ArborHost {
   /**
    * The size protocol of fs_read, fs_list and fs_stat: return the answer's
    * size, and copy it only when it fits the guest's buffer.
+   *
+   * @param {string} op
+   * @param {number} pp
+   * @param {number} pl
+   * @param {number} buf
+   * @param {number} cap
+   * @param {(path: string) => unknown} produce the answer: bytes, or a string as UTF-8
+   * @returns {number}
    */
   sized(op, pp, pl, buf, cap, produce) {
     const last = this.oversized;
@@ -165,18 +212,25 @@ export class ArborHost {
     });
   }
 
+  /** @param {string} p */
   listJSON(p) {
     const list = this.storage.list(p);
     const entries = Array.from(list, normalize).sort((a, b) => compareNames(a.name, b.name));
     return this.encoder.encode(JSON.stringify(entries));
   }
 
+  /** @param {string} p */
   statJSON(p) {
     return this.encoder.encode(JSON.stringify(normalize(this.storage.stat(p))));
   }
 }
 
-/** Keeps exactly the four fields of the ABI, with the right types. */
+/**
+ * Keeps exactly the four fields of the ABI, with the right types.
+ *
+ * @param {StorageEntry} e what the storage returned (not trusted to be exactly that)
+ * @returns {StorageEntry}
+ */
 function normalize(e) {
   return {
     name: String(e.name),
@@ -186,6 +240,10 @@ function normalize(e) {
   };
 }
 
+/**
+ * @param {unknown} x
+ * @returns {Uint8Array}
+ */
 function toBytes(x) {
   if (x instanceof Uint8Array) return x;
   if (x instanceof ArrayBuffer) return new Uint8Array(x);

@@ -4,7 +4,10 @@
 
 import { pathProblem, compareNames } from './paths.js';
 
-/** The engine's own default (core/engine DefaultMaxFileBytes). */
+/** @typedef {import('./index.d.ts').Storage} Storage */
+/** @typedef {import('./index.d.ts').TreeFile} TreeFile */
+
+/** The engine's own default (core/api DefaultMaxFileBytes). */
 const DEFAULT_MAX_FILE_BYTES = 1 << 20;
 
 const encoder = new TextEncoder();
@@ -12,11 +15,13 @@ const encoder = new TextEncoder();
 /**
  * Every file of the root, `.arbor/` included, sorted by path.
  *
- * @param {import('./index.d.ts').Storage} storage
- * @returns {import('./index.d.ts').TreeFile[]}
+ * @param {Storage} storage
+ * @returns {(TreeFile & { data: Uint8Array })[]}
  */
 export function treeFiles(storage) {
+  /** @type {(TreeFile & { data: Uint8Array })[]} */
   const out = [];
+  /** @param {string} dir */
   const walk = (dir) => {
     for (const e of storage.list(dir)) {
       const p = dir === '' ? e.name : `${dir}/${e.name}`;
@@ -34,17 +39,20 @@ export function treeFiles(storage) {
  * malformed path, is too large, or would overwrite a different file is
  * skipped and reported with the reason.
  *
- * @param {import('./index.d.ts').Storage} storage
- * @param {Iterable<import('./index.d.ts').TreeFile>} files
+ * @param {Storage} storage
+ * @param {Iterable<TreeFile>} files
  * @param {{ maxFileBytes?: number }} [options]
  * @returns {import('./index.d.ts').ImportReport}
  */
 export function importInto(storage, files, { maxFileBytes = DEFAULT_MAX_FILE_BYTES } = {}) {
+  /** @type {string[]} */
   const imported = [];
+  /** @type {import('./index.d.ts').ImportReport['skipped']} */
   const skipped = [];
   const seen = new Set();
   for (const file of files ?? []) {
     const p = file?.path;
+    /** @param {string} reason */
     const skip = (reason) => skipped.push({ path: String(p), reason });
     if (typeof p !== 'string') {
       skip('the path is not a string');
@@ -81,7 +89,7 @@ export function importInto(storage, files, { maxFileBytes = DEFAULT_MAX_FILE_BYT
     try {
       existing = statOrNull(storage, p);
     } catch (err) {
-      skip(`cannot be written: ${err.message}`);
+      skip(`cannot be written: ${/** @type {Error} */ (err).message}`); // cast: a storage failure
       continue;
     }
     if (existing?.dir) {
@@ -95,7 +103,7 @@ export function importInto(storage, files, { maxFileBytes = DEFAULT_MAX_FILE_BYT
     try {
       storage.write(p, data);
     } catch (err) {
-      skip(`cannot be written: ${err.message}`);
+      skip(`cannot be written: ${/** @type {Error} */ (err).message}`); // cast: a storage failure
       continue;
     }
     imported.push(p);
@@ -103,15 +111,24 @@ export function importInto(storage, files, { maxFileBytes = DEFAULT_MAX_FILE_BYT
   return { imported, skipped };
 }
 
+/**
+ * @param {Storage} storage
+ * @param {string} p
+ * @returns {import('./index.d.ts').StorageEntry | null}
+ */
 function statOrNull(storage, p) {
   try {
     return storage.stat(p);
   } catch (err) {
-    if (err?.code === 'ENOENT') return null;
+    if (/** @type {{ code?: unknown } | null | undefined} */ (err)?.code === 'ENOENT') return null; // cast: storages throw coded errors
     throw err;
   }
 }
 
+/**
+ * @param {Uint8Array} a
+ * @param {Uint8Array} b
+ */
 function sameBytes(a, b) {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

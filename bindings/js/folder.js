@@ -4,12 +4,16 @@
 // where no folder can be written. Pairs with ArborMemory.exportFiles and
 // importFiles; plain functions with no engine inside.
 
+/** @typedef {import('./index.d.ts').TreeFile} TreeFile */
+
+// Each export is typed with its declaration in folder.d.ts (`@type`), so
+// that `npm run typecheck` fails when the two disagree.
+
 /**
  * The files of `<input type="file" webkitdirectory>` (or a drop), with
  * the picked folder's own name taken off their paths.
  *
- * @param {Iterable<File>} fileList
- * @returns {Promise<import('./index.d.ts').TreeFile[]>}
+ * @type {typeof import('./folder.d.ts').filesFromFileList}
  */
 export async function filesFromFileList(fileList) {
   const files = Array.from(fileList);
@@ -27,16 +31,21 @@ export async function filesFromFileList(fileList) {
 /**
  * Every file below a directory handle from `showDirectoryPicker()`.
  *
- * @param {FileSystemDirectoryHandle} dir
- * @returns {Promise<import('./index.d.ts').TreeFile[]>}
+ * @type {typeof import('./folder.d.ts').filesFromDirectory}
  */
 export async function filesFromDirectory(dir) {
+  /** @type {TreeFile[]} */
   const out = [];
+  /**
+   * @param {FileSystemDirectoryHandle} handle
+   * @param {string} prefix
+   */
   const walk = async (handle, prefix) => {
     for await (const [name, child] of handle.entries()) {
       const p = prefix + name;
-      if (child.kind === 'directory') await walk(child, `${p}/`);
-      else out.push({ path: p, data: new Uint8Array(await (await child.getFile()).arrayBuffer()) });
+      // Casts: `kind` says which handle it is (FileSystemHandle is not a union the check narrows).
+      if (child.kind === 'directory') await walk(/** @type {FileSystemDirectoryHandle} */ (child), `${p}/`);
+      else out.push({ path: p, data: new Uint8Array(await (await /** @type {FileSystemFileHandle} */ (child).getFile()).arrayBuffer()) });
     }
   };
   await walk(dir, '');
@@ -47,18 +56,18 @@ export async function filesFromDirectory(dir) {
  * Writes `files` below a directory handle opened for writing
  * (`showDirectoryPicker({ mode: 'readwrite' })`), creating folders.
  *
- * @param {FileSystemDirectoryHandle} dir
- * @param {import('./index.d.ts').TreeFile[]} files
- * @returns {Promise<void>}
+ * @type {typeof import('./folder.d.ts').filesToDirectory}
  */
 export async function filesToDirectory(dir, files) {
   for (const { path, data } of files) {
     const parts = path.split('/');
     let handle = dir;
     for (const part of parts.slice(0, -1)) handle = await handle.getDirectoryHandle(part, { create: true });
-    const file = await handle.getFileHandle(parts.at(-1), { create: true });
+    const file = await handle.getFileHandle(/** @type {string} */ (parts.at(-1)), { create: true }); // cast: split gives at least one part
     const w = await file.createWritable();
-    await w.write(data);
+    // Cast: lib.dom's write() takes no view of a SharedArrayBuffer, which
+    // Uint8Array admits in its type; the browser is left to refuse one, as before.
+    await w.write(/** @type {string | Uint8Array<ArrayBuffer>} */ (data));
     await w.close();
   }
 }
@@ -67,9 +76,9 @@ export async function filesToDirectory(dir, files) {
  * A zip archive of `files` (stored, not compressed: markdown is small and
  * every unzip tool reads it).
  *
- * @param {import('./index.d.ts').TreeFile[]} files
- * @param {{ date?: Date }} [options] the modification time written for every file (default: now)
- * @returns {Uint8Array}
+ * `options.date`: the modification time written for every file (default: now).
+ *
+ * @type {typeof import('./folder.d.ts').zipFiles}
  */
 export function zipFiles(files, { date = new Date() } = {}) {
   const enc = new TextEncoder();
@@ -132,8 +141,10 @@ export function zipFiles(files, { date = new Date() } = {}) {
   return out;
 }
 
+/** @type {number[] | null} */
 let crcTable = null;
 
+/** @param {Uint8Array} bytes */
 function crc32(bytes) {
   crcTable ??= Array.from({ length: 256 }, (_, n) => {
     let c = n;

@@ -499,8 +499,8 @@ export interface ArborMemory {
   stats(): Promise<StatsResult>;
   /** Writes the search index's changes to `.arbor/index` and pending lifecycle signals to `.arbor/state.json` now (close does it too), so the next open re-analyzes nothing that is unchanged. */
   flush(): Promise<FlushResult>;
-  /** Every file of the root (`.arbor/` included), e.g. to save it as a folder or a zip (folder.js). */
-  exportFiles(): Promise<TreeFile[]>;
+  /** Every file of the root (`.arbor/` included), its content as bytes, e.g. to save it as a folder or a zip (folder.js). */
+  exportFiles(): Promise<(TreeFile & { data: Uint8Array })[]>;
   /**
    * Adds the markdown files of a folder to the tree and reopens it. Never
    * replaces a file: what is not imported is listed with the reason.

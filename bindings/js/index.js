@@ -18,14 +18,43 @@ export { memory } from './storage/memory.js';
 export { indexedDB, deleteIndexedDB } from './storage/indexeddb.js';
 export { openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS } from './llm/index.js';
 
-/** The version of docs/ABI.md these bindings speak. */
+// Each export below is typed with its declaration in index.d.ts (`@type`,
+// `@implements`), so that `npm run typecheck` fails when the two disagree.
+
+/** @typedef {import('./index.d.ts').ArborMemory} ArborMemory */
+/** @typedef {import('./index.d.ts').ArborEngine} ArborEngine */
+/** @typedef {import('./index.d.ts').OpenOptions} OpenOptions */
+/** @typedef {import('./index.d.ts').OpenResult} OpenResult */
+/** @typedef {import('./index.d.ts').LogLevel} LogLevel */
+/** @typedef {import('./index.d.ts').Storage} Storage */
+
+/**
+ * What Memory keeps of openMemory's options: the storage is settled.
+ * @typedef {OpenOptions & { storage: Storage }} MemoryOptions
+ */
+
+/**
+ * The exports of the engine module (docs/ABI.md §1) that the bindings call.
+ *
+ * @typedef {object} ArborExports
+ * @property {WebAssembly.Memory} memory
+ * @property {(size: number) => number} arbor_alloc
+ * @property {(ptr: number) => void} arbor_free
+ * @property {(ptr: number, len: number) => bigint} arbor_call
+ * @property {() => number} [arbor_abi_version]
+ */
+
+/**
+ * The version of docs/ABI.md these bindings speak.
+ * @type {typeof import('./index.d.ts').ABI_VERSION}
+ */
 export const ABI_VERSION = 1;
 
 /**
  * Stands in for the Node adapter where there is no file system; Node
  * resolves the package to index.node.js, which exports the real one.
  *
- * @returns {never}
+ * @type {typeof import('./storage/node.d.ts').nodeFs}
  */
 export function nodeFs() {
   throw new Error('arbor: nodeFs needs Node.js; in a browser use memory() or another storage adapter');
@@ -34,7 +63,12 @@ export function nodeFs() {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Logs the engine's errors; its other lines are dropped by default. */
+/**
+ * Logs the engine's errors; its other lines are dropped by default.
+ *
+ * @param {LogLevel} level
+ * @param {string} message
+ */
 function defaultLog(level, message) {
   if (level === 'error') console.error(`arbor: ${message}`);
 }
@@ -42,10 +76,10 @@ function defaultLog(level, message) {
 /**
  * Starts the engine on `storage` without opening it: the raw protocol of
  * docs/ABI.md §3, for hosts and conformance tests. `openMemory` is built
- * on it.
+ * on it (and uses the Engine's symbol-keyed methods, which the declared
+ * ArborEngine hides).
  *
- * @param {import('./index.d.ts').EngineOptions} [options]
- * @returns {Promise<import('./index.d.ts').ArborEngine>}
+ * @type {typeof import('./index.d.ts').startEngine}
  */
 export async function startEngine(options = {}) {
   const { storage = memory(), wasm, onLog = defaultLog, onOutput } = options;
@@ -63,9 +97,11 @@ export async function startEngine(options = {}) {
     wasi.initialize(instance);
   } catch (err) {
     wasi.flush();
-    throw new ArborError('crashed', `arbor: the module failed to start: ${err.message}`, { cause: err });
+    // Cast: a trap (WebAssembly.RuntimeError) or WASIExit.
+    throw new ArborError('crashed', `arbor: the module failed to start: ${/** @type {Error} */ (err).message}`, { cause: err });
   }
-  const version = instance.exports.arbor_abi_version?.();
+  // Cast: the module's exports are untyped; docs/ABI.md §1 lists them.
+  const version = /** @type {ArborExports} */ (instance.exports).arbor_abi_version?.();
   if (version !== ABI_VERSION) {
     throw new ArborError('abi_version', `arbor: the module speaks ABI version ${version}, these bindings speak ${ABI_VERSION}`);
   }
@@ -76,20 +112,35 @@ export async function startEngine(options = {}) {
 const send = Symbol('send');
 const finish = Symbol('finish');
 
-/** One running module instance; see ArborEngine in index.d.ts. */
+/**
+ * One running module instance; see ArborEngine in index.d.ts.
+ *
+ * @implements {ArborEngine}
+ */
 class Engine {
+  /** @type {ArborExports | null} */
   #exports;
+  /** @type {WASI} */
   #wasi;
-  /** Calls run one at a time, in order (the ABI is strictly sequential). */
+  /**
+   * Calls run one at a time, in order (the ABI is strictly sequential).
+   * @type {Promise<unknown>}
+   */
   #queue = Promise.resolve();
   /** @type {'running' | 'disposed' | 'crashed'} */
   #state = 'running';
 
+  /**
+   * @param {WebAssembly.Instance} instance
+   * @param {WASI} wasi
+   */
   constructor(instance, wasi) {
-    this.#exports = instance.exports;
+    // Cast: the module's exports are untyped; docs/ABI.md §1 lists them.
+    this.#exports = /** @type {ArborExports} */ (instance.exports);
     this.#wasi = wasi;
   }
 
+  /** @type {ArborEngine['request']} */
   request(envelope) {
     let bytes;
     if (typeof envelope === 'string') bytes = encoder.encode(envelope);
@@ -98,11 +149,18 @@ class Engine {
     return this[send](bytes, 'request').then((out) => decoder.decode(out));
   }
 
+  /** @type {ArborEngine['dispose']} */
   dispose() {
     return this[finish](null, 'dispose').then(() => {});
   }
 
-  /** Queues one request; resolves with the response's bytes. `label` names the call in errors. */
+  /**
+   * Queues one request; resolves with the response's bytes. `label` names the call in errors.
+   *
+   * @param {Uint8Array} bytes
+   * @param {string} label
+   * @returns {Promise<Uint8Array>}
+   */
   [send](bytes, label) {
     return this.#enqueue(() => this.#call(bytes, label));
   }
@@ -111,6 +169,10 @@ class Engine {
    * Queues the last request: sends `bytes` (unless null) if the engine is
    * still running, then releases the instance. Resolves with the
    * response's bytes, or null when nothing was sent.
+   *
+   * @param {Uint8Array | null} bytes
+   * @param {string} label
+   * @returns {Promise<Uint8Array | null>}
    */
   [finish](bytes, label) {
     return this.#enqueue(() => {
@@ -128,17 +190,29 @@ class Engine {
     });
   }
 
+  /**
+   * @template T
+   * @param {() => T | PromiseLike<T>} fn
+   * @returns {Promise<T>}
+   */
   #enqueue(fn) {
     const run = this.#queue.then(fn);
     this.#queue = run.catch(() => {});
     return run;
   }
 
-  /** One request through arbor_call (docs/ABI.md §5, step 3). */
+  /**
+   * One request through arbor_call (docs/ABI.md §5, step 3).
+   *
+   * @param {Uint8Array} request
+   * @param {string} label
+   * @returns {Uint8Array}
+   */
   #call(request, label) {
     if (this.#state === 'disposed') throw new ArborError('not_open', `${label}: the memory is closed`);
     if (this.#state === 'crashed') throw new ArborError('crashed', `${label}: the module crashed earlier; open the memory again`);
-    const ex = this.#exports;
+    // Cast: the exports are dropped only when the state leaves 'running', checked above.
+    const ex = /** @type {ArborExports} */ (this.#exports);
     try {
       const ptr = ex.arbor_alloc(request.length);
       // arbor_alloc may have grown memory: take the buffer only now.
@@ -155,7 +229,8 @@ class Engine {
       this.#state = 'crashed';
       this.#exports = null;
       this.#wasi.flush();
-      throw new ArborError('crashed', `${label}: the wasm module failed: ${err.message}`, { cause: err });
+      // Cast: a trap (WebAssembly.RuntimeError), WASIExit or a RangeError.
+      throw new ArborError('crashed', `${label}: the wasm module failed: ${/** @type {Error} */ (err).message}`, { cause: err });
     }
   }
 }
@@ -164,11 +239,11 @@ class Engine {
  * Opens a memory: compiles and starts the engine, then reads the tree
  * from `storage`.
  *
- * @param {import('./index.d.ts').OpenOptions} [options]
- * @returns {Promise<import('./index.d.ts').ArborMemory>}
+ * @type {typeof import('./index.d.ts').openMemory}
  */
 export async function openMemory(options = {}) {
   const { fixedTime, maxFileBytes, lifecycle, llmOptions } = options;
+  /** @type {Record<string, unknown>} open's params (docs/ABI.md §4.1) */
   const params = {};
   if (fixedTime instanceof Date) {
     if (Number.isNaN(fixedTime.getTime())) throw new ArborError('invalid_params', 'open: fixedTime is an invalid Date');
@@ -186,16 +261,23 @@ export async function openMemory(options = {}) {
 
 const open = Symbol('open');
 
-/** One open memory root; see ArborMemory in index.d.ts for each method. */
+/**
+ * One open memory root; see ArborMemory in index.d.ts for each method.
+ *
+ * @implements {ArborMemory}
+ */
 class Memory extends MemoryMethods {
   /** @type {Engine | null} */
   #engine = null;
+  /** @type {MemoryOptions} */
   #options;
+  /** @type {Record<string, unknown>} */
   #openParams;
   #nextId = 1;
   /**
    * Calls run one at a time, each with the saving of what it changed, so
    * that a save that fails can be undone before the next call runs.
+   * @type {Promise<unknown>}
    */
   #queue = Promise.resolve();
   /** @type {Promise<void> | null} */
@@ -205,12 +287,18 @@ class Memory extends MemoryMethods {
   /** A reload for another memory's change is queued and has not run yet. */
   #syncQueued = false;
 
+  /**
+   * @param {MemoryOptions} options
+   * @param {Record<string, unknown>} openParams
+   */
   constructor(options, openParams) {
     super(options.llm);
     this.#options = options;
     this.#openParams = openParams;
-    /** @type {import('./index.d.ts').OpenResult | undefined} */
-    this.opened = undefined;
+    // Cast: undefined only until [open]() sets it, before openMemory hands
+    // the memory out; callers always see an OpenResult.
+    /** @type {OpenResult} */
+    this.opened = /** @type {OpenResult} */ (/** @type {unknown} */ (undefined));
   }
 
   /** Opens the memory, then listens for other memories' saves to the same storage. */
@@ -222,7 +310,8 @@ class Memory extends MemoryMethods {
 
   /** Starts an engine and opens the tree; on failure nothing stays running. */
   async #start() {
-    const engine = await startEngine(this.#options);
+    // Cast: startEngine makes an Engine; its declared type hides [send].
+    const engine = /** @type {Engine} */ (await startEngine(this.#options));
     try {
       this.opened = result('open', await engine[send](this.#envelope('open', this.#openParams), 'open'));
       await this.#options.storage.commit?.();
@@ -233,11 +322,21 @@ class Memory extends MemoryMethods {
     this.#engine = engine;
   }
 
+  /**
+   * @param {string} method
+   * @param {unknown} params
+   */
   #envelope(method, params) {
     return encoder.encode(JSON.stringify({ id: this.#nextId++, method, params }));
   }
 
-  /** Runs fn after the queued calls. */
+  /**
+   * Runs fn after the queued calls.
+   *
+   * @template T
+   * @param {() => T | PromiseLike<T>} fn
+   * @returns {Promise<T>}
+   */
   #enqueue(fn) {
     const run = this.#queue.then(fn);
     this.#queue = run.catch(() => {});
@@ -248,6 +347,8 @@ class Memory extends MemoryMethods {
    * Saves what the last call changed (storages with `commit`). When the
    * save fails, the storage is back at its saved state and the engine is
    * restarted on it, so nothing unsaved stays visible.
+   *
+   * @param {string} method
    */
   async #save(method) {
     const { storage } = this.#options;
@@ -256,10 +357,12 @@ class Memory extends MemoryMethods {
       await storage.commit();
     } catch (err) {
       await this.#restart(method);
-      throw new ArborError('io', `${method}: not saved, the memory is back at its last saved state: ${err.message}`, { cause: err });
+      // Cast: a storage's commit rejects with an Error (StorageError).
+      throw new ArborError('io', `${method}: not saved, the memory is back at its last saved state: ${/** @type {Error} */ (err).message}`, { cause: err });
     }
   }
 
+  /** @param {string} label */
   async #restart(label) {
     const old = this.#engine;
     this.#engine = null;
@@ -267,7 +370,8 @@ class Memory extends MemoryMethods {
     try {
       await this.#start();
     } catch (err) {
-      throw new ArborError('crashed', `${label}: reopening the memory failed: ${err.message}`, { cause: err });
+      // Cast: #start fails with an ArborError, or a storage's or the loader's Error.
+      throw new ArborError('crashed', `${label}: reopening the memory failed: ${/** @type {Error} */ (err).message}`, { cause: err });
     }
   }
 
@@ -278,6 +382,12 @@ class Memory extends MemoryMethods {
    * on them first (unless `restart` is false), so that no call runs on, or
    * saves over, an older tree. Batched lifecycle signals of the replaced
    * engine that were not flushed yet are dropped with it.
+   *
+   * @template T
+   * @param {string} label
+   * @param {(reloaded: boolean) => T | PromiseLike<T>} fn
+   * @param {{ restart?: boolean }} [options]
+   * @returns {T | PromiseLike<T>}
    */
   #exclusive(label, fn, { restart = true } = {}) {
     const { storage } = this.#options;
@@ -299,7 +409,8 @@ class Memory extends MemoryMethods {
       this.#syncQueued = false;
       if (this.#closing) return;
       return this.#exclusive('sync', () => {});
-    }).catch((err) => (this.#options.onLog ?? defaultLog)('error', `reloading after another memory's save failed: ${err.message}`));
+      // Cast: a failed restart rejects with an ArborError.
+    }).catch((err) => (this.#options.onLog ?? defaultLog)('error', `reloading after another memory's save failed: ${/** @type {Error} */ (err).message}`));
   }
 
   /** Tells the caller that the memory now shows another memory's changes. */
@@ -316,11 +427,16 @@ class Memory extends MemoryMethods {
     });
   }
 
+  /**
+   * @param {string} method
+   * @returns {Engine}
+   */
   #engineFor(method) {
     if (this.#engine) return this.#engine;
     throw new ArborError(this.#closing ? 'not_open' : 'crashed', `${method}: the memory is ${this.#closing ? 'closed' : 'not running; open it again'}`);
   }
 
+  /** @type {ArborMemory['call']} */
   async call(method, params = {}) {
     if (typeof method !== 'string') {
       throw new ArborError('invalid_request', `call: the method must be a string, not ${typeof method}`);
@@ -331,7 +447,8 @@ class Memory extends MemoryMethods {
       // cannot change what a queued call sends.
       request = this.#envelope(method, params);
     } catch (err) {
-      throw new ArborError('invalid_params', `${method}: params cannot be sent as JSON: ${err.message}`, { cause: err });
+      // Cast: JSON.stringify throws a TypeError (a cycle, a BigInt).
+      throw new ArborError('invalid_params', `${method}: params cannot be sent as JSON: ${/** @type {Error} */ (err).message}`, { cause: err });
     }
     return this.#enqueue(() =>
       this.#exclusive(method, async () => {
@@ -342,6 +459,7 @@ class Memory extends MemoryMethods {
     );
   }
 
+  /** @type {ArborMemory['exportFiles']} */
   exportFiles() {
     return this.#enqueue(() =>
       this.#exclusive('exportFiles', () => {
@@ -351,10 +469,15 @@ class Memory extends MemoryMethods {
     );
   }
 
+  /** @type {ArborMemory['importFiles']} */
   importFiles(files) {
     return this.#enqueue(() => this.#exclusive('importFiles', () => this.#import(files)));
   }
 
+  /**
+   * @param {Iterable<import('./index.d.ts').TreeFile>} files
+   * @returns {Promise<import('./index.d.ts').ImportReport>}
+   */
   async #import(files) {
     const engine = this.#engineFor('importFiles');
     const { storage, maxFileBytes } = this.#options;
@@ -365,11 +488,12 @@ class Memory extends MemoryMethods {
     result('importFiles', await engine[send](this.#envelope('flush', {}), 'importFiles'));
     // The engine reads the tree at open: restart it on the new files.
     // A failed save rolls the storage back before the restart.
+    /** @type {Error | null} */
     let saveError = null;
     try {
       await storage.commit?.();
     } catch (err) {
-      saveError = err;
+      saveError = /** @type {Error} */ (err); // cast: a storage's commit rejects with an Error (StorageError)
     }
     await this.#restart('importFiles');
     if (saveError) {
@@ -378,6 +502,7 @@ class Memory extends MemoryMethods {
     return report;
   }
 
+  /** @type {ArborMemory['close']} */
   close() {
     this.#unwatch();
     this.#closing ??= this.#enqueue(() =>
@@ -401,8 +526,16 @@ class Memory extends MemoryMethods {
   }
 }
 
-/** The `result` of a response envelope, or its `error` thrown as an ArborError. */
+/**
+ * The `result` of a response envelope, or its `error` thrown as an ArborError.
+ *
+ * @template [T=unknown]
+ * @param {string} method
+ * @param {Uint8Array} bytes
+ * @returns {T} the result of `method`, of the shape docs/ABI.md §4 gives it
+ */
 function result(method, bytes) {
+  /** @type {{ result?: unknown, error?: { code?: string, message?: string } } | null} */
   let msg;
   try {
     msg = JSON.parse(decoder.decode(bytes));
@@ -413,11 +546,15 @@ function result(method, bytes) {
     const { code = 'internal', message = 'unknown error' } = msg.error;
     throw new ArborError(code, message);
   }
-  return msg?.result;
+  // Cast: the engine answers each method with the result docs/ABI.md §4
+  // describes, which is the type the caller asks for.
+  return /** @type {T} */ (msg?.result);
 }
 
 if (typeof Symbol.asyncDispose === 'symbol') {
   // `await using mem = await openMemory(…)` closes the memory at scope exit.
-  Memory.prototype[Symbol.asyncDispose] = Memory.prototype.close;
-  Engine.prototype[Symbol.asyncDispose] = Engine.prototype.dispose;
+  // (Cast: JS cannot declare the method in the class without defining it
+  // on every runtime; it is added only where the symbol exists.)
+  /** @type {Memory & AsyncDisposable} */ (Memory.prototype)[Symbol.asyncDispose] = Memory.prototype.close;
+  /** @type {Engine & AsyncDisposable} */ (Engine.prototype)[Symbol.asyncDispose] = Engine.prototype.dispose;
 }

@@ -9,7 +9,16 @@ import { drive } from './llm/drive.js';
 
 const decoder = new TextDecoder();
 
-/** Base class of every ArborMemory: subclasses provide `call(method, params)`. */
+/** @typedef {import('./index.d.ts').ArborMemory} ArborMemory */
+
+/**
+ * Base class of every ArborMemory: subclasses provide `call(method, params)`.
+ *
+ * JS cannot declare `call` abstract here, so each method takes `this` as
+ * the whole ArborMemory it runs on (`@this`), and is typed as the
+ * declaration's method (`@type`): tsc checks its parameters and its result
+ * against index.d.ts.
+ */
 export class MemoryMethods {
   /** @type {import('./llm/index.d.ts').LLMAdapter | null} */
   #llm;
@@ -19,19 +28,23 @@ export class MemoryMethods {
     this.#llm = llm ?? null;
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['curate']} */
   curate(operations) {
     return this.call('curate', { operations: Array.isArray(operations) ? operations : [operations] });
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['search']} */
   search(query, { limit } = {}) {
     return this.call('search', { query, limit });
   }
 
+  /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['query']} */
   query(query, { limit, llm = this.#llm, signal, onStep, tokenBudget, maxIterations } = {}) {
     if (!llm) return this.call('query', { query, limit });
     return drive(this, 'query', { query, limit, llm: true, tokenBudget, maxIterations }, { llm, signal, onStep });
   }
 
+  /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['curateFrom']} */
   curateFrom(files, { llm = this.#llm, signal, onStep, instruction, tokenBudget, maxIterations } = {}) {
     if (!llm) {
       return Promise.reject(new ArborError('invalid_params', 'curateFrom: needs an LLM adapter (openMemory({ llm }) or the llm option)'));
@@ -45,29 +58,40 @@ export class MemoryMethods {
     return drive(this, 'curateFrom', { files: sources, instruction, tokenBudget, maxIterations }, { llm, signal, onStep });
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['ingest']} */
   ingest(files, { domain, contextTurns, maxSourceBytes, prune, keep } = {}) {
     const list = Array.isArray(files) ? files : [files];
     return this.call('ingest', { files: list.map(({ name, content }) => ({ name, content })), domain, contextTurns, maxSourceBytes, prune, keep });
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['read']} */
   read(path) {
     return this.call('read', { path });
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['tree']} */
   tree({ path, depth } = {}) {
     return this.call('tree', { path, depth });
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['stats']} */
   stats() {
     return this.call('stats');
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['flush']} */
   flush() {
     return this.call('flush');
   }
 }
 
-/** A curateFrom file as the engine takes it: { name, content } with text content. */
+/**
+ * A curateFrom file as the engine takes it: { name, content } with text content.
+ *
+ * @param {import('./index.d.ts').SourceFile} f
+ * @param {number} i
+ * @returns {{ name: string, content: string }}
+ */
 function sourceFile(f, i) {
   const name = f?.name;
   let content = f?.content;

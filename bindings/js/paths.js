@@ -42,8 +42,9 @@ export function pathProblem(p) {
 export function compareNames(a, b) {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i);
-    const y = b.codePointAt(i);
+    // i < n: both strings have a code point here (cast: codePointAt's type allows undefined).
+    const x = /** @type {number} */ (a.codePointAt(i));
+    const y = /** @type {number} */ (b.codePointAt(i));
     if (x !== y) return x < y ? -1 : 1;
     if (x > 0xffff) i++;
   }

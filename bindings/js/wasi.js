@@ -25,6 +25,36 @@ const SUBCLOCKFLAG_ABSTIME = 1;
 const FILETYPE_CHARACTER_DEVICE = 2;
 const RANDOM_CHUNK = 65536; // crypto.getRandomValues refuses more at once
 
+/**
+ * The functions of the shim, with the signatures of WASI preview1 (a
+ * pointer or a size is an i32, a number in JS; an i64 is a bigint). Each
+ * returns an errno.
+ *
+ * @typedef {object} WASIFunctions
+ * @property {(argcPtr: number, sizePtr: number) => number} args_sizes_get
+ * @property {(argvPtr: number, bufPtr: number) => number} args_get
+ * @property {(countPtr: number, sizePtr: number) => number} environ_sizes_get
+ * @property {(envPtr: number, bufPtr: number) => number} environ_get
+ * @property {(id: number, resPtr: number) => number} clock_res_get
+ * @property {(id: number, precision: bigint, timePtr: number) => number} clock_time_get
+ * @property {(ptr: number, len: number) => number} random_get
+ * @property {(fd: number, iovsPtr: number, iovsLen: number, nwrittenPtr: number) => number} fd_write
+ * @property {(fd: number, iovsPtr: number, iovsLen: number, nreadPtr: number) => number} fd_read
+ * @property {(fd: number, statPtr: number) => number} fd_fdstat_get
+ * @property {(fd: number, offset: bigint, whence: number, newOffsetPtr: number) => number} fd_seek
+ * @property {(fd: number) => number} fd_close
+ * @property {(fd: number, bufPtr: number) => number} fd_prestat_get
+ * @property {(fd: number, pathPtr: number, pathLen: number) => number} fd_prestat_dir_name
+ * @property {(inPtr: number, outPtr: number, nsubs: number, neventsPtr: number) => number} poll_oneoff
+ * @property {(code: number) => never} proc_exit
+ * @property {() => number} sched_yield
+ */
+
+/**
+ * The output streams the module writes to: 1 stdout, 2 stderr.
+ * @typedef {1 | 2} OutputFd
+ */
+
 /** Thrown by proc_exit: the module asked to stop with `code`. */
 export class WASIExit extends Error {
   /** @param {number} code */
@@ -53,7 +83,7 @@ export class WASI {
    * @param {object} [options]
    * @param {string[]} [options.args] argv; default `['arbor']`
    * @param {Record<string, string>} [options.env] environment; default empty
-   * @param {(fd: number, line: string) => void} [options.onOutput] receives
+   * @param {(fd: OutputFd, line: string) => void} [options.onOutput] receives
    *   what the module writes to fd 1 and 2, one line at a time (without the
    *   newline); default: console.error
    * @param {() => bigint} [options.now] wall clock in nanoseconds since
@@ -77,7 +107,10 @@ export class WASI {
     this.slept = 0n;
     /** @type {WebAssembly.Memory | null} */
     this.memory = null;
-    /** Partial output lines per descriptor, and their decoders (which keep split UTF-8 sequences). */
+    /**
+     * Partial output lines per descriptor, and their decoders (which keep split UTF-8 sequences).
+     * @type {Map<OutputFd, { decoder: TextDecoder, text: string }>}
+     */
     this.pending = new Map();
   }
 
@@ -92,6 +125,7 @@ export class WASI {
    */
   imports(module) {
     const impl = this.functions();
+    /** @type {Record<string, Function>} */
     const out = { ...impl };
     if (module) {
       for (const imp of WebAssembly.Module.imports(module)) {
@@ -141,11 +175,18 @@ export class WASI {
     return new DataView(this.memory.buffer);
   }
 
+  /**
+   * A view of guest memory; only the imports call it, once the memory is bound.
+   *
+   * @param {number} ptr
+   * @param {number} len
+   */
   bytes(ptr, len) {
-    return new Uint8Array(this.memory.buffer, ptr, len);
+    // Cast: the module cannot call an import before initialize() bound its memory.
+    return new Uint8Array(/** @type {WebAssembly.Memory} */ (this.memory).buffer, ptr, len);
   }
 
-  /** @returns {Record<string, Function>} */
+  /** @returns {WASIFunctions} */
   functions() {
     return {
       args_sizes_get: (argcPtr, sizePtr) => this.sizes(this.args, argcPtr, sizePtr),
@@ -219,6 +260,11 @@ export class WASI {
     };
   }
 
+  /**
+   * @param {Uint8Array[]} list
+   * @param {number} countPtr
+   * @param {number} sizePtr
+   */
   sizes(list, countPtr, sizePtr) {
     const view = this.view();
     view.setUint32(countPtr, list.length, true);
@@ -226,6 +272,11 @@ export class WASI {
     return errno.SUCCESS;
   }
 
+  /**
+   * @param {Uint8Array[]} list
+   * @param {number} ptrsPtr
+   * @param {number} bufPtr
+   */
   strings(list, ptrsPtr, bufPtr) {
     const view = this.view();
     let at = bufPtr;
@@ -237,6 +288,10 @@ export class WASI {
     return errno.SUCCESS;
   }
 
+  /**
+   * @param {OutputFd} fd
+   * @param {Uint8Array} bytes
+   */
   output(fd, bytes) {
     let state = this.pending.get(fd);
     if (!state) {
@@ -261,12 +316,18 @@ export class WASI {
    *
    * Only the monotonic clock moves: the wall clock stays true, and the
    * engine measures durations, not sleeps.
+   *
+   * @param {number} inPtr
+   * @param {number} outPtr
+   * @param {number} nsubs
+   * @param {number} neventsPtr
    */
   pollOneoff(inPtr, outPtr, nsubs, neventsPtr) {
     if (nsubs === 0) return errno.INVAL;
     const view = this.view();
     // subscription (48 bytes): userdata u64, tag u8 @8,
     //   clock {id u32 @16, timeout u64 @24, precision u64 @32, flags u16 @40}
+    /** @type {{ userdata: bigint, tag: number, wait: bigint }[]} */
     const subs = [];
     for (let i = 0; i < nsubs; i++) {
       const at = inPtr + i * 48;

@@ -5,25 +5,91 @@
 
 import { openMemory, memory, indexedDB } from './index.js';
 
+/** @typedef {import('./index.d.ts').OpenOptions} OpenOptions */
+/** @typedef {import('./index.d.ts').TreeFile} TreeFile */
+/** @typedef {import('./worker.d.ts').WorkerStorage} WorkerStorage */
+
+/**
+ * What openMemoryInWorker (worker.js) sends with `open`: the storage to
+ * make here and the options that can cross to a worker (a relative wasm
+ * URL already made absolute, a Date as its ISO string).
+ *
+ * @typedef {object} WorkerOpen
+ * @property {WorkerStorage} [storage]
+ * @property {string | ArrayBuffer | ArrayBufferView | WebAssembly.Module} [wasm]
+ * @property {string} [fixedTime]
+ * @property {OpenOptions['maxFileBytes']} [maxFileBytes]
+ * @property {OpenOptions['lifecycle']} [lifecycle]
+ * @property {OpenOptions['llmOptions']} [llmOptions]
+ * @property {boolean} forwardLogs
+ * @property {boolean} forwardExternalChanges
+ */
+
+/**
+ * The page's requests, by op; each comes as `{ id, op, ...args }`.
+ *
+ * @typedef {object} Requests
+ * @property {{ options: WorkerOpen }} open
+ * @property {{ method: string, params?: Record<string, unknown> }} call
+ * @property {{}} exportFiles
+ * @property {{ files: TreeFile[] }} importFiles
+ * @property {{}} close
+ */
+
+/**
+ * What the worker posts to the page: an answer (`id` with `value` or
+ * `error`), a log line, or news of another memory's save.
+ *
+ * @typedef {object} WorkerReply
+ * @property {number} [id]
+ * @property {unknown} [value]
+ * @property {{ name: string, code?: string, message: string }} [error]
+ * @property {{ level: import('./index.d.ts').LogLevel, message: string }} [log]
+ * @property {boolean} [externalChange]
+ */
+
+/**
+ * An op's answer that moves buffers to the page instead of copying them.
+ * @typedef {{ value: unknown, transfer: Transferable[] }} Transfer
+ */
+
+/**
+ * The dedicated worker's global scope, as far as this script uses it. The
+ * package is checked with lib "dom" (whose `self` is a Window), and lib
+ * "webworker" cannot be loaded beside it in one program; hence this type
+ * and the cast of `self` to it.
+ *
+ * @typedef {object} WorkerScope
+ * @property {(message: WorkerReply, transfer?: Transferable[]) => void} postMessage
+ * @property {((event: MessageEvent<({ id?: number, op?: string } & Record<string, unknown>) | null | undefined>) => void) | null} onmessage
+ */
+
+/** @type {WorkerScope} */
+const scope = /** @type {WorkerScope} */ (/** @type {unknown} */ (self));
+
 /** @type {import('./index.d.ts').ArborMemory | null} */
 let mem = null;
-/** @type {{ close?: () => void } | null} */
+/** @type {(import('./index.d.ts').Storage & { close?: () => void }) | null} */
 let storage = null;
 
+/** @type {{ [Op in keyof Requests]: (args: Requests[Op]) => unknown }} */
 const ops = {
   async open({ options }) {
     if (mem) throw new Error('arbor worker: a memory is already open in this worker');
     const { storage: spec = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, forwardLogs, forwardExternalChanges } = options;
     storage = makeStorage(spec);
-    const onLog = forwardLogs ? (level, message) => self.postMessage({ log: { level, message } }) : undefined;
-    const onExternalChange = forwardExternalChanges ? () => self.postMessage({ externalChange: true }) : undefined;
+    /** @type {OpenOptions['onLog']} */
+    const onLog = forwardLogs ? (level, message) => scope.postMessage({ log: { level, message } }) : undefined;
+    const onExternalChange = forwardExternalChanges ? () => scope.postMessage({ externalChange: true }) : undefined;
     mem = await openMemory({ storage, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, ...(onLog && { onLog }), ...(onExternalChange && { onExternalChange }) });
     return mem.opened;
   },
   call: ({ method, params }) => opened().call(method, params),
   exportFiles: async () => {
     const files = await opened().exportFiles();
-    return { value: files, transfer: files.map((f) => f.data.buffer) };
+    // Cast: a storage's read returns a fresh copy (memory.js slices), never
+    // a view of a SharedArrayBuffer, so every buffer can be transferred.
+    return { value: files, transfer: files.map((f) => /** @type {ArrayBuffer} */ (f.data.buffer)) };
   },
   importFiles: ({ files }) => opened().importFiles(files),
   async close() {
@@ -37,27 +103,35 @@ const ops = {
 
 function opened() {
   if (!mem) {
-    const err = new Error('the memory is closed');
+    // Cast: an Error with a code, which the page's rebuild (worker.js) reads.
+    const err = /** @type {Error & { code?: string }} */ (new Error('the memory is closed'));
     err.code = 'not_open';
     throw err;
   }
   return mem;
 }
 
+/** @param {WorkerStorage} spec */
 function makeStorage(spec) {
   if (spec.kind === 'indexedDB') return indexedDB(spec.name);
   if (spec.kind === 'memory') return memory(spec.files ?? {});
-  throw new Error(`arbor worker: unknown storage kind ${JSON.stringify(spec.kind)} (use "memory" or "indexedDB")`);
+  // Cast: a kind the type does not list, sent by a JS caller.
+  throw new Error(`arbor worker: unknown storage kind ${JSON.stringify(/** @type {{ kind?: unknown }} */ (spec).kind)} (use "memory" or "indexedDB")`);
 }
 
-self.onmessage = async ({ data }) => {
+scope.onmessage = async ({ data }) => {
   const { id, op, ...args } = data ?? {};
   try {
-    if (!Object.hasOwn(ops, op)) throw new Error(`arbor worker: unknown operation ${JSON.stringify(op)}`);
-    const out = await ops[op](args);
-    if (out && typeof out === 'object' && 'transfer' in out) self.postMessage({ id, value: out.value }, out.transfer);
-    else self.postMessage({ id, value: out });
+    // Cast: a missing op is looked up as "undefined", which is no op either.
+    if (!Object.hasOwn(ops, /** @type {string} */ (op))) throw new Error(`arbor worker: unknown operation ${JSON.stringify(op)}`);
+    // Cast: worker.js sends each op with its own arguments (Requests); they
+    // are not checked here beyond the op's name.
+    const out = await /** @type {(args: unknown) => unknown} */ (ops[/** @type {keyof Requests} */ (op)])(args);
+    if (out && typeof out === 'object' && 'transfer' in out) scope.postMessage({ id, value: /** @type {Transfer} */ (out).value }, /** @type {Transfer} */ (out).transfer);
+    else scope.postMessage({ id, value: out });
   } catch (err) {
-    self.postMessage({ id, error: { name: err?.name ?? 'Error', code: err?.code, message: err?.message ?? String(err) } });
+    // Cast: anything may be thrown; it is read null-safely.
+    const e = /** @type {{ name?: string, code?: string, message?: string } | null | undefined} */ (err);
+    scope.postMessage({ id, error: { name: e?.name ?? 'Error', code: e?.code, message: e?.message ?? String(e) } });
   }
 };

@@ -6,12 +6,16 @@
 import { ArborError } from './error.js';
 import { MemoryMethods } from './methods.js';
 
+/** @typedef {import('./index.d.ts').ArborMemory} ArborMemory */
+/** @typedef {import('./index.d.ts').OpenOptions} OpenOptions */
+/** @typedef {import('./index.d.ts').OpenResult} OpenResult */
+/** @typedef {import('./worker-entry.js').WorkerReply} WorkerReply */
+
 /**
  * Starts a worker, opens a memory in it and resolves with an ArborMemory
  * whose calls are answered by the worker.
  *
- * @param {import('./worker.d.ts').WorkerOpenOptions} [options]
- * @returns {Promise<import('./worker.d.ts').WorkerMemory>}
+ * @type {typeof import('./worker.d.ts').openMemoryInWorker}
  */
 export async function openMemoryInWorker(options = {}) {
   const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, onLog, onExternalChange, llm, llmOptions } = options;
@@ -20,6 +24,7 @@ export async function openMemoryInWorker(options = {}) {
   // this thread makes the model calls (llm/drive.js), so the key never
   // goes to the worker and any adapter object works.
   const client = new WorkerMemory(worker, onLog, onExternalChange, llm);
+  /** @type {import('./worker-entry.js').WorkerOpen} */
   const open = {
     storage,
     // A relative URL means the page's, not the worker's.
@@ -40,7 +45,9 @@ export async function openMemoryInWorker(options = {}) {
   return client;
 }
 
+/** @implements {ArborMemory} */
 class WorkerMemory extends MemoryMethods {
+  /** @type {Worker} */
   #worker;
   #nextId = 1;
   /** @type {Map<number, { resolve: (v: unknown) => void, reject: (e: unknown) => void, op: string }>} */
@@ -50,11 +57,20 @@ class WorkerMemory extends MemoryMethods {
   /** @type {ArborError | null} */
   #dead = null;
 
+  /**
+   * @param {Worker} worker
+   * @param {OpenOptions['onLog']} onLog
+   * @param {OpenOptions['onExternalChange']} onExternalChange
+   * @param {OpenOptions['llm']} llm
+   */
   constructor(worker, onLog, onExternalChange, llm) {
     super(llm);
     this.#worker = worker;
-    /** @type {import('./index.d.ts').OpenResult | undefined} */
-    this.opened = undefined;
+    // Cast: undefined only until openMemoryInWorker sets it, before it hands
+    // the memory out; callers always see an OpenResult.
+    /** @type {OpenResult} */
+    this.opened = /** @type {OpenResult} */ (/** @type {unknown} */ (undefined));
+    /** @param {MessageEvent<WorkerReply>} event */
     worker.onmessage = ({ data }) => {
       if (data?.log) {
         onLog?.(data.log.level, data.log.message);
@@ -68,9 +84,9 @@ class WorkerMemory extends MemoryMethods {
         }
         return;
       }
-      const p = this.#pending.get(data?.id);
+      const p = this.#pending.get(/** @type {number} */ (data?.id)); // cast: no id finds no call
       if (!p) return;
-      this.#pending.delete(data.id);
+      this.#pending.delete(/** @type {number} */ (data.id)); // cast: p was found by it
       if (data.error) p.reject(rebuild(data.error));
       else p.resolve(data.value);
     };
@@ -82,6 +98,7 @@ class WorkerMemory extends MemoryMethods {
     worker.onmessageerror = () => this.#fail(new ArborError('crashed', 'arbor worker: a message could not be decoded'));
   }
 
+  /** @param {ArborError} err */
   #fail(err) {
     this.#dead = err;
     for (const p of this.#pending.values()) p.reject(err);
@@ -89,22 +106,33 @@ class WorkerMemory extends MemoryMethods {
     this.#worker.terminate();
   }
 
-  /** Posts one request and resolves with its answer. */
+  /**
+   * Posts one request and resolves with its answer.
+   *
+   * @template [T=unknown] what the worker answers to `op` (worker-entry.js)
+   * @param {keyof import('./worker-entry.js').Requests} op
+   * @param {Record<string, unknown>} [args]
+   * @param {Transferable[]} [transfer]
+   * @returns {Promise<T>}
+   */
   send(op, args = {}, transfer = []) {
     if (this.#dead) return Promise.reject(this.#dead);
     if (this.#closing && op !== 'close') return Promise.reject(new ArborError('not_open', `${args.method ?? op}: the memory is closed`));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject, op });
+      // Cast: the worker answers `op` with a T (see @template).
+      this.#pending.set(id, { resolve: /** @type {(v: unknown) => void} */ (resolve), reject, op });
       try {
         this.#worker.postMessage({ id, op, ...args }, transfer);
       } catch (err) {
         this.#pending.delete(id);
-        reject(new ArborError('invalid_params', `${args.method ?? op}: cannot be sent to the worker: ${err.message}`, { cause: err }));
+        // Cast: postMessage throws a DataCloneError (a DOMException).
+        reject(new ArborError('invalid_params', `${args.method ?? op}: cannot be sent to the worker: ${/** @type {Error} */ (err).message}`, { cause: err }));
       }
     });
   }
 
+  /** @type {ArborMemory['call']} */
   call(method, params = {}) {
     if (typeof method !== 'string') {
       return Promise.reject(new ArborError('invalid_request', `call: the method must be a string, not ${typeof method}`));
@@ -112,24 +140,36 @@ class WorkerMemory extends MemoryMethods {
     return this.send('call', { method, params });
   }
 
+  /** @type {ArborMemory['exportFiles']} */
   exportFiles() {
     return this.send('exportFiles');
   }
 
+  /** @type {ArborMemory['importFiles']} */
   importFiles(files) {
     return this.send('importFiles', { files: Array.from(files ?? []) });
   }
 
-  /** Closes the memory, then ends the worker. */
+  /**
+   * Closes the memory, then ends the worker.
+   *
+   * @type {ArborMemory['close']}
+   */
   close() {
-    this.#closing ??= (this.#dead ? Promise.resolve() : this.send('close')).finally(() => this.#worker.terminate());
+    // Cast (send's T): the worker answers close with nothing.
+    this.#closing ??= (this.#dead ? Promise.resolve() : /** @type {Promise<void>} */ (this.send('close'))).finally(() => this.#worker.terminate());
     return this.#closing;
   }
 }
 
-if (typeof Symbol.asyncDispose === 'symbol') WorkerMemory.prototype[Symbol.asyncDispose] = WorkerMemory.prototype.close;
+// Cast: as for Memory in index.js, the method exists only where the symbol does.
+if (typeof Symbol.asyncDispose === 'symbol') /** @type {WorkerMemory & AsyncDisposable} */ (WorkerMemory.prototype)[Symbol.asyncDispose] = WorkerMemory.prototype.close;
 
-/** An error from the worker as the caller would have got it on the main thread. */
+/**
+ * An error from the worker as the caller would have got it on the main thread.
+ *
+ * @param {NonNullable<WorkerReply['error']>} error
+ */
 function rebuild({ name, code, message }) {
   if (name === 'ArborError' || code) return new ArborError(code ?? 'internal', message);
   const err = new Error(message);

@@ -1,20 +1,25 @@
 // The error a model adapter rejects with.
 
+/** @typedef {import('./index.d.ts').LLMErrorCode} LLMErrorCode */
+/** @typedef {import('./index.d.ts').LLMError} DeclaredLLMError */
+
 /**
  * A failed model call. `code` is one of the error codes of docs/ABI.md §6
  * (`timeout`, `rate_limit`, `auth`, `http`, `invalid`, `cancelled`), what
  * the memory hands to the engine's `resume`.
+ *
+ * @implements {Omit<DeclaredLLMError, 'name'>}
  */
 export class LLMError extends Error {
   /**
-   * @param {'timeout' | 'rate_limit' | 'auth' | 'http' | 'invalid' | 'cancelled'} code
+   * @param {LLMErrorCode} code
    * @param {string} message
    * @param {{ cause?: unknown }} [options]
    */
   constructor(code, message, options) {
     super(message, options);
-    this.name = 'LLMError';
-    /** @type {string} */
+    this.name = 'LLMError'; // not checked: see ArborError (../error.js)
+    /** @type {LLMErrorCode} */
     this.code = code;
     /** The last HTTP status, 0 when there was no answer. */
     this.status = 0;
@@ -24,3 +29,5 @@ export class LLMError extends Error {
     this.provider = '';
   }
 }
+
+/** @typedef {import('../error.js').Assignable<ConstructorParameters<typeof LLMError>, ConstructorParameters<typeof import('./index.d.ts').LLMError>>} LLMErrorConstructor */

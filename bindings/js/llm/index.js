@@ -3,7 +3,7 @@
 // model call with fetch. openMemory({ llm }) and mem.query(q, { llm }) use
 // it to answer pending results behind `await`.
 
-import { PROVIDERS } from './client.js';
+import { PROVIDERS, providerInfo } from './client.js';
 import { openaiCompatible } from './openai.js';
 import { anthropic } from './anthropic.js';
 
@@ -17,16 +17,15 @@ export { anthropic } from './anthropic.js';
  * reads (ARBOR_LLM_PROVIDER, ARBOR_LLM_BASE_URL, ARBOR_LLM_MODEL,
  * ARBOR_LLM_API_KEY, else the provider's own key variable such as
  * OPENAI_API_KEY, ARBOR_LLM_TIMEOUT (90, 90s, 2m), ARBOR_LLM_MAX_RETRIES), or
- * null when no provider is named (or it is "none").
+ * null when no provider is named (or it is "none"). `env` defaults to
+ * process.env; `options` adds more (fetch, onRetry, …).
  *
- * @param {Record<string, string | undefined>} [env] default: process.env
- * @param {Partial<import('./index.d.ts').AdapterOptions>} [options] more options (fetch, onRetry, …)
- * @returns {import('./index.d.ts').LLMAdapter | null}
+ * @type {typeof import('./index.d.ts').adapterFromEnv}
  */
 export function adapterFromEnv(env = globalThis.process?.env ?? {}, options = {}) {
   const provider = env.ARBOR_LLM_PROVIDER?.trim().toLowerCase();
   if (!provider || provider === 'none') return null;
-  const info = PROVIDERS[provider];
+  const info = providerInfo(provider);
   if (!info) throw new TypeError(`arbor llm: unknown provider ${JSON.stringify(provider)} (known: ${Object.keys(PROVIDERS).join(', ')})`);
   const opts = {
     ...options,
@@ -39,7 +38,8 @@ export function adapterFromEnv(env = globalThis.process?.env ?? {}, options = {}
   if (timeout) {
     // As the Go host reads it: seconds, or a number with ms, s or m.
     const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(timeout);
-    const ms = m ? Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] : 0;
+    // Cast: the pattern allows only these units.
+    const ms = m ? Number(m[1]) * /** @type {Record<string, number>} */ ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 })[m[2] ?? 's'] : 0;
     if (!(ms > 0)) throw new TypeError(`arbor llm: ARBOR_LLM_TIMEOUT ${JSON.stringify(timeout)} is not a positive duration (e.g. 90, 90s, 2m)`);
     opts.timeoutMs = ms;
   }
@@ -48,5 +48,8 @@ export function adapterFromEnv(env = globalThis.process?.env ?? {}, options = {}
     if (!Number.isInteger(n)) throw new TypeError(`arbor llm: ARBOR_LLM_MAX_RETRIES ${JSON.stringify(env.ARBOR_LLM_MAX_RETRIES)} is not a whole number`);
     opts.maxRetries = n;
   }
-  return info.format === 'anthropic' ? anthropic(opts) : openaiCompatible(opts);
+  // Cast: the model may be missing, which the adapter refuses with a
+  // TypeError; the provider is one of the format's, as info says.
+  const checked = /** @type {import('./index.d.ts').OpenAICompatibleOptions & import('./index.d.ts').AnthropicOptions} */ (opts);
+  return info.format === 'anthropic' ? anthropic(checked) : openaiCompatible(checked);
 }

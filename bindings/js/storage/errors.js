@@ -2,9 +2,14 @@
 // code into the negative codes of docs/ABI.md §2; anything else a storage
 // throws counts as an I/O failure.
 
-/** @typedef {'ENOENT' | 'EACCES' | 'EINVAL' | 'EIO'} StorageErrorCode */
+/** @typedef {import('./errors.d.ts').StorageErrorCode} StorageErrorCode */
+/** @typedef {import('./errors.d.ts').StorageError} DeclaredStorageError */
 
-/** An error thrown by a storage adapter, with a code the host ABI maps. */
+/**
+ * An error thrown by a storage adapter, with a code the host ABI maps.
+ *
+ * @implements {Omit<DeclaredStorageError, 'name'>}
+ */
 export class StorageError extends Error {
   /**
    * @param {StorageErrorCode} code
@@ -13,8 +18,10 @@ export class StorageError extends Error {
    */
   constructor(code, message, options) {
     super(`${code}: ${message}`, options);
-    this.name = 'StorageError';
+    this.name = 'StorageError'; // not checked: see ArborError (../error.js)
     /** @type {StorageErrorCode} */
     this.code = code;
   }
 }
+
+/** @typedef {import('../error.js').Assignable<ConstructorParameters<typeof StorageError>, ConstructorParameters<typeof import('./errors.d.ts').StorageError>>} StorageErrorConstructor */

@@ -37,16 +37,18 @@ const META = 'meta';
 const GENERATION = 'generation';
 const VERSION = 2;
 
-/** The name of the database's Web Lock and BroadcastChannel. */
+/**
+ * The name of the database's Web Lock and BroadcastChannel.
+ * @param {string} name
+ */
 const channelName = (name) => `arbor-indexeddb:${name}`;
 
 /**
- * Creates an IndexedDB-backed storage adapter for the database `name`.
- * Nothing is read until `load()`, which openMemory calls.
+ * Creates an IndexedDB-backed storage adapter for the database `name` (one
+ * memory root per name). Nothing is read until `load()`, which openMemory
+ * calls. `options.indexedDB`: the factory to use (default: the global one).
  *
- * @param {string} name the database name (one memory root per name)
- * @param {{ indexedDB?: IDBFactory }} [options] the factory to use (default: the global one)
- * @returns {import('./indexeddb.js').IndexedDBStorage}
+ * @type {typeof import('./indexeddb.d.ts').indexedDB}
  */
 export function indexedDB(name, options = {}) {
   if (typeof name !== 'string' || name === '') throw new TypeError('arbor: indexedDB(name) needs a database name');
@@ -54,7 +56,7 @@ export function indexedDB(name, options = {}) {
   if (!factory) throw new Error('arbor: indexedDB is not available here (a browser page, worker or extension has it)');
 
   let mirror = memory();
-  /** Paths written, removed or renamed since the last commit. */
+  /** @type {Set<string>} Paths written, removed or renamed since the last commit. */
   let touched = new Set();
   /** The generation the mirror holds; -1 until loaded. */
   let generation = -1;
@@ -67,6 +69,7 @@ export function indexedDB(name, options = {}) {
   /** @type {Set<(change: { generation: number }) => void>} */
   const watchers = new Set();
 
+  /** @returns {Promise<IDBDatabase>} */
   const connect = () =>
     new Promise((resolve, reject) => {
       if (db) return resolve(db);
@@ -93,6 +96,14 @@ export function indexedDB(name, options = {}) {
   /**
    * Runs one transaction over `stores`; `fill` issues its requests and
    * returns what to resolve with once it commits.
+   *
+   * @template T
+   * @param {string} what
+   * @param {string[]} stores
+   * @param {IDBTransactionMode} mode
+   * @param {(tx: IDBTransaction, fail: (err: StorageError) => void) => (() => T) | void} fill
+   *   returns a getter of the result when there is one to read
+   * @returns {Promise<T>}
    */
   const transact = async (what, stores, mode, fill) => {
     const conn = await connect();
@@ -105,9 +116,12 @@ export function indexedDB(name, options = {}) {
         db = null;
         return reject(idbError(what, err));
       }
+      /** @type {(() => T) | void} */
       let out;
+      /** @type {StorageError | null} */
       let failure = null;
-      tx.oncomplete = () => resolve(out?.());
+      // Cast: without a getter (commit) T is unknown and the undefined is not read.
+      tx.oncomplete = () => resolve(/** @type {T} */ (out?.()));
       tx.onabort = () => reject(failure ?? idbError(what, tx.error));
       try {
         out = fill(tx, (err) => {
@@ -134,7 +148,12 @@ export function indexedDB(name, options = {}) {
       const k = files.getAllKeys();
       const v = files.getAll();
       const g = tx.objectStore(META).get(GENERATION);
-      return () => ({ keys: k.result, values: v.result, gen: g.result ?? 0 });
+      // Cast: the stores hold what commit puts there: { data } under each path, the generation a number.
+      return () => ({
+        keys: /** @type {string[]} */ (k.result),
+        values: /** @type {{ data: Uint8Array }[]} */ (v.result),
+        gen: /** @type {number | undefined} */ (g.result) ?? 0,
+      });
     });
     const fresh = memory();
     for (let i = 0; i < keys.length; i++) fresh.write(keys[i], values[i].data);
@@ -147,12 +166,17 @@ export function indexedDB(name, options = {}) {
     // The files' store is left out of the scope: a cheaper transaction.
     transact(`read database "${name}"`, [META], 'readonly', (tx) => {
       const g = tx.objectStore(META).get(GENERATION);
-      return () => g.result ?? 0;
+      return () => /** @type {number | undefined} */ (g.result) ?? 0; // cast: as in reload
     });
 
-  /** Every file below folder p of the mirror. */
+  /**
+   * Every file below folder p of the mirror.
+   * @param {string} p
+   */
   const filesUnder = (p) => {
+    /** @type {string[]} */
     const out = [];
+    /** @param {string} dir */
     const walk = (dir) => {
       for (const e of mirror.list(dir)) {
         const child = dir === '' ? e.name : `${dir}/${e.name}`;
@@ -164,6 +188,7 @@ export function indexedDB(name, options = {}) {
     return out;
   };
 
+  /** @param {string} p */
   const isFile = (p) => {
     try {
       return !mirror.stat(p).dir;
@@ -285,7 +310,7 @@ export function indexedDB(name, options = {}) {
           // The check and the writes are one transaction, so no other
           // commit can come between them.
           check.onsuccess = () => {
-            const saved = check.result ?? 0;
+            const saved = /** @type {number | undefined} */ (check.result) ?? 0; // cast: as in reload
             if (saved !== base) {
               fail(new StorageError('EIO', `indexedDB "${name}": another tab or worker saved changes (generation ${saved}) after this memory read the tree (generation ${base}); nothing of this change was saved`));
               return;
@@ -306,7 +331,8 @@ export function indexedDB(name, options = {}) {
         try {
           await reload();
         } catch (again) {
-          throw new StorageError('EIO', `${err.message}; reloading the saved tree failed too: ${again.message}`, { cause: err });
+          // Cast: transact and reload reject with StorageErrors.
+          throw new StorageError('EIO', `${/** @type {Error} */ (err).message}; reloading the saved tree failed too: ${/** @type {Error} */ (again).message}`, { cause: err });
         }
         throw err;
       }
@@ -325,7 +351,11 @@ export function indexedDB(name, options = {}) {
   };
 }
 
-/** Deletes the database `name` and everything in it (the memory using it must be closed). */
+/**
+ * Deletes the database `name` and everything in it (the memory using it must be closed).
+ *
+ * @type {typeof import('./indexeddb.d.ts').deleteIndexedDB}
+ */
 export function deleteIndexedDB(name, options = {}) {
   const factory = options.indexedDB ?? globalThis.indexedDB;
   return new Promise((resolve, reject) => {
@@ -335,11 +365,19 @@ export function deleteIndexedDB(name, options = {}) {
   });
 }
 
-/** A StorageError saying plainly what the browser refused. */
+/**
+ * A StorageError saying plainly what the browser refused.
+ *
+ * @param {string} what
+ * @param {unknown} err a DOMException, or whatever a request threw
+ * @returns {StorageError}
+ */
 function idbError(what, err) {
-  const kind = err?.name ?? 'Error';
+  // Cast: only the name and the message are read.
+  const e = /** @type {{ name?: string, message?: string } | null | undefined} */ (err);
+  const kind = e?.name ?? 'Error';
   if (kind === 'QuotaExceededError') {
     return new StorageError('EIO', `indexedDB: ${what}: the browser's storage quota is full (QuotaExceededError); the change was not saved — free some space or export the notes`, { cause: err });
   }
-  return new StorageError('EIO', `indexedDB: ${what}: ${kind}: ${err?.message ?? 'unknown error'}`, { cause: err });
+  return new StorageError('EIO', `indexedDB: ${what}: ${kind}: ${e?.message ?? 'unknown error'}`, { cause: err });
 }

@@ -7,8 +7,9 @@ import { StorageError } from './errors.js';
 import { pathProblem, compareNames } from '../paths.js';
 
 /**
- * @typedef {{ dir: boolean, data: Uint8Array | null, mtime: number }} Node
- * @typedef {{ name: string, dir: boolean, size: number, mtime: number }} DirEntry
+ * @typedef {{ dir: true, data: null, mtime: number } | { dir: false, data: Uint8Array, mtime: number }} Node
+ * @typedef {import('./types.d.ts').StorageEntry} DirEntry
+ * @typedef {import('./memory.d.ts').MemoryStorage} MemoryStorage
  */
 
 const encoder = new TextEncoder();
@@ -16,32 +17,44 @@ const encoder = new TextEncoder();
 /**
  * Creates a Map-backed storage adapter.
  *
- * @param {Record<string, string | Uint8Array>} [initialFiles] file path → content
- *   (strings are stored as UTF-8); parent folders are created.
- * @returns {import('./memory.js').MemoryStorage}
+ * `initialFiles`: file path → content (strings are stored as UTF-8);
+ * parent folders are created.
+ *
+ * @type {typeof import('./memory.d.ts').memory}
  */
 export function memory(initialFiles = {}) {
   /** @type {Map<string, Node>} every file and folder by path; "" is the root */
   const nodes = new Map([['', { dir: true, data: null, mtime: Date.now() }]]);
-  /** @type {Map<string, Set<string>>} the names inside each folder */
+  /**
+   * The names inside each folder. Every folder of `nodes` has its set here,
+   * so a lookup of a known folder is cast to Set<string> below.
+   * @type {Map<string, Set<string>>}
+   */
   const kids = new Map([['', new Set()]]);
 
+  /** @param {string} p */
   const check = (p) => {
     const problem = pathProblem(p);
     if (problem) throw new StorageError('EINVAL', `path ${JSON.stringify(p)}: ${problem}`);
   };
+  /** @param {string} p */
   const parentOf = (p) => {
     const i = p.lastIndexOf('/');
     return i < 0 ? '' : p.slice(0, i);
   };
+  /** @param {string} p */
   const baseOf = (p) => p.slice(p.lastIndexOf('/') + 1);
+  /** @param {string} p */
   const get = (p) => {
     const node = nodes.get(p);
     if (!node) throw new StorageError('ENOENT', `${JSON.stringify(p)}: no such file or directory`);
     return node;
   };
 
-  /** Creates folder p and its missing parents; a file in the way is an error. */
+  /**
+   * Creates folder p and its missing parents; a file in the way is an error.
+   * @param {string} p
+   */
   const mkdirs = (p) => {
     if (p === '') return;
     const node = nodes.get(p);
@@ -52,21 +65,31 @@ export function memory(initialFiles = {}) {
     mkdirs(parentOf(p));
     nodes.set(p, { dir: true, data: null, mtime: Date.now() });
     kids.set(p, new Set());
-    kids.get(parentOf(p)).add(baseOf(p));
+    /** @type {Set<string>} */ (kids.get(parentOf(p))).add(baseOf(p)); // cast: the parent was made above
   };
 
+  /**
+   * @param {string} p
+   * @param {Node} node
+   */
   const put = (p, node) => {
     nodes.set(p, node);
     if (node.dir && !kids.has(p)) kids.set(p, new Set());
-    kids.get(parentOf(p)).add(baseOf(p));
+    /** @type {Set<string>} */ (kids.get(parentOf(p))).add(baseOf(p)); // cast: callers make the parent first
   };
 
+  /** @param {string} p */
   const drop = (p) => {
     nodes.delete(p);
     kids.delete(p);
     kids.get(parentOf(p))?.delete(baseOf(p));
   };
 
+  /**
+   * @param {string} p
+   * @param {Node} node
+   * @returns {DirEntry}
+   */
   const entry = (p, node) => ({
     name: baseOf(p),
     dir: node.dir,
@@ -74,6 +97,7 @@ export function memory(initialFiles = {}) {
     mtime: node.mtime,
   });
 
+  /** @type {MemoryStorage} */
   const store = {
     read(p) {
       check(p);
@@ -95,7 +119,7 @@ export function memory(initialFiles = {}) {
       check(p);
       if (p === '') throw new StorageError('EINVAL', 'cannot remove the root');
       const node = get(p);
-      if (node.dir && kids.get(p).size > 0) {
+      if (node.dir && /** @type {Set<string>} */ (kids.get(p)).size > 0) { // cast: a folder's
         throw new StorageError('EINVAL', `${JSON.stringify(p)}: folder not empty`);
       }
       drop(p);
@@ -116,13 +140,14 @@ export function memory(initialFiles = {}) {
         return;
       }
       if (to.startsWith(from + '/')) throw new StorageError('EINVAL', `cannot move ${JSON.stringify(from)} into itself`);
-      if (target && !(target.dir && kids.get(to).size === 0)) {
+      if (target && !(target.dir && /** @type {Set<string>} */ (kids.get(to)).size === 0)) { // cast: a folder's
         throw new StorageError('EINVAL', `${JSON.stringify(to)} exists`);
       }
       if (target) drop(to);
       mkdirs(parentOf(to));
       const moved = [...nodes.keys()].filter((k) => k === from || k.startsWith(from + '/')).sort();
-      const subtree = moved.map((k) => [k, nodes.get(k)]);
+      // Cast: `moved` are keys of `nodes`.
+      const subtree = moved.map((k) => /** @type {[string, Node]} */ ([k, nodes.get(k)]));
       for (const [k] of subtree) drop(k);
       // Parents sort before their children, so each folder exists (with an
       // empty name set) before its contents are put back.
@@ -134,7 +159,8 @@ export function memory(initialFiles = {}) {
       const node = get(p);
       if (!node.dir) throw new StorageError('EINVAL', `${JSON.stringify(p)} is not a folder`);
       const prefix = p === '' ? '' : p + '/';
-      return [...kids.get(p)].sort(compareNames).map((name) => entry(prefix + name, nodes.get(prefix + name)));
+      // Cast: p is a folder, and the names in a folder's set are in `nodes`.
+      return [.../** @type {Set<string>} */ (kids.get(p))].sort(compareNames).map((name) => entry(prefix + name, /** @type {Node} */ (nodes.get(prefix + name))));
     },
 
     stat(p) {
@@ -147,7 +173,7 @@ export function memory(initialFiles = {}) {
       /** @type {Record<string, string>} */
       const out = {};
       const files = [...nodes.entries()].filter(([, n]) => !n.dir).map(([k]) => k).sort(compareNames);
-      for (const k of files) out[k] = decoder.decode(nodes.get(k).data);
+      for (const k of files) out[k] = decoder.decode(/** @type {Node & { dir: false }} */ (nodes.get(k)).data); // cast: k is a file of `nodes`
       return out;
     },
   };

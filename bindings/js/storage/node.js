@@ -13,7 +13,12 @@ import path from 'node:path';
 import { StorageError } from './errors.js';
 import { pathProblem, compareNames } from '../paths.js';
 
-/** node:fs error codes → the four codes of the storage interface. */
+/** @typedef {import('./errors.d.ts').StorageErrorCode} StorageErrorCode */
+
+/**
+ * node:fs error codes → the four codes of the storage interface.
+ * @type {Record<string, StorageErrorCode>}
+ */
 const codes = {
   ENOENT: 'ENOENT',
   ENOTDIR: 'EINVAL',
@@ -27,10 +32,17 @@ const codes = {
   EROFS: 'EACCES',
 };
 
+/**
+ * @param {unknown} err what node:fs threw
+ * @param {string} what
+ * @returns {StorageError}
+ */
 function wrap(err, what) {
   if (err instanceof StorageError) return err;
-  const code = codes[err?.code] ?? 'EIO';
-  return new StorageError(code, `${what}: ${err?.message ?? err}`, { cause: err });
+  // Cast: only the code and the message of a system error are read.
+  const e = /** @type {NodeJS.ErrnoException | null | undefined} */ (err);
+  const code = codes[/** @type {string} */ (e?.code)] ?? 'EIO'; // no code: key "undefined", not mapped
+  return new StorageError(code, `${what}: ${e?.message ?? e}`, { cause: err });
 }
 
 let tempCounter = 0;
@@ -38,16 +50,20 @@ let tempCounter = 0;
 /**
  * Creates a storage adapter over the folder `dir` (created if missing).
  *
- * @param {string} dir the memory root
- * @returns {import('./node.js').NodeStorage}
+ * @type {typeof import('./node.d.ts').nodeFs}
  */
 export function nodeFs(dir) {
   fs.mkdirSync(dir, { recursive: true });
   const root = fs.realpathSync.native(path.resolve(dir));
 
+  /** @param {string} real */
   const inside = (real) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 
-  /** The absolute location of p, checked against the rules and the root. */
+  /**
+   * The absolute location of p, checked against the rules and the root.
+   * @param {string} p
+   * @returns {string}
+   */
   const resolve = (p) => {
     if (typeof p !== 'string') throw new StorageError('EINVAL', 'path is not a string');
     // Anything that would land outside the root is a denial, whatever else
@@ -66,7 +82,8 @@ export function nodeFs(dir) {
       try {
         real = fs.realpathSync.native(probe);
       } catch (err) {
-        if (err.code === 'ENOENT' || err.code === 'ENOTDIR') {
+        const code = /** @type {NodeJS.ErrnoException} */ (err).code; // cast: realpath fails with a system error
+        if (code === 'ENOENT' || code === 'ENOTDIR') {
           const up = path.dirname(probe);
           if (up === probe) throw wrap(err, p);
           probe = up;
@@ -79,6 +96,11 @@ export function nodeFs(dir) {
     }
   };
 
+  /**
+   * @param {string} name
+   * @param {fs.Stats} st
+   * @returns {import('./types.d.ts').StorageEntry}
+   */
   const entry = (name, st) => ({
     name,
     dir: st.isDirectory(),
@@ -86,7 +108,10 @@ export function nodeFs(dir) {
     mtime: Math.trunc(st.mtimeMs),
   });
 
-  /** Best effort: makes a rename durable. Not every platform can fsync a folder. */
+  /**
+   * Best effort: makes a rename durable. Not every platform can fsync a folder.
+   * @param {string} d
+   */
   const syncDir = (d) => {
     let fd;
     try {
