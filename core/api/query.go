@@ -10,6 +10,27 @@ type SearchParams struct {
 	Limit int `json:"limit,omitempty"`
 }
 
+// MaxLimit is the most results a search or query may ask for.
+const MaxLimit = 100
+
+// LimitOr is p.Limit, or def when it is 0; a limit outside 1 to MaxLimit
+// is an *Error with CodeInvalidParams.
+func (p SearchParams) LimitOr(def int) (int, error) {
+	switch {
+	case p.Limit == 0:
+		return def, nil
+	case p.Limit < 0 || p.Limit > MaxLimit:
+		return 0, Errorf(CodeInvalidParams, "limit %d: want 1 to %d", p.Limit, MaxLimit)
+	}
+	return p.Limit, nil
+}
+
+// TookMs is the time since start in milliseconds, to the microsecond, as
+// the TookMs field of a result reports it.
+func TookMs(start time.Time) float64 {
+	return float64(time.Since(start).Microseconds()) / 1000
+}
+
 // Hit is one ranked result.
 type Hit struct {
 	Path    string `json:"path"`

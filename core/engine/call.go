@@ -161,6 +161,13 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 	"flush": func(s *Session, _ json.RawMessage) (any, error) {
 		return s.eng.Flush()
 	},
+	"ingest": func(s *Session, raw json.RawMessage) (any, error) {
+		var p api.IngestParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Ingest(p)
+	},
 	"close": func(s *Session, _ json.RawMessage) (any, error) {
 		err := s.eng.Close()
 		s.eng = nil

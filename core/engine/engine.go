@@ -1,30 +1,33 @@
 // Package engine is Arbor's façade: it opens a memory root through the host
-// file interface, keeps the catalog and the search index in step with every
-// curate operation, and answers queries. Every host (native Go, wasm under
-// wazero, Node, the browser) reaches the engine through Call, so they all
-// share one JSON contract (docs/ABI.md). It must not touch the OS directly.
+// file interface (core/host), answers every method of docs/ABI.md with the
+// contract's types (core/api), and keeps the catalog, the search index, the
+// lifecycle signals and the query cache in step with every write. The work
+// itself lives in the packages under core/internal: curate (the
+// operations), retrieve (the tiers of a query), agent (calls that wait on a
+// model), curatefrom, ingest, catalog (the loaded tree and its signals) and
+// search (the index). Every host (native Go, wasm under wazero, Node, the
+// browser) reaches the engine through Session.Call, so they all share one
+// JSON contract. It must not touch the OS directly.
 package engine
 
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"path"
-	"sort"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/internal/atoms"
+	"github.com/arbormem/arbor/core/internal/agent"
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/curate"
+	"github.com/arbormem/arbor/core/internal/curatefrom"
+	"github.com/arbormem/arbor/core/internal/ingest"
+	"github.com/arbormem/arbor/core/internal/retrieve"
 	"github.com/arbormem/arbor/core/internal/search"
-	"github.com/arbormem/arbor/core/internal/tree"
 )
 
-// IndexDir is where the search index persists itself (docs/ABI.md §4.9).
+// IndexDir is where the search index persists itself (docs/ABI.md §4.10).
 const IndexDir = ".arbor/index"
 
 // FlushAfter is the number of documents curate may change before it
@@ -33,43 +36,43 @@ const IndexDir = ".arbor/index"
 // many documents to re-analyze, while a small curate does no index I/O.
 const FlushAfter = 100
 
-// Options configure Open.
+// Options configure Open. Only FS is required; every other field has the
+// default its comment gives.
 type Options struct {
-	FS           host.FS     // the memory root; required
-	Clock        host.Clock  // default host.SystemClock
-	Logger       host.Logger // default host.NopLogger
-	MaxFileBytes int         // default DefaultMaxFileBytes
-	// Lifecycle is the model of DESIGN §4; nil means api.DefaultLifecycleModel().
+	FS     host.FS     // the memory root
+	Clock  host.Clock  // default host.SystemClock
+	Logger host.Logger // default host.NopLogger
+	// MaxFileBytes bounds the files the engine reads and writes; 0 means
+	// api.DefaultMaxFileBytes (1 MiB).
+	MaxFileBytes int
+	// Lifecycle is the lifecycle model; nil means
+	// api.DefaultLifecycleModel().
 	Lifecycle *api.LifecycleModel
-	// FlushAfter and FlushInterval batch the writes of state.json: see
-	// DefaultFlushAfter and DefaultFlushInterval (0 means those; a negative
-	// interval turns the time-based write off).
+	// FlushAfter and FlushInterval batch the writes of state.json: 0 means
+	// api.DefaultFlushAfter and api.DefaultFlushInterval; a negative
+	// interval turns the time-based write off.
 	FlushAfter    int
 	FlushInterval time.Duration
-	// LLM tunes the calls that talk to a model (docs/ABI.md §6).
+	// LLM tunes the calls that talk to a model (docs/ABI.md §6.5); zero
+	// fields keep their defaults.
 	LLM api.LLMOptions
 }
 
 // Engine is an open memory root. Its methods are not safe for concurrent
 // use: hosts serialize calls (the ABI is strictly sequential).
 type Engine struct {
-	fs       host.FS
-	clock    host.Clock
-	log      host.Logger
-	maxBytes int
-	catalog  *tree.Catalog
-	own      map[string]ownCached // by path: what pieces of an exchange say themselves (ownwords.go)
-	index    *search.Index
-	curator  *curate.Curator
-	cache    *queryCache
-	signals  *signals
-	warnings []api.Warning
-	pending  []curate.Change // committed by the current Curate, not yet indexed
-	llmOpts  api.LLMOptions
-	conts    continuations // calls waiting on a model
-	// gen counts the writes to the tree, so a call that waited on a model
-	// knows whether the tree changed under it.
-	gen uint64
+	fs        host.FS
+	clock     host.Clock
+	log       host.Logger
+	maxBytes  int
+	catalog   *catalog.Catalog
+	index     *search.Index
+	signals   *catalog.Signals
+	curator   *curate.Curator
+	loops     *agent.Loops
+	retriever *retrieve.Retriever
+	warnings  []api.Warning
+	pending   []curate.Change // committed by the current curate, not yet indexed
 }
 
 // Open reads the whole tree through the host and brings the persisted
@@ -83,7 +86,7 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 	if err := opts.LLM.Validate(); err != nil {
 		return nil, api.OpenResult{}, err
 	}
-	e := &Engine{fs: opts.FS, clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes, catalog: tree.NewCatalog(), cache: newQueryCache(), llmOpts: opts.LLM.WithDefaults()}
+	e := &Engine{fs: opts.FS, clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes}
 	if e.clock == nil {
 		e.clock = host.SystemClock{}
 	}
@@ -98,19 +101,28 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 		return nil, api.OpenResult{}, fmt.Errorf("engine: open: %w", err)
 	}
 	e.index = idx
-	var srcs []search.Source
-	if err := e.walk("", &srcs); err != nil {
+	cat, srcs, warnings, err := catalog.Load(e.fs, e.maxBytes)
+	if err != nil {
 		idx.Close()
 		return nil, api.OpenResult{}, fmt.Errorf("engine: open: %w", err)
 	}
+	e.catalog = cat
+	e.warn(warnings)
 	synced, err := idx.Sync(srcs)
 	if err != nil {
 		idx.Close()
 		return nil, api.OpenResult{}, fmt.Errorf("engine: open: index: %w", err)
 	}
-	e.loadSignals(opts)
-	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: e.catalog, MaxFileBytes: e.maxBytes, OnChange: e.onChange}
-	res := api.OpenResult{Entries: len(e.catalog.Paths()), Contexts: len(e.catalog.ContextPaths()), Warnings: e.warnings, Index: synced}
+	model := api.DefaultLifecycleModel()
+	if opts.Lifecycle != nil {
+		model = *opts.Lifecycle
+	}
+	e.signals, warnings = catalog.OpenSignals(e.fs, e.clock, e.log, cat, catalog.SignalOptions{Model: model, FlushAfter: opts.FlushAfter, FlushEvery: opts.FlushInterval})
+	e.warn(warnings)
+	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange}
+	e.loops = agent.NewLoops(e.clock, e.log, opts.LLM)
+	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops})
+	res := api.OpenResult{Entries: len(cat.Paths()), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced}
 	if res.Warnings == nil {
 		res.Warnings = []api.Warning{}
 	}
@@ -119,186 +131,22 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 	return e, res, nil
 }
 
-// walk loads every markdown file below dir. Dot-names (.arbor, .git,
-// .obsidian) are skipped: they are tooling, not knowledge.
-func (e *Engine) walk(dir string, srcs *[]search.Source) error {
-	list, err := e.fs.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("list %q: %w", dir, err)
+// warn records and logs files the engine could not use.
+func (e *Engine) warn(ws []api.Warning) {
+	for _, w := range ws {
+		e.warnings = append(e.warnings, w)
+		e.log.Log("warn", w.Path+": "+w.Message)
 	}
-	for _, de := range list {
-		if strings.HasPrefix(de.Name, ".") {
-			continue
-		}
-		p := de.Name
-		if dir != "" {
-			p = dir + "/" + de.Name
-		}
-		if de.IsDir {
-			if err := e.walk(p, srcs); err != nil {
-				return err
-			}
-			continue
-		}
-		if !strings.HasSuffix(strings.ToLower(de.Name), ".md") {
-			continue
-		}
-		if de.Size > int64(e.maxBytes) {
-			e.warn(p, fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", de.Size, e.maxBytes))
-			continue
-		}
-		data, err := e.fs.ReadFile(p)
-		if err != nil {
-			e.warn(p, fmt.Sprintf("unreadable: %v", err))
-			continue
-		}
-		if src, ok := e.load(p, data); ok {
-			*srcs = append(*srcs, src)
-		}
-	}
-	return nil
 }
 
-// load parses one file into the catalog and returns the source of its
-// search document, keyed by the file's bytes (sourceKey): the index builds
-// the document only when the file changed since it was indexed.
-func (e *Engine) load(p string, data []byte) (search.Source, bool) {
-	if path.Base(p) == "context.md" {
-		ctx, err := tree.ParseContext(p, data)
-		if err != nil {
-			e.catalog.MarkBroken(p, err)
-			e.warn(p, err.Error())
-			return search.Source{}, false
-		}
-		e.catalog.PutContext(ctx)
-		return search.Source{Path: p, Key: sourceKey(data), Doc: func() search.Doc { return contextDoc(ctx) }}, true
-	}
-	en, err := tree.ParseEntry(p, data)
-	if err != nil {
-		e.catalog.MarkBroken(p, err)
-		e.warn(p, err.Error())
-		return search.Source{}, false
-	}
-	e.catalog.Put(en)
-	return search.Source{Path: p, Key: sourceKey(data), Doc: func() search.Doc { return entryDoc(en) }}, true
-}
-
-// docVersion is part of every source key: raise it when the documents made
-// from files change in a way docFingerprint's probes do not show, so that
-// the next open builds every document again and re-indexes those that
-// changed.
-const docVersion = 1
-
-// sourceKey is the key of a file's search document (search.Source): a hash
-// of the file's bytes and of the code that makes documents from files
-// (docVersion, docFingerprint). A path's document is a function of these
-// alone, so an equal key means an unchanged document.
-func sourceKey(data []byte) string {
-	h := fnv.New64a()
-	h.Write([]byte(docFingerprint()))
-	h.Write(data)
-	return strconv.FormatUint(h.Sum64(), 16)
-}
-
-// docProbes are files whose documents fingerprint the code that makes
-// documents: front matter, every section, markup, wikilinks, a chat
-// transcript and a context.md.
-var docProbes = []struct{ path, text string }{
-	{"eng/billing/retry_policy.md", "---\ntitle: Retry Policy\nsummary: retried **three** times\ntags: [billing, E-mail]\n" +
-		"keywords: retry, invoices\nrelated: [eng/billing/dunning.md]\nstatus: draft\ncreatedAt: 2026-01-10T09:00:00Z\n---\n" +
-		"# Retry Policy\n\nSee [[dunning#Emails|the emails]] and ![[chart.png]].\n\n## Reason\nWhy **we** wrote it.\n\n" +
-		"## Raw Concept\n**Task:** map the [[retry]] flow\n**Files:** a.go, b.go\n**Flow:** fail -> retry\n**Author:** Ann\n\n" +
-		"## Narrative\nUser: how often?\n\nAssistant: **three** times, then escalate.\n\nUser: thanks\n\n" +
-		"### Rules\n#### Detail\nRetry at 24 h.\n### Structure\n- one\n\n## Facts\n- **retries**: three [policy]\n- plain fact\n\n" +
-		"## Snippets\n```go\nretry(3)\n```\n\n## Relations\n- @eng/billing/dunning.md\n\n## Notes ##\n価値観 가치관 café\r\n"},
-	{"eng/notes.md", "# Plain note\n\nNo front matter, a [[link]] and text.\n"},
-	{"eng/billing/context.md", "---\ntitle: Billing\n---\n\n# Billing\n\nInvoices and **payments**.\n"},
-}
-
-var docFP struct {
-	sync.Once
-	fp string
-}
-
-// probeDoc is the document load makes of a file.
-func probeDoc(p, text string) (search.Doc, error) {
-	if path.Base(p) == "context.md" {
-		ctx, err := tree.ParseContext(p, []byte(text))
-		if err != nil {
-			return search.Doc{}, err
-		}
-		return contextDoc(ctx), nil
-	}
-	en, err := tree.ParseEntry(p, []byte(text))
-	if err != nil {
-		return search.Doc{}, err
-	}
-	return entryDoc(en), nil
-}
-
-// docFingerprint hashes docVersion and the documents load makes of
-// docProbes, so that a change to parsing or to entryDoc that shows in them
-// changes every source key.
-func docFingerprint() string {
-	docFP.Do(func() {
-		h := fnv.New128a()
-		fmt.Fprintf(h, "version %d\n", docVersion)
-		for _, p := range docProbes {
-			d, err := probeDoc(p.path, p.text)
-			fmt.Fprintf(h, "%#v %v\n", d, err)
-		}
-		docFP.fp = fmt.Sprintf("%x", h.Sum(nil))
-	})
-	return docFP.fp
-}
-
-func (e *Engine) warn(p, msg string) {
-	e.warnings = append(e.warnings, api.Warning{Path: p, Message: msg})
-	e.log.Log("warn", p+": "+msg)
-}
-
-// entryDoc is the index document of an entry. In a chat transcript
-// narrative, the assistant's turns are indexed as an aside: the memory is
-// what the person said, and long assistant answers would otherwise outweigh
-// it (bench/retrieval/REPORT.md).
-func entryDoc(en *tree.Entry) search.Doc {
-	d := search.Doc{Path: en.Path, Kind: "entry", Title: en.Title, Summary: en.Summary, Tags: en.Tags, Keywords: en.Keywords}
-	said, assistant := atoms.Split(en.Narrative.Text)
-	if assistant == nil {
-		d.Content = en.Text()
-		return d
-	}
-	own := *en
-	own.Narrative.Text = joinTurns(said, "**")
-	d.Content = own.Text()
-	d.Aside = strings.ReplaceAll(joinTurns(assistant, ""), "**", "")
-	return d
-}
-
-// joinTurns writes turns back as a transcript, labels marked with mark.
-func joinTurns(ts []atoms.Turn, mark string) string {
-	parts := make([]string, len(ts))
-	for i, t := range ts {
-		parts[i] = t.Text
-		if t.Speaker != "" {
-			parts[i] = mark + t.Speaker + ":" + mark + " " + t.Text
-		}
-	}
-	return strings.Join(parts, "\n\n")
-}
-
-func contextDoc(c *tree.Context) search.Doc {
-	return search.Doc{Path: c.Path, Kind: "context", Title: c.Title, Content: c.Body}
-}
-
-// onChange records a committed change; Curate indexes them together.
+// onChange records a committed change; curate indexes them together.
 func (e *Engine) onChange(ch curate.Change) {
 	e.pending = append(e.pending, ch)
 }
 
-// Curate applies operations in order (DESIGN §3), then brings the index and
-// the query cache in step with the tree in one index batch: a batch per
-// operation would make bluge build and merge a segment for each.
+// Curate applies operations in order (docs/ABI.md §4.2), then brings the
+// index and the query cache in step with the tree in one index batch: a
+// batch per operation would make bluge build and merge a segment for each.
 func (e *Engine) Curate(p api.CurateParams) api.CurateResult {
 	return e.curate(p.Operations).API()
 }
@@ -311,16 +159,35 @@ func (e *Engine) curate(ops []api.Operation) curate.Result {
 	return res
 }
 
+// curated brings the lifecycle signals in step with the successful
+// operations of a curate call, in order: ADD starts an entry fresh, an
+// update adds its bonus, a MERGE carries the source's signal into the
+// target, and removed entries lose theirs.
+func (e *Engine) curated(res curate.Result) {
+	for _, a := range res.Applied {
+		if a.Status != api.StatusSuccess {
+			continue
+		}
+		switch {
+		case a.Created:
+			e.signals.Created(a.Path)
+		case a.Type == api.OpUpdate || a.Type == api.OpUpsert:
+			e.signals.Updated(a.Path)
+		case a.Type == api.OpMerge:
+			e.signals.Merged(a.Path, a.Target)
+		case a.Type == api.OpDelete:
+			e.signals.Deleted(a.Path)
+		}
+	}
+}
+
 // reindex applies the pending changes to the index, the last change of a
 // path winning.
 func (e *Engine) reindex() {
 	if len(e.pending) == 0 {
 		return
 	}
-	// Any write may change any answer: cached ones from the older tree go,
-	// and a model answer still being worked out is not cached (see gen).
-	e.cache.clear()
-	e.gen++
+	e.retriever.Changed()
 	last := map[string]curate.Change{}
 	var order []string
 	for _, ch := range e.pending {
@@ -337,9 +204,9 @@ func (e *Engine) reindex() {
 		case ch.Removed:
 			del = append(del, p)
 		case ch.Entry != nil:
-			put = append(put, entryDoc(ch.Entry))
+			put = append(put, catalog.EntryDoc(ch.Entry))
 		case ch.Context != nil:
-			put = append(put, contextDoc(ch.Context))
+			put = append(put, catalog.ContextDoc(ch.Context))
 		}
 	}
 	// The tree is the source of truth; a stale index entry is logged and
@@ -357,10 +224,10 @@ func (e *Engine) reindex() {
 	}
 }
 
-// Search returns ranked results.
+// Search returns ranked results, without the tiers of Query.
 func (e *Engine) Search(p api.SearchParams) (api.SearchResult, error) {
 	start := time.Now()
-	limit, err := clampLimit(p.Limit, 10)
+	limit, err := p.LimitOr(10)
 	if err != nil {
 		return api.SearchResult{}, err
 	}
@@ -372,21 +239,41 @@ func (e *Engine) Search(p api.SearchParams) (api.SearchResult, error) {
 	for i, h := range r.Hits {
 		hits[i] = h.Hit
 	}
-	return api.SearchResult{Query: p.Query, Results: hits, Total: r.Total, TookMs: since(start)}, nil
+	return api.SearchResult{Query: p.Query, Results: hits, Total: r.Total, TookMs: api.TookMs(start)}, nil
 }
 
-func clampLimit(limit, def int) (int, error) {
-	switch {
-	case limit == 0:
-		return def, nil
-	case limit < 0 || limit > 100:
-		return 0, errorf(api.CodeInvalidParams, "limit %d: want 1 to 100", limit)
-	}
-	return limit, nil
+// Query runs the tiers that need no model (docs/ABI.md §4.4): the exact
+// and fuzzy caches, then a direct answer from the index; otherwise it
+// returns the best results and says that a synthesized answer would need a
+// model.
+func (e *Engine) Query(p api.SearchParams) (api.QueryResult, error) { return e.retriever.Query(p) }
+
+// QueryLLM runs every tier (docs/ABI.md §6.4). Tiers 0–2 answer as Query
+// does; when they cannot and p.LLM is set, it returns an api.Pending, and
+// the final api.QueryResult comes from Resume.
+func (e *Engine) QueryLLM(p api.QueryParams) (any, error) { return e.retriever.QueryLLM(p) }
+
+// CurateFrom turns raw material into entries through a model (docs/ABI.md
+// §6.6): it returns an api.Pending, and the final api.CurateFromResult
+// comes from Resume. Nothing reaches the tree before the loop ends.
+func (e *Engine) CurateFrom(p api.CurateFromParams) (any, error) {
+	return curatefrom.Start(curatefrom.Config{FS: e.fs, Clock: e.clock, Catalog: e.catalog, Index: e.index, MaxFileBytes: e.maxBytes,
+		Loops: e.loops, Apply: func(ops []api.Operation) api.CurateResult { return e.curate(ops).API() }}, p)
 }
 
-func since(t time.Time) float64 {
-	return float64(time.Since(t).Microseconds()) / 1000
+// Resume continues a call waiting on a model with the model's answer or
+// the host's error; the result is the next api.Pending or the call's final
+// result.
+func (e *Engine) Resume(p api.ResumeParams) (any, error) { return e.loops.Resume(p) }
+
+// Cancel abandons a call waiting on a model: nothing it staged reaches the
+// tree.
+func (e *Engine) Cancel(p api.CancelParams) (api.CancelResult, error) { return e.loops.Cancel(p) }
+
+// Ingest splits files into entries and writes them through curate
+// (docs/ABI.md §4.11); an unchanged file writes nothing.
+func (e *Engine) Ingest(p api.IngestParams) (api.IngestResult, error) {
+	return ingest.Run(e.fs, e.log, e.catalog, e.curate, p)
 }
 
 // Read returns one entry or context file with its relations.
@@ -401,7 +288,7 @@ func (e *Engine) Read(p api.ReadParams) (api.ReadResult, error) {
 		if berr, broken := e.catalog.Broken(clean); broken {
 			return api.ReadResult{}, errorf(api.CodeMalformed, "%s cannot be parsed (the file is left as it is): %v", clean, berr)
 		}
-		if e.isFolder(clean) {
+		if e.catalog.HasFolder(clean) {
 			return api.ReadResult{}, errorf(api.CodeNotFound, "%s is a folder, not an entry: list it with \"tree\"", clean)
 		}
 		return api.ReadResult{}, errorf(api.CodeNotFound, "no entry %s", clean)
@@ -428,112 +315,12 @@ func (e *Engine) Read(p api.ReadParams) (api.ReadResult, error) {
 	}
 	res.Relations = append(res.Relations, e.catalog.Forward(clean)...)
 	res.Backlinks = append(res.Backlinks, e.catalog.Backlinks(clean)...)
-	e.access(clean)
+	e.signals.Access(clean)
 	return res, nil
 }
 
 // Tree returns the hierarchy below a folder, depth-limited when Depth > 0.
-func (e *Engine) Tree(p api.TreeParams) (*api.Node, error) { return buildTree(e.catalog, p) }
-
-// buildTree is Tree over any catalog: a curation's staged view of the tree
-// is listed to the model the same way.
-func buildTree(cat *tree.Catalog, p api.TreeParams) (*api.Node, error) {
-	root := ""
-	if p.Path != "" {
-		clean, err := api.CleanPath(p.Path)
-		if err != nil {
-			return nil, err
-		}
-		root = clean
-	}
-	nodes := map[string]*api.Node{"": {Name: "", Path: "", Kind: "root"}}
-	var folder func(string) *api.Node
-	folder = func(dir string) *api.Node {
-		if n, ok := nodes[dir]; ok {
-			return n
-		}
-		up := path.Dir(dir)
-		if up == "." {
-			up = ""
-		}
-		parent := folder(up)
-		n := &api.Node{Name: path.Base(dir), Path: dir, Kind: folderKind(dir)}
-		if ctx, ok := cat.Context(dir + "/context.md"); ok {
-			n.Title = ctx.Title
-		}
-		parent.Children = append(parent.Children, n)
-		nodes[dir] = n
-		return n
-	}
-	for _, cp := range cat.ContextPaths() {
-		if d := path.Dir(cp); d != "." {
-			folder(d)
-		}
-	}
-	for _, ep := range cat.Paths() {
-		d := path.Dir(ep)
-		if d == "." {
-			d = ""
-		}
-		parent := folder(d)
-		en, _ := cat.Get(ep)
-		parent.Children = append(parent.Children, &api.Node{Name: path.Base(ep), Path: ep, Kind: "entry", Title: en.Title})
-	}
-	for _, n := range nodes {
-		sortNodes(n.Children)
-	}
-	top, ok := nodes[root]
-	if !ok {
-		return nil, errorf(api.CodeNotFound, "no folder %s", root)
-	}
-	if p.Depth > 0 {
-		prune(top, p.Depth)
-	}
-	return top, nil
-}
-
-// isFolder reports whether dir holds entries or context files.
-func (e *Engine) isFolder(dir string) bool {
-	for _, list := range [][]string{e.catalog.Paths(), e.catalog.ContextPaths()} {
-		i := sort.SearchStrings(list, dir+"/")
-		if i < len(list) && strings.HasPrefix(list[i], dir+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-func folderKind(dir string) string {
-	switch strings.Count(dir, "/") {
-	case 0:
-		return "domain"
-	case 1:
-		return "topic"
-	case 2:
-		return "subtopic"
-	}
-	return "folder"
-}
-
-// sortNodes puts folders before entries, each by name.
-func sortNodes(ns []*api.Node) {
-	sort.Slice(ns, func(i, j int) bool {
-		if (ns[i].Kind == "entry") != (ns[j].Kind == "entry") {
-			return ns[j].Kind == "entry"
-		}
-		return ns[i].Name < ns[j].Name
-	})
-}
-
-func prune(n *api.Node, depth int) {
-	if depth <= 0 {
-		n.Children = nil
-		return
-	}
-	for _, c := range n.Children {
-		prune(c, depth-1)
-	}
-}
+func (e *Engine) Tree(p api.TreeParams) (*api.Node, error) { return e.catalog.Outline(p) }
 
 // Stats counts the tree.
 func (e *Engine) Stats() api.StatsResult {
@@ -548,7 +335,7 @@ func (e *Engine) Stats() api.StatsResult {
 		s.Relations += len(e.catalog.Forward(p))
 	}
 	s.Contexts = len(e.catalog.ContextPaths())
-	s.Maturity = e.maturityCounts()
+	s.Maturity = e.signals.Maturity()
 	if s.Warnings == nil {
 		s.Warnings = []api.Warning{}
 	}
@@ -565,7 +352,7 @@ func (e *Engine) Flush() (api.FlushResult, error) {
 	if ierr != nil {
 		ierr = fmt.Errorf("index: %w", ierr)
 	}
-	res, serr := e.flushSignals()
+	res, serr := e.signals.Flush()
 	if err := errors.Join(ierr, serr); err != nil {
 		return res, fmt.Errorf("engine: flush: %w", err)
 	}
@@ -576,8 +363,8 @@ func (e *Engine) Flush() (api.FlushResult, error) {
 // and releases it (an index that cannot be saved is logged, not returned:
 // the next Open rebuilds it from the tree).
 func (e *Engine) Close() error {
-	e.dropContinuations()
-	_, ferr := e.flushSignals()
+	e.loops.Drop()
+	_, ferr := e.signals.Flush()
 	if err := e.index.Close(); err != nil {
 		return fmt.Errorf("engine: close: %w", errors.Join(ferr, err))
 	}

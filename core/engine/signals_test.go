@@ -9,6 +9,8 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/catalog"
+	"github.com/arbormem/arbor/core/internal/lifecycle"
 )
 
 // countingFS counts the writes of state.json.
@@ -18,7 +20,7 @@ type countingFS struct {
 }
 
 func (c *countingFS) WriteFile(p string, data []byte) error {
-	if p == StatePath {
+	if p == catalog.StatePath {
 		c.stateWrites++
 	}
 	return c.MemFS.WriteFile(p, data)
@@ -67,15 +69,21 @@ func openEngine(t *testing.T, fs host.FS, c host.Clock, opts Options) (*Engine, 
 	return e, res
 }
 
+// stateFile is the JSON of catalog.StatePath.
+type stateFile struct {
+	Version int                         `json:"version"`
+	Entries map[string]lifecycle.Signal `json:"entries"`
+}
+
 func readState(t *testing.T, fs host.FS) stateFile {
 	t.Helper()
-	data, err := fs.ReadFile(StatePath)
+	data, err := fs.ReadFile(catalog.StatePath)
 	if err != nil {
-		t.Fatalf("read %s: %v", StatePath, err)
+		t.Fatalf("read %s: %v", catalog.StatePath, err)
 	}
 	var st stateFile
 	if err := json.Unmarshal(data, &st); err != nil {
-		t.Fatalf("%s: %v", StatePath, err)
+		t.Fatalf("%s: %v", catalog.StatePath, err)
 	}
 	return st
 }
@@ -187,7 +195,7 @@ func TestSessionFlushAndReopenKeepImportance(t *testing.T) {
 	if _, errObj := call(t, s, "close", nil); errObj != nil {
 		t.Fatal(errObj)
 	}
-	if _, err := fs.ReadFile(StatePath); err != nil {
+	if _, err := fs.ReadFile(catalog.StatePath); err != nil {
 		t.Fatalf("no state after flush: %v", err)
 	}
 	s2 := NewSession(fs, nil)
@@ -221,12 +229,12 @@ func TestCorruptStateStartsFresh(t *testing.T) {
 		"future version": `{"version":99,"entries":{}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			fs := newFS(t, map[string]string{retryPath: billingEntry, StatePath: content})
+			fs := newFS(t, map[string]string{retryPath: billingEntry, catalog.StatePath: content})
 			e, res := openEngine(t, fs, host.FixedClock(day0), Options{})
-			if len(res.Warnings) != 1 || res.Warnings[0].Path != StatePath || !strings.Contains(res.Warnings[0].Message, "start fresh") {
-				t.Fatalf("open warnings = %+v, want one about %s", res.Warnings, StatePath)
+			if len(res.Warnings) != 1 || res.Warnings[0].Path != catalog.StatePath || !strings.Contains(res.Warnings[0].Message, "start fresh") {
+				t.Fatalf("open warnings = %+v, want one about %s", res.Warnings, catalog.StatePath)
 			}
-			if backup, err := fs.ReadFile(stateBackupPath); err != nil || string(backup) != content {
+			if backup, err := fs.ReadFile(".arbor/state.corrupt.json"); err != nil || string(backup) != content {
 				t.Fatalf("backup = %q, %v; want the old bytes", backup, err)
 			}
 			hit := directQuery(t, e, "how many times are failed invoices retried")
@@ -248,7 +256,7 @@ func TestInvalidSignalsAndVanishedEntriesAreDropped(t *testing.T) {
  "engineering/billing/invoice_retry_policy.md":{"importance":70,"maturity":"validated","accesses":7,"updates":0,"lastActivity":"2026-03-01T00:00:00Z"},
  "engineering/billing/gone.md":{"importance":90,"maturity":"core","accesses":20,"updates":0,"lastActivity":"2026-03-01T00:00:00Z"},
  "engineering/billing/dunning_emails.md":{"importance":500,"maturity":"legendary","accesses":1,"updates":0,"lastActivity":"2026-03-01T00:00:00Z"}}}`
-	fs := newFS(t, map[string]string{retryPath: billingEntry, "engineering/billing/dunning_emails.md": linkingEntry, StatePath: state})
+	fs := newFS(t, map[string]string{retryPath: billingEntry, "engineering/billing/dunning_emails.md": linkingEntry, catalog.StatePath: state})
 	e, res := openEngine(t, fs, host.FixedClock(day0), Options{})
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "1 entries with invalid signals") {
 		t.Fatalf("warnings = %+v", res.Warnings)
@@ -289,7 +297,7 @@ func TestCurateSignals(t *testing.T) {
 	curateOps(t, e,
 		add("ops/pager", "Pager Rotation", "The pager rotates weekly on Mondays."),
 		add("ops/pager", "On-Call Handbook", "The handbook lists escalation contacts."))
-	if s := e.signal(pager); s.Importance != 50 || !s.LastActivity.Equal(day0) {
+	if s := e.signals.Of(pager); s.Importance != 50 || !s.LastActivity.Equal(day0) {
 		t.Fatalf("after ADD: %+v, want 50 recorded now", s)
 	}
 	for range 10 {
@@ -300,25 +308,28 @@ func TestCurateSignals(t *testing.T) {
 	c.now = day0.AddDate(0, 0, 2)
 	curateOps(t, e, map[string]any{"type": "UPDATE", "path": pager, "reason": "test", "content": map[string]any{"narrative": "It rotates on Tuesdays now."}})
 	want := 80*math.Pow(0.995, 2) + 5
-	if s := e.signal(pager); math.Abs(s.Importance-want) > 1e-9 || s.Updates != 1 || s.Accesses != 10 {
+	if s := e.signals.Of(pager); math.Abs(s.Importance-want) > 1e-9 || s.Updates != 1 || s.Accesses != 10 {
 		t.Fatalf("after 10 reads and an UPDATE two days later: %+v, want importance %.4f", s, want)
 	}
 	curateOps(t, e, map[string]any{"type": "UPSERT", "path": "ops/pager", "title": "On-Call Handbook", "reason": "test", "content": map[string]any{"narrative": "Secondary after ten minutes."}})
-	if s, want := e.signal(oncall), 50*math.Pow(0.995, 2)+5; math.Abs(s.Importance-want) > 1e-9 || s.Updates != 1 {
+	if s, want := e.signals.Of(oncall), 50*math.Pow(0.995, 2)+5; math.Abs(s.Importance-want) > 1e-9 || s.Updates != 1 {
 		t.Fatalf("after UPSERT of an existing entry two days after its ADD: %+v, want %.4f", s, want)
 	}
 	// MERGE the valued pager entry into the handbook: the handbook carries its importance and counts.
 	curateOps(t, e, map[string]any{"type": "MERGE", "path": pager, "mergeTarget": oncall, "reason": "test"})
-	if _, ok := e.signals.byPath[pager]; ok {
+	if _, err := e.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readState(t, fs).Entries[pager]; ok {
 		t.Fatal("the merge source kept its signal")
 	}
-	s := e.signal(oncall)
+	s := e.signals.Of(oncall)
 	if math.Abs(s.Importance-(want+5)) > 1e-9 || s.Accesses != 10 || s.Updates != 3 || s.Maturity != api.MaturityCore {
 		t.Fatalf("merge target: %+v, want importance %.4f (the source's, plus an update), 10 accesses, 3 updates, core", s, want+5)
 	}
 	// A new entry at the source's old path starts fresh.
 	curateOps(t, e, add("ops/pager", "Pager Rotation", "A new rotation."))
-	if s := e.signal(pager); s.Importance != 50 || s.Accesses != 0 {
+	if s := e.signals.Of(pager); s.Importance != 50 || s.Accesses != 0 {
 		t.Fatalf("re-added path: %+v, want fresh", s)
 	}
 	// DELETE of a folder drops every signal under it.
@@ -422,7 +433,7 @@ func TestFuzzyCacheInEngine(t *testing.T) {
 	if !strings.Contains(fz2.Reason, "Jaccard 1.00") {
 		t.Fatalf("reason %q", fz2.Reason)
 	}
-	if s := e.signal(retryPath); s.Accesses != 3 {
+	if s := e.signals.Of(retryPath); s.Accesses != 3 {
 		t.Fatalf("accesses = %d, want 3 (a fuzzy hit is a direct answer too)", s.Accesses)
 	}
 	// Jaccard 4/6 with the first query, but "payouts" is a word its answer
@@ -498,16 +509,16 @@ func TestLegacyFrontMatterSeedsSignals(t *testing.T) {
 	before, _ := fs.ReadFile(valued)
 	c := &clock{now: day0}
 	e, _ := openEngine(t, fs, c, Options{})
-	if s := e.signal(valued); s.Importance != 88 || s.Maturity != api.MaturityCore || s.Accesses != 7 || s.Updates != 2 {
+	if s := e.signals.Of(valued); s.Importance != 88 || s.Maturity != api.MaturityCore || s.Accesses != 7 || s.Updates != 2 {
 		t.Fatalf("seeded signal = %+v, want importance 88, core, 7 accesses, 2 updates", s)
 	}
-	if s := e.signal(odd); s.Importance != 50 || s.Maturity != api.MaturityDraft || s.Accesses != 0 {
+	if s := e.signals.Of(odd); s.Importance != 50 || s.Maturity != api.MaturityDraft || s.Accesses != 0 {
 		t.Fatalf("out-of-range keys were trusted: %+v", s)
 	}
 	if _, err := e.Read(api.ReadParams{Path: valued}); err != nil {
 		t.Fatal(err)
 	}
-	if s := e.signal(valued); s.Importance != 91 || s.Accesses != 8 {
+	if s := e.signals.Of(valued); s.Importance != 91 || s.Accesses != 8 {
 		t.Fatalf("an access after the seed = %+v, want importance 91 and 8 accesses", s)
 	}
 	if err := e.Close(); err != nil {
@@ -520,3 +531,6 @@ func TestLegacyFrontMatterSeedsSignals(t *testing.T) {
 		t.Fatalf("state.json = %+v", st.Entries)
 	}
 }
+
+// round4 rounds as a query's lifecycle figures are rounded.
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

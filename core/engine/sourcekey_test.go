@@ -4,29 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-)
 
-func TestDocProbes(t *testing.T) {
-	for _, p := range docProbes {
-		d, err := probeDoc(p.path, p.text)
-		if err != nil {
-			t.Fatalf("probe %s: %v", p.path, err)
-		}
-		if d.Path != p.path || d.Title == "" || d.Content == "" {
-			t.Errorf("probe %s: %#v", p.path, d)
-		}
-	}
-	// The first probe exercises the transcript split and every section.
-	d, _ := probeDoc(docProbes[0].path, docProbes[0].text)
-	if !strings.Contains(d.Aside, "three times") || strings.Contains(d.Content, "three times") {
-		t.Errorf("probe transcript: content %q, aside %q", d.Content, d.Aside)
-	}
-	for _, s := range []string{"Retry at 24 h", "dunning Emails the emails", "retry(3)", "plain fact", "価値観"} {
-		if !strings.Contains(d.Content, s) {
-			t.Errorf("probe content lacks %q: %q", s, d.Content)
-		}
-	}
-}
+	"github.com/arbormem/arbor/core/internal/catalog"
+)
 
 // manifestKeys reads the source keys of the persisted index by path.
 func manifestKeys(t *testing.T, raw []byte) map[string]string {
@@ -53,7 +33,7 @@ func TestOpenKeysFilesByBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := manifestKeys(t, raw)[p]; got != sourceKey([]byte(billingEntry)) {
+	if got := manifestKeys(t, raw)[p]; got != catalog.SourceKey([]byte(billingEntry)) {
 		t.Fatalf("stored key %q, want the key of the file's bytes", got)
 	}
 
@@ -67,7 +47,7 @@ func TestOpenKeysFilesByBytes(t *testing.T) {
 	wantIndex(t, "CRLF rewrite", mustOpen(t, s), 2, 0, 0)
 	closeSession(t, s)
 	raw, _ = fs.ReadFile(IndexDir + "/manifest.json")
-	if got := manifestKeys(t, raw)[p]; got != sourceKey([]byte(crlf)) {
+	if got := manifestKeys(t, raw)[p]; got != catalog.SourceKey([]byte(crlf)) {
 		t.Fatalf("stored key %q after the rewrite, want the key of the new bytes", got)
 	}
 	s = NewSession(fs, nil)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -296,7 +297,7 @@ func (c *Curator) known(p string) bool {
 
 // brokenRelations returns the entries outside removed that link to one of
 // the removed paths, sorted.
-func brokenRelations(cat *tree.Catalog, removed []string) []string {
+func brokenRelations(cat *catalog.Catalog, removed []string) []string {
 	gone := map[string]bool{}
 	for _, p := range removed {
 		gone[p] = true

@@ -24,6 +24,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -55,7 +56,7 @@ type Curator struct {
 	// Catalog is the engine's live view of the tree; the curator reads it to
 	// find entries and backlinks and keeps it in sync on success. A nil
 	// Catalog is treated as an empty tree.
-	Catalog *tree.Catalog
+	Catalog *catalog.Catalog
 	// MaxFileBytes bounds a rendered entry; 0 means DefaultMaxFileBytes.
 	MaxFileBytes int
 	// OnChange, when not nil, is called for every file a successful
@@ -122,9 +123,9 @@ func (c *Curator) maxBytes() int {
 }
 
 // catalog returns the live catalog, or an empty one when none was given.
-func (c *Curator) catalog() *tree.Catalog {
+func (c *Curator) catalog() *catalog.Catalog {
 	if c.Catalog == nil {
-		c.Catalog = tree.NewCatalog()
+		c.Catalog = catalog.New()
 	}
 	return c.Catalog
 }

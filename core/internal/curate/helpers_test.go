@@ -13,6 +13,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -120,9 +121,9 @@ func fixtureWithSubtopic() map[string]string {
 }
 
 // load reads a whole MemFS into a catalog, as the engine does.
-func load(t testing.TB, fs host.FS) *tree.Catalog {
+func load(t testing.TB, fs host.FS) *catalog.Catalog {
 	t.Helper()
-	cat := tree.NewCatalog()
+	cat := catalog.New()
 	var walk func(dir string)
 	walk = func(dir string) {
 		list, err := fs.ReadDir(dir)
@@ -231,7 +232,7 @@ func diffFiles(a, b map[string]string) string {
 }
 
 // catalogState is a comparable picture of a catalog.
-func catalogState(cat *tree.Catalog) string {
+func catalogState(cat *catalog.Catalog) string {
 	var b strings.Builder
 	for _, p := range cat.Paths() {
 		e, _ := cat.Get(p)

@@ -3,12 +3,13 @@ package curate
 import (
 	"reflect"
 
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // linksTo returns a link matcher for tree.Entry.RewriteLinks: a raw link
-// matches when cat resolves it to the entry p (see tree.Catalog.Resolve).
-func linksTo(cat *tree.Catalog, p string) func(raw string) bool {
+// matches when cat resolves it to the entry p (see catalog.Catalog.Resolve).
+func linksTo(cat *catalog.Catalog, p string) func(raw string) bool {
 	return func(raw string) bool {
 		q, ok := cat.Resolve(raw)
 		return ok && q == p

@@ -6,6 +6,7 @@ import (
 	"path"
 
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -100,7 +101,7 @@ func (t *txn) rollback() error {
 
 // stage records a change and the catalog update that goes with it, run
 // by commit (when there is a catalog).
-func (t *txn) stage(cat *tree.Catalog, ch Change, update func(*tree.Catalog)) {
+func (t *txn) stage(cat *catalog.Catalog, ch Change, update func(*catalog.Catalog)) {
 	t.staged = append(t.staged, func() {
 		if cat != nil {
 			update(cat)
@@ -110,24 +111,24 @@ func (t *txn) stage(cat *tree.Catalog, ch Change, update func(*tree.Catalog)) {
 }
 
 // putEntry stages a catalog Put of e (and forgets a broken file there).
-func (t *txn) putEntry(cat *tree.Catalog, e *tree.Entry) {
-	t.stage(cat, Change{Path: e.Path, Entry: e}, func(cat *tree.Catalog) {
+func (t *txn) putEntry(cat *catalog.Catalog, e *tree.Entry) {
+	t.stage(cat, Change{Path: e.Path, Entry: e}, func(cat *catalog.Catalog) {
 		cat.ClearBroken(e.Path)
 		cat.Put(e)
 	})
 }
 
 // putContext stages a catalog PutContext.
-func (t *txn) putContext(cat *tree.Catalog, c *tree.Context) {
-	t.stage(cat, Change{Path: c.Path, Context: c}, func(cat *tree.Catalog) {
+func (t *txn) putContext(cat *catalog.Catalog, c *tree.Context) {
+	t.stage(cat, Change{Path: c.Path, Context: c}, func(cat *catalog.Catalog) {
 		cat.ClearBroken(c.Path)
 		cat.PutContext(c)
 	})
 }
 
 // removed stages the catalog removal of p, an entry or a context file.
-func (t *txn) removed(cat *tree.Catalog, p string) {
-	t.stage(cat, Change{Path: p, Removed: true}, func(cat *tree.Catalog) {
+func (t *txn) removed(cat *catalog.Catalog, p string) {
+	t.stage(cat, Change{Path: p, Removed: true}, func(cat *catalog.Catalog) {
 		cat.Delete(p)
 		cat.DeleteContext(p)
 		cat.ClearBroken(p)

@@ -14,10 +14,12 @@
 // UPDATE for a piece whose text or provenance changed, ADD for a new one,
 // DELETE for a piece that disappeared. Planner.Prune plans the DELETEs of
 // the entries of sources that are gone, for an ingest that mirrors a
-// folder. The engine applies them through the ordinary curate path.
+// folder. Run is the whole "ingest" method: it plans every file, applies
+// the operations through the engine's curate path and keeps the manifest.
 //
-// The package is pure: no I/O, no clock, no randomness; it builds for
-// wasip1 like the rest of the core.
+// Splitting and planning are pure: no I/O, no clock, no randomness. Run
+// reaches files only through host.FS (the manifest); like the rest of the
+// core, the package builds for wasip1.
 package ingest
 
 import (

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/curate"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
@@ -110,7 +111,7 @@ type FilePlan struct {
 // Planner plans the ingestion of the files of one call against a tree.
 type Planner struct {
 	Manifest *Manifest
-	Catalog  *tree.Catalog
+	Catalog  *catalog.Catalog
 	Options  api.IngestOptions
 	// Reason is the reason of every operation; "" means "ingest <name>"
 	// ("prune <name>" for the DELETEs of a removed source).

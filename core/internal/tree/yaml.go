@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/adrg/frontmatter"
-	"github.com/arbormem/arbor/core/api"
 	"gopkg.in/yaml.v2"
 )
 
@@ -184,15 +183,24 @@ var timeLayouts = []string{
 	"2006-01-02",
 }
 
-// SaidAt is the time of a raw concept's timestamp, read as the front
-// matter's times are (timeLayouts, in UTC); zero when it has none or it is
-// no time.
-func SaidAt(r api.RawConcept) time.Time {
-	t, err := parseTime(r.Timestamp)
-	if err != nil {
-		return time.Time{}
+// Changed is when the entry last changed, by its front matter: updatedAt,
+// else createdAt; zero for notes without dates.
+func (e *Entry) Changed() time.Time {
+	if !e.UpdatedAt.IsZero() {
+		return e.UpdatedAt
 	}
-	return t
+	return e.CreatedAt
+}
+
+// SaidAt is when the entry's knowledge is from, for a question about a
+// time: its raw concept's timestamp, read as the front matter's times are
+// (timeLayouts, in UTC), when it has one (the day a chat turn was said,
+// even when a year of chats is ingested today); else Changed.
+func (e *Entry) SaidAt() time.Time {
+	if t, err := parseTime(e.RawConcept.Timestamp); err == nil && !t.IsZero() {
+		return t
+	}
+	return e.Changed()
 }
 
 // parseTime reads a front-matter time.

@@ -1,4 +1,4 @@
-package engine
+package retrieve
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/atoms"
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/search"
 )
 
@@ -31,8 +32,8 @@ const (
 // a direct answer from the index; otherwise it returns the best results and
 // says that a synthesized answer would need a model. Results are ordered by
 // the lifecycle's compound score (see answer).
-func (e *Engine) Query(p api.SearchParams) (api.QueryResult, error) {
-	o, err := e.query(p)
+func (rv *Retriever) Query(p api.SearchParams) (api.QueryResult, error) {
+	o, err := rv.query(p)
 	return o.res, err
 }
 
@@ -45,45 +46,45 @@ type outcome struct {
 }
 
 // query is Query, with the hits as the ordering left them.
-func (e *Engine) query(p api.SearchParams) (outcome, error) {
+func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	start := time.Now()
-	limit, err := clampLimit(p.Limit, 5)
+	limit, err := p.LimitOr(5)
 	if err != nil {
 		return outcome{}, err
 	}
 	norm := normalizeQuery(p.Query)
 	if norm == "" {
-		return outcome{}, errorf(api.CodeInvalidParams, "query %q has no words", p.Query)
+		return outcome{}, api.Errorf(api.CodeInvalidParams, "query %q has no words", p.Query)
 	}
-	spans := atoms.When(p.Query, e.clock.Now())
+	spans := atoms.When(p.Query, rv.clock.Now())
 	for _, s := range spans {
 		// The answer depends on the day the question is asked.
 		norm += " @" + s.From.Format(time.DateOnly) + ".." + s.To.Format(time.DateOnly)
 	}
-	if hit, answered, ok := e.cache.lookup(p.Query, norm, limit, e.covers); ok {
-		return e.answer(hit, answered, start), nil
+	if hit, answered, ok := rv.cache.lookup(p.Query, norm, limit, rv.covers); ok {
+		return rv.answer(hit, answered, start), nil
 	}
 	// The excerpts are built for the hits kept after rerank only.
-	ranked, err := e.index.Rank(withoutFraming(p.Query, spans), max(limit, rerankPool))
+	ranked, err := rv.index.Rank(withoutFraming(p.Query, spans), max(limit, rerankPool))
 	if err != nil {
 		return outcome{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
 	r := ranked.Result
-	r.Unmatched = slices.DeleteFunc(r.Unmatched, e.frameWord)
+	r.Unmatched = slices.DeleteFunc(r.Unmatched, rv.frameWord)
 	var certs []string
-	if c := e.dated(&r, spans); c != "" {
+	if c := rv.dated(&r, spans); c != "" {
 		certs = append(certs, c)
 	}
-	if c := e.brevity(r.Hits); c != "" {
+	if c := rv.brevity(r.Hits); c != "" {
 		certs = append(certs, c)
 	}
-	if c := e.authors(&r); c != "" {
+	if c := rv.authors(&r); c != "" {
 		certs = append(certs, c)
 	}
-	if c := e.siblings(r.Hits); c != "" {
+	if c := rv.siblings(r.Hits); c != "" {
 		certs = append(certs, c)
 	}
-	if c := e.ownWords(&r, ranked.Says); c != "" {
+	if c := rv.ownWords(&r, ranked.Says); c != "" {
 		certs = append(certs, c)
 	}
 	rerank(&r, limit)
@@ -93,22 +94,22 @@ func (e *Engine) query(p api.SearchParams) (outcome, error) {
 		o.res.Reason += "; " + c
 	}
 	answered := directPath(o)
-	e.cache.put(p.Query, norm, limit, answered, o)
-	return e.answer(o, answered, start), nil
+	rv.cache.put(p.Query, norm, limit, answered, o)
+	return rv.answer(o, answered, start), nil
 }
 
 // covers reports whether the entry at path holds every one of words (as
 // the index analyzes them, in any field): a fuzzy cache hit must not bring
 // a word its answer lacks.
-func (e *Engine) covers(path string, words []string) bool {
-	en, ok := e.catalog.Get(path)
+func (rv *Retriever) covers(path string, words []string) bool {
+	en, ok := rv.catalog.Get(path)
 	if !ok {
 		return false
 	}
-	d := entryDoc(en)
+	d := catalog.EntryDoc(en)
 	have := search.Analyze(strings.Join(append([]string{d.Path, d.Title, d.Summary, d.Content, d.Aside}, append(d.Tags, d.Keywords...)...), "\n"))
 	for _, w := range words {
-		if said, n := e.index.Says(w, have); said < n {
+		if said, n := rv.index.Says(w, have); said < n {
 			return false
 		}
 	}
@@ -168,11 +169,11 @@ var (
 )
 
 // frameWord reports whether an analyzed query term is one of frameWords.
-func (e *Engine) frameWord(t string) bool {
+func (rv *Retriever) frameWord(t string) bool {
 	framesOnce.Do(func() {
 		frames = map[string]bool{}
 		for _, w := range frameWords {
-			for _, a := range e.index.Terms(w) {
+			for _, a := range rv.index.Terms(w) {
 				frames[a] = true
 			}
 		}
@@ -182,7 +183,7 @@ func (e *Engine) frameWord(t string) bool {
 
 // dated raises the scores of the entries dated (saidAt) within one of the
 // spans. It returns the reason code of what it did, or "".
-func (e *Engine) dated(r *search.Result, spans []atoms.Span) string {
+func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 	if len(spans) == 0 {
 		return ""
 	}
@@ -191,12 +192,12 @@ func (e *Engine) dated(r *search.Result, spans []atoms.Span) string {
 	// about its domain.
 	var timeWords []string
 	for _, s := range spans {
-		timeWords = append(timeWords, e.index.Terms(s.Phrase)...)
+		timeWords = append(timeWords, rv.index.Terms(s.Phrase)...)
 	}
 	r.Unmatched = slices.DeleteFunc(r.Unmatched, func(t string) bool { return slices.Contains(timeWords, t) })
 	n := 0
 	for i := range r.Hits {
-		t := e.saidAt(r.Hits[i].Path)
+		t := rv.saidAt(r.Hits[i].Path)
 		for _, s := range spans {
 			if !t.IsZero() && s.Contains(t) {
 				r.Hits[i].Raw *= timeBoost

@@ -1,4 +1,4 @@
-package engine
+package agent
 
 import (
 	"encoding/json"
@@ -9,17 +9,18 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/prompt"
-	"github.com/arbormem/arbor/core/internal/tree"
+	"github.com/arbormem/arbor/core/internal/search"
 )
 
-// toolbox runs the read-only tools of docs/ABI.md §6 over one view of the
+// Toolbox runs the read-only tools of docs/ABI.md §6 over one view of the
 // tree: the live one for queries, a curation's staged one for curateFrom
 // (so the model sees what it wrote). Search always runs on the live index.
-type toolbox struct {
-	e   *Engine
-	cat *tree.Catalog
-	fs  host.FS
+type Toolbox struct {
+	index *search.Index
+	cat   *catalog.Catalog
+	fs    host.FS
 	// offered are the tools the model was given; others are unknown to it.
 	offered []api.Tool
 	// seen collects the entries whose content the model was shown (search
@@ -30,14 +31,41 @@ type toolbox struct {
 	readOrder []string
 }
 
-func (e *Engine) liveTools() *toolbox {
-	return &toolbox{e: e, cat: e.catalog, fs: e.fs, offered: prompt.QueryTools(), seen: map[string]bool{}}
+// NewToolbox returns the tools offered over a view of the tree (cat,
+// read through fsys), searching index.
+func NewToolbox(index *search.Index, cat *catalog.Catalog, fsys host.FS, offered []api.Tool) *Toolbox {
+	return &Toolbox{index: index, cat: cat, fs: fsys, offered: offered, seen: map[string]bool{}}
 }
 
-// run executes one tool call and returns the text for the model. Every
+// Catalog is the view of the tree the tools read.
+func (tb *Toolbox) Catalog() *catalog.Catalog { return tb.cat }
+
+// See records that the model was shown path (an answer may cite it).
+func (tb *Toolbox) See(path string) { tb.seen[path] = true }
+
+// Seen reports whether the model was shown path.
+func (tb *Toolbox) Seen(path string) bool { return tb.seen[path] }
+
+// ReadOrder lists the entries the model read in full, in order.
+func (tb *Toolbox) ReadOrder() []string { return tb.readOrder }
+
+// WithCallIDs gives every call an id (a model may leave it empty), so
+// that each tool answer is tied to its call.
+func WithCallIDs(calls []api.ToolCall, step int) []api.ToolCall {
+	out := make([]api.ToolCall, len(calls))
+	copy(out, calls)
+	for i := range out {
+		if out[i].ID == "" {
+			out[i].ID = fmt.Sprintf("call_%d_%d", step, i+1)
+		}
+	}
+	return out
+}
+
+// Run executes one tool call and returns the text for the model. Every
 // failure (bad JSON, unknown tool, bad arguments, missing entry) becomes an
 // "error: …" answer the model can act on; nothing here fails the call.
-func (tb *toolbox) run(tc api.ToolCall) string {
+func (tb *Toolbox) Run(tc api.ToolCall) string {
 	out, err := tb.dispatch(tc)
 	if err != nil {
 		return "error: " + err.Error()
@@ -45,7 +73,7 @@ func (tb *toolbox) run(tc api.ToolCall) string {
 	return out
 }
 
-func (tb *toolbox) dispatch(tc api.ToolCall) (string, error) {
+func (tb *Toolbox) dispatch(tc api.ToolCall) (string, error) {
 	var names []string
 	for _, t := range tb.offered {
 		names = append(names, t.Name)
@@ -59,7 +87,7 @@ func (tb *toolbox) dispatch(tc api.ToolCall) (string, error) {
 			Query string `json:"query"`
 			Limit int    `json:"limit"`
 		}
-		if err := decodeArgs(tc.Arguments, &a); err != nil {
+		if err := DecodeArgs(tc.Arguments, &a); err != nil {
 			return "", err
 		}
 		return tb.search(a.Query, a.Limit)
@@ -67,7 +95,7 @@ func (tb *toolbox) dispatch(tc api.ToolCall) (string, error) {
 		var a struct {
 			Path string `json:"path"`
 		}
-		if err := decodeArgs(tc.Arguments, &a); err != nil {
+		if err := DecodeArgs(tc.Arguments, &a); err != nil {
 			return "", err
 		}
 		return tb.read(a.Path)
@@ -76,7 +104,7 @@ func (tb *toolbox) dispatch(tc api.ToolCall) (string, error) {
 			Path  string `json:"path"`
 			Depth int    `json:"depth"`
 		}
-		if err := decodeArgs(tc.Arguments, &a); err != nil {
+		if err := DecodeArgs(tc.Arguments, &a); err != nil {
 			return "", err
 		}
 		return tb.list(a.Path, a.Depth)
@@ -85,7 +113,7 @@ func (tb *toolbox) dispatch(tc api.ToolCall) (string, error) {
 			Path      string `json:"path"`
 			Direction string `json:"direction"`
 		}
-		if err := decodeArgs(tc.Arguments, &a); err != nil {
+		if err := DecodeArgs(tc.Arguments, &a); err != nil {
 			return "", err
 		}
 		return tb.relations(a.Path, a.Direction)
@@ -93,7 +121,7 @@ func (tb *toolbox) dispatch(tc api.ToolCall) (string, error) {
 	return "", fmt.Errorf("tool %q is not run here", tc.Name)
 }
 
-func (tb *toolbox) search(q string, limit int) (string, error) {
+func (tb *Toolbox) search(q string, limit int) (string, error) {
 	if strings.TrimSpace(q) == "" {
 		return "", errors.New("query is required")
 	}
@@ -103,7 +131,7 @@ func (tb *toolbox) search(q string, limit int) (string, error) {
 	case limit < 0 || limit > prompt.SearchMax:
 		return "", fmt.Errorf("limit %d: want 1 to %d", limit, prompt.SearchMax)
 	}
-	r, err := tb.e.index.Search(q, limit)
+	r, err := tb.index.Search(q, limit)
 	if err != nil {
 		return "", fmt.Errorf("search %q: %v", q, err)
 	}
@@ -128,7 +156,7 @@ func (tb *toolbox) search(q string, limit int) (string, error) {
 // resolve finds the file a model means by p: the path as given, or the
 // entry a link of that text resolves to (models drop ".md" or write the
 // base name alone).
-func (tb *toolbox) resolve(p string) (string, error) {
+func (tb *Toolbox) resolve(p string) (string, error) {
 	clean, err := api.CleanPath(strings.TrimPrefix(strings.TrimSpace(p), "/"))
 	if err != nil {
 		return "", err
@@ -145,7 +173,7 @@ func (tb *toolbox) resolve(p string) (string, error) {
 	return "", fmt.Errorf("no entry %s (list_tree shows what exists)", clean)
 }
 
-func (tb *toolbox) read(p string) (string, error) {
+func (tb *Toolbox) read(p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", errors.New("path is required")
 	}
@@ -170,12 +198,12 @@ func (tb *toolbox) read(p string) (string, error) {
 		fmt.Fprintf(&b, "linked from: %s\n", strings.Join(bl, ", "))
 	}
 	b.WriteString("\n")
-	b.WriteString(clip(string(data), prompt.ReadMaxChars))
+	b.WriteString(Clip(string(data), prompt.ReadMaxChars))
 	return b.String(), nil
 }
 
-// clip cuts s to max characters, saying so.
-func clip(s string, max int) string {
+// Clip cuts s to max characters, saying so.
+func Clip(s string, max int) string {
 	rs := []rune(s)
 	if len(rs) <= max {
 		return s
@@ -183,14 +211,16 @@ func clip(s string, max int) string {
 	return string(rs[:max]) + fmt.Sprintf("\n[… cut: %d of %d characters shown]", max, len(rs))
 }
 
-func (tb *toolbox) list(p string, depth int) (string, error) {
+func (tb *Toolbox) list(p string, depth int) (string, error) {
 	if depth < 0 || depth > 4 {
 		return "", fmt.Errorf("depth %d: want 1 to 4", depth)
 	}
 	root := strings.Trim(strings.TrimSpace(p), "/")
-	n, err := buildTree(tb.cat, api.TreeParams{Path: root, Depth: depth})
-	if err != nil {
-		return "", errors.New(asError(err).Message)
+	n, err := tb.cat.Outline(api.TreeParams{Path: root, Depth: depth})
+	if ae := (*api.Error)(nil); errors.As(err, &ae) {
+		return "", errors.New(ae.Message)
+	} else if err != nil {
+		return "", err
 	}
 	return renderTree(n, prompt.ListMaxLines), nil
 }
@@ -227,7 +257,7 @@ func renderTree(n *api.Node, maxLines int) string {
 	return strings.Join(lines, "\n")
 }
 
-func (tb *toolbox) relations(p, dir string) (string, error) {
+func (tb *Toolbox) relations(p, dir string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", errors.New("path is required")
 	}
@@ -268,10 +298,10 @@ func (tb *toolbox) relations(p, dir string) (string, error) {
 	return string(b), nil
 }
 
-// overview is the tree's domains and topics for a system prompt (the
+// Overview is the tree's domains and topics for a system prompt (the
 // paper injects such a listing, up to 200 lines, for ambient awareness).
-func overview(cat *tree.Catalog) string {
-	n, err := buildTree(cat, api.TreeParams{Depth: 2})
+func Overview(cat *catalog.Catalog) string {
+	n, err := cat.Outline(api.TreeParams{Depth: 2})
 	if err != nil {
 		return "(empty: no entries yet)"
 	}

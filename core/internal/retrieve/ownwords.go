@@ -1,4 +1,4 @@
-package engine
+package retrieve
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ type ownCached struct {
 // ownWords raises the scores of the pieces by the share of the question's
 // terms they say themselves and returns the reason code of what it did, or
 // "" when no hit is a piece.
-func (e *Engine) ownWords(r *search.Result, says func(search.Words) int) string {
+func (rv *Retriever) ownWords(r *search.Result, says func(search.Words) int) string {
 	if len(r.Terms) == 0 {
 		return ""
 	}
@@ -47,11 +47,11 @@ func (e *Engine) ownWords(r *search.Result, says func(search.Words) int) string 
 		if h.Kind == "context" {
 			continue
 		}
-		en, ok := e.catalog.Get(h.Path)
+		en, ok := rv.catalog.Get(h.Path)
 		if !ok || !isReply(en) {
 			continue
 		}
-		h.Raw *= 1 + ownWeight*float64(says(e.ownOf(en)))/float64(len(r.Terms))
+		h.Raw *= 1 + ownWeight*float64(says(rv.ownOf(en)))/float64(len(r.Terms))
 		n++
 	}
 	if n == 0 {
@@ -63,16 +63,16 @@ func (e *Engine) ownWords(r *search.Result, says func(search.Words) int) string 
 
 // ownOf returns the Words of what en says itself: its narrative and facts,
 // without its flow and provenance.
-func (e *Engine) ownOf(en *tree.Entry) search.Words {
-	if c, ok := e.own[en.Path]; ok && c.en == en {
+func (rv *Retriever) ownOf(en *tree.Entry) search.Words {
+	if c, ok := rv.own[en.Path]; ok && c.en == en {
 		return c.words
 	}
 	own := *en
 	own.RawConcept = api.RawConcept{}
 	w := search.Analyze(own.Text())
-	if len(e.own) >= ownCap || e.own == nil {
-		e.own = map[string]ownCached{}
+	if len(rv.own) >= ownCap || rv.own == nil {
+		rv.own = map[string]ownCached{}
 	}
-	e.own[en.Path] = ownCached{en, w}
+	rv.own[en.Path] = ownCached{en, w}
 	return w
 }

@@ -1,10 +1,12 @@
-package tree
+package catalog
 
 import (
 	"errors"
 	"maps"
 	"sort"
 	"strings"
+
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // Catalog is the in-memory view of a whole tree: entries, context files,
@@ -21,20 +23,20 @@ import (
 // nothing. Backlinks stay O(1) per linking entry through a reverse index
 // keyed by that normalized form.
 type Catalog struct {
-	entries  map[string]*Entry
+	entries  map[string]*tree.Entry
 	links    map[string][]string // entry path -> its raw links
 	rev      map[string]pathSet  // link key -> entries holding such a link
 	byPath   map[string]pathSet  // link key of a full path -> entry paths
 	byBase   map[string]pathSet  // link key of a base name -> entry paths
-	contexts map[string]*Context
+	contexts map[string]*tree.Context
 	broken   map[string]error
 }
 
 // pathSet is a set of paths.
 type pathSet map[string]struct{}
 
-// NewCatalog returns an empty catalog.
-func NewCatalog() *Catalog {
+// New returns an empty catalog.
+func New() *Catalog {
 	c := &Catalog{}
 	c.init()
 	return c
@@ -45,12 +47,12 @@ func (c *Catalog) init() {
 	if c.entries != nil {
 		return
 	}
-	c.entries = map[string]*Entry{}
+	c.entries = map[string]*tree.Entry{}
 	c.links = map[string][]string{}
 	c.rev = map[string]pathSet{}
 	c.byPath = map[string]pathSet{}
 	c.byBase = map[string]pathSet{}
-	c.contexts = map[string]*Context{}
+	c.contexts = map[string]*tree.Context{}
 	c.broken = map[string]error{}
 }
 
@@ -59,7 +61,7 @@ func (c *Catalog) init() {
 // a clone. Entries are shared, not copied: the catalog never changes an
 // entry, callers Put a new one.
 func (c *Catalog) Clone() *Catalog {
-	n := NewCatalog()
+	n := New()
 	c.init()
 	maps.Copy(n.entries, c.entries)
 	maps.Copy(n.links, c.links)
@@ -76,7 +78,7 @@ func (c *Catalog) Clone() *Catalog {
 // Put adds or replaces an entry and re-indexes its links. The catalog
 // keeps the pointer: after changing an entry, Put it again. A Put path is
 // no longer broken.
-func (c *Catalog) Put(e *Entry) {
+func (c *Catalog) Put(e *tree.Entry) {
 	if e == nil {
 		return
 	}
@@ -109,7 +111,7 @@ func (c *Catalog) Delete(path string) {
 }
 
 // Get returns an entry.
-func (c *Catalog) Get(path string) (*Entry, bool) {
+func (c *Catalog) Get(path string) (*tree.Entry, bool) {
 	e, ok := c.entries[path]
 	return e, ok
 }
@@ -261,7 +263,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // PutContext adds or replaces a context file.
-func (c *Catalog) PutContext(ctx *Context) {
+func (c *Catalog) PutContext(ctx *tree.Context) {
 	if ctx == nil {
 		return
 	}
@@ -273,7 +275,7 @@ func (c *Catalog) PutContext(ctx *Context) {
 func (c *Catalog) DeleteContext(path string) { delete(c.contexts, path) }
 
 // Context returns a context file by its path.
-func (c *Catalog) Context(path string) (*Context, bool) {
+func (c *Catalog) Context(path string) (*tree.Context, bool) {
 	ctx, ok := c.contexts[path]
 	return ctx, ok
 }

@@ -1,4 +1,4 @@
-package engine
+package retrieve
 
 import (
 	"fmt"
@@ -25,13 +25,13 @@ const remarkWords = 28
 
 // brevity lowers the scores of short pieces and returns the reason code of
 // what it did, or "".
-func (e *Engine) brevity(hits []search.Hit) string {
+func (rv *Retriever) brevity(hits []search.Hit) string {
 	n := 0
 	for i := range hits {
 		if hits[i].Kind == "context" {
 			continue
 		}
-		en, ok := e.catalog.Get(hits[i].Path)
+		en, ok := rv.catalog.Get(hits[i].Path)
 		if !ok || !isReply(en) {
 			continue
 		}

@@ -1,4 +1,11 @@
-package engine
+// Package curatefrom curates raw material through a model (docs/ABI.md
+// §6.6): after preprocessing (and the compaction of large material) the
+// model proposes curate operations, sees the result of each, and may fix
+// and resend the ones that failed. The operations are staged on an overlay
+// of the tree while the loop runs; only when it ends do they reach the
+// tree, through the engine's curate path, so a cancelled or expired
+// curation changes nothing.
+package curatefrom
 
 import (
 	"encoding/json"
@@ -9,8 +16,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/agent"
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/curate"
 	"github.com/arbormem/arbor/core/internal/prompt"
+	"github.com/arbormem/arbor/core/internal/search"
 )
 
 // compactTokens is the size the compaction passes aim for: CompactAbove
@@ -26,31 +37,40 @@ var codeExtensions = map[string]bool{
 	".sh": true, ".bash": true, ".sql": true, ".lua": true, ".dart": true, ".zig": true,
 }
 
-// CurateFrom turns raw material into entries through a model: after
-// preprocessing (and pre-compaction of large material) the model proposes
-// operations through the curate tool, sees each result, and may fix and
-// resend failed ones. Operations are staged on an overlay of the tree
-// while the loop runs; when it ends they go through the curate path for
-// real, so a cancelled or expired curation leaves the tree unchanged.
-func (e *Engine) CurateFrom(p api.CurateFromParams) (any, error) {
+// Config is what a curation reads, and how it writes what it kept.
+type Config struct {
+	FS           host.FS
+	Clock        host.Clock
+	Catalog      *catalog.Catalog // the live tree; the curation stages on a clone
+	Index        *search.Index    // the model's search tool reads the live index
+	MaxFileBytes int
+	Loops        *agent.Loops
+	// Apply writes the operations that succeeded in the loop to the tree,
+	// through the engine's curate path.
+	Apply func([]api.Operation) api.CurateResult
+}
+
+// Start begins a curation of p's material and runs it until it needs the
+// model (an api.Pending) or is done (an api.CurateFromResult).
+func Start(cfg Config, p api.CurateFromParams) (any, error) {
 	start := time.Now()
 	notes, material, err := preprocess(p.Files)
 	if err != nil {
 		return nil, err
 	}
-	c, err := e.newConv(p.TokenBudget, p.MaxIterations, e.llmOpts.CurateTokenBudget)
+	c, err := cfg.Loops.NewConv(p.TokenBudget, p.MaxIterations, cfg.Loops.Options().CurateTokenBudget)
 	if err != nil {
 		return nil, err
 	}
-	ov := newOverlay(e.fs)
-	cat := e.catalog.Clone()
+	ov := newOverlay(cfg.FS)
+	cat := cfg.Catalog.Clone()
 	t := &curateTask{
-		instruction: strings.TrimSpace(p.Instruction), source: material, material: material,
-		started: start, shadow: &curate.Curator{FS: ov, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes},
-		tools:  &toolbox{e: e, cat: cat, fs: ov, offered: prompt.CurateTools(), seen: map[string]bool{}},
+		instruction: strings.TrimSpace(p.Instruction), source: material, material: material, apply: cfg.Apply,
+		started: start, shadow: &curate.Curator{FS: ov, Clock: cfg.Clock, Catalog: cat, MaxFileBytes: cfg.MaxFileBytes},
+		tools:  agent.NewToolbox(cfg.Index, cat, ov, prompt.CurateTools()),
 		result: api.CurateFromResult{Files: notes, Attempts: []api.Attempt{}},
 	}
-	return e.start("curateFrom", t, c)
+	return cfg.Loops.Start("curateFrom", t, c)
 }
 
 // preprocess checks the files against the limits, cuts code files at
@@ -59,9 +79,9 @@ func (e *Engine) CurateFrom(p api.CurateFromParams) (any, error) {
 func preprocess(files []api.SourceFile) ([]api.SourceNote, string, error) {
 	switch {
 	case len(files) == 0:
-		return nil, "", errorf(api.CodeInvalidParams, "curateFrom: files is required (1 to %d)", api.MaxSourceFiles)
+		return nil, "", api.Errorf(api.CodeInvalidParams, "curateFrom: files is required (1 to %d)", api.MaxSourceFiles)
 	case len(files) > api.MaxSourceFiles:
-		return nil, "", errorf(api.CodeInvalidParams, "curateFrom: %d files, at most %d per call", len(files), api.MaxSourceFiles)
+		return nil, "", api.Errorf(api.CodeInvalidParams, "curateFrom: %d files, at most %d per call", len(files), api.MaxSourceFiles)
 	}
 	var notes []api.SourceNote
 	var b strings.Builder
@@ -71,11 +91,11 @@ func preprocess(files []api.SourceFile) ([]api.SourceNote, string, error) {
 			name = fmt.Sprintf("file %d", i+1)
 		}
 		if !utf8.ValidString(f.Content) {
-			return nil, "", errorf(api.CodeInvalidParams, "curateFrom: %s is not valid UTF-8 text", name)
+			return nil, "", api.Errorf(api.CodeInvalidParams, "curateFrom: %s is not valid UTF-8 text", name)
 		}
 		content := strings.TrimSpace(f.Content)
 		if content == "" {
-			return nil, "", errorf(api.CodeInvalidParams, "curateFrom: %s is empty", name)
+			return nil, "", api.Errorf(api.CodeInvalidParams, "curateFrom: %s is empty", name)
 		}
 		note := api.SourceNote{Name: name}
 		if codeExtensions[strings.ToLower(path.Ext(name))] {
@@ -87,7 +107,7 @@ func preprocess(files []api.SourceFile) ([]api.SourceNote, string, error) {
 		}
 		note.Chars = utf8.RuneCountInString(content)
 		if note.Chars > api.MaxSourceChars {
-			return nil, "", errorf(api.CodeInvalidParams, "curateFrom: %s has %d characters, at most %d per file: split it", name, note.Chars, api.MaxSourceChars)
+			return nil, "", api.Errorf(api.CodeInvalidParams, "curateFrom: %s has %d characters, at most %d per file: split it", name, note.Chars, api.MaxSourceChars)
 		}
 		notes = append(notes, note)
 		fmt.Fprintf(&b, "=== file: %s ===\n%s\n\n", name, content)
@@ -98,52 +118,53 @@ func preprocess(files []api.SourceFile) ([]api.SourceNote, string, error) {
 // curateTask is one curation from raw material: compaction passes while
 // the material is too large, then the curate loop.
 type curateTask struct {
+	apply       func([]api.Operation) api.CurateResult
 	instruction string
 	source      string // the material as given, for the example-copy guard
 	material    string // what the model curates from (compacted when large)
 	started     time.Time
 	stage       string // "", "compact1", "compact2", "curate"
 	shadow      *curate.Curator
-	tools       *toolbox
+	tools       *agent.Toolbox
 	msgs        []api.Message
 	staged      []api.Operation // succeeded on the overlay, in order
 	result      api.CurateFromResult
 }
 
-func (t *curateTask) abandon() { t.shadow, t.tools, t.msgs, t.staged = nil, nil, nil, nil }
+func (t *curateTask) Abandon() { t.shadow, t.tools, t.msgs, t.staged = nil, nil, nil, nil }
 
-func (t *curateTask) advance(e *Engine, c *conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any) {
+func (t *curateTask) Advance(c *agent.Conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any) {
 	switch t.stage {
 	case "":
 		if n := utf8.RuneCountInString(t.material); n > api.CompactAbove {
 			t.result.Compaction = &api.Compaction{InputChars: n}
-			return t.compact(e, c, 1)
+			return t.compact(c, 1)
 		}
-		return t.startCurate(e, c)
+		return t.startCurate(c)
 	case "compact1", "compact2":
-		return t.afterCompact(e, c, resp, fail)
+		return t.afterCompact(c, resp, fail)
 	}
 	if fail != nil {
-		return nil, t.finish(e, c, fmt.Sprintf("the model call failed (%s: %s)", fail.Code, fail.Message))
+		return nil, t.finish(c, fmt.Sprintf("the model call failed (%s: %s)", fail.Code, fail.Message))
 	}
-	return t.afterCurate(e, c, resp)
+	return t.afterCurate(c, resp)
 }
 
 // compact asks for pass 1 (a normal summary) or pass 2 (an aggressive
 // one, 0.6× the size). When the budget has no room, it goes straight to
 // pass 3, which needs no model.
-func (t *curateTask) compact(e *Engine, c *conv, pass int) (*api.LLMRequest, any) {
+func (t *curateTask) compact(c *agent.Conv, pass int) (*api.LLMRequest, any) {
 	tokens := compactTokens
 	if pass == 2 {
 		tokens = compactTokens * 6 / 10
 	}
-	room := c.room(tokens)
+	room := c.Room(tokens)
 	if room == 0 {
-		t.result.Compaction.Notes = append(t.result.Compaction.Notes, fmt.Sprintf("pass %d skipped: %s", pass, c.exhausted()))
-		return t.truncate(e, c)
+		t.result.Compaction.Notes = append(t.result.Compaction.Notes, fmt.Sprintf("pass %d skipped: %s", pass, c.Exhausted()))
+		return t.truncate(c)
 	}
 	t.stage = fmt.Sprintf("compact%d", pass)
-	c.purpose = t.stage
+	c.Purpose = t.stage
 	words := tokens * 3 / 5 // ~0.6 words a token leaves room for names and numbers
 	return &api.LLMRequest{
 		Messages: []api.Message{
@@ -156,7 +177,7 @@ func (t *curateTask) compact(e *Engine, c *conv, pass int) (*api.LLMRequest, any
 
 // afterCompact keeps a summary that fits; otherwise (too long, empty, a
 // failed call) it escalates to the next pass.
-func (t *curateTask) afterCompact(e *Engine, c *conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any) {
+func (t *curateTask) afterCompact(c *agent.Conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any) {
 	pass := 1
 	if t.stage == "compact2" {
 		pass = 2
@@ -183,25 +204,25 @@ func (t *curateTask) afterCompact(e *Engine, c *conv, resp *api.LLMResponse, fai
 	if text != "" {
 		t.material = text
 		cmp.Pass, cmp.OutputChars = pass, utf8.RuneCountInString(text)
-		return t.startCurate(e, c)
+		return t.startCurate(c)
 	}
 	if pass == 1 {
-		return t.compact(e, c, 2)
+		return t.compact(c, 2)
 	}
-	return t.truncate(e, c)
+	return t.truncate(c)
 }
 
 // truncate is pass 3: deterministic, no model, always fits.
-func (t *curateTask) truncate(e *Engine, c *conv) (*api.LLMRequest, any) {
+func (t *curateTask) truncate(c *agent.Conv) (*api.LLMRequest, any) {
 	cmp := t.result.Compaction
 	n := utf8.RuneCountInString(t.material)
 	kept := truncateToFit(t.material, func(s string) bool {
-		return estimateTokens(s) <= compactTokens && utf8.RuneCountInString(s) <= api.CompactAbove
+		return agent.EstimateTokens(s) <= compactTokens && utf8.RuneCountInString(s) <= api.CompactAbove
 	})
 	k := utf8.RuneCountInString(kept)
 	t.material = kept + fmt.Sprintf("\n[… material cut here: %d of %d characters kept]", k, n)
 	cmp.Pass, cmp.OutputChars = 3, k
-	return t.startCurate(e, c)
+	return t.startCurate(c)
 }
 
 // truncateToFit returns the longest prefix of s, on a rune boundary and
@@ -249,45 +270,45 @@ func truncateToFit(s string, fits func(string) bool) string {
 }
 
 // startCurate opens the curate loop.
-func (t *curateTask) startCurate(e *Engine, c *conv) (*api.LLMRequest, any) {
+func (t *curateTask) startCurate(c *agent.Conv) (*api.LLMRequest, any) {
 	t.stage = "curate"
 	t.msgs = []api.Message{
-		{Role: api.RoleSystem, Content: prompt.CurateSystem(overview(t.tools.cat))},
+		{Role: api.RoleSystem, Content: prompt.CurateSystem(agent.Overview(t.tools.Catalog()))},
 		{Role: api.RoleUser, Content: prompt.CurateUser(t.instruction, t.material)},
 	}
-	return t.next(e, c)
+	return t.next(c)
 }
 
-func (t *curateTask) next(e *Engine, c *conv) (*api.LLMRequest, any) {
-	room := c.room(prompt.CurateMaxTokens)
+func (t *curateTask) next(c *agent.Conv) (*api.LLMRequest, any) {
+	room := c.Room(prompt.CurateMaxTokens)
 	if room == 0 {
-		return nil, t.finish(e, c, "stopped: "+c.exhausted())
+		return nil, t.finish(c, "stopped: "+c.Exhausted())
 	}
-	c.purpose = "curate"
+	c.Purpose = "curate"
 	return &api.LLMRequest{Messages: t.msgs, Tools: prompt.CurateTools(), MaxTokens: room, Temperature: prompt.CurateTemperature}, nil
 }
 
 // afterCurate runs the model's tool calls (curate on the overlay, the
 // read-only tools on the overlay's view) and feeds back every result; a
 // turn without tool calls ends the loop.
-func (t *curateTask) afterCurate(e *Engine, c *conv, resp *api.LLMResponse) (*api.LLMRequest, any) {
+func (t *curateTask) afterCurate(c *agent.Conv, resp *api.LLMResponse) (*api.LLMRequest, any) {
 	if len(resp.ToolCalls) == 0 {
 		t.result.Message = strings.TrimSpace(resp.Content)
-		return nil, t.finish(e, c, "the model finished")
+		return nil, t.finish(c, "the model finished")
 	}
-	turn := len(c.trace.Steps)
-	calls := withCallIDs(resp.ToolCalls, turn)
+	turn := c.Steps()
+	calls := agent.WithCallIDs(resp.ToolCalls, turn)
 	t.msgs = append(t.msgs, api.Message{Role: api.RoleAssistant, Content: resp.Content, ToolCalls: calls})
 	for _, tc := range calls {
 		out := ""
 		if tc.Name == prompt.ToolCurate {
 			out = t.curate(tc.Arguments, turn)
 		} else {
-			out = t.tools.run(tc)
+			out = t.tools.Run(tc)
 		}
 		t.msgs = append(t.msgs, api.Message{Role: api.RoleTool, Content: out, ToolCallID: tc.ID})
 	}
-	return t.next(e, c)
+	return t.next(c)
 }
 
 // curate applies one curate tool call to the overlay and returns the
@@ -297,7 +318,7 @@ func (t *curateTask) curate(args string, turn int) string {
 	var a struct {
 		Operations []json.RawMessage `json:"operations"`
 	}
-	if err := decodeArgs(args, &a); err != nil {
+	if err := agent.DecodeArgs(args, &a); err != nil {
 		return "error: " + err.Error()
 	}
 	if len(a.Operations) == 0 {
@@ -331,11 +352,11 @@ func (t *curateTask) curate(args string, turn int) string {
 // are applied to the tree through the curate path (each atomic; one that
 // fails now, because the tree changed meanwhile, is reported failed and
 // changes nothing).
-func (t *curateTask) finish(e *Engine, c *conv, why string) api.CurateFromResult {
+func (t *curateTask) finish(c *agent.Conv, why string) api.CurateFromResult {
 	r := t.result
 	r.Applied = []api.Applied{}
 	if len(t.staged) > 0 {
-		res := e.Curate(api.CurateParams{Operations: t.staged})
+		res := t.apply(t.staged)
 		r.Applied, r.Summary = res.Applied, res.Summary
 	}
 	failed := 0
@@ -348,8 +369,8 @@ func (t *curateTask) finish(e *Engine, c *conv, why string) api.CurateFromResult
 	if len(r.Attempts) == 0 {
 		r.Reason = why + "; the model proposed no operation"
 	}
-	r.LLM = c.trace
-	r.TookMs = since(t.started)
-	t.abandon()
+	r.LLM = c.Trace
+	r.TookMs = api.TookMs(t.started)
+	t.Abandon()
 	return r
 }

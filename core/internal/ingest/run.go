@@ -1,7 +1,6 @@
-package engine
+package ingest
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,47 +8,40 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/internal/ingest"
+	"github.com/arbormem/arbor/core/internal/catalog"
+	"github.com/arbormem/arbor/core/internal/curate"
 )
 
 // manifestBackupPath keeps an unreadable manifest for inspection.
 const manifestBackupPath = ".arbor/ingest.corrupt.json"
 
-func init() {
-	methods["ingest"] = func(s *Session, raw json.RawMessage) (any, error) {
-		var p api.IngestParams
-		if err := decodeParams(raw, &p); err != nil {
-			return nil, err
-		}
-		return s.eng.Ingest(p)
-	}
-}
-
-// Ingest splits files into entries and applies them through Curate, as one
-// batch: every file is split and planned first (a file that cannot be split
-// fails alone, before anything is written), then the removal of the pruned
-// sources, then all operations go through one curate call, then the
-// manifest is written. An unchanged file costs no write at all.
-func (e *Engine) Ingest(p api.IngestParams) (api.IngestResult, error) {
+// Run is the "ingest" method (docs/ABI.md §4.11) over the tree of cat,
+// read and written through fsys: it splits files into entries and applies
+// them through apply (the engine's curate path) as one batch. Every file is
+// split and planned first (a file that cannot be split fails alone, before
+// anything is written), then the removal of the pruned sources, then all
+// operations go through one apply, then the manifest is written. An
+// unchanged file costs no write at all.
+func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.Operation) curate.Result, p api.IngestParams) (api.IngestResult, error) {
 	start := time.Now()
 	if p.ContextTurns != nil && *p.ContextTurns < 0 {
-		return api.IngestResult{}, errorf(api.CodeInvalidParams, "contextTurns %d: want 0 or more", *p.ContextTurns)
+		return api.IngestResult{}, api.Errorf(api.CodeInvalidParams, "contextTurns %d: want 0 or more", *p.ContextTurns)
 	}
 	if p.MaxSourceBytes < 0 {
-		return api.IngestResult{}, errorf(api.CodeInvalidParams, "maxSourceBytes %d: want 0 (the default) or more", p.MaxSourceBytes)
+		return api.IngestResult{}, api.Errorf(api.CodeInvalidParams, "maxSourceBytes %d: want 0 (the default) or more", p.MaxSourceBytes)
 	}
 	for _, pre := range p.Prune {
 		if err := api.CheckPrefix(pre); err != nil {
-			return api.IngestResult{}, errorf(api.CodeInvalidParams, "prune: %v", err)
+			return api.IngestResult{}, api.Errorf(api.CodeInvalidParams, "prune: %v", err)
 		}
 	}
-	man, before, err := e.loadManifest()
+	man, before, err := loadManifest(fsys, log)
 	if err != nil {
 		return api.IngestResult{}, err
 	}
-	pl := &ingest.Planner{Manifest: man, Catalog: e.catalog, Options: p.IngestOptions}
+	pl := &Planner{Manifest: man, Catalog: cat, Options: p.IngestOptions}
 	res := api.IngestResult{Files: make([]api.IngestFile, len(p.Files))}
-	plans := make([]ingest.FilePlan, len(p.Files))
+	plans := make([]FilePlan, len(p.Files))
 	var ops []api.Operation
 	seen := map[string]bool{}
 	for i, f := range p.Files {
@@ -82,7 +74,7 @@ func (e *Engine) Ingest(p api.IngestParams) (api.IngestResult, error) {
 			ops = append(ops, fp.Ops...)
 		}
 	}
-	applied := e.curate(ops).Applied
+	applied := apply(ops).Applied
 	at := 0
 	for i := range res.Files {
 		r, fp := &res.Files[i], plans[i]
@@ -129,34 +121,34 @@ func (e *Engine) Ingest(p api.IngestParams) (api.IngestResult, error) {
 	}
 	res.Summary.Files = len(res.Files)
 	if data := man.Encode(); string(data) != string(before) {
-		if err := e.fs.WriteFile(ingest.ManifestPath, data); err != nil {
+		if err := fsys.WriteFile(ManifestPath, data); err != nil {
 			// The entries are written; their provenance lets the next ingest
 			// find them without the manifest (it rewrites them once).
-			e.log.Log("warn", fmt.Sprintf("ingest: write %s: %v", ingest.ManifestPath, err))
+			log.Log("warn", fmt.Sprintf("ingest: write %s: %v", ManifestPath, err))
 		}
 	}
-	res.TookMs = since(start)
+	res.TookMs = api.TookMs(start)
 	return res, nil
 }
 
 // loadManifest reads the ingest manifest. A missing one is empty; an
 // unreadable one is kept as ingest.corrupt.json and replaced, since the
 // entries' provenance recovers what it held.
-func (e *Engine) loadManifest() (*ingest.Manifest, []byte, error) {
-	data, err := e.fs.ReadFile(ingest.ManifestPath)
+func loadManifest(fsys host.FS, log host.Logger) (*Manifest, []byte, error) {
+	data, err := fsys.ReadFile(ManifestPath)
 	switch {
 	case errors.Is(err, host.ErrNotFound):
-		return ingest.NewManifest(), nil, nil
+		return NewManifest(), nil, nil
 	case err != nil:
-		return nil, nil, fmt.Errorf("ingest: read %s: %w", ingest.ManifestPath, err)
+		return nil, nil, fmt.Errorf("ingest: read %s: %w", ManifestPath, err)
 	}
-	m, perr := ingest.ParseManifest(data)
+	m, perr := ParseManifest(data)
 	if perr != nil {
-		e.log.Log("warn", fmt.Sprintf("ingest: %v; kept as %s, entries are found by their provenance", perr, manifestBackupPath))
-		if err := e.fs.WriteFile(manifestBackupPath, data); err != nil {
-			return nil, nil, fmt.Errorf("ingest: keep unreadable %s: %w", ingest.ManifestPath, err)
+		log.Log("warn", fmt.Sprintf("ingest: %v; kept as %s, entries are found by their provenance", perr, manifestBackupPath))
+		if err := fsys.WriteFile(manifestBackupPath, data); err != nil {
+			return nil, nil, fmt.Errorf("ingest: keep unreadable %s: %w", ManifestPath, err)
 		}
-		return ingest.NewManifest(), data, nil
+		return NewManifest(), data, nil
 	}
 	return m, data, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package retrieve
 
 import (
 	"math"
@@ -6,14 +6,13 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/search"
 )
 
 // rescored ranks query over e, gives every hit the same raw score and
 // applies rule, so that the rule's multipliers can be read off the scores
 // it leaves (by path), with its reason code.
-func rescored(t *testing.T, e *Engine, query string, rule func(search.Ranked, *search.Result) string) (map[string]float64, string) {
+func rescored(t *testing.T, e *memory, query string, rule func(search.Ranked, *search.Result) string) (map[string]float64, string) {
 	t.Helper()
 	ranked, err := e.index.Rank(query, rerankPool)
 	if err != nil {
@@ -36,11 +35,7 @@ func rescored(t *testing.T, e *Engine, query string, rule func(search.Ranked, *s
 // speaker's name, provenance and flow are not its own words, and an entry
 // whose flow is no reply (a process) is left alone.
 func TestQueryOwnWords(t *testing.T) {
-	e, _, err := Open(Options{FS: host.NewMemFS()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMemory(t, nil)
 	addTurn(t, e, "chat/session_01/turn_02.md", "Ana", "We finished the mosaic table for the garden.", "In reply to Bo: any news?")
 	addTurn(t, e, "chat/session_01/turn_03.md", "Bo", "So proud of you two, send a photo!", "In reply to Ana: We finished the mosaic table for the garden.")
 	addTurn(t, e, "chat/session_01/turn_04.md", "Ana", "The mosaic took us a month.", "In reply to Bo: So proud of you two, send a photo!")
@@ -83,11 +78,7 @@ func TestQueryOwnWords(t *testing.T) {
 // Hand-written entries whose flow is a process are no pieces of an
 // exchange: none of the exchange rules touches them.
 func TestQueryProcessFlowIsNoExchange(t *testing.T) {
-	e, _, err := Open(Options{FS: host.NewMemFS()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMemory(t, nil)
 	for i, text := range []string{"Refresh tokens rotate on every use.", "Rotate the signing key yearly.", "Tokens expire after 15 minutes."} {
 		op := api.Operation{Type: api.OpAdd, Path: "engineering/auth", Title: []string{"Refresh rotation", "Key rotation", "Token expiry"}[i],
 			Content: api.Content{

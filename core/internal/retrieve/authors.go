@@ -1,4 +1,4 @@
-package engine
+package retrieve
 
 import (
 	"fmt"
@@ -20,13 +20,13 @@ const authorBoost = 1.5
 
 // authors raises the scores of the entries written by a person the question
 // names and returns the reason code of what it did, or "".
-func (e *Engine) authors(r *search.Result) string {
+func (rv *Retriever) authors(r *search.Result) string {
 	named := map[string]bool{} // author → the question names them
 	for _, h := range r.Hits {
 		if h.Kind == "context" {
 			continue
 		}
-		en, ok := e.catalog.Get(h.Path)
+		en, ok := rv.catalog.Get(h.Path)
 		if !ok || en.RawConcept.Author == "" {
 			continue
 		}
@@ -34,7 +34,7 @@ func (e *Engine) authors(r *search.Result) string {
 		if _, seen := named[a]; seen {
 			continue
 		}
-		terms := e.index.Terms(a)
+		terms := rv.index.Terms(a)
 		named[a] = len(terms) > 0 && !slices.ContainsFunc(terms, func(t string) bool { return !slices.Contains(r.Terms, t) })
 	}
 	var who []string
@@ -52,7 +52,7 @@ func (e *Engine) authors(r *search.Result) string {
 		if r.Hits[i].Kind == "context" {
 			continue
 		}
-		if en, ok := e.catalog.Get(r.Hits[i].Path); ok && named[en.RawConcept.Author] {
+		if en, ok := rv.catalog.Get(r.Hits[i].Path); ok && named[en.RawConcept.Author] {
 			r.Hits[i].Raw *= authorBoost
 			n++
 		}

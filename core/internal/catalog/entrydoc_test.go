@@ -1,4 +1,4 @@
-package engine
+package catalog
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ func TestEntryDocTranscript(t *testing.T) {
 	en := &tree.Entry{Path: "chats/s1.md", Title: "Chat"}
 	en.RawConcept.Task = "Chat with the assistant"
 	en.Narrative.Text = "**User:** I adopted a **greyhound**.\n\n**Assistant:** Greyhounds are **calm** indoors.\n\n**User:** Thanks!"
-	d := entryDoc(en)
+	d := EntryDoc(en)
 	if !strings.Contains(d.Content, "User: I adopted a greyhound.") || !strings.Contains(d.Content, "User: Thanks!") ||
 		!strings.Contains(d.Content, "Chat with the assistant") || strings.Contains(d.Content, "calm") {
 		t.Errorf("content %q", d.Content)
@@ -22,7 +22,7 @@ func TestEntryDocTranscript(t *testing.T) {
 		t.Errorf("aside %q", d.Aside)
 	}
 	en.Narrative.Text = "Caroline: I went to the support group.\nMelanie: That's great!"
-	if d := entryDoc(en); d.Aside != "" || d.Content != en.Text() {
+	if d := EntryDoc(en); d.Aside != "" || d.Content != en.Text() {
 		t.Errorf("a chat between people: content %q, aside %q", d.Content, d.Aside)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package retrieve
 
 import (
 	"math"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/search"
 )
 
@@ -15,11 +14,7 @@ import (
 // slightly better lone match from another session, and the reason says so.
 // Whole sessions (no flow) in a shared folder are not reranked.
 func TestQuerySiblings(t *testing.T) {
-	e, _, err := Open(Options{FS: host.NewMemFS()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMemory(t, nil)
 	add := func(path, text, flow string) {
 		op := api.Operation{Type: api.OpAdd, Path: path, Title: "Turn",
 			Content: api.Content{Narrative: &api.Narrative{Text: text}}, Reason: "chat import"}
@@ -58,11 +53,7 @@ func TestQuerySiblings(t *testing.T) {
 	}
 
 	// The same texts as whole sessions without a flow: plain ranking.
-	w, _, err := Open(Options{FS: host.NewMemFS()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := openMemory(t, nil)
 	e = w
 	add("chats/2023_05/session_01.md", "I signed up for a pottery class downtown, with my sister.", "")
 	add("chats/2023_05/session_02.md", "It meets on Tuesdays; I made a bowl in the pottery class.", "")
@@ -81,11 +72,7 @@ func TestQuerySiblings(t *testing.T) {
 // openerBoost times its siblings' multiplier; an entry without a flow in a
 // folder of no exchange is left alone.
 func TestQueryOpeners(t *testing.T) {
-	e, _, err := Open(Options{FS: host.NewMemFS()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMemory(t, nil)
 	addTurn(t, e, "chat/session_01/turn_01.md", "Ana", "Guess what, I adopted a kitten named Miso!", "")
 	addTurn(t, e, "chat/session_01/turn_02.md", "Bo", "A kitten! What does Miso look like?", "In reply to Ana: Guess what, I adopted a kitten named Miso!")
 	addTurn(t, e, "notes/pets/miso.md", "Ana", "Miso the kitten needs her shots in May.", "")

@@ -1,18 +1,20 @@
-package tree
+package catalog
 
 import (
 	"errors"
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
-func entryWith(path string, related []string, body string) *Entry {
-	return &Entry{Path: path, Title: path, Related: related, Preamble: body}
+func entryWith(path string, related []string, body string) *tree.Entry {
+	return &tree.Entry{Path: path, Title: path, Related: related, Preamble: body}
 }
 
 func TestCatalogBasics(t *testing.T) {
-	c := NewCatalog()
+	c := New()
 	a := entryWith("eng/a.md", nil, "")
 	c.Put(a)
 	c.Put(entryWith("eng/b.md", nil, ""))
@@ -58,7 +60,7 @@ func TestCatalogResolution(t *testing.T) {
 		{"missing", []string{"a/x.md"}, "y", ""},
 	}
 	for _, tt := range tests {
-		c := NewCatalog()
+		c := New()
 		for _, p := range tt.entries {
 			c.Put(entryWith(p, nil, ""))
 		}
@@ -85,13 +87,13 @@ func TestCatalogResolution(t *testing.T) {
 }
 
 func TestCatalogLinkSequences(t *testing.T) {
-	c := NewCatalog()
+	c := New()
 	target := "engineering/billing/invoice_retry_policy.md"
 
 	// Links written before the target exists resolve once it is Put.
 	c.Put(entryWith("notes/a.md", nil, "see [[Invoice Retry Policy]]"))
 	c.Put(entryWith("notes/b.md", []string{target}, ""))
-	c.Put(&Entry{Path: "notes/c.md", LegacyRelations: []string{"engineering/billing/invoice_retry_policy"}})
+	c.Put(&tree.Entry{Path: "notes/c.md", LegacyRelations: []string{"engineering/billing/invoice_retry_policy"}})
 	if got := c.Forward("notes/a.md"); !reflect.DeepEqual(got, []string{"Invoice Retry Policy"}) {
 		t.Errorf("Forward before target = %q", got)
 	}
@@ -157,7 +159,7 @@ func TestCatalogLinkSequences(t *testing.T) {
 }
 
 func TestCatalogForwardDedup(t *testing.T) {
-	c := NewCatalog()
+	c := New()
 	c.Put(entryWith("x/target.md", nil, ""))
 	c.Put(entryWith("src.md", []string{"x/target.md", "x/target", "zz-missing"}, "[[target]] [[Target|again]] [[aa missing]]"))
 	want := []string{"aa missing", "x/target.md", "zz-missing"}
@@ -170,9 +172,9 @@ func TestCatalogForwardDedup(t *testing.T) {
 }
 
 func TestCatalogContextsAndBroken(t *testing.T) {
-	c := NewCatalog()
-	c.PutContext(&Context{Path: "eng/context.md", Title: "Eng"})
-	c.PutContext(&Context{Path: "art/context.md", Title: "Art"})
+	c := New()
+	c.PutContext(&tree.Context{Path: "eng/context.md", Title: "Eng"})
+	c.PutContext(&tree.Context{Path: "art/context.md", Title: "Art"})
 	c.PutContext(nil)
 	if got := c.ContextPaths(); !reflect.DeepEqual(got, []string{"art/context.md", "eng/context.md"}) {
 		t.Errorf("ContextPaths = %q", got)
@@ -209,7 +211,7 @@ func TestCatalogContextsAndBroken(t *testing.T) {
 }
 
 func TestCatalogCloneIsIndependent(t *testing.T) {
-	c := NewCatalog()
+	c := New()
 	c.Put(entryWith("a/b/x.md", []string{"a/b/y.md"}, ""))
 	c.Put(entryWith("a/b/y.md", nil, ""))
 	n := c.Clone()

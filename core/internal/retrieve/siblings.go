@@ -1,4 +1,4 @@
-package engine
+package retrieve
 
 import (
 	"cmp"
@@ -20,7 +20,7 @@ import (
 // matches a piece's raw score is multiplied by 1 + siblingWeight·E/Emax,
 // where E is the sum of the siblingTop best relative scores (raw over the
 // best raw) of the pieces of its folder and Emax the largest E. Entries that
-// are whole episodes (no replies, e.g. one chat session per entry) are left
+// are whole episodes (no replies, rv.g. one chat session per entry) are left
 // alone: a folder of them (chats of a month) is no episode, and lifting it
 // pushed other evidence out (measured in bench/retrieval/mechanisms.md).
 //
@@ -39,13 +39,13 @@ const (
 // siblings raises the scores of the pieces by their folder's evidence, and
 // those of the openers, and returns the reason code of what it did, or ""
 // when no hit is a piece.
-func (e *Engine) siblings(hits []search.Hit) string {
+func (rv *Retriever) siblings(hits []search.Hit) string {
 	episodes := map[string][]float64{} // folder → raw scores of its hits
 	for _, h := range hits {
 		if h.Kind == "context" {
 			continue
 		}
-		if en, ok := e.catalog.Get(h.Path); ok && isReply(en) {
+		if en, ok := rv.catalog.Get(h.Path); ok && isReply(en) {
 			episodes[path.Dir(h.Path)] = nil
 		}
 	}
@@ -84,7 +84,7 @@ func (e *Engine) siblings(hits []search.Hit) string {
 		}
 		hits[i].Raw *= 1 + siblingWeight*ev/best
 		n++
-		if en, ok := e.catalog.Get(hits[i].Path); ok && en.RawConcept.Flow == "" {
+		if en, ok := rv.catalog.Get(hits[i].Path); ok && en.RawConcept.Flow == "" {
 			hits[i].Raw *= openerBoost
 			openers++
 		}

@@ -1,22 +1,17 @@
-package engine
+package retrieve
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/host"
 )
 
 // A short reaction that matches a question only through the turn it
 // replies to ranks after the turn that holds the fact; a short curated entry
 // without a flow keeps its score.
 func TestQueryShortRemarks(t *testing.T) {
-	e, _, err := Open(Options{FS: host.NewMemFS()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMemory(t, nil)
 	fact := "I adopted a rescue greyhound named Pixie from the shelter on Elm Street last spring; she is shy with strangers but already knows her name and sleeps on the sofa all day."
 	addTurn(t, e, "chat/session_01/turn_01.md", "Audrey", fact, "In reply to Andrew: any news?")
 	addTurn(t, e, "chat/session_01/turn_02.md", "Andrew", "Pixie the greyhound, wow!", "In reply to Audrey: "+fact)
@@ -40,11 +35,7 @@ func TestQueryShortRemarks(t *testing.T) {
 	}
 
 	// Without flows the same texts are curated entries: no prior.
-	w, _, err := Open(Options{FS: host.NewMemFS()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := openMemory(t, nil)
 	for path, text := range map[string]string{"home/pets/pixie.md": fact, "home/pets/note.md": "Pixie the greyhound, wow! " + fact} {
 		op := api.Operation{Type: api.OpAdd, Path: path, Title: "Pet",
 			Content: api.Content{Narrative: &api.Narrative{Text: text}}, Reason: "note"}

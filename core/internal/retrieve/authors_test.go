@@ -1,17 +1,16 @@
-package engine
+package retrieve
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/host"
 )
 
 // addTurn writes one turn of a chat as ingestion does, the speaker as the
 // author and the turn replied to as the flow, under a title that names
 // nobody.
-func addTurn(t *testing.T, e *Engine, path, author, text, flow string) {
+func addTurn(t *testing.T, e *memory, path, author, text, flow string) {
 	t.Helper()
 	op := api.Operation{Type: api.OpAdd, Path: path, Title: "Turn",
 		Content: api.Content{
@@ -27,11 +26,7 @@ func addTurn(t *testing.T, e *Engine, path, author, text, flow string) {
 // person said first, even where the other one's remark matches the words a
 // little better; naming both people, or nobody, changes nothing.
 func TestQueryAuthors(t *testing.T) {
-	e, _, err := Open(Options{FS: host.NewMemFS()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMemory(t, nil)
 	addTurn(t, e, "chat/session_01/turn_01.md", "Maria", "Caroline, your pottery class bowl with the blue glaze is lovely, is the pottery class hard?", "In reply to Caroline: hello")
 	addTurn(t, e, "chat/session_01/turn_02.md", "Caroline", "Thanks! The pottery class is on Tuesdays and I finally finished a bowl there.", "In reply to Maria: hi")
 	addTurn(t, e, "chat/session_01/turn_03.md", "Maria", "Glad to hear it, Caroline. See you soon, and good luck with everything at work.", "In reply to Caroline: thanks")

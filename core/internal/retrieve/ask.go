@@ -1,4 +1,4 @@
-package engine
+package retrieve
 
 import (
 	"fmt"
@@ -6,42 +6,26 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/agent"
 	"github.com/arbormem/arbor/core/internal/prompt"
 )
 
 // QueryLLM runs the tiers of DESIGN §5. Tiers 0–2 answer as Query does;
 // when they cannot and p.LLM is set, it returns an api.Pending, and the
 // final QueryResult comes from Resume.
-func (e *Engine) QueryLLM(p api.QueryParams) (any, error) {
+func (rv *Retriever) QueryLLM(p api.QueryParams) (any, error) {
 	start := time.Now()
-	o, err := e.query(p.SearchParams)
+	o, err := rv.query(p.SearchParams)
 	if err != nil || !p.LLM || !o.res.NeedsLLM {
 		return o.res, err
 	}
-	c, err := e.newConv(p.TokenBudget, p.MaxIterations, e.llmOpts.TokenBudget)
+	c, err := rv.loops.NewConv(p.TokenBudget, p.MaxIterations, rv.loops.Options().TokenBudget)
 	if err != nil {
 		return nil, err
 	}
-	limit, _ := clampLimit(p.Limit, 5) // Query checked it
-	t := &askTask{question: p.Query, norm: normalizeQuery(p.Query), limit: limit, gen: e.gen, base: o, started: start}
-	return e.start("query", t, c)
-}
-
-// newConv checks a call's budget and iteration parameters.
-func (e *Engine) newConv(budget, iters, defBudget int) (*conv, error) {
-	switch {
-	case budget < 0:
-		return nil, errorf(api.CodeInvalidParams, "tokenBudget %d: must not be negative", budget)
-	case iters < 0 || iters > api.MaxIterations:
-		return nil, errorf(api.CodeInvalidParams, "maxIterations %d: want 1 to %d", iters, api.MaxIterations)
-	}
-	if budget == 0 {
-		budget = defBudget
-	}
-	if iters == 0 {
-		iters = e.llmOpts.MaxIterations
-	}
-	return &conv{budget: budget, maxIter: iters}, nil
+	limit, _ := p.LimitOr(5) // query checked it
+	t := &askTask{rv: rv, question: p.Query, norm: normalizeQuery(p.Query), limit: limit, gen: rv.gen, base: o, started: start}
+	return rv.loops.Start("query", t, c)
 }
 
 // askTask is a query beyond tier 2. It first tries tier 3 (one call over
@@ -50,6 +34,7 @@ func (e *Engine) newConv(budget, iters, defBudget int) (*conv, error) {
 // entries do not cover the question or need others (NOT COVERED / NEEDS
 // MORE), or directly when the top score is below llm.tier3MinScore.
 type askTask struct {
+	rv       *Retriever
 	question string
 	norm     string // the cache key's query and limit
 	limit    int
@@ -57,7 +42,7 @@ type askTask struct {
 	base     outcome // what tier 2 found
 	started  time.Time
 	tier     int
-	tools    *toolbox
+	tools    *agent.Toolbox
 	msgs     []api.Message
 	reasons  []string // why each stage ended, joined into the final reason
 	retries  int      // format reminders sent in tier 4
@@ -66,47 +51,47 @@ type askTask struct {
 // maxReminders bounds the answers tier 4 may send back for a format fix.
 const maxReminders = 2
 
-func (t *askTask) abandon() { t.msgs, t.tools = nil, nil }
+func (t *askTask) Abandon() { t.msgs, t.tools = nil, nil }
 
-func (t *askTask) advance(e *Engine, c *conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any) {
+func (t *askTask) Advance(c *agent.Conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any) {
 	switch {
 	case t.tier == 0:
-		if top := topScore(t.base.res.Results); top < e.llmOpts.Tier3MinScore {
-			t.reasons = append(t.reasons, fmt.Sprintf("top score %.4f < %.2f: straight to the agentic loop", top, e.llmOpts.Tier3MinScore))
-			return t.startTier4(e, c, "")
+		if top := topScore(t.base.res.Results); top < t.rv.loops.Options().Tier3MinScore {
+			t.reasons = append(t.reasons, fmt.Sprintf("top score %.4f < %.2f: straight to the agentic loop", top, t.rv.loops.Options().Tier3MinScore))
+			return t.startTier4(c, "")
 		}
-		return t.tier3(e, c)
+		return t.tier3(c)
 	case fail != nil:
 		why := fmt.Sprintf("tier %d: the model call failed (%s: %s)", t.tier, fail.Code, fail.Message)
 		if t.tier == api.TierLLM {
-			return nil, t.fallback(e, c, why)
+			return nil, t.fallback(c, why)
 		}
-		return nil, t.bestSoFar(e, c, why)
+		return nil, t.bestSoFar(c, why)
 	case t.tier == api.TierLLM:
-		return t.afterTier3(e, c, resp)
+		return t.afterTier3(c, resp)
 	}
-	return t.afterTier4(e, c, resp)
+	return t.afterTier4(c, resp)
 }
 
 // tier3 asks one grounded call over the top results.
-func (t *askTask) tier3(e *Engine, c *conv) (*api.LLMRequest, any) {
+func (t *askTask) tier3(c *agent.Conv) (*api.LLMRequest, any) {
 	t.tier = api.TierLLM
-	room := c.room(prompt.Tier3MaxTokens)
+	room := c.Room(prompt.Tier3MaxTokens)
 	if room == 0 {
-		return nil, t.fallback(e, c, "tier 3 not tried: "+c.exhausted())
+		return nil, t.fallback(c, "tier 3 not tried: "+c.Exhausted())
 	}
-	t.tools = e.liveTools()
+	t.tools = t.rv.tools()
 	var docs []prompt.Document
 	for _, h := range t.base.res.Results {
-		data, err := e.fs.ReadFile(h.Path)
+		data, err := t.rv.fs.ReadFile(h.Path)
 		if err != nil {
-			e.log.Log("warn", fmt.Sprintf("tier 3: prefetch %s: %v", h.Path, err))
+			t.rv.log.Log("warn", fmt.Sprintf("tier 3: prefetch %s: %v", h.Path, err))
 			continue
 		}
-		t.tools.seen[h.Path] = true
-		docs = append(docs, prompt.Document{Path: h.Path, Text: clip(string(data), prompt.ReadMaxChars)})
+		t.tools.See(h.Path)
+		docs = append(docs, prompt.Document{Path: h.Path, Text: agent.Clip(string(data), prompt.ReadMaxChars)})
 	}
-	c.purpose = "tier3"
+	c.Purpose = "tier3"
 	return &api.LLMRequest{
 		Messages: []api.Message{
 			{Role: api.RoleSystem, Content: prompt.Tier3System},
@@ -120,94 +105,81 @@ func (t *askTask) tier3(e *Engine, c *conv) (*api.LLMRequest, any) {
 // saying the entries do not suffice escalates to tier 4; an answer that
 // cannot be checked (no format, no known source) is not passed off as
 // grounded: the search results stand, with the reason.
-func (t *askTask) afterTier3(e *Engine, c *conv, resp *api.LLMResponse) (*api.LLMRequest, any) {
+func (t *askTask) afterTier3(c *agent.Conv, resp *api.LLMResponse) (*api.LLMRequest, any) {
 	a := prompt.ParseAnswer(resp.Content, t.known)
 	switch {
 	case a.NotCovered:
 		t.reasons = append(t.reasons, "tier 3: the top entries do not cover the question")
-		return t.startTier4(e, c, "the top entries do not cover the question")
+		return t.startTier4(c, "the top entries do not cover the question")
 	case a.NeedsMore != "":
 		t.reasons = append(t.reasons, "tier 3: needs more entries ("+a.NeedsMore+")")
-		return t.startTier4(e, c, a.NeedsMore)
+		return t.startTier4(c, a.NeedsMore)
 	case a.Problem != "":
-		return nil, t.fallback(e, c, "tier 3: the model's answer was not used: "+a.Problem)
+		return nil, t.fallback(c, "tier 3: the model's answer was not used: "+a.Problem)
 	}
-	return nil, t.final(e, c, a, "tier 3: grounded answer from the top entries")
+	return nil, t.final(c, a, "tier 3: grounded answer from the top entries")
 }
 
-func (t *askTask) known(p string) bool { return t.tools.seen[p] }
+func (t *askTask) known(p string) bool { return t.tools.Seen(p) }
 
 // startTier4 opens the agentic loop. note is what tier 3 said was missing.
-func (t *askTask) startTier4(e *Engine, c *conv, note string) (*api.LLMRequest, any) {
+func (t *askTask) startTier4(c *agent.Conv, note string) (*api.LLMRequest, any) {
 	t.tier = api.TierAgentic
 	if t.tools == nil {
-		t.tools = e.liveTools()
+		t.tools = t.rv.tools()
 	}
 	var hits strings.Builder
 	for _, h := range t.base.res.Results {
-		t.tools.seen[h.Path] = true
+		t.tools.See(h.Path)
 		fmt.Fprintf(&hits, "- %s (%.4f) %s — %s\n", h.Path, h.Score, h.Title, h.Excerpt)
 	}
 	t.msgs = []api.Message{
-		{Role: api.RoleSystem, Content: prompt.Tier4System(overview(e.catalog))},
+		{Role: api.RoleSystem, Content: prompt.Tier4System(agent.Overview(t.rv.catalog))},
 		{Role: api.RoleUser, Content: prompt.Tier4User(t.question, hits.String(), note)},
 	}
-	return t.next(e, c)
+	return t.next(c)
 }
 
 // next asks the model for the loop's next turn, or ends the loop when the
 // budget or the iterations are spent.
-func (t *askTask) next(e *Engine, c *conv) (*api.LLMRequest, any) {
-	room := c.room(prompt.Tier4MaxTokens)
+func (t *askTask) next(c *agent.Conv) (*api.LLMRequest, any) {
+	room := c.Room(prompt.Tier4MaxTokens)
 	if room == 0 {
-		return nil, t.bestSoFar(e, c, "tier 4 stopped: "+c.exhausted())
+		return nil, t.bestSoFar(c, "tier 4 stopped: "+c.Exhausted())
 	}
-	c.purpose = "tier4"
+	c.Purpose = "tier4"
 	return &api.LLMRequest{Messages: t.msgs, Tools: prompt.QueryTools(), MaxTokens: room, Temperature: prompt.Tier4Temperature}, nil
 }
 
 // afterTier4 runs the tools the model called, or reads its final answer.
-func (t *askTask) afterTier4(e *Engine, c *conv, resp *api.LLMResponse) (*api.LLMRequest, any) {
+func (t *askTask) afterTier4(c *agent.Conv, resp *api.LLMResponse) (*api.LLMRequest, any) {
 	if len(resp.ToolCalls) > 0 {
-		calls := withCallIDs(resp.ToolCalls, len(c.trace.Steps))
+		calls := agent.WithCallIDs(resp.ToolCalls, c.Steps())
 		t.msgs = append(t.msgs, api.Message{Role: api.RoleAssistant, Content: resp.Content, ToolCalls: calls})
 		for _, tc := range calls {
-			out := t.tools.run(tc)
+			out := t.tools.Run(tc)
 			t.msgs = append(t.msgs, api.Message{Role: api.RoleTool, Content: out, ToolCallID: tc.ID})
 		}
-		return t.next(e, c)
+		return t.next(c)
 	}
 	a := prompt.ParseAnswer(resp.Content, t.known)
 	switch {
 	case a.NotCovered:
-		return nil, t.notCovered(e, c)
+		return nil, t.notCovered(c)
 	case a.NeedsMore != "":
 		a.Problem = "it says more entries are needed (" + a.NeedsMore + "); use the tools to find them"
 	}
 	if a.Problem == "" {
-		return nil, t.final(e, c, a, "tier 4: grounded answer after the agentic loop")
+		return nil, t.final(c, a, "tier 4: grounded answer after the agentic loop")
 	}
 	if t.retries >= maxReminders {
-		return nil, t.bestSoFar(e, c, fmt.Sprintf("tier 4: the model's answer was not used after %d reminders: %s", maxReminders, a.Problem))
+		return nil, t.bestSoFar(c, fmt.Sprintf("tier 4: the model's answer was not used after %d reminders: %s", maxReminders, a.Problem))
 	}
 	t.retries++
 	t.msgs = append(t.msgs,
 		api.Message{Role: api.RoleAssistant, Content: resp.Content},
 		api.Message{Role: api.RoleUser, Content: prompt.FormatReminder(a.Problem)})
-	return t.next(e, c)
-}
-
-// withCallIDs gives every call an id (a model may leave it empty), so
-// that each tool answer is tied to its call.
-func withCallIDs(calls []api.ToolCall, step int) []api.ToolCall {
-	out := make([]api.ToolCall, len(calls))
-	copy(out, calls)
-	for i := range out {
-		if out[i].ID == "" {
-			out[i].ID = fmt.Sprintf("call_%d_%d", step, i+1)
-		}
-	}
-	return out
+	return t.next(c)
 }
 
 // reason chains why each stage ended: tier 2's reason first.
@@ -216,21 +188,21 @@ func (t *askTask) reason(why string) string {
 }
 
 // result is a final QueryResult of tier t.tier with the trace.
-func (t *askTask) result(c *conv, why string) api.QueryResult {
+func (t *askTask) result(c *agent.Conv, why string) api.QueryResult {
 	res := t.base.res
 	res.Tier = t.tier
 	res.TierName = map[int]string{api.TierLLM: "llm", api.TierAgentic: "agentic"}[t.tier]
 	res.NeedsLLM = false
 	res.Reason = t.reason(why)
-	trace := c.trace
+	trace := c.Trace
 	res.LLM = &trace
-	res.TookMs = since(t.started)
+	res.TookMs = api.TookMs(t.started)
 	return res
 }
 
 // final is a grounded answer: only known entries are cited, and they
 // count as accessed (they are presented as the answer).
-func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) api.QueryResult {
+func (t *askTask) final(c *agent.Conv, a prompt.Answer, why string) api.QueryResult {
 	if len(a.Unknown) > 0 {
 		why += "; dropped sources the model was not shown: " + strings.Join(a.Unknown, ", ")
 	}
@@ -238,8 +210,8 @@ func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) api.Que
 	// answer resting only on removed entries is no longer grounded.
 	var kept, gone []string
 	for _, p := range a.Sources {
-		_, entry := e.catalog.Get(p)
-		_, context := e.catalog.Context(p)
+		_, entry := t.rv.catalog.Get(p)
+		_, context := t.rv.catalog.Context(p)
 		if entry || context {
 			kept = append(kept, p)
 		} else {
@@ -248,7 +220,7 @@ func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) api.Que
 	}
 	if len(gone) > 0 {
 		if len(kept) == 0 {
-			return t.fallback(e, c, fmt.Sprintf("tier %d: every source of the answer was removed from the tree meanwhile (%s)", t.tier, strings.Join(gone, ", ")))
+			return t.fallback(c, fmt.Sprintf("tier %d: every source of the answer was removed from the tree meanwhile (%s)", t.tier, strings.Join(gone, ", ")))
 		}
 		why += "; dropped sources removed from the tree meanwhile: " + strings.Join(gone, ", ")
 		a.Sources = kept
@@ -257,9 +229,9 @@ func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) api.Que
 	res.Answer = a.Render()
 	res.Sources = a.Sources
 	for _, p := range a.Sources {
-		e.access(p)
+		t.rv.signals.Access(p)
 	}
-	t.cache(e, res)
+	t.cache(res)
 	return res
 }
 
@@ -268,47 +240,47 @@ func (t *askTask) final(e *Engine, c *conv, a prompt.Answer, why string) api.Que
 // then answered at once, with or without a model. Not cached: answers
 // worked out while the tree changed, incomplete loops, fallbacks (a later
 // call may do better). The trace stays with this result only.
-func (t *askTask) cache(e *Engine, res api.QueryResult) {
-	if e.gen != t.gen {
+func (t *askTask) cache(res api.QueryResult) {
+	if t.rv.gen != t.gen {
 		return
 	}
 	res.LLM = nil
-	e.cache.put(t.question, t.norm, t.limit, "", outcome{res: res, hits: t.base.hits})
+	t.rv.cache.put(t.question, t.norm, t.limit, "", outcome{res: res, hits: t.base.hits})
 }
 
-func (t *askTask) notCovered(e *Engine, c *conv) api.QueryResult {
+func (t *askTask) notCovered(c *agent.Conv) api.QueryResult {
 	res := t.result(c, "tier 4: the model found nothing in the tree that answers the question")
 	res.Answer = "The stored knowledge does not answer this question."
 	res.Sources = []string{}
-	t.cache(e, res)
+	t.cache(res)
 	return res
 }
 
 // fallback ends with tier 2's results, still marked as needing a model,
 // and says why no model answer is given.
-func (t *askTask) fallback(e *Engine, c *conv, why string) api.QueryResult {
+func (t *askTask) fallback(c *agent.Conv, why string) api.QueryResult {
 	res := t.base.res
 	res.Reason = t.reason(why)
-	trace := c.trace
+	trace := c.Trace
 	res.LLM = &trace
-	res.TookMs = since(t.started)
+	res.TookMs = api.TookMs(t.started)
 	return res
 }
 
 // bestSoFar ends the loop without a final answer: the entries the model
 // read, which are grounded by construction, or tier 2's results when it
 // read none.
-func (t *askTask) bestSoFar(e *Engine, c *conv, why string) api.QueryResult {
-	read := t.tools.readOrder
+func (t *askTask) bestSoFar(c *agent.Conv, why string) api.QueryResult {
+	read := t.tools.ReadOrder()
 	if len(read) == 0 {
-		return t.fallback(e, c, why+"; no entry was read, the search results stand")
+		return t.fallback(c, why+"; no entry was read, the search results stand")
 	}
 	res := t.result(c, why+"; the entries read are listed")
 	res.Incomplete = true
 	var b strings.Builder
 	b.WriteString("No final answer was reached. The entries read, which may hold it:")
 	for _, p := range read {
-		if en, ok := e.catalog.Get(p); ok {
+		if en, ok := t.rv.catalog.Get(p); ok {
 			fmt.Fprintf(&b, "\n- %s", en.Title)
 			if en.Summary != "" {
 				fmt.Fprintf(&b, " — %s", en.Summary)

@@ -1,4 +1,4 @@
-package engine
+package retrieve
 
 import (
 	"strings"
@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/host"
 )
 
 type testClock struct{ t time.Time }
@@ -17,11 +16,7 @@ func (c *testClock) Now() time.Time { return c.t }
 // its reason, and is cached per day it resolves to.
 func TestQueryTime(t *testing.T) {
 	clock := &testClock{}
-	e, _, err := Open(Options{FS: host.NewMemFS(), Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMemory(t, clock)
 	add := func(day time.Time, path, text string) {
 		clock.t = day
 		res := e.Curate(api.CurateParams{Operations: []api.Operation{{Type: api.OpAdd, Path: path, Title: "Chat",
@@ -87,11 +82,7 @@ func paths(r api.QueryResult) []string {
 // the person asked about, and their absence never makes a question out of
 // domain.
 func TestQueryDurationWords(t *testing.T) {
-	e, _, err := Open(Options{FS: host.NewMemFS()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMemory(t, nil)
 	for path, text := range map[string]string{
 		"chats/april/networking.md": "Two days ago I met a designer; a few days ago I met a writer; days ago, days ago, I meet people all the time.",
 		"chats/april/lunch.md":      "Lunch with Emma, a freelance writer, today; Emma may join the project.",
@@ -121,11 +112,7 @@ func TestQueryDurationWords(t *testing.T) {
 // Words that shape a question ("attributes", "describe", "in common") never
 // make it out of domain; a content word the tree lacks still does.
 func TestQueryFrameWords(t *testing.T) {
-	e, _, err := Open(Options{FS: host.NewMemFS()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMemory(t, nil)
 	res := e.Curate(api.CurateParams{Operations: []api.Operation{{Type: api.OpAdd, Path: "people/friends/john.md", Title: "John",
 		Content: api.Content{Narrative: &api.Narrative{Text: "John is patient, generous and funny; he plays the drums."}}, Reason: "note"}}})
 	if res.Summary.Added != 1 {
@@ -152,11 +139,7 @@ func TestQueryFrameWords(t *testing.T) {
 // not all "a week ago".
 func TestQueryTimeByTimestamp(t *testing.T) {
 	clock := &testClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	e, _, err := Open(Options{FS: host.NewMemFS(), Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openMemory(t, clock)
 	for path, turn := range map[string]struct{ said, text string }{
 		"ana_and_bo/session_01/turn_001.md": {"2025-06-01T00:00:00Z", "The kiln cracked my bowl, and the kiln is old."},
 		"ana_and_bo/session_09/turn_001.md": {"2026-02-22", "The kiln finally fired my vase."},

@@ -1,0 +1,212 @@
+package catalog
+
+import (
+	"fmt"
+	"hash/fnv"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/atoms"
+	"github.com/arbormem/arbor/core/internal/search"
+	"github.com/arbormem/arbor/core/internal/tree"
+)
+
+// Load reads every markdown file of a tree into a new catalog and returns
+// the search sources of those it could parse, keyed by their bytes
+// (SourceKey): the index builds a source's document only when its file
+// changed since it was indexed. Files that cannot be used (too large,
+// unreadable, malformed) are reported as warnings, kept in the catalog as
+// broken when they fail to parse, and left untouched. Dot-names (.arbor,
+// .git, .obsidian) are skipped: they are tooling, not knowledge.
+func Load(fsys host.FS, maxBytes int) (*Catalog, []search.Source, []api.Warning, error) {
+	l := &loader{fs: fsys, maxBytes: maxBytes, cat: New()}
+	if err := l.walk(""); err != nil {
+		return nil, nil, nil, err
+	}
+	return l.cat, l.srcs, l.warnings, nil
+}
+
+// loader is one Load.
+type loader struct {
+	fs       host.FS
+	maxBytes int
+	cat      *Catalog
+	srcs     []search.Source
+	warnings []api.Warning
+}
+
+func (l *loader) warn(p, msg string) {
+	l.warnings = append(l.warnings, api.Warning{Path: p, Message: msg})
+}
+
+// walk loads every markdown file below dir. Dot-names (.arbor, .git,
+// .obsidian) are skipped: they are tooling, not knowledge.
+func (l *loader) walk(dir string) error {
+	list, err := l.fs.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("list %q: %w", dir, err)
+	}
+	for _, de := range list {
+		if strings.HasPrefix(de.Name, ".") {
+			continue
+		}
+		p := de.Name
+		if dir != "" {
+			p = dir + "/" + de.Name
+		}
+		if de.IsDir {
+			if err := l.walk(p); err != nil {
+				return err
+			}
+			continue
+		}
+		if !strings.HasSuffix(strings.ToLower(de.Name), ".md") {
+			continue
+		}
+		if de.Size > int64(l.maxBytes) {
+			l.warn(p, fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", de.Size, l.maxBytes))
+			continue
+		}
+		data, err := l.fs.ReadFile(p)
+		if err != nil {
+			l.warn(p, fmt.Sprintf("unreadable: %v", err))
+			continue
+		}
+		if src, ok := l.load(p, data); ok {
+			l.srcs = append(l.srcs, src)
+		}
+	}
+	return nil
+}
+
+// load parses one file into the catalog and returns the source of its
+// search document, keyed by the file's bytes (SourceKey): the index builds
+// the document only when the file changed since it was indexed.
+func (l *loader) load(p string, data []byte) (search.Source, bool) {
+	if path.Base(p) == "context.md" {
+		ctx, err := tree.ParseContext(p, data)
+		if err != nil {
+			l.cat.MarkBroken(p, err)
+			l.warn(p, err.Error())
+			return search.Source{}, false
+		}
+		l.cat.PutContext(ctx)
+		return search.Source{Path: p, Key: SourceKey(data), Doc: func() search.Doc { return ContextDoc(ctx) }}, true
+	}
+	en, err := tree.ParseEntry(p, data)
+	if err != nil {
+		l.cat.MarkBroken(p, err)
+		l.warn(p, err.Error())
+		return search.Source{}, false
+	}
+	l.cat.Put(en)
+	return search.Source{Path: p, Key: SourceKey(data), Doc: func() search.Doc { return EntryDoc(en) }}, true
+}
+
+// docVersion is part of every source key: raise it when the documents made
+// from files change in a way docFingerprint's probes do not show, so that
+// the next open builds every document again and re-indexes those that
+// changed.
+const docVersion = 1
+
+// SourceKey is the key of a file's search document (search.Source): a hash
+// of the file's bytes and of the code that makes documents from files
+// (docVersion, docFingerprint). A path's document is a function of these
+// alone, so an equal key means an unchanged document.
+func SourceKey(data []byte) string {
+	h := fnv.New64a()
+	h.Write([]byte(docFingerprint()))
+	h.Write(data)
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// docProbes are files whose documents fingerprint the code that makes
+// documents: front matter, every section, markup, wikilinks, a chat
+// transcript and a context.md.
+var docProbes = []struct{ path, text string }{
+	{"eng/billing/retry_policy.md", "---\ntitle: Retry Policy\nsummary: retried **three** times\ntags: [billing, E-mail]\n" +
+		"keywords: retry, invoices\nrelated: [eng/billing/dunning.md]\nstatus: draft\ncreatedAt: 2026-01-10T09:00:00Z\n---\n" +
+		"# Retry Policy\n\nSee [[dunning#Emails|the emails]] and ![[chart.png]].\n\n## Reason\nWhy **we** wrote it.\n\n" +
+		"## Raw Concept\n**Task:** map the [[retry]] flow\n**Files:** a.go, b.go\n**Flow:** fail -> retry\n**Author:** Ann\n\n" +
+		"## Narrative\nUser: how often?\n\nAssistant: **three** times, then escalate.\n\nUser: thanks\n\n" +
+		"### Rules\n#### Detail\nRetry at 24 h.\n### Structure\n- one\n\n## Facts\n- **retries**: three [policy]\n- plain fact\n\n" +
+		"## Snippets\n```go\nretry(3)\n```\n\n## Relations\n- @eng/billing/dunning.md\n\n## Notes ##\n価値観 가치관 café\r\n"},
+	{"eng/notes.md", "# Plain note\n\nNo front matter, a [[link]] and text.\n"},
+	{"eng/billing/context.md", "---\ntitle: Billing\n---\n\n# Billing\n\nInvoices and **payments**.\n"},
+}
+
+var docFP struct {
+	sync.Once
+	fp string
+}
+
+// probeDoc is the document Load makes of a file.
+func probeDoc(p, text string) (search.Doc, error) {
+	if path.Base(p) == "context.md" {
+		ctx, err := tree.ParseContext(p, []byte(text))
+		if err != nil {
+			return search.Doc{}, err
+		}
+		return ContextDoc(ctx), nil
+	}
+	en, err := tree.ParseEntry(p, []byte(text))
+	if err != nil {
+		return search.Doc{}, err
+	}
+	return EntryDoc(en), nil
+}
+
+// docFingerprint hashes docVersion and the documents Load makes of
+// docProbes, so that a change to parsing or to entryDoc that shows in them
+// changes every source key.
+func docFingerprint() string {
+	docFP.Do(func() {
+		h := fnv.New128a()
+		fmt.Fprintf(h, "version %d\n", docVersion)
+		for _, p := range docProbes {
+			d, err := probeDoc(p.path, p.text)
+			fmt.Fprintf(h, "%#v %v\n", d, err)
+		}
+		docFP.fp = fmt.Sprintf("%x", h.Sum(nil))
+	})
+	return docFP.fp
+}
+
+// EntryDoc is the index document of an entry. In a chat transcript
+// narrative, the assistant's turns are indexed as an aside: the memory is
+// what the person said, and long assistant answers would otherwise outweigh
+// it (bench/retrieval/REPORT.md).
+func EntryDoc(en *tree.Entry) search.Doc {
+	d := search.Doc{Path: en.Path, Kind: "entry", Title: en.Title, Summary: en.Summary, Tags: en.Tags, Keywords: en.Keywords}
+	said, assistant := atoms.Split(en.Narrative.Text)
+	if assistant == nil {
+		d.Content = en.Text()
+		return d
+	}
+	own := *en
+	own.Narrative.Text = joinTurns(said, "**")
+	d.Content = own.Text()
+	d.Aside = strings.ReplaceAll(joinTurns(assistant, ""), "**", "")
+	return d
+}
+
+// joinTurns writes turns back as a transcript, labels marked with mark.
+func joinTurns(ts []atoms.Turn, mark string) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.Text
+		if t.Speaker != "" {
+			parts[i] = mark + t.Speaker + ":" + mark + " " + t.Text
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// ContextDoc is the index document of a context file.
+func ContextDoc(c *tree.Context) search.Doc {
+	return search.Doc{Path: c.Path, Kind: "context", Title: c.Title, Content: c.Body}
+}

@@ -1,0 +1,101 @@
+package retrieve
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/lifecycle"
+	"github.com/arbormem/arbor/core/internal/search"
+)
+
+// directPath is the entry a tier-2 answer presents as the answer, or "".
+func directPath(o outcome) string {
+	if o.res.TierName != "direct" || len(o.hits) == 0 {
+		return ""
+	}
+	return o.hits[0].Path
+}
+
+// answer finishes a query result: it orders the results by the compound
+// score of the lifecycle (docs/design.md), keeping the entry a direct answer presents first
+// (that answer was decided on ŝ alone), then counts the access to it.
+func (rv *Retriever) answer(o outcome, answered string, start time.Time) outcome {
+	p, now := rv.signals.Model(), rv.clock.Now()
+	hits := make([]search.Hit, len(o.hits))
+	copy(hits, o.hits) // the cache keeps the unranked order
+	// Relevance is the raw BM25 score relative to the best hit's: ŝ =
+	// s/(1+s) squeezes every good hit into a few hundredths below 1, where
+	// any recency or importance difference would outweigh it.
+	top := 0.0
+	for _, h := range hits {
+		top = max(top, h.Raw)
+	}
+	scores := make(map[string]float64, len(hits))
+	for i := range hits {
+		s := rv.signals.Of(hits[i].Path).At(p, now)
+		rec := lifecycle.Recency(p, rv.updatedAt(hits[i].Path), now)
+		rel := 0.0
+		if top > 0 {
+			rel = hits[i].Raw / top
+		}
+		score := lifecycle.Score(p, rel, s, rec)
+		scores[hits[i].Path] = score
+		hits[i].Lifecycle = &api.Rank{Importance: round4(s.Importance), Maturity: s.Maturity, Recency: round4(rec), Score: round4(score)}
+	}
+	// The lifecycle reorders within the groups search ranks by (entries
+	// matching every term, then entries matching some, then contexts): it
+	// weighs what is known, and must not lift a partial match over a full one.
+	sort.SliceStable(hits, func(i, j int) bool {
+		if pi, pj := hits[i].Path == answered, hits[j].Path == answered; pi != pj {
+			return pi
+		}
+		if gi, gj := group(hits[i]), group(hits[j]); gi != gj {
+			return gi < gj
+		}
+		return scores[hits[i].Path] > scores[hits[j].Path]
+	})
+	o.hits = hits
+	o.res.Results = make([]api.Hit, len(hits))
+	for i, h := range hits {
+		o.res.Results[i] = h.Hit
+	}
+	if answered != "" {
+		rv.signals.Access(answered)
+	}
+	o.res.TookMs = api.TookMs(start)
+	return o
+}
+
+// group is the rank of search's group a hit comes from: entries matching
+// every term, entries matching some, context files.
+func group(h search.Hit) int {
+	switch {
+	case h.Kind == "context":
+		return 2
+	case h.AllTerms:
+		return 0
+	}
+	return 1
+}
+
+// updatedAt is when the entry at path last changed (tree.Entry.Changed);
+// zero for context files and notes without dates.
+func (rv *Retriever) updatedAt(path string) time.Time {
+	if en, ok := rv.catalog.Get(path); ok {
+		return en.Changed()
+	}
+	return time.Time{}
+}
+
+// saidAt is when the knowledge of the entry at path is from, for a
+// question about a time (tree.Entry.SaidAt).
+func (rv *Retriever) saidAt(path string) time.Time {
+	if en, ok := rv.catalog.Get(path); ok {
+		return en.SaidAt()
+	}
+	return time.Time{}
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

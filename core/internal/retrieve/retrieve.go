@@ -1,0 +1,67 @@
+// Package retrieve answers questions from a memory in tiers (docs/ABI.md
+// §4.4 and §6.4): the exact and fuzzy caches (tiers 0 and 1), a direct
+// answer from the index (tier 2), then, when the host can reach a model,
+// one grounded call over the best entries (tier 3) and an agentic loop
+// over the tree (tier 4). Between search and the answer, evidence rules
+// (time, short remarks, named authors, siblings and openers, own words)
+// rescore the pool of best matches, and the lifecycle orders what is kept.
+//
+// The package reads the tree (catalog and index) and records accesses in
+// the lifecycle signals; it never writes an entry.
+package retrieve
+
+import (
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/agent"
+	"github.com/arbormem/arbor/core/internal/catalog"
+	"github.com/arbormem/arbor/core/internal/prompt"
+	"github.com/arbormem/arbor/core/internal/search"
+)
+
+// Retriever answers queries over one open tree. Not safe for concurrent
+// use: the engine serves one call at a time.
+type Retriever struct {
+	index   *search.Index
+	catalog *catalog.Catalog
+	signals *catalog.Signals
+	fs      host.FS
+	clock   host.Clock
+	log     host.Logger
+	loops   *agent.Loops
+	cache   *queryCache
+	own     map[string]ownCached // by path: what pieces of an exchange say themselves (ownwords.go)
+	// gen counts the changes to the tree, so that a query that waited on a
+	// model knows whether the tree changed under it.
+	gen uint64
+}
+
+// Config is what a Retriever answers from.
+type Config struct {
+	Index   *search.Index
+	Catalog *catalog.Catalog
+	Signals *catalog.Signals
+	// FS reads the entries tier 3 shows the model.
+	FS    host.FS
+	Clock host.Clock
+	Log   host.Logger
+	// Loops run tiers 3 and 4.
+	Loops *agent.Loops
+}
+
+// New returns a Retriever over c.
+func New(c Config) *Retriever {
+	return &Retriever{index: c.Index, catalog: c.Catalog, signals: c.Signals, fs: c.FS, clock: c.Clock, log: c.Log, loops: c.Loops, cache: newQueryCache()}
+}
+
+// Changed tells the Retriever that the tree changed: any write may change
+// any answer, so the cached ones go, and an answer a model is still working
+// out will not be cached (see gen).
+func (rv *Retriever) Changed() {
+	rv.cache.clear()
+	rv.gen++
+}
+
+// tools are the read-only tools of a query's model over the live tree.
+func (rv *Retriever) tools() *agent.Toolbox {
+	return agent.NewToolbox(rv.index, rv.catalog, rv.fs, prompt.QueryTools())
+}
