@@ -4,9 +4,10 @@
 #   ./build.sh test    build, then run every check and test (vet, gofmt, tsc,
 #                      Go, Node, conformance, Chromium)
 #   ./build.sh wasm    build dist/arbor.wasm only
-#   ./build.sh bench   build the wasm, then run bench/retrieval on ../shared/data
-#                      (or $ARBOR_BENCH_DATA) and rewrite bench/retrieval/REPORT.md;
-#                      extra arguments go to the harness (never run in CI)
+#   ./build.sh bench   build the wasm, then run bench/retrieval on the data sets in
+#                      bench/data (or $ARBOR_BENCH_DATA; bench/data/fetch.sh downloads
+#                      them) and rewrite bench/retrieval/REPORT.md; extra arguments go
+#                      to the harness (never run in CI; see bench/README.md)
 #   ./build.sh demo-web  build the wasm, then serve web-demo/ on http://127.0.0.1:8080
 #                      (PORT overrides the port)
 #   ./build.sh extension build the wasm, then assemble the example MV3 extension
@@ -67,20 +68,35 @@ run_tests() {
   npm test --silent
 }
 
+# bench_data finds the data sets of run_bench in bench/data (or
+# $ARBOR_BENCH_DATA), where bench/data/fetch.sh puts them, before anything is
+# built. A longmemeval_s_dev.json.gz there (the project's development split,
+# which is not published) is used in place of the public longmemeval_s.json.gz.
+bench_data() {
+  local data=${ARBOR_BENCH_DATA:-bench/data}
+  bench_locomo=$data/locomo10.json.gz bench_lme=$data/longmemeval_s.json.gz
+  [ -f "$data/longmemeval_s_dev.json.gz" ] && bench_lme=$data/longmemeval_s_dev.json.gz
+  local f missing=
+  for f in "$bench_locomo" "$bench_lme"; do
+    [ -f "$f" ] || { echo "bench: $f not found" >&2; missing=1; }
+  done
+  if [ -n "$missing" ]; then
+    echo "bench: download the data sets with bench/data/fetch.sh (it honours ARBOR_BENCH_DATA);" >&2
+    echo "bench: bench/README.md says what they are and where they come from" >&2
+    exit 1
+  fi
+}
+
 # run_bench regenerates bench/retrieval/REPORT.md: Arbor native, plain BM25,
 # MiniSearch (Node) and Arbor wasm-in-Node on LoCoMo and LongMemEval-S.
 run_bench() {
-  local data=${ARBOR_BENCH_DATA:-../shared/data}
-  local locomo=$data/locomo10.json.gz lme=$data/longmemeval_s_dev.json.gz
-  for f in "$locomo" "$lme"; do
-    [ -f "$f" ] || { echo "bench: $f not found (set ARBOR_BENCH_DATA)" >&2; exit 1; }
-  done
+  log "bench: data $bench_locomo, $bench_lme"
   if [ ! -d node_modules/minisearch ] && command -v npm >/dev/null; then
     log "npm ci (MiniSearch)"
     npm ci --no-audit --no-fund
   fi
   log "bench: bench/retrieval/REPORT.md"
-  go run ./bench/retrieval -locomo "$locomo" -longmemeval "$lme" -out bench/retrieval/REPORT.md "$@"
+  go run ./bench/retrieval -locomo "$bench_locomo" -longmemeval "$bench_lme" -out bench/retrieval/REPORT.md "$@"
 }
 
 case "${1:-all}" in
@@ -88,7 +104,7 @@ case "${1:-all}" in
   wasm) build_wasm ;;
   cli) build_wasm; build_cli ;;
   test) build_wasm; build_cli; run_tests ;;
-  bench) shift; build_wasm; run_bench "$@" ;;
+  bench) shift; bench_data; build_wasm; run_bench "$@" ;;
   demo-web) build_wasm; exec node web-demo/serve.mjs "${PORT:-8080}" ;;
   extension) build_wasm; node examples/extension/build.mjs dist/extension ;;
   *) echo "usage: ./build.sh [test|wasm|cli|bench|demo-web|extension]" >&2; exit 2 ;;

@@ -15,7 +15,7 @@ import (
 )
 
 // readJSON decodes a JSON file, gunzipping it when it starts with the gzip
-// magic bytes (the files of ../shared/data are .json.gz).
+// magic bytes (bench/data/fetch.sh stores them as .json.gz).
 func readJSON(path string, v any) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {

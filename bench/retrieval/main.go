@@ -9,8 +9,11 @@
 // (minisearch.mjs), plus Arbor's wasm module in Node on a subset
 // (arbor-wasm.mjs). It writes a markdown report.
 //
-//	go run ./bench/retrieval -locomo ../shared/data/locomo10.json.gz \
-//	    -longmemeval ../shared/data/longmemeval_s_dev.json.gz -out bench/retrieval/REPORT.md
+//	go run ./bench/retrieval -locomo bench/data/locomo10.json.gz \
+//	    -longmemeval bench/data/longmemeval_s.json.gz -out bench/retrieval/REPORT.md
+//
+// bench/data/fetch.sh downloads both files; bench/README.md says where they
+// come from. ./build.sh bench runs this command.
 //
 // Nothing here runs in CI; metrics_test.go tests the metric functions.
 package main
@@ -45,8 +48,8 @@ type config struct {
 
 func main() {
 	var c config
-	flag.StringVar(&c.locomo, "locomo", "", "LoCoMo file (locomo10.json or .json.gz)")
-	flag.StringVar(&c.lme, "longmemeval", "", "LongMemEval-S file (.json or .json.gz)")
+	flag.StringVar(&c.locomo, "locomo", "", "LoCoMo file, .json or .json.gz (bench/data/fetch.sh puts it at bench/data/locomo10.json.gz)")
+	flag.StringVar(&c.lme, "longmemeval", "", "LongMemEval-S file, .json or .json.gz (bench/data/fetch.sh puts it at bench/data/longmemeval_s.json.gz)")
 	flag.StringVar(&c.out, "out", "", "write the markdown report here (default: stdout)")
 	flag.StringVar(&c.dump, "dump", "", "also write every question's rankings and Arbor answers as JSON here")
 	flag.IntVar(&poolDepth, "dump-pool", 0, "with -dump: also ask Arbor for every question's N best matches, in the order its evidence rules leave them, as \"pool\" (for tuning; after the timed passes)")

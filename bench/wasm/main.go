@@ -6,7 +6,9 @@
 // three give the same responses, and prints the time of each phase with its
 // ratio to native in the same run as a markdown report.
 //
-//	go run ./bench/wasm -longmemeval ../shared/data/longmemeval_s_dev.json.gz > bench/wasm/REPORT.md
+//	go run ./bench/wasm -longmemeval bench/data/longmemeval_s.json.gz > bench/wasm/REPORT.md
+//
+// bench/data/fetch.sh downloads the LongMemEval-S file (bench/README.md).
 package main
 
 import (
@@ -30,7 +32,7 @@ import (
 )
 
 func main() {
-	lme := flag.String("longmemeval", "", "LongMemEval-S data (json or json.gz); empty runs the demo tree only")
+	lme := flag.String("longmemeval", "", "LongMemEval-S data, .json or .json.gz (bench/data/fetch.sh puts it at bench/data/longmemeval_s.json.gz); empty runs the demo tree only")
 	trees := flag.Int("trees", 3, "LongMemEval haystacks to build")
 	queries := flag.Int("queries", 10, "questions per haystack, after the build and again after reopening")
 	wasm := flag.String("wasm", "dist/arbor.wasm", "the module under test")
