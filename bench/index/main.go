@@ -27,7 +27,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/engine"
-	hostrt "github.com/arbormem/arbor/host/runtime"
+	"github.com/arbormem/arbor/host/arborhost"
 )
 
 func main() {
@@ -53,7 +53,7 @@ func run(n int, src, cli string, runs int, profile string) error {
 	if err != nil {
 		return err
 	}
-	root, err := hostrt.NewRootFS(dir)
+	root, err := arborhost.NewRootFS(dir)
 	if err != nil {
 		return err
 	}

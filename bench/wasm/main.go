@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/host/arborhost"
 	hostrt "github.com/arbormem/arbor/host/runtime"
 )
 
@@ -160,7 +161,7 @@ func run(lme string, trees, queries int, wasmPath, node string, runs int) error 
 
 	hosts := []host{
 		{"native", func(dir string) (instance, error) {
-			fs, err := hostrt.NewRootFS(dir)
+			fs, err := arborhost.NewRootFS(dir)
 			if err != nil {
 				return nil, err
 			}

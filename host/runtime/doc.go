@@ -1,7 +1,10 @@
 // Package runtime runs Arbor's WebAssembly engine (dist/arbor.wasm, embedded
 // at build time) under wazero, with the host ABI of docs/ABI.md: WASI for
 // what the Go runtime needs (real clocks, a real random source, stderr) and
-// the arbor_host file functions, confined to one memory root on disk.
+// the arbor_host file functions (host/arborhost), confined to one memory
+// root on disk. The package holds the module's lifecycle: compiling and
+// caching it, instantiating it, serializing calls, the typed methods of
+// the ABI and the driver of calls that wait on a model.
 //
 // An Engine is one instantiated module serving one root:
 //

@@ -9,6 +9,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/arbormem/arbor/host/arborhost"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -36,7 +37,7 @@ type Engine struct {
 	alloc api.Function
 	free  api.Function
 	call  api.Function
-	fs    *RootFS
+	fs    *arborhost.RootFS
 	// dead is set once the module trapped or exited; it cannot serve again.
 	dead   error
 	nextID int64
@@ -47,7 +48,7 @@ type Engine struct {
 // The engine still has to be opened: Open, or a raw "open" request.
 func New(ctx context.Context, root string, opts ...Option) (*Engine, error) {
 	cfg := newConfig(opts)
-	fsys, err := NewRootFS(root)
+	fsys, err := arborhost.NewRootFS(root)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +72,8 @@ func (e *Engine) start(ctx context.Context, cfg *config) error {
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, e.rt); err != nil {
 		return fmt.Errorf("arbor: instantiate WASI: %w", err)
 	}
-	if _, err := instantiateHost(ctx, e.rt, e.fs, cfg.logf); err != nil {
-		return fmt.Errorf("arbor: instantiate %s: %w", hostModule, err)
+	if _, err := arborhost.Instantiate(ctx, e.rt, e.fs, cfg.logf); err != nil {
+		return fmt.Errorf("arbor: instantiate %s: %w", arborhost.ModuleName, err)
 	}
 	compiled, err := e.rt.CompileModule(ctx, cfg.wasm)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/host/arborhost"
 )
 
 // TestReopenUsesPersistedIndex: the module persists its index through the
@@ -88,7 +89,7 @@ func TestReopenUsesPersistedIndex(t *testing.T) {
 	}
 
 	// The native engine reads the index the module wrote.
-	root, err := NewRootFS(dir)
+	root, err := arborhost.NewRootFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

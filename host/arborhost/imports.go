@@ -1,4 +1,11 @@
-package runtime
+// Package arborhost is the host side of the arbor_host import module
+// (docs/ABI.md §2) for wazero: the file functions, confined to one memory
+// root on disk (RootFS), and the log function. It is named for the ABI as
+// wazero's imports/wasi_snapshot_preview1 is, and holds what a host does
+// for the engine's files: path rules, confinement, atomic writes and the
+// mapping of OS errors onto the ABI's codes. host/runtime instantiates it
+// beside WASI; locks, watching and byte-range reads belong here too.
+package arborhost
 
 import (
 	"context"
@@ -9,8 +16,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-// hostModule is the import module of docs/ABI.md §2.
-const hostModule = "arbor_host"
+// ModuleName is the import module of docs/ABI.md §2.
+const ModuleName = "arbor_host"
 
 // Memory is the part of a guest's linear memory the host functions use.
 // wazero's api.Memory satisfies it; tests use a byte slice.
@@ -146,11 +153,12 @@ func (r *RootFS) abiStat(mem Memory, pathPtr, pathLen, bufPtr, bufCap uint32) in
 	return sized(mem, out, bufPtr, bufCap)
 }
 
-// instantiateHost registers the arbor_host module in rt, its file functions
-// served by fsys and its log lines sent to logf.
-func instantiateHost(ctx context.Context, rt wazero.Runtime, fsys *RootFS, logf func(level int, msg string)) (api.Module, error) {
+// Instantiate registers the arbor_host module in rt, its file functions
+// served by fsys and its log lines (level 0 debug to 3 error) sent to logf,
+// which may be nil.
+func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, logf func(level int, msg string)) (api.Module, error) {
 	i32 := api.ValueTypeI32
-	b := rt.NewHostModuleBuilder(hostModule)
+	b := rt.NewHostModuleBuilder(ModuleName)
 	fn4 := func(name string, f func(Memory, uint32, uint32, uint32, uint32) int32) {
 		b.NewFunctionBuilder().
 			WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
