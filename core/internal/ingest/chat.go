@@ -110,12 +110,6 @@ func (t Turn) Said() string {
 	return text
 }
 
-// ReplyPrefix begins each line of a turn's flow, the turns it replies to:
-// an entry whose flow starts with it is a piece of an exchange, which the
-// engine's evidence rules (siblings, openers, short remarks, own words)
-// recognize by it.
-const ReplyPrefix = "In reply to "
-
 func turnEntries(s *source, c Conversation) {
 	people := c.Participants
 	if len(people) == 0 {
@@ -134,7 +128,7 @@ func turnEntries(s *source, c Conversation) {
 		for i, t := range se.Turns {
 			var flow []string
 			for _, p := range se.Turns[max(i-ctx, 0):i] {
-				flow = append(flow, ReplyPrefix+p.Speaker+": "+p.Said())
+				flow = append(flow, tree.ReplyPrefix+p.Speaker+": "+p.Said())
 			}
 			title := t.Speaker
 			if !se.Date.IsZero() {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/arbormem/arbor/core/internal/ingest"
 	"github.com/arbormem/arbor/core/internal/search"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
@@ -103,8 +102,8 @@ func (rv *Retriever) siblings(hits []search.Hit) string {
 
 // isReply reports whether the entry is a piece of an exchange: its flow
 // holds the turns it replies to, as ingestion writes a chat turn
-// (ingest.ReplyPrefix). A hand-written entry's flow (a process, a call
+// (tree.ReplyPrefix). A hand-written entry's flow (a process, a call
 // chain) does not make it one.
 func isReply(en *tree.Entry) bool {
-	return strings.HasPrefix(en.RawConcept.Flow, ingest.ReplyPrefix)
+	return strings.HasPrefix(en.RawConcept.Flow, tree.ReplyPrefix)
 }

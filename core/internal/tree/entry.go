@@ -69,6 +69,12 @@ type KeyValue struct {
 	Value string `json:"value"`
 }
 
+// ReplyPrefix begins each line of a chat turn's flow (rawConcept.flow),
+// the turns it replies to, as ingestion writes it: an entry whose flow
+// starts with it is a piece of an exchange, which the engine's evidence
+// rules (siblings, openers, short remarks, own words) recognize by it.
+const ReplyPrefix = "In reply to "
+
 // Section is an unknown "## " section, kept verbatim.
 type Section struct {
 	Heading string `json:"heading"`
