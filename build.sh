@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one entry point (DESIGN §1):
+# The one entry point (README.md):
 #   ./build.sh         build dist/arbor.wasm and bin/arbor, then run the demo
 #   ./build.sh test    build, then run every check and test (vet, gofmt, tsc,
 #                      Go, Node, conformance, Chromium)

@@ -275,7 +275,7 @@ export interface OperationContent {
   keywords?: StringList;
 }
 
-/** One curation operation (DESIGN §3, docs/ABI.md §4.2). */
+/** One curation operation (docs/ABI.md §4.2). */
 export interface Operation {
   /** The operation (case-insensitive). */
   type: 'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE' | Lowercase<'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE'>;
@@ -338,7 +338,7 @@ export interface SearchResult {
 /** The answer of {@link ArborMemory.query}: which tier answered, with what, and why it stopped there. */
 export interface QueryResult {
   query: string;
-  /** 0 exact cache, 1 fuzzy cache, 2 direct answer (DESIGN §5). Results are ordered by `lifecycle.score` within search's groups (full matches, partial matches, contexts), a direct answer's entry first. */
+  /** 0 exact cache, 1 fuzzy cache, 2 direct answer (docs/ABI.md §4.4). Results are ordered by `lifecycle.score` within search's groups (full matches, partial matches, contexts), a direct answer's entry first. */
   tier: number;
   tierName: string;
   /** The direct answer; empty when `needsLLM`. */

@@ -5,7 +5,7 @@
 // 0–2 is EBADF and Go sees no preopened folders.
 //
 // Arbor uses this shim in Node too, instead of node:wasi, which has been
-// seen to crash a Go module once its memory grows (DESIGN §6). It imports
+// seen to crash a Go module once its memory grows (docs/design.md, WebAssembly and the host ABI). It imports
 // nothing from Node, so it also runs in pages and workers.
 
 /** WASI errno values used here. */

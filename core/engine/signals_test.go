@@ -493,7 +493,7 @@ func TestLifecycleKeepsFullMatchesFirst(t *testing.T) {
 	}
 }
 
-// An older tree's lifecycle keys in front matter (DESIGN §2) are the
+// An older tree's lifecycle keys in front matter (docs/format.md) are the
 // initial signal of an entry state.json knows nothing of; values out of
 // range are not trusted, and reading rewrites no entry.
 func TestLegacyFrontMatterSeedsSignals(t *testing.T) {

@@ -16,7 +16,7 @@ import { openMemory, nodeFs, ArborError } from 'arbor-memory';
 
 /**
  * What the agent learned in a conversation, as curate operations
- * (DESIGN §3): one entry per piece of knowledge, with a reason.
+ * (docs/design.md, Curation): one entry per piece of knowledge, with a reason.
  */
 export const learned = [
   {

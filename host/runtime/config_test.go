@@ -166,7 +166,7 @@ func (p *probe) sleep(d time.Duration) time.Duration {
 }
 
 // The engine module must see the host's real clocks, sleep and random
-// source; wazero's defaults are fakes (DESIGN §6). The probe module makes
+// source; wazero's defaults are fakes (docs/design.md, WebAssembly and the host ABI). The probe module makes
 // the same WASI calls as the Go runtime in the engine, under the engine's
 // own module config; the default config is run too, to show that the
 // probe tells the two apart.

@@ -119,7 +119,7 @@ func (e *Engine) start(ctx context.Context, cfg *config) error {
 // wall clock, monotonic clock, sleep and random source. wazero's defaults
 // are fakes (a wall clock frozen in 2022, a clock advancing 1 ms per read,
 // sleeps that return at once, a fixed random stream), under which recency
-// and lifecycle decay would be wrong (DESIGN §6). Standard output goes to
+// and lifecycle decay would be wrong (docs/design.md, WebAssembly and the host ABI). Standard output goes to
 // standard error too: the engine has no use for it, and a stray write must
 // not corrupt a command's output.
 func moduleConfig(cfg *config) wazero.ModuleConfig {

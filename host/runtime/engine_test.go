@@ -52,7 +52,7 @@ func newEngine(t *testing.T, dir string, opts ...Option) *Engine {
 
 // maxInitialPages bounds the module's initial memory: 82 pages (5.1 MiB)
 // measured with Go 1.26 on 2026-11-22, plus headroom. A module that pulls
-// in the crypto FIPS DRBG starts at 32 MiB or more (DESIGN §6), far above.
+// in the crypto FIPS DRBG starts at 32 MiB or more (docs/design.md), far above.
 const maxInitialPages = 128
 
 func TestInitialMemory(t *testing.T) {
@@ -71,7 +71,7 @@ func TestInitialMemory(t *testing.T) {
 	pages := mem.Min()
 	t.Logf("initial memory: %d pages (%.1f MiB); module %.1f MiB", pages, float64(pages)/16, float64(len(embeddedWasm))/(1<<20))
 	if pages > maxInitialPages {
-		t.Fatalf("initial memory is %d pages (%.1f MiB), more than %d: did a crypto package reach the FIPS DRBG? (DESIGN §6)", pages, float64(pages)/16, maxInitialPages)
+		t.Fatalf("initial memory is %d pages (%.1f MiB), more than %d: did a crypto package reach the FIPS DRBG? (docs/design.md)", pages, float64(pages)/16, maxInitialPages)
 	}
 }
 

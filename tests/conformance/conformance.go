@@ -1,6 +1,6 @@
 // Package conformance runs one fixture — a tree, then a sequence of ABI
 // requests — through every host and checks that each gives the same
-// responses and leaves the same files (DESIGN §8). The fixture and its
+// responses and leaves the same files (docs/design.md, Quality bars). The fixture and its
 // golden results live in testdata/; the Node and browser runners read the
 // same files.
 package conformance

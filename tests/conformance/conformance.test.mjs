@@ -1,4 +1,4 @@
-// The Node runner of the conformance fixture (DESIGN §8): the same
+// The Node runner of the conformance fixture (docs/design.md, Quality bars): the same
 // testdata/fixture.json the Go runners use (conformance_test.go), sent
 // request by request through the JS package's raw call path to
 // dist/arbor.wasm over a real folder, must give exactly the responses and

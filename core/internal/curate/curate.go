@@ -1,5 +1,5 @@
 // Package curate applies curate operations (ADD, UPDATE, UPSERT, MERGE,
-// DELETE; DESIGN §3) to a Context Tree: it validates each operation, turns
+// DELETE; docs/ABI.md §4.2) to a Context Tree: it validates each operation, turns
 // it into entry and context.md files written through the host file
 // interface, keeps the catalog in step, reports a per-operation result and
 // appends every operation, applied or failed, to the audit log
@@ -49,7 +49,7 @@ type Change struct {
 }
 
 // Curator applies operations to one memory root. It is not safe for
-// concurrent use: operations are applied one at a time (DESIGN §3).
+// concurrent use: operations are applied one at a time (docs/design.md, Curation).
 type Curator struct {
 	FS    host.FS
 	Clock host.Clock // nil means host.SystemClock

@@ -135,7 +135,7 @@ func updateEntry(old *tree.Entry, op api.Operation, rels []string, now time.Time
 	return e, carried
 }
 
-// mergeEntries folds source into target (DESIGN §3): relations, tags,
+// mergeEntries folds source into target (docs/design.md, Curation): relations, tags,
 // keywords, facts and snippets unioned, target's first; narratives,
 // preambles and same-named sections concatenated, target first; the
 // summary kept from the target (or the source when the target has none);

@@ -121,7 +121,7 @@ type mimePart struct {
 // text/plain first, then text/html, then the text of nested multiparts
 // (multipart/alternative inside multipart/mixed). Other parts are listed as
 // attachments by file name. (mime/multipart is not used: it pulls in
-// crypto/rand, which the wasm module must not link; see DESIGN §6.)
+// crypto/rand, which the wasm module must not link; see docs/design.md.)
 func multipartBody(raw, boundary string, depth int) (string, []string, error) {
 	if boundary == "" {
 		return "", nil, fmt.Errorf("multipart message without a boundary")

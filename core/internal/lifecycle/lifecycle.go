@@ -1,9 +1,10 @@
-// Package lifecycle is the Adaptive Knowledge Lifecycle of DESIGN §4 (the
-// ByteRover paper, §3.2.3): each entry's importance ι ∈ [0,100] rises with
-// accesses and updates and decays by day without activity, its maturity
-// tier (draft, validated, core) follows ι with hysteresis, its recency fades
-// with the days since its last update, and the compound score mixes these
-// with the search relevance.
+// Package lifecycle is the Adaptive Knowledge Lifecycle (docs/design.md,
+// Lifecycle; the ByteRover paper, §3.2.3): each entry's importance
+// ι ∈ [0,100] rises with accesses and updates and decays by day without
+// activity, its maturity tier (draft, validated, core) follows ι with
+// hysteresis, its recency fades with the days since its last update, and
+// the compound score mixes these with the search relevance. Its constants
+// are api.LifecycleModel.
 //
 // The package is pure: no I/O and no clock. Every function that depends on
 // time takes the current instant, and decay is computed lazily from the last

@@ -15,7 +15,7 @@ import (
 	"strings"
 )
 
-// Generation parameters of DESIGN §5 and the ByteRover paper (§4.2): tier
+// Generation parameters of docs/ABI.md §6.4 and the ByteRover paper (§4.2): tier
 // 3 is one constrained call, tier 4 a longer loop with more room per turn.
 const (
 	Tier3MaxTokens   = 1024

@@ -10,7 +10,7 @@ import (
 	"github.com/arbormem/arbor/core/internal/prompt"
 )
 
-// QueryLLM runs the tiers of DESIGN §5. Tiers 0–2 answer as Query does;
+// QueryLLM runs the tiers of docs/ABI.md §4.4 and §6.4. Tiers 0–2 answer as Query does;
 // when they cannot and p.LLM is set, it returns an api.Pending, and the
 // final QueryResult comes from Resume.
 func (rv *Retriever) QueryLLM(p api.QueryParams) (any, error) {

@@ -14,7 +14,7 @@ import (
 // does not grow without limit; the oldest answer goes first.
 const cacheSize = 1024
 
-// Tier 1 (DESIGN §5): a cached answer serves a new query whose
+// Tier 1 (docs/ABI.md §4.4): a cached answer serves a new query whose
 // stop-word-filtered words overlap the cached query's by this Jaccard
 // index, when both have at least fuzzyMinTokens such words and both name
 // the same things (see queryNames).

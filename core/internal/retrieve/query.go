@@ -216,7 +216,7 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 	return fmt.Sprintf("time %s: %d of the %d best matches dated within it, their scores ×%g", b.String(), n, rerankPool, timeBoost)
 }
 
-// decide applies the tier-2 rule of DESIGN §5 to ranked results.
+// decide applies the tier-2 rule (docs/ABI.md §4.4) to ranked results.
 func decide(q string, r search.Result) outcome {
 	hits := r.Hits
 	if hits == nil {

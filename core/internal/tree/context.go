@@ -59,7 +59,7 @@ func folderTitle(name string) string {
 
 // NewContext renders the default context.md for a folder (depth 1 domain,
 // 2 topic, 3 subtopic): a title made from the folder name, and the sections
-// DESIGN §2 lists for that level, each holding a one-line placeholder that
+// docs/format.md lists for that level, each holding a one-line placeholder that
 // says what belongs there. Folders deeper than three levels (possible in
 // an imported vault) get the subtopic layout. The result is deterministic.
 func NewContext(folder string) []byte {

@@ -714,7 +714,7 @@ func TestJSONOutputOfWritingCommands(t *testing.T) {
 	}
 }
 
-// Root discovery (DESIGN §2): --root, else $ARBOR_ROOT, else the nearest
+// Root discovery (docs/cli.md): --root, else $ARBOR_ROOT, else the nearest
 // folder at or above the current one that holds .arbor/.
 func TestRootDiscoveryNearest(t *testing.T) {
 	needEngine(t)
