@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -213,7 +214,7 @@ func TestDecodeArgs(t *testing.T) {
 	}
 }
 
-func TestClipAndCallIDs(t *testing.T) {
+func TestClipAndAnswer(t *testing.T) {
 	if got := Clip("héllo", 10); got != "héllo" {
 		t.Errorf("short text clipped: %q", got)
 	}
@@ -221,9 +222,16 @@ func TestClipAndCallIDs(t *testing.T) {
 		t.Errorf("Clip = %q", got)
 	}
 	calls := []api.ToolCall{{ID: "kept", Name: "a"}, {Name: "b"}}
-	got := WithCallIDs(calls, 3)
-	if got[0].ID != "kept" || got[1].ID != "call_3_2" || calls[1].ID != "" {
-		t.Errorf("WithCallIDs = %+v (input %+v)", got, calls)
+	msgs := Answer([]api.Message{{Role: api.RoleUser, Content: "q"}}, &api.LLMResponse{Content: "let me look", ToolCalls: calls}, 3,
+		func(tc api.ToolCall) string { return "ran " + tc.Name })
+	want := []api.Message{
+		{Role: api.RoleUser, Content: "q"},
+		{Role: api.RoleAssistant, Content: "let me look", ToolCalls: []api.ToolCall{{ID: "kept", Name: "a"}, {ID: "call_3_2", Name: "b"}}},
+		{Role: api.RoleTool, Content: "ran a", ToolCallID: "kept"},
+		{Role: api.RoleTool, Content: "ran b", ToolCallID: "call_3_2"},
+	}
+	if !reflect.DeepEqual(msgs, want) || calls[1].ID != "" {
+		t.Errorf("Answer = %+v (the model's calls: %+v)", msgs, calls)
 	}
 	if n := EstimateTokens("12345678"); n != 2 {
 		t.Errorf("EstimateTokens = %d, want 2", n)

@@ -49,9 +49,22 @@ func (tb *Toolbox) Seen(path string) bool { return tb.seen[path] }
 // ReadOrder lists the entries the model read in full, in order.
 func (tb *Toolbox) ReadOrder() []string { return tb.readOrder }
 
-// WithCallIDs gives every call an id (a model may leave it empty), so
+// Answer is the conversation msgs followed by the model's turn resp and
+// the result of each tool call it made, as run returns it: the messages to
+// send back. step numbers the ids given to calls that came without one (a
+// model may leave them empty), so that each result is tied to its call.
+func Answer(msgs []api.Message, resp *api.LLMResponse, step int, run func(api.ToolCall) string) []api.Message {
+	calls := withCallIDs(resp.ToolCalls, step)
+	msgs = append(msgs, api.Message{Role: api.RoleAssistant, Content: resp.Content, ToolCalls: calls})
+	for _, tc := range calls {
+		msgs = append(msgs, api.Message{Role: api.RoleTool, Content: run(tc), ToolCallID: tc.ID})
+	}
+	return msgs
+}
+
+// withCallIDs gives every call an id (a model may leave it empty), so
 // that each tool answer is tied to its call.
-func WithCallIDs(calls []api.ToolCall, step int) []api.ToolCall {
+func withCallIDs(calls []api.ToolCall, step int) []api.ToolCall {
 	out := make([]api.ToolCall, len(calls))
 	copy(out, calls)
 	for i := range out {

@@ -297,17 +297,12 @@ func (t *curateTask) afterCurate(c *agent.Conv, resp *api.LLMResponse) (*api.LLM
 		return nil, t.finish(c, "the model finished")
 	}
 	turn := c.Steps()
-	calls := agent.WithCallIDs(resp.ToolCalls, turn)
-	t.msgs = append(t.msgs, api.Message{Role: api.RoleAssistant, Content: resp.Content, ToolCalls: calls})
-	for _, tc := range calls {
-		out := ""
+	t.msgs = agent.Answer(t.msgs, resp, turn, func(tc api.ToolCall) string {
 		if tc.Name == prompt.ToolCurate {
-			out = t.curate(tc.Arguments, turn)
-		} else {
-			out = t.tools.Run(tc)
+			return t.curate(tc.Arguments, turn)
 		}
-		t.msgs = append(t.msgs, api.Message{Role: api.RoleTool, Content: out, ToolCallID: tc.ID})
-	}
+		return t.tools.Run(tc)
+	})
 	return t.next(c)
 }
 

@@ -154,12 +154,7 @@ func (t *askTask) next(c *agent.Conv) (*api.LLMRequest, any) {
 // afterTier4 runs the tools the model called, or reads its final answer.
 func (t *askTask) afterTier4(c *agent.Conv, resp *api.LLMResponse) (*api.LLMRequest, any) {
 	if len(resp.ToolCalls) > 0 {
-		calls := agent.WithCallIDs(resp.ToolCalls, c.Steps())
-		t.msgs = append(t.msgs, api.Message{Role: api.RoleAssistant, Content: resp.Content, ToolCalls: calls})
-		for _, tc := range calls {
-			out := t.tools.Run(tc)
-			t.msgs = append(t.msgs, api.Message{Role: api.RoleTool, Content: out, ToolCallID: tc.ID})
-		}
+		t.msgs = agent.Answer(t.msgs, resp, c.Steps(), t.tools.Run)
 		return t.next(c)
 	}
 	a := prompt.ParseAnswer(resp.Content, t.known)
