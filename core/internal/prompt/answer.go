@@ -114,7 +114,7 @@ func marker(a *Answer, text string) bool {
 		a.NotCovered = true
 		return true
 	case strings.HasPrefix(up, NeedsMore):
-		a.NeedsMore = strings.TrimSpace(strings.TrimLeft(first[len(NeedsMore):], ": -—"))
+		a.NeedsMore = strings.TrimSpace(strings.TrimLeft(first[len(NeedsMore):], "*_: -—"))
 		if a.NeedsMore == "" {
 			a.NeedsMore = "the model said more entries are needed"
 		}

@@ -121,6 +121,7 @@ func TestParseAnswerForms(t *testing.T) {
 		{"needs more, lower case", "needs more: who approved it", Answer{NeedsMore: "who approved it"}},
 		{"needs more, dash", "NEEDS MORE — the rota", Answer{NeedsMore: "the rota"}},
 		{"needs more, hyphen", "**NEEDS MORE - the rota**", Answer{NeedsMore: "the rota"}},
+		{"needs more, the marker bold", "**NEEDS MORE**: the rota", Answer{NeedsMore: "the rota"}},
 		{"needs more in the summary drops the rest", "## Summary\nNEEDS MORE: the rota\n## Sources\n- eng/billing/retry.md",
 			Answer{NeedsMore: "the rota"}},
 	}
