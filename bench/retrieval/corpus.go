@@ -177,14 +177,17 @@ func lmeText(msgs []lmeMessage) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// uniquePath is folder/name.md, or name_2, name_3… when the folder already
-// holds that name, as ingestion names repeated titles.
+// uniquePath is folder/name.md, or the next free name_2, name_3… when the
+// folder already holds that name, as ingestion names repeated titles.
 func uniquePath(used map[string]int, folder, name string) string {
 	key := folder + "/" + name
 	if n := used[key]; n > 0 {
-		used[key] = n + 1
-		name = fmt.Sprintf("%s_%d", name, n+1)
-		key = folder + "/" + name
+		base := key
+		for used[key] > 0 {
+			n++
+			key = fmt.Sprintf("%s_%d", base, n)
+		}
+		used[base] = n
 	}
 	used[key]++
 	return key + ".md"

@@ -191,9 +191,14 @@ func (s *source) add(p Piece) {
 		}
 		key := q.Folder + "/" + q.Name
 		if n := s.used[key]; n > 0 {
-			s.used[key] = n + 1
-			q.Name = fmt.Sprintf("%s_%d", q.Name, n+1)
-			key = q.Folder + "/" + q.Name
+			// The next free suffix: a title may itself end like one ("A 2").
+			name := q.Name
+			for s.used[key] > 0 {
+				n++
+				q.Name = fmt.Sprintf("%s_%d", name, n)
+				key = q.Folder + "/" + q.Name
+			}
+			s.used[q.Folder+"/"+name] = n
 		}
 		s.used[key]++
 		s.pieces = append(s.pieces, q)

@@ -239,6 +239,10 @@ func TestSourceAdd(t *testing.T) {
 		{Folder: "d/t", Title: "Other", Name: "custom"},
 		{Folder: "d/t", Title: "Big", Text: big},
 		{Folder: "d/t", Title: "Big", Text: big},
+		{Folder: "d/v", Title: "A 2"}, // a title that looks like a suffix
+		{Folder: "d/v", Title: "A"},
+		{Folder: "d/v", Title: "A"},
+		{Folder: "d/v", Title: "A"},
 	} {
 		s.add(p)
 	}
@@ -264,6 +268,10 @@ func TestSourceAdd(t *testing.T) {
 		{"d/t/big_part_02.md", "Big (part 2 of 2)"},
 		{"d/t/big_part_01_2.md", "Big (part 1 of 2)"},
 		{"d/t/big_part_02_2.md", "Big (part 2 of 2)"},
+		{"d/v/a_2.md", "A 2"},
+		{"d/v/a.md", "A"},
+		{"d/v/a_3.md", "A"},
+		{"d/v/a_4.md", "A"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("pieces\n got %v\nwant %v", got, want)
