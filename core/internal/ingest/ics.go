@@ -29,6 +29,7 @@ func splitCalendar(s *source) error {
 	}
 	var ev map[string]icsProp
 	evFrom, n := 0, 0
+	nested := 0 // depth of components inside the event (VALARM), whose properties are not the event's
 	for _, l := range lines {
 		name, prop, ok := parseICSLine(l.text)
 		if !ok {
@@ -42,7 +43,7 @@ func splitCalendar(s *source) error {
 			if ev != nil {
 				return badf("malformed iCalendar at line %d: an event begins inside the event of line %d", l.n, evFrom)
 			}
-			ev, evFrom = map[string]icsProp{}, l.n
+			ev, evFrom, nested = map[string]icsProp{}, l.n, 0
 		case name == "END" && strings.EqualFold(prop.value, "VEVENT"):
 			if ev == nil {
 				return badf("malformed iCalendar at line %d: END:VEVENT without BEGIN:VEVENT", l.n)
@@ -50,7 +51,11 @@ func splitCalendar(s *source) error {
 			n++
 			s.addEvent(ev, n, evFrom, l.n)
 			ev = nil
-		case ev != nil:
+		case ev != nil && name == "BEGIN":
+			nested++
+		case ev != nil && name == "END" && nested > 0:
+			nested--
+		case ev != nil && nested == 0:
 			if _, dup := ev[name]; !dup {
 				ev[name] = prop
 			}
