@@ -163,7 +163,9 @@ var titleFields = []string{"title", "name", "subject", "summary", "label", "id",
 func recordTitle(v value, fallback string) string {
 	for _, f := range titleFields {
 		for _, m := range v.obj {
-			if strings.EqualFold(m.key, f) && (m.val.kind == 's' || m.val.kind == 'l') && strings.TrimSpace(m.val.text) != "" {
+			// A null names nothing, as null fields say nothing in the text.
+			named := m.val.kind == 's' || m.val.kind == 'l' && m.val.text != "null"
+			if strings.EqualFold(m.key, f) && named && strings.TrimSpace(m.val.text) != "" {
 				return shortTitle(m.val.text, fallback)
 			}
 		}
