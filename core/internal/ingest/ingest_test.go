@@ -340,7 +340,7 @@ func TestSplitErrors(t *testing.T) {
 		{"multipart too deep", "m.eml", nested, api.IngestOptions{}, api.FormatEmail, "multipart nested more than 8 levels"},
 		{"bad base64", "m.eml", "Subject: x\nContent-Transfer-Encoding: base64\n\n!!!!\n", api.IngestOptions{}, api.FormatEmail, "malformed e-mail: base64 body: illegal base64 data at input byte 0"},
 		{"bad quoted-printable", "m.eml", "Subject: x\nContent-Transfer-Encoding: quoted-printable\n\na\x01b\n", api.IngestOptions{}, api.FormatEmail, "malformed e-mail: quoted-printable body"},
-		{"unsupported charset", "m.eml", "Subject: x\nContent-Type: text/plain; charset=koi8-r\n\nhi\n", api.IngestOptions{}, api.FormatEmail, `charset "koi8-r" is not supported (UTF-8, US-ASCII and Latin-1 are)`},
+		{"unsupported charset", "m.eml", "Subject: x\nContent-Type: text/plain; charset=koi8-r\n\nhi\n", api.IngestOptions{}, api.FormatEmail, `charset "koi8-r" is not supported (UTF-8, US-ASCII, Latin-1 and Windows-1252 are)`},
 		{"body not UTF-8", "m.eml", "Subject: x\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n/w==\n", api.IngestOptions{}, api.FormatEmail, `body is not valid UTF-8 (charset "utf-8")`},
 		{"bad part inside a multipart", "m.eml", "Subject: x\nContent-Type: multipart/alternative; boundary=b\n\n--b\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\n!!\n--b--\n", api.IngestOptions{}, api.FormatEmail, "base64 body"},
 

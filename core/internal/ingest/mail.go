@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
 )
 
 // maxMIMEDepth bounds nested multiparts: a message nested deeper is
@@ -248,14 +250,13 @@ func toUTF8(b []byte, charset string) (string, error) {
 			return "", fmt.Errorf("body is not valid UTF-8 (charset %q)", charset)
 		}
 		return string(b), nil
-	case "iso-8859-1", "latin1", "latin-1", "windows-1252", "cp1252":
-		r := make([]rune, len(b))
-		for i, c := range b {
-			r[i] = rune(c)
-		}
-		return string(r), nil
+	case "iso-8859-1", "latin1", "latin-1":
+		return charmap.ISO8859_1.NewDecoder().String(string(b))
+	case "windows-1252", "cp1252":
+		// Not Latin-1: 0x80–0x9F are “ ” € and the like, not controls.
+		return charmap.Windows1252.NewDecoder().String(string(b))
 	}
-	return "", fmt.Errorf("charset %q is not supported (UTF-8, US-ASCII and Latin-1 are)", charset)
+	return "", fmt.Errorf("charset %q is not supported (UTF-8, US-ASCII, Latin-1 and Windows-1252 are)", charset)
 }
 
 func charsetReader(charset string, r io.Reader) (io.Reader, error) {

@@ -119,6 +119,9 @@ func TestToUTF8(t *testing.T) {
 		{"plain", "us-ascii", "plain", true},
 		{"caf\xe9", "latin1", "café", true},
 		{"cr\xe8me \xff", "windows-1252", "crème ÿ", true},
+		// 0x80–0x9F are printable in Windows-1252, controls in Latin-1.
+		{"\x93Hi\x94 \x80 \x85", "cp1252", "“Hi” € …", true},
+		{"\x93", "iso-8859-1", "\u0093", true},
 		{"caf\xe9", "utf8", "", false},
 		{"x", "shift_jis", "", false},
 	}
