@@ -260,6 +260,35 @@ func TestIngestRecoversWithoutManifest(t *testing.T) {
 	}
 }
 
+// A manifest older than the tree (its last write was lost, or a backup
+// was restored): the entries written since are the source's by their
+// provenance and are rewritten; before, curate refused to ADD them again
+// on every ingest.
+func TestIngestRecoversFromAStaleManifest(t *testing.T) {
+	mem := host.NewMemFS()
+	clock := &clockVar{t1}
+	eng := openIngest(t, mem, clock)
+	v1 := api.SourceFile{Name: "notes.md", Content: "# Alpha\na\n"}
+	v2 := api.SourceFile{Name: "notes.md", Content: "# Alpha\na\n# Beta\nb\n"}
+	mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{v1}})
+	stale, err := mem.ReadFile(ingest.ManifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{v2}})
+	mem.WriteFile(ingest.ManifestPath, stale)
+	for i := range 2 {
+		clock.t = clock.t.Add(time.Hour)
+		res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{v2}})
+		if f := res.Files[0]; f.Status == api.IngestFailed || f.Failed != 0 {
+			t.Fatalf("ingest %d after the stale manifest: %+v", i+1, f)
+		}
+	}
+	if rec := readManifest(t, mem).Sources["notes.md"]; len(rec.Entries) != 2 {
+		t.Errorf("manifest: %+v", rec)
+	}
+}
+
 func TestIngestLeavesUserEntriesAlone(t *testing.T) {
 	mem := host.NewMemFS()
 	const mine = "---\ntitle: Secrets\n---\n\n## Narrative\nMy own note about secrets.\n"

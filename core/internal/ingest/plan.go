@@ -179,7 +179,11 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 		case had && oh == h && exists:
 			fp.Unchanged++
 			fp.entries[path] = h
-		case had && (exists || broken):
+		case had && (exists || broken), exists:
+			// An entry there that the record lacks is this source's (taken
+			// said so by its provenance): written after the manifest this
+			// call has, whose last write was lost. It is rewritten, since
+			// curate refuses to ADD over an entry.
 			fp.Ops = append(fp.Ops, pc.Operation(api.OpUpdate, reason))
 			fp.Hashes = append(fp.Hashes, h)
 		default:

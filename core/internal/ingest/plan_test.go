@@ -223,6 +223,27 @@ func TestPlanLostManifest(t *testing.T) {
 	}
 }
 
+// A manifest older than the tree (a write of it was lost): an entry the
+// source wrote since, its provenance naming the source, is updated, not
+// added again, which curate would refuse on every ingest from then on.
+func TestPlanStaleManifest(t *testing.T) {
+	m := newMemory(t)
+	m.ingest(m.planner(api.IngestOptions{}), md("notes.md", "# Alpha\na\n"))
+	saved, err := ParseManifest(m.man.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ingest(m.planner(api.IngestOptions{}), md("notes.md", "# Alpha\na\n# Beta\nb\n"))
+	m.man = saved
+	fp, err := m.planner(api.IngestOptions{}).Plan(md("notes.md", "# Alpha\na\n# Beta\nb\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"UPDATE documents/notes/beta.md"}; !reflect.DeepEqual(opList(fp), want) || fp.Unchanged != 1 {
+		t.Errorf("ops %q unchanged %d, want %q and alpha unchanged", opList(fp), fp.Unchanged, want)
+	}
+}
+
 // A piece never takes a path that is not its source's: a note of the
 // user's, another source's entry (by the manifest or by provenance), or a
 // path an earlier file of the same call took.
@@ -398,8 +419,11 @@ func TestRecord(t *testing.T) {
 		t.Fatalf("after failures: %+v", rec)
 	}
 	// The next ingest retries what failed and keeps what was written.
+	// Gamma was written though its result did not come back (a crash
+	// between the write and the record): it is there, naming this source,
+	// so it is updated rather than added again.
 	fp = m.ingest(m.planner(api.IngestOptions{}), f)
-	if fp.Status != api.IngestUpdated || !reflect.DeepEqual(opList(fp), []string{"ADD documents/notes/beta.md", "ADD documents/notes/gamma.md"}) || fp.Unchanged != 1 {
+	if fp.Status != api.IngestUpdated || !reflect.DeepEqual(opList(fp), []string{"ADD documents/notes/beta.md", "UPDATE documents/notes/gamma.md"}) || fp.Unchanged != 1 {
 		t.Errorf("retry: status %s ops %q unchanged %d", fp.Status, opList(fp), fp.Unchanged)
 	}
 	if rec := m.man.Sources["notes.md"]; rec.Hash != SourceHash(f, api.IngestOptions{}) || len(rec.Entries) != 3 {
