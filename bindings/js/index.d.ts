@@ -1,5 +1,5 @@
 // Types of the Arbor JS package. The result shapes mirror
-// core/engine/api.go and docs/ABI.md §4; the package is plain ESM.
+// core/api and docs/ABI.md §4; the package is plain ESM.
 
 import type { Storage } from './storage/types.js';
 import type { LLMAdapter, LLMRequest, LLMResponse } from './llm/index.js';

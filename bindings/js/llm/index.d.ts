@@ -1,5 +1,5 @@
 // Types of Arbor's model adapters (bindings/js/llm). The request and
-// response shapes are the wire types of docs/ABI.md §6 (core/llm/wire.go).
+// response shapes are the wire types of docs/ABI.md §6 (core/api/llm.go).
 
 /** One turn of a conversation with the model. */
 export interface LLMMessage {
