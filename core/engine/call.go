@@ -39,21 +39,21 @@ func (s *Session) Call(raw []byte) (out []byte) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Log("error", fmt.Sprintf("panic in %s: %v\n%s", req.Method, r, debug.Stack()))
-			out = encode(response{ID: req.ID, Error: errorf(api.CodeInternal, "%s: %v", req.Method, r)})
+			out = encode(response{ID: req.ID, Error: api.Errorf(api.CodeInternal, "%s: %v", req.Method, r)})
 		}
 	}()
 	if !utf8.Valid(raw) {
-		return encode(response{Error: errorf(api.CodeInvalidJSON, "request is not valid UTF-8")})
+		return encode(response{Error: api.Errorf(api.CodeInvalidJSON, "request is not valid UTF-8")})
 	}
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return encode(response{Error: errorf(api.CodeInvalidJSON, "request must be a JSON object")})
+		return encode(response{Error: api.Errorf(api.CodeInvalidJSON, "request must be a JSON object")})
 	}
 	if err := json.Unmarshal(trimmed, &req); err != nil {
 		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
-			return encode(response{Error: errorf(api.CodeInvalidRequest, "request: field %q must be a JSON %s, not %s", te.Field, te.Type, te.Value)})
+			return encode(response{Error: api.Errorf(api.CodeInvalidRequest, "request: field %q must be a JSON %s, not %s", te.Field, te.Type, te.Value)})
 		}
-		return encode(response{Error: errorf(api.CodeInvalidJSON, "request: %v", err)})
+		return encode(response{Error: api.Errorf(api.CodeInvalidJSON, "request: %v", err)})
 	}
 	result, err := s.dispatch(req)
 	if err != nil {
@@ -68,7 +68,7 @@ func encode(r response) []byte {
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
-		b, _ = json.Marshal(response{ID: r.ID, Error: errorf(api.CodeInternal, "encode response: %v", err)})
+		b, _ = json.Marshal(response{ID: r.ID, Error: api.Errorf(api.CodeInternal, "encode response: %v", err)})
 	}
 	return b
 }
@@ -80,7 +80,7 @@ func decodeParams(raw json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return errorf(api.CodeInvalidParams, "params: %v", err)
+		return api.Errorf(api.CodeInvalidParams, "params: %v", err)
 	}
 	return nil
 }
@@ -90,10 +90,10 @@ func (s *Session) dispatch(req request) (any, error) {
 		return s.open(req.Params)
 	}
 	if _, known := methods[req.Method]; !known {
-		return nil, errorf(api.CodeUnknownMethod, "unknown method %q", req.Method)
+		return nil, api.Errorf(api.CodeUnknownMethod, "unknown method %q", req.Method)
 	}
 	if s.eng == nil {
-		return nil, errorf(api.CodeNotOpen, "%s: the engine is not open; call \"open\" first", req.Method)
+		return nil, api.Errorf(api.CodeNotOpen, "%s: the engine is not open; call \"open\" first", req.Method)
 	}
 	return methods[req.Method](s, req.Params)
 }
@@ -205,7 +205,7 @@ func (s *Session) open(raw json.RawMessage) (any, error) {
 	if p.FixedTime != "" {
 		t, err := time.Parse(time.RFC3339, p.FixedTime)
 		if err != nil {
-			return nil, errorf(api.CodeInvalidParams, "fixedTime %q: want RFC 3339", p.FixedTime)
+			return nil, api.Errorf(api.CodeInvalidParams, "fixedTime %q: want RFC 3339", p.FixedTime)
 		}
 		opts.Clock = host.FixedClock(t.UTC())
 	}

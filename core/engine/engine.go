@@ -286,12 +286,12 @@ func (e *Engine) Read(p api.ReadParams) (api.ReadResult, error) {
 	en, isEntry := e.catalog.Get(clean)
 	if !isContext && !isEntry {
 		if berr, broken := e.catalog.Broken(clean); broken {
-			return api.ReadResult{}, errorf(api.CodeMalformed, "%s cannot be parsed (the file is left as it is): %v", clean, berr)
+			return api.ReadResult{}, api.Errorf(api.CodeMalformed, "%s cannot be parsed (the file is left as it is): %v", clean, berr)
 		}
 		if e.catalog.HasFolder(clean) {
-			return api.ReadResult{}, errorf(api.CodeNotFound, "%s is a folder, not an entry: list it with \"tree\"", clean)
+			return api.ReadResult{}, api.Errorf(api.CodeNotFound, "%s is a folder, not an entry: list it with \"tree\"", clean)
 		}
-		return api.ReadResult{}, errorf(api.CodeNotFound, "no entry %s", clean)
+		return api.ReadResult{}, api.Errorf(api.CodeNotFound, "no entry %s", clean)
 	}
 	data, err := e.fs.ReadFile(clean)
 	if err != nil {

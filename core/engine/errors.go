@@ -7,10 +7,8 @@ import (
 	"github.com/arbormem/arbor/core/host"
 )
 
-// errorf is an *api.Error, the one error type that crosses the ABI.
-func errorf(code, format string, args ...any) *api.Error { return api.Errorf(code, format, args...) }
-
-// asError classifies any error into an *Error.
+// asError classifies any error into an *api.Error, the one error type
+// that crosses the ABI.
 func asError(err error) *api.Error {
 	var e *api.Error
 	switch {
