@@ -103,6 +103,9 @@ func (n *Narrative) UnmarshalJSON(b []byte) error {
 		*n = Narrative{Text: s}
 		return nil
 	}
+	if err := checkKeys(b, "narrative", narrativeKeys, nil); err != nil {
+		return err
+	}
 	var obj struct {
 		Text         flexText `json:"text"`
 		Structure    flexText `json:"structure"`
@@ -217,6 +220,15 @@ type rawConceptJSON struct {
 	Author    string   `json:"author"`
 }
 
+// UnmarshalJSON decodes a raw concept, refusing keys it does not have.
+func (r *rawConceptJSON) UnmarshalJSON(b []byte) error {
+	if err := checkKeys(b, "rawConcept", rawConceptKeys, nil); err != nil {
+		return err
+	}
+	type plain rawConceptJSON // without this method
+	return json.Unmarshal(b, (*plain)(r))
+}
+
 // factJSON is a fact: an object {subject, statement, category} or a plain
 // string (the statement).
 type factJSON Fact
@@ -230,6 +242,9 @@ func (f *factJSON) UnmarshalJSON(b []byte) error {
 		*f = factJSON{Statement: s}
 		return nil
 	}
+	if err := checkKeys(b, "fact", factKeys, nil); err != nil {
+		return err
+	}
 	var t Fact
 	if err := json.Unmarshal(b, &t); err != nil {
 		return fmt.Errorf("fact: want an object {subject, statement, category} or a string: %w", err)
@@ -241,7 +256,7 @@ func (f *factJSON) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes content leniently, as language models write it:
 // rawConcept.files may be a string or a list, lists of strings may be a
 // single string, facts may be plain strings, and a content that is a plain
-// string is taken as the narrative. Unknown fields are ignored.
+// string is taken as the narrative. Unknown keys are refused (keys.go).
 func (c *Content) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if bytes.Equal(b, []byte("null")) {
@@ -256,6 +271,9 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 			c.Narrative = &Narrative{Text: s}
 		}
 		return nil
+	}
+	if err := checkKeys(b, "content", contentKeys, inOperation); err != nil {
+		return err
 	}
 	var in struct {
 		RawConcept *rawConceptJSON `json:"rawConcept"`

@@ -3,16 +3,17 @@ package api
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
 func TestDecodeOperations(t *testing.T) {
 	in := `[
-	 {"type":"add","path":"engineering/billing","title":"Invoice retry policy","extra":1,
-	  "content":{"narrative":{"rules":"Retry three times.","unknown":"x"},
-	             "rawConcept":{"task":"t","files":"a.go, b.go\nc.go","other":true},
+	 {"type":"add","path":"engineering/billing","title":"Invoice retry policy",
+	  "content":{"narrative":{"rules":"Retry three times."},
+	             "rawConcept":{"task":"t","files":"a.go, b.go\nc.go"},
 	             "facts":[{"subject":"s","statement":"st","category":"c"},"plain fact"],
-	             "tags":"billing","keywords":["invoice","retry"],"mystery":[1,2]},
+	             "tags":"billing","keywords":["invoice","retry"]},
 	  "reason":"record"},
 	 {"type":"UPDATE","path":"a/b/c.md","content":{"narrative":"just prose","rawConcept":{"files":["x.go","y.go"]}},"reason":"r"},
 	 {"type":"ADD","path":"a/b","title":"T","content":"plain content","reason":"r"},
@@ -70,5 +71,62 @@ func TestDecodeOperations(t *testing.T) {
 	var bad []Operation
 	if err := json.Unmarshal([]byte(`[{"type":"ADD","content":{"narrative":42}}]`), &bad); err == nil {
 		t.Error("narrative 42 accepted")
+	}
+}
+
+// A key an object of an operation does not have is refused, naming it, a
+// near key or where it belongs, and the keys allowed: a misspelt key would
+// otherwise be dropped and its text lost while the operation succeeds.
+func TestOperationKeys(t *testing.T) {
+	tests := []struct {
+		name, in, want string // want "" decodes
+	}{
+		{"all keys, any case", `{"Type":"MERGE","PATH":"a/b.md","title":"t","summary":"s","content":{},"reason":"r","mergetarget":"a/c.md"}`, ""},
+		{"misspelt key", `{"type":"ADD","contnet":{"narrative":"x"}}`,
+			`operation: unknown key "contnet" (did you mean "content"?); operation has type, path, title, summary, content, reason, mergeTarget`},
+		{"content key at the top", `{"type":"ADD","narrative":"x"}`, `operation: unknown key "narrative" (it belongs in "content")`},
+		{"unrelated key", `{"type":"ADD","priority":1}`, `operation: unknown key "priority"; operation has`},
+		{"operation key in content", `{"type":"ADD","content":{"title":"x"}}`, `content: unknown key "title" (it belongs in the operation itself)`},
+		{"misspelt content key", `{"type":"ADD","content":{"narative":"x"}}`, `content: unknown key "narative" (did you mean "narrative"?)`},
+		{"raw concept", `{"type":"ADD","content":{"rawConcept":{"task":"t","other":true}}}`, `content: rawConcept: unknown key "other"; rawConcept has task, changes, files, flow, timestamp, author`},
+		{"narrative part", `{"type":"ADD","content":{"narrative":{"rulez":"x"}}}`, `content: narrative: unknown key "rulez" (did you mean "rules"?)`},
+		{"fact", `{"type":"ADD","content":{"facts":[{"subjct":"s","statement":"t"}]}}`, `content: fact: unknown key "subjct" (did you mean "subject"?)`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var op Operation
+			err := json.Unmarshal([]byte(tc.in), &op)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+				t.Fatalf("error %v, want it to begin %q", err, tc.want)
+			}
+		})
+	}
+	var p CurateParams
+	err := json.Unmarshal([]byte(`{"operations":[{"type":"ADD"},{"type":"ADD","reasn":"r"}]}`), &p)
+	if err == nil || !strings.HasPrefix(err.Error(), `operation 2: operation: unknown key "reasn" (did you mean "reason"?)`) {
+		t.Errorf("params: %v", err)
+	}
+	if err := json.Unmarshal([]byte(`{"operation":[]}`), &p); err == nil || !strings.HasPrefix(err.Error(), `params: unknown key "operation" (did you mean "operations"?)`) {
+		t.Errorf("params key: %v", err)
+	}
+	if err := json.Unmarshal([]byte(`{"operations":[{"type":"ADD","path":"a/b","title":"T","reason":"r"}]}`), &p); err != nil || len(p.Operations) != 1 || p.Operations[0].Title != "T" {
+		t.Errorf("params: %+v, %v", p, err)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"content", "content", 0}, {"contnet", "content", 1}, {"reasn", "reason", 1},
+		{"narative", "narrative", 1}, {"tag", "tags", 1}, {"kw", "keywords", 6}, {"", "ab", 2},
+	} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
 	}
 }

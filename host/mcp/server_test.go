@@ -208,6 +208,7 @@ func TestToolErrors(t *testing.T) {
 		{ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "a/b", "title": "T", "content": map[string]any{"narrative": "x"}}}}, "reason"},
 		{ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "CREATE", "path": "a/b", "title": "T", "reason": "r"}}}, "type"},
 		{ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "a/b", "title": "T", "narrative": "misplaced", "reason": "r"}}}, "narrative"},
+		{ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "a/b", "title": "T", "contnet": map[string]any{"narrative": "lost"}, "reason": "r"}}}, "contnet"},
 		{ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "DELETE", "path": "a/b/missing.md", "reason": "r"}}}, "failed"},
 	} {
 		res := call(t, cs, c.tool, c.args)

@@ -110,6 +110,10 @@ test('errors reject with ArborError and its code', { skip: skipWithoutWasm }, as
   await assert.rejects(mem.search('x', { limit: 'ten' }), rejectsWith('invalid_params'));
   await assert.rejects(mem.search('x', { limit: 1000 }), rejectsWith('invalid_params'));
   await assert.rejects(mem.call('curate', { operations: 'nope' }), rejectsWith('invalid_params'));
+  // A misspelt key is refused, naming it, rather than dropped with its text.
+  await assert.rejects(
+    mem.curate([{ type: 'ADD', path: 'a/b', title: 'T', contnet: { narrative: 'lost' }, reason: 'r' }]),
+    (err) => err.code === 'invalid_params' && /unknown key "contnet" \(did you mean "content"\?\)/.test(err.message));
   await assert.rejects(mem.read('../etc/passwd'), rejectsWith('invalid_path'));
   await assert.rejects(mem.read('engineering/missing.md'), rejectsWith('not_found'));
   // The memory still works after errors.

@@ -651,6 +651,19 @@ func TestCurateInvalidInput(t *testing.T) {
 	if r.code != exitError || !strings.Contains(r.stderr, "invalid_params") {
 		t.Errorf("a title of the wrong type: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// A misspelt or misplaced key is refused, not dropped with its text,
+	// and nothing of the batch is applied.
+	for _, c := range []struct{ input, want string }{
+		{`[{"type":"ADD","path":"a/b","title":"T","reason":"r"},{"type":"ADD","path":"a/b","title":"U","contnet":{"narrative":"lost"},"reason":"r"}]`,
+			`operation 2: operation: unknown key "contnet" (did you mean "content"?)`},
+		{`[{"type":"ADD","path":"a/b","title":"T","narrative":"lost","reason":"r"}]`, `unknown key "narrative" (it belongs in "content")`},
+		{`{"operations":[],"dryRun":true}`, `params: unknown key "dryRun"`},
+	} {
+		r := arbor(t, c.input, "--root", dir, "curate")
+		if r.code != exitError || !strings.Contains(r.stderr, "invalid_params") || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 1 with %q", c.input, r.code, r.stderr, c.want)
+		}
+	}
 	sameFiles(t, "invalid curate input", before, snapshot(t, dir))
 }
 
