@@ -14,7 +14,7 @@ import (
 )
 
 // Serve a memory to an MCP client. `arbor mcp` does this over stdio
-// (sdk.StdioTransport); here client and server talk over in-memory pipes.
+// (StdioTransport); here client and server talk over in-memory pipes.
 // The agent curates with structured operations and queries: no LLM key is
 // needed, since the agent is the model.
 func ExampleServer_Run() {

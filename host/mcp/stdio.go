@@ -42,8 +42,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 func (l *lockedWriter) Close() error { return nil }
 
-// guardedInput passes the lines that decode as JSON-RPC messages (or are
-// JSON arrays, batches the SDK handles itself) and answers the others.
+// guardedInput passes the lines that decode as JSON-RPC messages (and the
+// messages of a batch, which the SDK handles itself) and answers the
+// others.
 type guardedInput struct {
 	in      io.Closer
 	r       *bufio.Reader
@@ -66,7 +67,7 @@ func (g *guardedInput) Read(p []byte) (int, error) {
 			case !json.Valid(t):
 				g.refuse(jsonrpc.CodeParseError, "parse error: the line is not JSON")
 			case t[0] == '[':
-				g.pending = append(t, '\n')
+				g.pending = g.batch(t)
 			default:
 				if _, derr := jsonrpc.DecodeMessage(t); derr != nil {
 					g.refuse(jsonrpc.CodeInvalidRequest, "invalid request: "+derr.Error())
@@ -85,6 +86,35 @@ func (g *guardedInput) Read(p []byte) (int, error) {
 	n := copy(p, g.pending)
 	g.pending = g.pending[n:]
 	return n, nil
+}
+
+// batch passes the messages of a JSON-RPC batch on and answers the
+// elements that are not messages, one error each, in an array (JSON-RPC
+// 2.0, §6); an empty batch is one error. The SDK ends the session at a
+// batch holding anything but messages.
+func (g *guardedInput) batch(t []byte) []byte {
+	var elems []json.RawMessage
+	if json.Unmarshal(t, &elems) != nil || len(elems) == 0 {
+		g.refuse(jsonrpc.CodeInvalidRequest, "invalid request: an empty batch")
+		return nil
+	}
+	var pass []json.RawMessage
+	var errs [][]byte
+	for i, e := range elems {
+		if _, err := jsonrpc.DecodeMessage(e); err != nil {
+			errs = append(errs, errorLine(jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: batch element %d: %v", i+1, err)))
+			continue
+		}
+		pass = append(pass, e)
+	}
+	if len(errs) > 0 {
+		g.out.Write(append(append([]byte{'['}, append(bytes.Join(errs, []byte{','}), ']')...), '\n'))
+	}
+	if len(pass) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(pass)
+	return append(b, '\n')
 }
 
 // line reads one line of at most max bytes; a longer one is read to its
@@ -109,8 +139,13 @@ func (g *guardedInput) line() ([]byte, error) {
 // refuse answers a line that cannot be a request. Its id is unknown, so
 // the answer's is null, as JSON-RPC 2.0 asks.
 func (g *guardedInput) refuse(code int64, msg string) {
+	g.out.Write(append(errorLine(code, msg), '\n'))
+}
+
+// errorLine is a JSON-RPC error response with a null id.
+func errorLine(code int64, msg string) []byte {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
-	g.out.Write(append(b, '\n'))
+	return b
 }
 
 func (g *guardedInput) Close() error { return g.in.Close() }
