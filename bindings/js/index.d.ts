@@ -18,6 +18,9 @@ export {
 /** The version of docs/ABI.md these bindings speak (1). */
 export declare const ABI_VERSION: 1;
 
+/** The package's release, as in its package.json (Arbor's `api.Version`). */
+export declare const version: string;
+
 /** Log levels of the engine's diagnostic lines. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

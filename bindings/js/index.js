@@ -51,6 +51,13 @@ export { openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS } from
 export const ABI_VERSION = 1;
 
 /**
+ * The package's release. It is written here, not read from package.json,
+ * so that pages and workers need no JSON import; a test keeps the two equal.
+ * @type {typeof import('./index.d.ts').version}
+ */
+export const version = '0.1.0';
+
+/**
  * Stands in for the Node adapter where there is no file system; Node
  * resolves the package to index.node.js, which exports the real one.
  *

@@ -18,6 +18,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -43,9 +44,6 @@ func WithFlushInterval(d time.Duration) Option {
 	return func(s *Server) { s.flushInterval = d }
 }
 
-// Version is reported to clients as the server's version.
-const Version = "0.1.0"
-
 // instructions is what a client may show its model about the server as a
 // whole; each tool's description says the rest.
 const instructions = `Arbor is a long-term memory kept as a tree of markdown entries (domain/topic[/subtopic]/entry.md).
@@ -60,7 +58,7 @@ func New(eng *runtime.Engine, opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	s.srv = sdk.NewServer(&sdk.Implementation{Name: "arbor", Title: "Arbor memory", Version: Version},
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "arbor", Title: "Arbor memory", Version: api.Version},
 		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{}})
 	addTools(s)
 	return s

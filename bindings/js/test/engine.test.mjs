@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 // Through the package's own name, so the exports map is tested too.
-import { openMemory, nodeFs, memory, ArborError } from 'arbor-memory';
+import { openMemory, nodeFs, memory, ArborError, version } from 'arbor-memory';
 import { skipWithoutWasm, tmpdir, invoiceOp, wasmURL } from './_engine.mjs';
 
 const fixedTime = '2026-01-01T00:00:00Z';
@@ -16,6 +16,11 @@ const rejectsWith = (code) => (err) => {
   assert.ok(err.message.length > 0);
   return true;
 };
+
+test('the package exports its version, the one package.json gives', () => {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
+  assert.equal(version, pkg.version);
+});
 
 test('every WASI import of the module is implemented or stubbed', { skip: skipWithoutWasm }, async (t) => {
   const module = await WebAssembly.compile(fs.readFileSync(wasmURL));

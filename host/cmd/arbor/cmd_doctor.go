@@ -64,6 +64,7 @@ type check struct {
 
 type doctorReport struct {
 	Root       string  `json:"root,omitempty"`
+	Version    string  `json:"version"`
 	ABIVersion int     `json:"abiVersion"`
 	GoVersion  string  `json:"goVersion"`
 	Checks     []check `json:"checks"`
@@ -84,7 +85,7 @@ func (r *doctorReport) put(c check) {
 // diagnose runs the checks in order; a failed root stops the ones that
 // need it.
 func (a *app) diagnose() doctorReport {
-	rep := doctorReport{ABIVersion: runtime.ABIVersion, GoVersion: goruntime.Version(), OK: true}
+	rep := doctorReport{Version: api.Version, ABIVersion: runtime.ABIVersion, GoVersion: goruntime.Version(), OK: true}
 	root, err := a.findRoot()
 	if err != nil {
 		rep.add("root", checkFail, err.Error())

@@ -19,7 +19,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	goruntime "runtime"
 	"strings"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/runtime"
 )
 
 func main() {
@@ -64,12 +68,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr, color: "auto"}
 	global := newFlagSet("arbor")
 	a.globalFlags(global)
+	version := global.Bool("version", false, "print the version and exit")
 	if err := global.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(stdout)
 			return exitOK
 		}
 		return a.usageError(nil, err.Error())
+	}
+	if *version {
+		return a.printVersion()
 	}
 	rest := global.Args()
 	if len(rest) == 0 {
@@ -111,6 +119,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "%s %s\n", a.ep.red("arbor:"), strings.TrimPrefix(err.Error(), "arbor: "))
 	return exitError
+}
+
+// printVersion prints Arbor's release, the ABI it speaks and the Go it was
+// built with.
+func (a *app) printVersion() int {
+	v := struct {
+		Version    string `json:"version"`
+		ABIVersion int    `json:"abiVersion"`
+		GoVersion  string `json:"goVersion"`
+		Platform   string `json:"platform"`
+	}{api.Version, runtime.ABIVersion, goruntime.Version(), goruntime.GOOS + "/" + goruntime.GOARCH}
+	if a.json {
+		if err := printJSON(a.stdout, mustJSON(v)); err != nil {
+			fmt.Fprintf(a.stderr, "arbor: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	}
+	fmt.Fprintf(a.stdout, "arbor %s (ABI %d, %s %s)\n", v.Version, v.ABIVersion, v.GoVersion, v.Platform)
+	return exitOK
 }
 
 // setColors decides, once the flags are parsed, whether each stream is

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -665,6 +666,24 @@ func TestCurateInvalidInput(t *testing.T) {
 		}
 	}
 	sameFiles(t, "invalid curate input", before, snapshot(t, dir))
+}
+
+// --version prints the release, the ABI and the Go it was built with,
+// without a root; --json makes it an object.
+func TestVersion(t *testing.T) {
+	t.Chdir(t.TempDir())
+	r := arbor(t, "", "--version")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "arbor "+api.Version+" (ABI 1, go") {
+		t.Errorf("--version: exit %d, %q", r.code, r.stdout)
+	}
+	r = arbor(t, "", "--json", "--version")
+	var v struct {
+		Version    string
+		ABIVersion int
+	}
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &v) != nil || v.Version != api.Version || v.ABIVersion != 1 {
+		t.Errorf("--json --version: exit %d, %q", r.code, r.stdout)
+	}
 }
 
 // Every command answers --help (and -h, and `arbor help CMD`) on stdout

@@ -30,6 +30,7 @@ Global flags (before or after the command):
   --json       print the result as JSON instead of text (every command)
   --color WHEN color the text: auto (on a terminal unless NO_COLOR is
                set), always or never
+  --version    print the version (before a command name only)
 
 Examples:
 `)
