@@ -300,7 +300,8 @@ export interface AppliedOperation {
   type: 'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE';
   /** The entry (or folder) the operation touched. */
   path: string;
-  status: 'success' | 'failed';
+  /** `conflict`: the file changed on disk since the memory read it, in a way the operation cannot be applied to; nothing was written (it counts as failed). */
+  status: 'success' | 'failed' | 'conflict';
   /** What happened ("added", "updated existing", …) or why it failed. */
   message: string;
   /** UPDATE: what was carried over from the old entry instead of dropped, e.g. "relations", "narrative.rules". */

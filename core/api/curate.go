@@ -20,6 +20,10 @@ const (
 const (
 	StatusSuccess = "success"
 	StatusFailed  = "failed"
+	// StatusConflict: the entry's file changed on disk since the session
+	// read it (an editor, git, another process), in a way the operation
+	// cannot be applied to; nothing was written. It counts as failed.
+	StatusConflict = "conflict"
 )
 
 // Operation is one curate operation as it arrives in JSON (docs/ABI.md §4.2).
@@ -315,7 +319,7 @@ type Applied struct {
 	Type string `json:"type"`
 	// Path is the entry (or folder) path actually touched.
 	Path string `json:"path"`
-	// Status is "success" or "failed".
+	// Status is "success", "failed" or "conflict" (StatusConflict).
 	Status  string `json:"status"`
 	Message string `json:"message"`
 	// Carried lists what an UPDATE carried over from the old entry because

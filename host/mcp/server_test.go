@@ -285,3 +285,45 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Errorf("%d notes written, want %d", len(tree.Children), n)
 	}
 }
+
+// An agent writing through the server while a person edits the same file:
+// the agent's update keeps the person's sentence, and a write that would
+// overwrite it is a conflict the agent is told about.
+func TestEditorAndAgent(t *testing.T) {
+	root := t.TempDir()
+	cs := serve(t, root)
+	p := "engineering/billing/invoice_retry_policy.md"
+	if res := call(t, cs, ToolCurate, map[string]any{"operations": []any{map[string]any{
+		"type": "ADD", "path": "engineering/billing", "title": "Invoice retry policy",
+		"content": map[string]any{"narrative": "Failed invoices are retried three times."}, "reason": "r"}}}); res.IsError {
+		t.Fatal(text(res))
+	}
+	file := filepath.Join(root, p)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(string(b), "three times.", "three times. Finance reviews them monthly.", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, cs, ToolCurate, map[string]any{"operations": []any{map[string]any{
+		"type": "UPDATE", "path": p, "content": map[string]any{"facts": []any{map[string]any{"statement": "escalation goes to support"}}}, "reason": "r"}}})
+	b, _ = os.ReadFile(file)
+	if res.IsError || !strings.Contains(string(b), "Finance reviews them monthly.") || !strings.Contains(string(b), "escalation goes to support") {
+		t.Fatalf("update: %s\n%s", text(res), b)
+	}
+	// The person edits again; an update replacing the narrative they changed
+	// since the server last read it is refused.
+	b = []byte(strings.Replace(string(b), "monthly", "weekly", 1))
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = call(t, cs, ToolCurate, map[string]any{"operations": []any{map[string]any{
+		"type": "UPDATE", "path": p, "content": map[string]any{"narrative": "Retried twice."}, "reason": "r"}}})
+	if !res.IsError || !strings.Contains(text(res), `"status":"conflict"`) {
+		t.Errorf("an update over the person's edit: %s", text(res))
+	}
+	if b2, _ := os.ReadFile(file); string(b2) != string(b) {
+		t.Errorf("the conflict changed the file:\n%s", b2)
+	}
+}

@@ -69,7 +69,7 @@ Operation types:
 
 content holds the knowledge: narrative (a string, or an object with structure, dependencies, highlights, rules, examples, diagrams), facts ([{subject, statement, category}]), snippets (code or quotes), rawConcept ({task, changes, files, flow, timestamp, author}: the provenance), relations (paths of related entries), tags, keywords (words people would search for that the text may not contain). summary is one line shown in search results.
 
-Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of duplicating. The result has one item per operation (status "success" or "failed", the path actually written, a message) and a summary of counts; the call is flagged as an error when any operation failed.`
+Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of duplicating. The result has one item per operation (status "success", "failed", or "conflict" when the file changed on disk since the memory read it in a way the operation would overwrite: read it again and retry; the path actually written, a message) and a summary of counts; the call is flagged as an error when any operation failed.`
 
 // addTools registers the five tools on s.srv.
 func addTools(s *Server) {

@@ -178,3 +178,33 @@ test('the module can be passed as bytes or a compiled module', { skip: skipWitho
     await mem.close();
   }
 });
+
+test('a person editing the folder while a memory is open: nothing they wrote is lost', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  t.after(() => mem.close());
+  await mem.curate([invoiceOp]);
+  const file = path.join(dir, entryPath);
+  // An editor adds a sentence to the rules.
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('then escalated.', 'then escalated. Finance reviews them monthly.'));
+  // The memory adds a fact: the sentence stays, and search finds it.
+  const upd = { type: 'UPDATE', path: entryPath, reason: 'r', content: { facts: ['escalation goes to support'] } };
+  assert.equal((await mem.curate([upd])).applied[0].status, 'success');
+  const text = fs.readFileSync(file, 'utf8');
+  assert.match(text, /Finance reviews them monthly\./);
+  assert.match(text, /escalation goes to support/);
+  assert.equal((await mem.search('finance monthly')).results[0]?.path, entryPath);
+  // Replacing the rules the editor changed is a conflict that writes nothing.
+  const replace = { type: 'UPDATE', path: entryPath, reason: 'r', content: { narrative: { rules: 'Two retries.' } } };
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('monthly', 'weekly'));
+  const before = fs.readFileSync(file, 'utf8');
+  const res = await mem.curate([replace]);
+  assert.equal(res.applied[0].status, 'conflict');
+  assert.equal(res.summary.failed, 1);
+  assert.equal(fs.readFileSync(file, 'utf8'), before);
+  // The editor deletes the file: the next update does not bring it back.
+  fs.rmSync(file);
+  assert.equal((await mem.curate([upd])).applied[0].status, 'conflict');
+  assert.equal(fs.existsSync(file), false);
+  await mem.close(); // before tmpdir's cleanup removes the folder
+});

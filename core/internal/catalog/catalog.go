@@ -30,6 +30,10 @@ type Catalog struct {
 	byBase   map[string]pathSet  // link key of a base name -> entry paths
 	contexts map[string]*tree.Context
 	broken   map[string]error
+	// stamps hold, for every file the catalog read or the engine wrote
+	// (entries, context files, broken files), the SourceKey of its bytes:
+	// a write compares it with what is on disk before it replaces anything.
+	stamps map[string]string
 }
 
 // pathSet is a set of paths.
@@ -54,6 +58,7 @@ func (c *Catalog) init() {
 	c.byBase = map[string]pathSet{}
 	c.contexts = map[string]*tree.Context{}
 	c.broken = map[string]error{}
+	c.stamps = map[string]string{}
 }
 
 // Clone returns a catalog holding the same entries and context files that
@@ -67,6 +72,7 @@ func (c *Catalog) Clone() *Catalog {
 	maps.Copy(n.links, c.links)
 	maps.Copy(n.contexts, c.contexts)
 	maps.Copy(n.broken, c.broken)
+	maps.Copy(n.stamps, c.stamps)
 	for _, m := range [][2]map[string]pathSet{{n.rev, c.rev}, {n.byPath, c.byPath}, {n.byBase, c.byBase}} {
 		for k, set := range m[1] {
 			m[0][k] = maps.Clone(set)
@@ -108,6 +114,29 @@ func (c *Catalog) Delete(path string) {
 	removeFrom(c.byBase, linkKey(baseName(path)), path)
 	delete(c.links, path)
 	delete(c.entries, path)
+}
+
+// Stamp returns the stamp of p: the SourceKey of the bytes the catalog
+// last read or wrote there. ok is false when it has none (a file it has
+// never seen).
+func (c *Catalog) Stamp(p string) (string, bool) {
+	s, ok := c.stamps[p]
+	return s, ok
+}
+
+// SetStamp records the stamp of the bytes at p.
+func (c *Catalog) SetStamp(p, stamp string) {
+	c.init()
+	c.stamps[p] = stamp
+}
+
+// Forget drops everything the catalog holds of p, whose file is gone: the
+// entry, context file or broken file, and its stamp.
+func (c *Catalog) Forget(p string) {
+	c.Delete(p)
+	c.DeleteContext(p)
+	c.ClearBroken(p)
+	delete(c.stamps, p)
 }
 
 // Get returns an entry.

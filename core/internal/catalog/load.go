@@ -87,24 +87,45 @@ func (l *loader) walk(dir string) error {
 // search document, keyed by the file's bytes (SourceKey): the index builds
 // the document only when the file changed since it was indexed.
 func (l *loader) load(p string, data []byte) (search.Source, bool) {
-	if path.Base(p) == "context.md" {
-		ctx, err := tree.ParseContext(p, data)
-		if err != nil {
-			l.cat.MarkBroken(p, err)
-			l.warn(p, err.Error())
-			return search.Source{}, false
-		}
-		l.cat.PutContext(ctx)
-		return search.Source{Path: p, Key: SourceKey(data), Doc: func() search.Doc { return ContextDoc(ctx) }}, true
-	}
-	en, err := tree.ParseEntry(p, data)
+	key, err := l.cat.Take(p, data)
 	if err != nil {
-		l.cat.MarkBroken(p, err)
 		l.warn(p, err.Error())
 		return search.Source{}, false
 	}
-	l.cat.Put(en)
-	return search.Source{Path: p, Key: SourceKey(data), Doc: func() search.Doc { return EntryDoc(en) }}, true
+	if ctx, ok := l.cat.Context(p); ok {
+		return search.Source{Path: p, Key: key, Doc: func() search.Doc { return ContextDoc(ctx) }}, true
+	}
+	en, _ := l.cat.Get(p)
+	return search.Source{Path: p, Key: key, Doc: func() search.Doc { return EntryDoc(en) }}, true
+}
+
+// Take records the bytes read at p: the entry or context file they parse
+// to (a context.md is a context file, any other file an entry), or p as
+// broken with the parse error, which Take returns; and the bytes' stamp
+// (SourceKey), which it returns too. What the catalog held at p before is
+// replaced.
+func (c *Catalog) Take(p string, data []byte) (string, error) {
+	key := SourceKey(data)
+	c.SetStamp(p, key)
+	if path.Base(p) == "context.md" {
+		ctx, err := tree.ParseContext(p, data)
+		if err != nil {
+			c.DeleteContext(p)
+			c.MarkBroken(p, err)
+			return key, err
+		}
+		c.ClearBroken(p)
+		c.PutContext(ctx)
+		return key, nil
+	}
+	en, err := tree.ParseEntry(p, data)
+	if err != nil {
+		c.Delete(p)
+		c.MarkBroken(p, err)
+		return key, err
+	}
+	c.Put(en)
+	return key, nil
 }
 
 // docVersion is part of every source key: raise it when the documents made

@@ -18,15 +18,19 @@ func (c *Curator) add(a *Applied, op api.Operation, v valid) error {
 	if err := checkNewEntryPath(v.path); err != nil {
 		return err
 	}
+	if _, err := c.refresh(v.path); err != nil {
+		return err
+	}
 	if err := c.checkAbsent(v.path); err != nil {
 		return err
 	}
+	cat := c.catalog()
 	e := newEntry(v.path, op, v, c.now())
 	data, parsed, err := c.render(e)
 	if err != nil {
 		return err
 	}
-	t := newTxn(c.FS)
+	t := newTxn(c.FS, cat)
 	// Context files first: a crash before the entry is written leaves only
 	// harmless context files behind.
 	err = c.writeContexts(t, path.Dir(v.path))
@@ -34,7 +38,7 @@ func (c *Curator) add(a *Applied, op api.Operation, v valid) error {
 		err = t.write(v.path, data)
 	}
 	if err == nil {
-		t.putEntry(c.catalog(), parsed)
+		t.putEntry(cat, parsed)
 	}
 	if err := c.finish(t, err); err != nil {
 		return fmt.Errorf("add %s: %w", v.path, err)
@@ -97,8 +101,21 @@ func (c *Curator) writeContexts(t *txn, dir string) error {
 	return nil
 }
 
-// update replaces an existing entry, carrying over what the new content lacks.
+// update replaces an existing entry, carrying over what the new content
+// lacks, as the file is on disk now (checkUpdate).
 func (c *Curator) update(a *Applied, op api.Operation, v valid) error {
+	before, changed, err := c.read(v.path)
+	if err != nil {
+		return err
+	}
+	if err := c.checkUpdate(v.path, before, changed, op); err != nil {
+		return err
+	}
+	return c.writeUpdate(a, op, v)
+}
+
+// writeUpdate is update once the entry is as on disk.
+func (c *Curator) writeUpdate(a *Applied, op api.Operation, v valid) error {
 	cat := c.catalog()
 	p := v.path
 	var (
@@ -125,7 +142,7 @@ func (c *Curator) update(a *Applied, op api.Operation, v valid) error {
 	if err != nil {
 		return err
 	}
-	t := newTxn(c.FS)
+	t := newTxn(c.FS, cat)
 	err = t.write(p, data)
 	if err == nil {
 		t.putEntry(cat, parsed)
@@ -142,8 +159,15 @@ func (c *Curator) update(a *Applied, op api.Operation, v valid) error {
 // it explicitly.
 func (c *Curator) upsert(a *Applied, op api.Operation, v valid) (outcome, error) {
 	cat := c.catalog()
+	before, changed, err := c.read(v.path)
+	if err != nil {
+		return 0, err
+	}
+	if err := c.checkUpdate(v.path, before, changed, op); err != nil {
+		return 0, err
+	}
 	if _, ok := cat.Get(v.path); ok {
-		if err := c.update(a, op, v); err != nil {
+		if err := c.writeUpdate(a, op, v); err != nil {
 			return 0, err
 		}
 		a.Message = "updated existing"
@@ -155,7 +179,7 @@ func (c *Curator) upsert(a *Applied, op api.Operation, v valid) (outcome, error)
 	if _, ok, err := c.exists(v.path); err != nil {
 		return 0, err
 	} else if ok {
-		return 0, c.update(a, op, v)
+		return 0, c.writeUpdate(a, op, v)
 	}
 	if err := c.add(a, op, v); err != nil {
 		return 0, err
@@ -182,6 +206,22 @@ func (c *Curator) lookup(role, p string) (*tree.Entry, error) {
 // referring entries, the source's removal last.
 func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	src, dst := v.path, v.target
+	// Both entries as on disk now: the merge unites and concatenates, so
+	// it applies to what changed there, but not to an entry removed there.
+	for _, p := range []string{src, dst} {
+		before, _, err := c.read(p)
+		if err != nil {
+			return err
+		}
+		if before.known && !c.known(p) {
+			return conflictf("%s was removed on disk since this session read it; nothing was merged", p)
+		}
+	}
+	for _, r := range c.catalog().Backlinks(src) {
+		if _, err := c.refresh(r); err != nil {
+			return err
+		}
+	}
 	source, err := c.lookup("source", src)
 	if err != nil {
 		return err
@@ -228,7 +268,7 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 		rewrites = append(rewrites, rewrite{data, parsed})
 		count += n
 	}
-	t := newTxn(c.FS)
+	t := newTxn(c.FS, cat)
 	err = t.write(dst, mergedData)
 	if err == nil {
 		t.putEntry(cat, mergedParsed)
@@ -259,6 +299,11 @@ func (c *Curator) delete(a *Applied, v valid) error {
 	}
 	cat := c.catalog()
 	p := v.path
+	if changed, err := c.refresh(p); err != nil {
+		return err
+	} else if changed && c.known(p) {
+		return conflictf("%s changed on disk since this session read it; not deleted: read it, then send the DELETE again", p)
+	}
 	_, inCat := cat.Get(p)
 	_, broken := cat.Broken(p)
 	st, onFS, err := c.exists(p)
@@ -272,7 +317,7 @@ func (c *Curator) delete(a *Applied, v valid) error {
 		return fmt.Errorf("not found: %s", p)
 	}
 	refs := brokenRelations(cat, []string{p})
-	t := newTxn(c.FS)
+	t := newTxn(c.FS, cat)
 	if err = t.remove(p); err == nil {
 		t.removed(cat, p)
 	}
@@ -334,6 +379,16 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 	if err := c.walk(folder, &files, &dirs); err != nil {
 		return fmt.Errorf("delete %s: %w", folder, err)
 	}
+	for _, p := range files {
+		if !strings.HasSuffix(strings.ToLower(p), ".md") {
+			continue
+		}
+		if changed, err := c.refresh(p); err != nil {
+			return err
+		} else if changed && c.known(p) {
+			return conflictf("%s changed on disk since this session read it; %s was not deleted: read it, then send the DELETE again", p, folder)
+		}
+	}
 	// Deepest first; in a folder, its context.md after its entries.
 	slices.SortStableFunc(files, func(x, y string) int {
 		if dx, dy := strings.Count(x, "/"), strings.Count(y, "/"); dx != dy {
@@ -368,7 +423,7 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 			entries++
 		}
 	}
-	t := newTxn(c.FS)
+	t := newTxn(c.FS, cat)
 	for _, p := range files {
 		if err = t.remove(p); err != nil {
 			break

@@ -232,7 +232,11 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 		out = outDeleted
 	}
 	if err != nil {
-		return fail(err)
+		a = fail(err)
+		if isConflict(err) {
+			a.Status = api.StatusConflict
+		}
+		return a
 	}
 	a.Status = api.StatusSuccess
 	a.Created = out == outAdded

@@ -82,8 +82,9 @@ func TestMiscPaths(t *testing.T) {
 	if a.Path != "eng/auth/session.md" {
 		t.Errorf("path %q", a.Path)
 	}
-	// A file the engine did not load (e.g. over the size limit).
-	if err := e.fs.WriteFile("eng/auth/huge.md", []byte("---\ntitle: Huge\n---\n")); err != nil {
+	// A file the engine does not load: over the size limit.
+	huge := "---\ntitle: Huge\n---\n" + strings.Repeat("x", DefaultMaxFileBytes)
+	if err := e.fs.WriteFile("eng/auth/huge.md", []byte(huge)); err != nil {
 		t.Fatal(err)
 	}
 	a = one(t, e, api.Operation{Type: "UPDATE", Path: "eng/auth/huge.md", Reason: "r"})

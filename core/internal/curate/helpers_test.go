@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path"
 	"sort"
 	"strings"
 	"testing"
@@ -123,50 +122,10 @@ func fixtureWithSubtopic() map[string]string {
 // load reads a whole MemFS into a catalog, as the engine does.
 func load(t testing.TB, fs host.FS) *catalog.Catalog {
 	t.Helper()
-	cat := catalog.New()
-	var walk func(dir string)
-	walk = func(dir string) {
-		list, err := fs.ReadDir(dir)
-		if err != nil {
-			t.Fatalf("list %q: %v", dir, err)
-		}
-		for _, de := range list {
-			if strings.HasPrefix(de.Name, ".") {
-				continue
-			}
-			p := de.Name
-			if dir != "" {
-				p = dir + "/" + de.Name
-			}
-			if de.IsDir {
-				walk(p)
-				continue
-			}
-			if !strings.HasSuffix(p, ".md") {
-				continue
-			}
-			data, err := fs.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if path.Base(p) == "context.md" {
-				ctx, err := tree.ParseContext(p, data)
-				if err != nil {
-					cat.MarkBroken(p, err)
-					continue
-				}
-				cat.PutContext(ctx)
-				continue
-			}
-			e, err := tree.ParseEntry(p, data)
-			if err != nil {
-				cat.MarkBroken(p, err)
-				continue
-			}
-			cat.Put(e)
-		}
+	cat, _, _, err := catalog.Load(fs, DefaultMaxFileBytes)
+	if err != nil {
+		t.Fatal(err)
 	}
-	walk("")
 	return cat
 }
 

@@ -13,14 +13,39 @@ import (
 // txn applies the file writes and removals of one operation and can undo
 // them: before each change it records how to restore what was there. The
 // catalog is only touched by commit, after every file change succeeded.
+//
+// Every change is a compare-and-swap on the catalog's stamp of the file:
+// it is made only while the file on disk is still what the catalog last
+// read or wrote there (or absent, when the catalog holds nothing there).
+// Someone else's change in between (an editor, another process) fails the
+// operation with a conflict, and what it already did is undone.
 type txn struct {
 	fs      host.FS
+	cat     *catalog.Catalog
 	undo    []func() error // applied in reverse order
 	staged  []func()       // catalog updates, run by commit
 	changes []Change
 }
 
-func newTxn(fs host.FS) *txn { return &txn{fs: fs} }
+func newTxn(fs host.FS, cat *catalog.Catalog) *txn { return &txn{fs: fs, cat: cat} }
+
+// expect fails when the file at p is not what the catalog holds of it.
+// removal allows what a removal may find: p already gone, or a file the
+// catalog never read (a folder's other files).
+func (t *txn) expect(p string, old []byte, existed, removal bool) error {
+	want, known := t.cat.Stamp(p)
+	switch {
+	case known && existed && catalog.SourceKey(old) != want:
+		return conflictf("%s changed on disk while the operation ran", p)
+	case removal:
+		return nil
+	case known && !existed:
+		return conflictf("%s was removed on disk while the operation ran", p)
+	case !known && existed:
+		return conflictf("%s appeared on disk while the operation ran", p)
+	}
+	return nil
+}
 
 // snapshot returns the current bytes of p, or nil and false when p does
 // not exist.
@@ -43,6 +68,11 @@ func (t *txn) write(p string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := t.expect(p, old, existed, false); err != nil {
+		return err
+	}
+	stamp := catalog.SourceKey(data)
+	t.staged = append(t.staged, func() { t.cat.SetStamp(p, stamp) })
 	if existed {
 		if err := t.fs.WriteFile(p, data); err != nil {
 			return fmt.Errorf("write %s: %w", p, err)
@@ -74,6 +104,9 @@ func (t *txn) remove(p string) error {
 	if err != nil {
 		return err
 	}
+	if err := t.expect(p, old, existed, true); err != nil {
+		return err
+	}
 	if !existed {
 		return nil
 	}
@@ -100,13 +133,9 @@ func (t *txn) rollback() error {
 }
 
 // stage records a change and the catalog update that goes with it, run
-// by commit (when there is a catalog).
+// by commit.
 func (t *txn) stage(cat *catalog.Catalog, ch Change, update func(*catalog.Catalog)) {
-	t.staged = append(t.staged, func() {
-		if cat != nil {
-			update(cat)
-		}
-	})
+	t.staged = append(t.staged, func() { update(cat) })
 	t.changes = append(t.changes, ch)
 }
 
@@ -128,11 +157,7 @@ func (t *txn) putContext(cat *catalog.Catalog, c *tree.Context) {
 
 // removed stages the catalog removal of p, an entry or a context file.
 func (t *txn) removed(cat *catalog.Catalog, p string) {
-	t.stage(cat, Change{Path: p, Removed: true}, func(cat *catalog.Catalog) {
-		cat.Delete(p)
-		cat.DeleteContext(p)
-		cat.ClearBroken(p)
-	})
+	t.stage(cat, Change{Path: p, Removed: true}, func(cat *catalog.Catalog) { cat.Forget(p) })
 }
 
 // commit applies the staged catalog updates and reports every change.

@@ -1,0 +1,159 @@
+package curate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/catalog"
+	"github.com/arbormem/arbor/core/internal/tree"
+)
+
+// The tree on disk is the truth: people edit entries in editors and pull
+// them with git while a session holds its catalog. Before an operation
+// reads what an entry holds, it reads the file again (refresh); a file
+// changed since the catalog read it is read anew and the operation applies
+// to what is on disk now, unless it would replace what changed there, and
+// then it is a conflict that changes nothing. The writes themselves are
+// compare-and-swaps on the catalog's stamps (txn.expect), for changes made
+// while the operation runs.
+
+// conflictError is an operation refused because the file on disk is not
+// what the session read: its status is api.StatusConflict.
+type conflictError struct{ msg string }
+
+func (e *conflictError) Error() string { return "conflict: " + e.msg }
+
+func conflictf(format string, args ...any) error {
+	return &conflictError{fmt.Sprintf(format, args...)}
+}
+
+func isConflict(err error) bool {
+	var ce *conflictError
+	return errors.As(err, &ce)
+}
+
+// refresh brings the catalog in step with the file at p on disk: a file
+// changed since the catalog read it is read again (as an entry, a context
+// file, or a broken file), a removed one is forgotten, a new one read; one
+// over the size limit is forgotten, as Load skips it. The engine hears of
+// each change (OnChange) and re-indexes it. refresh reports whether the
+// catalog's view of p changed.
+func (c *Curator) refresh(p string) (bool, error) {
+	cat := c.catalog()
+	_, stamped := cat.Stamp(p)
+	data, err := c.FS.ReadFile(p)
+	switch {
+	case errors.Is(err, host.ErrNotFound), err == nil && len(data) > c.maxBytes():
+		if !stamped && !c.known(p) {
+			return false, nil
+		}
+		cat.Forget(p)
+		c.notify(Change{Path: p, Removed: true})
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("read %s: %w", p, err)
+	}
+	if s, ok := cat.Stamp(p); ok && s == catalog.SourceKey(data) {
+		return false, nil
+	}
+	cat.Take(p, data)
+	switch en, ctx := c.entry(p); {
+	case en != nil:
+		c.notify(Change{Path: p, Entry: en})
+	case ctx != nil:
+		c.notify(Change{Path: p, Context: ctx})
+	default: // broken: not in the index
+		c.notify(Change{Path: p, Removed: true})
+	}
+	return true, nil
+}
+
+// entry returns what the catalog holds at p: an entry or a context file.
+func (c *Curator) entry(p string) (*tree.Entry, *tree.Context) {
+	cat := c.catalog()
+	if en, ok := cat.Get(p); ok {
+		return en, nil
+	}
+	ctx, _ := cat.Context(p)
+	return nil, ctx
+}
+
+func (c *Curator) notify(ch Change) {
+	if c.OnChange != nil {
+		c.OnChange(ch)
+	}
+}
+
+// seen is what the session held of an entry before refresh: the entry,
+// or that the file was known at all (parsed or not).
+type seen struct {
+	entry *tree.Entry
+	known bool
+}
+
+// read refreshes p and returns what the session held of it before.
+func (c *Curator) read(p string) (seen, bool, error) {
+	en, _ := c.catalog().Get(p)
+	s := seen{entry: en, known: c.known(p)}
+	changed, err := c.refresh(p)
+	return s, changed, err
+}
+
+// checkUpdate refuses an UPDATE of an entry whose file changed on disk
+// since the session read it (before), when the file is gone or the update
+// would replace what changed there. Parts the update leaves alone, or
+// that are united (relations, tags, keywords, facts, snippets), keep what
+// the file holds now.
+func (c *Curator) checkUpdate(p string, before seen, changed bool, op api.Operation) error {
+	if !changed || !before.known {
+		return nil
+	}
+	if !c.known(p) {
+		return conflictf("%s was removed on disk since this session read it; not updated (ADD it again to bring it back)", p)
+	}
+	now, ok := c.catalog().Get(p)
+	if !ok || before.entry == nil {
+		return nil
+	}
+	if parts := replacedBoth(before.entry, now, op); len(parts) > 0 {
+		return conflictf("%s changed on disk since this session read it, in what this update replaces (%s); nothing was written: read it, then send the update again",
+			p, strings.Join(parts, ", "))
+	}
+	return nil
+}
+
+// replacedBoth lists the parts op replaces (title, summary, narrative
+// parts, raw concept fields) that changed between before and now, to a
+// value other than op's.
+func replacedBoth(before, now *tree.Entry, op api.Operation) []string {
+	var out []string
+	part := func(name, give, was, is string) {
+		give = strings.TrimSpace(give)
+		if give != "" && strings.TrimSpace(was) != strings.TrimSpace(is) && give != strings.TrimSpace(is) {
+			out = append(out, name)
+		}
+	}
+	part("title", op.Title, before.Title, now.Title)
+	part("summary", op.Summary, before.Summary, now.Summary)
+	c := op.Content
+	if c.Narrative != nil {
+		n := *c.Narrative
+		for _, np := range narrativeParts {
+			part("narrative."+np.name, *np.get(&n), *np.get(&before.Narrative), *np.get(&now.Narrative))
+		}
+	}
+	if c.RawConcept != nil {
+		r := *c.RawConcept
+		for _, f := range rawConceptFields {
+			part("rawConcept."+f.name, *f.get(&r), *f.get(&before.RawConcept), *f.get(&now.RawConcept))
+		}
+		if len(r.Files) > 0 && !slices.Equal(before.RawConcept.Files, now.RawConcept.Files) && !slices.Equal(r.Files, now.RawConcept.Files) {
+			out = append(out, "rawConcept.files")
+		}
+	}
+	return out
+}

@@ -1,0 +1,245 @@
+package curate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
+)
+
+const retry = "eng/billing/invoice_retry.md"
+
+// edit changes a file as an editor would, behind the session's back.
+func edit(t *testing.T, e *env, p string, change func(string) string) string {
+	t.Helper()
+	b, err := e.fs.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := change(string(b))
+	if err := e.fs.WriteFile(p, []byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func addSentence(s string) string {
+	return strings.Replace(s, "Retries happen nightly.", "Retries happen nightly. Ana checks the report at nine.", 1)
+}
+
+// A person's edit made on disk while a session holds the tree survives the
+// session's writes that do not replace what they changed; a write that
+// would replace it, or bring back what they removed, is a conflict that
+// changes nothing.
+func TestDiskIsTheTruth(t *testing.T) {
+	tests := []struct {
+		name   string
+		disk   func(t *testing.T, e *env) // what happens on disk after the session read the tree
+		op     api.Operation
+		status string
+		check  func(t *testing.T, e *env, before map[string]string)
+	}{
+		{
+			name: "update adding a fact keeps the editor's sentence",
+			disk: func(t *testing.T, e *env) { edit(t, e, retry, addSentence) },
+			op: api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r",
+				Content: api.Content{Facts: []api.Fact{{Statement: "the report lists failures"}}}},
+			status: api.StatusSuccess,
+			check: func(t *testing.T, e *env, _ map[string]string) {
+				en := e.entry(t, retry)
+				if !strings.Contains(en.Narrative.Text, "Ana checks the report at nine.") || len(en.Facts) != 2 {
+					t.Errorf("narrative %q, facts %v", en.Narrative.Text, en.Facts)
+				}
+			},
+		},
+		{
+			name: "update of parts the editor left alone applies",
+			disk: func(t *testing.T, e *env) {
+				edit(t, e, retry, func(s string) string {
+					return strings.Replace(s, "summary: invoices are retried", "summary: invoices are retried nightly", 1)
+				})
+			},
+			op: api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r",
+				Content: api.Content{Narrative: &api.Narrative{Rules: "Four retries."}}},
+			status: api.StatusSuccess,
+			check: func(t *testing.T, e *env, _ map[string]string) {
+				en := e.entry(t, retry)
+				if en.Summary != "invoices are retried nightly" || en.Narrative.Rules != "Four retries." {
+					t.Errorf("summary %q, rules %q", en.Summary, en.Narrative.Rules)
+				}
+			},
+		},
+		{
+			name:   "update replacing the narrative the editor changed is a conflict",
+			disk:   func(t *testing.T, e *env) { edit(t, e, retry, addSentence) },
+			op:     api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r", Content: api.Content{Narrative: &api.Narrative{Text: "Retries happen hourly."}}},
+			status: api.StatusConflict,
+		},
+		{
+			name: "upsert replacing the title the editor changed is a conflict",
+			disk: func(t *testing.T, e *env) {
+				edit(t, e, retry, func(s string) string { return strings.Replace(s, "title: Invoice retry", "title: Invoice retries", 1) })
+			},
+			op:     api.Operation{Type: api.OpUpsert, Path: retry, Title: "Retry policy", Reason: "r"},
+			status: api.StatusConflict,
+		},
+		{
+			name:   "update of an entry deleted on disk does not bring it back",
+			disk:   func(t *testing.T, e *env) { must(t, e.fs.Remove(retry)) },
+			op:     api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r", Content: api.Content{Tags: []string{"x"}}},
+			status: api.StatusConflict,
+		},
+		{
+			name:   "upsert of an entry deleted on disk does not bring it back",
+			disk:   func(t *testing.T, e *env) { must(t, e.fs.Remove(retry)) },
+			op:     api.Operation{Type: api.OpUpsert, Path: retry, Reason: "r", Content: api.Content{Tags: []string{"x"}}},
+			status: api.StatusConflict,
+		},
+		{
+			name:   "add of an entry deleted on disk brings it back: the session asked",
+			disk:   func(t *testing.T, e *env) { must(t, e.fs.Remove(retry)) },
+			op:     api.Operation{Type: api.OpAdd, Path: retry, Reason: "r", Content: api.Content{Narrative: &api.Narrative{Text: "again"}}},
+			status: api.StatusSuccess,
+		},
+		{
+			name: "add over a file created on disk fails",
+			disk: func(t *testing.T, e *env) {
+				must(t, e.fs.WriteFile("eng/billing/new_note.md", []byte("# New note\n\nWritten in an editor.\n")))
+			},
+			op:     api.Operation{Type: api.OpAdd, Path: "eng/billing/new_note.md", Reason: "r"},
+			status: api.StatusFailed,
+		},
+		{
+			name:   "delete of an entry changed on disk is a conflict",
+			disk:   func(t *testing.T, e *env) { edit(t, e, retry, addSentence) },
+			op:     api.Operation{Type: api.OpDelete, Path: retry, Reason: "r"},
+			status: api.StatusConflict,
+		},
+		{
+			name:   "delete of a folder holding a file changed on disk is a conflict",
+			disk:   func(t *testing.T, e *env) { edit(t, e, retry, addSentence) },
+			op:     api.Operation{Type: api.OpDelete, Path: "eng/billing", Reason: "r"},
+			status: api.StatusConflict,
+		},
+		{
+			name: "delete of a folder holding a file created on disk is a conflict",
+			disk: func(t *testing.T, e *env) {
+				must(t, e.fs.WriteFile("eng/billing/new_note.md", []byte("# New note\n\nWritten in an editor.\n")))
+			},
+			op:     api.Operation{Type: api.OpDelete, Path: "eng/billing", Reason: "r"},
+			status: api.StatusConflict,
+		},
+		{
+			name: "merge folds in what the editor wrote in the source",
+			disk: func(t *testing.T, e *env) {
+				edit(t, e, "eng/billing/old_retry.md", func(s string) string { return s + "\nA line added in an editor.\n" })
+			},
+			op:     api.Operation{Type: api.OpMerge, Path: "eng/billing/old_retry.md", MergeTarget: retry, Reason: "r"},
+			status: api.StatusSuccess,
+			check: func(t *testing.T, e *env, _ map[string]string) {
+				b, _ := e.fs.ReadFile(retry)
+				if !strings.Contains(string(b), "A line added in an editor.") {
+					t.Errorf("the merged entry lost the editor's line:\n%s", b)
+				}
+			},
+		},
+		{
+			name:   "merge of an entry deleted on disk is a conflict",
+			disk:   func(t *testing.T, e *env) { must(t, e.fs.Remove("eng/billing/old_retry.md")) },
+			op:     api.Operation{Type: api.OpMerge, Path: "eng/billing/old_retry.md", MergeTarget: retry, Reason: "r"},
+			status: api.StatusConflict,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, fixture)
+			tc.disk(t, e)
+			before := treeFiles(e.fs)
+			a := one(t, e, tc.op)
+			if a.Status != tc.status {
+				t.Fatalf("status %s (%s), want %s", a.Status, a.Message, tc.status)
+			}
+			if tc.status != api.StatusSuccess {
+				if d := diffFiles(before, treeFiles(e.fs)); d != "" {
+					t.Errorf("a %s operation changed files:\n%s", tc.status, d)
+				}
+			}
+			if tc.status == api.StatusConflict && !strings.HasPrefix(a.Message, "conflict: ") {
+				t.Errorf("message %q", a.Message)
+			}
+			if tc.check != nil {
+				tc.check(t, e, before)
+			}
+			// What the session holds is what is on disk now.
+			if got, want := catalogState(e.c.Catalog), catalogState(load(t, e.fs)); got != want {
+				t.Errorf("catalog after the operation:\n%s\nwant (a fresh load):\n%s", got, want)
+			}
+		})
+	}
+}
+
+// The engine hears of every entry read again, so that its index follows.
+func TestRefreshNotifies(t *testing.T) {
+	e := newEnv(t, fixture)
+	edit(t, e, retry, addSentence)
+	mustSucceed(t, one(t, e, api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r", Content: api.Content{Tags: []string{"t"}}}))
+	if len(e.changes) != 2 || e.changes[0].Entry == nil || !strings.Contains(e.changes[0].Entry.Narrative.Text, "Ana checks") {
+		t.Errorf("changes %+v: want the entry read again, then the update", e.changes)
+	}
+	a := one(t, e, api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r", Content: api.Content{Tags: []string{"u"}}})
+	mustSucceed(t, a)
+	if len(e.changes) != 3 {
+		t.Errorf("an unchanged file was read again: %+v", e.changes)
+	}
+}
+
+// raceFS writes its content to path at the n-th read of it: an editor
+// saving while an operation runs, between its check and its write.
+type raceFS struct {
+	host.FS
+	path    string
+	n       int
+	content string
+	reads   int
+}
+
+func (f *raceFS) ReadFile(p string) ([]byte, error) {
+	if p == f.path {
+		f.reads++
+		if f.reads == f.n {
+			if err := f.FS.WriteFile(p, []byte(f.content)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return f.FS.ReadFile(p)
+}
+
+// A file changed between an operation's check and its write fails the
+// write (a compare-and-swap on the stamp), and the operation changes
+// nothing.
+func TestWriteIsCompareAndSwap(t *testing.T) {
+	e := newEnv(t, fixture)
+	b, _ := e.fs.ReadFile(retry)
+	edited := addSentence(string(b))
+	// Read 1 is the refresh, read 2 the write's own look before it writes.
+	e.c.FS = &raceFS{FS: e.fs, path: retry, n: 2, content: edited}
+	a := one(t, e, api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r", Content: api.Content{Tags: []string{"x"}}})
+	if a.Status != api.StatusConflict || !strings.Contains(a.Message, "changed on disk while the operation ran") {
+		t.Fatalf("%+v", a)
+	}
+	if got, _ := e.fs.ReadFile(retry); string(got) != edited {
+		t.Errorf("the editor's save was overwritten:\n%s", got)
+	}
+	if lines := auditLines(t, e.fs); len(lines) != 1 || lines[0].Status != api.StatusConflict {
+		t.Errorf("audit %+v", lines)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
