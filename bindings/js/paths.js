@@ -7,8 +7,8 @@
  *
  * Accepted: "" (the root itself) and `/`-separated relative paths with no
  * empty, `.` or `..` segment, no backslash, no control character and no
- * segment starting with `.` — except a leading `.arbor`, the engine's
- * private folder.
+ * segment starting with `.` outside a leading `.arbor`, the engine's
+ * private folder (below which it may write `.arbor/.gitignore`).
  *
  * @param {string} p
  * @returns {string | null}
@@ -21,11 +21,11 @@ export function pathProblem(p) {
   // C0, DEL and C1 controls: the same set as Go's unicode.IsControl.
   if (/[\u0000-\u001f\u007f-\u009f]/.test(p)) return 'control characters are not allowed';
   const segments = p.split('/');
-  for (let i = 0; i < segments.length; i++) {
-    const s = segments[i];
+  const isPrivate = segments[0] === '.arbor';
+  for (const s of segments) {
     if (s === '') return 'empty segments are not allowed';
     if (s === '.' || s === '..') return `"${s}" is not allowed`;
-    if (s.startsWith('.') && !(i === 0 && s === '.arbor')) return `segment "${s}" starts with "."`;
+    if (s.startsWith('.') && !isPrivate) return `segment "${s}" starts with "."`;
   }
   return null;
 }

@@ -101,6 +101,7 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 		return nil, api.OpenResult{}, fmt.Errorf("engine: open: %w", err)
 	}
 	e.index = idx
+	e.ignoreState()
 	cat, srcs, warnings, err := catalog.Load(e.fs, e.maxBytes)
 	if err != nil {
 		idx.Close()
@@ -129,6 +130,18 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 	e.log.Log("info", fmt.Sprintf("opened %d entries, %d context files, %d warnings; index: %d reused, %d indexed, %d removed",
 		res.Entries, res.Contexts, len(res.Warnings), synced.Reused, synced.Indexed, synced.Removed))
 	return e, res, nil
+}
+
+// ignoreState writes api.IgnoreFile when it is missing, so that a tree
+// kept in git stays clean whatever the engine writes in .arbor/. A
+// failure is logged: the tree itself is unaffected.
+func (e *Engine) ignoreState() {
+	if _, err := e.fs.Stat(api.IgnoreFile); err == nil {
+		return
+	}
+	if err := e.fs.WriteFile(api.IgnoreFile, []byte(api.IgnoreRules)); err != nil {
+		e.log.Log("warn", fmt.Sprintf("write %s: %v", api.IgnoreFile, err))
+	}
 }
 
 // warn records and logs files the engine could not use.

@@ -6,17 +6,20 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 )
 
-// privateDir is the one dot-folder a path may name, and only as its first
-// segment: the engine's own state (docs/ABI.md §2).
-const privateDir = ".arbor"
+// privateDir is the one dot-folder a path may start with: the engine's own
+// state (docs/ABI.md §2). Below it the engine names what it likes
+// (".arbor/.gitignore"); elsewhere a dot segment would reach .git or an
+// editor's settings.
+const privateDir = api.StateDir
 
 // checkPath enforces the path rules of docs/ABI.md §2 on a path that comes
 // from the guest: relative, slash separated, no empty, "." or ".." segment,
 // no backslash, no control character, valid UTF-8, and no segment starting
-// with "." except a leading ".arbor". The empty string names the root. A
+// with "." outside a leading ".arbor". The empty string names the root. A
 // violation wraps host.ErrInvalid.
 func checkPath(p string) error {
 	if p == "" {
@@ -39,14 +42,16 @@ func checkPath(p string) error {
 			return bad("control characters are not allowed")
 		}
 	}
-	for i, seg := range strings.Split(p, "/") {
+	segs := strings.Split(p, "/")
+	private := segs[0] == privateDir
+	for _, seg := range segs {
 		switch {
 		case seg == "":
 			return bad("empty segment")
 		case seg == "." || seg == "..":
 			return bad(fmt.Sprintf("%q segment", seg))
-		case strings.HasPrefix(seg, ".") && !(i == 0 && seg == privateDir):
-			return bad(fmt.Sprintf("dot segment %q (only a leading %s is allowed)", seg, privateDir))
+		case strings.HasPrefix(seg, ".") && !private:
+			return bad(fmt.Sprintf("dot segment %q (only under a leading %s)", seg, privateDir))
 		}
 	}
 	return nil

@@ -41,7 +41,7 @@ func wantCode(t *testing.T, what string, err error, code int32) {
 
 func TestCheckPath(t *testing.T) {
 	good := []string{"", "a", "a/b/c.md", ".arbor", ".arbor/state.json", ".arbor/index/0001.seg",
-		"Notes With Spaces/Über.md", "가치관/노트.md", "a..b/c", "a/b.c.d"}
+		".arbor/.gitignore", ".arbor/.tmp", "Notes With Spaces/Über.md", "가치관/노트.md", "a..b/c", "a/b.c.d"}
 	for _, p := range good {
 		if err := checkPath(p); err != nil {
 			t.Errorf("checkPath(%q) = %v, want nil", p, err)
@@ -49,7 +49,7 @@ func TestCheckPath(t *testing.T) {
 	}
 	bad := []string{"/etc/passwd", "..", "../x", "a/../b", "a/..", ".", "./a", "a/./b", "a//b", "a/",
 		"a\\b", "..\\x", "a\x00b", "a\nb", "a\x7fb", "a\u0085b", "\xff.md", ".git/config", ".obsidian",
-		"a/.arbor/x", "a/.hidden.md", ".arbor/.tmp", ".arborx/y"}
+		"a/.arbor/x", "a/.hidden.md", ".arborx/y", ".arborx/.gitignore", ".arbor/../.git/config"}
 	for _, p := range bad {
 		err := checkPath(p)
 		if !errors.Is(err, host.ErrInvalid) {

@@ -57,7 +57,7 @@ test('bad paths are refused with -3 before the storage sees them', () => {
   const store = new Proxy(spy, { get: (t, k) => (...a) => (seen.push(k), t[k](...a)) });
   const { f, put, buf } = setup(store);
   const bad = ['../x.md', '/etc/passwd', 'a//b.md', 'a/', 'a\\b.md', 'a/./b.md', 'a/../b.md', '.', '..',
-    '.git/config', 'a/.hidden.md', 'a/.arbor/x', '.arbor2/x', 'a\u0000b', 'tab\there', 'del\u007f'];
+    '.git/config', 'a/.hidden.md', 'a/.arbor/x', '.arbor2/x', '.arbor2/.gitignore', '.arbor/../.git/config', 'a\u0000b', 'tab\there', 'del\u007f'];
   for (const p of bad) {
     assert.equal(f.fs_read(...put(p), buf(8), 8), codes.INVALID, `read ${JSON.stringify(p)}`);
     assert.equal(f.fs_write(...put(p), ...put('x')), codes.INVALID, `write ${JSON.stringify(p)}`);
@@ -72,14 +72,15 @@ test('bad paths are refused with -3 before the storage sees them', () => {
   assert.deepEqual(seen, []);
 });
 
-test('a leading .arbor is the one dot-folder allowed', () => {
+test('a leading .arbor is the one dot-folder allowed, and anything may be named below it', () => {
   const { f, put, buf, text, store } = setup();
   assert.equal(f.fs_write(...put('.arbor/state.json'), ...put('{"v":1}')), 0);
   const b = buf(64);
   assert.equal(f.fs_read(...put('.arbor/state.json'), b, 64), 7);
   assert.equal(text(b, 7), '{"v":1}');
   assert.equal(f.fs_write(...put('.arbor/index/000000000001.seg'), ...put('seg')), 0);
-  assert.deepEqual(Object.keys(store.snapshot()), ['.arbor/index/000000000001.seg', '.arbor/state.json']);
+  assert.equal(f.fs_write(...put('.arbor/.gitignore'), ...put('*')), 0);
+  assert.deepEqual(Object.keys(store.snapshot()), ['.arbor/.gitignore', '.arbor/index/000000000001.seg', '.arbor/state.json']);
 });
 
 test('fs_list and fs_stat: JSON, sorted by code point, same size protocol', () => {

@@ -106,6 +106,8 @@ test('curate, search, query, read, tree, stats on a folder', { skip: skipWithout
   await mem.close();
   const state = JSON.parse(fs.readFileSync(path.join(dir, '.arbor', 'state.json'), 'utf8'));
   assert.ok(state.entries[entryPath].accesses >= 1);
+  // A folder kept in git shares its entries, not the engine's state.
+  assert.equal(fs.readFileSync(path.join(dir, '.arbor', '.gitignore'), 'utf8').split('\n').at(-2), '*');
 });
 
 test('errors reject with ArborError and its code', { skip: skipWithoutWasm }, async (t) => {

@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 var initCommand = &command{
@@ -13,9 +17,10 @@ var initCommand = &command{
 	args:    "[DIR]",
 	summary: "make DIR (default: --root, $ARBOR_ROOT, else .) a memory root",
 	help: "Creates DIR/.arbor/, which marks DIR as a memory root; commands run anywhere\n" +
-		"below DIR find it. Existing notes in DIR are left as they are. Without DIR,\n" +
-		"initializes the root the other commands would use when one is named: --root,\n" +
-		"else $ARBOR_ROOT; otherwise the current folder.",
+		"below DIR find it, and its .gitignore keeps the engine's state out of git.\n" +
+		"Existing notes in DIR are left as they are. Without DIR, initializes the root\n" +
+		"the other commands would use when one is named: --root, else $ARBOR_ROOT;\n" +
+		"otherwise the current folder.",
 	example: "arbor init ~/notes",
 	examples: []string{
 		"cd ~/vault && arbor init        # an Obsidian vault opens as it is",
@@ -47,6 +52,14 @@ var initCommand = &command{
 			existed := statErr == nil
 			if err := os.MkdirAll(marker, 0o755); err != nil {
 				return fmt.Errorf("init %s: %w", dir, err)
+			}
+			// The engine writes the same file at open; writing it here too
+			// means a `git add -A` right after init stores no engine state.
+			ignore := filepath.Join(abs, filepath.FromSlash(api.IgnoreFile))
+			if _, err := os.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
+				if err := os.WriteFile(ignore, []byte(api.IgnoreRules), 0o644); err != nil {
+					return fmt.Errorf("init %s: %w", dir, err)
+				}
 			}
 			if a.json {
 				return printJSON(a.stdout, json.RawMessage(mustJSON(map[string]any{"root": abs, "created": !existed})))

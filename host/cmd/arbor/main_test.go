@@ -105,8 +105,17 @@ func TestInit(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, ".arbor")); err != nil || !fi.IsDir() {
 		t.Fatalf(".arbor/ not created: %v", err)
 	}
+	ignore := filepath.Join(dir, ".arbor", ".gitignore")
+	if b, err := os.ReadFile(ignore); err != nil || string(b) != api.IgnoreRules {
+		t.Fatalf(".arbor/.gitignore: %q, %v", b, err)
+	}
+	// The rules are the user's once written: a second init keeps an edit.
+	writeFile(t, ignore, "*\n!config.json\n")
 	if out := must(t, "", "init", dir); !strings.Contains(out, "already") {
 		t.Errorf("second init: %q", out)
+	}
+	if b, _ := os.ReadFile(ignore); string(b) != "*\n!config.json\n" {
+		t.Errorf("second init rewrote .gitignore: %q", b)
 	}
 	// --root names the folder too (build.sh's demo does this).
 	other := t.TempDir()
@@ -813,5 +822,60 @@ func TestInitFollowsRootDiscovery(t *testing.T) {
 	writeFile(t, file, "x")
 	if r := arbor(t, "", "init", file); r.code != exitError || !strings.HasPrefix(r.stderr, "arbor: init ") {
 		t.Errorf("init of a file: %+v", r)
+	}
+}
+
+// A tree kept in git stays clean: read-only commands change no file of
+// the tree, and everything the engine keeps in .arbor/ (index, signals,
+// audit log, manifest) is ignored, so after a write git sees the entry
+// and its context files only.
+func TestGitSeesEntriesOnly(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(gitBin, append([]string{"-c", "user.name=Arbor", "-c", "user.email=arbor@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q")
+	must(t, "", "--root", dir, "stats") // the first open writes .arbor/.gitignore
+	rules, err := os.ReadFile(filepath.Join(dir, ".arbor/.gitignore"))
+	if err != nil || !strings.Contains(string(rules), "\n*\n") {
+		t.Fatalf(".arbor/.gitignore: %q, %v", rules, err)
+	}
+	git("add", "-A")
+	if staged := git("diff", "--cached", "--name-only"); strings.Contains(staged, ".arbor") {
+		t.Fatalf("git add -A staged the engine's state:\n%s", staged)
+	}
+	git("commit", "-q", "-m", "notes")
+
+	before := snapshot(t, dir)
+	for _, args := range [][]string{
+		{"query", "how often are failed invoices retried?"},
+		{"search", "invoice"},
+		{"show", "engineering/billing/invoice_retry_policy.md"},
+		{"tree"}, {"stats"}, {"doctor"},
+	} {
+		must(t, "", append([]string{"--root", dir}, args...)...)
+		if st := git("status", "--porcelain"); st != "" {
+			t.Fatalf("after arbor %s, git status:\n%s", args[0], st)
+		}
+	}
+	sameFiles(t, "read-only commands", before, snapshot(t, dir))
+
+	must(t, "", "--root", dir, "add", "--path", "engineering/billing", "--title", "Refund limits",
+		"--narrative", "Refunds above 200 EUR need a billing lead.", "--reason", "support sync")
+	st := git("status", "--porcelain", "--untracked-files=all")
+	if !strings.Contains(st, "?? engineering/billing/refund_limits.md\n") || strings.Contains(st, ".arbor") {
+		t.Fatalf("after add, git status:\n%s", st)
 	}
 }

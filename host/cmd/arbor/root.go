@@ -10,7 +10,7 @@ import (
 )
 
 // rootMarker is the folder that makes a folder a memory root.
-const rootMarker = ".arbor"
+const rootMarker = api.StateDir
 
 // findRoot returns the memory root: --root, else $ARBOR_ROOT, else the
 // nearest folder at or above the current one that holds .arbor/ (as git
