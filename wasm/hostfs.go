@@ -28,11 +28,23 @@ func fsList(pathPtr unsafe.Pointer, pathLen uint32, buf unsafe.Pointer, bufCap u
 //go:wasmimport arbor_host fs_stat
 func fsStat(pathPtr unsafe.Pointer, pathLen uint32, buf unsafe.Pointer, bufCap uint32) int32
 
+//go:wasmimport arbor_host fs_append
+func fsAppend(pathPtr unsafe.Pointer, pathLen uint32, data unsafe.Pointer, dataLen uint32) int32
+
+//go:wasmimport arbor_host fs_lock
+func fsLock() int32
+
+//go:wasmimport arbor_host fs_unlock
+func fsUnlock() int32
+
 //go:wasmimport arbor_host log
 func hostLog(level int32, msg unsafe.Pointer, msgLen uint32)
 
-// hostFS is host.FS over the arbor_host imports.
+// hostFS is host.FS over the arbor_host imports. It is a host.Locker:
+// the root may be a folder other processes write too.
 type hostFS struct{}
+
+var _ host.Locker = hostFS{}
 
 // codeError maps a negative ABI code onto the host package's sentinels.
 func codeError(op, p string, code int32) error {
@@ -44,6 +56,8 @@ func codeError(op, p string, code int32) error {
 		err = host.ErrDenied
 	case -3:
 		err = host.ErrInvalid
+	case -5:
+		err = host.ErrBusy
 	default:
 		err = host.ErrIO
 	}
@@ -87,6 +101,28 @@ func (hostFS) WriteFile(p string, data []byte) error {
 	pp, pl := strPtr(p)
 	if rc := fsWrite(pp, pl, bytesPtr(data), uint32(len(data))); rc < 0 {
 		return codeError("write", p, rc)
+	}
+	return nil
+}
+
+func (hostFS) Append(p string, data []byte) error {
+	pp, pl := strPtr(p)
+	if rc := fsAppend(pp, pl, bytesPtr(data), uint32(len(data))); rc < 0 {
+		return codeError("append", p, rc)
+	}
+	return nil
+}
+
+func (hostFS) Lock() error {
+	if rc := fsLock(); rc < 0 {
+		return codeError("lock", ".arbor/lock", rc)
+	}
+	return nil
+}
+
+func (hostFS) Unlock() error {
+	if rc := fsUnlock(); rc < 0 {
+		return codeError("unlock", ".arbor/lock", rc)
 	}
 	return nil
 }

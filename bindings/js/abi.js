@@ -20,13 +20,16 @@ import { pathProblem, compareNames } from './paths.js';
  * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_list
  * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_stat
  * @property {(pathPtr: number, pathLen: number, dataPtr: number, dataLen: number) => number} fs_write
+ * @property {(pathPtr: number, pathLen: number, dataPtr: number, dataLen: number) => number} fs_append
+ * @property {() => number} fs_lock
+ * @property {() => number} fs_unlock
  * @property {(pathPtr: number, pathLen: number) => number} fs_remove
  * @property {(fromPtr: number, fromLen: number, toPtr: number, toLen: number) => number} fs_rename
  * @property {(level: number, msgPtr: number, msgLen: number) => void} log
  */
 
 /** The negative return codes of docs/ABI.md §2. */
-export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4 });
+export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5 });
 
 /**
  * Storage error codes → ABI codes; anything else is an I/O failure.
@@ -41,6 +44,7 @@ const byStorageCode = {
   ENOTDIR: codes.INVALID,
   ENOTEMPTY: codes.INVALID,
   EIO: codes.IO,
+  EBUSY: codes.BUSY,
 };
 
 /** @type {LogLevel[]} */
@@ -93,6 +97,39 @@ export class ArborHost {
           // A copy: the storage may keep it, and the view dies with the next grow.
           const data = new Uint8Array(this.buffer(), dp, dl).slice();
           this.storage.write(p, data);
+          return 0;
+        }),
+      fs_append: (pp, pl, dp, dl) =>
+        this.guard('append', () => {
+          const p = this.path(pp, pl);
+          const data = new Uint8Array(this.buffer(), dp, dl).slice();
+          if (typeof this.storage.append === 'function') {
+            this.storage.append(p, data);
+            return 0;
+          }
+          /** @type {Uint8Array} */
+          let old = new Uint8Array(0);
+          try {
+            old = toBytes(this.storage.read(p));
+          } catch (err) {
+            if (/** @type {{ code?: string }} */ (err)?.code !== 'ENOENT') throw err;
+          }
+          const whole = new Uint8Array(old.length + data.length);
+          whole.set(old);
+          whole.set(data, old.length);
+          this.storage.write(p, whole);
+          return 0;
+        }),
+      // Storages no other process writes (memory, IndexedDB, whose tabs
+      // take turns by a Web Lock around each call) have no lock.
+      fs_lock: () =>
+        this.guard('lock', () => {
+          this.storage.lock?.();
+          return 0;
+        }),
+      fs_unlock: () =>
+        this.guard('unlock', () => {
+          this.storage.unlock?.();
           return 0;
         }),
       fs_remove: (pp, pl) =>

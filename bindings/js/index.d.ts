@@ -16,7 +16,7 @@ export {
 } from './llm/index.js';
 
 /** The version of docs/ABI.md these bindings speak (1). */
-export declare const ABI_VERSION: 1;
+export declare const ABI_VERSION: 2;
 
 /** The package's release, as in its package.json (Arbor's `api.Version`). */
 export declare const version: string;
@@ -532,9 +532,10 @@ export interface ImportReport {
 }
 
 /**
- * Error codes: the engine's (docs/ABI.md §3) and the bindings' own —
- * `crashed` (the module trapped; open the memory again) and `abi_version`
- * (the module speaks another ABI).
+ * Error codes: the engine's (docs/ABI.md §3; `busy`: another process held
+ * the folder's lock for the whole wait) and the bindings' own — `crashed`
+ * (the module trapped; open the memory again) and `abi_version` (the
+ * module speaks another ABI).
  */
 export type ArborErrorCode =
   | 'invalid_json'
@@ -547,6 +548,7 @@ export type ArborErrorCode =
   | 'malformed'
   | 'io'
   | 'internal'
+  | 'busy'
   | 'crashed'
   | 'abi_version';
 

@@ -48,7 +48,7 @@ export { openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS } from
  * The version of docs/ABI.md these bindings speak.
  * @type {typeof import('./index.d.ts').ABI_VERSION}
  */
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
 
 /**
  * The package's release. It is written here, not read from package.json,

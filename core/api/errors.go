@@ -15,6 +15,9 @@ const (
 	CodeMalformed      = "malformed"
 	CodeIO             = "io"
 	CodeInternal       = "internal"
+	// CodeBusy: another process held the memory root's lock for the
+	// host's whole wait; the call changed nothing and may be retried.
+	CodeBusy = "busy"
 
 	// The LLM protocol's (docs/ABI.md §6).
 	CodeUnknownContinuation = "unknown_continuation"

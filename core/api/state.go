@@ -13,3 +13,13 @@ const (
 	IgnoreFile  = StateDir + "/.gitignore"
 	IgnoreRules = "# Arbor's state on this machine (index, lifecycle signals, audit log): not shared.\n*\n"
 )
+
+// JournalFile holds the curate operation being applied, until its line
+// is in the audit log: a process killed in between leaves it, and the
+// next open or curate records what the operation did (docs/format.md).
+const JournalFile = StateDir + "/journal.json"
+
+// TempPrefix starts the name of every temporary file of an atomic write,
+// in every host: a dot-name, so the tree walk skips it, and one prefix, so
+// `arbor doctor --fix` finds those a crash left behind.
+const TempPrefix = ".arbor-tmp-"

@@ -61,7 +61,7 @@ type Options struct {
 // Engine is an open memory root. Its methods are not safe for concurrent
 // use: hosts serialize calls (the ABI is strictly sequential).
 type Engine struct {
-	fs        host.FS
+	fs        *host.Shared
 	clock     host.Clock
 	log       host.Logger
 	maxBytes  int
@@ -86,7 +86,7 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 	if err := opts.LLM.Validate(); err != nil {
 		return nil, api.OpenResult{}, err
 	}
-	e := &Engine{fs: opts.FS, clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes}
+	e := &Engine{fs: host.Share(opts.FS), clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes}
 	if e.clock == nil {
 		e.clock = host.SystemClock{}
 	}
@@ -96,23 +96,44 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 	if e.maxBytes <= 0 {
 		e.maxBytes = api.DefaultMaxFileBytes
 	}
+	// Opening writes (the index, the ignore rules, a corrupt state file
+	// kept aside): it runs alone on the root like every write.
+	var res api.OpenResult
+	if err := e.fs.Exclusive(func() (err error) {
+		res, err = e.open(opts)
+		return err
+	}); err != nil {
+		return nil, api.OpenResult{}, fmt.Errorf("engine: open: %w", err)
+	}
+	return e, res, nil
+}
+
+// open is Open holding the root's lock.
+func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	idx, err := search.Open(search.Options{}, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log})
 	if err != nil {
-		return nil, api.OpenResult{}, fmt.Errorf("engine: open: %w", err)
+		return api.OpenResult{}, err
 	}
 	e.index = idx
 	e.ignoreState()
+	// An operation a killed process left half-recorded is logged first,
+	// as the files show it, before the tree is read.
+	if msg, err := (&curate.Curator{FS: e.fs, Clock: e.clock}).Recover(); err != nil {
+		e.warn([]api.Warning{{Path: curate.JournalPath, Message: err.Error()}})
+	} else if msg != "" {
+		e.warn([]api.Warning{{Path: curate.JournalPath, Message: msg}})
+	}
 	cat, srcs, warnings, err := catalog.Load(e.fs, e.maxBytes)
 	if err != nil {
 		idx.Close()
-		return nil, api.OpenResult{}, fmt.Errorf("engine: open: %w", err)
+		return api.OpenResult{}, err
 	}
 	e.catalog = cat
 	e.warn(warnings)
 	synced, err := idx.Sync(srcs)
 	if err != nil {
 		idx.Close()
-		return nil, api.OpenResult{}, fmt.Errorf("engine: open: index: %w", err)
+		return api.OpenResult{}, fmt.Errorf("index: %w", err)
 	}
 	model := api.DefaultLifecycleModel()
 	if opts.Lifecycle != nil {
@@ -120,7 +141,7 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 	}
 	e.signals, warnings = catalog.OpenSignals(e.fs, e.clock, e.log, cat, catalog.SignalOptions{Model: model, FlushAfter: opts.FlushAfter, FlushEvery: opts.FlushInterval})
 	e.warn(warnings)
-	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange}
+	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange, Log: e.log}
 	e.loops = agent.NewLoops(e.clock, e.log, opts.LLM)
 	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops})
 	res := api.OpenResult{Entries: len(cat.Paths()), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced}
@@ -129,7 +150,7 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 	}
 	e.log.Log("info", fmt.Sprintf("opened %d entries, %d context files, %d warnings; index: %d reused, %d indexed, %d removed",
 		res.Entries, res.Contexts, len(res.Warnings), synced.Reused, synced.Indexed, synced.Removed))
-	return e, res, nil
+	return res, nil
 }
 
 // ignoreState writes api.IgnoreFile when it is missing, so that a tree
@@ -166,9 +187,16 @@ func (e *Engine) Curate(p api.CurateParams) api.CurateResult {
 
 // curate is Curate with the outcomes the callers inside the engine read.
 func (e *Engine) curate(ops []api.Operation) curate.Result {
-	res := e.curator.Apply(ops)
-	e.curated(res)
-	e.reindex()
+	var res curate.Result
+	err := e.fs.Exclusive(func() error {
+		res = e.curator.Apply(ops)
+		e.curated(res)
+		e.reindex()
+		return nil
+	})
+	if err != nil {
+		return curate.Refuse(ops, err)
+	}
 	return res
 }
 
@@ -285,8 +313,17 @@ func (e *Engine) Cancel(p api.CancelParams) (api.CancelResult, error) { return e
 
 // Ingest splits files into entries and writes them through curate
 // (docs/ABI.md §4.11); an unchanged file writes nothing.
-func (e *Engine) Ingest(p api.IngestParams) (api.IngestResult, error) {
-	return ingest.Run(e.fs, e.log, e.catalog, e.curate, p)
+func (e *Engine) Ingest(p api.IngestParams) (res api.IngestResult, err error) {
+	// One lock for the whole run: the manifest it reads at the start is
+	// the one it writes back, with another process's records in it.
+	lerr := e.fs.Exclusive(func() error {
+		res, err = ingest.Run(e.fs, e.log, e.catalog, e.curate, p)
+		return nil
+	})
+	if lerr != nil {
+		return api.IngestResult{}, lerr
+	}
+	return res, err
 }
 
 // Read returns one entry or context file with its relations.
@@ -360,7 +397,17 @@ func (e *Engine) Stats() api.StatsResult {
 // index by itself only past FlushAfter changed documents, since the tree is
 // written at once and is the source of truth: an index persisted late only
 // costs the next Open the re-analysis of what changed.
-func (e *Engine) Flush() (api.FlushResult, error) {
+func (e *Engine) Flush() (res api.FlushResult, err error) {
+	if lerr := e.fs.Exclusive(func() error {
+		res, err = e.flush()
+		return nil
+	}); lerr != nil {
+		return res, fmt.Errorf("engine: flush: %w", lerr)
+	}
+	return res, err
+}
+
+func (e *Engine) flush() (api.FlushResult, error) {
 	ierr := e.index.Flush()
 	if ierr != nil {
 		ierr = fmt.Errorf("index: %w", ierr)
@@ -377,12 +424,18 @@ func (e *Engine) Flush() (api.FlushResult, error) {
 // the next Open rebuilds it from the tree).
 func (e *Engine) Close() error {
 	e.loops.Drop()
-	_, ferr := e.signals.Flush()
-	if err := e.index.Close(); err != nil {
-		return fmt.Errorf("engine: close: %w", errors.Join(ferr, err))
+	var ferr, cerr error
+	lerr := e.fs.Exclusive(func() error {
+		_, ferr = e.signals.Flush()
+		cerr = e.index.Close()
+		return nil
+	})
+	if lerr != nil {
+		// Nothing could be saved; the index is released all the same.
+		cerr = errors.Join(lerr, e.index.Close())
 	}
-	if ferr != nil {
-		return fmt.Errorf("engine: close: %w", ferr)
+	if err := errors.Join(ferr, cerr); err != nil {
+		return fmt.Errorf("engine: close: %w", err)
 	}
 	return nil
 }

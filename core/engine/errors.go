@@ -18,6 +18,8 @@ func asError(err error) *api.Error {
 		return &api.Error{Code: api.CodeInvalidPath, Message: err.Error()}
 	case errors.Is(err, host.ErrNotFound):
 		return &api.Error{Code: api.CodeNotFound, Message: err.Error()}
+	case errors.Is(err, host.ErrBusy):
+		return &api.Error{Code: api.CodeBusy, Message: err.Error()}
 	case errors.Is(err, host.ErrIO):
 		return &api.Error{Code: api.CodeIO, Message: err.Error()}
 	}

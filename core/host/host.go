@@ -9,6 +9,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -19,6 +20,9 @@ var (
 	ErrDenied   = errors.New("permission denied")
 	ErrInvalid  = errors.New("invalid argument")
 	ErrIO       = errors.New("i/o error")
+	// ErrBusy is returned by Locker.Lock when another process held the
+	// root's lock for the host's whole wait.
+	ErrBusy = errors.New("busy")
 )
 
 // DirEntry is one name in a directory listing.
@@ -41,10 +45,73 @@ type FS interface {
 	Remove(path string) error
 	// Rename moves a file, replacing the destination atomically.
 	Rename(from, to string) error
+	// Append adds data at the end of a file, creating it and its missing
+	// parent directories, and returns once the data is durable. It is for
+	// logs: a crash may leave part of data (a torn last line), never less
+	// than the file held before.
+	Append(path string, data []byte) error
 	// ReadDir lists a directory, sorted by name.
 	ReadDir(path string) ([]DirEntry, error)
 	// Stat describes one path.
 	Stat(path string) (DirEntry, error)
+}
+
+// Locker is an FS that other processes may write too (a folder on disk):
+// Lock takes the root's cross-process lock, waiting while another process
+// holds it (an error wrapping ErrBusy when the wait ends first), and
+// Unlock releases it. Lock is not re-entrant; the engine nests sections
+// with Shared.
+type Locker interface {
+	Lock() error
+	Unlock() error
+}
+
+// Shared is the engine's view of an FS that other processes may share:
+// Exclusive sections nest, and only the outermost takes the Locker's
+// lock. It is not safe for concurrent use, like the engine itself.
+type Shared struct {
+	FS
+	depth int
+}
+
+// Share wraps fsys; an FS that is no Locker is used as it is, its
+// sections exclusive only within this process.
+func Share(fsys FS) *Shared {
+	if s, ok := fsys.(*Shared); ok {
+		return s
+	}
+	return &Shared{FS: fsys}
+}
+
+// Exclusive runs fn holding the root's lock: what fn reads and then writes
+// is not changed in between by another process that honours the lock. A
+// lock that cannot be taken fails without running fn.
+func (s *Shared) Exclusive(fn func() error) error {
+	l, ok := s.FS.(Locker)
+	if !ok || s.depth > 0 {
+		s.depth++
+		defer func() { s.depth-- }()
+		return fn()
+	}
+	if err := l.Lock(); err != nil {
+		return fmt.Errorf("lock the memory root: %w", err)
+	}
+	s.depth++
+	defer func() {
+		s.depth--
+		l.Unlock()
+	}()
+	return fn()
+}
+
+// Exclusive runs fn holding the root's lock: through fsys's Shared view
+// when it has one (sections nest), by its Locker otherwise, and as it is
+// when fsys is no Locker.
+func Exclusive(fsys FS, fn func() error) error {
+	if s, ok := fsys.(*Shared); ok {
+		return s.Exclusive(fn)
+	}
+	return Share(fsys).Exclusive(fn)
 }
 
 // Clock tells the time; tests and reproducible runs fix it.

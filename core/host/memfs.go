@@ -134,6 +134,14 @@ func (m *MemFS) Rename(from, to string) error {
 	return nil
 }
 
+// Append implements FS.
+func (m *MemFS) Append(p string, data []byte) error {
+	m.mu.Lock()
+	old := m.files[p]
+	m.mu.Unlock()
+	return m.WriteFile(p, append(append([]byte(nil), old...), data...))
+}
+
 // ReadDir implements FS.
 func (m *MemFS) ReadDir(p string) ([]DirEntry, error) {
 	if err := checkMemPath(p); err != nil {

@@ -16,6 +16,7 @@ const (
 	codeDenied   int32 = -2
 	codeInvalid  int32 = -3
 	codeIO       int32 = -4
+	codeBusy     int32 = -5
 )
 
 // osError wraps an error from the os package with the host sentinel it
@@ -24,7 +25,7 @@ func osError(op, p string, err error) error {
 	var kind error
 	switch {
 	case errors.Is(err, host.ErrNotFound), errors.Is(err, host.ErrDenied),
-		errors.Is(err, host.ErrInvalid), errors.Is(err, host.ErrIO):
+		errors.Is(err, host.ErrInvalid), errors.Is(err, host.ErrIO), errors.Is(err, host.ErrBusy):
 		return err
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		// ENOTDIR: a segment of the path is a file, so the path does not exist.
@@ -52,6 +53,8 @@ func errorCode(err error) int32 {
 		return codeDenied
 	case errors.Is(err, host.ErrInvalid):
 		return codeInvalid
+	case errors.Is(err, host.ErrBusy):
+		return codeBusy
 	}
 	return codeIO
 }

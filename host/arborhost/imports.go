@@ -81,20 +81,33 @@ func (r *RootFS) abiRead(mem Memory, pathPtr, pathLen, bufPtr, bufCap uint32) in
 	return sized(mem, data, bufPtr, bufCap)
 }
 
+// pathAndData reads the (path, data) arguments of fs_write and fs_append;
+// data is a view of guest memory, valid while the call runs.
+func pathAndData(mem Memory, pathPtr, pathLen, dataPtr, dataLen uint32) (string, []byte, bool) {
+	p, ok := guestString(mem, pathPtr, pathLen)
+	if !ok || dataLen == 0 {
+		return p, nil, ok
+	}
+	data, ok := mem.Read(dataPtr, dataLen)
+	return p, data, ok
+}
+
 // abiWrite is fs_write(path_ptr, path_len, data_ptr, data_len) -> i32.
 func (r *RootFS) abiWrite(mem Memory, pathPtr, pathLen, dataPtr, dataLen uint32) int32 {
-	p, ok := guestString(mem, pathPtr, pathLen)
+	p, data, ok := pathAndData(mem, pathPtr, pathLen, dataPtr, dataLen)
 	if !ok {
 		return codeInvalid
 	}
-	var data []byte
-	if dataLen > 0 {
-		// A view of guest memory, valid while this call runs.
-		if data, ok = mem.Read(dataPtr, dataLen); !ok {
-			return codeInvalid
-		}
-	}
 	return errorCode(r.WriteFile(p, data))
+}
+
+// abiAppend is fs_append(path_ptr, path_len, data_ptr, data_len) -> i32.
+func (r *RootFS) abiAppend(mem Memory, pathPtr, pathLen, dataPtr, dataLen uint32) int32 {
+	p, data, ok := pathAndData(mem, pathPtr, pathLen, dataPtr, dataLen)
+	if !ok {
+		return codeInvalid
+	}
+	return errorCode(r.Append(p, data))
 }
 
 // abiRemove is fs_remove(path_ptr, path_len) -> i32.
@@ -168,6 +181,7 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, logf func
 	}
 	fn4("fs_read", fsys.abiRead)
 	fn4("fs_write", fsys.abiWrite)
+	fn4("fs_append", fsys.abiAppend)
 	fn4("fs_rename", fsys.abiRename)
 	fn4("fs_list", fsys.abiList)
 	fn4("fs_stat", fsys.abiStat)
@@ -176,6 +190,22 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, logf func
 			s[0] = api.EncodeI32(fsys.abiRemove(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1])))
 		}), []api.ValueType{i32, i32}, []api.ValueType{i32}).
 		Export("fs_remove")
+	// The lock waits at most as long as the call may run: a deadline on
+	// the call bounds the wait too.
+	b.NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, s []uint64) {
+			s[0] = api.EncodeI32(errorCode(fsys.LockContext(ctx)))
+		}), []api.ValueType{}, []api.ValueType{i32}).
+		Export("fs_lock")
+	b.NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, _ api.Module, s []uint64) {
+			err := fsys.Unlock()
+			if err != nil && logf != nil {
+				logf(3, err.Error())
+			}
+			s[0] = api.EncodeI32(errorCode(err))
+		}), []api.ValueType{}, []api.ValueType{i32}).
+		Export("fs_unlock")
 	b.NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
 			level := int(api.DecodeI32(s[0]))

@@ -2,6 +2,7 @@ package arborhost
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,9 +11,12 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/host/rootlock"
 )
 
 // RootFS is a host.FS over one folder of the real file system: the memory
@@ -26,14 +30,19 @@ import (
 // Writes are atomic: a temporary file in the same folder, synced, then
 // renamed over the target.
 type RootFS struct {
-	dir string // absolute, symbolic links evaluated
+	dir    string // absolute, symbolic links evaluated
+	lockMu sync.Mutex
+	held   *rootlock.Lock // nil when unlocked, or when the root is read-only
 }
 
-var _ host.FS = (*RootFS)(nil)
+var (
+	_ host.FS     = (*RootFS)(nil)
+	_ host.Locker = (*RootFS)(nil)
+)
 
 // tempPattern names the temporary files of atomic writes. It starts with a
 // dot, so a file left behind by a crash is skipped when the tree is read.
-const tempPattern = ".arbor-tmp-*"
+const tempPattern = api.TempPrefix + "*"
 
 // renameFile is the last step of an atomic write. Tests replace it to make
 // a write fail after its temporary file is complete, the one failure that
@@ -246,6 +255,85 @@ func (r *RootFS) WriteFile(p string, data []byte) error {
 	}
 	done = true
 	syncDir(dir)
+	return nil
+}
+
+// Append adds data at the end of a file, creating it and its missing
+// parent folders, and syncs it before returning. A symbolic link at p is
+// refused, as for WriteFile.
+func (r *RootFS) Append(p string, data []byte) error {
+	if p == "" {
+		return fmt.Errorf("append: the root is not a file: %w", host.ErrInvalid)
+	}
+	full, err := r.resolve("append", p)
+	if err != nil {
+		return err
+	}
+	created := true
+	if fi, err := os.Lstat(full); err == nil {
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("append %q: is a symbolic link: %w", p, host.ErrDenied)
+		case !fi.Mode().IsRegular():
+			return notRegular("append", p, fi)
+		}
+		created = false
+	}
+	dir := filepath.Dir(full)
+	if err := mkdirParents("append", p, dir); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(full, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return osError("append", p, err)
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	if err := errors.Join(werr, serr, f.Close()); err != nil {
+		return osError("append", p, err)
+	}
+	if created {
+		syncDir(dir)
+	}
+	return nil
+}
+
+// Lock takes the root's cross-process lock (host/rootlock), waiting at
+// most rootlock.DefaultWait; see LockContext.
+func (r *RootFS) Lock() error { return r.LockContext(context.Background()) }
+
+// LockContext takes the root's cross-process lock, waiting while another
+// process holds it until ctx ends or rootlock.DefaultWait has passed (an
+// error wrapping host.ErrBusy). The lock is this RootFS's until Unlock; it
+// is not re-entrant.
+func (r *RootFS) LockContext(ctx context.Context) error {
+	r.lockMu.Lock()
+	defer r.lockMu.Unlock()
+	if r.held != nil {
+		return fmt.Errorf("lock: already held by this engine: %w", host.ErrInvalid)
+	}
+	l, err := rootlock.Acquire(ctx, r.dir)
+	switch {
+	case errors.Is(err, rootlock.ErrBusy):
+		return fmt.Errorf("%w: %w", host.ErrBusy, err)
+	case err != nil:
+		return fmt.Errorf("%w: %w", host.ErrIO, err)
+	}
+	r.held = l
+	return nil
+}
+
+// Unlock releases the lock taken by Lock. Unlocking a root not locked does
+// nothing, so that a host may call it after an aborted call whatever the
+// engine did.
+func (r *RootFS) Unlock() error {
+	r.lockMu.Lock()
+	defer r.lockMu.Unlock()
+	l := r.held
+	r.held = nil
+	if err := l.Release(); err != nil {
+		return fmt.Errorf("%w: %w", host.ErrIO, err)
+	}
 	return nil
 }
 

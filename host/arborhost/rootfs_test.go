@@ -1,6 +1,7 @@
 package arborhost
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbormem/arbor/core/host"
 )
@@ -370,6 +372,57 @@ func TestABIWriteRemoveRename(t *testing.T) {
 	if rc := r.abiWrite(mem, bp, bl, dp, dl); rc != codeInvalid {
 		t.Fatalf("write ../ rc %d", rc)
 	}
+}
+
+// fs_append adds to a file (creating it and its folders), refuses what
+// fs_write refuses; fs_lock and fs_unlock take and release .arbor/lock.
+func TestABIAppendAndLock(t *testing.T) {
+	r, dir := newRoot(t)
+	mem := make(sliceMem, 4096)
+	pp, pl := mem.put(0, ".arbor/audit.jsonl")
+	for i, line := range []string{"one\n", "two\n"} {
+		dp, dl := mem.put(uint32(100+10*i), line)
+		if rc := r.abiAppend(mem, pp, pl, dp, dl); rc != 0 {
+			t.Fatalf("append rc %d", rc)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".arbor/audit.jsonl")); string(b) != "one\ntwo\n" {
+		t.Fatalf("appended %q", b)
+	}
+	bp, bl := mem.put(300, "../escape.log")
+	if rc := r.abiAppend(mem, bp, bl, 100, 4); rc != codeInvalid {
+		t.Fatalf("append ../ rc %d", rc)
+	}
+	if err := os.Symlink(filepath.Join(dir, "target"), filepath.Join(dir, "link.log")); err != nil {
+		t.Fatal(err)
+	}
+	lp, ll := mem.put(400, "link.log")
+	if rc := r.abiAppend(mem, lp, ll, 100, 4); rc != codeDenied {
+		t.Fatalf("append through a symbolic link rc %d", rc)
+	}
+
+	if err := r.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".arbor/lock")); err != nil {
+		t.Fatalf("no lock file while locked: %v", err)
+	}
+	other, _ := NewRootFS(dir) // another engine on the same root
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := other.LockContext(ctx); !errors.Is(err, host.ErrBusy) || errorCode(err) != codeBusy {
+		t.Fatalf("a second lock: %v", err)
+	}
+	if err := r.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unlock(); err != nil {
+		t.Fatalf("unlocking twice: %v", err)
+	}
+	if err := other.Lock(); err != nil {
+		t.Fatalf("lock after release: %v", err)
+	}
+	other.Unlock()
 }
 
 func TestABIOutOfRange(t *testing.T) {

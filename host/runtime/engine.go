@@ -17,7 +17,7 @@ import (
 )
 
 // ABIVersion is the version of docs/ABI.md this host implements.
-const ABIVersion = 1
+const ABIVersion = 2
 
 // ErrClosed is returned by calls on a closed Engine.
 var ErrClosed = errors.New("arbor: engine is closed")

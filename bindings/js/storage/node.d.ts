@@ -14,7 +14,10 @@ export interface NodeStorage extends Storage {
  * Confined to `dir`: absolute paths, `..` and symbolic links that lead
  * outside it are refused with `EACCES` (links leaving the root are left out
  * of listings). Writes are atomic: a temporary dot-file in the same folder,
- * fsync, then rename.
+ * fsync, then rename. The engine holds the folder's lock (`.arbor/lock`,
+ * shared with the arbor CLI and MCP server) around each write, so writers
+ * on one folder take turns while readers never wait; a write that waits
+ * longer than two minutes for it fails with code `busy`.
  *
  * @example
  * import { openMemory, nodeFs } from 'arbor-memory';

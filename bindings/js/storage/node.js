@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StorageError } from './errors.js';
 import { pathProblem, compareNames } from '../paths.js';
+import { lockSync } from './rootlock.js';
 
 /** @typedef {import('./errors.d.ts').StorageErrorCode} StorageErrorCode */
 
@@ -124,6 +125,9 @@ export function nodeFs(dir) {
     }
   };
 
+  /** @type {(() => void) | null} releases the root's lock while this storage holds it */
+  let release = null;
+
   return {
     root,
 
@@ -140,8 +144,10 @@ export function nodeFs(dir) {
       const full = resolve(p);
       if (p === '') throw new StorageError('EINVAL', 'cannot write the root');
       const parent = path.dirname(full);
-      // A dot-name, so the engine's tree walk never picks it up.
-      const temp = path.join(parent, `.${path.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
+      // A dot-name, so the engine's tree walk never picks it up, with the
+      // prefix every host uses, so `arbor doctor --fix` finds one a crash
+      // left behind.
+      const temp = path.join(parent, `.arbor-tmp-${process.pid}-${++tempCounter}-${path.basename(full)}`);
       let fd;
       try {
         fs.mkdirSync(parent, { recursive: true });
@@ -162,6 +168,44 @@ export function nodeFs(dir) {
         throw wrap(err, `write ${p}`);
       }
       syncDir(parent);
+    },
+
+    append(p, bytes) {
+      const full = resolve(p);
+      if (p === '') throw new StorageError('EINVAL', 'cannot append to the root');
+      let fd;
+      try {
+        fs.mkdirSync(path.dirname(full), { recursive: true });
+        if (fs.lstatSync(full, { throwIfNoEntry: false })?.isSymbolicLink()) {
+          throw new StorageError('EACCES', `append ${p}: is a symbolic link`);
+        }
+        fd = fs.openSync(full, 'a', 0o644);
+        let off = 0;
+        while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+        fs.fsyncSync(fd);
+      } catch (err) {
+        throw wrap(err, `append ${p}`);
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd);
+      }
+    },
+
+    // Other processes may write the folder (the arbor CLI, an MCP server,
+    // another program): the engine holds the root's lock around each
+    // write (storage/rootlock.js, the Go host's protocol).
+    lock() {
+      if (release) throw new StorageError('EINVAL', 'the lock is already held by this memory');
+      try {
+        release = lockSync(root);
+      } catch (err) {
+        throw wrap(err, 'lock');
+      }
+    },
+
+    unlock() {
+      const r = release;
+      release = null;
+      r?.();
     },
 
     remove(p) {

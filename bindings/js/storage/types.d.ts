@@ -35,6 +35,21 @@ export interface Storage {
   /** Describes one file or folder. */
   stat(path: string): StorageEntry;
   /**
+   * Optional: adds bytes at the end of a file (the audit log), creating it
+   * and its parent folders, durable when it returns. Without it the host
+   * reads the file and writes it back whole.
+   */
+  append?(path: string, bytes: Uint8Array): void;
+  /**
+   * Optional, for folders other processes write too (the arbor CLI, an MCP
+   * server): takes the root's cross-process lock, waiting while another
+   * process holds it, or throws code `EBUSY`. The engine takes it around
+   * every write (never nested) and releases it with `unlock`.
+   */
+  lock?(): void;
+  /** Optional, with `lock`: releases the lock. */
+  unlock?(): void;
+  /**
    * Optional, for asynchronous stores (IndexedDB): brings the tree into
    * memory; awaited before the engine starts.
    */

@@ -121,6 +121,27 @@ test('fs_write, fs_rename, fs_remove', () => {
   assert.equal(f.fs_remove(...put('')), codes.INVALID, 'never the root');
 });
 
+test('fs_append: the storage append, or read and write back; fs_lock and fs_unlock', () => {
+  const { f, put, store } = setup();
+  assert.equal(f.fs_append(...put('.arbor/audit.jsonl'), ...put('one\n')), 0);
+  assert.equal(f.fs_append(...put('.arbor/audit.jsonl'), ...put('two\n')), 0);
+  assert.equal(store.snapshot()['.arbor/audit.jsonl'], 'one\ntwo\n');
+  assert.equal(f.fs_append(...put('../x.log'), ...put('x')), codes.INVALID);
+  const appended = [];
+  const withAppend = { ...memory(), append: (p, b) => appended.push([p, dec.decode(b)]) };
+  const other = setup(withAppend);
+  assert.equal(other.f.fs_append(...other.put('a.log'), ...other.put('line')), 0);
+  assert.deepEqual(appended, [['a.log', 'line']]);
+  // A storage no other process writes has no lock: 0 at once.
+  assert.equal(f.fs_lock(), 0);
+  assert.equal(f.fs_unlock(), 0);
+  const calls = [];
+  const busy = setup({ ...memory(), lock: () => { calls.push('lock'); throw Object.assign(new Error('held'), { code: 'EBUSY' }); }, unlock: () => calls.push('unlock') });
+  assert.equal(busy.f.fs_lock(), codes.BUSY);
+  assert.equal(busy.f.fs_unlock(), 0);
+  assert.deepEqual(calls, ['lock', 'unlock']);
+});
+
 test('storage errors map to codes; unknown failures are -4 and logged', () => {
   const logs = [];
   const failing = {

@@ -39,8 +39,9 @@ type Signals struct {
 	cat        *Catalog
 	model      api.LifecycleModel
 	byPath     map[string]lifecycle.Signal
-	dirty      bool // byPath differs from state.json
-	pending    int  // accesses and updates since the last write
+	changed    map[string]bool // paths set or dropped here since the last write
+	dirty      bool            // byPath differs from state.json
+	pending    int             // accesses and updates since the last write
 	lastFlush  time.Time
 	flushAfter int
 	flushEvery time.Duration // 0: no time-based flush
@@ -70,7 +71,7 @@ type stateFile struct {
 // derived data, never a reason to refuse opening the tree.
 func OpenSignals(fsys host.FS, clock host.Clock, log host.Logger, cat *Catalog, opts SignalOptions) (*Signals, []api.Warning) {
 	s := &Signals{fs: fsys, clock: clock, log: log, cat: cat, model: opts.Model, byPath: map[string]lifecycle.Signal{},
-		lastFlush: clock.Now(), flushAfter: opts.FlushAfter, flushEvery: opts.FlushEvery}
+		changed: map[string]bool{}, lastFlush: clock.Now(), flushAfter: opts.FlushAfter, flushEvery: opts.FlushEvery}
 	if s.flushAfter <= 0 {
 		s.flushAfter = api.DefaultFlushAfter
 	}
@@ -104,12 +105,14 @@ func OpenSignals(fsys host.FS, clock host.Clock, log host.Logger, cat *Catalog, 
 	for path, sig := range st.Entries {
 		if !validSignal(sig) {
 			dropped++
+			s.changed[path] = true
 			continue
 		}
 		if _, ok := cat.Get(path); !ok {
 			// Removed outside the engine: a new file at the path is new knowledge.
 			if _, broken := cat.Broken(path); !broken {
 				s.dirty = true
+				s.changed[path] = true
 				continue
 			}
 		}
@@ -177,6 +180,7 @@ func legacySignal(s lifecycle.Signal, extra []tree.KeyValue) lifecycle.Signal {
 // record stores a changed signal and writes the batch when it is due.
 func (s *Signals) record(path string, sig lifecycle.Signal) {
 	s.byPath[path] = sig
+	s.changed[path] = true
 	s.dirty = true
 	s.pending++
 	s.flushIfDue()
@@ -207,6 +211,7 @@ func (s *Signals) Merged(from, into string) {
 		merged = merged.Merge(s.model, src, now)
 	}
 	delete(s.byPath, from)
+	s.changed[from] = true
 	s.record(into, merged.Update(s.model, now))
 }
 
@@ -215,6 +220,7 @@ func (s *Signals) Deleted(path string) {
 	for p := range s.byPath {
 		if p == path || strings.HasPrefix(p, path+"/") {
 			delete(s.byPath, p)
+			s.changed[p] = true
 			s.dirty = true
 		}
 	}
@@ -233,22 +239,62 @@ func (s *Signals) flushIfDue() {
 }
 
 // Flush writes the signals to state.json when they changed since the last
-// write, in one atomic write.
+// write, in one atomic write. Other processes may have written the file
+// since this one read it: under the root's lock, the file is read again,
+// this engine's changes are laid over it, and the signals it recorded
+// for other entries are taken in, so that no process's signals overwrite
+// another's.
 func (s *Signals) Flush() (api.FlushResult, error) {
 	res := api.FlushResult{Entries: len(s.byPath)}
 	if !s.dirty {
 		return res, nil
 	}
-	data, err := json.MarshalIndent(stateFile{Version: stateVersion, Entries: s.byPath}, "", " ")
+	err := host.Exclusive(s.fs, func() error {
+		merged := s.onDisk()
+		for p := range s.changed {
+			if sig, ok := s.byPath[p]; ok {
+				merged[p] = sig
+			} else {
+				delete(merged, p)
+			}
+		}
+		data, err := json.MarshalIndent(stateFile{Version: stateVersion, Entries: merged}, "", " ")
+		if err != nil {
+			return fmt.Errorf("flush: encode %s: %w", StatePath, err)
+		}
+		if err := s.fs.WriteFile(StatePath, append(data, '\n')); err != nil {
+			return fmt.Errorf("flush: write %s: %w", StatePath, err)
+		}
+		s.byPath = merged
+		return nil
+	})
 	if err != nil {
-		return res, fmt.Errorf("flush: encode %s: %w", StatePath, err)
+		return res, err
 	}
-	if err := s.fs.WriteFile(StatePath, append(data, '\n')); err != nil {
-		return res, fmt.Errorf("flush: write %s: %w", StatePath, err)
-	}
-	res.Written = true
+	res.Entries, res.Written = len(s.byPath), true
 	s.dirty, s.pending, s.lastFlush = false, 0, s.clock.Now()
+	clear(s.changed)
 	return res, nil
+}
+
+// onDisk returns the valid signals state.json holds now; nothing when it
+// is missing or cannot be used (OpenSignals reported that already).
+func (s *Signals) onDisk() map[string]lifecycle.Signal {
+	out := map[string]lifecycle.Signal{}
+	data, err := s.fs.ReadFile(StatePath)
+	if err != nil {
+		return out
+	}
+	var st stateFile
+	if json.Unmarshal(data, &st) != nil || st.Version != stateVersion {
+		return out
+	}
+	for p, sig := range st.Entries {
+		if validSignal(sig) {
+			out[p] = sig
+		}
+	}
+	return out
 }
 
 // Maturity counts the entries of the catalog by tier, as of now.

@@ -30,7 +30,7 @@ func (c *Curator) add(a *Applied, op api.Operation, v valid) error {
 	if err != nil {
 		return err
 	}
-	t := newTxn(c.FS, cat)
+	t := c.newTxn(cat)
 	// Context files first: a crash before the entry is written leaves only
 	// harmless context files behind.
 	err = c.writeContexts(t, path.Dir(v.path))
@@ -142,7 +142,7 @@ func (c *Curator) writeUpdate(a *Applied, op api.Operation, v valid) error {
 	if err != nil {
 		return err
 	}
-	t := newTxn(c.FS, cat)
+	t := c.newTxn(cat)
 	err = t.write(p, data)
 	if err == nil {
 		t.putEntry(cat, parsed)
@@ -268,7 +268,7 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 		rewrites = append(rewrites, rewrite{data, parsed})
 		count += n
 	}
-	t := newTxn(c.FS, cat)
+	t := c.newTxn(cat)
 	err = t.write(dst, mergedData)
 	if err == nil {
 		t.putEntry(cat, mergedParsed)
@@ -317,7 +317,7 @@ func (c *Curator) delete(a *Applied, v valid) error {
 		return fmt.Errorf("not found: %s", p)
 	}
 	refs := brokenRelations(cat, []string{p})
-	t := newTxn(c.FS, cat)
+	t := c.newTxn(cat)
 	if err = t.remove(p); err == nil {
 		t.removed(cat, p)
 	}
@@ -423,11 +423,15 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 			entries++
 		}
 	}
-	t := newTxn(c.FS, cat)
+	t := c.newTxn(cat)
 	for _, p := range files {
 		if err = t.remove(p); err != nil {
 			break
 		}
+	}
+	if err == nil {
+		// The files go before their folders can.
+		err = t.apply()
 	}
 	var notes []string
 	if err == nil {

@@ -62,6 +62,11 @@ type Curator struct {
 	// OnChange, when not nil, is called for every file a successful
 	// operation changed, after the catalog was updated.
 	OnChange func(Change)
+	// Log, when not nil, hears of operations recovered from the journal.
+	Log host.Logger
+
+	current   inflight // the operation applyOne is applying
+	journaled bool     // JournalPath holds an operation of this call
 }
 
 // outcome is what a successful operation did: ADD and an UPSERT that
@@ -87,22 +92,34 @@ type auditRecord struct {
 
 // Apply applies ops in order, one at a time. A failed operation changes
 // nothing and does not stop the following ones. Every operation gets one
-// line in the audit log; the lines of a call are appended in one atomic
-// write at its end.
+// line in the audit log, appended and synced as soon as it is done; an
+// operation a killed process left unrecorded is recorded first (Recover).
+// The caller holds the root's lock.
 func (c *Curator) Apply(ops []api.Operation) Result {
 	res := Result{Applied: make([]Applied, 0, len(ops))}
-	audit := make([]auditRecord, 0, len(ops))
+	var auditErr error
+	if msg, err := c.Recover(); err != nil {
+		auditErr = err
+	} else if msg != "" && c.Log != nil {
+		c.Log.Log("warn", msg)
+	}
+	if auditErr == nil {
+		auditErr = c.rotateAudit()
+	}
 	for _, op := range ops {
 		a := c.applyOne(op)
+		rec := auditRecord{Time: c.now().Format(time.RFC3339), Op: a.Type, Path: a.Path, Reason: op.Reason, Status: a.Status, Message: a.Message}
+		if auditErr == nil {
+			auditErr = c.appendAudit(rec)
+		}
+		if auditErr != nil {
+			a.Message += fmt.Sprintf(" (audit log not written: %v)", auditErr)
+		}
 		res.Add(a)
-		audit = append(audit, auditRecord{
-			Time: c.now().Format(time.RFC3339), Op: a.Type, Path: a.Path,
-			Reason: op.Reason, Status: a.Status, Message: a.Message,
-		})
 	}
-	if err := c.appendAudit(audit); err != nil {
-		for i := range res.Applied {
-			res.Applied[i].Message += fmt.Sprintf(" (audit log not written: %v)", err)
+	if c.journaled && auditErr == nil {
+		if err := c.dropJournal(); err != nil && c.Log != nil {
+			c.Log.Log("warn", err.Error())
 		}
 	}
 	return res
@@ -130,11 +147,10 @@ func (c *Curator) catalog() *catalog.Catalog {
 	return c.Catalog
 }
 
-// auditRotateBytes bounds the audit log a curate rewrites: the FS has no
-// append, so every curate reads and writes the whole current log. Past
-// this size the log is renamed to a dated file of its own
-// (audit.<time>.jsonl, see RotatedAuditName) and a new one begun, so a
-// long-lived tree never pays more than this per call.
+// auditRotateBytes bounds one audit log file: past this size the log is
+// renamed to a dated file of its own (audit.<time>.jsonl, see
+// RotatedAuditName) and a new one begun, so that no file grows without
+// bound and a crash recovery reads a bounded one.
 const auditRotateBytes = 256 << 10
 
 // RotatedAuditName is the name, under .arbor, of the audit log rotated at t.
@@ -142,42 +158,36 @@ func RotatedAuditName(t time.Time) string {
 	return "audit." + t.UTC().Format("20060102T150405Z") + ".jsonl"
 }
 
-// appendAudit appends lines to the audit log: the FS has no append, so it
-// reads the log, appends and writes it back atomically, after rotating a
-// log grown past auditRotateBytes.
-func (c *Curator) appendAudit(recs []auditRecord) error {
-	if len(recs) == 0 || c.FS == nil {
+// appendAudit appends one line to the audit log, synced.
+func (c *Curator) appendAudit(rec auditRecord) error {
+	if c.FS == nil {
 		return nil
 	}
-	old, err := c.FS.ReadFile(AuditPath)
-	if err != nil && !errors.Is(err, host.ErrNotFound) {
-		return fmt.Errorf("read %s: %w", AuditPath, err)
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode audit line: %w", err)
 	}
-	if len(old) >= auditRotateBytes {
-		if err := c.rotateAudit(); err != nil {
-			return err
-		}
-		old = nil
-	}
-	buf := append([]byte(nil), old...)
-	if len(buf) > 0 && buf[len(buf)-1] != '\n' {
-		buf = append(buf, '\n')
-	}
-	for _, r := range recs {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return fmt.Errorf("encode audit line: %w", err)
-		}
-		buf = append(append(buf, line...), '\n')
-	}
-	if err := c.FS.WriteFile(AuditPath, buf); err != nil {
-		return fmt.Errorf("write %s: %w", AuditPath, err)
+	if err := c.FS.Append(AuditPath, append(line, '\n')); err != nil {
+		return fmt.Errorf("append to %s: %w", AuditPath, err)
 	}
 	return nil
 }
 
-// rotateAudit renames the current log to a name no other rotated log has.
+// rotateAudit renames a log grown past auditRotateBytes to a name no
+// other rotated log has, so that a new one begins.
 func (c *Curator) rotateAudit() error {
+	if c.FS == nil {
+		return nil
+	}
+	st, err := c.FS.Stat(AuditPath)
+	switch {
+	case errors.Is(err, host.ErrNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("stat %s: %w", AuditPath, err)
+	case st.Size < auditRotateBytes:
+		return nil
+	}
 	dir := path.Dir(AuditPath)
 	name := RotatedAuditName(c.now())
 	for n := 2; ; n++ {
@@ -214,6 +224,7 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 		return fail(err)
 	}
 	a.Path = v.path
+	c.current = inflight{op: op, typ: typ, path: v.path}
 	var out outcome
 	switch typ {
 	case api.OpAdd:
@@ -249,6 +260,9 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 // finish commits a transaction that succeeded, or rolls it back and
 // returns err, with the rollback failure if there was one.
 func (c *Curator) finish(t *txn, err error) error {
+	if err == nil {
+		err = t.apply()
+	}
 	if err == nil {
 		t.commit(c.OnChange)
 		return nil

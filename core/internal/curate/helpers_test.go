@@ -243,8 +243,8 @@ func mustSucceed(t testing.TB, a Applied) {
 	}
 }
 
-// faultFS fails the nth mutating call (WriteFile, Remove, Rename) counted
-// from 1; with sticky, every call from the nth on fails (a crash).
+// faultFS fails the nth mutating call (WriteFile, Append, Remove, Rename)
+// counted from 1; with sticky, every call from the nth on fails (a crash).
 type faultFS struct {
 	host.FS
 	n, calls int
@@ -263,6 +263,13 @@ func (f *faultFS) WriteFile(p string, data []byte) error {
 		return errInjected
 	}
 	return f.FS.WriteFile(p, data)
+}
+
+func (f *faultFS) Append(p string, data []byte) error {
+	if f.hit() {
+		return errInjected
+	}
+	return f.FS.Append(p, data)
 }
 
 func (f *faultFS) Remove(p string) error {

@@ -1,6 +1,10 @@
 package curate
 
-import "github.com/arbormem/arbor/core/api"
+import (
+	"strings"
+
+	"github.com/arbormem/arbor/core/api"
+)
 
 // Applied is the outcome of one operation: what the caller is told
 // (api.Applied) and what the engine keeps lifecycle signals by, which does
@@ -45,4 +49,14 @@ func (r Result) API() api.CurateResult {
 		out.Applied[i] = a.Applied
 	}
 	return out
+}
+
+// Refuse is the result of a call none of whose operations could be
+// tried (the root's lock could not be taken): each fails with err.
+func Refuse(ops []api.Operation, err error) Result {
+	var r Result
+	for _, op := range ops {
+		r.Add(Applied{Applied: api.Applied{Type: strings.ToUpper(strings.TrimSpace(op.Type)), Path: op.Path, Status: api.StatusFailed, Message: err.Error()}})
+	}
+	return r
 }

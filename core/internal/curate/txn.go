@@ -10,24 +10,44 @@ import (
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
-// txn applies the file writes and removals of one operation and can undo
-// them: before each change it records how to restore what was there. The
-// catalog is only touched by commit, after every file change succeeded.
+// txn plans the file writes and removals of one operation, makes them in
+// order (apply) and can undo them. Planning reads what each file holds
+// now, so that the change can be undone, and checks it; nothing is
+// changed until apply, which first hands the whole plan to before (the
+// journal: after a crash, what the operation meant to write tells what it
+// did). The catalog is only touched by commit, after every file change
+// succeeded.
 //
 // Every change is a compare-and-swap on the catalog's stamp of the file:
-// it is made only while the file on disk is still what the catalog last
+// it is planned only while the file on disk is still what the catalog last
 // read or wrote there (or absent, when the catalog holds nothing there).
 // Someone else's change in between (an editor, another process) fails the
 // operation with a conflict, and what it already did is undone.
 type txn struct {
 	fs      host.FS
 	cat     *catalog.Catalog
+	before  func([]planned) error // run once, before the first change
+	plan    []planned
+	applied bool
 	undo    []func() error // applied in reverse order
 	staged  []func()       // catalog updates, run by commit
 	changes []Change
 }
 
-func newTxn(fs host.FS, cat *catalog.Catalog) *txn { return &txn{fs: fs, cat: cat} }
+// planned is one file change of a txn, with what the file held before.
+type planned struct {
+	path    string
+	data    []byte // the new bytes; nil for a removal
+	remove  bool
+	old     []byte
+	existed bool
+}
+
+// newTxn starts a transaction; before, when not nil, runs once with the
+// whole plan before the first change is made.
+func newTxn(fs host.FS, cat *catalog.Catalog, before func([]planned) error) *txn {
+	return &txn{fs: fs, cat: cat, before: before}
+}
 
 // expect fails when the file at p is not what the catalog holds of it.
 // removal allows what a removal may find: p already gone, or a file the
@@ -60,9 +80,7 @@ func (t *txn) snapshot(p string) ([]byte, bool, error) {
 	return nil, false, fmt.Errorf("read %s before writing it: %w", p, err)
 }
 
-// write replaces (or creates) p atomically, remembering how to undo it:
-// restore the previous bytes, or remove the new file and the folders its
-// write created.
+// write plans to replace (or create) p atomically.
 func (t *txn) write(p string, data []byte) error {
 	old, existed, err := t.snapshot(p)
 	if err != nil {
@@ -73,8 +91,60 @@ func (t *txn) write(p string, data []byte) error {
 	}
 	stamp := catalog.SourceKey(data)
 	t.staged = append(t.staged, func() { t.cat.SetStamp(p, stamp) })
+	t.plan = append(t.plan, planned{path: p, data: data, old: old, existed: existed})
+	return nil
+}
+
+// remove plans to delete the file p.
+func (t *txn) remove(p string) error {
+	old, existed, err := t.snapshot(p)
+	if err != nil {
+		return err
+	}
+	if err := t.expect(p, old, existed, true); err != nil {
+		return err
+	}
 	if existed {
-		if err := t.fs.WriteFile(p, data); err != nil {
+		t.plan = append(t.plan, planned{path: p, remove: true, old: old, existed: true})
+	}
+	return nil
+}
+
+// apply makes the planned changes in order, remembering how to undo each:
+// restore the previous bytes, or remove a new file and the folders its
+// write created. Calling it again does nothing.
+func (t *txn) apply() error {
+	if t.applied {
+		return nil
+	}
+	t.applied = true
+	if len(t.plan) == 0 {
+		return nil
+	}
+	if t.before != nil {
+		if err := t.before(t.plan); err != nil {
+			return err
+		}
+	}
+	for _, ch := range t.plan {
+		if err := t.change(ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *txn) change(ch planned) error {
+	p, old := ch.path, ch.old
+	switch {
+	case ch.remove:
+		if err := t.fs.Remove(p); err != nil {
+			return fmt.Errorf("remove %s: %w", p, err)
+		}
+		t.undo = append(t.undo, func() error { return t.fs.WriteFile(p, old) })
+		return nil
+	case ch.existed:
+		if err := t.fs.WriteFile(p, ch.data); err != nil {
 			return fmt.Errorf("write %s: %w", p, err)
 		}
 		t.undo = append(t.undo, func() error { return t.fs.WriteFile(p, old) })
@@ -88,32 +158,13 @@ func (t *txn) write(p string, data []byte) error {
 		}
 		missing = append([]string{d}, missing...)
 	}
-	if err := t.fs.WriteFile(p, data); err != nil {
+	if err := t.fs.WriteFile(p, ch.data); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
 	for _, d := range missing {
 		t.undo = append(t.undo, func() error { t.fs.Remove(d); return nil }) // best effort: an empty folder holds no knowledge
 	}
 	t.undo = append(t.undo, func() error { return t.fs.Remove(p) })
-	return nil
-}
-
-// remove deletes the file p, remembering its bytes to restore it.
-func (t *txn) remove(p string) error {
-	old, existed, err := t.snapshot(p)
-	if err != nil {
-		return err
-	}
-	if err := t.expect(p, old, existed, true); err != nil {
-		return err
-	}
-	if !existed {
-		return nil
-	}
-	if err := t.fs.Remove(p); err != nil {
-		return fmt.Errorf("remove %s: %w", p, err)
-	}
-	t.undo = append(t.undo, func() error { return t.fs.WriteFile(p, old) })
 	return nil
 }
 
@@ -129,6 +180,7 @@ func (t *txn) rollback() error {
 	t.undo = nil
 	t.staged = nil
 	t.changes = nil
+	t.plan = nil
 	return first
 }
 

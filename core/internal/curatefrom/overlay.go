@@ -1,6 +1,7 @@
 package curatefrom
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -68,6 +69,14 @@ func (o *overlay) WriteFile(p string, data []byte) error {
 		delete(o.removed, d)
 	}
 	return nil
+}
+
+func (o *overlay) Append(p string, data []byte) error {
+	old, err := o.ReadFile(p)
+	if err != nil && !errors.Is(err, host.ErrNotFound) {
+		return err
+	}
+	return o.WriteFile(p, append(old, data...))
 }
 
 func (o *overlay) Remove(p string) error {

@@ -25,13 +25,16 @@ var doctorCommand = &command{
 		"cache (with the start-up time), the tree and the files that cannot be parsed, the\n" +
 		"persisted index, the lifecycle state, the audit log, and the model that arbor\n" +
 		"query would use (config files and environment; no key is printed, no call made).\n" +
+		"It reports what a killed process left behind: an operation without its audit\n" +
+		"line (opening the root records it) and temporary files (--fix removes them).\n" +
 		"Opening the root brings its index up to date, as every command does. Exits 1\n" +
 		"when a check fails.",
 	example:  "arbor doctor",
-	examples: []string{"arbor doctor --root ~/notes --json"},
-	setup: func(*flag.FlagSet) func(*app, []string) error {
+	examples: []string{"arbor doctor --root ~/notes --json", "arbor doctor --fix"},
+	setup: func(fs *flag.FlagSet) func(*app, []string) error {
+		fix := fs.Bool("fix", false, "remove the temporary files that interrupted writes left behind")
 		return func(a *app, _ []string) error {
-			rep := a.diagnose()
+			rep := a.diagnose(*fix)
 			if a.json {
 				if err := printJSON(a.stdout, mustJSON(rep)); err != nil {
 					return err
@@ -84,7 +87,7 @@ func (r *doctorReport) put(c check) {
 
 // diagnose runs the checks in order; a failed root stops the ones that
 // need it.
-func (a *app) diagnose() doctorReport {
+func (a *app) diagnose(fix bool) doctorReport {
 	rep := doctorReport{Version: api.Version, ABIVersion: runtime.ABIVersion, GoVersion: goruntime.Version(), OK: true}
 	root, err := a.findRoot()
 	if err != nil {
@@ -113,8 +116,12 @@ func (a *app) diagnose() doctorReport {
 		rep.add(rootMarker, checkOK, "present and writable")
 	}
 
+	if c, ok := lockCheck(root); ok {
+		rep.put(c)
+	}
 	// What the engine will find, read before it opens and repairs it.
 	_, manifestErr := os.Stat(filepath.Join(marker, "index", "manifest.json"))
+	_, journalErr := os.Stat(filepath.Join(root, filepath.FromSlash(api.JournalFile)))
 	stateCheck := checkState(filepath.Join(marker, "state.json"))
 
 	cacheDir := runtime.DefaultCacheDir()
@@ -141,12 +148,17 @@ func (a *app) diagnose() doctorReport {
 		return rep
 	}
 	rep.add("tree", checkOK, fmt.Sprintf("%d entries, %d context files", open.Entries, open.Contexts))
-	if n := len(open.Warnings); n > 0 {
-		var items []string
-		for _, w := range open.Warnings {
-			items = append(items, w.Path+": "+w.Message)
+	var items []string
+	recovered := ""
+	for _, w := range open.Warnings {
+		if w.Path == api.JournalFile {
+			recovered = w.Message
+			continue
 		}
-		rep.add("files", checkWarn, fmt.Sprintf("%d files could not be used; they are left as they are", n), items...)
+		items = append(items, w.Path+": "+w.Message)
+	}
+	if len(items) > 0 {
+		rep.add("files", checkWarn, fmt.Sprintf("%d files could not be used; they are left as they are", len(items)), items...)
 	}
 
 	ix := open.Index
@@ -165,6 +177,10 @@ func (a *app) diagnose() doctorReport {
 	} else {
 		rep.add("audit", checkOK, fmt.Sprintf("%d operations recorded (%s)", d.AuditLines, bytesHuman(d.Audit.Bytes)))
 	}
+	if c, ok := journalCheck(journalErr == nil, recovered); ok {
+		rep.put(c)
+	}
+	rep.put(leftoverCheck(a.ctx, root, fix))
 	rep.put(llmCheck(root))
 	return rep
 }

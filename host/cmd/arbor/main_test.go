@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -682,7 +683,7 @@ func TestCurateInvalidInput(t *testing.T) {
 func TestVersion(t *testing.T) {
 	t.Chdir(t.TempDir())
 	r := arbor(t, "", "--version")
-	if r.code != exitOK || !strings.HasPrefix(r.stdout, "arbor "+api.Version+" (ABI 1, go") {
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, fmt.Sprintf("arbor %s (ABI %d, go", api.Version, runtime.ABIVersion)) {
 		t.Errorf("--version: exit %d, %q", r.code, r.stdout)
 	}
 	r = arbor(t, "", "--json", "--version")
@@ -690,7 +691,7 @@ func TestVersion(t *testing.T) {
 		Version    string
 		ABIVersion int
 	}
-	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &v) != nil || v.Version != api.Version || v.ABIVersion != 1 {
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &v) != nil || v.Version != api.Version || v.ABIVersion != runtime.ABIVersion {
 		t.Errorf("--json --version: exit %d, %q", r.code, r.stdout)
 	}
 }

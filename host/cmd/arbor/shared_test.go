@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Two processes adding the same entry at the same moment: the root's lock
+// makes them take turns, so exactly one adds it and the other finds it
+// there. Without the lock both reported "added" and one lost its text.
+func TestTwoProcessesAddOnePath(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	must(t, "", "init", dir)
+	const races = 20
+	for i := 0; i < races; i++ {
+		title := fmt.Sprintf("Race %d", i)
+		var outs [2]bytes.Buffer
+		var cmds [2]*exec.Cmd
+		for w := range cmds {
+			cmds[w] = exec.Command(bin, "--root", dir, "add", "--json", "--path", "engineering/races",
+				"--title", title, "--narrative", fmt.Sprintf("written by writer %d", w), "--reason", "race")
+			cmds[w].Stdout = &outs[w]
+			if err := cmds[w].Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		added, exists := 0, 0
+		for w, cmd := range cmds {
+			cmd.Wait() // exit 1 for the writer that finds the entry there
+			var res struct {
+				Applied []struct{ Status, Message string } `json:"applied"`
+			}
+			if err := json.Unmarshal(outs[w].Bytes(), &res); err != nil || len(res.Applied) != 1 {
+				t.Fatalf("race %d, writer %d: %v\n%s", i, w, err, outs[w].String())
+			}
+			switch a := res.Applied[0]; {
+			case a.Status == "success":
+				added++
+			case a.Status == "failed" && strings.Contains(a.Message, "already exists"):
+				exists++
+			default:
+				t.Fatalf("race %d, writer %d: %+v", i, w, a)
+			}
+		}
+		if added != 1 || exists != 1 {
+			t.Fatalf("race %d: %d added, %d found it there; want 1 and 1", i, added, exists)
+		}
+	}
+}
+
+// Processes ingesting different sources into one root at the same time:
+// each ingest reads and writes .arbor/ingest.json under the root's lock,
+// so no run drops another's record (before the lock, the last writer's
+// manifest won and the other source was ingested again next time).
+func TestConcurrentIngestsKeepEveryRecord(t *testing.T) {
+	bin := binary(t)
+	root := t.TempDir()
+	must(t, "", "init", root)
+	const writers, rounds = 3, 4
+	for r := 0; r < rounds; r++ {
+		var cmds []*exec.Cmd
+		for w := 0; w < writers; w++ {
+			src := filepath.Join(t.TempDir(), fmt.Sprintf("notes_%d_%d.md", r, w))
+			writeFile(t, src, fmt.Sprintf("# Notes %d %d\n\n## Part one\n\nround %d, writer %d, first part.\n\n## Part two\n\nsecond part.\n", r, w, r, w))
+			cmd := exec.Command(bin, "--root", root, "ingest", src)
+			var errOut bytes.Buffer
+			cmd.Stderr = &errOut
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, cmd)
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Log(errOut.String())
+				}
+			})
+		}
+		for _, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("round %d: ingest: %v", r, err)
+			}
+		}
+		b, err := os.ReadFile(filepath.Join(root, ".arbor", "ingest.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var man struct {
+			Sources map[string]json.RawMessage `json:"sources"`
+		}
+		if err := json.Unmarshal(b, &man); err != nil {
+			t.Fatal(err)
+		}
+		if want := (r + 1) * writers; len(man.Sources) != want {
+			names := make([]string, 0, len(man.Sources))
+			for n := range man.Sources {
+				names = append(names, n)
+			}
+			t.Fatalf("round %d: the manifest holds %d sources, want %d: %s", r, len(man.Sources), want, strings.Join(names, ", "))
+		}
+	}
+}
+
+// What a killed process leaves behind: doctor reports an operation the
+// journal holds without its audit line (opening the root records it) and
+// temporary files of interrupted writes, which --fix removes.
+func TestDoctorAfterACrash(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	must(t, "", "--root", dir, "stats")
+	writeFile(t, filepath.Join(dir, ".arbor", "journal.json"),
+		`{"time":"2026-01-01T00:00:00Z","op":"ADD","path":"ops/oncall/rota.md","reason":"new","auditBytes":0,`+
+			`"files":[{"path":"ops/oncall/rota.md","before":"","after":"1234"}]}`)
+	leftover := []string{"engineering/billing/.arbor-tmp-12345", ".arbor/index/.arbor-tmp-1-2-manifest.json"}
+	for _, p := range leftover {
+		writeFile(t, filepath.Join(dir, p), "half a write")
+	}
+	var rep doctorReport
+	r := arbor(t, "", "--root", dir, "doctor", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, r.stdout)
+	}
+	checks := map[string]check{}
+	for _, c := range rep.Checks {
+		checks[c.Name] = c
+	}
+	if c := checks["journal"]; c.Status != checkWarn || len(c.Items) != 1 || !strings.Contains(c.Items[0], "ADD ops/oncall/rota.md") || !strings.Contains(c.Items[0], "not applied") {
+		t.Errorf("journal check: %+v", c)
+	}
+	if c := checks["leftovers"]; c.Status != checkWarn || len(c.Items) != 2 {
+		t.Errorf("leftovers check: %+v", c)
+	}
+	audit, _ := os.ReadFile(filepath.Join(dir, ".arbor", "audit.jsonl"))
+	if !strings.Contains(string(audit), `"path":"ops/oncall/rota.md"`) || !strings.Contains(string(audit), "stopped before it changed anything") {
+		t.Errorf("the interrupted operation is not in the audit log:\n%s", audit)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".arbor", "journal.json")); !os.IsNotExist(err) {
+		t.Errorf("journal left after it was recorded: %v", err)
+	}
+
+	out := must(t, "", "--root", dir, "doctor", "--fix")
+	if !strings.Contains(out, "removed 2 temporary files") {
+		t.Errorf("doctor --fix:\n%s", out)
+	}
+	for _, p := range leftover {
+		if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {
+			t.Errorf("%s not removed: %v", p, err)
+		}
+	}
+	out = must(t, "", "--root", dir, "doctor")
+	if strings.Contains(out, "journal") || !strings.Contains(out, "no temporary files left") {
+		t.Errorf("doctor after --fix:\n%s", out)
+	}
+}
