@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sync"
 
@@ -123,15 +124,31 @@ func (e *Engine) start(ctx context.Context, cfg *config) error {
 // standard error too: the engine has no use for it, and a stray write must
 // not corrupt a command's output.
 func moduleConfig(cfg *config) wazero.ModuleConfig {
+	stderr := streamWriter{cfg.stderr}
 	return wazero.NewModuleConfig().
 		WithStartFunctions().
 		WithSysWalltime().
 		WithSysNanotime().
 		WithSysNanosleep().
 		WithRandSource(rand.Reader).
-		WithStderr(cfg.stderr).
-		WithStdout(cfg.stderr)
+		WithStderr(stderr).
+		WithStdout(stderr)
 }
+
+// streamWriter keeps the host's descriptor out of the module's reach. Given
+// an *os.File, wazero hands the module the descriptor itself, and
+// fd_fdstat_set_flags then changes the real one; Go's wasip1 runtime asks
+// for O_NONBLOCK on fds 0-2 as it starts (syscall/fs_wasip1.go). O_NONBLOCK
+// belongs to the open file, not the descriptor, so the host's stderr would
+// turn non-blocking for every process that shares it: the terminal of the
+// shell and of `arbor tree | cat`, whose cat then fails with EAGAIN, or the
+// pipe that is also stdout under 2>&1, where the CLI's own writes fail once
+// the pipe is full. Behind a plain io.Writer the module sees a blocking
+// stream that does not take the flag (its request fails and Go's runtime
+// ignores that), and its writes block in the host as any write does.
+type streamWriter struct{ w io.Writer }
+
+func (s streamWriter) Write(p []byte) (int, error) { return s.w.Write(p) }
 
 // Root returns the memory root folder (absolute, symbolic links resolved).
 func (e *Engine) Root() string { return e.fs.Dir() }

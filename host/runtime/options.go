@@ -27,7 +27,10 @@ const (
 var levelNames = [...]string{"debug", "info", "warn", "error"}
 
 // WithStderr sends the module's standard error (and standard output, which
-// the engine does not use) to w instead of os.Stderr.
+// the engine does not use) to w instead of os.Stderr. An *os.File is only
+// written to: the module never holds its descriptor, so it cannot change
+// the descriptor's flags (O_NONBLOCK) under the host and the processes
+// sharing it.
 func WithStderr(w io.Writer) Option {
 	return func(c *config) { c.stderr = w }
 }

@@ -27,7 +27,17 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(runKeepingFlags(os.Args[1:]))
+}
+
+// runKeepingFlags runs the command line on the process's own streams and
+// then puts back the flags their descriptors had (O_NONBLOCK above all):
+// they belong to open files shared with the shell and the other processes
+// of a pipeline. The deferred restore runs on every return, including the
+// commands' own handling of SIGINT and SIGTERM, and while a panic unwinds.
+func runKeepingFlags(args []string) int {
+	defer keepStdioFlags()()
+	return run(args, os.Stdin, os.Stdout, os.Stderr)
 }
 
 // Exit codes.
