@@ -25,6 +25,7 @@ import (
 	"github.com/arbormem/arbor/core/internal/ingest"
 	"github.com/arbormem/arbor/core/internal/retrieve"
 	"github.com/arbormem/arbor/core/internal/search"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // IndexDir is where the search index persists itself (docs/ABI.md §4.10).
@@ -294,6 +295,12 @@ func (e *Engine) Read(p api.ReadParams) (api.ReadResult, error) {
 	clean, err := api.CleanPath(p.Path)
 	if err != nil {
 		return api.ReadResult{}, err
+	}
+	if _, known := e.catalog.Stamp(clean); !known && tree.IsEntryPath(clean) {
+		// Another spelling of an entry: as curate finds it (docs/format.md, "Paths").
+		if clean, err = e.curator.Locate(clean); err != nil {
+			return api.ReadResult{}, api.Errorf(api.CodeNotFound, "%v", err)
+		}
 	}
 	ctx, isContext := e.catalog.Context(clean)
 	en, isEntry := e.catalog.Get(clean)

@@ -62,6 +62,11 @@ type Curator struct {
 	// OnChange, when not nil, is called for every file a successful
 	// operation changed, after the catalog was updated.
 	OnChange func(Change)
+
+	// lists caches the folder listings spell reads, for the many paths of
+	// one call (an ingest plans hundreds in one new folder); a write and
+	// the next Apply drop it.
+	lists map[string][]host.DirEntry
 }
 
 // outcome is what a successful operation did: ADD and an UPSERT that
@@ -90,6 +95,7 @@ type auditRecord struct {
 // line in the audit log; the lines of a call are appended in one atomic
 // write at its end.
 func (c *Curator) Apply(ops []api.Operation) Result {
+	c.lists = nil
 	res := Result{Applied: make([]Applied, 0, len(ops))}
 	audit := make([]auditRecord, 0, len(ops))
 	for _, op := range ops {
@@ -210,6 +216,10 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 		return fail(errors.New("no file system"))
 	}
 	v, err := validate(typ, &op)
+	if err == nil {
+		a.Path = v.path
+		v, err = c.spell(typ, v)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -249,6 +259,7 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 // finish commits a transaction that succeeded, or rolls it back and
 // returns err, with the rollback failure if there was one.
 func (c *Curator) finish(t *txn, err error) error {
+	c.lists = nil
 	if err == nil {
 		t.commit(c.OnChange)
 		return nil
