@@ -159,9 +159,9 @@ func (c *Curator) spellNew(at, given, norm, alias string, dir bool) (string, err
 	return norm, nil
 }
 
-// twins returns the files (or, dir, the folders) the catalog knows whose
-// path is one of ps but for case and Unicode form.
-func (c *Curator) twins(dir bool, ps ...string) []string {
+// twins returns the entry files (or, folders, the folders) the catalog
+// knows whose path is one of ps but for case and Unicode form.
+func (c *Curator) twins(folders bool, ps ...string) []string {
 	cat := c.catalog()
 	var out []string
 	for i, p := range ps {
@@ -169,9 +169,14 @@ func (c *Curator) twins(dir bool, ps ...string) []string {
 			continue
 		}
 		for _, q := range cat.Spellings(p) {
-			if _, file := cat.Stamp(q); file != dir && !slices.Contains(out, q) {
-				out = append(out, q)
+			_, isFile := cat.Stamp(q)
+			switch {
+			case isFile == folders, slices.Contains(out, q):
+				continue
+			case isFile && !tree.IsEntryPath(q):
+				continue // a context.md is the folder's, never an entry's twin
 			}
+			out = append(out, q)
 		}
 	}
 	return out
@@ -239,6 +244,10 @@ func normalPath(p string, folder bool) (string, error) {
 			return "", fmt.Errorf("%q has no letter or digit to make a name of", s)
 		}
 		segs[i] = tree.Slug(stem) + ext
+		if ext != "" && !tree.IsEntryPath(segs[i]) {
+			// "Context.md" names a note, not the folder's context.md.
+			segs[i] = tree.Slug(stem) + "_entry" + ext
+		}
 	}
 	return strings.Join(segs, "/"), nil
 }

@@ -42,6 +42,8 @@ func TestCreatedPathsAreNormalised(t *testing.T) {
 		{"a folder holding no entry keeps its name", api.Operation{Type: "ADD", Path: "assets/logos", Title: "Usage"}, "Assets/logos/usage.md"},
 		{"given in its existing spelling", api.Operation{Type: "ADD", Path: "Projects/Roadmap", Title: "Q1"}, "Projects/Roadmap/q1.md"},
 		{"upsert creates normalised", api.Operation{Type: "UPSERT", Path: "Eng/Billing/Late Fees.md"}, "eng/billing/late_fees.md"},
+		{"a note named Context is not the context file", api.Operation{Type: "ADD", Path: "eng/billing/Context.md"}, "eng/billing/context_entry.md"},
+		{"nor in a new folder", api.Operation{Type: "ADD", Path: "eng/payments/CONTEXT.MD"}, "eng/payments/context_entry.md"},
 		{"into an existing folder Windows cannot hold", api.Operation{Type: "ADD", Path: "legacy/con", Title: "New"}, "legacy/CON/new.md"},
 	}
 	for _, tc := range cases {
@@ -57,7 +59,7 @@ func TestCreatedPathsAreNormalised(t *testing.T) {
 			if _, ok := e.c.Catalog.Get(tc.want); !ok {
 				t.Errorf("catalog lacks %s", tc.want)
 			}
-			if tc.op.Title == "" && en.Title != "Weekly Review" && en.Title != "Late Fees" {
+			if tc.op.Title == "" && !slices.Contains([]string{"Weekly Review", "Late Fees", "Context", "CONTEXT"}, en.Title) {
 				t.Errorf("title %q: want the name as given", en.Title)
 			}
 			// No folder of the tree gained a twin.
