@@ -212,10 +212,19 @@ export interface LifecycleRank {
   score: number;
 }
 
-/** A file the engine could not use, and why. */
+/** Something in the tree the engine could not use, or that another file system could not hold (docs/ABI.md §4.1). Nothing is changed on disk. */
 export interface Warning {
+  /**
+   * `file`: a file of the tree that cannot be used (too large, unreadable, not parseable), left as it is;
+   * `state`: `.arbor/state.json` could not be used and the lifecycle signals start afresh;
+   * `twins`: names in one folder that differ only in case or Unicode form, which Windows and macOS hold as one;
+   * `interrupted`: a curate operation a killed process left without its audit line, now recorded as the files show it.
+   */
+  kind: 'file' | 'state' | 'twins' | 'interrupted';
   path: string;
   message: string;
+  /** For `twins`: every path of the group, sorted (`path` is the first). */
+  paths?: string[];
 }
 
 /** What `open` found (docs/ABI.md §4.1). */

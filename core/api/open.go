@@ -171,11 +171,38 @@ func (p LifecycleModel) Validate() error {
 	return nil
 }
 
-// Warning reports a file the engine could not use, and why.
+// Warning reports something in the tree the engine could not use, or that
+// another file system could not hold, and why. Nothing is changed on disk.
 type Warning struct {
+	// Kind is what the warning is about: WarnFile, WarnState, WarnTwins or
+	// WarnInterrupted.
+	Kind    string `json:"kind"`
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Paths are, for WarnTwins, every path of the group, sorted (Path is
+	// the first).
+	Paths []string `json:"paths,omitempty"`
 }
+
+// The kinds of Warning.
+const (
+	// WarnFile is a file of the tree that could not be used: over the size
+	// limit, unreadable, or not parseable. It is left as it is.
+	WarnFile = "file"
+	// WarnState is a file of .arbor/ the engine keeps (state.json) that
+	// could not be used; the engine starts that state afresh.
+	WarnState = "state"
+	// WarnTwins is files or folders in one folder whose names differ only
+	// in case or Unicode normalization ("Projects" and "projects", "café"
+	// composed and decomposed): Windows and macOS hold only one of them, so
+	// a copy of the tree there loses or mixes the others. Rename or merge
+	// them; the engine creates no such name (docs/format.md, "Paths").
+	WarnTwins = "twins"
+	// WarnInterrupted is a curate operation a killed process left without
+	// its audit line (.arbor/journal.json): opening recorded it in the
+	// audit log as the files show it, and the message says how.
+	WarnInterrupted = "interrupted"
+)
 
 // OpenResult describes the tree that was opened.
 type OpenResult struct {

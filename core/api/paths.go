@@ -84,3 +84,47 @@ func isDriveLetter(p string) bool {
 	c := p[0] | 0x20
 	return c >= 'a' && c <= 'z' && (len(p) == 2 || p[2] == '/')
 }
+
+// CheckPortableName reports a file or folder name that Windows cannot
+// hold, with the rule it breaks: a device name (CON, PRN, AUX, NUL, COM1–9,
+// LPT1–9, COM¹–³, LPT¹–³, CONIN$, CONOUT$; in any case, with or without an
+// extension, as Windows 10 and earlier read "nul.txt"), a trailing dot or
+// space, one of < > : " | ? * or a control character. The engine refuses
+// such names in the paths it creates, so that a tree synced or cloned to
+// Windows keeps every file; names already in a tree are read as they are.
+// The device names are the ones Go's path/filepath refuses on Windows.
+func CheckPortableName(name string) error {
+	for _, r := range name {
+		switch {
+		case unicode.IsControl(r):
+			return fmt.Errorf("%q holds a control character, which Windows does not allow in names", name)
+		case strings.ContainsRune(`<>:"|?*`, r):
+			return fmt.Errorf("%q holds %q, which Windows does not allow in names (< > : \" | ? *)", name, r)
+		}
+	}
+	if strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") {
+		return fmt.Errorf("%q ends in a dot or a space, which Windows drops from names", name)
+	}
+	base, _, _ := strings.Cut(name, ".")
+	if isDeviceName(strings.TrimRight(base, " ")) {
+		return fmt.Errorf("%q is a device name Windows reserves (CON, PRN, AUX, NUL, COM1–9, LPT1–9, with or without an extension)", name)
+	}
+	return nil
+}
+
+// isDeviceName reports a Windows device name, in any case.
+func isDeviceName(s string) bool {
+	u := strings.ToUpper(s)
+	switch u {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(u) < 4 || (u[:3] != "COM" && u[:3] != "LPT") {
+		return false
+	}
+	switch n := u[3:]; n {
+	case "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
+		return true
+	}
+	return false
+}

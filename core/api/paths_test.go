@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,53 @@ func TestPathErrorMessage(t *testing.T) {
 	_, err := CleanPath("../x")
 	if got, want := err.Error(), `invalid path "../x": ".." is not allowed`; got != want {
 		t.Fatalf("message = %q, want %q", got, want)
+	}
+}
+
+func TestCheckPortableName(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string // substring of the error; "" when Windows can hold the name
+	}{
+		{"billing", ""},
+		{"invoice_retry_policy.md", ""},
+		{"Daily Note.md", ""},
+		{"café", ""},
+		{"console", ""},
+		{"com10", ""},
+		{"lpt0", ""},
+		{"auxiliary.md", ""},
+		{"con_2.md", ""},
+		{"a.b.c", ""},
+		{"CON", "device name"},
+		{"con", "device name"},
+		{"Aux.md", "device name"},
+		{"nul.tar.gz", "device name"},
+		{"PRN", "device name"},
+		{"com1", "device name"},
+		{"LPT9.md", "device name"},
+		{"com²", "device name"},
+		{"conout$", "device name"},
+		{"CON .md", "device name"},
+		{"billing.", "ends in a dot or a space"},
+		{"billing ", "ends in a dot or a space"},
+		{"a:b", "holds ':'"},
+		{"what?.md", "holds '?'"},
+		{"<x>", "holds '<'"},
+		{`say "hi"`, `holds '"'`},
+		{"a|b", "holds '|'"},
+		{"a*", "holds '*'"},
+		{"a\tb", "control character"},
+	}
+	for _, tt := range tests {
+		err := CheckPortableName(tt.name)
+		switch {
+		case tt.reason == "" && err != nil:
+			t.Errorf("CheckPortableName(%q) = %v, want nil", tt.name, err)
+		case tt.reason != "" && (err == nil || !strings.Contains(err.Error(), tt.reason)):
+			t.Errorf("CheckPortableName(%q) = %v, want %q", tt.name, err, tt.reason)
+		case err != nil && !strings.Contains(err.Error(), strconv.Quote(tt.name)):
+			t.Errorf("CheckPortableName(%q) = %v: does not name it", tt.name, err)
+		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/arbormem/arbor/core/internal/ingest"
 	"github.com/arbormem/arbor/core/internal/retrieve"
 	"github.com/arbormem/arbor/core/internal/search"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // IndexDir is where the search index persists itself (docs/ABI.md §4.10).
@@ -119,9 +120,9 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	// An operation a killed process left half-recorded is logged first,
 	// as the files show it, before the tree is read.
 	if msg, err := (&curate.Curator{FS: e.fs, Clock: e.clock}).Recover(); err != nil {
-		e.warn([]api.Warning{{Path: curate.JournalPath, Message: err.Error()}})
+		e.warn([]api.Warning{{Kind: api.WarnInterrupted, Path: curate.JournalPath, Message: err.Error()}})
 	} else if msg != "" {
-		e.warn([]api.Warning{{Path: curate.JournalPath, Message: msg}})
+		e.warn([]api.Warning{{Kind: api.WarnInterrupted, Path: curate.JournalPath, Message: msg}})
 	}
 	cat, srcs, warnings, err := catalog.Load(e.fs, e.maxBytes)
 	if err != nil {
@@ -331,6 +332,12 @@ func (e *Engine) Read(p api.ReadParams) (api.ReadResult, error) {
 	clean, err := api.CleanPath(p.Path)
 	if err != nil {
 		return api.ReadResult{}, err
+	}
+	if _, known := e.catalog.Stamp(clean); !known && tree.IsEntryPath(clean) {
+		// Another spelling of an entry: as curate finds it (docs/format.md, "Paths").
+		if clean, err = e.curator.Locate(clean); err != nil {
+			return api.ReadResult{}, api.Errorf(api.CodeNotFound, "%v", err)
+		}
 	}
 	ctx, isContext := e.catalog.Context(clean)
 	en, isEntry := e.catalog.Get(clean)

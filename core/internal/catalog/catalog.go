@@ -34,6 +34,10 @@ type Catalog struct {
 	// (entries, context files, broken files), the SourceKey of its bytes:
 	// a write compares it with what is on disk before it replaces anything.
 	stamps map[string]string
+	// spell indexes the stamped files and the folders above them by
+	// tree.FoldKey, for Spellings; nil until first asked, then kept in step
+	// by SetStamp and Forget.
+	spell *spellIndex
 }
 
 // pathSet is a set of paths.
@@ -127,6 +131,9 @@ func (c *Catalog) Stamp(p string) (string, bool) {
 // SetStamp records the stamp of the bytes at p.
 func (c *Catalog) SetStamp(p, stamp string) {
 	c.init()
+	if _, ok := c.stamps[p]; !ok && c.spell != nil {
+		c.spell.add(p, 1)
+	}
 	c.stamps[p] = stamp
 }
 
@@ -136,7 +143,57 @@ func (c *Catalog) Forget(p string) {
 	c.Delete(p)
 	c.DeleteContext(p)
 	c.ClearBroken(p)
+	if _, ok := c.stamps[p]; ok && c.spell != nil {
+		c.spell.add(p, -1)
+	}
 	delete(c.stamps, p)
+}
+
+// Spellings returns the files the catalog knows (entries, context files,
+// broken files) and the folders holding them whose path is p's but for
+// case and Unicode normalization (tree.FoldKey), p itself included when
+// known, sorted. A file is told from a folder by Stamp. Paths that differ
+// so are one path to Windows and macOS: the engine creates no such twin
+// (docs/format.md, "Paths").
+func (c *Catalog) Spellings(p string) []string {
+	c.init()
+	if c.spell == nil {
+		c.spell = &spellIndex{count: map[string]int{}, byKey: map[string]pathSet{}}
+		for q := range c.stamps {
+			c.spell.add(q, 1)
+		}
+	}
+	return sortedKeys(c.spell.byKey[tree.FoldKey(p)])
+}
+
+// spellIndex is the index of Spellings.
+type spellIndex struct {
+	count map[string]int     // known file or folder → stamped files at or below it
+	byKey map[string]pathSet // tree.FoldKey of a path → the known paths
+}
+
+// add counts a stamped file at p in, or out (delta -1), with its folders.
+func (s *spellIndex) add(p string, delta int) {
+	for q := p; q != ""; q = parentDir(q) {
+		n := s.count[q] + delta
+		switch {
+		case n > 0 && s.count[q] == 0:
+			addTo(s.byKey, tree.FoldKey(q), q)
+		case n <= 0:
+			removeFrom(s.byKey, tree.FoldKey(q), q)
+			delete(s.count, q)
+			continue
+		}
+		s.count[q] = n
+	}
+}
+
+// parentDir is the folder holding p, "" at the root.
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
 }
 
 // Get returns an entry.

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"hash/fnv"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
@@ -40,16 +43,18 @@ type loader struct {
 }
 
 func (l *loader) warn(p, msg string) {
-	l.warnings = append(l.warnings, api.Warning{Path: p, Message: msg})
+	l.warnings = append(l.warnings, api.Warning{Kind: api.WarnFile, Path: p, Message: msg})
 }
 
-// walk loads every markdown file below dir. Dot-names (.arbor, .git,
-// .obsidian) are skipped: they are tooling, not knowledge.
+// walk loads every markdown file below dir and reports names in it that
+// are twins (twins). Dot-names (.arbor, .git, .obsidian) are skipped: they
+// are tooling, not knowledge.
 func (l *loader) walk(dir string) error {
 	list, err := l.fs.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("list %q: %w", dir, err)
 	}
+	l.twins(dir, list)
 	for _, de := range list {
 		if strings.HasPrefix(de.Name, ".") {
 			continue
@@ -81,6 +86,59 @@ func (l *loader) walk(dir string) error {
 		}
 	}
 	return nil
+}
+
+// twins warns of the names in dir that differ only in case or Unicode
+// normalization (api.WarnTwins), one warning per group, in name order.
+func (l *loader) twins(dir string, list []host.DirEntry) {
+	groups := map[string][]string{}
+	var keys []string
+	for _, de := range list {
+		if strings.HasPrefix(de.Name, ".") {
+			continue
+		}
+		k := tree.FoldKey(de.Name)
+		if len(groups[k]) == 1 {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], de.Name)
+	}
+	for _, k := range keys {
+		names := groups[k]
+		sort.Strings(names)
+		paths := make([]string, len(names))
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			paths[i] = path.Join(dir, n)
+			quoted[i] = strconv.Quote(n)
+		}
+		l.warnings = append(l.warnings, api.Warning{Kind: api.WarnTwins, Path: paths[0], Paths: paths,
+			Message: fmt.Sprintf("%s differ only in %s: Windows and macOS hold one of them, so a copy there loses the others; rename or merge them",
+				strings.Join(quoted, " and "), twinDifference(names))})
+	}
+}
+
+// twinDifference says how twin names differ: in case, in Unicode form, or
+// both.
+func twinDifference(names []string) string {
+	byCase, byForm := false, false
+	for _, n := range names[1:] {
+		switch {
+		case norm.NFC.String(n) == norm.NFC.String(names[0]):
+			byForm = true
+		case n != names[0] && strings.EqualFold(n, names[0]):
+			byCase = true
+		default:
+			byCase, byForm = true, true
+		}
+	}
+	switch {
+	case byCase && byForm:
+		return "case and Unicode form"
+	case byForm:
+		return "Unicode form (composed and decomposed accents)"
+	}
+	return "case"
 }
 
 // load parses one file into the catalog and returns the source of its

@@ -78,7 +78,9 @@ func OpenSignals(fsys host.FS, clock host.Clock, log host.Logger, cat *Catalog, 
 	if s.flushEvery == 0 {
 		s.flushEvery = api.DefaultFlushInterval
 	}
-	warn := func(msg string) []api.Warning { return []api.Warning{{Path: StatePath, Message: msg}} }
+	warn := func(msg string) []api.Warning {
+		return []api.Warning{{Kind: api.WarnState, Path: StatePath, Message: msg}}
+	}
 	data, err := fsys.ReadFile(StatePath)
 	switch {
 	case errors.Is(err, host.ErrNotFound):

@@ -81,6 +81,9 @@ func (c *Curator) writeContexts(t *txn, dir string) error {
 		if _, ok := cat.Broken(cp); ok {
 			continue
 		}
+		if len(c.twins(false, cp)) > 0 {
+			continue // a note "Context.md" is there: a context.md beside it would be its twin
+		}
 		_, ok, err := c.exists(cp)
 		if err != nil {
 			return err
@@ -368,12 +371,19 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 		return err
 	}
 	if !ok || !st.IsDir {
-		// "domain/topic/name" may name the entry name.md.
-		if p := folder + ".md"; !ok && c.known(p) {
-			a.Path = p
-			return c.delete(a, valid{path: p, named: true})
+		if ok {
+			return fmt.Errorf("not found: %s", folder)
 		}
-		return fmt.Errorf("not found: %s", folder)
+		// "domain/topic/name" may name the entry name.md.
+		p, err := c.spellPath(folder+".md", "", false, false)
+		if err != nil {
+			return err
+		}
+		if !c.known(p) {
+			return fmt.Errorf("not found: %s", folder)
+		}
+		a.Path = p
+		return c.delete(a, valid{path: p, named: true})
 	}
 	var files, dirs []string
 	if err := c.walk(folder, &files, &dirs); err != nil {

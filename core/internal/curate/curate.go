@@ -67,6 +67,10 @@ type Curator struct {
 
 	current   inflight // the operation applyOne is applying
 	journaled bool     // JournalPath holds an operation of this call
+	// lists caches the folder listings spell reads, for the many paths of
+	// one call (an ingest plans hundreds in one new folder); a write and
+	// the next Apply drop it.
+	lists map[string][]host.DirEntry
 }
 
 // outcome is what a successful operation did: ADD and an UPSERT that
@@ -96,6 +100,7 @@ type auditRecord struct {
 // operation a killed process left unrecorded is recorded first (Recover).
 // The caller holds the root's lock.
 func (c *Curator) Apply(ops []api.Operation) Result {
+	c.lists = nil
 	res := Result{Applied: make([]Applied, 0, len(ops))}
 	var auditErr error
 	if msg, err := c.Recover(); err != nil {
@@ -220,6 +225,10 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 		return fail(errors.New("no file system"))
 	}
 	v, err := validate(typ, &op)
+	if err == nil {
+		a.Path = v.path
+		v, err = c.spell(typ, v)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -260,6 +269,7 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 // finish commits a transaction that succeeded, or rolls it back and
 // returns err, with the rollback failure if there was one.
 func (c *Curator) finish(t *txn, err error) error {
+	c.lists = nil
 	if err == nil {
 		err = t.apply()
 	}

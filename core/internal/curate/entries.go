@@ -1,6 +1,7 @@
 package curate
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -25,7 +26,7 @@ func titleFromName(p string) string {
 func newEntry(p string, op api.Operation, v valid, now time.Time) *tree.Entry {
 	title := strings.TrimSpace(op.Title)
 	if title == "" {
-		title = titleFromName(p)
+		title = titleFromName(cmp.Or(v.given, p))
 	}
 	e := &tree.Entry{
 		Path:      p,

@@ -20,6 +20,12 @@ type valid struct {
 	// named reports that the operation named the entry file itself (a path
 	// ending in .md) rather than a folder and a title.
 	named bool
+	// title is the operation's title when it, not the path, names the entry.
+	title string
+	// given is path as the operation named it, before spell matched it
+	// against the tree: a new entry's title, when none is given, comes from
+	// the name as written ("Daily Plan.md"), not its snake_case form.
+	given string
 	// target is the MERGE target entry path.
 	target string
 	// relations are the content relations, cleaned.
@@ -57,7 +63,7 @@ func validate(typ string, op *api.Operation) (valid, error) {
 	case tree.IsEntryPath(clean):
 		v.path, v.named = clean, true
 	case title != "":
-		v.path = joinPath(clean, tree.Slug(title)+".md")
+		v.path, v.title = joinPath(clean, tree.Slug(title)+".md"), title
 	case typ == api.OpDelete:
 		v.path, v.folder = clean, true
 	case typ == api.OpMerge:

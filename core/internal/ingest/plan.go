@@ -116,6 +116,10 @@ type Planner struct {
 	// Reason is the reason of every operation; "" means "ingest <name>"
 	// ("prune <name>" for the DELETEs of a removed source).
 	Reason string
+	// Spell is where curate writes an entry named p (curate.Curator.Spell):
+	// its existing spelling in the tree, or an error for a name the engine
+	// does not create. nil takes every path as it is.
+	Spell func(p string) (string, error)
 
 	owners map[string]string // entry path → source, from the manifest and this call
 	// bySource indexes the tree's ingested entries by the source their
@@ -165,31 +169,35 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 	taken := map[string]bool{}
 	for _, pc := range pieces {
 		base := pc.Name
-		for n := 2; p.taken(pc.Path(), f.Name, fp.old, taken); n++ {
+		path, ok := p.spell(pc.Path())
+		for n := 2; !ok || p.taken(path, f.Name, fp.old, taken); n++ {
+			// A name Windows reserves ("con") takes a suffix as a taken one does.
 			pc.Name = fmt.Sprintf("%s_%d", base, n)
+			path, ok = p.spell(pc.Path())
 		}
-		path := pc.Path()
 		taken[path] = true
 		p.owners[path] = f.Name
 		h := pc.Hash()
 		oh, had := fp.old[path]
 		_, exists := p.Catalog.Get(path)
 		_, broken := p.Catalog.Broken(path)
+		typ := api.OpAdd
 		switch {
 		case had && oh == h && exists:
 			fp.Unchanged++
 			fp.entries[path] = h
+			continue
 		case had && (exists || broken), exists:
 			// An entry there that the record lacks is this source's (taken
 			// said so by its provenance): written after the manifest this
 			// call has, whose last write was lost. It is rewritten, since
 			// curate refuses to ADD over an entry.
-			fp.Ops = append(fp.Ops, pc.Operation(api.OpUpdate, reason))
-			fp.Hashes = append(fp.Hashes, h)
-		default:
-			fp.Ops = append(fp.Ops, pc.Operation(api.OpAdd, reason))
-			fp.Hashes = append(fp.Hashes, h)
+			typ = api.OpUpdate
 		}
+		op := pc.Operation(typ, reason)
+		op.Path = path // as the tree spells it
+		fp.Ops = append(fp.Ops, op)
+		fp.Hashes = append(fp.Hashes, h)
 	}
 	var gone []string
 	for path := range fp.old {
@@ -211,6 +219,16 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 		fp.Status = api.IngestUnchanged
 	}
 	return fp, nil
+}
+
+// spell is where curate writes the entry p, and false when it would refuse
+// the name.
+func (p *Planner) spell(path string) (string, bool) {
+	if p.Spell == nil {
+		return path, true
+	}
+	q, err := p.Spell(path)
+	return q, err == nil
 }
 
 // index builds the owner of every entry path the manifest records, once.
@@ -373,7 +391,9 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 			continue
 		}
 		if op.Type != api.OpDelete {
-			rec.Entries[op.Path] = fp.Hashes[i]
+			// Where curate wrote it: a folder of the tree spelt otherwise
+			// (docs/format.md, "Paths") that only the disk knew.
+			rec.Entries[applied[i].Path] = fp.Hashes[i]
 		}
 	}
 	if failed == 0 {

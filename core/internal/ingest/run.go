@@ -39,7 +39,8 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 	if err != nil {
 		return api.IngestResult{}, err
 	}
-	pl := &Planner{Manifest: man, Catalog: cat, Options: p.IngestOptions}
+	spell := &curate.Curator{FS: fsys, Catalog: cat}
+	pl := &Planner{Manifest: man, Catalog: cat, Options: p.IngestOptions, Spell: spell.Spell}
 	res := api.IngestResult{Files: make([]api.IngestFile, len(p.Files))}
 	plans := make([]FilePlan, len(p.Files))
 	var ops []api.Operation

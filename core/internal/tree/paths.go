@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // maxSlugBytes keeps generated names well below common file-name limits
@@ -11,14 +13,15 @@ import (
 const maxSlugBytes = 80
 
 // Slug turns a title into a snake_case file or folder name (lowercase,
-// letters and digits of any script kept, runs of anything else become one
-// "_", trimmed, at most 80 bytes on a rune boundary; "entry" when empty).
-// Combining marks are kept with their letters so that decomposed accents
-// ("e\u0301") survive like precomposed ones.
+// NFC, letters and digits of any script kept, runs of anything else become
+// one "_", trimmed, at most 80 bytes on a rune boundary; "entry" when
+// empty). Decomposed accents ("e\u0301") are composed first, so that a
+// title typed on macOS and one typed elsewhere give one name; a combining
+// mark that has no precomposed form stays with its letter.
 func Slug(title string) string {
 	var b strings.Builder
 	pending := false
-	for _, r := range strings.ToLower(strings.ToValidUTF8(title, "")) {
+	for _, r := range norm.NFC.String(strings.ToLower(strings.ToValidUTF8(title, ""))) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || (unicode.IsMark(r) && b.Len() > 0 && !pending) {
 			if pending && b.Len() > 0 {
 				b.WriteByte('_')
@@ -56,3 +59,29 @@ func IsEntryPath(p string) bool {
 
 // contextFile is the name of the per-folder description file.
 const contextFile = "context.md"
+
+// FoldKey is the form in which two names, or two paths, are the same name
+// to a case-insensitive or normalization-insensitive file system (Windows,
+// macOS): NFC, then every rune replaced by the smallest rune of its simple
+// case-folding orbit (strings.EqualFold's folding). Full case folding
+// (golang.org/x/text/cases.Fold) is not used: it makes "straße" and
+// "strasse" one name, which no file system does.
+func FoldKey(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Map(foldRune, norm.NFC.String(s))
+		}
+	}
+	// ASCII, the common case: every letter's orbit starts at its capital
+	// ("k" also holds the Kelvin sign, "s" the long s, both above it).
+	return strings.ToUpper(s)
+}
+
+// foldRune is the smallest rune of r's simple case-folding orbit.
+func foldRune(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return least
+}

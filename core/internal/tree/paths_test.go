@@ -13,7 +13,9 @@ func TestSlug(t *testing.T) {
 		{"Invoice retry policy", "invoice_retry_policy"},
 		{"가치관 정리", "가치관_정리"},
 		{"Café Notes", "café_notes"},
-		{"Cafe\u0301 Notes", "cafe\u0301_notes"},
+		{"Cafe\u0301 Notes", "café_notes"}, // NFC: one name however the accent was typed
+		{"A\u030a\u0301", "ǻ"},
+		{"e\u20dd", "e\u20dd"}, // a mark with no precomposed form stays with its letter
 		{"  --Hello,   World!!  ", "hello_world"},
 		{"v1.8 release", "v1_8_release"},
 		{"日本語のメモ", "日本語のメモ"},
@@ -58,6 +60,41 @@ func TestIsEntryPath(t *testing.T) {
 	for _, tt := range tests {
 		if got := IsEntryPath(tt.in); got != tt.want {
 			t.Errorf("IsEntryPath(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFoldKey(t *testing.T) {
+	same := [][2]string{
+		{"Projects", "projects"},
+		{"PROJECTS/Plan.md", "projects/plan.md"},
+		{"café", "cafe\u0301"}, // composed, decomposed
+		{"CAFE\u0301", "café"}, // and case
+		{"Straße", "STRAẞE"},
+		{"ΣΊΣΥΦΟΣ", "σίσυφος"},
+		{"K", "\u212a"}, // Kelvin sign
+		{"Å", "\u212b"}, // Angstrom sign
+	}
+	for _, p := range same {
+		if FoldKey(p[0]) != FoldKey(p[1]) {
+			t.Errorf("FoldKey(%q) = %q, FoldKey(%q) = %q: want one key", p[0], FoldKey(p[0]), p[1], FoldKey(p[1]))
+		}
+	}
+	// The ASCII fast path gives what the general one does.
+	for _, s := range []string{"", "Projects/Plan.md", "a_b-c.d/E~F", "kKsS", "\x01\x7f"} {
+		if got, want := FoldKey(s), strings.Map(foldRune, s); got != want {
+			t.Errorf("FoldKey(%q) = %q, want %q", s, got, want)
+		}
+	}
+	differ := [][2]string{
+		{"straße", "strasse"}, // full case folding would join them; file systems do not
+		{"retry_policy.md", "retry policy.md"},
+		{"cafe", "café"},
+		{"a/b", "a_b"},
+	}
+	for _, p := range differ {
+		if FoldKey(p[0]) == FoldKey(p[1]) {
+			t.Errorf("FoldKey(%q) = FoldKey(%q) = %q: want two keys", p[0], p[1], FoldKey(p[0]))
 		}
 	}
 }

@@ -19,7 +19,10 @@ var addCommand = &command{
 	summary: "add one entry, described by flags",
 	help: "Adds one entry with an ADD operation. --path is a folder domain/topic[/subtopic]\n" +
 		"(the file is named after --title) or a full entry path ending in .md; --reason is\n" +
-		"required. Fails when the entry already exists.",
+		"required. New folders and files are lowercase snake_case; a folder that exists in\n" +
+		"another case stays as it is (Engineering/Billing goes to engineering/billing), and\n" +
+		"names Windows cannot hold (CON, aux.md, a:b, a trailing dot) are refused. Prints\n" +
+		"where the entry went. Fails when the entry already exists.",
 	example: `arbor add --path engineering/billing --title "Invoice retry policy" --narrative "Failed invoices are retried three times." --tag billing --reason "agreed in the billing sync"`,
 	examples: []string{
 		`arbor add --path personal/preferences --title "Coffee" --fact "coffee: flat white, no sugar [preference]" --reason "asked twice"`,

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"strings"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
@@ -22,7 +23,8 @@ var doctorCommand = &command{
 	summary: "check the root, the index, the wasm cache and the LLM settings",
 	help: "Checks what Arbor needs and says what is wrong: the memory root and how it was\n" +
 		"found, .arbor/ and whether it is writable, the engine module and its compiled-code\n" +
-		"cache (with the start-up time), the tree and the files that cannot be parsed, the\n" +
+		"cache (with the start-up time), the tree and the files that cannot be parsed, names\n" +
+		"that differ only in case or Unicode form (one name on Windows and macOS), the\n" +
 		"persisted index, the lifecycle state, the audit log, and the model that arbor\n" +
 		"query would use (config files and environment; no key is printed, no call made).\n" +
 		"It reports what a killed process left behind: an operation without its audit\n" +
@@ -148,17 +150,23 @@ func (a *app) diagnose(fix bool) doctorReport {
 		return rep
 	}
 	rep.add("tree", checkOK, fmt.Sprintf("%d entries, %d context files", open.Entries, open.Contexts))
-	var items []string
+	var unusable, twins []string
 	recovered := ""
 	for _, w := range open.Warnings {
-		if w.Path == api.JournalFile {
+		switch w.Kind {
+		case api.WarnTwins:
+			twins = append(twins, strings.Join(w.Paths, " · "))
+		case api.WarnInterrupted:
 			recovered = w.Message
-			continue
+		default:
+			unusable = append(unusable, w.Path+": "+w.Message)
 		}
-		items = append(items, w.Path+": "+w.Message)
 	}
-	if len(items) > 0 {
-		rep.add("files", checkWarn, fmt.Sprintf("%d files could not be used; they are left as they are", len(items)), items...)
+	if n := len(unusable); n > 0 {
+		rep.add("files", checkWarn, fmt.Sprintf("%d files could not be used; they are left as they are", n), unusable...)
+	}
+	if n := len(twins); n > 0 {
+		rep.add("twins", checkWarn, fmt.Sprintf("%d groups of names differ only in case or Unicode form: Windows and macOS hold one name of each, so a copy there loses the others; rename or merge them", n), twins...)
 	}
 
 	ix := open.Index
