@@ -76,6 +76,15 @@ export interface OpenOptions {
    */
   onExternalChange?: () => void;
   /**
+   * Follow the files others change in the storage (an editor, git,
+   * another process) for storages that report them (`nodeFs` watches its
+   * folder): before each call the engine reads again what changed, so
+   * answers and writes reflect what is on disk. `false` turns it off (call
+   * `refresh()` yourself).
+   * @default true
+   */
+  watch?: boolean;
+  /**
    * The model for tiers 3–4 of `query` and for `curateFrom` (docs/llm.md):
    * `openaiCompatible(…)`, `anthropic(…)` or any {@link LLMAdapter}. Each
    * call may override it (`llm: false` turns it off for one call).
@@ -225,6 +234,18 @@ export interface Warning {
   message: string;
   /** For `twins`: every path of the group, sorted (`path` is the first). */
   paths?: string[];
+}
+
+/** What `refresh` found (docs/ABI.md §4.12). */
+export interface RefreshResult {
+  /** The whole tree was listed. */
+  scanned: boolean;
+  /** Files read again because they changed on disk (or were reported). */
+  checked: number;
+  added: number;
+  updated: number;
+  removed: number;
+  tookMs: number;
 }
 
 /** What `open` found (docs/ABI.md §4.1). */
@@ -488,6 +509,12 @@ export interface ArborMemory {
    * only the entries whose pieces changed; with `prune`, the sources no longer sent are removed.
    */
   ingest(files: IngestFile[] | IngestFile, options?: IngestOptions): Promise<IngestResult>;
+  /**
+   * Reads again the files others changed (paths of files or folders), or, without paths, lists the
+   * whole tree and reads the files whose size or time moved (docs/ABI.md §4.12). A memory on a
+   * watched storage does this itself before each call.
+   */
+  refresh(paths?: string[]): Promise<RefreshResult>;
   /** Ranked full-text results. */
   search(query: string, options?: { /** @default 10, at most 100 */ limit?: number }): Promise<SearchResult>;
   /**

@@ -291,6 +291,15 @@ class Memory extends MemoryMethods {
   #closing = null;
   /** Stops hearing about other memories' changes to the storage. */
   #unwatch = () => {};
+  /** Stops hearing about files others change in the storage (an editor, another process). */
+  #unfollow = () => {};
+  /** Paths others changed since the last call, read again before the next. */
+  #changed = new Set();
+  /** Changes may have been missed: the next call scans the whole tree first. */
+  #rescan = false;
+  /** Where the storage cannot report changes, scan at most this often (ms); 0: never. */
+  #scanEvery = 0;
+  #lastScan = 0;
   /** A reload for another memory's change is queued and has not run yet. */
   #syncQueued = false;
 
@@ -310,9 +319,55 @@ class Memory extends MemoryMethods {
 
   /** Opens the memory, then listens for other memories' saves to the same storage. */
   async [open]() {
+    // Followed from before the tree is read: nothing changed after open
+    // read a file goes unseen.
+    this.#follow();
     await this.#exclusive('open', () => this.#start());
     const { storage } = this.#options;
     if (typeof storage.watch === 'function') this.#unwatch = storage.watch(() => this.#sync());
+  }
+
+  /**
+   * Hears of the files others change in the storage, for storages that
+   * report them (a folder: `nodeFs`), unless `watch: false`. Where the
+   * storage cannot watch, the tree is scanned before a call instead, at
+   * most every two seconds.
+   */
+  #follow() {
+    const { storage, watch } = this.#options;
+    if (watch === false || typeof storage.changes !== 'function') return;
+    try {
+      this.#unfollow = storage.changes((paths) => {
+        if (paths === null) this.#rescan = true;
+        else for (const p of paths) this.#changed.add(p);
+      });
+    } catch (err) {
+      this.#scanEvery = 2000;
+      (this.#options.onLog ?? defaultLog)('warn', `watching the storage failed; it is scanned for changes instead: ${/** @type {Error} */ (err).message}`);
+    }
+  }
+
+  /**
+   * Before a call: has the engine read again what others changed since
+   * the last one (the refresh method, docs/ABI.md §4.12). A failure is
+   * logged; the call still runs, and the next one scans.
+   *
+   * @param {string} method
+   */
+  async #catchUp(method) {
+    if (method === 'refresh' || method === 'close' || !this.#engine) return;
+    if (this.#scanEvery > 0 && Date.now() - this.#lastScan >= this.#scanEvery) this.#rescan = true;
+    if (!this.#rescan && this.#changed.size === 0) return;
+    const params = this.#rescan ? {} : { paths: [...this.#changed] };
+    if (this.#rescan) this.#lastScan = Date.now();
+    this.#changed.clear();
+    this.#rescan = false;
+    try {
+      result('refresh', await this.#engine[send](this.#envelope('refresh', params), 'refresh'));
+    } catch (err) {
+      this.#rescan = true;
+      (this.#options.onLog ?? defaultLog)('warn', `reading what changed on disk failed: ${/** @type {Error} */ (err).message}`);
+    }
   }
 
   /** Starts an engine and opens the tree; on failure nothing stays running. */
@@ -459,6 +514,7 @@ class Memory extends MemoryMethods {
     }
     return this.#enqueue(() =>
       this.#exclusive(method, async () => {
+        await this.#catchUp(method);
         const bytes = await this.#engineFor(method)[send](request, method);
         await this.#save(method);
         return result(method, bytes);
@@ -512,6 +568,7 @@ class Memory extends MemoryMethods {
   /** @type {ArborMemory['close']} */
   close() {
     this.#unwatch();
+    this.#unfollow();
     this.#closing ??= this.#enqueue(() =>
       // A memory behind another's save has nothing of its own left to
       // write (every call saved before answering): it just stops.

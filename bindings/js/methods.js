@@ -33,6 +33,11 @@ export class MemoryMethods {
     return this.call('curate', { operations: Array.isArray(operations) ? operations : [operations] });
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['refresh']} */
+  refresh(paths) {
+    return this.call('refresh', paths === undefined ? {} : { paths });
+  }
+
   /** @this {ArborMemory} @type {ArborMemory['search']} */
   search(query, { limit } = {}) {
     return this.call('search', { query, limit });

@@ -155,6 +155,13 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 		}
 		return s.eng.Tree(p)
 	},
+	"refresh": func(s *Session, raw json.RawMessage) (any, error) {
+		var p api.RefreshParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Refresh(p)
+	},
 	"stats": func(s *Session, _ json.RawMessage) (any, error) {
 		return s.eng.Stats(), nil
 	},

@@ -23,6 +23,15 @@ func NewMemFS() *MemFS {
 	return &MemFS{files: map[string][]byte{}, dirs: map[string]bool{"": true}, mtime: map[string]int64{}, now: func() int64 { return 0 }}
 }
 
+// SetNow sets the clock that stamps modification times (Unix
+// milliseconds); by default every file's time is 0, which the engine reads
+// as "the storage keeps none".
+func (m *MemFS) SetNow(now func() int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.now = now
+}
+
 func checkMemPath(p string) error {
 	if strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || strings.Contains(p, "//") || strings.HasSuffix(p, "/") {
 		return fmt.Errorf("memfs %q: %w", p, ErrInvalid)

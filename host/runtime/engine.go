@@ -39,6 +39,9 @@ type Engine struct {
 	free  api.Function
 	call  api.Function
 	fs    *arborhost.RootFS
+	logf  func(level int, msg string)
+	// follow, for a WithWatch engine, keeps it in step with the disk.
+	follow *follower
 	// dead is set once the module trapped or exited; it cannot serve again.
 	dead   error
 	nextID int64
@@ -61,11 +64,14 @@ func New(ctx context.Context, root string, opts ...Option) (*Engine, error) {
 		cacheDir = *cfg.cacheDir
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(compilationCache(cacheDir)))
-	e := &Engine{rt: rt, fs: fsys}
+	e := &Engine{rt: rt, fs: fsys, logf: cfg.logf}
 	if err := e.start(ctx, cfg); err != nil {
 		rt.Close(ctx)
 		return nil, err
 	}
+	// Watching starts before the tree is opened: nothing changed after
+	// open read a file goes unseen.
+	e.startFollowing(cfg)
 	return e, nil
 }
 
@@ -160,7 +166,7 @@ func (e *Engine) Root() string { return e.fs.Dir() }
 func (e *Engine) Call(ctx context.Context, req []byte) ([]byte, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.callLocked(ctx, req)
+	return e.followCall(ctx, req, func() ([]byte, error) { return e.callLocked(ctx, req) })
 }
 
 func (e *Engine) callLocked(ctx context.Context, req []byte) ([]byte, error) {
@@ -231,6 +237,7 @@ func (e *Engine) Close(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
+	e.stopFollowing()
 	if err := e.rt.Close(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("arbor: close runtime: %w", err))
 	}

@@ -26,6 +26,12 @@ func (e *Engine) CallMethod(ctx context.Context, method string, params any) (jso
 }
 
 func (e *Engine) methodLocked(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	e.catchUp(ctx, method)
+	return e.rawMethod(ctx, method, params)
+}
+
+// rawMethod is methodLocked without catching up with the disk first.
+func (e *Engine) rawMethod(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	e.nextID++
 	req := struct {
 		ID     int64  `json:"id"`
@@ -46,6 +52,9 @@ func (e *Engine) methodLocked(ctx context.Context, method string, params any) (j
 	}
 	if env.Error != nil {
 		return nil, env.Error
+	}
+	if method == "open" && e.follow != nil {
+		e.follow.opened = true
 	}
 	return env.Result, nil
 }

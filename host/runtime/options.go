@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // Option configures New.
@@ -14,6 +15,8 @@ type config struct {
 	cacheDir *string
 	logf     func(level int, msg string)
 	wasm     []byte
+	// scanEvery > 0 makes the engine follow changes on disk (WithWatch).
+	scanEvery time.Duration
 }
 
 // Log levels of the arbor_host log import.

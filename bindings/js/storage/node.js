@@ -170,6 +170,21 @@ export function nodeFs(dir) {
       syncDir(parent);
     },
 
+    // Reports the files others change (an editor, git, another process),
+    // so that a memory reads them again before its next call. Node's
+    // recursive fs.watch, unref'd: it keeps no process alive. An error of
+    // the watcher may have lost changes: the listener hears null (scan).
+    changes(listener) {
+      const watcher = fs.watch(root, { recursive: true }, (_event, filename) => {
+        if (filename == null) return listener(null);
+        const rel = String(filename).split(path.sep).join('/');
+        if (!rel.split('/').some((seg) => seg.startsWith('.'))) listener([rel]);
+      });
+      watcher.on('error', () => listener(null));
+      watcher.unref();
+      return () => watcher.close();
+    },
+
     append(p, bytes) {
       const full = resolve(p);
       if (p === '') throw new StorageError('EINVAL', 'cannot append to the root');

@@ -50,6 +50,15 @@ export interface Storage {
   /** Optional, with `lock`: releases the lock. */
   unlock?(): void;
   /**
+   * Optional, for folders others change (an editor, git, another
+   * process): calls `listener` with the paths that changed (files or
+   * folders, relative to the root), or with `null` when changes may have
+   * been missed (scan everything). A memory reads them again before its
+   * next call. Throws when the storage cannot be watched; the memory then
+   * scans before its calls instead. Returns a function that stops it.
+   */
+  changes?(listener: (paths: string[] | null) => void): () => void;
+  /**
    * Optional, for asynchronous stores (IndexedDB): brings the tree into
    * memory; awaited before the engine starts.
    */

@@ -186,7 +186,9 @@ test('the module can be passed as bytes or a compiled module', { skip: skipWitho
 
 test('a person editing the folder while a memory is open: nothing they wrote is lost', { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
-  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  // Not watching: what is tested is the stamp check of each write, which
+  // holds whether or not the memory has heard of the edit yet.
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime, watch: false });
   t.after(() => mem.close());
   await mem.curate([invoiceOp]);
   const file = path.join(dir, entryPath);
@@ -212,4 +214,62 @@ test('a person editing the folder while a memory is open: nothing they wrote is 
   assert.equal((await mem.curate([upd])).applied[0].status, 'conflict');
   assert.equal(fs.existsSync(file), false);
   await mem.close(); // before tmpdir's cleanup removes the folder
+});
+
+/** Retries a check until it holds: a folder's watcher hears of a change a few ms after it is made. */
+async function eventually(what, ok) {
+  for (const deadline = Date.now() + 10_000; !(await ok()); ) {
+    if (Date.now() > deadline) assert.fail(`${what}: not seen`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('a memory on a folder answers from the files as they are now', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  t.after(() => mem.close());
+  await mem.curate([invoiceOp]);
+  const file = path.join(dir, entryPath);
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('then escalated.', 'then escalated. Finance reviews them monthly.'));
+  await eventually('the edit', async () => (await mem.search('finance monthly')).results[0]?.path === entryPath);
+  const other = path.join(dir, 'sales/leads/intake.md');
+  fs.mkdirSync(path.dirname(other), { recursive: true });
+  fs.writeFileSync(other, '---\ntitle: Lead intake\n---\n\n## Narrative\nLeads are qualified within two days.\n');
+  await eventually('a new folder', async () => (await mem.search('leads qualified')).results.length === 1);
+  fs.rmSync(file);
+  await eventually('the removal', async () => (await mem.search('finance monthly')).results.length === 0);
+  await assert.rejects(mem.read(entryPath), rejectsWith('not_found'));
+  await mem.close();
+});
+
+test('refresh(): a scan finds what changed while nobody watched', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime, watch: false });
+  t.after(() => mem.close());
+  const file = path.join(dir, 'ops/pager/rotation.md');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, '---\ntitle: Pager rotation\n---\n\n## Narrative\nThe pager rotates weekly.\n');
+  assert.equal((await mem.search('pager rotates')).results.length, 0);
+  const res = await mem.refresh();
+  assert.equal(res.scanned, true);
+  assert.equal(res.added, 1);
+  assert.equal((await mem.search('pager rotates')).results.length, 1);
+  fs.rmSync(file);
+  assert.equal((await mem.refresh(['ops/pager'])).removed, 1);
+  await mem.close();
+});
+
+test('a storage that cannot watch is scanned before calls instead', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const base = nodeFs(dir);
+  const logs = [];
+  const storage = { ...base, changes() { throw new Error('no inotify left'); } };
+  const mem = await openMemory({ storage, fixedTime, onLog: (level, msg) => logs.push(`${level} ${msg}`) });
+  t.after(() => mem.close());
+  assert.match(logs.join('\n'), /warn watching the storage failed.*no inotify left/);
+  const file = path.join(dir, 'ops/pager/rotation.md');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, '---\ntitle: Pager rotation\n---\n\n## Narrative\nThe pager rotates weekly.\n');
+  await eventually('the new file', async () => (await mem.search('pager rotates')).results.length === 1);
+  await mem.close();
 });

@@ -34,6 +34,11 @@ type Catalog struct {
 	// (entries, context files, broken files), the SourceKey of its bytes:
 	// a write compares it with what is on disk before it replaces anything.
 	stamps map[string]string
+	// seen holds the size and modification time the file at a stamped path
+	// had when the catalog read it, for the engine's refresh: a file whose
+	// listing shows both unchanged is not read again. A write by the
+	// engine drops it (the time it got is not known).
+	seen map[string]FileInfo
 	// spell indexes the stamped files and the folders above them by
 	// tree.FoldKey, for Spellings; nil until first asked, then kept in step
 	// by SetStamp and Forget.
@@ -63,6 +68,7 @@ func (c *Catalog) init() {
 	c.contexts = map[string]*tree.Context{}
 	c.broken = map[string]error{}
 	c.stamps = map[string]string{}
+	c.seen = map[string]FileInfo{}
 }
 
 // Clone returns a catalog holding the same entries and context files that
@@ -77,6 +83,7 @@ func (c *Catalog) Clone() *Catalog {
 	maps.Copy(n.contexts, c.contexts)
 	maps.Copy(n.broken, c.broken)
 	maps.Copy(n.stamps, c.stamps)
+	maps.Copy(n.seen, c.seen)
 	for _, m := range [][2]map[string]pathSet{{n.rev, c.rev}, {n.byPath, c.byPath}, {n.byBase, c.byBase}} {
 		for k, set := range m[1] {
 			m[0][k] = maps.Clone(set)
@@ -135,6 +142,7 @@ func (c *Catalog) SetStamp(p, stamp string) {
 		c.spell.add(p, 1)
 	}
 	c.stamps[p] = stamp
+	delete(c.seen, p)
 }
 
 // Forget drops everything the catalog holds of p, whose file is gone: the
@@ -147,7 +155,35 @@ func (c *Catalog) Forget(p string) {
 		c.spell.add(p, -1)
 	}
 	delete(c.stamps, p)
+	delete(c.seen, p)
 }
+
+// FileInfo is what a listing says of a file: enough to tell that it has
+// not changed without reading it.
+type FileInfo struct {
+	Size    int64
+	ModTime int64 // Unix milliseconds; 0 when the storage has none
+}
+
+// Note records what the listing said of the stamped file at p when its
+// stamp was taken.
+func (c *Catalog) Note(p string, fi FileInfo) {
+	if _, ok := c.stamps[p]; ok {
+		c.seen[p] = fi
+	}
+}
+
+// Unchanged reports whether a listing showing fi at p shows the file the
+// catalog read: same size and modification time, when the storage keeps
+// one.
+func (c *Catalog) Unchanged(p string, fi FileInfo) bool {
+	was, ok := c.seen[p]
+	return ok && fi.ModTime != 0 && was == fi
+}
+
+// Stamped returns every path the catalog holds a stamp for (entries,
+// context files, broken files), sorted.
+func (c *Catalog) Stamped() []string { return sortedKeys(c.stamps) }
 
 // Spellings returns the files the catalog knows (entries, context files,
 // broken files) and the folders holding them whose path is p's but for

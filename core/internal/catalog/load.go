@@ -84,6 +84,7 @@ func (l *loader) walk(dir string) error {
 		if src, ok := l.load(p, data); ok {
 			l.srcs = append(l.srcs, src)
 		}
+		l.cat.Note(p, FileInfo{Size: de.Size, ModTime: de.ModTime})
 	}
 	return nil
 }

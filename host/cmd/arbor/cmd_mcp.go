@@ -19,7 +19,8 @@ var mcpCommand = &command{
 	help: "Runs a Model Context Protocol server on stdin/stdout for an agent client (Claude\n" +
 		"Desktop, Claude Code, Cursor, …) with the tools arbor-query, arbor-search,\n" +
 		"arbor-read, arbor-tree and arbor-curate. No LLM key is needed: the agent is the\n" +
-		"curator. Calls are served one at a time in the order they arrive. Diagnostics go\n" +
+		"curator. Calls are served one at a time in the order they arrive; each sees the\n" +
+		"files as they are on disk (the root is watched). Diagnostics go\n" +
 		"to stderr. The server stops when stdin closes or on SIGINT/SIGTERM, after writing\n" +
 		"the lifecycle signals and the index.",
 	example: "arbor mcp --root ~/notes",
@@ -34,7 +35,7 @@ var mcpCommand = &command{
 				fmt.Fprintf(a.stderr, "arbor mcp: serving %s on stdin/stdout; end of input or SIGINT/SIGTERM stops it\n", eng.Root())
 				srv := mcp.New(eng, mcp.WithFlushInterval(*every))
 				return srv.Run(ctx, mcp.StdioTransport(readCloser(a.stdin), a.stdout))
-			})
+			}, runtime.WithWatch(0)) // a long session: see what editors and other processes change
 		}
 	},
 }

@@ -53,12 +53,12 @@ func (a *app) findRoot() (string, error) {
 }
 
 // open finds the root, starts the engine on it and opens it.
-func (a *app) open() (*runtime.Engine, error) {
+func (a *app) open(opts ...runtime.Option) (*runtime.Engine, error) {
 	root, err := a.findRoot()
 	if err != nil {
 		return nil, err
 	}
-	eng, err := runtime.New(a.ctx, root, runtime.WithStderr(a.stderr))
+	eng, err := runtime.New(a.ctx, root, append([]runtime.Option{runtime.WithStderr(a.stderr)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +71,8 @@ func (a *app) open() (*runtime.Engine, error) {
 
 // withEngine runs f on an open engine and closes it, reporting the first
 // error.
-func (a *app) withEngine(f func(eng *runtime.Engine) error) error {
-	eng, err := a.open()
+func (a *app) withEngine(f func(eng *runtime.Engine) error, opts ...runtime.Option) error {
+	eng, err := a.open(opts...)
 	if err != nil {
 		return err
 	}

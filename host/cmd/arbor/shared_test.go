@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/mcp"
 )
 
 // Two processes adding the same entry at the same moment: the root's lock
@@ -156,5 +160,51 @@ func TestDoctorAfterACrash(t *testing.T) {
 	out = must(t, "", "--root", dir, "doctor")
 	if strings.Contains(out, "journal") || !strings.Contains(out, "no temporary files left") {
 		t.Errorf("doctor after --fix:\n%s", out)
+	}
+}
+
+// `arbor mcp` answers from the files as they are now: a person's edit in
+// an editor and a file they delete are seen by the agent's next calls,
+// without restarting the server.
+func TestMCPSeesEditorChanges(t *testing.T) {
+	root := examplesCopy(t)
+	cs, _ := mcpClient(t, root)
+	const p = "engineering/billing/invoice_retry_policy.md"
+	full := filepath.Join(root, filepath.FromSlash(p))
+	b, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s api.SearchResult
+	callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "zeppelin mooring"}, &s)
+	if len(s.Results) != 0 {
+		t.Fatalf("before the edit: %+v", s.Results)
+	}
+	edited := strings.Replace(string(b), "## Narrative\n", "## Narrative\nRetries pause while the zeppelin mooring is checked.\n", 1)
+	if err := os.WriteFile(full, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the edit", func() bool {
+		callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "zeppelin mooring"}, &s)
+		return len(s.Results) == 1 && s.Results[0].Path == p
+	})
+	if err := os.Remove(full); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the removal", func() bool {
+		callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "zeppelin mooring"}, &s)
+		return len(s.Results) == 0
+	})
+}
+
+// waitFor retries a check until it holds: the server's watcher hears of a
+// change a few milliseconds after it is made.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not seen", what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
+)
+
+// readCounter counts the files read.
+type readCounter struct {
+	host.FS
+	reads int
+}
+
+func (c *readCounter) ReadFile(p string) ([]byte, error) {
+	c.reads++
+	return c.FS.ReadFile(p)
+}
+
+func entryText(title, narrative string) string {
+	return "---\ntitle: " + title + "\n---\n\n## Narrative\n" + narrative + "\n"
+}
+
+// A long-lived session answers from what is on disk once the host has
+// told it what changed (refresh with paths, from a watcher) or asked it
+// to look (refresh without paths, a stamp scan): edits, deletions and new
+// files made outside it are seen, the cached answer of a changed entry is
+// not served again, and a scan of an unchanged tree reads no file.
+func TestRefreshSeesOutsideChanges(t *testing.T) {
+	mem := host.NewMemFS()
+	tick := int64(1_000)
+	mem.SetNow(func() int64 { tick++; return tick })
+	mem.WriteFile("ops/pager/rotation.md", []byte(entryText("Pager rotation", "The pager rotates weekly on Mondays.")))
+	mem.WriteFile("ops/pager/escalation.md", []byte(entryText("Escalation", "Page the secondary after fifteen minutes.")))
+	fs := &readCounter{FS: mem}
+	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
+	defer e.Close()
+
+	q := api.SearchParams{Query: "when does the pager rotate"}
+	if r, err := e.Query(q); err != nil || len(r.Results) == 0 || r.Results[0].Path != "ops/pager/rotation.md" {
+		t.Fatalf("first query: %+v, %v", r, err)
+	}
+	// An editor changes the rotation; until the host says so the session
+	// knows nothing of it.
+	mem.WriteFile("ops/pager/rotation.md", []byte(entryText("Pager rotation", "The pager rotates every second Thursday.")))
+	res, err := e.Refresh(api.RefreshParams{Paths: []string{"ops/pager/rotation.md", ".arbor/state.json", ".git/index"}})
+	if err != nil || res.Updated != 1 || res.Checked != 1 || res.Scanned {
+		t.Fatalf("refresh of the edited file: %+v, %v", res, err)
+	}
+	r, err := e.Query(q)
+	if err != nil || r.Tier == 0 || !strings.Contains(r.Answer, "Thursday") {
+		t.Fatalf("query after the edit (tier %d): %q, %v", r.Tier, r.Answer, err)
+	}
+	if s, _ := e.Search(api.SearchParams{Query: "Mondays"}); len(s.Results) != 0 {
+		t.Errorf("the old text is still indexed: %+v", s.Results)
+	}
+
+	// A deletion, a new file and a new folder, found by a scan.
+	mem.Remove("ops/pager/escalation.md")
+	mem.WriteFile("ops/oncall/handover.md", []byte(entryText("Handover", "Handover happens at nine in the morning.")))
+	res, err = e.Refresh(api.RefreshParams{})
+	if err != nil || !res.Scanned || res.Added != 1 || res.Removed != 1 || res.Updated != 0 {
+		t.Fatalf("scan: %+v, %v", res, err)
+	}
+	if _, err := e.Read(api.ReadParams{Path: "ops/pager/escalation.md"}); err == nil {
+		t.Error("the deleted entry is still read")
+	}
+	if s, _ := e.Search(api.SearchParams{Query: "handover nine"}); len(s.Results) != 1 {
+		t.Errorf("the new entry is not found: %+v", s.Results)
+	}
+	if st := e.Stats(); st.Entries != 2 {
+		t.Errorf("stats after the scan: %d entries", st.Entries)
+	}
+
+	// Nothing changed: the scan lists folders and reads no file.
+	fs.reads = 0
+	if res, err = e.Refresh(api.RefreshParams{}); err != nil || res.Checked != 0 || fs.reads != 0 {
+		t.Fatalf("scan of an unchanged tree: %+v, %d reads, %v", res, fs.reads, err)
+	}
+
+	// A folder removed as a whole, reported by its path.
+	mem.Remove("ops/oncall/handover.md")
+	mem.Remove("ops/oncall")
+	if res, err = e.Refresh(api.RefreshParams{Paths: []string{"ops/oncall"}}); err != nil || res.Removed != 1 {
+		t.Fatalf("refresh of a removed folder: %+v, %v", res, err)
+	}
+	if _, err := e.Refresh(api.RefreshParams{Paths: []string{"../etc"}}); err == nil {
+		t.Error("a path leaving the root is refused")
+	}
+}

@@ -1,0 +1,100 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbormem/arbor/core/api"
+)
+
+func writeEntry(t *testing.T, root, rel, title, narrative string) {
+	t.Helper()
+	full := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte("---\ntitle: "+title+"\n---\n\n## Narrative\n"+narrative+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eventually retries a check until it holds: the watcher hears of a
+// change a few milliseconds after it is made.
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not seen", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A watching engine (an MCP server's) answers from what is on disk: an
+// entry an editor changes, removes or adds, in a folder that existed or
+// one made later, is seen at the next call, and the query cache does not
+// answer from the old text.
+func TestWatchFollowsTheDisk(t *testing.T) {
+	root := t.TempDir()
+	writeEntry(t, root, "ops/pager/rotation.md", "Pager rotation", "The pager rotates weekly on Mondays.")
+	e := newEngine(t, root, WithWatch(0))
+	ctx := context.Background()
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	q := api.SearchParams{Query: "when does the pager rotate"}
+	says := func(r api.QueryResult, words string) bool {
+		if strings.Contains(r.Answer, words) {
+			return true
+		}
+		for _, h := range r.Results {
+			if strings.Contains(h.Excerpt, words) {
+				return true
+			}
+		}
+		return false
+	}
+	if r, err := e.Query(ctx, q); err != nil || !says(r, "Mondays") {
+		t.Fatalf("first answer: %+v, %v", r, err)
+	}
+	writeEntry(t, root, "ops/pager/rotation.md", "Pager rotation", "The pager rotates every second Thursday.")
+	eventually(t, "the edit", func() bool {
+		r, err := e.Query(ctx, q)
+		return err == nil && says(r, "Thursday") && !says(r, "Mondays")
+	})
+	writeEntry(t, root, "sales/leads/intake.md", "Lead intake", "Leads are qualified within two days.")
+	eventually(t, "a new folder's entry", func() bool {
+		r, err := e.Search(ctx, api.SearchParams{Query: "leads qualified"})
+		return err == nil && len(r.Results) == 1
+	})
+	if err := os.Remove(filepath.Join(root, "ops/pager/rotation.md")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the removal", func() bool {
+		_, err := e.Read(ctx, api.ReadParams{Path: "ops/pager/rotation.md"})
+		return err != nil
+	})
+}
+
+// Refresh without paths scans the tree: what changed while nobody
+// watched is found.
+func TestRefreshScan(t *testing.T) {
+	root := t.TempDir()
+	e := newEngine(t, root)
+	ctx := context.Background()
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	writeEntry(t, root, "ops/pager/rotation.md", "Pager rotation", "The pager rotates weekly.")
+	res, err := e.Refresh(ctx, api.RefreshParams{})
+	if err != nil || !res.Scanned || res.Added != 1 {
+		t.Fatalf("scan: %+v, %v", res, err)
+	}
+	if r, _ := e.Search(ctx, api.SearchParams{Query: "pager rotates"}); len(r.Results) != 1 {
+		t.Fatalf("search after the scan: %+v", r)
+	}
+}

@@ -1,0 +1,156 @@
+// Package watch tells a long-lived host which paths of a memory root
+// others changed (an editor, git, another process), so that the engine
+// reads them again before it answers (the engine's "refresh",
+// docs/ABI.md §4.12). It uses fsnotify, which watches one folder at a
+// time on Linux: every folder of the tree is added, and folders created
+// later as they appear. Dot-folders (.arbor, .git, .obsidian) are not
+// watched: they hold no knowledge.
+//
+// Watching can miss changes: the kernel's queue overflows, a folder
+// cannot be added (the inotify limit), a network drive sends nothing.
+// Take then asks for a rescan, which the engine does by listing the tree
+// and reading only the files whose size or time moved.
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Watcher collects the paths changed below one root.
+type Watcher struct {
+	root    string
+	fsw     *fsnotify.Watcher
+	mu      sync.Mutex
+	changed map[string]bool
+	rescan  bool
+	done    chan struct{}
+}
+
+// New starts watching the folder root (absolute, symbolic links
+// resolved). It fails when the root cannot be watched at all; a folder
+// that cannot be added later only makes Take ask for a rescan.
+func New(root string) (*Watcher, error) {
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", root, err)
+	}
+	w := &Watcher{root: root, fsw: fsw, changed: map[string]bool{}, done: make(chan struct{})}
+	if err := w.addTree(root); err != nil {
+		fsw.Close()
+		return nil, fmt.Errorf("watch %s: %w", root, err)
+	}
+	go w.run()
+	return w, nil
+}
+
+// Take returns the paths changed since the last Take (relative to the
+// root, slash separated, sorted) and whether the whole tree must be
+// scanned because changes may have been missed.
+func (w *Watcher) Take() (paths []string, rescan bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for p := range w.changed {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	rescan = w.rescan
+	clear(w.changed)
+	w.rescan = false
+	return paths, rescan
+}
+
+// Close stops watching.
+func (w *Watcher) Close() error {
+	err := w.fsw.Close()
+	<-w.done
+	return err
+}
+
+func (w *Watcher) run() {
+	defer close(w.done)
+	for {
+		select {
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return
+			}
+			w.event(ev)
+		case _, ok := <-w.fsw.Errors:
+			if !ok {
+				return
+			}
+			// An overflow, or any other failure, may have lost events.
+			w.mu.Lock()
+			w.rescan = true
+			w.mu.Unlock()
+		}
+	}
+}
+
+func (w *Watcher) event(ev fsnotify.Event) {
+	rel, ok := w.rel(ev.Name)
+	if !ok {
+		return
+	}
+	if ev.Has(fsnotify.Create) {
+		// A new folder: watch it and what it already holds (files may
+		// have landed before the watch did; the engine scans the folder).
+		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+			if err := w.addTree(ev.Name); err != nil {
+				w.mu.Lock()
+				w.rescan = true
+				w.mu.Unlock()
+			}
+		}
+	}
+	if ev.Op == fsnotify.Chmod {
+		return // a permission change changes no text
+	}
+	w.mu.Lock()
+	w.changed[rel] = true
+	w.mu.Unlock()
+}
+
+// rel turns an event's path into a root-relative one; false for the root
+// itself and for paths in or of dot-names.
+func (w *Watcher) rel(name string) (string, bool) {
+	rel, err := filepath.Rel(w.root, name)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	for _, seg := range strings.Split(rel, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return "", false
+		}
+	}
+	return rel, true
+}
+
+// addTree watches dir and every folder below it, dot-folders aside.
+func (w *Watcher) addTree(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p != dir {
+				return nil // gone while walking
+			}
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		return w.fsw.Add(p)
+	})
+}
