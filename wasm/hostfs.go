@@ -31,6 +31,9 @@ func fsStat(pathPtr unsafe.Pointer, pathLen uint32, buf unsafe.Pointer, bufCap u
 //go:wasmimport arbor_host fs_append
 func fsAppend(pathPtr unsafe.Pointer, pathLen uint32, data unsafe.Pointer, dataLen uint32) int32
 
+//go:wasmimport arbor_host fs_swap
+func fsSwap(pathPtr unsafe.Pointer, pathLen uint32, data unsafe.Pointer, dataLen uint32, old unsafe.Pointer, oldLen uint32, existed int32) int32
+
 //go:wasmimport arbor_host fs_lock
 func fsLock() int32
 
@@ -44,7 +47,10 @@ func hostLog(level int32, msg unsafe.Pointer, msgLen uint32)
 // the root may be a folder other processes write too.
 type hostFS struct{}
 
-var _ host.Locker = hostFS{}
+var (
+	_ host.Locker  = hostFS{}
+	_ host.Swapper = hostFS{}
+)
 
 // codeError maps a negative ABI code onto the host package's sentinels.
 func codeError(op, p string, code int32) error {
@@ -58,6 +64,8 @@ func codeError(op, p string, code int32) error {
 		err = host.ErrInvalid
 	case -5:
 		err = host.ErrBusy
+	case -6:
+		err = host.ErrChanged
 	default:
 		err = host.ErrIO
 	}
@@ -109,6 +117,18 @@ func (hostFS) Append(p string, data []byte) error {
 	pp, pl := strPtr(p)
 	if rc := fsAppend(pp, pl, bytesPtr(data), uint32(len(data))); rc < 0 {
 		return codeError("append", p, rc)
+	}
+	return nil
+}
+
+func (hostFS) Swap(p string, data, old []byte, existed bool) error {
+	pp, pl := strPtr(p)
+	ex := int32(0)
+	if existed {
+		ex = 1
+	}
+	if rc := fsSwap(pp, pl, bytesPtr(data), uint32(len(data)), bytesPtr(old), uint32(len(old)), ex); rc < 0 {
+		return codeError("write", p, rc)
 	}
 	return nil
 }

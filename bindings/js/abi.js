@@ -21,6 +21,7 @@ import { pathProblem, compareNames } from './paths.js';
  * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_stat
  * @property {(pathPtr: number, pathLen: number, dataPtr: number, dataLen: number) => number} fs_write
  * @property {(pathPtr: number, pathLen: number, dataPtr: number, dataLen: number) => number} fs_append
+ * @property {(pathPtr: number, pathLen: number, dataPtr: number, dataLen: number, oldPtr: number, oldLen: number, existed: number) => number} fs_swap
  * @property {() => number} fs_lock
  * @property {() => number} fs_unlock
  * @property {(pathPtr: number, pathLen: number) => number} fs_remove
@@ -29,7 +30,7 @@ import { pathProblem, compareNames } from './paths.js';
  */
 
 /** The negative return codes of docs/ABI.md §2. */
-export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5 });
+export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5, CHANGED: -6 });
 
 /**
  * Storage error codes → ABI codes; anything else is an I/O failure.
@@ -45,6 +46,7 @@ const byStorageCode = {
   ENOTEMPTY: codes.INVALID,
   EIO: codes.IO,
   EBUSY: codes.BUSY,
+  ECHANGED: codes.CHANGED,
 };
 
 /** @type {LogLevel[]} */
@@ -118,6 +120,27 @@ export class ArborHost {
           whole.set(old);
           whole.set(data, old.length);
           this.storage.write(p, whole);
+          return 0;
+        }),
+      fs_swap: (pp, pl, dp, dl, op, ol, existed) =>
+        this.guard('swap', () => {
+          const p = this.path(pp, pl);
+          const data = new Uint8Array(this.buffer(), dp, dl).slice();
+          const old = new Uint8Array(this.buffer(), op, ol).slice();
+          if (typeof this.storage.swap === 'function') {
+            this.storage.swap(p, data, old, existed !== 0);
+            return 0;
+          }
+          // A storage without swap is written only by this thread between
+          // the check and the write (memory, an IndexedDB mirror).
+          let now = null;
+          try {
+            now = toBytes(this.storage.read(p));
+          } catch (err) {
+            if (/** @type {{ code?: string }} */ (err)?.code !== 'ENOENT') throw err;
+          }
+          if ((now !== null) !== (existed !== 0) || (now !== null && !sameBytes(now, old))) return codes.CHANGED;
+          this.storage.write(p, data);
           return 0;
         }),
       // Storages no other process writes (memory, IndexedDB, whose tabs
@@ -275,6 +298,16 @@ function normalize(e) {
     size: e.dir ? 0 : Math.max(0, Math.trunc(Number(e.size) || 0)),
     mtime: Math.trunc(Number(e.mtime) || 0),
   };
+}
+
+/**
+ * @param {Uint8Array} a
+ * @param {Uint8Array} b
+ */
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

@@ -8,6 +8,7 @@
 package host
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -23,6 +24,9 @@ var (
 	// ErrBusy is returned by Locker.Lock when another process held the
 	// root's lock for the host's whole wait.
 	ErrBusy = errors.New("busy")
+	// ErrChanged is returned by Swap when the file is no longer what the
+	// caller read: someone else wrote it in between.
+	ErrChanged = errors.New("changed on disk")
 )
 
 // DirEntry is one name in a directory listing.
@@ -102,6 +106,40 @@ func (s *Shared) Exclusive(fn func() error) error {
 		l.Unlock()
 	}()
 	return fn()
+}
+
+// Swapper is an FS that replaces a file only if it still holds what the
+// caller read (old, or no file when existed is false), checked after the
+// new bytes are durable and just before the rename, so that a save by an
+// editor, which takes no lock, in the meantime is never overwritten: it
+// fails with ErrChanged instead.
+type Swapper interface {
+	Swap(path string, data, old []byte, existed bool) error
+}
+
+// Swap replaces the file at p with data if it still holds old (or does
+// not exist, when existed is false): through fsys's Swapper when it has
+// one, else by reading it again just before WriteFile. An error wrapping
+// ErrChanged means it was not what the caller read; nothing was written.
+func Swap(fsys FS, p string, data, old []byte, existed bool) error {
+	if s, ok := fsys.(*Shared); ok {
+		fsys = s.FS
+	}
+	if sw, ok := fsys.(Swapper); ok {
+		return sw.Swap(p, data, old, existed)
+	}
+	now, err := fsys.ReadFile(p)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		if existed {
+			return fmt.Errorf("write %s: %w", p, ErrChanged)
+		}
+	case err != nil:
+		return err
+	case !existed || !bytes.Equal(now, old):
+		return fmt.Errorf("write %s: %w", p, ErrChanged)
+	}
+	return fsys.WriteFile(p, data)
 }
 
 // Exclusive runs fn holding the root's lock: through fsys's Shared view

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -75,6 +76,11 @@ func (m *MemFS) WriteFile(p string, data []byte) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.write(p, data)
+}
+
+// write is WriteFile holding m.mu.
+func (m *MemFS) write(p string, data []byte) error {
 	if m.dirs[p] {
 		return fmt.Errorf("write %s: is a directory: %w", p, ErrInvalid)
 	}
@@ -141,6 +147,22 @@ func (m *MemFS) Rename(from, to string) error {
 	delete(m.mtime, from)
 	m.mu.Unlock()
 	return nil
+}
+
+// Swap implements Swapper: the check and the write happen under one lock.
+func (m *MemFS) Swap(p string, data, old []byte, existed bool) error {
+	if p == "" {
+		return fmt.Errorf("write: empty path: %w", ErrInvalid)
+	}
+	if err := checkMemPath(p); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if now, ok := m.files[p]; ok != existed || (ok && !bytes.Equal(now, old)) {
+		return fmt.Errorf("write %s: %w", p, ErrChanged)
+	}
+	return m.write(p, data)
 }
 
 // Append implements FS.

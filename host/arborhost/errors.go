@@ -17,6 +17,7 @@ const (
 	codeInvalid  int32 = -3
 	codeIO       int32 = -4
 	codeBusy     int32 = -5
+	codeChanged  int32 = -6
 )
 
 // osError wraps an error from the os package with the host sentinel it
@@ -25,7 +26,7 @@ func osError(op, p string, err error) error {
 	var kind error
 	switch {
 	case errors.Is(err, host.ErrNotFound), errors.Is(err, host.ErrDenied),
-		errors.Is(err, host.ErrInvalid), errors.Is(err, host.ErrIO), errors.Is(err, host.ErrBusy):
+		errors.Is(err, host.ErrInvalid), errors.Is(err, host.ErrIO), errors.Is(err, host.ErrBusy), errors.Is(err, host.ErrChanged):
 		return err
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		// ENOTDIR: a segment of the path is a file, so the path does not exist.
@@ -55,6 +56,8 @@ func errorCode(err error) int32 {
 		return codeInvalid
 	case errors.Is(err, host.ErrBusy):
 		return codeBusy
+	case errors.Is(err, host.ErrChanged):
+		return codeChanged
 	}
 	return codeIO
 }

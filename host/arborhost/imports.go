@@ -110,6 +110,22 @@ func (r *RootFS) abiAppend(mem Memory, pathPtr, pathLen, dataPtr, dataLen uint32
 	return errorCode(r.Append(p, data))
 }
 
+// abiSwap is fs_swap(path_ptr, path_len, data_ptr, data_len, old_ptr,
+// old_len, existed) -> i32.
+func (r *RootFS) abiSwap(mem Memory, pathPtr, pathLen, dataPtr, dataLen, oldPtr, oldLen uint32, existed int32) int32 {
+	p, data, ok := pathAndData(mem, pathPtr, pathLen, dataPtr, dataLen)
+	if !ok {
+		return codeInvalid
+	}
+	var old []byte
+	if oldLen > 0 {
+		if old, ok = mem.Read(oldPtr, oldLen); !ok {
+			return codeInvalid
+		}
+	}
+	return errorCode(r.Swap(p, data, old, existed != 0))
+}
+
 // abiRemove is fs_remove(path_ptr, path_len) -> i32.
 func (r *RootFS) abiRemove(mem Memory, pathPtr, pathLen uint32) int32 {
 	p, ok := guestString(mem, pathPtr, pathLen)
@@ -190,6 +206,12 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, logf func
 			s[0] = api.EncodeI32(fsys.abiRemove(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1])))
 		}), []api.ValueType{i32, i32}, []api.ValueType{i32}).
 		Export("fs_remove")
+	b.NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
+			s[0] = api.EncodeI32(fsys.abiSwap(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]), api.DecodeU32(s[2]),
+				api.DecodeU32(s[3]), api.DecodeU32(s[4]), api.DecodeU32(s[5]), api.DecodeI32(s[6])))
+		}), []api.ValueType{i32, i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}).
+		Export("fs_swap")
 	// The lock waits at most as long as the call may run: a deadline on
 	// the call bounds the wait too.
 	b.NewFunctionBuilder().

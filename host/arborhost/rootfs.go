@@ -36,8 +36,9 @@ type RootFS struct {
 }
 
 var (
-	_ host.FS     = (*RootFS)(nil)
-	_ host.Locker = (*RootFS)(nil)
+	_ host.FS      = (*RootFS)(nil)
+	_ host.Locker  = (*RootFS)(nil)
+	_ host.Swapper = (*RootFS)(nil)
 )
 
 // tempPattern names the temporary files of atomic writes. It starts with a
@@ -206,6 +207,34 @@ func notRegular(op, p string, fi fs.FileInfo) error {
 // the data goes to a temporary file in the same folder, which is synced and
 // renamed over the target. A symbolic link at p is refused, never followed.
 func (r *RootFS) WriteFile(p string, data []byte) error {
+	return r.write(p, data, nil)
+}
+
+// Swap is WriteFile when the file still holds old (or is absent, when
+// existed is false), checked once the new bytes are synced, just before
+// the rename: an editor's save during the write fails it with
+// host.ErrChanged instead of being overwritten. (Only a save in the
+// microseconds between that check and the rename can still be: editors
+// take no lock.)
+func (r *RootFS) Swap(p string, data, old []byte, existed bool) error {
+	return r.write(p, data, func(full string) error {
+		now, err := os.ReadFile(full)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if !existed {
+				return nil
+			}
+		case err != nil:
+			return osError("write", p, err)
+		case existed && bytes.Equal(now, old):
+			return nil
+		}
+		return fmt.Errorf("write %q: %w", p, host.ErrChanged)
+	})
+}
+
+// write is WriteFile, with check run on the target just before the rename.
+func (r *RootFS) write(p string, data []byte, check func(full string) error) error {
 	if p == "" {
 		return fmt.Errorf("write: the root is not a file: %w", host.ErrInvalid)
 	}
@@ -249,6 +278,11 @@ func (r *RootFS) WriteFile(p string, data []byte) error {
 	}
 	if err := tmp.Close(); err != nil {
 		return osError("write", p, err)
+	}
+	if check != nil {
+		if err := check(full); err != nil {
+			return err
+		}
 	}
 	if err := renameFile(tmp.Name(), full); err != nil {
 		return osError("write", p, err)

@@ -425,6 +425,38 @@ func TestABIAppendAndLock(t *testing.T) {
 	other.Unlock()
 }
 
+// fs_swap writes only over what the caller read: a file changed since
+// (or created, or removed) is left as it is, with no temporary file.
+func TestABISwap(t *testing.T) {
+	r, dir := newRoot(t)
+	mem := make(sliceMem, 4096)
+	pp, pl := mem.put(0, "a/b.md")
+	np, nl := mem.put(100, "new")
+	op, ol := mem.put(200, "old")
+	if rc := r.abiSwap(mem, pp, pl, op, ol, 0, 0, 0); rc != 0 {
+		t.Fatalf("create when absent: rc %d", rc)
+	}
+	if rc := r.abiSwap(mem, pp, pl, np, nl, op, ol, 0); rc != codeChanged {
+		t.Fatalf("create over an existing file: rc %d", rc)
+	}
+	if rc := r.abiSwap(mem, pp, pl, np, nl, op, ol, 1); rc != 0 {
+		t.Fatalf("replace what was read: rc %d", rc)
+	}
+	if rc := r.abiSwap(mem, pp, pl, op, ol, op, ol, 1); rc != codeChanged {
+		t.Fatalf("replace what changed: rc %d", rc)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a/b.md")); string(b) != "new" {
+		t.Fatalf("content %q", b)
+	}
+	os.Remove(filepath.Join(dir, "a/b.md"))
+	if rc := r.abiSwap(mem, pp, pl, np, nl, np, nl, 1); rc != codeChanged {
+		t.Fatalf("replace a removed file: rc %d", rc)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "a")); len(ents) != 0 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}
+
 func TestABIOutOfRange(t *testing.T) {
 	r, dir := newRoot(t)
 	mustWrite(t, filepath.Join(dir, "a.md"), "a")

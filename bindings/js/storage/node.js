@@ -125,6 +125,46 @@ export function nodeFs(dir) {
     }
   };
 
+  /**
+   * Replaces the file at p atomically: a temporary dot-file in the same
+   * folder, fsync, then a rename, after check (when given) has seen the
+   * target as it is just before.
+   *
+   * @param {string} p
+   * @param {Uint8Array} bytes
+   * @param {((full: string) => void) | null} check
+   */
+  const writeAtomic = (p, bytes, check) => {
+    const full = resolve(p);
+    if (p === '') throw new StorageError('EINVAL', 'cannot write the root');
+    const parent = path.dirname(full);
+    // A dot-name, so the engine's tree walk never picks it up, with the
+    // prefix every host uses, so `arbor doctor --fix` finds one a crash
+    // left behind.
+    const temp = path.join(parent, `.arbor-tmp-${process.pid}-${++tempCounter}-${path.basename(full)}`);
+    let fd;
+    try {
+      fs.mkdirSync(parent, { recursive: true });
+      fd = fs.openSync(temp, 'wx', 0o644);
+      let off = 0;
+      while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+      fd = undefined;
+      check?.(full);
+      fs.renameSync(temp, full);
+    } catch (err) {
+      try {
+        if (fd !== undefined) fs.closeSync(fd);
+        fs.rmSync(temp, { force: true });
+      } catch {
+        // the first error is the one to report
+      }
+      throw wrap(err, `write ${p}`);
+    }
+    syncDir(parent);
+  };
+
   /** @type {(() => void) | null} releases the root's lock while this storage holds it */
   let release = null;
 
@@ -141,35 +181,25 @@ export function nodeFs(dir) {
     },
 
     write(p, bytes) {
-      const full = resolve(p);
-      if (p === '') throw new StorageError('EINVAL', 'cannot write the root');
-      const parent = path.dirname(full);
-      // A dot-name, so the engine's tree walk never picks it up, with the
-      // prefix every host uses, so `arbor doctor --fix` finds one a crash
-      // left behind.
-      const temp = path.join(parent, `.arbor-tmp-${process.pid}-${++tempCounter}-${path.basename(full)}`);
-      let fd;
-      try {
-        fs.mkdirSync(parent, { recursive: true });
-        fd = fs.openSync(temp, 'wx', 0o644);
-        let off = 0;
-        while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
-        fs.fsyncSync(fd);
-        fs.closeSync(fd);
-        fd = undefined;
-        fs.renameSync(temp, full);
-      } catch (err) {
-        try {
-          if (fd !== undefined) fs.closeSync(fd);
-          fs.rmSync(temp, { force: true });
-        } catch {
-          // the first error is the one to report
-        }
-        throw wrap(err, `write ${p}`);
-      }
-      syncDir(parent);
+      writeAtomic(p, bytes, null);
     },
 
+    // write, when the file still holds `old` (or is absent): checked once
+    // the new bytes are synced, just before the rename, so that an
+    // editor's save meanwhile fails it (ECHANGED) instead of being lost.
+    swap(p, bytes, old, existed) {
+      writeAtomic(p, bytes, (full) => {
+        let now = null;
+        try {
+          now = fs.readFileSync(full);
+        } catch (err) {
+          if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ENOENT') throw err;
+        }
+        if ((now !== null) !== existed || (now !== null && !now.equals(old))) {
+          throw new StorageError('ECHANGED', `write ${p}: changed on disk`);
+        }
+      });
+    },
     // Reports the files others change (an editor, git, another process),
     // so that a memory reads them again before its next call. Node's
     // recursive fs.watch, unref'd: it keeps no process alive. An error of

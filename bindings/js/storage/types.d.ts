@@ -35,6 +35,13 @@ export interface Storage {
   /** Describes one file or folder. */
   stat(path: string): StorageEntry;
   /**
+   * Optional, for folders others write too: `write`, if the file still holds `old` (or is absent,
+   * when `existed` is false), checked once the new bytes are durable and just before they replace
+   * it; otherwise throws code `ECHANGED` and writes nothing. Without it the host reads the file and
+   * compares before `write`, which is enough for a store only this thread writes.
+   */
+  swap?(path: string, bytes: Uint8Array, old: Uint8Array, existed: boolean): void;
+  /**
    * Optional: adds bytes at the end of a file (the audit log), creating it
    * and its parent folders, durable when it returns. Without it the host
    * reads the file and writes it back whole.

@@ -142,6 +142,16 @@ test('fs_append: the storage append, or read and write back; fs_lock and fs_unlo
   assert.deepEqual(calls, ['lock', 'unlock']);
 });
 
+test('fs_swap: writes only over what the caller read', () => {
+  const { f, put, store } = setup();
+  assert.equal(f.fs_swap(...put('a.md'), ...put('one'), 0, 0, 0), 0);
+  assert.equal(f.fs_swap(...put('a.md'), ...put('two'), 0, 0, 0), codes.CHANGED, 'it exists now');
+  assert.equal(f.fs_swap(...put('a.md'), ...put('two'), ...put('nope'), 1), codes.CHANGED);
+  assert.equal(f.fs_swap(...put('a.md'), ...put('two'), ...put('one'), 1), 0);
+  assert.equal(store.snapshot()['a.md'], 'two');
+  assert.equal(f.fs_swap(...put('b.md'), ...put('x'), ...put('x'), 1), codes.CHANGED, 'absent');
+});
+
 test('storage errors map to codes; unknown failures are -4 and logged', () => {
   const logs = [];
   const failing = {

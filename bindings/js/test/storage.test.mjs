@@ -83,6 +83,18 @@ test('nodeFs: read, write, list, stat, rename, remove', (t) => {
   assert.throws(() => s.write('a/z.md/in.md', enc.encode('')), code('EINVAL'));
 });
 
+test('nodeFs: swap replaces only what was read, and leaves no temporary file', (t) => {
+  const dir = tmpdir(t);
+  const s = nodeFs(dir);
+  const enc = new TextEncoder();
+  s.swap('a.md', enc.encode('one'), new Uint8Array(0), false);
+  assert.throws(() => s.swap('a.md', enc.encode('two'), enc.encode('nope'), true), (err) => err.code === 'ECHANGED');
+  assert.throws(() => s.swap('a.md', enc.encode('two'), new Uint8Array(0), false), (err) => err.code === 'ECHANGED');
+  s.swap('a.md', enc.encode('two'), enc.encode('one'), true);
+  assert.equal(fs.readFileSync(path.join(dir, 'a.md'), 'utf8'), 'two');
+  assert.deepEqual(fs.readdirSync(dir), ['a.md']);
+});
+
 test('nodeFs: creates its folder', (t) => {
   const dir = path.join(tmpdir(t), 'new', 'root');
   nodeFs(dir).write('a.md', enc.encode('a'));

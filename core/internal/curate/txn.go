@@ -1,6 +1,7 @@
 package curate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path"
@@ -136,30 +137,42 @@ func (t *txn) apply() error {
 
 func (t *txn) change(ch planned) error {
 	p, old := ch.path, ch.old
-	switch {
-	case ch.remove:
+	if ch.remove {
+		// The plan read the file a moment ago: an editor's save since must
+		// not be deleted unseen.
+		now, exists, err := t.snapshot(p)
+		if err != nil {
+			return err
+		}
+		if !exists || !bytes.Equal(now, old) {
+			return conflictf("%s changed on disk while the operation ran", p)
+		}
 		if err := t.fs.Remove(p); err != nil {
 			return fmt.Errorf("remove %s: %w", p, err)
-		}
-		t.undo = append(t.undo, func() error { return t.fs.WriteFile(p, old) })
-		return nil
-	case ch.existed:
-		if err := t.fs.WriteFile(p, ch.data); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
 		}
 		t.undo = append(t.undo, func() error { return t.fs.WriteFile(p, old) })
 		return nil
 	}
 	// Folders the write will create, outermost first; undone innermost first.
 	var missing []string
-	for d := path.Dir(p); d != "." && d != ""; d = path.Dir(d) {
+	for d := path.Dir(p); !ch.existed && d != "." && d != ""; d = path.Dir(d) {
 		if _, err := t.fs.Stat(d); err == nil {
 			break
 		}
 		missing = append([]string{d}, missing...)
 	}
-	if err := t.fs.WriteFile(p, ch.data); err != nil {
+	// A compare-and-swap with what the plan read: a save by an editor
+	// since (the journal was written in between) fails the operation
+	// instead of being overwritten.
+	if err := host.Swap(t.fs, p, ch.data, old, ch.existed); err != nil {
+		if errors.Is(err, host.ErrChanged) {
+			return conflictf("%s changed on disk while the operation ran", p)
+		}
 		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if ch.existed {
+		t.undo = append(t.undo, func() error { return t.fs.WriteFile(p, old) })
+		return nil
 	}
 	for _, d := range missing {
 		t.undo = append(t.undo, func() error { t.fs.Remove(d); return nil }) // best effort: an empty folder holds no knowledge

@@ -1,0 +1,508 @@
+// Command faults kills arbor processes at random moments while two of them
+// write one memory root and an editor changes its files, and checks after
+// each kill what a user would find:
+//
+//   - lost: a sentence the editor saved, or an operation the audit log
+//     says was applied, missing from the files;
+//   - torn: a markdown file that does not parse (half written);
+//   - resurrected: a file the editor deleted that is back;
+//   - audit-missing: an operation whose change is in the files but which
+//     has no line in the audit log (once the root was opened again, as
+//     any next command does).
+//
+// Each round starts two writers — a curate batch, an add, or an ingest —
+// and an editor saving and deleting files the way editors do (a
+// temporary file, then a rename), kills one or both writers with SIGKILL
+// after a random delay, then opens the root (`arbor doctor --fix
+// --json`) and checks the tree. It prints a markdown report:
+//
+//	./build.sh && go run ./tests/faults -n 200 -report tests/faults/REPORT.md
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+func main() {
+	n := flag.Int("n", 200, "rounds, each with at least one SIGKILL")
+	bin := flag.String("bin", "bin/arbor", "the arbor binary")
+	seed := flag.Int64("seed", 1, "random seed")
+	report := flag.String("report", "", "write the markdown report here too")
+	keep := flag.Bool("keep", false, "keep the memory root")
+	flag.Parse()
+	r, err := run(*n, *bin, *seed, *keep)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "faults:", err)
+		os.Exit(2)
+	}
+	md := r.markdown(*n, *seed)
+	fmt.Print(md)
+	if *report != "" {
+		if err := os.WriteFile(*report, []byte(md), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "faults:", err)
+			os.Exit(2)
+		}
+	}
+	if r.Lost+r.Torn+r.Resurrected+r.AuditMissing > 0 {
+		os.Exit(1)
+	}
+}
+
+// result counts what the rounds did and found.
+type result struct {
+	Rounds, Kills, Processes              int
+	OpsSent, OpsApplied, Conflicts        int
+	EditorSaves, EditorDeletes            int
+	Recovered, Leftovers                  int
+	Lost, Torn, Resurrected, AuditMissing int
+	Problems                              []string
+	Elapsed                               time.Duration
+}
+
+func (r *result) problem(format string, args ...any) {
+	if len(r.Problems) < 50 {
+		r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	}
+}
+
+const (
+	seeds      = 40
+	seedFolder = "notes/seed"
+)
+
+// editorFile is what the editor knows of one seed entry.
+type editorFile struct {
+	markers []string
+	deleted bool
+}
+
+// op is one operation a writer sent: its reason is unique, and its
+// change has a marker that shows it on disk.
+type op struct {
+	reason, kind, path, marker string
+}
+
+func run(n int, bin string, seed int64, keep bool) (*result, error) {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("%s: %w (run ./build.sh first)", bin, err)
+	}
+	root, err := os.MkdirTemp("", "arbor-faults-")
+	if err != nil {
+		return nil, err
+	}
+	if keep {
+		fmt.Fprintln(os.Stderr, "root:", root)
+	} else {
+		defer os.RemoveAll(root)
+	}
+	srcDir, err := os.MkdirTemp("", "arbor-faults-src-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(srcDir)
+	if out, err := exec.Command(bin, "init", root).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("init: %v\n%s", err, out)
+	}
+	files := map[string]*editorFile{}
+	for i := 0; i < seeds; i++ {
+		p := fmt.Sprintf("%s/seed_%02d.md", seedFolder, i)
+		text := fmt.Sprintf("---\ntitle: Seed %02d\n---\n\n## Narrative\nSeed entry number %d.\n", i, i)
+		if err := os.MkdirAll(filepath.Join(root, seedFolder), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+		files[p] = &editorFile{}
+	}
+	rng := rand.New(rand.NewSource(seed))
+	res := &result{}
+	var sent []op
+	start := time.Now()
+	for round := 0; round < n; round++ {
+		ops, err := res.round(rng, bin, root, srcDir, round, files)
+		if err != nil {
+			return nil, fmt.Errorf("round %d: %w", round, err)
+		}
+		sent = append(sent, ops...)
+		if err := res.check(bin, root, files, sent); err != nil {
+			return nil, fmt.Errorf("round %d: check: %w", round, err)
+		}
+		res.Rounds++
+		if (round+1)%20 == 0 {
+			fmt.Fprintf(os.Stderr, "faults: %d rounds, %d kills; lost %d, torn %d, resurrected %d, audit-missing %d\n",
+				round+1, res.Kills, res.Lost, res.Torn, res.Resurrected, res.AuditMissing)
+		}
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// round runs two writers and the editor, kills, and waits.
+func (res *result) round(rng *rand.Rand, bin, root, srcDir string, round int, files map[string]*editorFile) ([]op, error) {
+	var ops []op
+	var procs []*exec.Cmd
+	for w := 0; w < 2; w++ {
+		cmd, wops, err := writer(rng, bin, root, srcDir, round, w, files)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stdout, cmd.Stderr = nil, nil
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		res.Processes++
+		procs = append(procs, cmd)
+		ops = append(ops, wops...)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		res.edit(rng.Int63(), root, round, files, stop)
+	}()
+	// Kill the first writer after a random delay, the second one half
+	// the time: a kill lands during start-up, open, the operations, the
+	// index flush or close.
+	time.Sleep(time.Duration(rng.Intn(1500)) * time.Millisecond)
+	kill(procs[0], res)
+	if rng.Intn(2) == 0 {
+		time.Sleep(time.Duration(rng.Intn(800)) * time.Millisecond)
+		kill(procs[1], res)
+	}
+	for _, p := range procs {
+		p.Wait()
+	}
+	close(stop)
+	wg.Wait()
+	res.OpsSent += len(ops)
+	return ops, nil
+}
+
+func kill(p *exec.Cmd, res *result) {
+	if p.ProcessState == nil && p.Process.Signal(syscall.SIGKILL) == nil {
+		res.Kills++
+	}
+}
+
+// writer makes one writer process: a curate batch, an add or an ingest.
+func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[string]*editorFile) (*exec.Cmd, []op, error) {
+	id := func(i int) string { return fmt.Sprintf("w%d-r%d-op%d", w, round, i) }
+	domain := fmt.Sprintf("agents/writer_%d", w)
+	switch rng.Intn(3) {
+	case 0: // a curate batch of ADDs and UPDATEs of seed entries
+		var batch []map[string]any
+		var ops []op
+		for i := 0; i < 4+rng.Intn(12); i++ {
+			marker := "M-" + id(i)
+			if rng.Intn(2) == 0 {
+				title := fmt.Sprintf("Note %s", id(i))
+				batch = append(batch, map[string]any{"type": "ADD", "path": domain, "title": title, "reason": id(i),
+					"content": map[string]any{"narrative": "Written by the agent: " + marker + "."}})
+				ops = append(ops, op{reason: id(i), kind: "ADD", path: domain + "/" + slug(title) + ".md", marker: marker})
+				continue
+			}
+			p := fmt.Sprintf("%s/seed_%02d.md", seedFolder, rng.Intn(seeds))
+			batch = append(batch, map[string]any{"type": "UPDATE", "path": p, "reason": id(i),
+				"content": map[string]any{"facts": []any{"agent fact " + marker}}})
+			ops = append(ops, op{reason: id(i), kind: "UPDATE", path: p, marker: marker})
+		}
+		data, _ := json.Marshal(map[string]any{"operations": batch})
+		cmd := exec.Command(bin, "--root", root, "curate", "-")
+		cmd.Stdin = bytes.NewReader(data)
+		return cmd, ops, nil
+	case 1: // one add
+		marker := "M-" + id(0)
+		title := fmt.Sprintf("Note %s", id(0))
+		cmd := exec.Command(bin, "--root", root, "add", "--path", domain, "--title", title,
+			"--narrative", "Written by the agent: "+marker+".", "--reason", id(0))
+		return cmd, []op{{reason: id(0), kind: "ADD", path: domain + "/" + slug(title) + ".md", marker: marker}}, nil
+	}
+	// An ingest of a new source with a few sections.
+	name := fmt.Sprintf("source_w%d_r%d.md", w, round)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Source %d %d\n\n", w, round)
+	var ops []op
+	for i := 0; i < 2+rng.Intn(6); i++ {
+		marker := "M-" + id(i)
+		fmt.Fprintf(&b, "## Part %s\n\nThe ingested text %s.\n\n", strings.ReplaceAll(id(i), "-", " "), marker)
+		ops = append(ops, op{reason: "ingest " + name, kind: "INGEST", marker: marker})
+	}
+	src := filepath.Join(srcDir, name)
+	if err := os.WriteFile(src, []byte(b.String()), 0o644); err != nil {
+		return nil, nil, err
+	}
+	return exec.Command(bin, "--root", root, "ingest", "--domain", fmt.Sprintf("ingested_%d", w), src), ops, nil
+}
+
+// slug is the file name curate gives a title (lowercase snake_case).
+func slug(title string) string {
+	var b strings.Builder
+	us := false
+	for _, r := range strings.ToLower(title) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			us = false
+		} else if !us && b.Len() > 0 {
+			b.WriteByte('_')
+			us = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "_")
+}
+
+// edit saves and deletes seed entries as an editor would, until stop.
+func (res *result) edit(seed int64, root string, round int, files map[string]*editorFile, stop chan struct{}) {
+	rng := rand.New(rand.NewSource(seed))
+	var live []string
+	for p, f := range files {
+		if !f.deleted {
+			live = append(live, p)
+		}
+	}
+	sort.Strings(live)
+	for k := 0; len(live) > 0; k++ {
+		select {
+		case <-stop:
+			return
+		case <-time.After(time.Duration(2+rng.Intn(20)) * time.Millisecond):
+		}
+		i := rng.Intn(len(live))
+		p := live[i]
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if rng.Intn(40) == 0 && len(live) > seeds/2 {
+			if os.Remove(full) == nil {
+				files[p].deleted = true
+				res.EditorDeletes++
+				live = append(live[:i], live[i+1:]...)
+			}
+			continue
+		}
+		b, err := os.ReadFile(full)
+		if err != nil {
+			continue
+		}
+		marker := fmt.Sprintf("E-r%d-k%d", round, k)
+		b = append(bytes.TrimRight(b, "\n"), []byte("\n"+marker+"\n")...)
+		tmp := filepath.Join(filepath.Dir(full), fmt.Sprintf(".%s.swp", filepath.Base(full)))
+		if os.WriteFile(tmp, b, 0o644) != nil || os.Rename(tmp, full) != nil {
+			continue
+		}
+		files[p].markers = append(files[p].markers, marker)
+		res.EditorSaves++
+	}
+}
+
+// audited reads every audit log of the root: reason → status of the
+// lines with that reason.
+func audited(root string) (map[string][]string, map[string]map[string]bool, error) {
+	byReason := map[string][]string{}
+	pathsByReason := map[string]map[string]bool{}
+	logs, _ := filepath.Glob(filepath.Join(root, ".arbor", "audit*.jsonl"))
+	for _, name := range logs {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var l struct{ Op, Path, Reason, Status, Message string }
+			if json.Unmarshal(sc.Bytes(), &l) != nil {
+				continue // a torn last line
+			}
+			byReason[l.Reason] = append(byReason[l.Reason], l.Status+": "+l.Message)
+			if pathsByReason[l.Reason] == nil {
+				pathsByReason[l.Reason] = map[string]bool{}
+			}
+			pathsByReason[l.Reason][l.Path] = true
+		}
+		f.Close()
+	}
+	return byReason, pathsByReason, nil
+}
+
+// check opens the root as the next command would (recording what a kill
+// left in the journal, removing temporary files) and checks the tree.
+func (res *result) check(bin, root string, files map[string]*editorFile, sent []op) error {
+	out, _ := exec.Command(bin, "--root", root, "doctor", "--fix", "--json").Output()
+	var rep struct {
+		Checks []struct {
+			Name, Status, Detail string
+			Items                []string
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		return fmt.Errorf("doctor --json: %v\n%s", err, out)
+	}
+	torn := 0
+	for _, c := range rep.Checks {
+		switch c.Name {
+		case "files":
+			for _, it := range c.Items {
+				res.problem("torn: %s", it)
+				torn++
+			}
+		case "journal":
+			if c.Status == "warn" {
+				res.Recovered++
+			}
+		case "leftovers":
+			res.Leftovers += len(c.Items)
+		}
+	}
+	res.Torn += torn
+	// The editor's saves.
+	for p, f := range files {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+		switch {
+		case f.deleted && err == nil:
+			res.Resurrected++
+			res.problem("resurrected: %s", p)
+			f.deleted = false // counted once; it is the editor's again
+			f.markers = nil
+		case f.deleted:
+		case err != nil:
+			res.Lost++
+			res.problem("lost: %s is gone: %v", p, err)
+			f.deleted = true
+		default:
+			for _, m := range f.markers {
+				// The editor's line may have become part of the text
+				// around it (a line right after a list item continues
+				// it, in markdown): its words must be there.
+				if !regexp.MustCompile(regexp.QuoteMeta(m) + `\b`).Match(b) {
+					res.Lost++
+					res.problem("lost: %s lacks the editor's %s", p, m)
+				}
+			}
+			f.markers = nil // checked; the next round adds new ones
+		}
+	}
+	// The writers' operations.
+	byReason, paths, err := audited(root)
+	if err != nil {
+		return err
+	}
+	tree := markdownFiles(root)
+	res.OpsApplied, res.Conflicts = 0, 0
+	for _, lines := range byReason {
+		for _, l := range lines {
+			switch {
+			case strings.HasPrefix(l, "success"):
+				res.OpsApplied++
+			case strings.HasPrefix(l, "conflict"):
+				res.Conflicts++
+			}
+		}
+	}
+	for i := range sent {
+		o := &sent[i]
+		if o.marker == "" {
+			continue // checked in an earlier round
+		}
+		onDisk := ""
+		for p, text := range tree {
+			if strings.Contains(text, o.marker) && (o.kind == "INGEST" || p == o.path) {
+				onDisk = p
+				break
+			}
+		}
+		lines := byReason[o.reason]
+		applied := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, "success") {
+				applied = true
+			}
+		}
+		switch {
+		case onDisk != "" && len(lines) == 0:
+			res.AuditMissing++
+			res.problem("audit-missing: %s %s (%s) is in %s", o.kind, o.path, o.reason, onDisk)
+		case onDisk != "" && o.kind == "INGEST" && !paths[o.reason][onDisk]:
+			res.AuditMissing++
+			res.problem("audit-missing: the ingested %s is in %s, which no line of %q names", o.marker, onDisk, o.reason)
+		case onDisk == "" && applied && o.kind != "INGEST" && !deletedByEditor(files, o.path):
+			res.Lost++
+			res.problem("lost: %s %s (%s) is in the audit log as applied but not in the files", o.kind, o.path, o.reason)
+		}
+		o.marker = ""
+	}
+	return nil
+}
+
+func deletedByEditor(files map[string]*editorFile, p string) bool {
+	f, ok := files[p]
+	return ok && f.deleted
+}
+
+// markdownFiles reads every markdown file of the tree.
+func markdownFiles(root string) map[string]string {
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.HasPrefix(d.Name(), ".") {
+			if b, err := os.ReadFile(p); err == nil {
+				rel, _ := filepath.Rel(root, p)
+				out[filepath.ToSlash(rel)] = string(b)
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+func (r *result) markdown(n int, seed int64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Fault injection: SIGKILL during curate, add and ingest\n\n")
+	fmt.Fprintf(&b, "`go run ./tests/faults -n %d -seed %d` (%s, %s). Each round starts two writers on one root (a\n", n, seed, r.Elapsed.Round(time.Second), time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(&b, "curate batch of ADDs and UPDATEs, an `arbor add`, or an `arbor ingest`) while an editor saves and\n")
+	fmt.Fprintf(&b, "deletes seed entries (temporary file, then rename), kills one writer with SIGKILL after 0–1500 ms\n")
+	fmt.Fprintf(&b, "and the other half the time, then opens the root (`arbor doctor --fix --json`) and checks.\n\n")
+	fmt.Fprintf(&b, "| what | count |\n| --- | ---: |\n")
+	rows := []struct {
+		k string
+		v int
+	}{
+		{"rounds", r.Rounds}, {"writer processes", r.Processes}, {"SIGKILLs delivered", r.Kills},
+		{"operations sent (ADD, UPDATE, ingested sections)", r.OpsSent}, {"operations applied (audit `success`)", r.OpsApplied},
+		{"conflicts (an editor's save met an agent's update)", r.Conflicts},
+		{"editor saves", r.EditorSaves}, {"editor deletions", r.EditorDeletes},
+		{"interrupted operations recorded at the next open", r.Recovered}, {"temporary files left by kills, removed by `doctor --fix`", r.Leftovers},
+		{"**lost**", r.Lost}, {"**torn**", r.Torn}, {"**resurrected**", r.Resurrected}, {"**audit-missing**", r.AuditMissing},
+	}
+	for _, row := range rows {
+		fmt.Fprintf(&b, "| %s | %d |\n", row.k, row.v)
+	}
+	if len(r.Problems) > 0 {
+		fmt.Fprintf(&b, "\nProblems (first %d):\n\n", len(r.Problems))
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "- %s\n", p)
+		}
+	}
+	return b.String()
+}
