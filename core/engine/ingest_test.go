@@ -14,6 +14,7 @@ import (
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/ingest"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // watchFS records the writes and removals that reach the memory root, and
@@ -557,5 +558,57 @@ func TestIngestPruneOverABI(t *testing.T) {
 	}
 	if _, e := call(t, s, "ingest", map[string]any{"files": files[:1], "prune": []string{"../"}}); e == nil || e["code"] != api.CodeInvalidParams {
 		t.Errorf("prune ../: error %v", e)
+	}
+}
+
+// TestIngestAnyHeading ingests sections whose headings are named like the
+// folder's context file and like the sections of an entry: each becomes an
+// entry whose narrative is the section's text, read back from disk, and
+// the folder keeps its context.md.
+func TestIngestAnyHeading(t *testing.T) {
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	bodies := []struct{ heading, name, body string }{
+		{"Context", "context_entry", "Why we moved the queue to Lisbon."},
+		{"Reason", "reason", "The old broker lost messages."},
+		{"Raw Concept", "raw_concept", "**Task:** not a field of this entry"},
+		{"Narrative", "narrative", "A story.\n\n#### Narrative\n\nA deeper heading stays."},
+		{"Facts", "facts", "- broker: RabbitMQ"},
+		{"Snippets", "snippets", "```\n## Reason\ninside a fence\n```"},
+		{"Relations", "relations", "@ops/queue/lisbon.md"},
+	}
+	var doc strings.Builder
+	doc.WriteString("# Queue\n")
+	for _, b := range bodies {
+		doc.WriteString("\n## " + b.heading + "\n\n" + b.body + "\n")
+	}
+	files := []api.SourceFile{{Name: "queue.md", Content: doc.String()}}
+	res := mustIngest(t, eng, api.IngestParams{Files: files})
+	if f := res.Files[0]; f.Status != api.IngestAdded || f.Added != len(bodies) || f.Failed != 0 {
+		t.Fatalf("ingest: %+v", f)
+	}
+	for _, b := range bodies {
+		p := "documents/queue/" + b.name + ".md"
+		data, err := mem.ReadFile(p)
+		if err != nil {
+			t.Fatalf("%s: %v", b.heading, err)
+		}
+		en, err := tree.ParseEntry(p, data)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if en.Title != b.heading || en.Narrative.Text != b.body || len(en.Related) != 0 || len(en.Facts) != 0 || len(en.Snippets) != 0 || len(en.Other) != 0 {
+			t.Errorf("%s: title %q, narrative %q, related %v, facts %v, snippets %v, other %v", p, en.Title, en.Narrative.Text, en.Related, en.Facts, en.Snippets, en.Other)
+		}
+	}
+	data, err := mem.ReadFile("documents/queue/context.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tree.ParseContext("documents/queue/context.md", data); err != nil || !strings.HasPrefix(string(data), "# Queue\n") {
+		t.Errorf("the folder's context.md: %v\n%s", err, data)
+	}
+	if res := mustIngest(t, eng, api.IngestParams{Files: files}); res.Summary != (api.IngestSummary{Files: 1, Unchanged: len(bodies)}) {
+		t.Errorf("again: %+v", res.Summary)
 	}
 }

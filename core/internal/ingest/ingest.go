@@ -179,7 +179,7 @@ func (s *source) topic() string { return tree.Slug(s.stem) }
 func (s *source) add(p Piece) {
 	p.Source = s.name
 	if p.Name == "" {
-		p.Name = tree.Slug(p.Title)
+		p.Name = tree.EntryName(p.Title)
 	}
 	parts := cutText(p.Text, maxPieceBytes)
 	for i, part := range parts {
