@@ -95,15 +95,21 @@ func (p Piece) Operation(typ, reason string) api.Operation {
 }
 
 // Split cuts one file into pieces and reports the format it used. A file
-// that is too large, not UTF-8 text, or malformed for its format is refused
-// with an error wrapping api.ErrBadInput that says where and why; then no piece
-// is returned.
+// that is too large, not text (api.SourceText), or malformed for its format
+// is refused with an error wrapping api.ErrBadInput that says where and
+// why; then no piece is returned.
 func Split(f api.SourceFile, opts api.IngestOptions) ([]Piece, api.Format, error) {
-	format := api.FormatOf(f.Name)
-	if err := api.CheckSource(f, opts.MaxSourceBytes); err != nil {
-		return nil, format, err
+	text, err := api.SourceText(f, opts.MaxSourceBytes)
+	if err != nil {
+		return nil, api.FormatOf(f.Name), err
 	}
-	src := newSource(f, opts)
+	return split(f.Name, text, opts)
+}
+
+// split is Split of a source's text, already checked.
+func split(name, text string, opts api.IngestOptions) ([]Piece, api.Format, error) {
+	format := api.FormatOf(name)
+	src := newSource(name, text, opts)
 	var err error
 	switch format {
 	case api.FormatMarkdown:
@@ -152,10 +158,10 @@ type source struct {
 	used   map[string]int // entry paths taken, for suffixes
 }
 
-func newSource(f api.SourceFile, opts api.IngestOptions) *source {
-	text := strings.ReplaceAll(f.Content, "\r\n", "\n")
+func newSource(name, text string, opts api.IngestOptions) *source {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\uFEFF")
-	return &source{name: f.Name, stem: strings.TrimSuffix(f.Name, path.Ext(f.Name)), text: text, opts: opts, used: map[string]int{}}
+	return &source{name: name, stem: strings.TrimSuffix(name, path.Ext(name)), text: text, opts: opts, used: map[string]int{}}
 }
 
 // folder is the domain/topic of a piece: the Domain option, else the

@@ -6,9 +6,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // piece is the expected form of one Piece in the table tests of the
@@ -227,7 +229,7 @@ func TestCutTextKeepsEverything(t *testing.T) {
 // source.add names pieces after their titles, makes repeated names unique
 // in document order, and cuts a text over maxPieceBytes into numbered parts.
 func TestSourceAdd(t *testing.T) {
-	s := newSource(api.SourceFile{Name: "notes/a.md"}, api.IngestOptions{})
+	s := newSource("notes/a.md", "", api.IngestOptions{})
 	para := strings.Repeat("x", 100<<10) // three of them make more than 256 KiB
 	big := para + "\n\n" + para + "\n\n" + para
 	for _, p := range []Piece{
@@ -302,7 +304,7 @@ func TestSplitErrors(t *testing.T) {
 		format              api.Format
 		msg                 string
 	}{
-		// api.CheckSource: the name, the size, the encoding.
+		// api.SourceText: the name, the size, the encoding.
 		{"empty name", "", "x", api.IngestOptions{}, api.FormatText, "name: "},
 		{"dot-dot name", "a/../b.md", "x", api.IngestOptions{}, api.FormatMarkdown, `".." is not allowed`},
 		{"absolute name", "/etc/x.md", "x", api.IngestOptions{}, api.FormatMarkdown, "absolute paths are not allowed"},
@@ -397,5 +399,34 @@ func TestSplitAtTheLimit(t *testing.T) {
 	ps, _, err := Split(api.SourceFile{Name: "max.txt", Content: content}, api.IngestOptions{MaxSourceBytes: len(content)})
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("Split of a %d-byte file at a %d-byte limit: %d pieces, %v", len(content), len(content), len(ps), err)
+	}
+}
+
+// TestSplitDecodes splits one document sent as text and as the bytes of
+// other encodings: the pieces are the same, and an undecodable file is
+// refused with the reason.
+func TestSplitDecodes(t *testing.T) {
+	text := "# Café\r\n\r\n“Quoted” prices in €: 5.\r\n\r\n## Naïve\r\n\r\nDone – really.\r\n"
+	want, _, err := Split(api.SourceFile{Name: "n.md", Content: text}, api.IngestOptions{})
+	if err != nil || len(want) != 2 {
+		t.Fatalf("text: %d pieces, %v", len(want), err)
+	}
+	le := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(text)) {
+		le = append(le, byte(u), byte(u>>8))
+	}
+	cp1252, err := charmap.Windows1252.NewEncoder().String(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"UTF-8": []byte(text), "UTF-8 with a mark": append([]byte("\xEF\xBB\xBF"), text...), "UTF-16LE": le, "Windows-1252": []byte(cp1252)} {
+		got, format, err := Split(api.SourceFile{Name: "n.md", Data: data}, api.IngestOptions{})
+		if err != nil || format != api.FormatMarkdown || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, %v\n got %+v\nwant %+v", name, format, err, got, want)
+		}
+	}
+	_, format, err := Split(api.SourceFile{Name: "n.csv", Data: []byte("a,b\n\x81,1\n")}, api.IngestOptions{})
+	if !errors.Is(err, api.ErrBadInput) || format != api.FormatCSV || !strings.Contains(err.Error(), "neither UTF-8 nor Windows-1252 text: byte 0x81 at byte 4 (line 2)") {
+		t.Errorf("undecodable: %v, %v", format, err)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
@@ -31,8 +29,10 @@ var ingestCommand = &command{
 		"heading, plain text by paragraph, JSON/JSONL by record, CSV/TSV by row, .eml messages,\n" +
 		".ics events, Go/JS/TS/Python by top-level symbol, chat transcripts (LoCoMo,\n" +
 		"LongMemEval, {role, content} lists) by turn or session. Folders are read recursively;\n" +
-		"hidden and binary files, and the memory root itself, are skipped with a note. A file\n" +
-		"in a folder is named <folder>/<path inside it>, a file given alone by its base name:\n" +
+		"hidden and binary files, and the memory root itself, are skipped with a note. The\n" +
+		"engine detects each file's encoding: UTF-8, UTF-16 with a byte-order mark, else\n" +
+		"Windows-1252 (which reads Latin-1). A file in a folder is named\n" +
+		"<folder>/<path inside it>, a file given alone by its base name:\n" +
 		"the name is the source's identity. Re-ingesting an unchanged file writes nothing; a\n" +
 		"changed one updates only the entries whose pieces changed (docs/ABI.md §4.11).\n" +
 		"With --prune, the sources ingested earlier from a folder given here (names under\n" +
@@ -155,12 +155,12 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 				prog.done(*failed)
 				continue
 			}
-			if len(batch) > 0 && (len(batch) >= ingestBatchFiles || size+len(f.Content) > ingestBatchBytes) {
+			if len(batch) > 0 && (len(batch) >= ingestBatchFiles || size+len(f.Data) > ingestBatchBytes) {
 				if err := send(false); err != nil {
 					return err
 				}
 			}
-			batch, names, size = append(batch, f), append(names, f.Name), size+len(f.Content)
+			batch, names, size = append(batch, f), append(names, f.Name), size+len(f.Data)
 		}
 		return send(true)
 	})
@@ -296,10 +296,11 @@ func inside(p, root string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) || p == root
 }
 
-// readSource reads a file for the engine. A file too large to send or not
-// UTF-8 text fails here, with the engine's wording (skip and failed are
-// nil when the file is to be sent); a binary file (a NUL byte in its first
-// 8 KiB, as git decides) is skipped.
+// readSource reads a file for the engine, which detects its encoding
+// (api.DecodeText). A file too large to send fails here, with the engine's
+// wording (skip and failed are nil when the file is to be sent); a binary
+// file (api.LooksBinary: a NUL byte in its first 8 KiB, as git decides) is
+// skipped.
 func readSource(s ingestSource, opts api.IngestOptions) (api.SourceFile, *ingestSkip, *api.IngestFile) {
 	fail := func(msg string) (api.SourceFile, *ingestSkip, *api.IngestFile) {
 		return api.SourceFile{}, nil, &api.IngestFile{Name: s.name, Format: string(api.FormatOf(s.name)), Status: api.IngestFailed, Message: msg, Applied: []api.Applied{}}
@@ -311,15 +312,10 @@ func readSource(s ingestSource, opts api.IngestOptions) (api.SourceFile, *ingest
 	if err != nil {
 		return fail(err.Error())
 	}
-	if bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0 {
+	if api.LooksBinary(data) {
 		return api.SourceFile{}, &ingestSkip{s.name, "binary file"}, nil
 	}
-	f := api.SourceFile{Name: s.name, Content: string(data)}
-	if !utf8.Valid(data) {
-		// JSON would carry the bytes as U+FFFD: say where, as the engine would.
-		return fail(api.CheckSource(f, opts.MaxSourceBytes).Error())
-	}
-	return f, nil, nil
+	return api.SourceFile{Name: s.name, Data: data}, nil, nil
 }
 
 // ingestProgress shows an ingest as it goes.
