@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -129,8 +130,55 @@ func TestIngestUsage(t *testing.T) {
 	// The memory root is never ingested into itself.
 	writeFile(t, filepath.Join(root, "notes", "a.md"), "# A\n\ntext\n")
 	r := arbor(t, "", "--root", root, "ingest", filepath.Join(root, "notes"))
-	if r.code != 0 || !strings.Contains(r.stdout, "inside the memory root") || !strings.Contains(r.stdout, "0 files") {
+	if r.code != 1 || !strings.Contains(r.stderr, "is inside the memory root") || r.stdout != "" {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestIngestSymlinks compares sources and the root by their real paths:
+// no spelling through a symbolic link ingests the root into itself, and a
+// linked folder is read, named as written.
+func TestIngestSymlinks(t *testing.T) {
+	needEngine(t)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	root := filepath.Join(real, "memory")
+	must(t, "", "init", root)
+	must(t, "", "--root", root, "add", "--path", "eng/queue", "--title", "Broker", "--narrative", "RabbitMQ.", "--reason", "r")
+	writeFile(t, filepath.Join(real, "notes", "plan.md"), "# Plan\n\nShip in May.\n")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	before := snapshot(t, root)
+	holds := " holds the memory root " + root + ": ingesting it would copy the memory into itself; give the folders beside the root instead"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"the root through a link, its parent by its real path", []string{"--root", filepath.Join(link, "memory"), "ingest", real}, real + holds},
+		{"the root by its real path, its parent through a link", []string{"--root", root, "ingest", link}, link + holds},
+		{"a folder, then the root's parent through a link", []string{"--root", root, "ingest", filepath.Join(real, "notes"), link}, link + holds},
+		{"the root itself through a link", []string{"--root", root, "ingest", filepath.Join(link, "memory")}, filepath.Join(link, "memory") + " is inside the memory root " + root + ": its files are the memory itself"},
+		{"an entry through a link", []string{"--root", root, "ingest", filepath.Join(link, "memory", "eng", "queue", "broker.md")}, "broker.md is inside the memory root " + root},
+	} {
+		if r := arbor(t, "", tc.args...); r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", tc.name, r.code, r.stderr, tc.want)
+		}
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused ingest changed the root: %d files, %d before", len(after), len(before))
+	}
+
+	// A folder reached through a link is read, and named as written.
+	linked := filepath.Join(dir, "linked_notes")
+	if err := os.Symlink(filepath.Join(real, "notes"), linked); err != nil {
+		t.Fatal(err)
+	}
+	r := arbor(t, "", "--root", root, "ingest", linked)
+	if r.code != 0 || !strings.Contains(r.stdout, "✓ added     linked_notes/plan.md (markdown): 1 entry, 1 added") {
+		t.Errorf("linked folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
 
