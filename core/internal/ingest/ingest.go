@@ -27,7 +27,6 @@ import (
 	"hash/fnv"
 	"path"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/tree"
@@ -39,6 +38,12 @@ import (
 // readable size themselves; this only catches an enormous section, record
 // or chat session.
 const maxPieceBytes = 256 << 10
+
+// partBytes is the size long prose is cut to: a markdown section or a
+// plain-text paragraph over it becomes entries of whole paragraphs (else
+// lines) of at most partBytes each, so that an entry stays a unit a reader,
+// or a model, takes in at once (about 4,000 tokens), not a 256 KiB blob.
+const partBytes = 16 << 10
 
 // contextTurns is how many preceding turns of the session a per-turn chat
 // entry carries in its flow (IngestOptions.ContextTurns; nil means 2).
@@ -179,18 +184,25 @@ func (s *source) folder(domain, topic string) string {
 // extension, folders included ("notes/2026/plan.md" → notes_2026_plan).
 func (s *source) topic() string { return tree.Slug(s.stem) }
 
-// add appends a piece, cutting a text over maxPieceBytes into parts and
-// giving every piece a unique entry name (a title that repeats one already
-// used in the folder gets "_2", "_3" in document order).
+// add appends a piece, cutting a text over maxPieceBytes into parts
+// (addParts).
 func (s *source) add(p Piece) {
+	s.addParts(p, cutText(p.Text, maxPieceBytes), func(int, part) string { return p.Task })
+}
+
+// addParts appends the parts of a piece, each with the task task gives
+// the i-th, and gives every piece a unique entry name: the parts of a piece cut
+// in several are titled "… (part 2 of 3)" and named "…_part_02", and a
+// title that repeats one already used in the folder gets "_2", "_3" in
+// document order.
+func (s *source) addParts(p Piece, parts []part, task func(i int, pt part) string) {
 	p.Source = s.name
 	if p.Name == "" {
 		p.Name = tree.EntryName(p.Title)
 	}
-	parts := cutText(p.Text, maxPieceBytes)
-	for i, part := range parts {
+	for i, pt := range parts {
 		q := p
-		q.Text = part
+		q.Text, q.Task = pt.text, task(i, pt)
 		if len(parts) > 1 {
 			q.Title = fmt.Sprintf("%s (part %d of %d)", p.Title, i+1, len(parts))
 			q.Name = fmt.Sprintf("%s_part_%02d", p.Name, i+1)
@@ -208,58 +220,6 @@ func (s *source) add(p Piece) {
 		}
 		s.used[key]++
 		s.pieces = append(s.pieces, q)
-	}
-}
-
-// cutText splits text into parts of at most max bytes: at blank lines when
-// it can, else at line ends, else at rune boundaries.
-func cutText(text string, max int) []string {
-	if len(text) <= max {
-		return []string{text}
-	}
-	var parts []string
-	var cur strings.Builder
-	flush := func() {
-		if t := strings.TrimSpace(cur.String()); t != "" {
-			parts = append(parts, t)
-		}
-		cur.Reset()
-	}
-	for _, para := range splitKeep(text, "\n\n") {
-		if cur.Len()+len(para) > max {
-			flush()
-		}
-		for len(para) > max {
-			cut := strings.LastIndexByte(para[:max], '\n')
-			if cut <= 0 {
-				cut = max
-				for cut > 0 && !utf8.RuneStart(para[cut]) {
-					cut--
-				}
-			}
-			cur.WriteString(para[:cut])
-			flush()
-			para = para[cut:]
-		}
-		cur.WriteString(para)
-	}
-	flush()
-	return parts
-}
-
-// splitKeep splits s after each sep, keeping the separators.
-func splitKeep(s, sep string) []string {
-	var out []string
-	for {
-		i := strings.Index(s, sep)
-		if i < 0 {
-			if s != "" {
-				out = append(out, s)
-			}
-			return out
-		}
-		out = append(out, s[:i+len(sep)])
-		s = s[i+len(sep):]
 	}
 }
 
