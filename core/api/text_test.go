@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // utf16Bytes encodes s as UTF-16 with a byte-order mark.
@@ -137,4 +138,27 @@ func TestSourceText(t *testing.T) {
 	if _, err := SourceText(SourceFile{Name: "../a.txt", Content: "x"}, 0); err == nil || !errors.Is(err, ErrBadInput) {
 		t.Errorf("bad name: %v", err)
 	}
+}
+
+// FuzzDecodeText: any bytes are decoded to valid UTF-8 or refused with
+// ErrBadInput; UTF-8 without a mark or NUL comes back as it is.
+func FuzzDecodeText(f *testing.F) {
+	for _, s := range []string{"plain", "caf\xe9", "\xEF\xBB\xBFx", "\xFF\xFEa\x00", "\xFE\xFF\x00a", "\xFF\xFE\x00\xD8", "a\x00", "\x81"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := DecodeText(b)
+		if err != nil {
+			if !errors.Is(err, ErrBadInput) {
+				t.Fatalf("error without ErrBadInput: %v", err)
+			}
+			return
+		}
+		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+			t.Fatalf("DecodeText(%q) = %q", b, s)
+		}
+		if enc, _ := bomOf(b); enc == "" && utf8.Valid(b) && s != string(b) {
+			t.Fatalf("UTF-8 %q came back as %q", b, s)
+		}
+	})
 }
