@@ -519,13 +519,14 @@ export interface ArborMemory {
    * watched storage does this itself before each call.
    */
   refresh(paths?: string[]): Promise<RefreshResult>;
-  /** Ranked full-text results. */
+  /** Ranked full-text results. A query holds at most 4,096 bytes of UTF-8; a longer one rejects with `invalid_params`. */
   search(query: string, options?: { /** @default 10, at most 100 */ limit?: number }): Promise<SearchResult>;
   /**
    * Tiered retrieval: an answer without a model when tiers 0–2 can give
    * one; otherwise, with an LLM adapter, tier 3 (one call over the best
    * entries) and tier 4 (an agentic loop over the tree's tools), the model
-   * calls made behind this one promise.
+   * calls made behind this one promise. A query holds at most 4,096 bytes
+   * of UTF-8; a longer one rejects with `invalid_params`.
    */
   query(query: string, options?: LLMCallOptions & { /** @default 5 */ limit?: number }): Promise<QueryResult>;
   /**
