@@ -155,7 +155,7 @@ export interface LLMTraceStep {
   error?: string;
 }
 
-/** A raw file for {@link ArborMemory.curateFrom}: text, or UTF-8 bytes. */
+/** A raw file for {@link ArborMemory.curateFrom}: text, or bytes whose encoding the engine detects (as for {@link IngestFile}). */
 export interface SourceFile {
   name: string;
   content: string | Uint8Array | ArrayBuffer;
@@ -444,8 +444,12 @@ export interface FlushResult {
 export interface IngestFile {
   /** A relative path, e.g. `notes/deploy.md`: the source's identity, its format (by extension) and its topic. */
   name: string;
-  /** The file's UTF-8 text. */
-  content: string;
+  /**
+   * The file's text, or its bytes as read (a `Uint8Array`, a Node `Buffer`, an `ArrayBuffer`): the engine
+   * detects their encoding — UTF-8, UTF-16 with a byte-order mark, else Windows-1252 (which reads Latin-1) —
+   * and fails a file that is no text in them, with the reason (docs/ABI.md §4.11).
+   */
+  content: string | Uint8Array | ArrayBuffer;
 }
 
 /** Options of {@link ArborMemory.ingest} (docs/ABI.md §4.11). */
@@ -515,13 +519,14 @@ export interface ArborMemory {
    * watched storage does this itself before each call.
    */
   refresh(paths?: string[]): Promise<RefreshResult>;
-  /** Ranked full-text results. */
+  /** Ranked full-text results. A query holds at most 4,096 bytes of UTF-8; a longer one rejects with `invalid_params`. */
   search(query: string, options?: { /** @default 10, at most 100 */ limit?: number }): Promise<SearchResult>;
   /**
    * Tiered retrieval: an answer without a model when tiers 0–2 can give
    * one; otherwise, with an LLM adapter, tier 3 (one call over the best
    * entries) and tier 4 (an agentic loop over the tree's tools), the model
-   * calls made behind this one promise.
+   * calls made behind this one promise. A query holds at most 4,096 bytes
+   * of UTF-8; a longer one rejects with `invalid_params`.
    */
   query(query: string, options?: LLMCallOptions & { /** @default 5 */ limit?: number }): Promise<QueryResult>;
   /**

@@ -7,8 +7,6 @@
 import { ArborError } from './error.js';
 import { drive } from './llm/drive.js';
 
-const decoder = new TextDecoder();
-
 /** @typedef {import('./index.d.ts').ArborMemory} ArborMemory */
 
 /**
@@ -66,7 +64,7 @@ export class MemoryMethods {
   /** @this {ArborMemory} @type {ArborMemory['ingest']} */
   ingest(files, { domain, contextTurns, maxSourceBytes, prune, keep } = {}) {
     const list = Array.isArray(files) ? files : [files];
-    return this.call('ingest', { files: list.map(({ name, content }) => ({ name, content })), domain, contextTurns, maxSourceBytes, prune, keep });
+    return this.call('ingest', { files: list.map(wireFile), domain, contextTurns, maxSourceBytes, prune, keep });
   }
 
   /** @this {ArborMemory} @type {ArborMemory['read']} */
@@ -91,19 +89,42 @@ export class MemoryMethods {
 }
 
 /**
- * A curateFrom file as the engine takes it: { name, content } with text content.
+ * A file as the engine takes it: text as `content`; bytes (a Uint8Array,
+ * a Node Buffer, an ArrayBuffer) as base64 `data`, whose encoding the
+ * engine detects (docs/ABI.md §4.11), so that decoding is done once, in
+ * the engine, for every host.
+ *
+ * @param {{ name?: unknown, content?: unknown }} [f]
+ * @returns {{ name: any, content?: any, data?: string }}
+ */
+function wireFile({ name, content } = {}) {
+  if (content instanceof ArrayBuffer) content = new Uint8Array(content);
+  return content instanceof Uint8Array ? { name, data: base64(content) } : { name, content };
+}
+
+/**
+ * Bytes in base64, as JSON carries bytes to the engine (Go's []byte).
+ *
+ * @param {Uint8Array} bytes
+ */
+function base64(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    s += String.fromCharCode.apply(null, Array.from(bytes.subarray(i, i + 0x8000)));
+  }
+  return btoa(s);
+}
+
+/**
+ * A curateFrom file as the engine takes it (wireFile), its shape checked.
  *
  * @param {import('./index.d.ts').SourceFile} f
  * @param {number} i
- * @returns {{ name: string, content: string }}
  */
 function sourceFile(f, i) {
-  const name = f?.name;
-  let content = f?.content;
-  if (content instanceof Uint8Array) content = decoder.decode(content);
-  else if (content instanceof ArrayBuffer) content = decoder.decode(new Uint8Array(content));
-  if (typeof name !== 'string' || typeof content !== 'string') {
+  const w = wireFile(f);
+  if (typeof w.name !== 'string' || (typeof w.content !== 'string' && w.data === undefined)) {
     throw new ArborError('invalid_params', `curateFrom: file ${i} must be { name: string, content: string | Uint8Array }`);
   }
-  return { name, content };
+  return w;
 }

@@ -1,5 +1,7 @@
 package api
 
+import "strings"
+
 // Preprocessing limits of "curateFrom" (docs/ABI.md §6.6; the ByteRover
 // paper, §4.1.1 and Table 7).
 const (
@@ -13,10 +15,40 @@ const (
 )
 
 // SourceFile is one file of raw material, for "curateFrom" and "ingest":
-// a name (a relative path, which also selects the format) and its text.
+// a name (a relative path, which also selects the format) and either its
+// text (Content) or its bytes as read from disk (Data, base64 in JSON),
+// whose encoding the engine detects (DecodeText).
 type SourceFile struct {
 	Name    string `json:"name"`
-	Content string `json:"content"`
+	Content string `json:"content,omitempty"`
+	Data    []byte `json:"data,omitempty"`
+}
+
+// Text returns the file's text: Content, which must be UTF-8 without NUL
+// bytes, or Data decoded by DecodeText. A file with both is refused. The
+// error wraps ErrBadInput and says where and why.
+func (f SourceFile) Text() (string, error) {
+	if f.Data != nil {
+		if f.Content != "" {
+			return "", badInput("both content and data: send the text or the bytes, not both")
+		}
+		return DecodeText(f.Data)
+	}
+	if i := invalidUTF8(f.Content); i >= 0 {
+		return "", badInput("not valid UTF-8 text (at byte %d, line %d): send the file's bytes as data to have their encoding detected", i, strings.Count(f.Content[:i], "\n")+1)
+	}
+	if strings.IndexByte(f.Content, 0) >= 0 {
+		return "", badInput("holds NUL bytes: a binary file, not text")
+	}
+	return f.Content, nil
+}
+
+// size is the size of the file as sent: its bytes, or its text's.
+func (f SourceFile) size() int {
+	if f.Data != nil {
+		return len(f.Data)
+	}
+	return len(f.Content)
 }
 
 // CurateFromParams are the parameters of "curateFrom".

@@ -145,27 +145,21 @@ func FormatOf(name string) Format {
 	return FormatText
 }
 
-// CheckSource applies the rules every source of "ingest" must meet before
-// it is split: a valid name (CleanPath), at most maxBytes bytes (0 means
-// DefaultMaxSourceBytes), UTF-8 text without NUL bytes. The error wraps
-// ErrBadInput and says where and why.
-func CheckSource(f SourceFile, maxBytes int) error {
+// SourceText applies the rules every source of "ingest" must meet before
+// it is split and returns its text: a valid name (CleanPath), at most
+// maxBytes bytes as sent (0 means DefaultMaxSourceBytes), and text (see
+// SourceFile.Text). The error wraps ErrBadInput and says where and why.
+func SourceText(f SourceFile, maxBytes int) (string, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxSourceBytes
 	}
 	if _, err := CleanPath(f.Name); err != nil {
-		return fmt.Errorf("%w: name: %v", ErrBadInput, err)
+		return "", fmt.Errorf("%w: name: %v", ErrBadInput, err)
 	}
-	if len(f.Content) > maxBytes {
-		return badInput("%d bytes is over the %d-byte limit", len(f.Content), maxBytes)
+	if n := f.size(); n > maxBytes {
+		return "", badInput("%d bytes is over the %d-byte limit", n, maxBytes)
 	}
-	if i := invalidUTF8(f.Content); i >= 0 {
-		return badInput("not valid UTF-8 text (at byte %d, line %d)", i, strings.Count(f.Content[:i], "\n")+1)
-	}
-	if strings.IndexByte(f.Content, 0) >= 0 {
-		return badInput("holds NUL bytes: a binary file, not text")
-	}
-	return nil
+	return f.Text()
 }
 
 // CheckPrefix reports whether prefix can be a prune prefix of

@@ -13,9 +13,30 @@ type SearchParams struct {
 // MaxLimit is the most results a search or query may ask for.
 const MaxLimit = 100
 
-// LimitOr is p.Limit, or def when it is 0; a limit outside 1 to MaxLimit
-// is an *Error with CodeInvalidParams.
-func (p SearchParams) LimitOr(def int) (int, error) {
+// MaxQueryBytes bounds the text of a search or query (docs/ABI.md §4.3).
+// A question or a few sentences take a few hundred bytes; every term of a
+// query is searched in every field, and the evidence rules and excerpts
+// look at each, so a pasted document would cost seconds. A longer query
+// is refused rather than cut: a search engine that drops the end of a
+// query answers another question than the one asked, without saying so.
+const MaxQueryBytes = 4096
+
+// CheckQuery reports whether q can be searched: at most MaxQueryBytes
+// bytes. The error is an *Error with CodeInvalidParams.
+func CheckQuery(q string) error {
+	if len(q) > MaxQueryBytes {
+		return Errorf(CodeInvalidParams, "query is %d bytes, over the %d-byte limit: ask with fewer words", len(q), MaxQueryBytes)
+	}
+	return nil
+}
+
+// Check checks p's query (CheckQuery) and returns its limit: p.Limit, or
+// def when it is 0; a limit outside 1 to MaxLimit is an *Error with
+// CodeInvalidParams.
+func (p SearchParams) Check(def int) (int, error) {
+	if err := CheckQuery(p.Query); err != nil {
+		return 0, err
+	}
 	switch {
 	case p.Limit == 0:
 		return def, nil

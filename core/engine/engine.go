@@ -269,7 +269,7 @@ func (e *Engine) reindex() {
 // Search returns ranked results, without the tiers of Query.
 func (e *Engine) Search(p api.SearchParams) (api.SearchResult, error) {
 	start := time.Now()
-	limit, err := p.LimitOr(10)
+	limit, err := p.Check(10)
 	if err != nil {
 		return api.SearchResult{}, err
 	}

@@ -185,6 +185,18 @@ func TestQueryTiers(t *testing.T) {
 	if errObj == nil || errObj["code"] != api.CodeInvalidParams {
 		t.Fatalf("limit 1000: %v", errObj)
 	}
+	// A query is at most api.MaxQueryBytes: longer ones are refused, not cut.
+	long := strings.Repeat("invoice retry policy ", api.MaxQueryBytes/21-1) + "retries"
+	long += strings.Repeat(" ", api.MaxQueryBytes-len(long))
+	for _, method := range []string{"search", "query"} {
+		if r, errObj := call(t, s, method, map[string]any{"query": long}); errObj != nil || len(r["results"].([]any)) == 0 {
+			t.Errorf("%s of %d bytes: %v %v", method, len(long), r, errObj)
+		}
+		_, errObj = call(t, s, method, map[string]any{"query": long + "x"})
+		if errObj == nil || errObj["code"] != api.CodeInvalidParams || errObj["message"] != "query is 4097 bytes, over the 4096-byte limit: ask with fewer words" {
+			t.Errorf("%s of %d bytes: %v", method, len(long)+1, errObj)
+		}
+	}
 }
 
 func TestReadTreeStats(t *testing.T) {

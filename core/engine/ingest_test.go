@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/ingest"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // watchFS records the writes and removals that reach the memory root, and
@@ -557,5 +559,111 @@ func TestIngestPruneOverABI(t *testing.T) {
 	}
 	if _, e := call(t, s, "ingest", map[string]any{"files": files[:1], "prune": []string{"../"}}); e == nil || e["code"] != api.CodeInvalidParams {
 		t.Errorf("prune ../: error %v", e)
+	}
+}
+
+// TestIngestAnyHeading ingests sections whose headings are named like the
+// folder's context file and like the sections of an entry: each becomes an
+// entry whose narrative is the section's text, read back from disk, and
+// the folder keeps its context.md.
+func TestIngestAnyHeading(t *testing.T) {
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	bodies := []struct{ heading, name, body string }{
+		{"Context", "context_entry", "Why we moved the queue to Lisbon."},
+		{"Reason", "reason", "The old broker lost messages."},
+		{"Raw Concept", "raw_concept", "**Task:** not a field of this entry"},
+		{"Narrative", "narrative", "A story.\n\n#### Narrative\n\nA deeper heading stays."},
+		{"Facts", "facts", "- broker: RabbitMQ"},
+		{"Snippets", "snippets", "```\n## Reason\ninside a fence\n```"},
+		{"Relations", "relations", "@ops/queue/lisbon.md"},
+	}
+	var doc strings.Builder
+	doc.WriteString("# Queue\n")
+	for _, b := range bodies {
+		doc.WriteString("\n## " + b.heading + "\n\n" + b.body + "\n")
+	}
+	files := []api.SourceFile{{Name: "queue.md", Content: doc.String()}}
+	res := mustIngest(t, eng, api.IngestParams{Files: files})
+	if f := res.Files[0]; f.Status != api.IngestAdded || f.Added != len(bodies) || f.Failed != 0 {
+		t.Fatalf("ingest: %+v", f)
+	}
+	for _, b := range bodies {
+		p := "documents/queue/" + b.name + ".md"
+		data, err := mem.ReadFile(p)
+		if err != nil {
+			t.Fatalf("%s: %v", b.heading, err)
+		}
+		en, err := tree.ParseEntry(p, data)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if en.Title != b.heading || en.Narrative.Text != b.body || len(en.Related) != 0 || len(en.Facts) != 0 || len(en.Snippets) != 0 || len(en.Other) != 0 {
+			t.Errorf("%s: title %q, narrative %q, related %v, facts %v, snippets %v, other %v", p, en.Title, en.Narrative.Text, en.Related, en.Facts, en.Snippets, en.Other)
+		}
+	}
+	data, err := mem.ReadFile("documents/queue/context.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tree.ParseContext("documents/queue/context.md", data); err != nil || !strings.HasPrefix(string(data), "# Queue\n") {
+		t.Errorf("the folder's context.md: %v\n%s", err, data)
+	}
+	if res := mustIngest(t, eng, api.IngestParams{Files: files}); res.Summary != (api.IngestSummary{Files: 1, Unchanged: len(bodies)}) {
+		t.Errorf("again: %+v", res.Summary)
+	}
+}
+
+// TestIngestDetectsEncodings sends files as bytes over the ABI (base64
+// "data"): Windows-1252 and UTF-16 are decoded, the same text sent as
+// UTF-8 content afterwards is unchanged, and a file that is no text fails
+// alone, with the reason.
+func TestIngestDetectsEncodings(t *testing.T) {
+	s, fs := newSession(t, nil)
+	if _, e := call(t, s, "open", map[string]any{"fixedTime": "2026-01-01T00:00:00Z"}); e != nil {
+		t.Fatal(e)
+	}
+	utf16le := []byte{0xFF, 0xFE}
+	for _, r := range "Tea\r\n\r\nThé à la menthe.\r\n" {
+		utf16le = append(utf16le, byte(r), 0) // every rune is in the BMP below U+0100
+	}
+	res, e := call(t, s, "ingest", map[string]any{"files": []map[string]any{
+		{"name": "prices.txt", "data": []byte("Prices\n\n\x93Caf\xe9\x94 costs \x805.\n")},
+		{"name": "tea.txt", "data": utf16le},
+		{"name": "blob.txt", "data": []byte("GIF89a\x81\x8d")},
+	}})
+	if e != nil {
+		t.Fatal(e)
+	}
+	var got []string
+	for _, f := range res["files"].([]any) {
+		f := f.(map[string]any)
+		got = append(got, fmt.Sprintf("%s %s %v", f["name"], f["status"], f["message"]))
+	}
+	want := []string{"prices.txt added <nil>", "tea.txt added <nil>", "blob.txt failed bad input: neither UTF-8 nor Windows-1252 text: byte 0x81 at byte 6 (line 1); convert the file to UTF-8"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("files:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for p, text := range map[string]string{"documents/prices/prices.md": "Prices\n\n“Café” costs €5.", "documents/tea/tea.md": "Tea\n\nThé à la menthe."} {
+		data, err := fs.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if en, err := tree.ParseEntry(p, data); err != nil || en.Narrative.Text != text {
+			t.Errorf("%s: %q, %v", p, en.Narrative.Text, err)
+		}
+	}
+	// The same texts as UTF-8 content: the sources are unchanged.
+	res, e = call(t, s, "ingest", map[string]any{"files": []map[string]any{
+		{"name": "prices.txt", "content": "Prices\n\n“Café” costs €5.\n"},
+		{"name": "tea.txt", "content": "Tea\r\n\r\nThé à la menthe.\r\n"},
+	}})
+	if e != nil {
+		t.Fatal(e)
+	}
+	for _, f := range res["files"].([]any) {
+		if f := f.(map[string]any); f["status"] != "unchanged" {
+			t.Errorf("as UTF-8: %v", f)
+		}
 	}
 }

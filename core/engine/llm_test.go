@@ -285,12 +285,13 @@ func TestTier4MalformedToolCalls(t *testing.T) {
 			call1("4", "read_entry", `{"path":"../../etc/passwd"}`),
 			call1("5", "read_entry", `{"path":"engineering/nowhere.md"}`),
 			call1("6", "follow_relations", `{"path":"engineering/payments/card_retries.md","direction":"sideways"}`),
-			call1("7", "read_entry", `{"path":"engineering/payments/card_retries.md","mode":"raw"}`)),
+			call1("7", "read_entry", `{"path":"engineering/payments/card_retries.md","mode":"raw"}`),
+			call1("8", "search_knowledge", `{"query":"`+strings.Repeat("retry ", api.MaxQueryBytes/6+1)+`"}`)),
 		reply(prompt.NotCovered),
 	))
 	msgs := reqs[2].Messages
-	tools := msgs[len(msgs)-7:]
-	want := []string{"arguments are not valid", `unknown tool "delete_everything"`, "arguments are not valid", "not allowed", "no entry engineering/nowhere.md", `direction "sideways"`, `unknown field "mode"`}
+	tools := msgs[len(msgs)-8:]
+	want := []string{"arguments are not valid", `unknown tool "delete_everything"`, "arguments are not valid", "not allowed", "no entry engineering/nowhere.md", `direction "sideways"`, `unknown field "mode"`, "query is 4098 bytes, over the 4096-byte limit"}
 	for i, m := range tools {
 		if m.Role != api.RoleTool || !strings.HasPrefix(m.Content, "error: ") || !strings.Contains(m.Content, want[i]) {
 			t.Errorf("tool answer %d: %q, want an error containing %q", i+1, m.Content, want[i])

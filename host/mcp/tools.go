@@ -20,13 +20,13 @@ const (
 
 // queryInput is the input of arbor-query.
 type queryInput struct {
-	Query string `json:"query" jsonschema:"the question or keywords, in any language; quotes match a phrase (\"connection pool\")"`
+	Query string `json:"query" jsonschema:"the question or keywords, in any language, at most 4096 bytes; quotes match a phrase (\"connection pool\")"`
 	Limit int    `json:"limit,omitempty" jsonschema:"how many source entries to return, 1 to 20 (default 5)"`
 }
 
 // searchInput is the input of arbor-search.
 type searchInput struct {
-	Query string `json:"query" jsonschema:"words to look for in titles, paths, tags, keywords and content; quotes match a phrase"`
+	Query string `json:"query" jsonschema:"words to look for in titles, paths, tags, keywords and content, at most 4096 bytes; quotes match a phrase"`
 	Limit int    `json:"limit,omitempty" jsonschema:"how many results to return, 1 to 100 (default 10)"`
 }
 

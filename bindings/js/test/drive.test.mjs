@@ -102,11 +102,11 @@ test('llm: false turns the default adapter off for one call', async () => {
   assert.deepEqual(mem.calls, [['query', { query: 'q', limit: undefined }]]);
 });
 
-test('curateFrom sends files as text and needs an adapter', async () => {
+test('curateFrom sends text as content, bytes as base64 data, and needs an adapter', async () => {
   const mem = new FakeMemory([pending('k', 1), { applied: [] }], adapter([answer('ok')]));
   await mem.curateFrom([{ name: 'a.txt', content: new TextEncoder().encode('héllo') }, { name: 'b.md', content: '# b' }], { instruction: 'focus' });
   assert.deepEqual(mem.calls[0], ['curateFrom', {
-    files: [{ name: 'a.txt', content: 'héllo' }, { name: 'b.md', content: '# b' }],
+    files: [{ name: 'a.txt', data: Buffer.from('héllo').toString('base64') }, { name: 'b.md', content: '# b' }],
     instruction: 'focus', tokenBudget: undefined, maxIterations: undefined,
   }]);
   await assert.rejects(new FakeMemory([]).curateFrom([{ name: 'a', content: 'x' }]), /needs an LLM adapter/);

@@ -64,6 +64,32 @@ test('ingest reports a bad file in the result and writes nothing of it', { skip:
   await assert.rejects(mem.call('ingest', { files: 'nope' }), (err) => err instanceof ArborError && err.code === 'invalid_params');
 });
 
+test('ingest takes bytes and the engine detects their encoding', { skip: skipWithoutWasm }, async (t) => {
+  const mem = await openMemory({ storage: memory(), fixedTime: '2026-01-01T00:00:00Z' });
+  t.after(() => mem.close());
+  const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Tea\r\n\r\nThé à la menthe, 5 €.\r\n', 'utf16le')]);
+  const cp1252 = Uint8Array.from([...'Prices\n\n'].map((c) => c.charCodeAt(0)).concat([0x93, 0x43, 0x61, 0x66, 0xe9, 0x94, 0x20, 0x80, 0x35, 0x0a]));
+  const big = new Uint8Array(100_000).fill(0x61); // more than one chunk of the base64 encoder
+  const res = await mem.ingest([
+    { name: 'tea.txt', content: utf16 },
+    { name: 'prices.txt', content: cp1252.buffer },
+    { name: 'big.txt', content: big },
+    { name: 'garbled.txt', content: Uint8Array.from([0x63, 0x81]) },
+  ]);
+  assert.deepEqual(res.files.map((f) => [f.name, f.status, f.message]), [
+    ['tea.txt', 'added', undefined],
+    ['prices.txt', 'added', undefined],
+    ['big.txt', 'added', undefined],
+    ['garbled.txt', 'failed', 'bad input: neither UTF-8 nor Windows-1252 text: byte 0x81 at byte 1 (line 1); convert the file to UTF-8'],
+  ]);
+  assert.match((await mem.read(res.files[0].applied[0].path)).markdown, /Thé à la menthe, 5 €\./);
+  assert.match((await mem.read(res.files[1].applied[0].path)).markdown, /“Café” €5/);
+  let as = 0; // a line over 16 KiB is cut into entries of at most 16 KiB
+  for (const a of res.files[2].applied) as += (await mem.read(a.path)).markdown.match(/a{1000,}/)[0].length;
+  assert.equal(as, 100_000);
+  assert.equal(res.files[2].entries, 7);
+});
+
 test('ingest with prune removes the sources no longer sent, and only their own entries', { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime: '2026-01-01T00:00:00Z' });

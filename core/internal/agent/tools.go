@@ -138,6 +138,9 @@ func (tb *Toolbox) search(q string, limit int) (string, error) {
 	if strings.TrimSpace(q) == "" {
 		return "", errors.New("query is required")
 	}
+	if err := api.CheckQuery(q); err != nil {
+		return "", err
+	}
 	switch {
 	case limit == 0:
 		limit = prompt.SearchDefault

@@ -2,6 +2,7 @@ package atoms
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 )
@@ -15,8 +16,11 @@ type Turn struct {
 // labelRe matches a speaker label opening a line: "**User:**", "User:",
 // "**Caroline**:", "> Assistant:". A label is one to three words of
 // letters, digits, dots, dashes or underscores and ends in a colon
-// followed by a space or the end of the line.
-var labelRe = regexp2.MustCompile(`^(?:>\s*)?(?:\*\*|__)?(?<name>[\p{L}\p{N}][\p{L}\p{N}._-]*(?: [\p{L}\p{N}._-]+){0,2})(?:\*\*|__)?:(?:\*\*|__)?(?=\s|$)`, regexp2.Multiline)
+// followed by a space or the end of the line. It is anchored at the start
+// of the text it is given, one line (Turns): regexp2 has no fast path for
+// a multi-line "^", and would otherwise try a match at every letter of the
+// text, which made indexing a long narrative slow (bench/ingest).
+var labelRe = regexp2.MustCompile(`^(?:>\s*)?(?:\*\*|__)?(?<name>[\p{L}\p{N}][\p{L}\p{N}._-]*(?: [\p{L}\p{N}._-]+){0,2})(?:\*\*|__)?:(?:\*\*|__)?(?=\s|$)`, regexp2.None)
 
 // Turns cuts a transcript into its speakers' turns: a turn starts at a line
 // opening with a speaker label and runs to the next one. Text before the
@@ -29,11 +33,20 @@ func Turns(text string) []Turn {
 		start, end int // bytes: the label's start, the text's start
 	}
 	var ls []label
-	offs := runeOffsets(text)
-	m, _ := labelRe.FindStringMatch(text)
-	for m != nil {
-		ls = append(ls, label{speaker: m.GroupByName("name").String(), start: offs[m.Index], end: offs[m.Index+m.Length]})
-		m, _ = labelRe.FindNextMatch(m)
+	for start := 0; start < len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		// A label holds a colon: most lines are rejected without the regexp.
+		if line := text[start:end]; strings.IndexByte(line, ':') >= 0 {
+			if m, _ := labelRe.FindStringMatch(line); m != nil {
+				ls = append(ls, label{speaker: m.GroupByName("name").String(), start: start, end: start + runeBytes(line, m.Length)})
+			}
+		}
+		start = end + 1
 	}
 	if len(ls) < 2 {
 		return []Turn{{Text: strings.TrimSpace(text)}}
@@ -50,6 +63,17 @@ func Turns(text string) []Turn {
 		out = append(out, Turn{Speaker: l.speaker, Text: strings.TrimSpace(text[l.end:end])})
 	}
 	return out
+}
+
+// runeBytes is the length in bytes of the first n runes of s, as regexp2
+// counts them (an invalid byte is one rune).
+func runeBytes(s string, n int) int {
+	i := 0
+	for ; n > 0 && i < len(s); n-- {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return i
 }
 
 // runeOffsets maps regexp2's rune indexes to byte offsets of s: element i

@@ -1,8 +1,12 @@
 package atoms
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/dlclark/regexp2"
 )
 
 func TestTurns(t *testing.T) {
@@ -61,6 +65,53 @@ func TestIsAssistant(t *testing.T) {
 	for _, s := range []string{"User", "Caroline", "System", "Model", "Agent", ""} {
 		if IsAssistant(s) {
 			t.Errorf("IsAssistant(%q) = true", s)
+		}
+	}
+}
+
+// TestTurnsLineByLine checks Turns, which matches labels line by line,
+// against the one regexp over the whole text it replaced (a multi-line
+// "^"), on random transcripts.
+func TestTurnsLineByLine(t *testing.T) {
+	whole := regexp2.MustCompile(`^(?:>\s*)?(?:\*\*|__)?(?<name>[\p{L}\p{N}][\p{L}\p{N}._-]*(?: [\p{L}\p{N}._-]+){0,2})(?:\*\*|__)?:(?:\*\*|__)?(?=\s|$)`, regexp2.Multiline)
+	reference := func(text string) []Turn {
+		type label struct {
+			speaker    string
+			start, end int
+		}
+		var ls []label
+		offs := runeOffsets(text)
+		m, _ := whole.FindStringMatch(text)
+		for m != nil {
+			ls = append(ls, label{m.GroupByName("name").String(), offs[m.Index], offs[m.Index+m.Length]})
+			m, _ = whole.FindNextMatch(m)
+		}
+		if len(ls) < 2 {
+			return []Turn{{Text: strings.TrimSpace(text)}}
+		}
+		var out []Turn
+		if head := strings.TrimSpace(text[:ls[0].start]); head != "" {
+			out = append(out, Turn{Text: head})
+		}
+		for i, l := range ls {
+			end := len(text)
+			if i+1 < len(ls) {
+				end = ls[i+1].start
+			}
+			out = append(out, Turn{Speaker: l.speaker, Text: strings.TrimSpace(text[l.end:end])})
+		}
+		return out
+	}
+	parts := []string{"User", "Assistant", "Dr. Lee", "Jürgen", "사용자", ":", ": ", "**", "__", "> ", " ", "\n", "\r\n", "\n\n", "10:30", "a b c d", "x", "é", "\xff", "-", "."}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 5000; i++ {
+		var b strings.Builder
+		for n := rng.IntN(30); n > 0; n-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		text := b.String()
+		if got, want := Turns(text), reference(text); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Turns(%q) = %q, want %q", text, got, want)
 		}
 	}
 }

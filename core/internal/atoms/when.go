@@ -2,6 +2,7 @@ package atoms
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,13 +69,11 @@ var whenRes = []struct {
 func When(question string, now time.Time) []Span {
 	var out []Span
 	offs := runeOffsets(question)
+	// The bytes of the expressions found so far: a match overlapping one
+	// is dropped, in time linear in the question.
+	covered := make([]bool, len(question))
 	taken := func(a, b int) bool {
-		for _, s := range out {
-			if a < s.End && s.Start < b {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(covered[a:b], true)
 	}
 	for _, w := range whenRes {
 		m, _ := w.re.FindStringMatch(question)
@@ -94,6 +93,9 @@ func When(question string, now time.Time) []Span {
 				continue
 			}
 			out = append(out, Span{From: from, To: to, Phrase: question[start:end], Start: start, End: end, Range: w.kind == "past"})
+			for i := start; i < end; i++ {
+				covered[i] = true
+			}
 		}
 	}
 	return out

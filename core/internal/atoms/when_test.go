@@ -61,3 +61,39 @@ func TestWhen(t *testing.T) {
 		t.Errorf("String() = %s, want %s", got, want)
 	}
 }
+
+// TestWhenLongQuestion finds every expression of a question as long as a
+// query may be, in order, none overlapping another: "in the past two
+// weeks" is one range, not also "past week" or "two weeks ago".
+func TestWhenLongQuestion(t *testing.T) {
+	now := time.Date(2023, 6, 22, 18, 33, 0, 0, time.UTC)
+	unit := "in the past two weeks, a week ago, yesterday; "
+	q := strings.Repeat(unit, 4096/len(unit))
+	spans := When(q, now)
+	if len(spans) != 3*(4096/len(unit)) {
+		t.Fatalf("%d spans, want %d", len(spans), 3*(4096/len(unit)))
+	}
+	covered := make([]bool, len(q))
+	for _, s := range spans {
+		if q[s.Start:s.End] != s.Phrase {
+			t.Fatalf("span %+v: %q at its offsets", s, q[s.Start:s.End])
+		}
+		for i := s.Start; i < s.End; i++ {
+			if covered[i] {
+				t.Fatalf("span %+v overlaps another", s)
+			}
+			covered[i] = true
+		}
+	}
+	for i, want := range []string{"in the past two weeks", "a week ago", "yesterday"} {
+		n := 0
+		for _, s := range spans {
+			if s.Phrase == want {
+				n++
+			}
+		}
+		if n != 4096/len(unit) {
+			t.Errorf("%d of %q (%d)", n, want, i)
+		}
+	}
+}

@@ -161,6 +161,27 @@ func TestAdd(t *testing.T) {
 	}
 }
 
+// TestAddTitledContext adds an entry titled "Context" to a folder: it is
+// an entry beside the folder's context.md, which stays as it was.
+func TestAddTitledContext(t *testing.T) {
+	e := newEnv(t, fixture)
+	before, err := e.fs.ReadFile("eng/billing/context.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := one(t, e, api.Operation{Type: "ADD", Path: "eng/billing", Title: "Context", Content: api.Content{Narrative: &api.Narrative{Text: "Why the team exists."}}, Reason: "r"})
+	mustSucceed(t, a)
+	if a.Path != "eng/billing/context_entry.md" {
+		t.Fatalf("applied %+v", a)
+	}
+	if en := e.entry(t, a.Path); en.Title != "Context" || en.Narrative.Text != "Why the team exists." {
+		t.Errorf("entry %+v", en)
+	}
+	if after, _ := e.fs.ReadFile("eng/billing/context.md"); string(after) != string(before) {
+		t.Errorf("context.md rewritten:\n%s", after)
+	}
+}
+
 func TestUpdateCarriesOver(t *testing.T) {
 	e := newEnv(t, fixture)
 	p := "eng/billing/invoice_retry.md"

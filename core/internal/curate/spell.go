@@ -231,7 +231,7 @@ func pick(given, norm string, cands []string) (string, error) {
 
 // normalPath is p in the form the engine creates paths in: every folder
 // segment tree.Slug of itself, and (unless folder) the file name
-// tree.Slug of its stem plus ".md". A segment with no letter or digit has
+// tree.EntryName of its stem plus ".md". A segment with no letter or digit has
 // no such form.
 func normalPath(p string, folder bool) (string, error) {
 	segs := strings.Split(p, "/")
@@ -243,10 +243,10 @@ func normalPath(p string, folder bool) (string, error) {
 		if strings.IndexFunc(stem, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
 			return "", fmt.Errorf("%q has no letter or digit to make a name of", s)
 		}
-		segs[i] = tree.Slug(stem) + ext
-		if ext != "" && !tree.IsEntryPath(segs[i]) {
+		segs[i] = tree.Slug(stem)
+		if ext != "" {
 			// "Context.md" names a note, not the folder's context.md.
-			segs[i] = tree.Slug(stem) + "_entry" + ext
+			segs[i] = tree.EntryName(stem) + ext
 		}
 	}
 	return strings.Join(segs, "/"), nil

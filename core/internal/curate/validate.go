@@ -33,7 +33,7 @@ type valid struct {
 }
 
 // validate checks an operation before anything is touched and resolves
-// its paths: folder + title gives folder/Slug(title).md, a path ending in
+// its paths: folder + title gives folder/EntryName(title).md, a path ending in
 // .md is used as is.
 func validate(typ string, op *api.Operation) (valid, error) {
 	var v valid
@@ -63,7 +63,7 @@ func validate(typ string, op *api.Operation) (valid, error) {
 	case tree.IsEntryPath(clean):
 		v.path, v.named = clean, true
 	case title != "":
-		v.path, v.title = joinPath(clean, tree.Slug(title)+".md"), title
+		v.path, v.title = joinPath(clean, tree.EntryName(title)+".md"), title
 	case typ == api.OpDelete:
 		v.path, v.folder = clean, true
 	case typ == api.OpMerge:

@@ -90,10 +90,11 @@ func preprocess(files []api.SourceFile) ([]api.SourceNote, string, error) {
 		if name == "" {
 			name = fmt.Sprintf("file %d", i+1)
 		}
-		if !utf8.ValidString(f.Content) {
-			return nil, "", api.Errorf(api.CodeInvalidParams, "curateFrom: %s is not valid UTF-8 text", name)
+		text, err := f.Text()
+		if err != nil {
+			return nil, "", api.Errorf(api.CodeInvalidParams, "curateFrom: %s: %v", name, err)
 		}
-		content := strings.TrimSpace(f.Content)
+		content := strings.TrimSpace(text)
 		if content == "" {
 			return nil, "", api.Errorf(api.CodeInvalidParams, "curateFrom: %s is empty", name)
 		}

@@ -27,7 +27,6 @@ import (
 	"hash/fnv"
 	"path"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/tree"
@@ -39,6 +38,12 @@ import (
 // readable size themselves; this only catches an enormous section, record
 // or chat session.
 const maxPieceBytes = 256 << 10
+
+// partBytes is the size long prose is cut to: a markdown section or a
+// plain-text paragraph over it becomes entries of whole paragraphs (else
+// lines) of at most partBytes each, so that an entry stays a unit a reader,
+// or a model, takes in at once (about 4,000 tokens), not a 256 KiB blob.
+const partBytes = 16 << 10
 
 // contextTurns is how many preceding turns of the session a per-turn chat
 // entry carries in its flow (IngestOptions.ContextTurns; nil means 2).
@@ -95,15 +100,21 @@ func (p Piece) Operation(typ, reason string) api.Operation {
 }
 
 // Split cuts one file into pieces and reports the format it used. A file
-// that is too large, not UTF-8 text, or malformed for its format is refused
-// with an error wrapping api.ErrBadInput that says where and why; then no piece
-// is returned.
+// that is too large, not text (api.SourceText), or malformed for its format
+// is refused with an error wrapping api.ErrBadInput that says where and
+// why; then no piece is returned.
 func Split(f api.SourceFile, opts api.IngestOptions) ([]Piece, api.Format, error) {
-	format := api.FormatOf(f.Name)
-	if err := api.CheckSource(f, opts.MaxSourceBytes); err != nil {
-		return nil, format, err
+	text, err := api.SourceText(f, opts.MaxSourceBytes)
+	if err != nil {
+		return nil, api.FormatOf(f.Name), err
 	}
-	src := newSource(f, opts)
+	return split(f.Name, text, opts)
+}
+
+// split is Split of a source's text, already checked.
+func split(name, text string, opts api.IngestOptions) ([]Piece, api.Format, error) {
+	format := api.FormatOf(name)
+	src := newSource(name, text, opts)
 	var err error
 	switch format {
 	case api.FormatMarkdown:
@@ -152,10 +163,10 @@ type source struct {
 	used   map[string]int // entry paths taken, for suffixes
 }
 
-func newSource(f api.SourceFile, opts api.IngestOptions) *source {
-	text := strings.ReplaceAll(f.Content, "\r\n", "\n")
+func newSource(name, text string, opts api.IngestOptions) *source {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\uFEFF")
-	return &source{name: f.Name, stem: strings.TrimSuffix(f.Name, path.Ext(f.Name)), text: text, opts: opts, used: map[string]int{}}
+	return &source{name: name, stem: strings.TrimSuffix(name, path.Ext(name)), text: text, opts: opts, used: map[string]int{}}
 }
 
 // folder is the domain/topic of a piece: the Domain option, else the
@@ -173,18 +184,25 @@ func (s *source) folder(domain, topic string) string {
 // extension, folders included ("notes/2026/plan.md" → notes_2026_plan).
 func (s *source) topic() string { return tree.Slug(s.stem) }
 
-// add appends a piece, cutting a text over maxPieceBytes into parts and
-// giving every piece a unique entry name (a title that repeats one already
-// used in the folder gets "_2", "_3" in document order).
+// add appends a piece, cutting a text over maxPieceBytes into parts
+// (addParts).
 func (s *source) add(p Piece) {
+	s.addParts(p, cutText(p.Text, maxPieceBytes), func(int, part) string { return p.Task })
+}
+
+// addParts appends the parts of a piece, each with the task task gives
+// the i-th, and gives every piece a unique entry name: the parts of a piece cut
+// in several are titled "… (part 2 of 3)" and named "…_part_02", and a
+// title that repeats one already used in the folder gets "_2", "_3" in
+// document order.
+func (s *source) addParts(p Piece, parts []part, task func(i int, pt part) string) {
 	p.Source = s.name
 	if p.Name == "" {
-		p.Name = tree.Slug(p.Title)
+		p.Name = tree.EntryName(p.Title)
 	}
-	parts := cutText(p.Text, maxPieceBytes)
-	for i, part := range parts {
+	for i, pt := range parts {
 		q := p
-		q.Text = part
+		q.Text, q.Task = pt.text, task(i, pt)
 		if len(parts) > 1 {
 			q.Title = fmt.Sprintf("%s (part %d of %d)", p.Title, i+1, len(parts))
 			q.Name = fmt.Sprintf("%s_part_%02d", p.Name, i+1)
@@ -202,58 +220,6 @@ func (s *source) add(p Piece) {
 		}
 		s.used[key]++
 		s.pieces = append(s.pieces, q)
-	}
-}
-
-// cutText splits text into parts of at most max bytes: at blank lines when
-// it can, else at line ends, else at rune boundaries.
-func cutText(text string, max int) []string {
-	if len(text) <= max {
-		return []string{text}
-	}
-	var parts []string
-	var cur strings.Builder
-	flush := func() {
-		if t := strings.TrimSpace(cur.String()); t != "" {
-			parts = append(parts, t)
-		}
-		cur.Reset()
-	}
-	for _, para := range splitKeep(text, "\n\n") {
-		if cur.Len()+len(para) > max {
-			flush()
-		}
-		for len(para) > max {
-			cut := strings.LastIndexByte(para[:max], '\n')
-			if cut <= 0 {
-				cut = max
-				for cut > 0 && !utf8.RuneStart(para[cut]) {
-					cut--
-				}
-			}
-			cur.WriteString(para[:cut])
-			flush()
-			para = para[cut:]
-		}
-		cur.WriteString(para)
-	}
-	flush()
-	return parts
-}
-
-// splitKeep splits s after each sep, keeping the separators.
-func splitKeep(s, sep string) []string {
-	var out []string
-	for {
-		i := strings.Index(s, sep)
-		if i < 0 {
-			if s != "" {
-				out = append(out, s)
-			}
-			return out
-		}
-		out = append(out, s[:i+len(sep)])
-		s = s[i+len(sep):]
 	}
 }
 

@@ -6,9 +6,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // piece is the expected form of one Piece in the table tests of the
@@ -175,34 +177,56 @@ func TestCutText(t *testing.T) {
 		name string
 		text string
 		max  int
-		want []string
+		want []part
 	}{
-		{"fits, untouched", "  a\n\nb  ", 10, []string{"  a\n\nb  "}},
-		{"exactly max", "0123456789", 10, []string{"0123456789"}},
+		{"fits, untouched", "  a\n\nb  ", 10, []part{{"  a\n\nb  ", 0, 2}}},
+		{"exactly max", "0123456789", 10, []part{{"0123456789", 0, 0}}},
 		// Whole paragraphs are packed while they fit.
-		{"at blank lines", "aaaa\n\nbbbb\n\ncccc", 10, []string{"aaaa", "bbbb\n\ncccc"}},
-		{"one paragraph per part", "aaaaaaa\n\nbbbbbbb\n\nccccccc", 10, []string{"aaaaaaa", "bbbbbbb", "ccccccc"}},
+		{"at blank lines", "aaaa\n\nbbbb\n\ncccc", 10, []part{{"aaaa\n\nbbbb", 0, 2}, {"cccc", 4, 4}}},
+		{"one paragraph per part", "aaaaaaa\n\nbbbbbbb\n\nccccccc", 10, []part{{"aaaaaaa", 0, 0}, {"bbbbbbb", 2, 2}, {"ccccccc", 4, 4}}},
+		// A paragraph that cannot end a part starts the next.
+		{"a paragraph moves whole", "aa\n\nbbb\nccc", 8, []part{{"aa", 0, 0}, {"bbb\nccc", 2, 3}}},
 		// A paragraph too long for one part is cut at its line ends.
-		{"at line ends", "one two\nthree\nfour five", 10, []string{"one two", "three", "four five"}},
+		{"at line ends", "one two\nthree\nfour five", 10, []part{{"one two", 0, 0}, {"three", 1, 1}, {"four five", 2, 2}}},
 		// A line too long is cut at rune boundaries, never inside a rune.
-		{"at runes", "ééééé", 5, []string{"éé", "éé", "é"}},
-		{"ascii run", "abcdefghijkl", 5, []string{"abcde", "fghij", "kl"}},
-		{"blank parts dropped", "aaaa\n\n\n\n\n\nbbbb", 5, []string{"aaaa", "bbbb"}},
+		{"at runes", "ééééé", 5, []part{{"éé", 0, 0}, {"éé", 0, 0}, {"é", 0, 0}}},
+		{"ascii run", "abcdefghijkl", 5, []part{{"abcde", 0, 0}, {"fghij", 0, 0}, {"kl", 0, 0}}},
+		{"blank parts dropped", "aaaa\n\n\n\n\n\nbbbb", 5, []part{{"aaaa", 0, 0}, {"bbbb", 6, 6}}},
+		// A fenced block is one paragraph, blank lines and all, while it fits.
+		{"a fence is one paragraph", "intro\n\n```\na\n\nb\n```\n\nend", 15, []part{{"intro", 0, 0}, {"```\na\n\nb\n```", 2, 6}, {"end", 8, 8}}},
+		// Cut through, it is closed and opened again by its opening line.
+		{"a fence cut through", "```go\nline one\nline two\nline three\n```", 27, []part{
+			{"```go\nline one\nline two\n```", 0, 2},
+			{"```go\nline three\n```", 3, 4},
+		}},
+		{"a tilde fence keeps its marker", "~~~~\naaaa\nbbbb\n~~~~", 15, []part{{"~~~~\naaaa\n~~~~", 0, 1}, {"~~~~\nbbbb\n~~~~", 2, 3}}},
+		// A long line inside a fence is cut inside the fence.
+		{"a long line in a fence", "```\n" + strings.Repeat("x", 20) + "\n```", 20, []part{
+			{"```\n" + strings.Repeat("x", 12) + "\n```", 0, 1},
+			{"```\n" + strings.Repeat("x", 8) + "\n```", 1, 2},
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := cutText(tc.text, tc.max); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("cutText(%q, %d) = %q, want %q", tc.text, tc.max, got, tc.want)
+			got := cutText(tc.text, tc.max)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("cutText(%q, %d) =\n%+v\nwant\n%+v", tc.text, tc.max, got, tc.want)
+			}
+			for _, p := range got {
+				if len(p.text) > tc.max {
+					t.Errorf("%q: %d bytes", p.text, len(p.text))
+				}
 			}
 		})
 	}
 }
 
-// Whatever the text, the parts are at most max bytes of valid UTF-8 and
-// lose nothing but whitespace.
+// Whatever the text, the parts are at most max bytes of valid UTF-8, in
+// order, and lose nothing but white space; the lines of each part hold its
+// text; every fence a part opens it closes.
 func TestCutTextKeepsEverything(t *testing.T) {
-	words := []string{"alpha", "β", "γάμμα", "日本語", "x", "\n", "\n\n", " ", "longerwordwithoutspaces"}
-	for seed := 1; seed <= 200; seed++ {
+	words := []string{"alpha", "β", "γάμμα", "日本語", "x", "\n", "\n\n", " ", "longerwordwithoutspaces", "\n```go\n", "\n```\n", "\n~~~\n"}
+	for seed := 1; seed <= 500; seed++ {
 		var b strings.Builder
 		r := uint32(seed)
 		for b.Len() < 400 {
@@ -210,15 +234,45 @@ func TestCutTextKeepsEverything(t *testing.T) {
 			b.WriteString(words[int(r>>16)%len(words)])
 		}
 		text := b.String()
-		max := 8 + seed%40
+		max := 16 + seed%60 // room for a fence line whole, with the lines that close and reopen its block
 		parts := cutText(text, max)
-		for _, p := range parts {
-			if len(p) > max || !utf8.ValidString(p) || p == "" || strings.TrimSpace(p) != p {
-				t.Fatalf("seed %d, max %d: bad part %q", seed, max, p)
+		lines := strings.Split(text, "\n")
+		// The text without its fence lines, which cutText adds: squashed of
+		// white space, it is the same in the parts as in the text.
+		prose := func(ls []string) string {
+			var b strings.Builder
+			for _, l := range ls {
+				if fenceMarker(l) == "" {
+					b.WriteString(strings.Join(strings.Fields(l), ""))
+				}
 			}
+			return b.String()
 		}
-		squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
-		if got, want := squash(strings.Join(parts, "")), squash(text); got != want {
+		var whole fence // a text may end inside a block: its last part does too
+		for _, l := range lines {
+			whole.line(l)
+		}
+		var all []string
+		prev := -1
+		for i, p := range parts {
+			if len(p.text) > max || !utf8.ValidString(p.text) || p.text == "" || strings.TrimSpace(p.text) != p.text || p.first < prev || p.last < p.first {
+				t.Fatalf("seed %d, max %d: bad part %+v", seed, max, p)
+			}
+			prev = p.first
+			pls := strings.Split(p.text, "\n")
+			var f fence
+			for _, l := range pls {
+				f.line(l)
+			}
+			if f.open() && !(whole.open() && i == len(parts)-1) {
+				t.Fatalf("seed %d, max %d: part %q leaves a fence open", seed, max, p.text)
+			}
+			if own := prose(lines[p.first : p.last+1]); !strings.Contains(own, prose(pls)) {
+				t.Fatalf("seed %d, max %d: part %q is not in its lines %d-%d: %q", seed, max, p.text, p.first, p.last, own)
+			}
+			all = append(all, pls...)
+		}
+		if got, want := prose(all), prose(lines); got != want {
 			t.Fatalf("seed %d, max %d: parts lose text:\n got %q\nwant %q", seed, max, got, want)
 		}
 	}
@@ -227,7 +281,7 @@ func TestCutTextKeepsEverything(t *testing.T) {
 // source.add names pieces after their titles, makes repeated names unique
 // in document order, and cuts a text over maxPieceBytes into numbered parts.
 func TestSourceAdd(t *testing.T) {
-	s := newSource(api.SourceFile{Name: "notes/a.md"}, api.IngestOptions{})
+	s := newSource("notes/a.md", "", api.IngestOptions{})
 	para := strings.Repeat("x", 100<<10) // three of them make more than 256 KiB
 	big := para + "\n\n" + para + "\n\n" + para
 	for _, p := range []Piece{
@@ -302,7 +356,7 @@ func TestSplitErrors(t *testing.T) {
 		format              api.Format
 		msg                 string
 	}{
-		// api.CheckSource: the name, the size, the encoding.
+		// api.SourceText: the name, the size, the encoding.
 		{"empty name", "", "x", api.IngestOptions{}, api.FormatText, "name: "},
 		{"dot-dot name", "a/../b.md", "x", api.IngestOptions{}, api.FormatMarkdown, `".." is not allowed`},
 		{"absolute name", "/etc/x.md", "x", api.IngestOptions{}, api.FormatMarkdown, "absolute paths are not allowed"},
@@ -397,5 +451,34 @@ func TestSplitAtTheLimit(t *testing.T) {
 	ps, _, err := Split(api.SourceFile{Name: "max.txt", Content: content}, api.IngestOptions{MaxSourceBytes: len(content)})
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("Split of a %d-byte file at a %d-byte limit: %d pieces, %v", len(content), len(content), len(ps), err)
+	}
+}
+
+// TestSplitDecodes splits one document sent as text and as the bytes of
+// other encodings: the pieces are the same, and an undecodable file is
+// refused with the reason.
+func TestSplitDecodes(t *testing.T) {
+	text := "# Café\r\n\r\n“Quoted” prices in €: 5.\r\n\r\n## Naïve\r\n\r\nDone – really.\r\n"
+	want, _, err := Split(api.SourceFile{Name: "n.md", Content: text}, api.IngestOptions{})
+	if err != nil || len(want) != 2 {
+		t.Fatalf("text: %d pieces, %v", len(want), err)
+	}
+	le := []byte{0xFF, 0xFE}
+	for _, u := range utf16.Encode([]rune(text)) {
+		le = append(le, byte(u), byte(u>>8))
+	}
+	cp1252, err := charmap.Windows1252.NewEncoder().String(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"UTF-8": []byte(text), "UTF-8 with a mark": append([]byte("\xEF\xBB\xBF"), text...), "UTF-16LE": le, "Windows-1252": []byte(cp1252)} {
+		got, format, err := Split(api.SourceFile{Name: "n.md", Data: data}, api.IngestOptions{})
+		if err != nil || format != api.FormatMarkdown || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, %v\n got %+v\nwant %+v", name, format, err, got, want)
+		}
+	}
+	_, format, err := Split(api.SourceFile{Name: "n.csv", Data: []byte("a,b\n\x81,1\n")}, api.IngestOptions{})
+	if !errors.Is(err, api.ErrBadInput) || format != api.FormatCSV || !strings.Contains(err.Error(), "neither UTF-8 nor Windows-1252 text: byte 0x81 at byte 4 (line 2)") {
+		t.Errorf("undecodable: %v, %v", format, err)
 	}
 }

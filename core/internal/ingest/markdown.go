@@ -14,36 +14,33 @@ type mdSection struct {
 	path     []string // heading path, outermost first; empty before the first heading
 	from, to int      // 1-based lines of the body (the heading line included)
 	body     []string
+	line     int // 1-based line of body[0]
 }
 
 // splitMarkdown cuts a markdown file at its headings of levels 1 to 3
 // (ATX "## Title" and setext underlines), outside fenced code. Each section
 // with text becomes an entry titled by its heading; its task keeps the
-// heading path ("Install › Linux") and its lines. Text before the first
-// heading becomes an entry titled by the file's name. YAML front matter at
-// the top is not content and is skipped.
+// heading path ("Install › Linux") and its lines. A section over partBytes
+// becomes entries of whole paragraphs, "Heading (part 2 of 9)", each with
+// its own lines. Text before the first heading becomes an entry titled by
+// the file's name. YAML front matter at the top is not content and is
+// skipped.
 func splitMarkdown(s *source) error {
 	all := strings.Split(strings.TrimSuffix(s.text, "\n"), "\n")
 	start := frontMatterEnd(all)
 	var secs []*mdSection
-	cur := &mdSection{from: start + 1}
+	cur := &mdSection{from: start + 1, line: start + 1}
 	var stack []string
 	var levels []int
-	fence := ""
+	var code fence
 	for i := start; i < len(all); i++ {
 		l := all[i]
-		if f := fenceMarker(l); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(strings.TrimSpace(l), fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), fence[:1])) == "":
-				fence = ""
-			}
+		if code.line(l) {
 			cur.body = append(cur.body, l)
 			continue
 		}
 		level, text, head := 0, "", i
-		if fence == "" {
+		if !code.open() {
 			level, text = atxHeading(l)
 			if level == 0 && i > start && len(cur.body) > 0 {
 				if lv := setextLevel(l); lv > 0 && strings.TrimSpace(all[i-1]) != "" && atxLevel(all[i-1]) == 0 {
@@ -63,7 +60,7 @@ func splitMarkdown(s *source) error {
 			levels, stack = levels[:len(levels)-1], stack[:len(stack)-1]
 		}
 		levels, stack = append(levels, level), append(stack, text)
-		cur = &mdSection{path: append([]string(nil), stack...), from: head + 1}
+		cur = &mdSection{path: append([]string(nil), stack...), from: head + 1, line: i + 2}
 	}
 	cur.to = len(all)
 	secs = append(secs, cur)
@@ -88,11 +85,21 @@ func splitMarkdown(s *source) error {
 			}
 			task = "Section " + strings.Join(sec.path, " › ")
 		}
-		s.add(Piece{
-			Folder: s.folder("documents", s.topic()),
-			Title:  title,
-			Text:   body,
-			Task:   fmt.Sprintf("%s (%s)", task, lines(sec.from, max(sec.to, sec.from))),
+		p := Piece{Folder: s.folder("documents", s.topic()), Title: title}
+		if len(body) <= partBytes {
+			p.Text, p.Task = body, fmt.Sprintf("%s (%s)", task, lines(sec.from, max(sec.to, sec.from)))
+			s.add(p)
+			continue
+		}
+		// A long section: entries of whole paragraphs, each with its lines
+		// (the first from the heading on).
+		parts := cutText(strings.Join(sec.body, "\n"), partBytes)
+		s.addParts(p, parts, func(i int, pt part) string {
+			from := sec.line + pt.first
+			if i == 0 {
+				from = sec.from
+			}
+			return fmt.Sprintf("%s (%s)", task, lines(from, sec.line+pt.last))
 		})
 	}
 	return nil
@@ -110,6 +117,31 @@ func frontMatterEnd(lines []string) int {
 		}
 	}
 	return 0
+}
+
+// fence follows fenced code blocks line by line: a line of three or more
+// backticks or tildes (fenceMarker) opens one, and a line of as many or
+// more of the same character, and nothing else, closes it.
+type fence struct {
+	marker string // the open block's marker ("```"), "" outside code
+	opener string // the line that opened it
+}
+
+func (f *fence) open() bool { return f.marker != "" }
+
+// line takes the next line and reports whether it is a fence line: one
+// that opens or closes a block, or another marker inside one.
+func (f *fence) line(l string) bool {
+	m := fenceMarker(l)
+	switch {
+	case m == "":
+		return false
+	case f.marker == "":
+		f.marker, f.opener = m, l
+	case strings.HasPrefix(strings.TrimSpace(l), f.marker) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), f.marker[:1])) == "":
+		f.marker = ""
+	}
+	return true
 }
 
 // fenceMarker returns "```" or "~~~" (as long as written) when the line

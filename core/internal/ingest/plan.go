@@ -79,8 +79,8 @@ func (m *Manifest) Encode() []byte {
 	return append(b, '\n')
 }
 
-// SourceHash identifies a source's content together with the options that
-// shape its entries: changing either re-plans the file.
+// SourceHash identifies a source's text (f.Content) together with the
+// options that shape its entries: changing either re-plans the file.
 func SourceHash(f api.SourceFile, opts api.IngestOptions) string {
 	h := fnv.New128a()
 	fmt.Fprintf(h, "%s\x00%d\x00", opts.Domain, contextTurns(opts))
@@ -133,7 +133,14 @@ type Planner struct {
 func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 	p.index()
 	fp := FilePlan{Name: f.Name, Format: api.FormatOf(f.Name), Status: api.IngestUnchanged}
-	pieces, format, err := Split(f, p.Options)
+	text, err := api.SourceText(f, p.Options.MaxSourceBytes)
+	if err != nil {
+		return fp, err
+	}
+	// The text, not the bytes, identifies the source: a file re-encoded
+	// as it was (UTF-16 saved as UTF-8) is unchanged.
+	f = api.SourceFile{Name: f.Name, Content: text}
+	pieces, format, err := split(f.Name, text, p.Options)
 	fp.Format = format
 	if err != nil {
 		return fp, err

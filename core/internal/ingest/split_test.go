@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -342,27 +344,113 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-func TestLongPieceIsCut(t *testing.T) {
-	para := strings.Repeat("word ", 1000) // 5,000 bytes
-	text := strings.Repeat(para+"\n\n", 120)
-	ps, _, err := Split(api.SourceFile{Name: "big.md", Content: "# Big\n\n" + text}, api.IngestOptions{})
+// TestLongSectionIsCut splits a markdown section longer than partBytes,
+// a fenced block longer than that among its paragraphs: entries of whole
+// paragraphs, in order, each at most partBytes, the block closed and
+// opened again where it is cut, each entry's task naming the lines it
+// holds, and not a word lost.
+func TestLongSectionIsCut(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("---\ntitle: x\n---\n# Big\n\n")
+	para := func(i int) string { return fmt.Sprintf("Paragraph %d %s", i, strings.Repeat("word ", 400)) }
+	for i := range 20 {
+		src.WriteString(para(i) + "\n\n")
+	}
+	src.WriteString("```go\n")
+	for i := range 1500 {
+		fmt.Fprintf(&src, "x%d := %d // a line of code\n", i, i)
+	}
+	src.WriteString("```\n\n")
+	for i := 20; i < 40; i++ {
+		src.WriteString(para(i) + "\n\n")
+	}
+	src.WriteString("## Next\n\nA short section.\n")
+	text := src.String()
+	ps, _, err := Split(api.SourceFile{Name: "big.md", Content: text}, api.IngestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps) < 3 {
-		t.Fatalf("%d pieces", len(ps))
+	lines := strings.Split(text, "\n")
+	last := ps[len(ps)-1]
+	if last.Title != "Next" || last.Text != "A short section." || last.Task != "Section Big › Next (lines 1589-1591)" {
+		t.Errorf("the next section: %+v", last)
+	}
+	ps = ps[:len(ps)-1]
+	var words, code, prevTo int
+	for i, p := range ps {
+		if len(p.Text) > partBytes || p.Title != fmt.Sprintf("Big (part %d of %d)", i+1, len(ps)) || p.Name != fmt.Sprintf("big_part_%02d", i+1) {
+			t.Fatalf("piece %d: %s %q, %d bytes", i, p.Name, p.Title, len(p.Text))
+		}
+		var from, to int
+		if _, err := fmt.Sscanf(p.Task, "Section Big (lines %d-%d)", &from, &to); err != nil || from <= prevTo || (i == 0) != (from == 4) {
+			t.Fatalf("piece %d: task %q after line %d", i, p.Task, prevTo)
+		}
+		prevTo = to
+		// Its text is its lines', but for the fence lines it adds.
+		own := strings.Join(lines[from-1:to], "\n")
+		for _, l := range strings.Split(p.Text, "\n") {
+			if l != "```go" && l != "```" && !strings.Contains(own, l) {
+				t.Fatalf("piece %d (lines %d-%d) holds %q", i, from, to, l)
+			}
+		}
+		if strings.Count(p.Text, "```")%2 != 0 {
+			t.Errorf("piece %d leaves its code block open", i)
+		}
+		words += strings.Count(p.Text, "word")
+		code += strings.Count(p.Text, "// a line of code")
+	}
+	if words != 40*400 || code != 1500 || len(ps) < len(text)/partBytes {
+		t.Errorf("%d pieces hold %d words and %d lines of code", len(ps), words, code)
+	}
+}
+
+// TestLongParagraphIsCut: a plain-text paragraph over partBytes becomes
+// entries of its lines, each titled by its first line, with its lines.
+func TestLongParagraphIsCut(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("Intro.\n\n")
+	for i := range 2000 {
+		fmt.Fprintf(&src, "line %d of one long paragraph\n", i)
+	}
+	src.WriteString("\nOutro.\n")
+	ps, _, err := Split(api.SourceFile{Name: "log.txt", Content: src.String()}, api.IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) < 4 || ps[0].Text != "Intro." || ps[len(ps)-1].Text != "Outro." || ps[len(ps)-1].Task != "Text, line 2004" {
+		t.Fatalf("%d pieces: first %+v, last %+v", len(ps), ps[0], ps[len(ps)-1])
+	}
+	next := 0
+	for _, p := range ps[1 : len(ps)-1] {
+		first := fmt.Sprintf("line %d of one long paragraph", next)
+		n := strings.Count(p.Text, "\n") + 1
+		if len(p.Text) > partBytes || p.Title != first || !strings.HasPrefix(p.Text, first+"\n") || p.Task != fmt.Sprintf("Text, lines %d-%d", next+3, next+2+n) {
+			t.Fatalf("piece %q %q, %d bytes, want from %q", p.Title, p.Task, len(p.Text), first)
+		}
+		next += n
+	}
+	if next != 2000 {
+		t.Errorf("the pieces hold %d lines", next)
+	}
+}
+
+// TestLongPieceIsCut: a piece of another format over maxPieceBytes (a
+// record) is cut into numbered parts, whatever its splitter made.
+func TestLongPieceIsCut(t *testing.T) {
+	note := strings.Repeat(strings.Repeat("word ", 1000)+"\n\n", 60) // 300 KB
+	rec, _ := json.Marshal(map[string]string{"title": "Log", "note": note})
+	ps, _, err := Split(api.SourceFile{Name: "logs.jsonl", Content: string(rec) + "\n"}, api.IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	total := 0
 	for i, p := range ps {
-		if len(p.Text) > maxPieceBytes {
-			t.Errorf("piece %d: %d bytes", i, len(p.Text))
-		}
-		if !strings.HasPrefix(p.Title, "Big (part ") || !strings.HasSuffix(p.Name, "_part_0"+string(rune('1'+i))) {
-			t.Errorf("piece %d: %s %q", i, p.Name, p.Title)
+		if len(p.Text) > maxPieceBytes || p.Title != fmt.Sprintf("Log (part %d of 2)", i+1) || p.Name != fmt.Sprintf("log_part_%02d", i+1) || p.Task != "Record 1 (line 1)" {
+			t.Errorf("piece %d: %s %q %q, %d bytes", i, p.Name, p.Title, p.Task, len(p.Text))
 		}
 		total += strings.Count(p.Text, "word")
 	}
-	if total != 120*1000 {
-		t.Errorf("cut lost words: %d", total)
+	if len(ps) != 2 || total != 60*1000 {
+		t.Errorf("%d pieces, %d words", len(ps), total)
 	}
 }

@@ -12,8 +12,9 @@ import (
 const textGroupBytes = 1200
 
 // splitText cuts plain text at blank lines and groups consecutive
-// paragraphs up to textGroupBytes. Each group is titled by its first line
-// and records its line range.
+// paragraphs up to textGroupBytes; a paragraph over partBytes is cut at
+// its lines into entries of its own. Each group is titled by its first
+// line and records its line range.
 func splitText(s *source) error {
 	all := strings.Split(s.text, "\n")
 	var group []string
@@ -38,6 +39,20 @@ func splitText(s *source) error {
 			return
 		}
 		p := strings.Join(para, "\n")
+		if len(p) > partBytes {
+			// A paragraph too long for one entry: entries of its lines.
+			flush(last)
+			for _, pt := range cutText(p, partBytes) {
+				s.add(Piece{
+					Folder: s.folder("documents", s.topic()),
+					Title:  shortTitle(pt.text, "Text"),
+					Text:   pt.text,
+					Task:   fmt.Sprintf("Text, %s", lines(paraFrom+pt.first, paraFrom+pt.last)),
+				})
+			}
+			last, para = paraFrom+len(para)-1, nil
+			return
+		}
 		if size > 0 && size+len(p) > textGroupBytes {
 			flush(last)
 		}

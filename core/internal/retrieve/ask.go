@@ -23,7 +23,7 @@ func (rv *Retriever) QueryLLM(p api.QueryParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit, _ := p.LimitOr(5) // query checked it
+	limit, _ := p.Check(5) // query checked it
 	t := &askTask{rv: rv, question: p.Query, norm: normalizeQuery(p.Query), limit: limit, gen: rv.gen, base: o, started: start}
 	return rv.loops.Start("query", t, c)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/atoms"
 )
 
 type testClock struct{ t time.Time }
@@ -163,5 +164,24 @@ func TestQueryTimeByTimestamp(t *testing.T) {
 	// before, like the one said last June.
 	if !strings.Contains(res.Reason, "1 of the 50 best matches dated within it") {
 		t.Errorf("reason %q: want exactly the turn of 22 February dated within", res.Reason)
+	}
+}
+
+// TestWithoutFramingLong cuts the frames of a question as long as a query
+// may be, each once, and keeps the rest.
+func TestWithoutFramingLong(t *testing.T) {
+	now := time.Date(2023, 6, 22, 18, 33, 0, 0, time.UTC)
+	unit := "what changed in the past two weeks, how many days ago did it ship? "
+	n := api.MaxQueryBytes / len(unit)
+	q := strings.Repeat(unit, n)
+	spans := atoms.When(q, now)
+	got := withoutFraming(q, spans)
+	if want := strings.Repeat("what changed  ,   did it ship? ", n); got != want {
+		t.Errorf("withoutFraming:\n got %q\nwant %q", got, want)
+	}
+	// Overlapping frames: the later one wins, the other is left whole.
+	q = "in the past two weeks how many days ago"
+	if got := withoutFraming(q, []atoms.Span{{Start: 0, End: 25, Phrase: q[:25], Range: true}}); got != "in the past two weeks  " {
+		t.Errorf("overlapping: %q", got)
 	}
 }

@@ -48,7 +48,7 @@ type outcome struct {
 // query is Query, with the hits as the ordering left them.
 func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	start := time.Now()
-	limit, err := p.LimitOr(5)
+	limit, err := p.Check(5)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -57,9 +57,14 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 		return outcome{}, api.Errorf(api.CodeInvalidParams, "query %q has no words", p.Query)
 	}
 	spans := atoms.When(p.Query, rv.clock.Now())
-	for _, s := range spans {
+	if len(spans) > 0 {
 		// The answer depends on the day the question is asked.
-		norm += " @" + s.From.Format(time.DateOnly) + ".." + s.To.Format(time.DateOnly)
+		var b strings.Builder
+		b.WriteString(norm)
+		for _, s := range spans {
+			b.WriteString(" @" + s.From.Format(time.DateOnly) + ".." + s.To.Format(time.DateOnly))
+		}
+		norm = b.String()
 	}
 	if hit, answered, ok := rv.cache.lookup(p.Query, norm, limit, rv.covers); ok {
 		return rv.answer(hit, answered, start), nil
@@ -141,16 +146,29 @@ func withoutFraming(q string, spans []atoms.Span) string {
 			cuts = append(cuts, atoms.Phrase{Text: s.Phrase, Start: s.Start, End: s.End})
 		}
 	}
+	if len(cuts) == 0 {
+		return q
+	}
+	// In order of their end, from the last: a cut that overlaps a later
+	// one is dropped. The text is then copied once, around the cuts.
 	slices.SortFunc(cuts, func(a, b atoms.Phrase) int { return b.Start - a.Start })
+	kept := cuts[:0]
 	end := len(q)
 	for _, c := range cuts {
-		if c.End > end {
-			continue // overlaps a later cut
+		if c.End <= end {
+			kept = append(kept, c)
+			end = c.Start
 		}
-		q = q[:c.Start] + " " + q[c.End:]
-		end = c.Start
 	}
-	return q
+	var b strings.Builder
+	from := 0
+	for i := len(kept) - 1; i >= 0; i-- {
+		b.WriteString(q[from:kept[i].Start])
+		b.WriteByte(' ')
+		from = kept[i].End
+	}
+	b.WriteString(q[from:])
+	return b.String()
 }
 
 // frameWords shape a question rather than name what it is about ("What
@@ -190,11 +208,13 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 	// The words of a time expression ("month" of "a month ago") are not
 	// what the question is about: their absence from the tree says nothing
 	// about its domain.
-	var timeWords []string
+	timeWords := map[string]bool{}
 	for _, s := range spans {
-		timeWords = append(timeWords, rv.index.Terms(s.Phrase)...)
+		for _, t := range rv.index.Terms(s.Phrase) {
+			timeWords[t] = true
+		}
 	}
-	r.Unmatched = slices.DeleteFunc(r.Unmatched, func(t string) bool { return slices.Contains(timeWords, t) })
+	r.Unmatched = slices.DeleteFunc(r.Unmatched, func(t string) bool { return timeWords[t] })
 	n := 0
 	for i := range r.Hits {
 		t := rv.saidAt(r.Hits[i].Path)

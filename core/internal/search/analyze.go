@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode"
@@ -117,7 +118,7 @@ type unit struct {
 func analyze(text string, forIndex bool) ([]term, []unit) {
 	buf := normalize(text)
 	ts := unicodeTokenizer.Tokenize(buf)
-	ts = widthFilter.Filter(ts)
+	foldWidths(ts)
 	ts = possessiveFilter.Filter(ts)
 	ts = lowerFilter.Filter(ts)
 
@@ -145,6 +146,23 @@ type analyzer struct {
 	runStart int
 
 	words []word // the pending compound
+
+	// stems caches the stems of the call: a text repeats its words, and
+	// the Snowball stemmer is the costliest step of the chain under wasm.
+	stems map[string]string
+}
+
+// stem returns the Snowball stem of a lower-case word.
+func (a *analyzer) stem(w string) string {
+	if s, ok := a.stems[w]; ok {
+		return s
+	}
+	if a.stems == nil {
+		a.stems = map[string]string{}
+	}
+	s := stem(w)
+	a.stems[w] = s
+	return s
 }
 
 // word is one non-CJK word of a pending compound.
@@ -248,10 +266,10 @@ func (a *analyzer) flushWords() {
 	for i, w := range ws {
 		if len(w.raw) <= maxTermBytes {
 			if w.trail == "" && !stopWords[w.raw] {
-				add(stem(w.raw), w.start, w.end, w.pos, kindWord)
+				add(a.stem(w.raw), w.start, w.end, w.pos, kindWord)
 			}
 			if w.lead != "" || w.trail != "" {
-				add(w.lead+stem(w.raw)+w.trail, w.start-len(w.lead), w.end+len(w.trail), w.pos, kindMarked)
+				add(w.lead+a.stem(w.raw)+w.trail, w.start-len(w.lead), w.end+len(w.trail), w.pos, kindMarked)
 			}
 		}
 		if i == 0 && len(ws) > 1 {
@@ -260,7 +278,7 @@ func (a *analyzer) flushWords() {
 				b.WriteString(w.raw)
 			}
 			if j := b.String(); len(j) <= maxTermBytes && !stopWords[j] {
-				add(stem(j), ws[0].start, ws[len(ws)-1].end, w.pos, kindJoined)
+				add(a.stem(j), ws[0].start, ws[len(ws)-1].end, w.pos, kindJoined)
 			}
 		}
 	}
@@ -356,6 +374,22 @@ func stripParticle(run []rune) []rune {
 func isParticle(seg []byte) bool {
 	rs := []rune(string(seg))
 	return slices.ContainsFunc(particles, func(p []rune) bool { return slices.Equal(p, rs) })
+}
+
+// foldWidths folds the fullwidth and halfwidth forms of the tokens (bluge's
+// CJK width filter), in place. The forms are U+FF01–U+FFEF, UTF-8 bytes
+// EF BC–BF: the filter, which rebuilds every token it is given, is given
+// only the tokens holding an 0xEF byte, the others being unchanged by it.
+func foldWidths(ts analysis.TokenStream) {
+	var wide analysis.TokenStream
+	for _, t := range ts {
+		if bytes.IndexByte(t.Term, 0xEF) >= 0 {
+			wide = append(wide, t)
+		}
+	}
+	if wide != nil {
+		widthFilter.Filter(wide)
+	}
 }
 
 // stem returns the Snowball stem of a lower-case word.

@@ -858,6 +858,37 @@ func TestPutDuplicatesInOneBatch(t *testing.T) {
 		allResults(t, newIndex(t, Options{}, Doc{Path: "b.md", Content: "other"}, Doc{Path: "a.md", Content: "second version"})))
 }
 
+// TestPutInBatches puts more text than one bluge batch holds: every
+// document is indexed, a path repeated across batches keeps its last
+// version, and scores are those of documents put one at a time.
+func TestPutInBatches(t *testing.T) {
+	filler := strings.Repeat("ledger entry reconciled ", maxBatchBytes/24/3)
+	var docs []Doc
+	for i := range 8 {
+		docs = append(docs, Doc{Path: fmt.Sprintf("d/t/p%d.md", i), Title: fmt.Sprintf("Part %d", i), Content: fmt.Sprintf("marker%d %s", i, filler)})
+	}
+	docs = append(docs, Doc{Path: "d/t/p0.md", Title: "Part 0", Content: "marker0 rewritten " + filler})
+	x := newIndex(t, Options{}, docs...)
+	if x.Count() != 8 {
+		t.Fatalf("count %d, want 8", x.Count())
+	}
+	for i := range 8 {
+		if r := mustSearch(t, x, fmt.Sprintf("marker%d", i), 0); !reflect.DeepEqual(pathsOf(r), []string{fmt.Sprintf("d/t/p%d.md", i)}) {
+			t.Errorf("marker%d: %q", i, pathsOf(r))
+		}
+	}
+	if r := mustSearch(t, x, "rewritten", 0); !reflect.DeepEqual(pathsOf(r), []string{"d/t/p0.md"}) {
+		t.Errorf("the last version of p0: %q", pathsOf(r))
+	}
+	one := newIndex(t, Options{})
+	for _, d := range docs[1:] {
+		if err := one.Put(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	diffResults(t, "batched vs one at a time", allResults(t, x), allResults(t, one))
+}
+
 func TestDeleteAndCount(t *testing.T) {
 	docs := corpus()
 	x := newIndex(t, Options{})

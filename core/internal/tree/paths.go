@@ -46,6 +46,17 @@ func Slug(title string) string {
 	return s
 }
 
+// EntryName is the file name, without ".md", of an entry titled title:
+// its Slug, except that an entry titled "Context" is named
+// "context_entry", since context.md is the folder's own description.
+func EntryName(title string) string {
+	s := Slug(title)
+	if s+".md" == contextFile {
+		return s + "_entry"
+	}
+	return s
+}
+
 // IsEntryPath reports whether p names an entry file: ends in ".md" and is
 // not a context.md. The extension is matched case-insensitively because
 // notes copied from other tools sometimes end in ".MD".

@@ -7,6 +7,24 @@ import (
 	"github.com/arbormem/arbor/core/api"
 )
 
+func TestEntryName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Context":        "context_entry", // context.md is the folder's
+		"CONTEXT":        "context_entry",
+		"context.md":     "context_md",
+		"Context switch": "context_switch",
+		"Reason":         "reason",
+		"":               "entry",
+	} {
+		if got := EntryName(in); got != want {
+			t.Errorf("EntryName(%q) = %q, want %q", in, got, want)
+		}
+		if !IsEntryPath("a/b/" + EntryName(in) + ".md") {
+			t.Errorf("EntryName(%q) does not name an entry", in)
+		}
+	}
+}
+
 func TestSlug(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"Auth-Billing Circular Dependency", "auth_billing_circular_dependency"},

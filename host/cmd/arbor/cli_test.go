@@ -15,6 +15,8 @@ import (
 func TestExitCodes(t *testing.T) {
 	needEngine(t)
 	dir := newTree(t)
+	outside := filepath.Join(t.TempDir(), "notes.md") // ingest refuses a file inside the root
+	writeFile(t, outside, "# Notes\n\nInvoices are retried.\n")
 	ok := map[string][]string{
 		"init":       {"init", t.TempDir()},
 		"add":        {"add", "--path", "a/b", "--title", "T", "--reason", "r"},
@@ -26,7 +28,7 @@ func TestExitCodes(t *testing.T) {
 		"stats":      {"stats"},
 		"doctor":     {"doctor"},
 		"completion": {"completion", "bash"},
-		"ingest":     {"ingest", filepath.Join(dir, "engineering/billing/invoice_retry_policy.md")},
+		"ingest":     {"ingest", outside},
 	}
 	fail := map[string][]string{
 		"init":       {"init", filepath.Join(dir, "engineering/billing/invoice_retry_policy.md")},
@@ -169,7 +171,9 @@ func TestJSONEverywhere(t *testing.T) {
 		case "completion":
 			args = []string{"completion", "zsh"}
 		case "ingest":
-			args = []string{"ingest", filepath.Join(dir, "engineering/billing/dunning_emails.md")}
+			outside := filepath.Join(t.TempDir(), "notes.md")
+			writeFile(t, outside, "# Notes\n\nInvoices are retried.\n")
+			args = []string{"ingest", outside}
 		default:
 			args = []string{c.name}
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
@@ -31,8 +29,11 @@ var ingestCommand = &command{
 		"heading, plain text by paragraph, JSON/JSONL by record, CSV/TSV by row, .eml messages,\n" +
 		".ics events, Go/JS/TS/Python by top-level symbol, chat transcripts (LoCoMo,\n" +
 		"LongMemEval, {role, content} lists) by turn or session. Folders are read recursively;\n" +
-		"hidden and binary files, and the memory root itself, are skipped with a note. A file\n" +
-		"in a folder is named <folder>/<path inside it>, a file given alone by its base name:\n" +
+		"hidden and binary files are skipped with a note; a path inside the memory root, or a\n" +
+		"folder holding it (compared by real paths, through symbolic links), is refused. The\n" +
+		"engine detects each file's encoding: UTF-8, UTF-16 with a byte-order mark, else\n" +
+		"Windows-1252 (which reads Latin-1). A file in a folder is named\n" +
+		"<folder>/<path inside it>, a file given alone by its base name:\n" +
 		"the name is the source's identity. Re-ingesting an unchanged file writes nothing; a\n" +
 		"changed one updates only the entries whose pieces changed (docs/ABI.md §4.11).\n" +
 		"With --prune, the sources ingested earlier from a folder given here (names under\n" +
@@ -84,6 +85,12 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 	root, err := a.findRoot()
 	if err != nil {
 		return err
+	}
+	// Sources and the root are compared by their real paths: through a
+	// symbolic link, a folder holding the root (or inside it) is another
+	// spelling of the same files.
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return fmt.Errorf("ingest: the memory root: %w", err)
 	}
 	var srcs []ingestSource
 	var prefixes []string
@@ -155,12 +162,12 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 				prog.done(*failed)
 				continue
 			}
-			if len(batch) > 0 && (len(batch) >= ingestBatchFiles || size+len(f.Content) > ingestBatchBytes) {
+			if len(batch) > 0 && (len(batch) >= ingestBatchFiles || size+len(f.Data) > ingestBatchBytes) {
 				if err := send(false); err != nil {
 					return err
 				}
 			}
-			batch, names, size = append(batch, f), append(names, f.Name), size+len(f.Content)
+			batch, names, size = append(batch, f), append(names, f.Name), size+len(f.Data)
 		}
 		return send(true)
 	})
@@ -197,9 +204,11 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 }
 
 // collect adds the files at arg: a file under its base name, a folder's
-// files (recursively) under <folder name>/<relative path>. Hidden names,
-// anything inside the memory root, and what is not a regular file are
-// skipped with a note.
+// files (recursively) under <folder name>/<relative path>, both as given
+// (a symbolic link is followed and named as written). Hidden names and
+// what is not a regular file are skipped with a note. A source inside the
+// memory root, or a folder holding it, is refused: root is the root's
+// real path, and arg is compared by its own.
 //
 // For a folder it walked, prefix is "<folder name>/", the start of the
 // names of its files, and whole reports whether every file in it could be
@@ -211,34 +220,35 @@ func collect(arg, root string, srcs *[]ingestSource, skipped *[]ingestSkip) (pre
 	if err != nil {
 		return "", false, err
 	}
-	fi, err := os.Stat(abs)
+	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", false, err
 	}
-	if !fi.IsDir() {
-		if inside(abs, root) {
-			*skipped = append(*skipped, ingestSkip{arg, "inside the memory root"})
-			return "", false, nil
-		}
-		*srcs = append(*srcs, ingestSource{abs, filepath.Base(abs), fi.Size()})
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", false, err
+	}
+	switch {
+	case inside(real, root):
+		return "", false, fmt.Errorf("%s is inside the memory root %s: its files are the memory itself", arg, root)
+	case fi.IsDir() && inside(root, real):
+		return "", false, fmt.Errorf("%s holds the memory root %s: ingesting it would copy the memory into itself; give the folders beside the root instead", arg, root)
+	case !fi.IsDir():
+		*srcs = append(*srcs, ingestSource{real, filepath.Base(abs), fi.Size()})
 		return "", false, nil
 	}
 	base := filepath.Base(abs)
-	if inside(abs, root) {
-		*skipped = append(*skipped, ingestSkip{arg, "inside the memory root"})
-		return "", false, nil
-	}
 	whole = true
-	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			*skipped = append(*skipped, ingestSkip{p, err.Error()})
 			whole = false
 			return nil
 		}
-		rel, _ := filepath.Rel(abs, p)
+		rel, _ := filepath.Rel(real, p)
 		shown := filepath.ToSlash(filepath.Join(base, rel))
 		switch {
-		case p == abs:
+		case p == real:
 			return nil
 		case strings.HasPrefix(d.Name(), "."):
 			*skipped = append(*skipped, ingestSkip{shown, "hidden"})
@@ -246,12 +256,10 @@ func collect(arg, root string, srcs *[]ingestSource, skipped *[]ingestSkip) (pre
 				return fs.SkipDir
 			}
 			return nil
-		case d.IsDir() && p == root:
-			*skipped = append(*skipped, ingestSkip{shown, "the memory root"})
-			return fs.SkipDir
 		case d.IsDir():
 			return nil
 		case !d.Type().IsRegular():
+			// Symbolic links are not followed: one could lead into the root.
 			*skipped = append(*skipped, ingestSkip{shown, "not a regular file"})
 			return nil
 		}
@@ -296,10 +304,11 @@ func inside(p, root string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) || p == root
 }
 
-// readSource reads a file for the engine. A file too large to send or not
-// UTF-8 text fails here, with the engine's wording (skip and failed are
-// nil when the file is to be sent); a binary file (a NUL byte in its first
-// 8 KiB, as git decides) is skipped.
+// readSource reads a file for the engine, which detects its encoding
+// (api.DecodeText). A file too large to send fails here, with the engine's
+// wording (skip and failed are nil when the file is to be sent); a binary
+// file (api.LooksBinary: a NUL byte in its first 8 KiB, as git decides) is
+// skipped.
 func readSource(s ingestSource, opts api.IngestOptions) (api.SourceFile, *ingestSkip, *api.IngestFile) {
 	fail := func(msg string) (api.SourceFile, *ingestSkip, *api.IngestFile) {
 		return api.SourceFile{}, nil, &api.IngestFile{Name: s.name, Format: string(api.FormatOf(s.name)), Status: api.IngestFailed, Message: msg, Applied: []api.Applied{}}
@@ -311,15 +320,10 @@ func readSource(s ingestSource, opts api.IngestOptions) (api.SourceFile, *ingest
 	if err != nil {
 		return fail(err.Error())
 	}
-	if bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0 {
+	if api.LooksBinary(data) {
 		return api.SourceFile{}, &ingestSkip{s.name, "binary file"}, nil
 	}
-	f := api.SourceFile{Name: s.name, Content: string(data)}
-	if !utf8.Valid(data) {
-		// JSON would carry the bytes as U+FFFD: say where, as the engine would.
-		return fail(api.CheckSource(f, opts.MaxSourceBytes).Error())
-	}
-	return f, nil, nil
+	return api.SourceFile{Name: s.name, Data: data}, nil, nil
 }
 
 // ingestProgress shows an ingest as it goes.

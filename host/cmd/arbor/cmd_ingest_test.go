@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -36,7 +37,8 @@ func copyFixtures(t *testing.T, dir string) string {
 	writeFile(t, filepath.Join(in, "photo.png"), "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
 	writeFile(t, filepath.Join(in, ".draft.md"), "# hidden\n")
 	writeFile(t, filepath.Join(in, ".git", "config"), "[core]\n")
-	writeFile(t, filepath.Join(in, "latin1.txt"), "caf\xe9\n")
+	writeFile(t, filepath.Join(in, "latin1.txt"), "caf\xe9 cr\xe8me \x93br\xfbl\xe9e\x94\n")
+	writeFile(t, filepath.Join(in, "garbled.txt"), "caf\x81\n")
 	return in
 }
 
@@ -50,19 +52,20 @@ func TestIngestFolder(t *testing.T) {
 	in := copyFixtures(t, t.TempDir())
 
 	r := arbor(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", in)
-	if r.code != 1 || !strings.Contains(r.stderr, "1 of 15 files failed") {
+	if r.code != 1 || !strings.Contains(r.stderr, "1 of 16 files failed") {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	for _, want := range []string{
 		"- skipped   inbox/.draft.md: hidden\n",
 		"- skipped   inbox/.git: hidden\n",
 		"- skipped   inbox/photo.png: binary file\n",
-		"✗ failed    inbox/latin1.txt (text): bad input: not valid UTF-8 text (at byte 3, line 1)\n",
+		"✗ failed    inbox/garbled.txt (text): bad input: neither UTF-8 nor Windows-1252 text: byte 0x81 at byte 3 (line 1); convert the file to UTF-8\n",
+		"✓ added     inbox/latin1.txt (text): 1 entry, 1 added\n",
 		"✓ added     inbox/guide.md (markdown): 7 entries, 7 added\n",
 		"✓ added     inbox/invoice.eml (email): 1 entry, 1 added\n",
 		"✓ added     inbox/code/store.go (go): 7 entries, 7 added\n",
 		"✓ added     inbox/locomo_sample.json (chat): 6 entries, 6 added\n",
-		"15 files (1 failed): 51 entries added, 0 updated, 0 deleted, 0 unchanged; 3 skipped\n",
+		"16 files (1 failed): 52 entries added, 0 updated, 0 deleted, 0 unchanged; 3 skipped\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
@@ -79,13 +82,17 @@ func TestIngestFolder(t *testing.T) {
 	if !strings.Contains(show, "inbox/code/store.go") || !strings.Contains(show, "func (s *Store) Get(id string)") {
 		t.Errorf("show:\n%s", show)
 	}
+	// Windows-1252 is decoded: the quotes and accents are there.
+	if show := must(t, "", "--root", root, "show", "documents/inbox_latin1/café_crème_brûlée.md"); !strings.Contains(show, "café crème “brûlée”") {
+		t.Errorf("show latin1:\n%s", show)
+	}
 	q := must(t, "", "--root", root, "--fixed-time", fixedTime, "search", "canary traffic")
 	if !strings.Contains(q, "documents/inbox_guide/canary.md") {
 		t.Errorf("search:\n%s", q)
 	}
 
 	// Again, as JSON: everything unchanged, nothing written.
-	os.Remove(filepath.Join(in, "latin1.txt"))
+	os.Remove(filepath.Join(in, "garbled.txt"))
 	before := snapshot(t, root)
 	out := must(t, "", "--root", root, "--fixed-time", "2026-03-01T00:00:00Z", "ingest", "--json", in)
 	var rep struct {
@@ -96,7 +103,7 @@ func TestIngestFolder(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if rep.Summary != (api.IngestSummary{Files: 14, Unchanged: 51}) || len(rep.Skipped) != 3 {
+	if rep.Summary != (api.IngestSummary{Files: 15, Unchanged: 52}) || len(rep.Skipped) != 3 {
 		t.Errorf("second run: %+v, skipped %v", rep.Summary, rep.Skipped)
 	}
 	after := snapshot(t, root)
@@ -123,8 +130,55 @@ func TestIngestUsage(t *testing.T) {
 	// The memory root is never ingested into itself.
 	writeFile(t, filepath.Join(root, "notes", "a.md"), "# A\n\ntext\n")
 	r := arbor(t, "", "--root", root, "ingest", filepath.Join(root, "notes"))
-	if r.code != 0 || !strings.Contains(r.stdout, "inside the memory root") || !strings.Contains(r.stdout, "0 files") {
+	if r.code != 1 || !strings.Contains(r.stderr, "is inside the memory root") || r.stdout != "" {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestIngestSymlinks compares sources and the root by their real paths:
+// no spelling through a symbolic link ingests the root into itself, and a
+// linked folder is read, named as written.
+func TestIngestSymlinks(t *testing.T) {
+	needEngine(t)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	root := filepath.Join(real, "memory")
+	must(t, "", "init", root)
+	must(t, "", "--root", root, "add", "--path", "eng/queue", "--title", "Broker", "--narrative", "RabbitMQ.", "--reason", "r")
+	writeFile(t, filepath.Join(real, "notes", "plan.md"), "# Plan\n\nShip in May.\n")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	before := snapshot(t, root)
+	holds := " holds the memory root " + root + ": ingesting it would copy the memory into itself; give the folders beside the root instead"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"the root through a link, its parent by its real path", []string{"--root", filepath.Join(link, "memory"), "ingest", real}, real + holds},
+		{"the root by its real path, its parent through a link", []string{"--root", root, "ingest", link}, link + holds},
+		{"a folder, then the root's parent through a link", []string{"--root", root, "ingest", filepath.Join(real, "notes"), link}, link + holds},
+		{"the root itself through a link", []string{"--root", root, "ingest", filepath.Join(link, "memory")}, filepath.Join(link, "memory") + " is inside the memory root " + root + ": its files are the memory itself"},
+		{"an entry through a link", []string{"--root", root, "ingest", filepath.Join(link, "memory", "eng", "queue", "broker.md")}, "broker.md is inside the memory root " + root},
+	} {
+		if r := arbor(t, "", tc.args...); r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", tc.name, r.code, r.stderr, tc.want)
+		}
+	}
+	if after := snapshot(t, root); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused ingest changed the root: %d files, %d before", len(after), len(before))
+	}
+
+	// A folder reached through a link is read, and named as written.
+	linked := filepath.Join(dir, "linked_notes")
+	if err := os.Symlink(filepath.Join(real, "notes"), linked); err != nil {
+		t.Fatal(err)
+	}
+	r := arbor(t, "", "--root", root, "ingest", linked)
+	if r.code != 0 || !strings.Contains(r.stdout, "✓ added     linked_notes/plan.md (markdown): 1 entry, 1 added") {
+		t.Errorf("linked folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
 

@@ -95,16 +95,21 @@ var queryCommand = &command{
 	},
 }
 
-// readLines returns the non-blank lines of r, trimmed.
+// readLines returns the non-blank lines of r, trimmed. A line may be
+// longer than a query may be (api.MaxQueryBytes), so that the engine says
+// so, up to 1 MiB.
 func readLines(r io.Reader) ([]string, error) {
 	var out []string
 	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		if l := strings.TrimSpace(sc.Text()); l != "" {
 			out = append(out, l)
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("a line of more than 1 MiB: a question holds at most %d bytes", api.MaxQueryBytes)
+	} else if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {

@@ -293,14 +293,14 @@ func TestLLMCurateFrom(t *testing.T) {
 	}
 	// Bad material is refused before any model call.
 	notes := filepath.Join(llmFixture, "notes.txt")
-	latin1 := filepath.Join(t.TempDir(), "latin1.txt")
-	writeFile(t, latin1, "caf\xe9")
+	garbled := filepath.Join(t.TempDir(), "garbled.txt")
+	writeFile(t, garbled, "caf\x81")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{notes, notes, notes, notes, notes, notes}, "6 files, at most 5"},
-		{[]string{latin1}, "latin1.txt is not UTF-8 text"},
+		{[]string{garbled}, "garbled.txt: bad input: neither UTF-8 nor Windows-1252 text: byte 0x81 at byte 3 (line 1)"},
 		{[]string{filepath.Join(dir, "missing.txt")}, "no such file"},
 		{nil, "name the files to curate from"},
 	} {

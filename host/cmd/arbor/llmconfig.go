@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
 	hostllm "github.com/arbormem/arbor/host/llm"
@@ -147,10 +146,8 @@ func (a *app) curateFrom(names []string, instruction string, budget int) error {
 		if err != nil {
 			return fmt.Errorf("curate --from: %w", err)
 		}
-		if !utf8.Valid(data) {
-			return fmt.Errorf("curate --from: %s is not UTF-8 text", n)
-		}
-		files = append(files, api.SourceFile{Name: filepath.ToSlash(filepath.Clean(n)), Content: string(data)})
+		// The engine detects the encoding (api.DecodeText).
+		files = append(files, api.SourceFile{Name: filepath.ToSlash(filepath.Clean(n)), Data: data})
 	}
 	return a.withModel(true, func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error {
 		if m == nil {

@@ -223,6 +223,17 @@ func TestQueryFromStdinSharesTheCache(t *testing.T) {
 	if r := arbor(t, "", "--root", dir, "query", "-"); r.code != 1 || !strings.Contains(r.stderr, "no questions") {
 		t.Fatalf("empty stdin: %+v", r)
 	}
+	// A question longer than a query may be is refused by the engine, with the limit.
+	long := strings.Repeat("invoice retry ", 120<<10/14)
+	if r := arbor(t, long+"\n", "--root", dir, "query", "-"); r.code != 1 || !strings.Contains(r.stderr, fmt.Sprintf("invalid_params: query is %d bytes, over the 4096-byte limit", len(strings.TrimSpace(long)))) {
+		t.Fatalf("a 120 KB question: exit %d, %q", r.code, r.stderr)
+	}
+	if r := arbor(t, "", "--root", dir, "search", long); r.code != 1 || !strings.Contains(r.stderr, "over the 4096-byte limit") {
+		t.Fatalf("a 120 KB search: exit %d, %q", r.code, r.stderr)
+	}
+	if r := arbor(t, strings.Repeat("x", 2<<20)+"\n", "--root", dir, "query", "-"); r.code != 1 || !strings.Contains(r.stderr, "a line of more than 1 MiB: a question holds at most 4096 bytes") {
+		t.Fatalf("a 2 MiB line: exit %d, %q", r.code, r.stderr)
+	}
 }
 
 func TestShowBacklinks(t *testing.T) {
