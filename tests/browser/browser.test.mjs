@@ -305,6 +305,16 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
     assert.match(b2.applied[0].message, /already exists/);
     assert.match((await inTab(other, () => window.mem.read('shared/log/release_owner.md'))).markdown, /Ana owns/);
 
+    // A changes the entry B has read; B then adds a fact to it: A's words stay.
+    const upd = (content, reason) => ({ type: 'UPDATE', path: 'shared/log/release_owner.md', content, reason });
+    const a3 = await inTab(page, (op) => window.mem.curate(op), upd({ narrative: 'Ana owns the June release; Bo backs her up.' }, 'tab A edits'));
+    assert.equal(a3.applied[0].status, 'success');
+    const b3 = await inTab(other, (op) => window.mem.curate(op), upd({ facts: ['release date: June 12'] }, 'tab B adds a fact'));
+    assert.equal(b3.applied[0].status, 'success');
+    const both = (await inTab(other, () => window.mem.read('shared/log/release_owner.md'))).markdown;
+    assert.match(both, /Bo backs her up/);
+    assert.match(both, /June 12/);
+
     // Both tabs writing at once, into the same folder: every entry lands.
     const each = 4;
     await Promise.all(
