@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbormem/arbor/bench/internal/measure"
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/engine"
 	"github.com/arbormem/arbor/host/arborhost"
@@ -205,13 +206,13 @@ type stamp struct {
 	cpu  time.Duration
 }
 
-func start() stamp { return stamp{time.Now(), cpuTime()} }
+func start() stamp { return stamp{time.Now(), measure.CPUTime()} }
 
 func (ts *timings) add(s stamp) {
 	ts.wall = append(ts.wall, time.Since(s.wall))
 	cpu := time.Duration(-1)
 	if s.cpu >= 0 {
-		cpu = cpuTime() - s.cpu
+		cpu = measure.CPUTime() - s.cpu
 	}
 	ts.cpu = append(ts.cpu, cpu)
 }

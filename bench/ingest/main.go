@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/arbormem/arbor/bench/internal/measure"
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/engine"
 	"github.com/arbormem/arbor/core/host"
@@ -148,9 +149,9 @@ func native(s shape) (int, [3]time.Duration, error) {
 			}
 		}
 	}()
-	cpu0, t0 := cpuTime(), time.Now()
+	cpu0, t0 := measure.CPUTime(), time.Now()
 	res, err := e.Ingest(api.IngestParams{Files: []api.SourceFile{{Name: "notes.md", Content: s.text}}})
-	wall, cpu := time.Since(t0), cpuTime()-cpu0
+	wall, cpu := time.Since(t0), measure.CPUTime()-cpu0
 	if cpu0 < 0 {
 		cpu = -1
 	}
@@ -180,7 +181,7 @@ func viaCLI(cli, root, file string) ([3]time.Duration, error) {
 		return [3]time.Duration{}, fmt.Errorf("%s ingest: %v: %s", cli, err, out.String())
 	}
 	wall := time.Since(t0)
-	return [3]time.Duration{wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), time.Duration(maxRSS(cmd.ProcessState))}, nil
+	return [3]time.Duration{wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), time.Duration(measure.MaxRSS(cmd.ProcessState))}, nil
 }
 
 // measures are the runs of one measurement: wall time, CPU time, and a

@@ -45,6 +45,14 @@ func checkMemPath(p string) error {
 	return nil
 }
 
+// checkWritePath refuses what no file can be written at.
+func checkWritePath(p string) error {
+	if p == "" {
+		return fmt.Errorf("write: empty path: %w", ErrInvalid)
+	}
+	return checkMemPath(p)
+}
+
 func parentDir(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		return p[:i]
@@ -68,10 +76,7 @@ func (m *MemFS) ReadFile(p string) ([]byte, error) {
 
 // WriteFile implements FS.
 func (m *MemFS) WriteFile(p string, data []byte) error {
-	if p == "" {
-		return fmt.Errorf("write: empty path: %w", ErrInvalid)
-	}
-	if err := checkMemPath(p); err != nil {
+	if err := checkWritePath(p); err != nil {
 		return err
 	}
 	m.mu.Lock()
@@ -151,10 +156,7 @@ func (m *MemFS) Rename(from, to string) error {
 
 // Swap implements Swapper: the check and the write happen under one lock.
 func (m *MemFS) Swap(p string, data, old []byte, existed bool) error {
-	if p == "" {
-		return fmt.Errorf("write: empty path: %w", ErrInvalid)
-	}
-	if err := checkMemPath(p); err != nil {
+	if err := checkWritePath(p); err != nil {
 		return err
 	}
 	m.mu.Lock()

@@ -1,6 +1,8 @@
 //go:build unix
 
-package main
+// Package measure reads what the benchmarks report of a process besides
+// wall time: processor time and peak memory.
+package measure
 
 import (
 	"os"
@@ -9,8 +11,9 @@ import (
 	"time"
 )
 
-// cpuTime is the user and system time the process has used.
-func cpuTime() time.Duration {
+// CPUTime is the user and system time this process has used, or -1 when
+// it cannot be read.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return -1
@@ -18,8 +21,9 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// maxRSS is the maximum resident set of a finished process, in bytes.
-func maxRSS(ps *os.ProcessState) int64 {
+// MaxRSS is the maximum resident set of a finished process in bytes, or
+// -1 when the platform does not say.
+func MaxRSS(ps *os.ProcessState) int64 {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok {
 		return -1
