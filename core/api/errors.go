@@ -18,6 +18,9 @@ const (
 	// CodeBusy: another process held the memory root's lock for the
 	// host's whole wait; the call changed nothing and may be retried.
 	CodeBusy = "busy"
+	// CodeReadOnly refuses a method that writes (curate, ingest,
+	// curateFrom) on an engine opened with OpenParams.ReadOnly.
+	CodeReadOnly = "read_only"
 
 	// The LLM protocol's (docs/ABI.md §6).
 	CodeUnknownContinuation = "unknown_continuation"

@@ -35,6 +35,11 @@ type OpenParams struct {
 	// nil keeps DefaultLifecycleParams. Over JSON, fields left out keep
 	// their defaults.
 	Lifecycle *LifecycleParams `json:"lifecycle,omitempty"`
+	// ReadOnly opens the root under a read-only grant (docs/sandbox.md):
+	// the engine writes nothing, not even its own state in .arbor/, and
+	// the methods that write (curate, ingest, curateFrom) are refused with
+	// CodeReadOnly. Lifecycle signals and the index live in memory only.
+	ReadOnly bool `json:"readOnly,omitempty"`
 }
 
 // LifecycleParams are the "lifecycle" open parameters (docs/ABI.md §4.1).

@@ -104,6 +104,9 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
+		if err := s.eng.Writable("curate"); err != nil {
+			return nil, err
+		}
 		return s.eng.Curate(p), nil
 	},
 	"search": func(s *Session, raw json.RawMessage) (any, error) {
@@ -191,7 +194,7 @@ func (s *Session) open(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	opts := Options{FS: s.fs, Clock: s.clock, Logger: s.log, MaxFileBytes: p.MaxFileBytes}
+	opts := Options{FS: s.fs, Clock: s.clock, Logger: s.log, MaxFileBytes: p.MaxFileBytes, ReadOnly: p.ReadOnly}
 	if p.LLM != nil {
 		if err := p.LLM.Validate(); err != nil {
 			return nil, err

@@ -57,6 +57,12 @@ type Options struct {
 	// LLM tunes the calls that talk to a model (docs/ABI.md §6.5); zero
 	// fields keep their defaults.
 	LLM api.LLMOptions
+	// ReadOnly opens the root under a read-only grant (docs/sandbox.md):
+	// nothing is written, not even .arbor/; the index and the lifecycle
+	// signals live in memory. Ingest and CurateFrom are refused with
+	// api.CodeReadOnly, and every operation of Curate fails with
+	// host.ErrReadOnly (Session refuses the whole "curate" call).
+	ReadOnly bool
 }
 
 // Engine is an open memory root. Its methods are not safe for concurrent
@@ -74,6 +80,7 @@ type Engine struct {
 	retriever *retrieve.Retriever
 	warnings  []api.Warning
 	pending   []curate.Change // committed by the current curate, not yet indexed
+	readOnly  bool
 }
 
 // Open reads the whole tree through the host and brings the persisted
@@ -87,7 +94,14 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 	if err := opts.LLM.Validate(); err != nil {
 		return nil, api.OpenResult{}, err
 	}
-	e := &Engine{fs: host.Share(opts.FS), clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes}
+	fsys := opts.FS
+	if opts.ReadOnly {
+		// Every write below is meant to be skipped; one that is not fails
+		// here instead of reaching the tree. It is no Locker either: the
+		// root's lock is a file, and the engine writes nothing.
+		fsys = host.ReadOnly(fsys)
+	}
+	e := &Engine{fs: host.Share(fsys), clock: opts.Clock, log: opts.Logger, maxBytes: opts.MaxFileBytes, readOnly: opts.ReadOnly}
 	if e.clock == nil {
 		e.clock = host.SystemClock{}
 	}
@@ -111,18 +125,22 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 
 // open is Open holding the root's lock.
 func (e *Engine) open(opts Options) (api.OpenResult, error) {
-	idx, err := search.Open(search.Options{}, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log})
+	idx, err := search.Open(search.Options{}, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log, ReadOnly: e.readOnly})
 	if err != nil {
 		return api.OpenResult{}, err
 	}
 	e.index = idx
-	e.ignoreState()
-	// An operation a killed process left half-recorded is logged first,
-	// as the files show it, before the tree is read.
-	if msg, err := (&curate.Curator{FS: e.fs, Clock: e.clock}).Recover(); err != nil {
-		e.warn([]api.Warning{{Kind: api.WarnInterrupted, Path: curate.JournalPath, Message: err.Error()}})
-	} else if msg != "" {
-		e.warn([]api.Warning{{Kind: api.WarnInterrupted, Path: curate.JournalPath, Message: msg}})
+	// A read-only engine leaves the journal of an operation a killed
+	// process left to the next writable open, which records it.
+	if !e.readOnly {
+		e.ignoreState()
+		// An operation a killed process left half-recorded is logged first,
+		// as the files show it, before the tree is read.
+		if msg, err := (&curate.Curator{FS: e.fs, Clock: e.clock}).Recover(); err != nil {
+			e.warn([]api.Warning{{Kind: api.WarnInterrupted, Path: curate.JournalPath, Message: err.Error()}})
+		} else if msg != "" {
+			e.warn([]api.Warning{{Kind: api.WarnInterrupted, Path: curate.JournalPath, Message: msg}})
+		}
 	}
 	cat, srcs, warnings, err := catalog.Load(e.fs, e.maxBytes)
 	if err != nil {
@@ -140,7 +158,7 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	if opts.Lifecycle != nil {
 		model = *opts.Lifecycle
 	}
-	e.signals, warnings = catalog.OpenSignals(e.fs, e.clock, e.log, cat, catalog.SignalOptions{Model: model, FlushAfter: opts.FlushAfter, FlushEvery: opts.FlushInterval})
+	e.signals, warnings = catalog.OpenSignals(e.fs, e.clock, e.log, cat, catalog.SignalOptions{Model: model, FlushAfter: opts.FlushAfter, FlushEvery: opts.FlushInterval, ReadOnly: e.readOnly})
 	e.warn(warnings)
 	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange, Log: e.log}
 	e.loops = agent.NewLoops(e.clock, e.log, opts.LLM)
@@ -266,6 +284,15 @@ func (e *Engine) reindex() {
 	}
 }
 
+// Writable refuses method, which writes to the tree, when the engine is
+// open read-only: an *api.Error with api.CodeReadOnly naming the grant.
+func (e *Engine) Writable(method string) error {
+	if !e.readOnly {
+		return nil
+	}
+	return api.Errorf(api.CodeReadOnly, "%s: the memory is open read-only (the host granted no writes): nothing was written", method)
+}
+
 // Search returns ranked results, without the tiers of Query.
 func (e *Engine) Search(p api.SearchParams) (api.SearchResult, error) {
 	start := time.Now()
@@ -299,6 +326,9 @@ func (e *Engine) QueryLLM(p api.QueryParams) (any, error) { return e.retriever.Q
 // §6.6): it returns an api.Pending, and the final api.CurateFromResult
 // comes from Resume. Nothing reaches the tree before the loop ends.
 func (e *Engine) CurateFrom(p api.CurateFromParams) (any, error) {
+	if err := e.Writable("curateFrom"); err != nil {
+		return nil, err
+	}
 	return curatefrom.Start(curatefrom.Config{FS: e.fs, Clock: e.clock, Catalog: e.catalog, Index: e.index, MaxFileBytes: e.maxBytes,
 		Loops: e.loops, Apply: func(ops []api.Operation) api.CurateResult { return e.curate(ops).API() }}, p)
 }
@@ -315,6 +345,9 @@ func (e *Engine) Cancel(p api.CancelParams) (api.CancelResult, error) { return e
 // Ingest splits files into entries and writes them through curate
 // (docs/ABI.md §4.11); an unchanged file writes nothing.
 func (e *Engine) Ingest(p api.IngestParams) (res api.IngestResult, err error) {
+	if err := e.Writable("ingest"); err != nil {
+		return api.IngestResult{}, err
+	}
 	// One lock for the whole run: the manifest it reads at the start is
 	// the one it writes back, with another process's records in it.
 	lerr := e.fs.Exclusive(func() error {

@@ -14,6 +14,8 @@ func asError(err error) *api.Error {
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.Is(err, host.ErrReadOnly):
+		return &api.Error{Code: api.CodeReadOnly, Message: err.Error()}
 	case errors.Is(err, api.ErrInvalidPath), errors.Is(err, host.ErrInvalid), errors.Is(err, host.ErrDenied):
 		return &api.Error{Code: api.CodeInvalidPath, Message: err.Error()}
 	case errors.Is(err, host.ErrNotFound):

@@ -45,6 +45,7 @@ type Signals struct {
 	lastFlush  time.Time
 	flushAfter int
 	flushEvery time.Duration // 0: no time-based flush
+	readOnly   bool
 }
 
 // SignalOptions are the lifecycle model and the flush policy of Signals.
@@ -57,6 +58,10 @@ type SignalOptions struct {
 	// the next change; 0 means api.DefaultFlushInterval, a negative value
 	// turns the time-based write off.
 	FlushEvery time.Duration
+	// ReadOnly keeps the signals in memory only: state.json is read but
+	// never written, nor a copy of one that cannot be used (a read-only
+	// grant, docs/sandbox.md).
+	ReadOnly bool
 }
 
 // stateFile is the JSON of StatePath.
@@ -71,7 +76,7 @@ type stateFile struct {
 // derived data, never a reason to refuse opening the tree.
 func OpenSignals(fsys host.FS, clock host.Clock, log host.Logger, cat *Catalog, opts SignalOptions) (*Signals, []api.Warning) {
 	s := &Signals{fs: fsys, clock: clock, log: log, cat: cat, model: opts.Model, byPath: map[string]lifecycle.Signal{},
-		changed: map[string]bool{}, lastFlush: clock.Now(), flushAfter: opts.FlushAfter, flushEvery: opts.FlushEvery}
+		changed: map[string]bool{}, lastFlush: clock.Now(), flushAfter: opts.FlushAfter, flushEvery: opts.FlushEvery, readOnly: opts.ReadOnly}
 	if s.flushAfter <= 0 {
 		s.flushAfter = api.DefaultFlushAfter
 	}
@@ -95,6 +100,9 @@ func OpenSignals(fsys host.FS, clock host.Clock, log host.Logger, cat *Catalog, 
 			why = err.Error()
 		}
 		msg := fmt.Sprintf("cannot be used (%s); lifecycle signals start fresh", why)
+		if s.readOnly {
+			return s, warn(msg + "; the file is left as it is (read-only)")
+		}
 		if werr := fsys.WriteFile(stateBackupPath, data); werr != nil {
 			msg += fmt.Sprintf(" and the old file will be replaced (no copy: %v)", werr)
 		} else {
@@ -241,14 +249,14 @@ func (s *Signals) flushIfDue() {
 }
 
 // Flush writes the signals to state.json when they changed since the last
-// write, in one atomic write. Other processes may have written the file
-// since this one read it: under the root's lock, the file is read again,
-// this engine's changes are laid over it, and the signals it recorded
-// for other entries are taken in, so that no process's signals overwrite
-// another's.
+// write, in one atomic write; read-only signals are never written. Other
+// processes may have written the file since this one read it: under the
+// root's lock, the file is read again, this engine's changes are laid over
+// it, and the signals it recorded for other entries are taken in, so that
+// no process's signals overwrite another's.
 func (s *Signals) Flush() (api.FlushResult, error) {
 	res := api.FlushResult{Entries: len(s.byPath)}
-	if !s.dirty {
+	if !s.dirty || s.readOnly {
 		return res, nil
 	}
 	err := host.Exclusive(s.fs, func() error {

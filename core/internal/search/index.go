@@ -396,7 +396,8 @@ func (x *Index) Close() error {
 }
 
 // Flush writes a stored index's changes to its Store; it does nothing for
-// an in-memory index or when nothing changed since the last flush.
+// an in-memory index, a read-only Store, or when nothing changed since the
+// last flush.
 func (x *Index) Flush() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -407,7 +408,7 @@ func (x *Index) Flush() error {
 }
 
 func (x *Index) flush() error {
-	if x.store == nil || !x.dirty {
+	if x.store == nil || x.store.ReadOnly || !x.dirty {
 		return nil
 	}
 	if err := x.store.save(x.lens, x.hashes, x.keys); err != nil {

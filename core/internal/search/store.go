@@ -38,6 +38,9 @@ type Store struct {
 	FS     host.FS
 	Dir    string      // folder below the root, e.g. ".arbor/index"
 	Logger host.Logger // gets a warn line when a stored index is unusable; nil discards
+	// ReadOnly loads the stored index but never writes it: Flush and Close
+	// keep the changes in memory (a read-only grant, docs/sandbox.md).
+	ReadOnly bool
 }
 
 // formatVersion changes whenever the stored bytes would mean something
