@@ -195,15 +195,23 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, logf func
 			}), []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).
 			Export(name)
 	}
+	// DENIED carries no message over the ABI: a write refused by the
+	// read-only grant is logged, so that whoever reads the log learns why.
+	granted := func(name string, rc int32) int32 {
+		if rc == codeDenied && fsys.readOnly && logf != nil {
+			logf(2, name+": refused: the memory root is granted read-only")
+		}
+		return rc
+	}
 	fn4("fs_read", fsys.abiRead)
-	fn4("fs_write", fsys.abiWrite)
-	fn4("fs_append", fsys.abiAppend)
-	fn4("fs_rename", fsys.abiRename)
+	fn4("fs_write", func(m Memory, a, b, c, d uint32) int32 { return granted("fs_write", fsys.abiWrite(m, a, b, c, d)) })
+	fn4("fs_append", func(m Memory, a, b, c, d uint32) int32 { return granted("fs_append", fsys.abiAppend(m, a, b, c, d)) })
+	fn4("fs_rename", func(m Memory, a, b, c, d uint32) int32 { return granted("fs_rename", fsys.abiRename(m, a, b, c, d)) })
 	fn4("fs_list", fsys.abiList)
 	fn4("fs_stat", fsys.abiStat)
 	b.NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
-			s[0] = api.EncodeI32(fsys.abiRemove(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1])))
+			s[0] = api.EncodeI32(granted("fs_remove", fsys.abiRemove(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]))))
 		}), []api.ValueType{i32, i32}, []api.ValueType{i32}).
 		Export("fs_remove")
 	b.NewFunctionBuilder().

@@ -30,9 +30,10 @@ import (
 // Writes are atomic: a temporary file in the same folder, synced, then
 // renamed over the target.
 type RootFS struct {
-	dir    string // absolute, symbolic links evaluated
-	lockMu sync.Mutex
-	held   *rootlock.Lock // nil when unlocked, or when the root is read-only
+	dir      string // absolute, symbolic links evaluated
+	readOnly bool
+	lockMu   sync.Mutex
+	held     *rootlock.Lock // nil when unlocked, or when the root is read-only
 }
 
 var (
@@ -73,6 +74,23 @@ func NewRootFS(dir string) (*RootFS, error) {
 
 // Dir returns the root folder, absolute and with symbolic links resolved.
 func (r *RootFS) Dir() string { return r.dir }
+
+// ReadOnly returns the same root under a read-only grant: every write,
+// append, removal and rename is refused with host.ErrReadOnly (DENIED over
+// the ABI), whatever the engine asks, and Lock takes no lock (its file
+// would be a write); reads are served as before.
+func (r *RootFS) ReadOnly() *RootFS { return &RootFS{dir: r.dir, readOnly: true} }
+
+// IsReadOnly reports whether the root is granted read-only.
+func (r *RootFS) IsReadOnly() bool { return r.readOnly }
+
+// writable refuses op on p under a read-only grant.
+func (r *RootFS) writable(op, p string) error {
+	if r.readOnly {
+		return fmt.Errorf("%s %q: %w", op, p, host.ErrReadOnly)
+	}
+	return nil
+}
 
 // inside reports whether the resolved OS path real lies in the root.
 func (r *RootFS) inside(real string) bool {
@@ -235,6 +253,9 @@ func (r *RootFS) Swap(p string, data, old []byte, existed bool) error {
 
 // write is WriteFile, with check run on the target just before the rename.
 func (r *RootFS) write(p string, data []byte, check func(full string) error) error {
+	if err := r.writable("write", p); err != nil {
+		return err
+	}
 	if p == "" {
 		return fmt.Errorf("write: the root is not a file: %w", host.ErrInvalid)
 	}
@@ -296,6 +317,9 @@ func (r *RootFS) write(p string, data []byte, check func(full string) error) err
 // parent folders, and syncs it before returning. A symbolic link at p is
 // refused, as for WriteFile.
 func (r *RootFS) Append(p string, data []byte) error {
+	if err := r.writable("append", p); err != nil {
+		return err
+	}
 	if p == "" {
 		return fmt.Errorf("append: the root is not a file: %w", host.ErrInvalid)
 	}
@@ -341,6 +365,11 @@ func (r *RootFS) Lock() error { return r.LockContext(context.Background()) }
 // error wrapping host.ErrBusy). The lock is this RootFS's until Unlock; it
 // is not re-entrant.
 func (r *RootFS) LockContext(ctx context.Context) error {
+	if r.readOnly {
+		// The lock is a file: a root granted read-only is served unlocked,
+		// as rootlock serves one the file system will not let it write.
+		return nil
+	}
 	r.lockMu.Lock()
 	defer r.lockMu.Unlock()
 	if r.held != nil {
@@ -395,6 +424,9 @@ func syncDir(dir string) {
 // Remove deletes a file or an empty folder (a symbolic link itself, never
 // its target).
 func (r *RootFS) Remove(p string) error {
+	if err := r.writable("remove", p); err != nil {
+		return err
+	}
 	if p == "" {
 		return fmt.Errorf("remove: the root cannot be removed: %w", host.ErrInvalid)
 	}
@@ -411,6 +443,9 @@ func (r *RootFS) Remove(p string) error {
 // Rename moves from to to, replacing the destination atomically and
 // creating its missing parent folders.
 func (r *RootFS) Rename(from, to string) error {
+	if err := r.writable("rename", from); err != nil {
+		return err
+	}
 	if from == "" || to == "" {
 		return fmt.Errorf("rename %q to %q: the root cannot be renamed: %w", from, to, host.ErrInvalid)
 	}

@@ -618,3 +618,48 @@ func TestRootFSAtomicWriteFailure(t *testing.T) {
 		t.Fatalf("after a good write: %q", b)
 	}
 }
+
+// A read-only root refuses every write with host.ErrReadOnly (DENIED over
+// the ABI) before looking at the path, takes no lock, and serves reads as
+// before.
+func TestRootFSReadOnly(t *testing.T) {
+	w, dir := newRoot(t)
+	if err := w.WriteFile("notes/a.md", []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	r := w.ReadOnly()
+	if !r.IsReadOnly() || w.IsReadOnly() {
+		t.Fatal("ReadOnly must return a read-only copy and leave the root writable")
+	}
+	for name, err := range map[string]error{
+		"write":        r.WriteFile("notes/b.md", []byte("b")),
+		"overwrite":    r.WriteFile("notes/a.md", []byte("changed")),
+		"append":       r.Append(".arbor/audit.jsonl", []byte("{}\n")),
+		"remove":       r.Remove("notes/a.md"),
+		"rename":       r.Rename("notes/a.md", "notes/c.md"),
+		"invalid path": r.WriteFile("../x.md", nil),
+	} {
+		if !errors.Is(err, host.ErrReadOnly) || !errors.Is(err, host.ErrDenied) {
+			t.Errorf("%s: %v, want host.ErrReadOnly", name, err)
+		}
+		wantCode(t, name, err, codeDenied)
+	}
+	if b, err := r.ReadFile("notes/a.md"); err != nil || string(b) != "a" {
+		t.Fatalf("read: %q %v", b, err)
+	}
+	if ents, err := r.ReadDir("notes"); err != nil || len(ents) != 1 {
+		t.Fatalf("list: %v %v", ents, err)
+	}
+	// The lock is a file: the grant takes none, and writes none.
+	if err := r.Lock(); err != nil {
+		t.Fatalf("lock: %v", err)
+	}
+	if err := r.Unlock(); err != nil {
+		t.Fatalf("unlock: %v", err)
+	}
+	for _, p := range []string{"notes/b.md", ".arbor"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s was written: %v", p, err)
+		}
+	}
+}
