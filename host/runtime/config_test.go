@@ -177,8 +177,8 @@ func TestModuleConfigRealClocksAndRandom(t *testing.T) {
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 
 	cfg := newConfig(nil)
-	a := newProbe(t, rt, moduleConfig(cfg), "a")
-	b := newProbe(t, rt, moduleConfig(cfg), "b")
+	a := newProbe(t, rt, moduleConfig(cfg, cfg.stderr), "a")
+	b := newProbe(t, rt, moduleConfig(cfg, cfg.stderr), "b")
 	fake := newProbe(t, rt, wazero.NewModuleConfig(), "fake")
 	fake2 := newProbe(t, rt, wazero.NewModuleConfig(), "fake2")
 

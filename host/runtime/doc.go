@@ -16,4 +16,9 @@
 //
 // Compiled code is cached in the user cache folder (os.UserCacheDir()/arbor/wazero),
 // so a new process starts without recompiling the module.
+//
+// A host that does not trust what it asks of the engine sandboxes it
+// (docs/sandbox.md): WithCallTimeout stops a call at its deadline,
+// WithMaxMemory caps the module's memory, and WithReadOnly grants the root
+// read-only. A module stopped by a limit is replaced at the next call.
 package runtime

@@ -31,19 +31,32 @@ var ErrNoModule = errors.New("arbor: no engine module: host/runtime/arbor.wasm i
 // Engine is one instance of the wasm engine serving one memory root. Its
 // methods are safe for concurrent use: calls are serialized, as the ABI
 // requires.
+//
+// When the module stops during a call (its deadline, the memory limit, a
+// trap), the call returns an error saying why, and the next call starts a
+// new instance and opens the root again with the parameters of the last
+// successful open (docs/sandbox.md).
 type Engine struct {
-	mu    sync.Mutex
-	rt    wazero.Runtime
-	mod   api.Module
-	alloc api.Function
-	free  api.Function
-	call  api.Function
-	fs    *arborhost.RootFS
-	logf  func(level int, msg string)
+	mu       sync.Mutex
+	cfg      *config
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	mod      api.Module
+	alloc    api.Function
+	free     api.Function
+	call     api.Function
+	fs       *arborhost.RootFS
+	logf     func(level int, msg string)
+	out      *outputWatch // the module's stderr
 	// follow, for a WithWatch engine, keeps it in step with the disk.
 	follow *follower
-	// dead is set once the module trapped or exited; it cannot serve again.
-	dead   error
+	// stopped is why the module stopped: its state is lost, and the next
+	// call restarts it. nil while it runs.
+	stopped error
+	closed  bool
+	// opened is the last open request that succeeded, replayed after a
+	// restart; nil while the engine is not open.
+	opened []byte
 	nextID int64
 }
 
@@ -52,9 +65,15 @@ type Engine struct {
 // The engine still has to be opened: Open, or a raw "open" request.
 func New(ctx context.Context, root string, opts ...Option) (*Engine, error) {
 	cfg := newConfig(opts)
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
 	fsys, err := arborhost.NewRootFS(root)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.readOnly {
+		fsys = fsys.ReadOnly()
 	}
 	if len(cfg.wasm) == 0 {
 		return nil, ErrNoModule
@@ -63,9 +82,9 @@ func New(ctx context.Context, root string, opts ...Option) (*Engine, error) {
 	if cfg.cacheDir != nil {
 		cacheDir = *cfg.cacheDir
 	}
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(compilationCache(cacheDir)))
-	e := &Engine{rt: rt, fs: fsys, logf: cfg.logf}
-	if err := e.start(ctx, cfg); err != nil {
+	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(cfg, compilationCache(cacheDir)))
+	e := &Engine{cfg: cfg, rt: rt, fs: fsys, logf: cfg.logf, out: &outputWatch{w: cfg.stderr}}
+	if err := e.start(ctx); err != nil {
 		rt.Close(ctx)
 		return nil, err
 	}
@@ -75,18 +94,26 @@ func New(ctx context.Context, root string, opts ...Option) (*Engine, error) {
 	return e, nil
 }
 
-func (e *Engine) start(ctx context.Context, cfg *config) error {
+// start registers the host modules, compiles the engine module and starts
+// its first instance.
+func (e *Engine) start(ctx context.Context) error {
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, e.rt); err != nil {
 		return fmt.Errorf("arbor: instantiate WASI: %w", err)
 	}
-	if _, err := arborhost.Instantiate(ctx, e.rt, e.fs, cfg.logf); err != nil {
+	if _, err := arborhost.Instantiate(ctx, e.rt, e.fs, e.cfg.logf); err != nil {
 		return fmt.Errorf("arbor: instantiate %s: %w", arborhost.ModuleName, err)
 	}
-	compiled, err := e.rt.CompileModule(ctx, cfg.wasm)
+	compiled, err := e.rt.CompileModule(ctx, e.cfg.wasm)
 	if err != nil {
-		return fmt.Errorf("arbor: compile engine module: %w", err)
+		return fmt.Errorf("arbor: compile engine module%s: %w", e.cfg.memoryNote(), err)
 	}
-	mod, err := e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, linearMemory()), compiled, moduleConfig(cfg).WithName("arbor"))
+	e.compiled = compiled
+	return e.instantiate(ctx)
+}
+
+// instantiate starts an instance of the compiled module and initializes it.
+func (e *Engine) instantiate(ctx context.Context) error {
+	mod, err := e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, linearMemory()), e.compiled, moduleConfig(e.cfg, e.out).WithName("arbor"))
 	if err != nil {
 		return fmt.Errorf("arbor: instantiate engine module: %w", err)
 	}
@@ -104,8 +131,10 @@ func (e *Engine) start(ctx context.Context, cfg *config) error {
 	if initialize == nil {
 		return errors.New("arbor: engine module does not export _initialize (not a reactor)")
 	}
-	if _, err := initialize.Call(ctx); err != nil {
-		return fmt.Errorf("arbor: initialize engine module: %w", err)
+	ictx, cancel := e.cfg.callContext(ctx)
+	defer cancel()
+	if _, err := initialize.Call(ictx); err != nil {
+		return fmt.Errorf("arbor: initialize engine module: %w", e.stopError("_initialize", err))
 	}
 	version := mod.ExportedFunction("arbor_abi_version")
 	if version == nil {
@@ -129,9 +158,9 @@ func (e *Engine) start(ctx context.Context, cfg *config) error {
 // and lifecycle decay would be wrong (docs/design.md, WebAssembly and the host ABI). Standard output goes to
 // standard error too: the engine has no use for it, and a stray write must
 // not corrupt a command's output.
-func moduleConfig(cfg *config) wazero.ModuleConfig {
-	stderr := streamWriter{cfg.stderr}
-	return wazero.NewModuleConfig().
+func moduleConfig(cfg *config, w io.Writer) wazero.ModuleConfig {
+	stderr := streamWriter{w}
+	mc := wazero.NewModuleConfig().
 		WithStartFunctions().
 		WithSysWalltime().
 		WithSysNanotime().
@@ -139,6 +168,10 @@ func moduleConfig(cfg *config) wazero.ModuleConfig {
 		WithRandSource(rand.Reader).
 		WithStderr(stderr).
 		WithStdout(stderr)
+	if limit := cfg.goMemLimit(); limit != "" {
+		mc = mc.WithEnv("GOMEMLIMIT", limit)
+	}
+	return mc
 }
 
 // streamWriter keeps the host's descriptor out of the module's reach. Given
@@ -161,32 +194,57 @@ func (e *Engine) Root() string { return e.fs.Dir() }
 
 // Call sends one raw JSON request (docs/ABI.md §3) and returns the raw JSON
 // response. An error means the request could not be delivered (closed
-// engine, a trap in the module); errors of the engine itself come back
-// inside the response.
+// engine, a trap in the module, a deadline); errors of the engine itself
+// come back inside the response.
 func (e *Engine) Call(ctx context.Context, req []byte) ([]byte, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.followCall(ctx, req, func() ([]byte, error) { return e.callLocked(ctx, req) })
+	method := requestMethod(req)
+	return e.followCall(ctx, method, func() ([]byte, error) { return e.callLocked(ctx, method, req) })
 }
 
-func (e *Engine) callLocked(ctx context.Context, req []byte) ([]byte, error) {
-	if e.mod == nil {
+// callLocked delivers req, whose method is method, restarting the module
+// first if it stopped.
+func (e *Engine) callLocked(ctx context.Context, method string, req []byte) ([]byte, error) {
+	if e.closed {
 		return nil, ErrClosed
-	}
-	if e.dead != nil {
-		return nil, e.dead
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("arbor: call: %w", err)
 	}
+	if e.stopped != nil {
+		if err := e.restart(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if method == "open" && e.fs.IsReadOnly() {
+		req = grantReadOnly(req)
+	}
+	label := method
+	if label == "" {
+		label = "call"
+	}
+	out, err := e.exchange(ctx, label, req)
+	if err != nil {
+		return nil, err
+	}
+	e.track(method, req, out)
+	return out, nil
+}
+
+// exchange is one request through arbor_call (docs/ABI.md §5, step 3),
+// under the call's deadline; label names it in errors.
+func (e *Engine) exchange(ctx context.Context, label string, req []byte) ([]byte, error) {
 	if len(req) > math.MaxInt32 {
 		return nil, fmt.Errorf("arbor: call: request of %d bytes is too large", len(req))
 	}
+	ctx, cancel := e.cfg.callContext(ctx)
+	defer cancel()
 	mem := e.mod.Memory()
 	n := uint32(len(req))
 	res, err := e.alloc.Call(ctx, uint64(n))
 	if err != nil {
-		return nil, e.fail("arbor_alloc", err)
+		return nil, e.fail(label, err)
 	}
 	ptr := api.DecodeU32(res[0])
 	if n > 0 && (ptr == 0 || !mem.Write(ptr, req)) {
@@ -197,11 +255,11 @@ func (e *Engine) callLocked(ctx context.Context, req []byte) ([]byte, error) {
 	}
 	res, err = e.call.Call(ctx, uint64(ptr), uint64(n))
 	if err != nil {
-		return nil, e.fail("arbor_call", err)
+		return nil, e.fail(label, err)
 	}
 	if n > 0 {
 		if _, err := e.free.Call(ctx, uint64(ptr)); err != nil {
-			return nil, e.fail("arbor_free", err)
+			return nil, e.fail(label, err)
 		}
 	}
 	outPtr, outLen := uint32(res[0]>>32), uint32(res[0])
@@ -211,28 +269,63 @@ func (e *Engine) callLocked(ctx context.Context, req []byte) ([]byte, error) {
 	}
 	out := bytes.Clone(view)
 	if _, err := e.free.Call(ctx, uint64(outPtr)); err != nil {
-		return nil, e.fail("arbor_free", err)
+		return nil, e.fail(label, err)
 	}
 	return out, nil
 }
 
-// fail records that the module trapped or exited: its state is lost, so
-// every later call gets the same error.
-func (e *Engine) fail(export string, err error) error {
-	e.dead = fmt.Errorf("arbor: %s: the engine module stopped: %w", export, err)
-	return e.dead
+// fail records that the module stopped during label: its state is lost,
+// and the next call restarts it. The error says why it stopped. The root's
+// lock, which the call may have held for a write, is released now, so
+// that other processes (and the next instance) need not wait for it.
+func (e *Engine) fail(label string, err error) error {
+	e.stopped = e.stopError(label, err)
+	if uerr := e.fs.Unlock(); uerr != nil {
+		e.logf(LevelError, fmt.Sprintf("release the root's lock after the engine stopped: %v", uerr))
+	}
+	return e.stopped
+}
+
+// restart replaces a stopped module by a new instance and, when the root
+// was open, opens it again with the same request. Pending model calls
+// (continuations) and signals not flushed yet are lost with the old
+// instance.
+func (e *Engine) restart(ctx context.Context) error {
+	cause := e.stopped
+	if e.mod != nil {
+		_ = e.mod.Close(ctx) // already closed when it exited or met its deadline
+		e.mod = nil
+	}
+	if err := e.instantiate(ctx); err != nil {
+		return fmt.Errorf("arbor: restart the engine module, which stopped (%v): %w", cause, err)
+	}
+	e.stopped = nil
+	if e.opened == nil {
+		return nil
+	}
+	out, err := e.exchange(ctx, "open", e.opened)
+	if err != nil {
+		return fmt.Errorf("arbor: open the memory root again after the engine stopped: %w", err)
+	}
+	if err := responseError(out); err != nil {
+		e.opened = nil
+		return fmt.Errorf("arbor: open the memory root again after the engine stopped: %w", err)
+	}
+	return nil
 }
 
 // Close closes the engine (flushing its state to the root when it is
-// open) and releases the module. Calling Close again does nothing.
+// open) and releases the module. Calling Close again does nothing. A
+// module that stopped is not restarted to be closed: what it had not
+// written is lost with it.
 func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.mod == nil {
+	if e.closed {
 		return nil
 	}
 	var errs []error
-	if e.dead == nil {
+	if e.stopped == nil {
 		if _, err := e.methodLocked(ctx, "close", nil); err != nil && !isCode(err, "not_open") {
 			errs = append(errs, err)
 		}
@@ -241,6 +334,6 @@ func (e *Engine) Close(ctx context.Context) error {
 	if err := e.rt.Close(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("arbor: close runtime: %w", err))
 	}
-	e.mod = nil
+	e.closed, e.mod, e.opened = true, nil, nil
 	return errors.Join(errs...)
 }

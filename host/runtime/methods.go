@@ -42,7 +42,7 @@ func (e *Engine) rawMethod(ctx context.Context, method string, params any) (json
 	if err != nil {
 		return nil, fmt.Errorf("arbor: %s: encode params: %w", method, err)
 	}
-	out, err := e.callLocked(ctx, b)
+	out, err := e.callLocked(ctx, method, b)
 	if err != nil {
 		return nil, err
 	}

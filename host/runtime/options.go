@@ -17,6 +17,7 @@ type config struct {
 	wasm     []byte
 	// scanEvery > 0 makes the engine follow changes on disk (WithWatch).
 	scanEvery time.Duration
+	sandbox   // the limits of sandbox.go
 }
 
 // Log levels of the arbor_host log import.

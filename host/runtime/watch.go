@@ -86,20 +86,16 @@ func (e *Engine) catchUp(ctx context.Context, method string) {
 	}
 }
 
-// followCall catches up before a raw request and notes a successful
-// open after it.
-func (e *Engine) followCall(ctx context.Context, req []byte, call func() ([]byte, error)) ([]byte, error) {
+// followCall catches up before a raw request of method and notes a
+// successful open after it.
+func (e *Engine) followCall(ctx context.Context, method string, call func() ([]byte, error)) ([]byte, error) {
 	if e.follow == nil {
 		return call()
 	}
-	var head struct {
-		Method string `json:"method"`
-	}
-	json.Unmarshal(req, &head) // a request that does not parse gets its error from the engine
-	e.catchUp(ctx, head.Method)
+	e.catchUp(ctx, method)
 	out, err := call()
 	var env envelope
-	if err == nil && head.Method == "open" && json.Unmarshal(out, &env) == nil && env.Error == nil {
+	if err == nil && method == "open" && json.Unmarshal(out, &env) == nil && env.Error == nil {
 		e.follow.opened = true
 	}
 	return out, err
