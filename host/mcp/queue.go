@@ -44,10 +44,12 @@ func newQueue() *queue {
 }
 
 // do queues run and waits until it ran. A job whose ctx ends before its
-// turn is skipped and do returns ctx's error; one that has started is
-// waited for, since an engine call (a curate above all) cannot be stopped
-// halfway, and do then reports it as run. A job for a tool call says so
-// (call), so that its arrival lets the ordered transport read on.
+// turn is skipped and do returns ctx's error; one that has started runs on
+// (run gets ctx without its cancel) and is waited for: a curate stopped
+// halfway would have written some of its files and not others, and any
+// stopped call costs the next one a restart of the engine. do then
+// reports it as run. A job for a tool call says so (call), so that its
+// arrival lets the ordered transport read on.
 func (q *queue) do(ctx context.Context, call bool, run func(ctx context.Context)) error {
 	j := &job{ctx: ctx, run: run, done: make(chan struct{})}
 	q.mu.Lock()
@@ -98,7 +100,10 @@ func (q *queue) serve() {
 		j.started = j.ctx.Err() == nil
 		q.mu.Unlock()
 		if j.started {
-			j.run(j.ctx)
+			// A started call is not cancelled with its request (see do):
+			// only the engine's own deadline (runtime.WithCallTimeout)
+			// stops it.
+			j.run(context.WithoutCancel(j.ctx))
 		}
 		close(j.done)
 	}

@@ -51,15 +51,27 @@ Before answering from your own knowledge about this user, project or domain, cal
 Use arbor-search for ranked candidates, arbor-read to open an entry with its relations and backlinks, arbor-tree to see the hierarchy.
 Paths are relative to the memory root. Nothing here calls an LLM: you are the curator.`
 
+// readOnlyInstructions replace instructions when the memory is granted
+// read-only (docs/sandbox.md): there is no arbor-curate to call.
+const readOnlyInstructions = `Arbor is a long-term memory kept as a tree of markdown entries (domain/topic[/subtopic]/entry.md). This server grants it read-only: you can consult it, not change it.
+Before answering from your own knowledge about this user, project or domain, call arbor-query.
+Use arbor-search for ranked candidates, arbor-read to open an entry with its relations and backlinks, arbor-tree to see the hierarchy.
+Paths are relative to the memory root. Nothing here calls an LLM.`
+
 // New returns a server for eng, which must be open. The server does not
-// close it.
+// close it. An engine created runtime.WithReadOnly is served without
+// arbor-curate.
 func New(eng *runtime.Engine, opts ...Option) *Server {
 	s := &Server{eng: eng, flushInterval: 5 * time.Minute}
 	for _, o := range opts {
 		o(s)
 	}
+	text := instructions
+	if eng.ReadOnly() {
+		text = readOnlyInstructions
+	}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "arbor", Title: "Arbor memory", Version: api.Version},
-		&sdk.ServerOptions{Instructions: instructions, Capabilities: &sdk.ServerCapabilities{}})
+		&sdk.ServerOptions{Instructions: text, Capabilities: &sdk.ServerCapabilities{}})
 	addTools(s)
 	return s
 }

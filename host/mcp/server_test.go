@@ -23,8 +23,14 @@ import (
 // in-memory pipes; the end of the test closes both and waits for Run.
 func serve(t *testing.T, root string, opts ...Option) *sdk.ClientSession {
 	t.Helper()
+	return serveEngine(t, root, nil, opts...)
+}
+
+// serveEngine is serve with an engine created with engineOpts.
+func serveEngine(t *testing.T, root string, engineOpts []runtime.Option, opts ...Option) *sdk.ClientSession {
+	t.Helper()
 	ctx := context.Background()
-	eng, err := runtime.New(ctx, root, runtime.WithCacheDir(""))
+	eng, err := runtime.New(ctx, root, append([]runtime.Option{runtime.WithCacheDir("")}, engineOpts...)...)
 	if errors.Is(err, runtime.ErrNoModule) {
 		t.Skip("host/runtime/arbor.wasm is the empty placeholder: run ./build.sh wasm")
 	}
@@ -325,5 +331,62 @@ func TestEditorAndAgent(t *testing.T) {
 	}
 	if b2, _ := os.ReadFile(file); string(b2) != string(b) {
 		t.Errorf("the conflict changed the file:\n%s", b2)
+	}
+}
+
+// A memory granted read-only is served without arbor-curate, with
+// instructions that say so, and nothing is written: not by the calls, not
+// by the idle flush, not at shutdown.
+func TestReadOnlyServer(t *testing.T) {
+	root := t.TempDir()
+	entry := filepath.Join(root, "notes/misc/zebra_crossing.md")
+	if err := os.MkdirAll(filepath.Dir(entry), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(entry, []byte("---\ntitle: Zebra crossing\n---\n\n## Narrative\nThe zebra crossing on Elm street got new paint.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listing := func() []string {
+		var names []string
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			names = append(names, p)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	before := listing()
+	t.Cleanup(func() { // runs after the server has stopped
+		if after := listing(); !slices.Equal(after, before) {
+			t.Errorf("the read-only server wrote to the root:\nbefore %v\nafter  %v", before, after)
+		}
+	})
+	cs := serveEngine(t, root, []runtime.Option{runtime.WithReadOnly()}, WithFlushInterval(time.Millisecond))
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Equal(names, []string{ToolQuery, ToolRead, ToolSearch, ToolTree}) {
+		t.Fatalf("tools of a read-only server: %v", names)
+	}
+	if in := cs.InitializeResult().Instructions; !strings.Contains(in, "read-only") || strings.Contains(in, ToolCurate) {
+		t.Fatalf("instructions: %s", in)
+	}
+	var q api.QueryResult
+	decode(t, call(t, cs, ToolQuery, map[string]any{"query": "zebra crossing"}), &q)
+	if q.Tier != api.TierDirect || len(q.Results) != 1 {
+		t.Fatalf("query: %+v", q)
+	}
+	if res := call(t, cs, ToolRead, map[string]any{"path": "notes/misc/zebra_crossing.md"}); res.IsError {
+		t.Fatalf("read: %s", text(res))
+	}
+	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolCurate, Arguments: map[string]any{"operations": []any{}}}); err == nil {
+		t.Fatal("arbor-curate was served")
 	}
 }

@@ -71,7 +71,7 @@ content holds the knowledge: narrative (a string, or an object with structure, d
 
 Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of duplicating. The result has one item per operation (status "success", "failed", or "conflict" when the file changed on disk since the memory read it in a way the operation would overwrite: read it again and retry; the path actually written, a message) and a summary of counts; the call is flagged as an error when any operation failed.`
 
-// addTools registers the five tools on s.srv.
+// addTools registers the five tools on s.srv, four on a read-only engine.
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
@@ -98,6 +98,9 @@ func addTools(s *Server) {
 		func(ctx context.Context, in treeInput) (*api.Node, error) {
 			return s.eng.Tree(ctx, api.TreeParams{Path: in.Path, Depth: in.Depth})
 		})
+	if s.eng.ReadOnly() {
+		return // a tool that could only fail would cost the agent a call
+	}
 	addTool(s, &sdk.Tool{Name: ToolCurate, Title: "Curate memory", Description: curateDescription,
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
 		InputSchema: curateSchema(), OutputSchema: outputSchema[api.CurateResult]()},

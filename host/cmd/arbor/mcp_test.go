@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -58,11 +59,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// mcpClient spawns `arbor mcp` on root and connects the SDK's client to it
-// over the process's stdin and stdout.
-func mcpClient(t *testing.T, root string) (*sdk.ClientSession, *exec.Cmd) {
+// mcpClient spawns `arbor mcp` on root with flags and connects the SDK's
+// client to it over the process's stdin and stdout.
+func mcpClient(t *testing.T, root string, flags ...string) (*sdk.ClientSession, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(binary(t), "--root", root, "mcp")
+	cmd := exec.Command(binary(t), append([]string{"--root", root, "mcp"}, flags...)...)
 	cmd.Stderr = os.Stderr
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "arbor-test", Version: "1"}, nil).
 		Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
@@ -498,5 +499,100 @@ func TestMCPBinaryBadLines(t *testing.T) {
 	}
 	if !answered || len(codes) != 2 || codes[0] != -32700 || codes[1] != -32600 {
 		t.Fatalf("answered %v, error codes %v", answered, codes)
+	}
+}
+
+// everything maps every file under dir, .arbor/ included, to its content.
+func everything(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// The sandbox flags over real pipes: a read-only server offers no
+// arbor-curate and leaves every byte of the root as it was, .arbor/
+// included; a call over the memory cap is a tool error naming the cap,
+// and the server keeps serving.
+func TestMCPBinarySandbox(t *testing.T) {
+	root := examplesCopy(t)
+	before := everything(t, root)
+	cs, cmd := mcpClient(t, root, "--read-only", "--max-memory", "48")
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if strings.Join(names, " ") != "arbor-query arbor-read arbor-search arbor-tree" {
+		t.Fatalf("tools of a read-only server: %v", names)
+	}
+	var q api.QueryResult
+	callTool(t, cs, mcp.ToolQuery, map[string]any{"query": "how many times are failed invoices retried"}, &q)
+	if q.Tier != api.TierDirect || q.Results[0].Path != "engineering/billing/invoice_retry_policy.md" {
+		t.Fatalf("query: %+v", q)
+	}
+	// A query of 4 MB needs far more than 48 MiB to search.
+	res := callTool(t, cs, mcp.ToolSearch, map[string]any{"query": strings.Repeat("invoice retry ", 300000)}, nil)
+	if msg := toolText(res); !res.IsError || !strings.Contains(msg, "its cap of 48 MiB") || !strings.Contains(msg, "restarts at the next call") {
+		t.Fatalf("search over the cap: isError %v, %.300s", res.IsError, msg)
+	}
+	var s api.SearchResult
+	if res := callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "korean tokenizer", "limit": 3}, &s); res.IsError || s.Results[0].Path != "research/retrieval/korean_tokenizer_findings.md" {
+		t.Fatalf("search after the stop: %s %+v", toolText(res), s)
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("arbor mcp exited %d", code)
+	}
+	if after := everything(t, root); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("the read-only server changed the root:\nbefore %v\nafter  %v", keys(before), keys(after))
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// The limits reach the engine: a deadline nothing can meet and a cap below
+// what the engine needs to start each stop the server with a message
+// saying which, and bad values are usage errors.
+func TestMCPLimitFlags(t *testing.T) {
+	needEngine(t)
+	root := examplesCopy(t)
+	for _, c := range []struct {
+		flags []string
+		code  int
+		want  string
+	}{
+		{[]string{"--call-timeout", "1ns"}, exitError, "stopped at its deadline (calls may run for 1ns)"},
+		{[]string{"--max-memory", "1"}, exitError, "memory capped at 1 MiB"},
+		{[]string{"--max-memory", "-5"}, exitUsage, "must not be negative"},
+		{[]string{"--call-timeout", "-1s"}, exitUsage, "must not be negative"},
+	} {
+		r := arbor(t, "", append([]string{"--root", root, "mcp"}, c.flags...)...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("mcp %v: exit %d, stderr %q; want exit %d saying %q", c.flags, r.code, r.stderr, c.code, c.want)
+		}
 	}
 }

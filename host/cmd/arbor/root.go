@@ -52,7 +52,7 @@ func (a *app) findRoot() (string, error) {
 	return "", fmt.Errorf("not inside an Arbor memory root (no %s/ folder in %s or above): run 'arbor init' there, or pass --root DIR", rootMarker, cwd)
 }
 
-// open finds the root, starts the engine on it and opens it.
+// open finds the root, starts the engine on it with opts and opens it.
 func (a *app) open(opts ...runtime.Option) (*runtime.Engine, error) {
 	root, err := a.findRoot()
 	if err != nil {
@@ -69,8 +69,8 @@ func (a *app) open(opts ...runtime.Option) (*runtime.Engine, error) {
 	return eng, nil
 }
 
-// withEngine runs f on an open engine and closes it, reporting the first
-// error.
+// withEngine runs f on an engine opened with opts and closes it, reporting
+// the first error.
 func (a *app) withEngine(f func(eng *runtime.Engine) error, opts ...runtime.Option) error {
 	eng, err := a.open(opts...)
 	if err != nil {
