@@ -23,6 +23,7 @@ const APP = [
   'bindings/js/load.js',
   'bindings/js/methods.js',
   'bindings/js/paths.js',
+  'bindings/js/sandbox.js',
   'bindings/js/wasi.js',
   'bindings/js/worker.js',
   'bindings/js/worker-entry.js',

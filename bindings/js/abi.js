@@ -70,12 +70,16 @@ export class ArborHost {
    * @param {Storage} options.storage the memory root
    * @param {(level: LogLevel, message: string) => void} [options.onLog]
    *   receives the engine's log lines and the host's own storage failures
+   * @param {boolean} [options.readOnly] grants the storage read-only: every
+   *   write, append, removal and rename is refused with DENIED, whatever the
+   *   engine asks, and fs_lock takes no lock
    */
-  constructor({ storage, onLog }) {
+  constructor({ storage, onLog, readOnly = false }) {
     const missing = /** @type {(keyof Storage)[]} */ (['read', 'write', 'remove', 'rename', 'list', 'stat']).filter((m) => typeof storage?.[m] !== 'function');
     if (missing.length > 0) throw new TypeError(`arbor: the storage adapter lacks ${missing.join(', ')}`);
     this.storage = storage;
     this.onLog = onLog ?? (() => {});
+    this.readOnly = readOnly;
     /** @type {WebAssembly.Memory | null} */
     this.memory = null;
     this.decoder = new TextDecoder('utf-8', { fatal: true });
@@ -95,6 +99,7 @@ export class ArborHost {
       fs_stat: (pp, pl, buf, cap) => this.sized('stat', pp, pl, buf, cap, (p) => this.statJSON(p)),
       fs_write: (pp, pl, dp, dl) =>
         this.guard('write', () => {
+          this.writable('fs_write');
           const p = this.path(pp, pl);
           // A copy: the storage may keep it, and the view dies with the next grow.
           const data = new Uint8Array(this.buffer(), dp, dl).slice();
@@ -103,6 +108,7 @@ export class ArborHost {
         }),
       fs_append: (pp, pl, dp, dl) =>
         this.guard('append', () => {
+          this.writable('fs_append');
           const p = this.path(pp, pl);
           const data = new Uint8Array(this.buffer(), dp, dl).slice();
           if (typeof this.storage.append === 'function') {
@@ -147,7 +153,9 @@ export class ArborHost {
       // take turns by a Web Lock around each call) have no lock.
       fs_lock: () =>
         this.guard('lock', () => {
-          this.storage.lock?.();
+          // The lock is a file: a memory granted read-only takes none, as a
+          // folder that refuses writes is served unlocked (§2.1).
+          if (!this.readOnly) this.storage.lock?.();
           return 0;
         }),
       fs_unlock: () =>
@@ -157,11 +165,13 @@ export class ArborHost {
         }),
       fs_remove: (pp, pl) =>
         this.guard('remove', () => {
+          this.writable('fs_remove');
           this.storage.remove(this.path(pp, pl));
           return 0;
         }),
       fs_rename: (fp, fl, tp, tl) =>
         this.guard('rename', () => {
+          this.writable('fs_rename');
           this.storage.rename(this.path(fp, fl), this.path(tp, tl));
           return 0;
         }),
@@ -214,6 +224,22 @@ export class ArborHost {
     }
     if (pathProblem(p)) throw new Refusal(codes.INVALID);
     return p;
+  }
+
+  /**
+   * Refuses a writing import under the read-only grant. DENIED carries no
+   * message over the ABI, so the refusal is logged with its reason.
+   *
+   * @param {string} name
+   */
+  writable(name) {
+    if (!this.readOnly) return;
+    try {
+      this.onLog('warn', `${name}: refused: the memory is granted read-only`);
+    } catch {
+      // ignored: see log
+    }
+    throw new Refusal(codes.DENIED);
   }
 
   /**

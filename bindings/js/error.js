@@ -4,9 +4,12 @@
 
 /**
  * An error answered by the engine (docs/ABI.md §3: `invalid_params`,
- * `invalid_path`, `not_found`, …) or raised by the bindings themselves:
- * `not_open` after close(), `crashed` once the module has trapped (the
- * memory must be reopened), `abi_version` for a module of another ABI.
+ * `invalid_path`, `not_found`, `read_only`, …) or raised by the bindings
+ * themselves: `not_open` after close(), `crashed` when the module trapped
+ * and `memory_limit` when it needed more than its cap (an ArborMemory
+ * reopens at the next call), `deadline` when a worker's call ran past
+ * callTimeoutMs (docs/sandbox.md), `abi_version` for a module of another
+ * ABI.
  *
  * @implements {Omit<DeclaredArborError, 'name'>}
  */

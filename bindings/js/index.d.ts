@@ -93,6 +93,22 @@ export interface OpenOptions {
   llm?: LLMAdapter;
   /** Limits of the engine's model calls (docs/ABI.md §6), sent as open's `llm` parameter; fields left out keep their defaults. */
   llmOptions?: LLMOptions;
+  /**
+   * Grants the storage read-only (docs/sandbox.md): the host refuses every
+   * write, the engine writes nothing (not even `.arbor/`: the index and
+   * lifecycle signals live in memory), and `curate`, `ingest`, `curateFrom`
+   * and `importFiles` reject with code `read_only`.
+   * @default false
+   */
+  readOnly?: boolean;
+  /**
+   * Caps the engine's memory (docs/sandbox.md), written into the module
+   * before it is compiled, so `wasm` must not be a compiled
+   * `WebAssembly.Module`. A call that needs more rejects with code
+   * `memory_limit`, and the memory reopens at the next call.
+   * @default none — up to the 4 GiB a wasm memory can address
+   */
+  maxMemoryBytes?: number;
 }
 
 /** Open's `llm` parameter (docs/ABI.md §6). */
@@ -574,9 +590,12 @@ export interface ImportReport {
 
 /**
  * Error codes: the engine's (docs/ABI.md §3; `busy`: another process held
- * the folder's lock for the whole wait) and the bindings' own — `crashed`
- * (the module trapped; open the memory again) and `abi_version` (the
- * module speaks another ABI).
+ * the folder's lock for the whole wait; `read_only`: a write on a memory
+ * opened `readOnly`) and the bindings' own — `crashed` (the module trapped;
+ * the memory reopens at the next call), `memory_limit` (the call needed
+ * more than `maxMemoryBytes`; likewise), `deadline` (the call ran past
+ * `callTimeoutMs` and its worker was ended: docs/sandbox.md) and
+ * `abi_version` (the module speaks another ABI).
  */
 export type ArborErrorCode =
   | 'invalid_json'
@@ -590,7 +609,10 @@ export type ArborErrorCode =
   | 'io'
   | 'internal'
   | 'busy'
+  | 'read_only'
   | 'crashed'
+  | 'memory_limit'
+  | 'deadline'
   | 'abi_version';
 
 /** The error every failed call rejects with. */
@@ -615,8 +637,12 @@ export declare class ArborError extends Error {
  */
 export declare function openMemory(options?: OpenOptions): Promise<ArborMemory>;
 
-/** Options of {@link startEngine}: the storage, module and output options of {@link OpenOptions}. */
-export type EngineOptions = Pick<OpenOptions, 'storage' | 'wasm' | 'onLog' | 'onOutput'>;
+/**
+ * Options of {@link startEngine}: the storage, module, output and sandbox
+ * options of {@link OpenOptions}. Under `readOnly` every `open` request is
+ * sent with `readOnly: true`.
+ */
+export type EngineOptions = Pick<OpenOptions, 'storage' | 'wasm' | 'onLog' | 'onOutput' | 'readOnly' | 'maxMemoryBytes'>;
 
 /**
  * A running engine that has not been opened: the raw protocol of
@@ -637,5 +663,9 @@ export interface ArborEngine {
 /** Starts the engine on `storage` without opening it; {@link openMemory} is built on it. */
 export declare function startEngine(options?: EngineOptions): Promise<ArborEngine>;
 
-/** Compiles the engine module from any of the sources {@link OpenOptions.wasm} accepts (default: the package's). */
-export declare function compileArbor(source?: OpenOptions['wasm']): Promise<WebAssembly.Module>;
+/**
+ * Compiles the engine module from any of the sources {@link OpenOptions.wasm}
+ * accepts (default: the package's), its memory capped at `maxMemoryBytes`
+ * when given (not possible for a compiled `WebAssembly.Module`).
+ */
+export declare function compileArbor(source?: OpenOptions['wasm'], options?: Pick<OpenOptions, 'maxMemoryBytes'>): Promise<WebAssembly.Module>;

@@ -8,8 +8,9 @@ import { ArborError } from './error.js';
 import { MemoryMethods } from './methods.js';
 import { compileArbor } from './load.js';
 import { memory } from './storage/memory.js';
-import { WASI } from './wasi.js';
+import { WASI, defaultOutput } from './wasi.js';
 import { importInto, treeFiles } from './files.js';
+import { goMemLimit, grantReadOnly, isOutOfMemory, memoryPages, mib } from './sandbox.js';
 
 export { ArborError } from './error.js';
 export { StorageError } from './storage/errors.js';
@@ -89,12 +90,20 @@ function defaultLog(level, message) {
  * @type {typeof import('./index.d.ts').startEngine}
  */
 export async function startEngine(options = {}) {
-  const { storage = memory(), wasm, onLog = defaultLog, onOutput } = options;
+  const { storage = memory(), wasm, onLog = defaultLog, onOutput = defaultOutput, readOnly = false, maxMemoryBytes } = options;
+  const pages = maxMemoryBytes === undefined ? 0 : memoryPages(maxMemoryBytes);
   // An asynchronous store (indexedDB) brings its tree into memory first:
   // the engine's imports are synchronous.
-  const [module] = await Promise.all([compileArbor(wasm), storage?.load?.()]);
-  const wasi = new WASI({ onOutput });
-  const host = new ArborHost({ storage, onLog });
+  const [module] = await Promise.all([compileArbor(wasm, pages ? { maxMemoryBytes } : {}), storage?.load?.()]);
+  const stop = { outOfMemory: false, cap: pages ? mib(pages) : '' };
+  const wasi = new WASI({
+    env: pages ? { GOMEMLIMIT: goMemLimit(pages) } : {},
+    onOutput: (fd, line) => {
+      if (fd === 2 && isOutOfMemory(line)) stop.outOfMemory = true;
+      onOutput(fd, line);
+    },
+  });
+  const host = new ArborHost({ storage, onLog, readOnly });
   const instance = await WebAssembly.instantiate(module, {
     wasi_snapshot_preview1: wasi.imports(module),
     arbor_host: host.imports,
@@ -112,7 +121,7 @@ export async function startEngine(options = {}) {
   if (version !== ABI_VERSION) {
     throw new ArborError('abi_version', `arbor: the module speaks ABI version ${version}, these bindings speak ${ABI_VERSION}`);
   }
-  return new Engine(instance, wasi);
+  return new Engine(instance, wasi, { readOnly, stop });
 }
 
 /** Engine methods for Memory only (a symbol this module does not export). */
@@ -136,15 +145,22 @@ class Engine {
   #queue = Promise.resolve();
   /** @type {'running' | 'disposed' | 'crashed'} */
   #state = 'running';
+  /** The read-only grant: every open is sent with `readOnly: true`. */
+  #readOnly;
+  /** Set by the module's output when it runs out of memory; the cap, for messages. */
+  #stop;
 
   /**
    * @param {WebAssembly.Instance} instance
    * @param {WASI} wasi
+   * @param {{ readOnly: boolean, stop: { outOfMemory: boolean, cap: string } }} sandbox
    */
-  constructor(instance, wasi) {
+  constructor(instance, wasi, { readOnly, stop }) {
     // Cast: the module's exports are untyped; docs/ABI.md §1 lists them.
     this.#exports = /** @type {ArborExports} */ (instance.exports);
     this.#wasi = wasi;
+    this.#readOnly = readOnly;
+    this.#stop = stop;
   }
 
   /** @type {ArborEngine['request']} */
@@ -153,6 +169,7 @@ class Engine {
     if (typeof envelope === 'string') bytes = encoder.encode(envelope);
     else if (envelope instanceof Uint8Array) bytes = envelope.slice();
     else return Promise.reject(new TypeError('arbor: a request is a JSON string or its UTF-8 bytes'));
+    if (this.#readOnly) bytes = grantReadOnly(bytes);
     return this[send](bytes, 'request').then((out) => decoder.decode(out));
   }
 
@@ -236,6 +253,9 @@ class Engine {
       this.#state = 'crashed';
       this.#exports = null;
       this.#wasi.flush();
+      if (this.#stop.outOfMemory) {
+        throw new ArborError('memory_limit', `${label}: stopped: the engine needed more memory than its cap of ${this.#stop.cap} (maxMemoryBytes)`, { cause: err });
+      }
       // Cast: a trap (WebAssembly.RuntimeError), WASIExit or a RangeError.
       throw new ArborError('crashed', `${label}: the wasm module failed: ${/** @type {Error} */ (err).message}`, { cause: err });
     }
@@ -249,9 +269,13 @@ class Engine {
  * @type {typeof import('./index.d.ts').openMemory}
  */
 export async function openMemory(options = {}) {
-  const { fixedTime, maxFileBytes, lifecycle, llmOptions } = options;
+  const { fixedTime, maxFileBytes, lifecycle, llmOptions, readOnly } = options;
+  if ('callTimeoutMs' in options) {
+    throw new ArborError('invalid_params', 'open: callTimeoutMs needs openMemoryInWorker: a call on the thread that runs the engine cannot be interrupted');
+  }
   /** @type {Record<string, unknown>} open's params (docs/ABI.md §4.1) */
   const params = {};
+  if (readOnly) params.readOnly = true;
   if (fixedTime instanceof Date) {
     if (Number.isNaN(fixedTime.getTime())) throw new ArborError('invalid_params', 'open: fixedTime is an invalid Date');
     params.fixedTime = fixedTime.toISOString();
@@ -363,7 +387,7 @@ class Memory extends MemoryMethods {
     this.#changed.clear();
     this.#rescan = false;
     try {
-      result('refresh', await this.#engine[send](this.#envelope('refresh', params), 'refresh'));
+      result('refresh', await this.#send('refresh', this.#envelope('refresh', params)));
     } catch (err) {
       this.#rescan = true;
       (this.#options.onLog ?? defaultLog)('warn', `reading what changed on disk failed: ${/** @type {Error} */ (err).message}`);
@@ -490,12 +514,57 @@ class Memory extends MemoryMethods {
   }
 
   /**
+   * The running engine; after one stopped (a trap, the memory cap) or
+   * failed to restart, a new one is started on the storage first.
+   *
    * @param {string} method
-   * @returns {Engine}
+   * @returns {Promise<Engine>}
    */
-  #engineFor(method) {
+  async #running(method) {
     if (this.#engine) return this.#engine;
-    throw new ArborError(this.#closing ? 'not_open' : 'crashed', `${method}: the memory is ${this.#closing ? 'closed' : 'not running; open it again'}`);
+    if (this.#closing) throw new ArborError('not_open', `${method}: the memory is closed`);
+    try {
+      await this.#start();
+    } catch (err) {
+      // Cast: #start fails with an ArborError, or a storage's or the loader's Error.
+      throw new ArborError('crashed', `${method}: reopening the memory failed: ${/** @type {Error} */ (err).message}`, { cause: err });
+    }
+    // Cast: #start sets the engine or throws.
+    return /** @type {Engine} */ (/** @type {unknown} */ (this.#engine));
+  }
+
+  /**
+   * Sends one request to the running engine. When the module stops during
+   * it, what the call wrote is saved (each file is whole, as on a disk),
+   * the engine is dropped, and the next call starts a new one.
+   *
+   * @param {string} method
+   * @param {Uint8Array} request
+   * @returns {Promise<Uint8Array>}
+   */
+  async #send(method, request) {
+    const engine = await this.#running(method);
+    try {
+      return await engine[send](request, method);
+    } catch (err) {
+      this.#engine = null;
+      const { storage } = this.#options;
+      try {
+        // The root's lock, if the call held it for a write, is released
+        // for the next engine and for other processes.
+        storage.unlock?.();
+      } catch (uerr) {
+        (this.#options.onLog ?? defaultLog)('error', `releasing the root's lock after the engine stopped: ${/** @type {Error} */ (uerr).message}`);
+      }
+      try {
+        await storage.commit?.();
+      } catch {
+        // the storage is back at its last saved state, which is as good
+      }
+      // Cast: [send] rejects with the ArborError of a module that stopped.
+      const { code, message } = /** @type {ArborError} */ (err);
+      throw new ArborError(code, `${message}; the memory reopens at the next call`, { cause: err });
+    }
   }
 
   /** @type {ArborMemory['call']} */
@@ -515,7 +584,7 @@ class Memory extends MemoryMethods {
     return this.#enqueue(() =>
       this.#exclusive(method, async () => {
         await this.#catchUp(method);
-        const bytes = await this.#engineFor(method)[send](request, method);
+        const bytes = await this.#send(method, request);
         await this.#save(method);
         return result(method, bytes);
       }),
@@ -525,8 +594,8 @@ class Memory extends MemoryMethods {
   /** @type {ArborMemory['exportFiles']} */
   exportFiles() {
     return this.#enqueue(() =>
-      this.#exclusive('exportFiles', () => {
-        this.#engineFor('exportFiles');
+      this.#exclusive('exportFiles', async () => {
+        await this.#running('exportFiles');
         return treeFiles(this.#options.storage);
       }),
     );
@@ -542,13 +611,14 @@ class Memory extends MemoryMethods {
    * @returns {Promise<import('./index.d.ts').ImportReport>}
    */
   async #import(files) {
-    const engine = this.#engineFor('importFiles');
-    const { storage, maxFileBytes } = this.#options;
+    const { storage, maxFileBytes, readOnly } = this.#options;
+    if (readOnly) throw new ArborError('read_only', 'importFiles: the memory is open read-only (the host granted no writes): nothing was written');
+    await this.#running('importFiles');
     const report = importInto(storage, files, { maxFileBytes });
     if (report.imported.length === 0) return report;
     // The restart below drops the running engine: write its batched
     // lifecycle signals and index first, so they are saved with the import.
-    result('importFiles', await engine[send](this.#envelope('flush', {}), 'importFiles'));
+    result('importFiles', await this.#send('importFiles', this.#envelope('flush', {})));
     // The engine reads the tree at open: restart it on the new files.
     // A failed save rolls the storage back before the restart.
     /** @type {Error | null} */

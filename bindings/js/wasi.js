@@ -73,7 +73,7 @@ export class WASIExit extends Error {
  * @param {number} fd
  * @param {string} line
  */
-function defaultOutput(fd, line) {
+export function defaultOutput(fd, line) {
   console.error(fd === 1 ? `[arbor stdout] ${line}` : line);
 }
 

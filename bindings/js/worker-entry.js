@@ -1,7 +1,8 @@
-// The script a Web Worker runs for openMemoryInWorker (worker.js): one
-// open memory per worker, driven by messages. Requests carry an `id`; each
-// answer carries the same `id` with `value`, or `error` as
-// { name, code, message } for the page to rebuild.
+// The script a worker runs for openMemoryInWorker (worker.js): a Web
+// Worker, or in Node a worker_threads Worker. One open memory per worker,
+// driven by messages. Requests carry an `id`; each answer carries the
+// same `id` with `value`, or `error` as { name, code, message } for the
+// page to rebuild.
 
 import { openMemory, memory, indexedDB } from './index.js';
 
@@ -21,7 +22,13 @@ import { openMemory, memory, indexedDB } from './index.js';
  * @property {OpenOptions['maxFileBytes']} [maxFileBytes]
  * @property {OpenOptions['lifecycle']} [lifecycle]
  * @property {OpenOptions['llmOptions']} [llmOptions]
+ * @property {OpenOptions['readOnly']} [readOnly]
+ * @property {OpenOptions['maxMemoryBytes']} [maxMemoryBytes]
+ * @property {SharedArrayBuffer} [lockSlot] where the worker keeps the token
+ *   of the root's lock while it holds it (nodeFs), so that the page can
+ *   release the lock of a worker it ended at a deadline
  * @property {boolean} forwardLogs
+ * @property {boolean} [forwardOutput]
  * @property {boolean} forwardExternalChanges
  */
 
@@ -45,6 +52,7 @@ import { openMemory, memory, indexedDB } from './index.js';
  * @property {unknown} [value]
  * @property {{ name: string, code?: string, message: string }} [error]
  * @property {{ level: import('./index.d.ts').LogLevel, message: string }} [log]
+ * @property {{ fd: 1 | 2, line: string }} [output]
  * @property {boolean} [externalChange]
  */
 
@@ -61,11 +69,35 @@ import { openMemory, memory, indexedDB } from './index.js';
  *
  * @typedef {object} WorkerScope
  * @property {(message: WorkerReply, transfer?: Transferable[]) => void} postMessage
- * @property {((event: MessageEvent<({ id?: number, op?: string } & Record<string, unknown>) | null | undefined>) => void) | null} onmessage
+ * @property {((event: { data: ({ id?: number, op?: string } & Record<string, unknown>) | null | undefined }) => void) | null} onmessage
  */
 
 /** @type {WorkerScope} */
-const scope = /** @type {WorkerScope} */ (/** @type {unknown} */ (self));
+const scope = typeof self === 'object' ? /** @type {WorkerScope} */ (/** @type {unknown} */ (self)) : await nodeScope();
+
+/**
+ * The same scope over a worker_threads parent port, in Node.
+ *
+ * @returns {Promise<WorkerScope>}
+ */
+async function nodeScope() {
+  const { parentPort } = await import('node:worker_threads');
+  if (!parentPort) throw new Error('arbor: worker-entry.js runs in a worker (openMemoryInWorker), not on its own');
+  const port = parentPort;
+  /** @type {WorkerScope['onmessage']} */
+  let handler = null;
+  port.on('message', (data) => handler?.({ data }));
+  return {
+    // Cast: the transferables this package sends (ArrayBuffers) are Node's too.
+    postMessage: (message, transfer = []) => port.postMessage(message, /** @type {import('node:worker_threads').TransferListItem[]} */ (/** @type {unknown} */ (transfer))),
+    get onmessage() {
+      return handler;
+    },
+    set onmessage(fn) {
+      handler = fn;
+    },
+  };
+}
 
 /** @type {import('./index.d.ts').ArborMemory | null} */
 let mem = null;
@@ -76,12 +108,14 @@ let storage = null;
 const ops = {
   async open({ options }) {
     if (mem) throw new Error('arbor worker: a memory is already open in this worker');
-    const { storage: spec = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, forwardLogs, forwardExternalChanges } = options;
-    storage = makeStorage(spec);
+    const { storage: spec = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, readOnly, maxMemoryBytes, forwardLogs, forwardOutput, forwardExternalChanges } = options;
+    storage = await makeStorage(spec, options.lockSlot);
     /** @type {OpenOptions['onLog']} */
     const onLog = forwardLogs ? (level, message) => scope.postMessage({ log: { level, message } }) : undefined;
+    /** @type {OpenOptions['onOutput']} */
+    const onOutput = forwardOutput ? (fd, line) => scope.postMessage({ output: { fd, line } }) : undefined;
     const onExternalChange = forwardExternalChanges ? () => scope.postMessage({ externalChange: true }) : undefined;
-    mem = await openMemory({ storage, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, ...(onLog && { onLog }), ...(onExternalChange && { onExternalChange }) });
+    mem = await openMemory({ storage, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, readOnly, maxMemoryBytes, ...(onLog && { onLog }), ...(onOutput && { onOutput }), ...(onExternalChange && { onExternalChange }) });
     return mem.opened;
   },
   call: ({ method, params }) => opened().call(method, params),
@@ -111,12 +145,36 @@ function opened() {
   return mem;
 }
 
-/** @param {WorkerStorage} spec */
-function makeStorage(spec) {
+/**
+ * @param {WorkerStorage} spec
+ * @param {SharedArrayBuffer} [lockSlot]
+ * @returns {Promise<import('./index.d.ts').Storage & { close?: () => void }>}
+ */
+async function makeStorage(spec, lockSlot) {
   if (spec.kind === 'indexedDB') return indexedDB(spec.name);
   if (spec.kind === 'memory') return memory(spec.files ?? {});
+  // Imported only here: the browser's module graph never loads them.
+  if (spec.kind === 'nodeFs') {
+    const [{ nodeFs }, { lockToken }] = await Promise.all([import('./storage/node.js'), import('./storage/rootlock.js')]);
+    const folder = nodeFs(spec.dir);
+    if (lockSlot && folder.lock && folder.unlock) {
+      const { lock, unlock } = folder;
+      const slot = new Uint8Array(lockSlot);
+      folder.lock = () => {
+        lock.call(folder);
+        const token = new TextEncoder().encode(lockToken(spec.dir) ?? '');
+        slot.set(token.subarray(0, slot.length - 1), 1);
+        Atomics.store(slot, 0, Math.min(token.length, slot.length - 1));
+      };
+      folder.unlock = () => {
+        Atomics.store(slot, 0, 0);
+        unlock.call(folder);
+      };
+    }
+    return folder;
+  }
   // Cast: a kind the type does not list, sent by a JS caller.
-  throw new Error(`arbor worker: unknown storage kind ${JSON.stringify(/** @type {{ kind?: unknown }} */ (spec).kind)} (use "memory" or "indexedDB")`);
+  throw new Error(`arbor worker: unknown storage kind ${JSON.stringify(/** @type {{ kind?: unknown }} */ (spec).kind)} (use "memory", "indexedDB" or, in Node, "nodeFs")`);
 }
 
 scope.onmessage = async ({ data }) => {

@@ -3,10 +3,11 @@ import type { ArborMemory, OpenOptions } from './index.js';
 /** Where the memory in the worker keeps its tree. */
 export type WorkerStorage =
   | { kind: 'memory'; /** Initial files, path → content. */ files?: Record<string, string | Uint8Array> }
-  | { kind: 'indexedDB'; /** The database name. */ name: string };
+  | { kind: 'indexedDB'; /** The database name. */ name: string }
+  | { kind: 'nodeFs'; /** The folder (Node only), as for nodeFs(dir). */ dir: string };
 
 /** Options of {@link openMemoryInWorker}. */
-export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxFileBytes' | 'lifecycle' | 'onLog' | 'onExternalChange' | 'llm' | 'llmOptions'> {
+export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxFileBytes' | 'lifecycle' | 'onLog' | 'onOutput' | 'onExternalChange' | 'llm' | 'llmOptions' | 'readOnly' | 'maxMemoryBytes'> {
   /** @default { kind: 'memory' } */
   storage?: WorkerStorage;
   /**
@@ -14,19 +15,32 @@ export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxF
    * module. @default the package's dist/arbor.wasm
    */
   wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+  /**
+   * A deadline for each call of the memory (query, search, curate, … and
+   * each engine step of a call that waits on a model; not the open, nor
+   * exportFiles and importFiles). A call past it rejects with code
+   * `deadline` and its worker is ended (docs/sandbox.md); what it wrote is
+   * kept if it was saved. With `nodeFs` or `indexedDB` storage the next
+   * call reopens the memory in a new worker; an in-memory tree is lost
+   * with its worker, and later calls reject with code `crashed`.
+   * @default none
+   */
+  callTimeoutMs?: number;
 }
 
 /**
- * An ArborMemory answered by a dedicated Web Worker; close() also ends the
- * worker. The LLM adapter (`llm`) stays in the calling thread: the worker
- * hands back the engine's pending results and this thread makes the model
- * calls, so keys never reach the worker and any adapter object works.
+ * An ArborMemory answered by a worker; close() also ends the worker. The
+ * LLM adapter (`llm`) stays in the calling thread: the worker hands back
+ * the engine's pending results and this thread makes the model calls, so
+ * keys never reach the worker and any adapter object works.
  */
 export type WorkerMemory = ArborMemory;
 
 /**
- * Opens a memory in a new module Web Worker (worker-entry.js), so the page
- * never blocks on the engine. Same methods and errors as openMemory.
+ * Opens a memory in a new worker running worker-entry.js — a module Web
+ * Worker in browsers, a worker_threads Worker in Node — so the calling
+ * thread never blocks on the engine, and calls can have a deadline. Same
+ * methods and errors as openMemory.
  *
  * @example
  * import { openMemoryInWorker } from 'arbor-memory/worker';

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { serve } from '../../web-demo/serve.mjs';
 import { compare, digest, loadExpected, loadFixture, normalize, requests } from '../conformance/fixture.mjs';
 import { readTree } from '../tree.mjs';
+import { runaway } from '../runaway.mjs';
 import { chromiumPath, playwright, repo, skip } from './chromium.mjs';
 
 test('the web demo and the package in headless Chromium', { skip, timeout: 180_000 }, async (t) => {
@@ -225,6 +226,48 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
     // The worker passes the lifecycle option on (the default importance is 50).
     assert.equal(out.lifecycle?.importance, 70);
     assert.equal(out.lifecycle?.maturity, 'validated');
+  });
+
+  await t.test('sandbox limits: a deadline ends the worker, which reopens on the saved tree; read-only; the memory cap', async () => {
+    const out = await page.evaluate(
+      async ({ runaway }) => {
+        const { openMemoryInWorker } = await import('/bindings/js/worker.js');
+        const { openMemory, indexedDB, deleteIndexedDB } = await import('/bindings/js/index.js');
+        const code = (p) => p.then(() => 'answered', (err) => err.code);
+        // A call that never returns, twice: each time its worker is ended,
+        // and the second runs in a new one.
+        const stuck = await openMemoryInWorker({ storage: { kind: 'indexedDB', name: 'runaway' }, wasm: new Uint8Array(runaway), callTimeoutMs: 50 });
+        const stopped = [await code(stuck.stats()), await code(stuck.stats())];
+        await stuck.close();
+        // The real engine: what a call saved survives the end of its worker.
+        await deleteIndexedDB('sandbox');
+        const op = (title) => [{ type: 'ADD', path: 'notes/sandbox', title, content: { narrative: 'The zebra crossing got new paint.' }, reason: 'test' }];
+        const mem = await openMemoryInWorker({ storage: { kind: 'indexedDB', name: 'sandbox' }, callTimeoutMs: 500 });
+        await mem.curate(op('Zebra crossing'));
+        const slow = await code(mem.search('zebra crossing '.repeat(75000))); // seconds of work
+        const kept = (await mem.search('zebra')).results.map((r) => r.path);
+        await mem.close();
+        // Read-only, with the memory capped, on the page's own thread.
+        const ro = await openMemory({ storage: indexedDB('sandbox'), readOnly: true, maxMemoryBytes: 32 << 20, onOutput: () => {} });
+        const refused = await code(ro.curate(op('Another')));
+        const capped = await code(ro.search('zebra crossing '.repeat(40000)));
+        const after = (await ro.search('zebra')).total;
+        await ro.close();
+        const check = indexedDB('sandbox');
+        await check.load();
+        const files = Object.keys(check.snapshot()).filter((p) => p.startsWith('notes/'));
+        check.close();
+        return { stopped, slow, kept, refused, capped, after, files };
+      },
+      { runaway: [...runaway()] },
+    );
+    assert.deepEqual(out.stopped, ['deadline', 'deadline']);
+    assert.equal(out.slow, 'deadline');
+    assert.deepEqual(out.kept, ['notes/sandbox/zebra_crossing.md']);
+    assert.equal(out.refused, 'read_only');
+    assert.equal(out.capped, 'memory_limit');
+    assert.equal(out.after, 1);
+    assert.deepEqual(out.files, ['notes/context.md', 'notes/sandbox/context.md', 'notes/sandbox/zebra_crossing.md']);
   });
 
   await t.test('the conformance fixture gives the same results as in Node (IndexedDB storage)', async () => {

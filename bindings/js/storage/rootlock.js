@@ -105,6 +105,36 @@ function touch(file) {
 }
 
 /**
+ * The token of the lock on the memory root `dir`, or null when none is
+ * held (or its owner cannot be read).
+ *
+ * @param {string} dir
+ * @returns {string | null}
+ */
+export function lockToken(dir) {
+  return read(lockFile(dir))?.token ?? null;
+}
+
+/**
+ * Removes the lock on the memory root `dir` if it still holds `token`: for
+ * a host that ended a worker while the worker held the lock (worker.js).
+ * The worker can no longer release it, and its process, alive, keeps it
+ * from turning stale for STALE_AFTER_MS.
+ *
+ * @param {string} dir
+ * @param {string} token
+ */
+export function releaseAbandoned(dir, token) {
+  const file = lockFile(dir);
+  if (read(file)?.token === token) fs.rmSync(file, { force: true });
+}
+
+/** @param {string} dir */
+function lockFile(dir) {
+  return path.join(fs.realpathSync.native(path.resolve(dir)), LOCK_PATH);
+}
+
+/**
  * Removes the lock file if it is still this holder's.
  *
  * @param {string} file
