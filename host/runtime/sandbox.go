@@ -41,7 +41,7 @@ type sandbox struct {
 // wrote is whole (writes are atomic), but a call that writes several files
 // may have written only some of them.
 //
-// Stoppable calls cost time: CPU-bound calls run 3 to 5 times slower
+// Stoppable calls cost time: CPU-bound calls run 4 to 6 times slower
 // (docs/sandbox.md). Without this option (d = 0, the default) a call runs
 // to its end, and its ctx is checked only before it starts.
 func WithCallTimeout(d time.Duration) Option {
@@ -123,7 +123,7 @@ func (s sandbox) callContext(ctx context.Context) (context.Context, context.Canc
 // runtimeConfig is the wazero configuration of an Engine's runtime. With a
 // call timeout the module is compiled to stop when its context is done:
 // wazero then leaves the compiled code for Go at every loop iteration and
-// function entry to check, which makes CPU-bound calls 3 to 5 times slower
+// function entry to check, which makes CPU-bound calls 4 to 6 times slower
 // (docs/sandbox.md), so an engine without a timeout is compiled without.
 // Nothing cheaper stops a call: the engine can compute for seconds without
 // calling the host, where a check could be made.
