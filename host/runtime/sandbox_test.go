@@ -196,11 +196,16 @@ func TestMaxMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := dirState(t, dir)
-	// The request alone, then its decoded copy, take 2 × 40 MB.
-	huge := strings.Repeat("invoice retry ", 3<<20)
-	_, err := e.Search(ctx, api.SearchParams{Query: huge})
+	// Decoding 50,000 operations takes far more than 64 MiB (the misspelt
+	// key of the last one would refuse the call once they are decoded).
+	ops := make([]map[string]any, 0, 50001)
+	for i := range 50000 {
+		ops = append(ops, map[string]any{"type": "ADD", "path": "notes/misc", "title": fmt.Sprintf("Note %d", i), "content": "text", "reason": "test"})
+	}
+	ops = append(ops, map[string]any{"type": "ADD", "path": "notes/misc", "title": "Typo", "contnet": "text", "reason": "test"})
+	_, err := e.CallMethod(ctx, "curate", map[string]any{"operations": ops})
 	if !errors.Is(err, ErrMemoryLimit) || !strings.Contains(err.Error(), "its cap of 64 MiB") {
-		t.Fatalf("search over the cap: %.300v, want ErrMemoryLimit naming the cap", err)
+		t.Fatalf("curate over the cap: %.300v, want ErrMemoryLimit naming the cap", err)
 	}
 	if after := dirState(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatal("the stopped call changed the root")

@@ -34,6 +34,16 @@ async function rejects(promise, code) {
   });
 }
 
+/**
+ * n operations and a last one with a misspelt key, which refuses the whole
+ * call once they are all decoded: seconds of work and much memory that
+ * write nothing (docs/ABI.md §4.2).
+ */
+function heavyCurate(n) {
+  const ops = Array.from({ length: n }, (_, i) => ({ type: 'ADD', path: 'notes/misc', title: `Note ${i}`, content: 'text', reason: 'test' }));
+  return [...ops, { type: 'ADD', path: 'notes/misc', title: 'Typo', contnet: 'text', reason: 'test' }];
+}
+
 // A scripted model that must never be called.
 const noModel = { complete: () => assert.fail('the model was called') };
 
@@ -115,12 +125,14 @@ test('a call over the memory cap rejects with memory_limit and the memory reopen
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime, maxMemoryBytes: 32 << 20, onOutput: (fd, line) => output.push(line) });
   t.after(() => mem.close());
   await mem.curate([invoiceOp]);
-  // A query of 40,000 terms needs far more than 32 MiB to search.
-  await assert.rejects(mem.search('invoice retry '.repeat(40000)), (err) => {
+  const before = everything(dir);
+  // Decoding 20,000 operations needs far more than 32 MiB.
+  await assert.rejects(mem.curate(heavyCurate(20000)), (err) => {
     assert.equal(err.code, 'memory_limit', err.message);
     assert.match(err.message, /its cap of 32 MiB \(maxMemoryBytes\); the memory reopens at the next call/);
     return true;
   });
+  assert.deepEqual(everything(dir), before);
   assert.ok(output.some((line) => line.startsWith('fatal error:')), 'the Go runtime did not report it');
   const found = await mem.search('invoice retry');
   assert.deepEqual(found.results.map((r) => r.path), ['engineering/billing/invoice_retry_policy.md']);
@@ -177,15 +189,16 @@ test('the worker keeps what was saved before the deadline, and the options reach
   const mem = await openMemoryInWorker({ storage: { kind: 'nodeFs', dir }, wasm, fixedTime, callTimeoutMs: 500 });
   t.after(() => mem.close());
   await mem.curate([invoiceOp]);
-  // A query of 75,000 terms takes seconds to search.
-  await rejects(mem.search('invoice retry '.repeat(75000)), 'deadline');
+  // Decoding 100,000 operations takes seconds.
+  await rejects(mem.curate(heavyCurate(100000)), 'deadline');
   const found = await mem.search('invoice retry');
   assert.deepEqual(found.results.map((r) => r.path), ['engineering/billing/invoice_retry_policy.md']);
   const output = [];
   const ro = await openMemoryInWorker({ storage: { kind: 'nodeFs', dir }, wasm, readOnly: true, maxMemoryBytes: 32 << 20, onOutput: (fd, line) => output.push(line) });
   t.after(() => ro.close());
   await rejects(ro.curate([{ ...invoiceOp, title: 'Another' }]), 'read_only');
-  await rejects(ro.search('invoice retry '.repeat(40000)), 'memory_limit');
+  // A request of 40 MB does not even fit the module's memory.
+  await rejects(ro.call('stats', { pad: 'x'.repeat(40 << 20) }), 'memory_limit');
   assert.ok(output.includes('fatal error: out of memory') || output.includes('fatal error: runtime: cannot allocate memory'), 'the output did not come through');
   assert.equal((await ro.search('invoice retry')).total, 1);
   await rejects(openMemory({ callTimeoutMs: 100 }), 'invalid_params');

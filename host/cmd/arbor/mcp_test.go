@@ -521,14 +521,13 @@ func everything(t *testing.T, dir string) map[string]string {
 	return files
 }
 
-// The sandbox flags over real pipes: a read-only server offers no
-// arbor-curate and leaves every byte of the root as it was, .arbor/
-// included; a call over the memory cap is a tool error naming the cap,
-// and the server keeps serving.
-func TestMCPBinarySandbox(t *testing.T) {
+// The read-only grant over real pipes: no arbor-curate, and every byte of
+// the root left as it was, .arbor/ included, through a query and a
+// shutdown.
+func TestMCPBinaryReadOnly(t *testing.T) {
 	root := examplesCopy(t)
 	before := everything(t, root)
-	cs, cmd := mcpClient(t, root, "--read-only", "--max-memory", "48")
+	cs, cmd := mcpClient(t, root, "--read-only")
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -545,15 +544,6 @@ func TestMCPBinarySandbox(t *testing.T) {
 	if q.Tier != api.TierDirect || q.Results[0].Path != "engineering/billing/invoice_retry_policy.md" {
 		t.Fatalf("query: %+v", q)
 	}
-	// A query of 4 MB needs far more than 48 MiB to search.
-	res := callTool(t, cs, mcp.ToolSearch, map[string]any{"query": strings.Repeat("invoice retry ", 300000)}, nil)
-	if msg := toolText(res); !res.IsError || !strings.Contains(msg, "its cap of 48 MiB") || !strings.Contains(msg, "restarts at the next call") {
-		t.Fatalf("search over the cap: isError %v, %.300s", res.IsError, msg)
-	}
-	var s api.SearchResult
-	if res := callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "korean tokenizer", "limit": 3}, &s); res.IsError || s.Results[0].Path != "research/retrieval/korean_tokenizer_findings.md" {
-		t.Fatalf("search after the stop: %s %+v", toolText(res), s)
-	}
 	if err := cs.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
@@ -562,6 +552,31 @@ func TestMCPBinarySandbox(t *testing.T) {
 	}
 	if after := everything(t, root); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("the read-only server changed the root:\nbefore %v\nafter  %v", keys(before), keys(after))
+	}
+}
+
+// The memory cap over real pipes: a call that needs more is a tool error
+// naming the cap, it changes nothing, and the server keeps serving.
+func TestMCPBinaryMemoryCap(t *testing.T) {
+	root := examplesCopy(t)
+	cs, _ := mcpClient(t, root, "--max-memory", "48")
+	defer cs.Close()
+	before := snapshot(t, root)
+	// Decoding 30,000 operations takes far more than 48 MiB.
+	ops := make([]any, 30000)
+	for i := range ops {
+		ops[i] = map[string]any{"type": "UPDATE", "path": fmt.Sprintf("notes/misc/missing_%d.md", i), "content": map[string]any{"narrative": "text"}, "reason": "test"}
+	}
+	res := callTool(t, cs, mcp.ToolCurate, map[string]any{"operations": ops}, nil)
+	if msg := toolText(res); !res.IsError || !strings.Contains(msg, "its cap of 48 MiB") || !strings.Contains(msg, "restarts at the next call") {
+		t.Fatalf("curate over the cap: isError %v, %.300s", res.IsError, msg)
+	}
+	if after := snapshot(t, root); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatal("the stopped call changed the tree")
+	}
+	var s api.SearchResult
+	if res := callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "korean tokenizer", "limit": 3}, &s); res.IsError || s.Results[0].Path != "research/retrieval/korean_tokenizer_findings.md" {
+		t.Fatalf("search after the stop: %s %+v", toolText(res), s)
 	}
 }
 
