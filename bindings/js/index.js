@@ -464,10 +464,10 @@ class Memory extends MemoryMethods {
   /**
    * Runs fn holding the storage's lock, when it has one (a storage shared
    * with other tabs or workers). If another memory saved changes since this
-   * one last looked, the storage has reloaded them and the engine restarts
-   * on them first (unless `restart` is false), so that no call runs on, or
-   * saves over, an older tree. Batched lifecycle signals of the replaced
-   * engine that were not flushed yet are dropped with it.
+   * one last looked, the storage has reloaded them, and the engine reads
+   * the changed files again before the next call (or, when the storage
+   * does not say which changed, restarts on them; not when `restart` is
+   * false), so that no call runs on, or saves over, an older tree.
    *
    * @template T
    * @param {string} label
@@ -478,9 +478,12 @@ class Memory extends MemoryMethods {
   #exclusive(label, fn, { restart = true } = {}) {
     const { storage } = this.#options;
     if (typeof storage.exclusive !== 'function') return fn(false);
-    return storage.exclusive(async (reloaded) => {
+    return storage.exclusive(async (reloaded, changed) => {
       if (reloaded && restart && this.#engine) {
-        await this.#restart(label);
+        // A storage that says what changed gets only that read again
+        // (refresh, before the next call); otherwise a restart reads all.
+        if (Array.isArray(changed)) for (const p of changed) this.#changed.add(p);
+        else await this.#restart(label);
         this.#announce();
       }
       return fn(reloaded);

@@ -342,6 +342,22 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
     assert.equal(found.results[0]?.path, 'shared/log/deploy_freeze.md');
     await other.waitForFunction(() => window.reloads >= 1);
 
+    // B reads only what A changed: its engine keeps running, with the
+    // accesses it has not written yet (a restart would drop them).
+    const reads = await inTab(other, async () => {
+      for (let i = 0; i < 3; i++) await window.mem.read('shared/log/deploy_freeze.md');
+      return window.reloads;
+    });
+    await inTab(page, (op) => window.mem.curate(op), add('Standup time', 'Standup is at 9:30.'));
+    assert.equal((await inTab(other, () => window.mem.search('standup'))).results[0]?.path, 'shared/log/standup_time.md');
+    await other.waitForFunction((n) => window.reloads > n, reads);
+    const accesses = await inTab(other, async () => {
+      await window.mem.flush();
+      const file = (await window.mem.exportFiles()).find((f) => f.path === '.arbor/state.json');
+      return file ? (JSON.parse(new TextDecoder().decode(file.data)).entries['shared/log/deploy_freeze.md']?.accesses ?? 0) : 0;
+    });
+    assert.equal(accesses, 3, `accesses recorded by B: ${accesses}`);
+
     // B, which has not seen A's newer entry when it writes, must not replace it.
     await inTab(other, () => window.mem.stats());
     const a2 = await inTab(page, (op) => window.mem.curate(op), add('Release owner', 'Ana owns the June release.'));
@@ -375,7 +391,7 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
         }, each),
       ),
     );
-    const want = 2 + 2 * each;
+    const want = 3 + 2 * each; // deploy_freeze, standup_time, release_owner and the notes
     for (const p of tabs) assert.equal((await inTab(p, () => window.mem.stats())).entries, want);
     const fresh = await inTab(page, async () => {
       const { openMemory, indexedDB } = await import('/bindings/js/index.js');

@@ -28,9 +28,10 @@ export interface IndexedDBStorage extends Storage {
   /**
    * Runs `fn` holding the Web Lock `arbor-indexeddb:<name>` (exclusive),
    * after reloading the tree when another tab or worker committed since
-   * this storage last loaded (`reloaded` is then true).
+   * this storage last loaded (`reloaded` is then true, and `changed` lists
+   * the paths whose bytes differ from what it held).
    */
-  exclusive<T>(fn: (reloaded: boolean) => Promise<T> | T): Promise<T>;
+  exclusive<T>(fn: (reloaded: boolean, changed?: string[]) => Promise<T> | T): Promise<T>;
   /** Calls `listener` when another storage on the same database commits (BroadcastChannel `arbor-indexeddb:<name>`). */
   watch(listener: (change: { generation: number }) => void): () => void;
   /** Every file as UTF-8 text, keyed by path, sorted. */

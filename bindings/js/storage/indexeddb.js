@@ -38,6 +38,16 @@ const GENERATION = 'generation';
 const VERSION = 2;
 
 /**
+ * @param {Uint8Array} a
+ * @param {Uint8Array} b
+ */
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
  * The name of the database's Web Lock and BroadcastChannel.
  * @param {string} name
  */
@@ -141,7 +151,13 @@ export function indexedDB(name, options = {}) {
     });
   };
 
-  /** Reads every file, and the generation they are at, into a fresh mirror. */
+  /**
+   * Reads every file, and the generation they are at, into a fresh mirror.
+   * Resolves with the paths whose bytes differ from the mirror it
+   * replaces (added, changed or gone).
+   *
+   * @returns {Promise<string[]>}
+   */
   const reload = async () => {
     const { keys, values, gen } = await transact(`read database "${name}"`, [FILES, META], 'readonly', (tx) => {
       const files = tx.objectStore(FILES);
@@ -157,9 +173,19 @@ export function indexedDB(name, options = {}) {
     });
     const fresh = memory();
     for (let i = 0; i < keys.length; i++) fresh.write(keys[i], values[i].data);
+    const before = generation < 0 ? new Map() : new Map(filesUnder('').map((p) => [p, mirror.read(p)]));
+    /** @type {string[]} */
+    const changed = [];
+    for (let i = 0; i < keys.length; i++) {
+      const old = before.get(keys[i]);
+      if (!old || !sameBytes(old, values[i].data)) changed.push(keys[i]);
+      before.delete(keys[i]);
+    }
+    changed.push(...before.keys());
     mirror = fresh;
     touched = new Set();
     generation = gen;
+    return changed;
   };
 
   const savedGeneration = () =>
@@ -258,7 +284,7 @@ export function indexedDB(name, options = {}) {
     snapshot: () => mirror.snapshot(),
 
     load() {
-      loaded ??= reload().catch((err) => {
+      loaded ??= reload().then(() => {}, (err) => {
         loaded = null;
         throw err;
       });
@@ -276,12 +302,14 @@ export function indexedDB(name, options = {}) {
     async exclusive(fn) {
       const run = async () => {
         let reloaded = false;
+        /** @type {string[] | undefined} */
+        let changed;
         // Nothing to compare before the first load (which fn will do).
         if (generation >= 0 && touched.size === 0 && (await savedGeneration()) !== generation) {
-          await reload();
+          changed = await reload();
           reloaded = true;
         }
-        return fn(reloaded);
+        return fn(reloaded, changed);
       };
       const locks = globalThis.navigator?.locks;
       return locks ? locks.request(channelName(name), { mode: 'exclusive' }, run) : run();

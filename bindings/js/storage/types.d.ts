@@ -82,10 +82,12 @@ export interface Storage {
    * by tabs and workers): runs `fn` holding the store's exclusive lock, and
    * resolves with what it returns. Before `fn` runs, a store that another
    * writer changed since it last loaded reloads itself and passes
-   * `reloaded = true`; the memory then restarts its engine on the new
-   * tree. An ArborMemory runs every call, with its commit, inside it.
+   * `reloaded = true`, with the paths whose bytes changed when it knows
+   * them: the memory then has its engine read those again (or restarts it
+   * on the new tree when `changed` is missing). An ArborMemory runs every
+   * call, with its commit, inside it.
    */
-  exclusive?<T>(fn: (reloaded: boolean) => Promise<T> | T): Promise<T>;
+  exclusive?<T>(fn: (reloaded: boolean, changed?: string[]) => Promise<T> | T): Promise<T>;
   /**
    * Optional, with `exclusive`: calls `listener` when another writer saved
    * changes (it may come late or twice: `exclusive` decides). Returns a
