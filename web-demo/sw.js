@@ -2,7 +2,7 @@
 // service worker installs; requests go to the network first (so a rebuilt
 // engine or page shows up at once) and fall back to the cache offline.
 
-const CACHE = 'arbor-notes-v2';
+const CACHE = 'arbor-notes-v3';
 const APP = [
   './',
   'index.html',
@@ -11,6 +11,7 @@ const APP = [
   'model.js',
   'bindings/js/index.js',
   'bindings/js/abi.js',
+  'bindings/js/bytes.js',
   'bindings/js/error.js',
   'bindings/js/files.js',
   'bindings/js/folder.js',

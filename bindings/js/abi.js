@@ -6,6 +6,7 @@
 // never keeps one across calls.
 
 import { pathProblem, compareNames } from './paths.js';
+import { sameBytes } from './bytes.js';
 
 /** @typedef {import('./index.d.ts').Storage} Storage */
 /** @typedef {import('./index.d.ts').StorageEntry} StorageEntry */
@@ -324,16 +325,6 @@ function normalize(e) {
     size: e.dir ? 0 : Math.max(0, Math.trunc(Number(e.size) || 0)),
     mtime: Math.trunc(Number(e.mtime) || 0),
   };
-}
-
-/**
- * @param {Uint8Array} a
- * @param {Uint8Array} b
- */
-function sameBytes(a, b) {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**

@@ -3,6 +3,7 @@
 // always leave it as an ordinary folder of markdown.
 
 import { pathProblem, compareNames } from './paths.js';
+import { sameBytes } from './bytes.js';
 
 /** @typedef {import('./index.d.ts').Storage} Storage */
 /** @typedef {import('./index.d.ts').TreeFile} TreeFile */
@@ -123,14 +124,4 @@ function statOrNull(storage, p) {
     if (/** @type {{ code?: unknown } | null | undefined} */ (err)?.code === 'ENOENT') return null; // cast: storages throw coded errors
     throw err;
   }
-}
-
-/**
- * @param {Uint8Array} a
- * @param {Uint8Array} b
- */
-function sameBytes(a, b) {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

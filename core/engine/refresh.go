@@ -1,191 +1,27 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
-	"path"
-	"strings"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/host"
-	"github.com/arbormem/arbor/core/internal/catalog"
-	"github.com/arbormem/arbor/core/internal/tree"
 )
 
-// Refresh brings the engine in step with files others changed on disk (an
-// editor, git, another process): the paths a host's watcher reported, or,
-// without paths, every folder of the tree listed and every file whose
-// size or modification time moved read again. Only what changed is parsed
-// and re-indexed, and any change empties the query cache, so that no
-// answer comes from text that is gone. Paths in dot-folders (.arbor,
-// .git) are ignored: they are not knowledge. It writes nothing.
+// Refresh brings the engine in step with files others changed on disk
+// (docs/ABI.md §4.12): the catalog reads again what changed
+// (curate.Curator.Refresh), the index takes it in, any change empties
+// the query cache so that no answer comes from text that is gone, and
+// entries that are gone lose their signals (a new file at the path is
+// new knowledge). It writes nothing.
 func (e *Engine) Refresh(p api.RefreshParams) (api.RefreshResult, error) {
 	start := time.Now()
-	r := refresher{e: e, seen: map[string]bool{}}
-	if len(p.Paths) == 0 {
-		r.res.Scanned = true
-		if err := r.folder(""); err != nil {
-			return api.RefreshResult{}, err
-		}
+	res, removed, err := e.curator.Refresh(p.Paths)
+	e.reindex() // what was read before an error is indexed too
+	for _, q := range removed {
+		e.signals.Deleted(q)
 	}
-	for _, raw := range p.Paths {
-		clean, err := api.CleanPath(raw)
-		if err != nil {
-			if errors.Is(err, api.ErrInvalidPath) && hidden(raw) {
-				continue
-			}
-			return api.RefreshResult{}, err
-		}
-		if err := r.path(clean); err != nil {
-			return api.RefreshResult{}, err
-		}
-	}
-	e.reindex()
-	r.res.TookMs = float64(time.Since(start).Microseconds()) / 1000
-	return r.res, nil
-}
-
-// hidden reports a path inside a dot-folder or naming a dot-file (".."
-// aside, which stays an error): a watcher reports changes in .arbor and
-// .git too.
-func hidden(p string) bool {
-	segs := strings.Split(p, "/")
-	for _, seg := range segs {
-		if seg == ".." || seg == "." {
-			return false
-		}
-	}
-	for _, seg := range segs {
-		if strings.HasPrefix(seg, ".") {
-			return true
-		}
-	}
-	return false
-}
-
-// refresher is one Refresh.
-type refresher struct {
-	e    *Engine
-	res  api.RefreshResult
-	seen map[string]bool // files listed by folder, which stay
-}
-
-// path refreshes what is at p now: a file, a folder, or nothing.
-func (r *refresher) path(p string) error {
-	st, err := r.e.fs.Stat(p)
-	switch {
-	case errors.Is(err, host.ErrNotFound):
-		return r.gone(p)
-	case err != nil:
-		return fmt.Errorf("refresh: stat %s: %w", p, err)
-	case st.IsDir:
-		return r.folder(p)
-	}
-	return r.file(p, st)
-}
-
-// folder lists dir and everything below it, refreshes the markdown files
-// whose listing changed, and forgets what the catalog holds below dir
-// that is no longer there.
-func (r *refresher) folder(dir string) error {
-	if err := r.walk(dir); err != nil {
-		return err
-	}
-	for _, p := range r.e.catalog.Stamped() {
-		if below(p, dir) && !r.seen[p] {
-			if err := r.check(p); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (r *refresher) walk(dir string) error {
-	list, err := r.e.fs.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("refresh: list %q: %w", dir, err)
+		return api.RefreshResult{}, err
 	}
-	for _, de := range list {
-		if strings.HasPrefix(de.Name, ".") {
-			continue
-		}
-		p := path.Join(dir, de.Name)
-		if de.IsDir {
-			if err := r.walk(p); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := r.file(p, de); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// file refreshes the markdown file p that a listing or stat describes as
-// de, unless its size and time show it unchanged. A file over the size
-// limit that the catalog never held stays out, as at open.
-func (r *refresher) file(p string, de host.DirEntry) error {
-	if !strings.HasSuffix(strings.ToLower(p), ".md") {
-		return nil
-	}
-	r.seen[p] = true
-	cat := r.e.catalog
-	fi := catalog.FileInfo{Size: de.Size, ModTime: de.ModTime}
-	_, known := cat.Stamp(p)
-	if cat.Unchanged(p, fi) || (!known && de.Size > int64(r.e.maxBytes)) {
-		return nil
-	}
-	if err := r.check(p); err != nil {
-		return err
-	}
-	cat.Note(p, fi)
-	return nil
-}
-
-// gone forgets p and everything the catalog holds below it.
-func (r *refresher) gone(p string) error {
-	for _, q := range r.e.catalog.Stamped() {
-		if q == p || below(q, p) {
-			if err := r.check(q); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// check reads p again and counts what changed.
-func (r *refresher) check(p string) error {
-	r.res.Checked++
-	_, before := r.e.catalog.Stamp(p)
-	_, wasEntry := r.e.catalog.Get(p)
-	changed, err := r.e.curator.Refresh(p)
-	if err != nil {
-		return fmt.Errorf("refresh: %w", err)
-	}
-	if !changed {
-		return nil
-	}
-	_, after := r.e.catalog.Stamp(p)
-	switch {
-	case before && !after:
-		r.res.Removed++
-		if wasEntry && tree.IsEntryPath(p) {
-			r.e.signals.Deleted(p) // a new file at the path is new knowledge
-		}
-	case !before:
-		r.res.Added++
-	default:
-		r.res.Updated++
-	}
-	return nil
-}
-
-// below reports whether p lies inside folder dir ("" is the root).
-func below(p, dir string) bool {
-	return dir == "" || strings.HasPrefix(p, dir+"/")
+	res.TookMs = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
 }

@@ -167,12 +167,14 @@ func (m *MemFS) Swap(p string, data, old []byte, existed bool) error {
 	return m.write(p, data)
 }
 
-// Append implements FS.
+// Append implements FS; nothing comes between the read and the write.
 func (m *MemFS) Append(p string, data []byte) error {
+	if err := checkWritePath(p); err != nil {
+		return err
+	}
 	m.mu.Lock()
-	old := m.files[p]
-	m.mu.Unlock()
-	return m.WriteFile(p, append(append([]byte(nil), old...), data...))
+	defer m.mu.Unlock()
+	return m.write(p, append(m.files[p], data...))
 }
 
 // ReadDir implements FS.

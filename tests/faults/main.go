@@ -91,7 +91,9 @@ type editorFile struct {
 }
 
 // op is one operation a writer sent: its reason is unique, and its
-// change has a marker that shows it on disk.
+// change has a marker that shows it on disk. Path is the entry an UPDATE
+// names; an ADD's or an ingest's entry is found by its marker, and the
+// audit log names it.
 type op struct {
 	reason, kind, path, marker string
 }
@@ -218,7 +220,7 @@ func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[st
 				title := fmt.Sprintf("Note %s", id(i))
 				batch = append(batch, map[string]any{"type": "ADD", "path": domain, "title": title, "reason": id(i),
 					"content": map[string]any{"narrative": "Written by the agent: " + marker + "."}})
-				ops = append(ops, op{reason: id(i), kind: "ADD", path: domain + "/" + slug(title) + ".md", marker: marker})
+				ops = append(ops, op{reason: id(i), kind: "ADD", marker: marker})
 				continue
 			}
 			p := fmt.Sprintf("%s/seed_%02d.md", seedFolder, rng.Intn(seeds))
@@ -235,7 +237,7 @@ func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[st
 		title := fmt.Sprintf("Note %s", id(0))
 		cmd := exec.Command(bin, "--root", root, "add", "--path", domain, "--title", title,
 			"--narrative", "Written by the agent: "+marker+".", "--reason", id(0))
-		return cmd, []op{{reason: id(0), kind: "ADD", path: domain + "/" + slug(title) + ".md", marker: marker}}, nil
+		return cmd, []op{{reason: id(0), kind: "ADD", marker: marker}}, nil
 	}
 	// An ingest of a new source with a few sections.
 	name := fmt.Sprintf("source_w%d_r%d.md", w, round)
@@ -252,22 +254,6 @@ func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[st
 		return nil, nil, err
 	}
 	return exec.Command(bin, "--root", root, "ingest", "--domain", fmt.Sprintf("ingested_%d", w), src), ops, nil
-}
-
-// slug is the file name curate gives a title (lowercase snake_case).
-func slug(title string) string {
-	var b strings.Builder
-	us := false
-	for _, r := range strings.ToLower(title) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-			us = false
-		} else if !us && b.Len() > 0 {
-			b.WriteByte('_')
-			us = true
-		}
-	}
-	return strings.TrimSuffix(b.String(), "_")
 }
 
 // edit saves and deletes seed entries as an editor would, until stop.
@@ -390,7 +376,7 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 				// The editor's line may have become part of the text
 				// around it (a line right after a list item continues
 				// it, in markdown): its words must be there.
-				if !regexp.MustCompile(regexp.QuoteMeta(m) + `\b`).Match(b) {
+				if !markerPattern(m).Match(b) {
 					res.Lost++
 					res.problem("lost: %s lacks the editor's %s", p, m)
 				}
@@ -421,8 +407,9 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 			continue // checked in an earlier round
 		}
 		onDisk := ""
+		marker := markerPattern(o.marker)
 		for p, text := range tree {
-			if strings.Contains(text, o.marker) && (o.kind == "INGEST" || p == o.path) {
+			if marker.MatchString(text) && (o.path == "" || p == o.path) {
 				onDisk = p
 				break
 			}
@@ -438,9 +425,9 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 		case onDisk != "" && len(lines) == 0:
 			res.AuditMissing++
 			res.problem("audit-missing: %s %s (%s) is in %s", o.kind, o.path, o.reason, onDisk)
-		case onDisk != "" && o.kind == "INGEST" && !paths[o.reason][onDisk]:
+		case onDisk != "" && !paths[o.reason][onDisk]:
 			res.AuditMissing++
-			res.problem("audit-missing: the ingested %s is in %s, which no line of %q names", o.marker, onDisk, o.reason)
+			res.problem("audit-missing: the %s %s is in %s, which no line of %q names", o.kind, o.marker, onDisk, o.reason)
 		case onDisk == "" && applied && o.kind != "INGEST" && !deletedByEditor(files, o.path):
 			res.Lost++
 			res.problem("lost: %s %s (%s) is in the audit log as applied but not in the files", o.kind, o.path, o.reason)
@@ -448,6 +435,12 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 		o.marker = ""
 	}
 	return nil
+}
+
+// markerPattern finds the marker m as a word: M-w0-r1-op1 is not in
+// M-w0-r1-op12.
+func markerPattern(m string) *regexp.Regexp {
+	return regexp.MustCompile(regexp.QuoteMeta(m) + `\b`)
 }
 
 func deletedByEditor(files map[string]*editorFile, p string) bool {

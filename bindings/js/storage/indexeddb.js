@@ -30,22 +30,13 @@
 
 import { StorageError } from './errors.js';
 import { memory } from './memory.js';
+import { sameBytes } from '../bytes.js';
 
 const FILES = 'files';
 /** Holds the generation: the number of commits the database has seen. */
 const META = 'meta';
 const GENERATION = 'generation';
 const VERSION = 2;
-
-/**
- * @param {Uint8Array} a
- * @param {Uint8Array} b
- */
-function sameBytes(a, b) {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /**
  * The name of the database's Web Lock and BroadcastChannel.

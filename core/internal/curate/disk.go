@@ -72,15 +72,6 @@ func (c *Curator) refresh(p string) (bool, error) {
 	return true, nil
 }
 
-// Refresh brings the catalog in step with the file at p on disk, as an
-// operation does before it reads an entry (refresh), for a file someone
-// else changed: the engine's refresh method. It reports whether the
-// catalog's view of p changed.
-func (c *Curator) Refresh(p string) (bool, error) {
-	c.lists = nil
-	return c.refresh(p)
-}
-
 // entry returns what the catalog holds at p: an entry or a context file.
 func (c *Curator) entry(p string) (*tree.Entry, *tree.Context) {
 	cat := c.catalog()
