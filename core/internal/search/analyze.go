@@ -11,7 +11,6 @@ import (
 	"github.com/blugelabs/bluge/analysis/lang/cjk"
 	"github.com/blugelabs/bluge/analysis/lang/en"
 	"github.com/blugelabs/bluge/analysis/token"
-	"github.com/blugelabs/bluge/analysis/tokenizer"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -21,8 +20,9 @@ import (
 //  1. normalize: '_' becomes a space, and so does '.' before an ASCII letter
 //     (snake_case, file.ext and a.b.c split into words; 3.14 and v1.8 stay
 //     whole);
-//  2. bluge's Unicode (UAX #29) tokenizer: splits on spaces, punctuation,
-//     '-' and '/', and emits each Han ideograph or kana as its own token;
+//  2. bluge's Unicode (UAX #29) tokenizer, with a fast path for ASCII
+//     (tokenize): splits on spaces, punctuation, '-' and '/', and emits
+//     each Han ideograph or kana as its own token;
 //  3. CJK width folding, English possessive removal, lower case, NFC (text
 //     written decomposed, like Hangul jamo from macOS file names, composes);
 //  4. per token, split into runs of CJK script (Han, Kana, Hangul) and other
@@ -52,7 +52,6 @@ import (
 // joined compound, a character's unigram, bigram and whole word) share it.
 
 var (
-	unicodeTokenizer = tokenizer.NewUnicodeTokenizer()
 	widthFilter      = cjk.NewWidthFilter()
 	possessiveFilter = en.NewPossessiveFilter()
 	lowerFilter      = token.NewLowerCaseFilter()
@@ -117,15 +116,19 @@ type unit struct {
 // (term.unit indexes units).
 func analyze(text string, forIndex bool) ([]term, []unit) {
 	buf := normalize(text)
-	ts := unicodeTokenizer.Tokenize(buf)
-	foldWidths(ts)
-	ts = possessiveFilter.Filter(ts)
-	ts = lowerFilter.Filter(ts)
-
-	a := analyzer{text: text, forIndex: forIndex}
-	for _, t := range ts {
+	// A word takes about six bytes of English and makes about one term and
+	// one unit; growing the slices from empty would allocate several times
+	// their final size.
+	words := len(buf)/6 + 1
+	a := analyzer{text: text, forIndex: forIndex, terms: make([]term, 0, words), units: make([]unit, 0, words)}
+	one := make(analysis.TokenStream, 1)
+	tokenize(buf, func(t *analysis.Token) {
+		one[0] = t
+		foldWidth(one)
+		possessiveFilter.Filter(one)
+		lowerFilter.Filter(one)
 		a.token(t)
-	}
+	})
 	a.flushRun()
 	a.flushWords()
 	return a.terms, a.units
@@ -147,9 +150,42 @@ type analyzer struct {
 
 	words []word // the pending compound
 
-	// stems caches the stems of the call: a text repeats its words, and
-	// the Snowball stemmer is the costliest step of the chain under wasm.
-	stems map[string]string
+	// lexemes and stems cache what the chain makes of each distinct token
+	// and the stems of the call: a text repeats its words, the Snowball
+	// stemmer is the costliest step of the chain, and under wasm every
+	// allocation and every map look-up counts.
+	lexemes map[string]lexeme
+	stems   map[string]string
+}
+
+// lexeme is what the chain makes of one distinct non-CJK token.
+type lexeme struct {
+	raw  string // lower case, accents folded, not stemmed
+	stem string // raw's Snowball stem; empty when raw is over maxTermBytes
+	stop bool   // raw is a stop word
+}
+
+// lexeme returns the lexeme of a lower-case token.
+func (a *analyzer) lexeme(seg []byte) lexeme {
+	if l, ok := a.lexemes[string(seg)]; ok {
+		return l
+	}
+	if a.lexemes == nil {
+		a.lexemes = map[string]lexeme{}
+	}
+	key := string(seg)
+	l := lexeme{raw: fold(key)}
+	l.stop = stopWords[l.raw]
+	if len(l.raw) <= maxTermBytes {
+		// A number is its own stem (TestNumbersAreTheirOwnStems): logs and
+		// tables hold many distinct ones, each a call of the stemmer.
+		l.stem = l.raw
+		if !isNumber(l.raw) {
+			l.stem = a.stem(l.raw)
+		}
+	}
+	a.lexemes[key] = l
+	return l
 }
 
 // stem returns the Snowball stem of a lower-case word.
@@ -167,8 +203,8 @@ func (a *analyzer) stem(w string) string {
 
 // word is one non-CJK word of a pending compound.
 type word struct {
-	raw        string // lower case, accents folded, not stemmed
-	start, end int    // the word without its marks
+	lexeme
+	start, end int // the word without its marks
 	pos        int
 	lead       string // "#" or "." before the word
 	trail      string // "+", "++" or "#" after it
@@ -178,6 +214,12 @@ type word struct {
 func (a *analyzer) token(t *analysis.Token) {
 	s := t.Term
 	exact := len(s) == t.End-t.Start // false when width folding changed the bytes
+	// The common case: one word, in NFC, without CJK.
+	if isASCII(s) {
+		a.flushRun()
+		a.word(s, t.Start, t.End, exact, exact)
+		return
+	}
 	if !norm.NFC.IsNormal(s) {
 		s, exact = norm.NFC.Bytes(s), false
 	}
@@ -220,7 +262,7 @@ func (a *analyzer) token(t *analysis.Token) {
 // token (with exact spans), where it can carry marks or join a compound.
 func (a *analyzer) word(seg []byte, start, end int, first, last bool) {
 	a.pos++
-	w := word{raw: fold(string(seg)), start: start, end: end, pos: a.pos}
+	w := word{lexeme: a.lexeme(seg), start: start, end: end, pos: a.pos}
 	if first && start >= 1 && (a.text[start-1] == '#' || a.text[start-1] == '.') &&
 		(start == 1 || opensWord(a.lastRuneBefore(start-1))) {
 		w.lead = a.text[start-1 : start]
@@ -265,11 +307,11 @@ func (a *analyzer) flushWords() {
 	}
 	for i, w := range ws {
 		if len(w.raw) <= maxTermBytes {
-			if w.trail == "" && !stopWords[w.raw] {
-				add(a.stem(w.raw), w.start, w.end, w.pos, kindWord)
+			if w.trail == "" && !w.stop {
+				add(w.stem, w.start, w.end, w.pos, kindWord)
 			}
 			if w.lead != "" || w.trail != "" {
-				add(w.lead+a.stem(w.raw)+w.trail, w.start-len(w.lead), w.end+len(w.trail), w.pos, kindMarked)
+				add(w.lead+w.stem+w.trail, w.start-len(w.lead), w.end+len(w.trail), w.pos, kindMarked)
 			}
 		}
 		if i == 0 && len(ws) > 1 {
@@ -376,19 +418,13 @@ func isParticle(seg []byte) bool {
 	return slices.ContainsFunc(particles, func(p []rune) bool { return slices.Equal(p, rs) })
 }
 
-// foldWidths folds the fullwidth and halfwidth forms of the tokens (bluge's
-// CJK width filter), in place. The forms are U+FF01–U+FFEF, UTF-8 bytes
+// foldWidth folds the fullwidth and halfwidth forms of a one-token stream
+// (bluge's CJK width filter). The forms are U+FF01–U+FFEF, UTF-8 bytes
 // EF BC–BF: the filter, which rebuilds every token it is given, is given
-// only the tokens holding an 0xEF byte, the others being unchanged by it.
-func foldWidths(ts analysis.TokenStream) {
-	var wide analysis.TokenStream
-	for _, t := range ts {
-		if bytes.IndexByte(t.Term, 0xEF) >= 0 {
-			wide = append(wide, t)
-		}
-	}
-	if wide != nil {
-		widthFilter.Filter(wide)
+// only a token holding an 0xEF byte, the others being unchanged by it.
+func foldWidth(one analysis.TokenStream) {
+	if bytes.IndexByte(one[0].Term, 0xEF) >= 0 {
+		widthFilter.Filter(one)
 	}
 }
 
@@ -454,6 +490,25 @@ func normalize(text string) []byte {
 	return b
 }
 
+func isASCII(s []byte) bool {
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// isNumber reports whether w is ASCII without a letter.
+func isNumber(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf || isASCIILetter(w[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
@@ -497,11 +552,20 @@ type fieldAnalyzer struct{}
 // Analyze implements bluge.Analyzer.
 func (fieldAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	terms, _ := analyze(string(input), true)
+	// The terms' bytes share one buffer: one allocation instead of one a
+	// term. bluge keeps the slices, each capped at its length so that
+	// nothing appended to one reaches the next.
+	n := 0
+	for _, t := range terms {
+		n += len(t.text)
+	}
+	buf := make([]byte, 0, n)
 	toks := make([]analysis.Token, len(terms))
 	ts := make(analysis.TokenStream, len(terms))
 	prev := 0
 	for i, t := range terms {
-		toks[i] = analysis.Token{Term: []byte(t.text), Start: t.start, End: t.end, PositionIncr: t.pos - prev, Type: analysis.AlphaNumeric}
+		buf = append(buf, t.text...)
+		toks[i] = analysis.Token{Term: buf[len(buf)-len(t.text) : len(buf) : len(buf)], Start: t.start, End: t.end, PositionIncr: t.pos - prev, Type: analysis.AlphaNumeric}
 		prev = t.pos
 		ts[i] = &toks[i]
 	}

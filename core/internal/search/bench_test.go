@@ -84,3 +84,20 @@ func BenchmarkPool(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAnalyze analyzes 1 MB of chat prose for the index, as an ingest
+// of a big document does: the tokenizer and the stemmer dominate it.
+func BenchmarkAnalyze(b *testing.B) {
+	docs, _ := chatCorpus(8000)
+	var sb strings.Builder
+	for _, d := range docs {
+		sb.WriteString(d.Content)
+		sb.WriteString(" It's 3.14, v1.8 or 1,000 (snake_case).\n\n")
+	}
+	text := sb.String()[:1<<20]
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		analyze(text, true)
+	}
+}
