@@ -159,7 +159,6 @@ func TestCatalogDamagedIsRebuilt(t *testing.T) {
 
 			fs := &treeReads{FS: mem}
 			e, res := openEngine(t, fs, clock, Options{})
-			defer e.Close()
 			var warned bool
 			for _, w := range res.Warnings {
 				warned = warned || w.Kind == api.WarnState && w.Path == api.CatalogFile && strings.Contains(w.Message, tc.want)
@@ -167,6 +166,8 @@ func TestCatalogDamagedIsRebuilt(t *testing.T) {
 			if !warned || len(fs.paths) != 5 || res.Entries != 3 {
 				t.Errorf("warnings %+v, read %v, %d entries", res.Warnings, fs.paths, res.Entries)
 			}
+			// Saved with the index, when the engine closes.
+			e.Close()
 			if b, _ := mem.ReadFile(api.CatalogFile); string(b) != string(good) {
 				t.Error("the damaged catalog was not replaced by a good one")
 			}

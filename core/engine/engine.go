@@ -160,7 +160,9 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 		idx.Close()
 		return api.OpenResult{}, fmt.Errorf("index: %w", err)
 	}
-	e.saveCatalog()
+	// The catalog is saved with the index (flush, close), not here: an
+	// open writes nothing it need not, so that a storage refusing writes
+	// (a full quota) can still be opened.
 	model := api.DefaultLifecycleModel()
 	if opts.Lifecycle != nil {
 		model = *opts.Lifecycle

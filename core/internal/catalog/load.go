@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"path"
 	"sort"
 	"strconv"
@@ -46,8 +47,11 @@ func Reload(fsys host.FS, maxBytes int, prev *Catalog, now time.Time) (*Catalog,
 	if err := l.walk(""); err != nil {
 		return nil, nil, nil, err
 	}
-	// Unchanged: every file of prev reused, none read.
-	l.cat.dirty = prev == nil || l.read > 0 || l.reused != len(prev.stamps)
+	// The new catalog would save what prev holds when every file has the
+	// stamp and listing it had: a storage without modification times has
+	// every file read at each open, and writing an identical catalog
+	// would only make it look changed to the other memories sharing it.
+	l.cat.dirty = prev == nil || !maps.Equal(l.cat.stamps, prev.stamps) || !maps.Equal(l.cat.seen, prev.seen)
 	return l.cat, l.srcs, l.warnings, nil
 }
 
@@ -58,8 +62,6 @@ type loader struct {
 	cat      *Catalog
 	prev     *Catalog // what an earlier open read, or nil
 	start    int64    // Unix milliseconds when the listing began; 0 trusts every time
-	read     int      // files read
-	reused   int      // files taken from prev
 	srcs     []search.Source
 	warnings []api.Warning
 }
@@ -103,7 +105,6 @@ func (l *loader) walk(dir string) error {
 			l.reuse(p, fi)
 			continue
 		}
-		l.read++
 		data, err := l.fs.ReadFile(p)
 		if err != nil {
 			l.warn(p, fmt.Sprintf("unreadable: %v", err))
@@ -119,7 +120,6 @@ func (l *loader) walk(dir string) error {
 
 // reuse takes what prev holds of the unchanged file p, without reading it.
 func (l *loader) reuse(p string, fi FileInfo) {
-	l.reused++
 	stamp, _ := l.prev.Stamp(p)
 	switch {
 	case l.prev.Has(p):
