@@ -19,6 +19,12 @@ const (
 // next open or curate records what the operation did (docs/format.md).
 const JournalFile = StateDir + "/journal.json"
 
+// CatalogFile is the persisted catalog: per file of the tree, its stamp,
+// size and modification time and what views of the whole tree read of it,
+// so that an open reads only the files that changed (docs/format.md). A
+// cache: a missing or damaged one is rebuilt from the tree.
+const CatalogFile = StateDir + "/catalog.bin"
+
 // TempPrefix starts the name of every temporary file of an atomic write,
 // in every host: a dot-name, so the tree walk skips it, and one prefix, so
 // `arbor doctor --fix` finds those a crash left behind.

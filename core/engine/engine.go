@@ -142,7 +142,13 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 			e.warn([]api.Warning{{Kind: api.WarnInterrupted, Path: curate.JournalPath, Message: msg}})
 		}
 	}
-	cat, srcs, warnings, err := catalog.Load(e.fs, e.maxBytes)
+	// The persisted catalog spares reading the files it shows unchanged;
+	// one that cannot be trusted is left aside and the tree read whole.
+	prev, err := catalog.Restore(e.fs, e.maxBytes)
+	if err != nil && !errors.Is(err, catalog.ErrNoCatalog) {
+		e.warn([]api.Warning{{Kind: api.WarnState, Path: api.CatalogFile, Message: err.Error() + "; the catalog is read again from the tree"}})
+	}
+	cat, srcs, warnings, err := catalog.Reload(e.fs, e.maxBytes, prev, e.clock.Now())
 	if err != nil {
 		idx.Close()
 		return api.OpenResult{}, err
@@ -154,6 +160,9 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 		idx.Close()
 		return api.OpenResult{}, fmt.Errorf("index: %w", err)
 	}
+	// The catalog is saved with the index (flush, close), not here: an
+	// open writes nothing it need not, so that a storage refusing writes
+	// (a full quota) can still be opened.
 	model := api.DefaultLifecycleModel()
 	if opts.Lifecycle != nil {
 		model = *opts.Lifecycle
@@ -170,6 +179,19 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	e.log.Log("info", fmt.Sprintf("opened %d entries, %d context files, %d warnings; index: %d reused, %d indexed, %d removed",
 		res.Entries, res.Contexts, len(res.Warnings), synced.Reused, synced.Indexed, synced.Removed))
 	return res, nil
+}
+
+// saveCatalog persists the catalog when it changed since it was persisted
+// (catalog.Catalog.Save), unless the engine is read-only. The caller holds
+// the root's lock. A failure is logged: the catalog is a cache, and the
+// next open reads what it lacks from the tree.
+func (e *Engine) saveCatalog() {
+	if e.readOnly || !e.catalog.Unsaved() {
+		return
+	}
+	if err := e.catalog.Save(e.fs); err != nil {
+		e.log.Log("warn", fmt.Sprintf("catalog: %v", err))
+	}
 }
 
 // ignoreState writes api.IgnoreFile when it is missing, so that a tree
@@ -281,6 +303,7 @@ func (e *Engine) reindex() {
 		if err := e.index.Flush(); err != nil {
 			e.log.Log("warn", fmt.Sprintf("index: %v", err))
 		}
+		e.saveCatalog()
 	}
 }
 
@@ -452,6 +475,7 @@ func (e *Engine) flush() (api.FlushResult, error) {
 	if ierr != nil {
 		ierr = fmt.Errorf("index: %w", ierr)
 	}
+	e.saveCatalog()
 	res, serr := e.signals.Flush()
 	if err := errors.Join(ierr, serr); err != nil {
 		return res, fmt.Errorf("engine: flush: %w", err)
@@ -468,6 +492,7 @@ func (e *Engine) Close() error {
 	lerr := e.fs.Exclusive(func() error {
 		_, ferr = e.signals.Flush()
 		cerr = e.index.Close()
+		e.saveCatalog()
 		return nil
 	})
 	if lerr != nil {

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 // Fixture is testdata/fixture.json.
@@ -106,9 +108,11 @@ func Digest(b []byte) string {
 // in Outcome.Files. The persisted search index (.arbor/index/) does not:
 // its segment ids and layout follow bluge's background merges, which
 // depend on goroutine timing, so its bytes differ between runs and hosts
-// while the search results, which the responses compare, do not.
+// while the search results, which the responses compare, do not. Nor
+// does the persisted catalog (api.CatalogFile): it holds each file's
+// modification time, which every host's storage sets by its own clock.
 func Digested(rel string) bool {
-	return !strings.HasPrefix(rel, ".arbor/index/")
+	return !strings.HasPrefix(rel, ".arbor/index/") && rel != api.CatalogFile
 }
 
 // DigestDir hashes every file below dir that is Digested, keyed by slash path.

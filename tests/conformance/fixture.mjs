@@ -61,10 +61,11 @@ export const digest = (bytes) => createHash('sha256').update(bytes).digest().sub
 /**
  * Digested: whether a file belongs in the digest. The persisted search index
  * (.arbor/index/) does not: its segment layout follows bluge's background
- * merges, so its bytes differ between runs and hosts (see Digested in
- * conformance.go).
+ * merges, so its bytes differ between runs and hosts; nor does the persisted
+ * catalog, which holds the modification times each storage sets (see
+ * Digested in conformance.go).
  */
-export const digested = (rel) => !rel.startsWith('.arbor/index/');
+export const digested = (rel) => !rel.startsWith('.arbor/index/') && rel !== '.arbor/catalog.bin';
 
 /** testdata/expected.json: { responses, files }. */
 export function loadExpected() {

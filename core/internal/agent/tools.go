@@ -177,7 +177,7 @@ func (tb *Toolbox) resolve(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, ok := tb.cat.Get(clean); ok {
+	if tb.cat.Has(clean) {
 		return clean, nil
 	}
 	if _, ok := tb.cat.Context(clean); ok {
@@ -296,9 +296,7 @@ func (tb *Toolbox) relations(p, dir string) (string, error) {
 		out := []link{}
 		for _, q := range paths {
 			l := link{Path: q}
-			if en, ok := tb.cat.Get(q); ok {
-				l.Title = en.Title
-			}
+			l.Title, _ = tb.cat.Title(q)
 			out = append(out, l)
 		}
 		return out

@@ -2,10 +2,12 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"sort"
 	"strings"
 
+	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -23,7 +25,12 @@ import (
 // nothing. Backlinks stay O(1) per linking entry through a reverse index
 // keyed by that normalized form.
 type Catalog struct {
+	// cards hold every entry's card; entries the entries parsed so far.
+	// An entry restored from the persisted catalog (Restore) has a card
+	// only, until Get reads its file.
+	cards    map[string]*card
 	entries  map[string]*tree.Entry
+	files    *fileSource         // where Get reads an entry it has no parse of
 	links    map[string][]string // entry path -> its raw links
 	rev      map[string]pathSet  // link key -> entries holding such a link
 	byPath   map[string]pathSet  // link key of a full path -> entry paths
@@ -39,10 +46,42 @@ type Catalog struct {
 	// listing shows both unchanged is not read again. A write by the
 	// engine drops it (the time it got is not known).
 	seen map[string]FileInfo
+	// dirty is set by every change to what Save writes, and cleared by
+	// Save: the catalog differs from the persisted one.
+	dirty bool
 	// spell indexes the stamped files and the folders above them by
 	// tree.FoldKey, for Spellings; nil until first asked, then kept in step
 	// by SetStamp and Forget.
 	spell *spellIndex
+}
+
+// card is what the catalog keeps of every entry, parsed or not: what views
+// over the whole tree read (the outline's titles, relations, the
+// lifecycle keys that seed signals, an ingested entry's sources). It is
+// what the persisted catalog stores of an entry (persist.go).
+type card struct {
+	title     string
+	links     []string        // tree.Entry.Links
+	lifecycle []tree.KeyValue // front-matter keys that seed signals (legacySignal)
+	sources   []string        // tree.Entry.IngestedFrom
+}
+
+// cardOf is the card of a parsed entry.
+func cardOf(e *tree.Entry) *card {
+	cd := &card{title: e.Title, links: e.Links(), sources: e.IngestedFrom()}
+	for _, kv := range e.Extra {
+		if isLifecycleKey(kv.Key) {
+			cd.lifecycle = append(cd.lifecycle, kv)
+		}
+	}
+	return cd
+}
+
+// fileSource is where a catalog restored from its persisted form reads
+// the entries it holds a card of.
+type fileSource struct {
+	fs       host.FS
+	maxBytes int
 }
 
 // pathSet is a set of paths.
@@ -60,6 +99,7 @@ func (c *Catalog) init() {
 	if c.entries != nil {
 		return
 	}
+	c.cards = map[string]*card{}
 	c.entries = map[string]*tree.Entry{}
 	c.links = map[string][]string{}
 	c.rev = map[string]pathSet{}
@@ -78,7 +118,9 @@ func (c *Catalog) init() {
 func (c *Catalog) Clone() *Catalog {
 	n := New()
 	c.init()
+	maps.Copy(n.cards, c.cards)
 	maps.Copy(n.entries, c.entries)
+	n.files = c.files
 	maps.Copy(n.links, c.links)
 	maps.Copy(n.contexts, c.contexts)
 	maps.Copy(n.broken, c.broken)
@@ -100,12 +142,18 @@ func (c *Catalog) Put(e *tree.Entry) {
 		return
 	}
 	c.init()
-	c.Delete(e.Path)
-	p := e.Path
-	c.entries[p] = e
-	links := e.Links()
-	c.links[p] = links
-	for _, l := range links {
+	c.putCard(e.Path, cardOf(e))
+	c.entries[e.Path] = e
+}
+
+// putCard adds or replaces the entry at p, known by its card only, and
+// indexes its links.
+func (c *Catalog) putCard(p string, cd *card) {
+	c.Delete(p)
+	c.dirty = true
+	c.cards[p] = cd
+	c.links[p] = cd.links
+	for _, l := range cd.links {
 		addTo(c.rev, linkKey(linkTarget(l)), p)
 	}
 	addTo(c.byPath, linkKey(p), p)
@@ -115,7 +163,7 @@ func (c *Catalog) Put(e *tree.Entry) {
 
 // Delete removes an entry and its forward links (its backlinks from others remain, now dangling).
 func (c *Catalog) Delete(path string) {
-	if _, ok := c.entries[path]; !ok {
+	if _, ok := c.cards[path]; !ok {
 		return
 	}
 	for _, l := range c.links[path] {
@@ -123,7 +171,9 @@ func (c *Catalog) Delete(path string) {
 	}
 	removeFrom(c.byPath, linkKey(path), path)
 	removeFrom(c.byBase, linkKey(baseName(path)), path)
+	c.dirty = true
 	delete(c.links, path)
+	delete(c.cards, path)
 	delete(c.entries, path)
 }
 
@@ -143,6 +193,7 @@ func (c *Catalog) SetStamp(p, stamp string) {
 	}
 	c.stamps[p] = stamp
 	delete(c.seen, p)
+	c.dirty = true
 }
 
 // Forget drops everything the catalog holds of p, whose file is gone: the
@@ -156,6 +207,7 @@ func (c *Catalog) Forget(p string) {
 	}
 	delete(c.stamps, p)
 	delete(c.seen, p)
+	c.dirty = true
 }
 
 // FileInfo is what a listing says of a file: enough to tell that it has
@@ -166,10 +218,20 @@ type FileInfo struct {
 }
 
 // Note records what the listing said of the stamped file at p when its
-// stamp was taken.
-func (c *Catalog) Note(p string, fi FileInfo) {
+// stamp was taken, the listing having begun at start (Unix milliseconds,
+// 0 when unknown). A time not clearly older than start is kept as no time
+// (Unchanged is then false, and the file is read again at the next look):
+// a file changed again within the same tick of a coarse clock, after it
+// was read, would show the same size and time ("racy git").
+func (c *Catalog) Note(p string, fi FileInfo, start int64) {
 	if _, ok := c.stamps[p]; ok {
-		c.seen[p] = fi
+		if start != 0 && fi.ModTime >= start-racySlack {
+			fi.ModTime = 0
+		}
+		if was, ok := c.seen[p]; !ok || was != fi {
+			c.seen[p] = fi
+			c.dirty = true
+		}
 	}
 }
 
@@ -180,6 +242,10 @@ func (c *Catalog) Unchanged(p string, fi FileInfo) bool {
 	was, ok := c.seen[p]
 	return ok && fi.ModTime != 0 && was == fi
 }
+
+// Unsaved reports whether the catalog changed since it was last saved
+// (Save) or loaded unchanged from the persisted one (Reload).
+func (c *Catalog) Unsaved() bool { return c.dirty }
 
 // Stamped returns every path the catalog holds a stamp for (entries,
 // context files, broken files), sorted.
@@ -232,14 +298,75 @@ func parentDir(p string) string {
 	return ""
 }
 
-// Get returns an entry.
+// Has reports whether the catalog holds an entry at path, without reading it.
+func (c *Catalog) Has(path string) bool {
+	_, ok := c.cards[path]
+	return ok
+}
+
+// Title returns the title of the entry at path, without reading it.
+func (c *Catalog) Title(path string) (string, bool) {
+	cd, ok := c.cards[path]
+	if !ok {
+		return "", false
+	}
+	return cd.title, true
+}
+
+// Sources returns the files the entry at path was ingested from
+// (tree.Entry.IngestedFrom), without reading it.
+func (c *Catalog) Sources(path string) []string {
+	if cd, ok := c.cards[path]; ok {
+		return cd.sources
+	}
+	return nil
+}
+
+// Get returns an entry. An entry restored from the persisted catalog is
+// read and parsed at its first Get: when its file still holds the bytes
+// of its stamp, the parse is kept. When it does not (changed on disk
+// since the catalog read it, and not yet refreshed), Get returns what the
+// file holds now without keeping it, as a session opened after the change
+// would: the stamp still names the old bytes, so a refresh or an operation
+// on the path finds the change and re-indexes it. ok is false when there
+// is no entry at path or its file can no longer be read or parsed.
 func (c *Catalog) Get(path string) (*tree.Entry, bool) {
-	e, ok := c.entries[path]
-	return e, ok
+	if e, ok := c.entries[path]; ok {
+		return e, true
+	}
+	if _, ok := c.cards[path]; !ok || c.files == nil {
+		return nil, false
+	}
+	e, current, err := c.readEntry(path)
+	if err != nil {
+		return nil, false
+	}
+	if current {
+		c.entries[path] = e
+	}
+	return e, true
+}
+
+// readEntry reads and parses the entry at p from its file, and reports
+// whether the file holds the bytes of p's stamp.
+func (c *Catalog) readEntry(p string) (*tree.Entry, bool, error) {
+	data, err := c.files.fs.ReadFile(p)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(data) > c.files.maxBytes {
+		return nil, false, fmt.Errorf("%s: %d bytes is over the %d-byte limit", p, len(data), c.files.maxBytes)
+	}
+	e, err := tree.ParseEntry(p, data)
+	if err != nil {
+		return nil, false, err
+	}
+	stamp, ok := c.stamps[p]
+	return e, ok && stamp == SourceKey(data), nil
 }
 
 // Paths returns every entry path, sorted.
-func (c *Catalog) Paths() []string { return sortedKeys(c.entries) }
+func (c *Catalog) Paths() []string { return sortedKeys(c.cards) }
 
 // Forward returns the entry paths p links to, resolved (wikilinks by path or
 // unique base name), sorted; unresolved targets are returned as written.
@@ -266,7 +393,7 @@ func (c *Catalog) Forward(p string) []string {
 // resolve to p count, so a base-name link stops counting once the base
 // name becomes ambiguous.
 func (c *Catalog) Backlinks(p string) []string {
-	if _, ok := c.entries[p]; !ok {
+	if _, ok := c.cards[p]; !ok {
 		return nil
 	}
 	var out []string
@@ -299,10 +426,10 @@ func (c *Catalog) Resolve(raw string) (string, bool) {
 	if t == "" {
 		return "", false
 	}
-	if _, ok := c.entries[t]; ok {
+	if _, ok := c.cards[t]; ok {
 		return t, true
 	}
-	if _, ok := c.entries[t+".md"]; ok {
+	if _, ok := c.cards[t+".md"]; ok {
 		return t + ".md", true
 	}
 	idx := c.byBase
@@ -391,10 +518,16 @@ func (c *Catalog) PutContext(ctx *tree.Context) {
 	}
 	c.init()
 	c.contexts[ctx.Path] = ctx
+	c.dirty = true
 }
 
 // DeleteContext removes a context file.
-func (c *Catalog) DeleteContext(path string) { delete(c.contexts, path) }
+func (c *Catalog) DeleteContext(path string) {
+	if _, ok := c.contexts[path]; ok {
+		delete(c.contexts, path)
+		c.dirty = true
+	}
+}
 
 // Context returns a context file by its path.
 func (c *Catalog) Context(path string) (*tree.Context, bool) {
@@ -416,10 +549,16 @@ func (c *Catalog) MarkBroken(path string, err error) {
 		err = errUnknownBroken
 	}
 	c.broken[path] = err
+	c.dirty = true
 }
 
 // ClearBroken forgets a broken file (it was fixed or removed).
-func (c *Catalog) ClearBroken(path string) { delete(c.broken, path) }
+func (c *Catalog) ClearBroken(path string) {
+	if _, ok := c.broken[path]; ok {
+		delete(c.broken, path)
+		c.dirty = true
+	}
+}
 
 // Broken reports whether a path failed to parse, and why.
 func (c *Catalog) Broken(path string) (error, bool) {

@@ -3,11 +3,13 @@ package catalog
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -26,10 +28,30 @@ import (
 // broken when they fail to parse, and left untouched. Dot-names (.arbor,
 // .git, .obsidian) are skipped: they are tooling, not knowledge.
 func Load(fsys host.FS, maxBytes int) (*Catalog, []search.Source, []api.Warning, error) {
-	l := &loader{fs: fsys, maxBytes: maxBytes, cat: New()}
+	return Reload(fsys, maxBytes, nil, time.Time{})
+}
+
+// Reload is Load that takes from prev, a catalog of the same tree
+// (Restore), every file whose listing shows it unchanged (Unchanged)
+// instead of reading it: an open reads only what changed. Its sources
+// carry the stamps prev holds; an entry's document is built from its
+// file only when the index asks for it (its key changed), and a file
+// found then not to hold its stamp's bytes is taken anew. now is when the
+// listing began (Note); zero trusts every listed time.
+func Reload(fsys host.FS, maxBytes int, prev *Catalog, now time.Time) (*Catalog, []search.Source, []api.Warning, error) {
+	l := &loader{fs: fsys, maxBytes: maxBytes, cat: New(), prev: prev}
+	if !now.IsZero() {
+		l.start = now.UnixMilli()
+	}
+	l.cat.files = &fileSource{fs: fsys, maxBytes: maxBytes}
 	if err := l.walk(""); err != nil {
 		return nil, nil, nil, err
 	}
+	// The new catalog would save what prev holds when every file has the
+	// stamp and listing it had: a storage without modification times has
+	// every file read at each open, and writing an identical catalog
+	// would only make it look changed to the other memories sharing it.
+	l.cat.dirty = prev == nil || !maps.Equal(l.cat.stamps, prev.stamps) || !maps.Equal(l.cat.seen, prev.seen)
 	return l.cat, l.srcs, l.warnings, nil
 }
 
@@ -38,6 +60,8 @@ type loader struct {
 	fs       host.FS
 	maxBytes int
 	cat      *Catalog
+	prev     *Catalog // what an earlier open read, or nil
+	start    int64    // Unix milliseconds when the listing began; 0 trusts every time
 	srcs     []search.Source
 	warnings []api.Warning
 }
@@ -76,6 +100,11 @@ func (l *loader) walk(dir string) error {
 			l.warn(p, fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", de.Size, l.maxBytes))
 			continue
 		}
+		fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
+		if l.prev != nil && l.prev.Unchanged(p, fi) {
+			l.reuse(p, fi)
+			continue
+		}
 		data, err := l.fs.ReadFile(p)
 		if err != nil {
 			l.warn(p, fmt.Sprintf("unreadable: %v", err))
@@ -84,9 +113,61 @@ func (l *loader) walk(dir string) error {
 		if src, ok := l.load(p, data); ok {
 			l.srcs = append(l.srcs, src)
 		}
-		l.cat.Note(p, FileInfo{Size: de.Size, ModTime: de.ModTime})
+		l.cat.Note(p, fi, l.start)
 	}
 	return nil
+}
+
+// reuse takes what prev holds of the unchanged file p, without reading it.
+func (l *loader) reuse(p string, fi FileInfo) {
+	stamp, _ := l.prev.Stamp(p)
+	switch {
+	case l.prev.Has(p):
+		l.cat.putCard(p, l.prev.cards[p])
+		if en, ok := l.prev.entries[p]; ok {
+			l.cat.entries[p] = en
+		}
+		l.srcs = append(l.srcs, search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return l.reread(p) }})
+	case l.isContext(p):
+		ctx, _ := l.prev.Context(p)
+		l.cat.PutContext(ctx)
+		l.srcs = append(l.srcs, search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return ContextDoc(ctx) }})
+	default:
+		err, _ := l.prev.Broken(p) // Restore keeps no other kind
+		l.cat.MarkBroken(p, err)
+		l.warn(p, err.Error())
+	}
+	l.cat.SetStamp(p, stamp)
+	l.cat.seen[p] = fi
+}
+
+func (l *loader) isContext(p string) bool {
+	_, ok := l.prev.Context(p)
+	return ok
+}
+
+// reread builds the document of the reused entry p from its file, when
+// the index's key for it differs from the stamp. A file that does not hold
+// the stamp's bytes changed without its size or time showing it: it is
+// taken anew, and read again at the next open. One that can no longer be
+// read or parsed is forgotten (the next open finds it as it is) and gets
+// a document of its title, which the next open replaces.
+func (l *loader) reread(p string) search.Doc {
+	title, _ := l.cat.Title(p)
+	data, err := l.fs.ReadFile(p)
+	if err == nil && len(data) <= l.maxBytes {
+		if s, _ := l.cat.Stamp(p); s == SourceKey(data) {
+			if en, err := tree.ParseEntry(p, data); err == nil {
+				l.cat.entries[p] = en
+				return EntryDoc(en)
+			}
+		} else if _, err := l.cat.Take(p, data); err == nil {
+			en, _ := l.cat.Get(p)
+			return EntryDoc(en)
+		}
+	}
+	l.cat.Forget(p)
+	return search.Doc{Path: p, Kind: "entry", Title: title}
 }
 
 // twins warns of the names in dir that differ only in case or Unicode

@@ -51,8 +51,8 @@ func (c *Catalog) Outline(p api.TreeParams) (*api.Node, error) {
 			d = ""
 		}
 		parent := folder(d)
-		en, _ := c.Get(ep)
-		parent.Children = append(parent.Children, &api.Node{Name: path.Base(ep), Path: ep, Kind: "entry", Title: en.Title})
+		title, _ := c.Title(ep)
+		parent.Children = append(parent.Children, &api.Node{Name: path.Base(ep), Path: ep, Kind: "entry", Title: title})
 	}
 	for _, n := range nodes {
 		sortNodes(n.Children)

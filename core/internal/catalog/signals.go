@@ -118,7 +118,7 @@ func OpenSignals(fsys host.FS, clock host.Clock, log host.Logger, cat *Catalog, 
 			s.changed[path] = true
 			continue
 		}
-		if _, ok := cat.Get(path); !ok {
+		if !cat.Has(path) {
 			// Removed outside the engine: a new file at the path is new knowledge.
 			if _, broken := cat.Broken(path); !broken {
 				s.dirty = true
@@ -151,8 +151,8 @@ func (s *Signals) Of(path string) lifecycle.Signal {
 		return sig
 	}
 	sig := lifecycle.New(s.model, time.Time{})
-	if ent, ok := s.cat.Get(path); ok {
-		sig = legacySignal(sig, ent.Extra)
+	if cd, ok := s.cat.cards[path]; ok {
+		sig = legacySignal(sig, cd.lifecycle)
 	}
 	return sig
 }
@@ -163,6 +163,8 @@ func (s *Signals) Of(path string) lifecycle.Signal {
 // range or of the wrong kind is ignored rather than trusted. "recency" is
 // not read: Arbor derives it from updatedAt.
 func legacySignal(s lifecycle.Signal, extra []tree.KeyValue) lifecycle.Signal {
+	// The keys read here are the ones isLifecycleKey names: entry cards
+	// keep those only.
 	for _, kv := range extra {
 		v := strings.Trim(strings.TrimSpace(kv.Value), `"'`)
 		switch strings.ToLower(kv.Key) {
@@ -187,6 +189,16 @@ func legacySignal(s lifecycle.Signal, extra []tree.KeyValue) lifecycle.Signal {
 	return s
 }
 
+// isLifecycleKey reports whether a front-matter key is one legacySignal
+// reads.
+func isLifecycleKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "importance", "maturity", "accesscount", "updatecount":
+		return true
+	}
+	return false
+}
+
 // record stores a changed signal and writes the batch when it is due.
 func (s *Signals) record(path string, sig lifecycle.Signal) {
 	s.byPath[path] = sig
@@ -198,7 +210,7 @@ func (s *Signals) record(path string, sig lifecycle.Signal) {
 
 // Access records one access of path when it is an entry.
 func (s *Signals) Access(path string) {
-	if _, ok := s.cat.Get(path); !ok {
+	if !s.cat.Has(path) {
 		return
 	}
 	s.record(path, s.Of(path).Access(s.model, s.clock.Now()))

@@ -51,7 +51,7 @@ func (c *Curator) add(a *Applied, op api.Operation, v valid) error {
 // be parsed (never overwritten), or any file or folder on disk.
 func (c *Curator) checkAbsent(p string) error {
 	cat := c.catalog()
-	if _, ok := cat.Get(p); ok {
+	if cat.Has(p) {
 		return fmt.Errorf("already exists: %s", p)
 	}
 	if berr, ok := cat.Broken(p); ok {
@@ -169,7 +169,7 @@ func (c *Curator) upsert(a *Applied, op api.Operation, v valid) (outcome, error)
 	if err := c.checkUpdate(v.path, before, changed, op); err != nil {
 		return 0, err
 	}
-	if _, ok := cat.Get(v.path); ok {
+	if cat.Has(v.path) {
 		if err := c.writeUpdate(a, op, v); err != nil {
 			return 0, err
 		}
@@ -307,7 +307,7 @@ func (c *Curator) delete(a *Applied, v valid) error {
 	} else if changed && c.known(p) {
 		return conflictf("%s changed on disk since this session read it; not deleted: read it, then send the DELETE again", p)
 	}
-	_, inCat := cat.Get(p)
+	inCat := cat.Has(p)
 	_, broken := cat.Broken(p)
 	st, onFS, err := c.exists(p)
 	if err != nil {
@@ -338,9 +338,8 @@ func (c *Curator) delete(a *Applied, v valid) error {
 // known reports whether an entry or an unparseable file is at p.
 func (c *Curator) known(p string) bool {
 	cat := c.catalog()
-	_, ok := cat.Get(p)
 	_, broken := cat.Broken(p)
-	return ok || broken
+	return cat.Has(p) || broken
 }
 
 // brokenRelations returns the entries outside removed that link to one of

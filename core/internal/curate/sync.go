@@ -22,7 +22,11 @@ import (
 // returns the entries that are gone, whose signals the caller drops.
 func (c *Curator) Refresh(paths []string) (api.RefreshResult, []string, error) {
 	c.lists = nil
-	r := refresher{c: c, seen: map[string]bool{}}
+	clock := c.Clock
+	if clock == nil {
+		clock = host.SystemClock{}
+	}
+	r := refresher{c: c, seen: map[string]bool{}, start: clock.Now().UnixMilli()}
 	if len(paths) == 0 {
 		r.res.Scanned = true
 		if err := r.folder(""); err != nil {
@@ -67,6 +71,7 @@ type refresher struct {
 	c       *Curator
 	res     api.RefreshResult
 	seen    map[string]bool // files listed by folder, which stay
+	start   int64           // when the listing began, Unix milliseconds (catalog.Note)
 	removed []string        // entries that are gone
 }
 
@@ -141,7 +146,7 @@ func (r *refresher) file(p string, de host.DirEntry) error {
 	if err := r.check(p); err != nil {
 		return err
 	}
-	cat.Note(p, fi)
+	cat.Note(p, fi, r.start)
 	return nil
 }
 
@@ -161,7 +166,7 @@ func (r *refresher) gone(p string) error {
 func (r *refresher) check(p string) error {
 	r.res.Checked++
 	_, before := r.c.catalog().Stamp(p)
-	_, wasEntry := r.c.catalog().Get(p)
+	wasEntry := r.c.catalog().Has(p)
 	changed, err := r.c.refresh(p)
 	if err != nil {
 		return fmt.Errorf("refresh: %w", err)

@@ -170,7 +170,7 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 	}
 	reason := p.Reason
 	if reason == "" {
-		reason = "ingest " + f.Name
+		reason = tree.IngestReason + f.Name
 	}
 	fp.entries = map[string]string{}
 	taken := map[string]bool{}
@@ -186,7 +186,7 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 		p.owners[path] = f.Name
 		h := pc.Hash()
 		oh, had := fp.old[path]
-		_, exists := p.Catalog.Get(path)
+		exists := p.Catalog.Has(path)
 		_, broken := p.Catalog.Broken(path)
 		typ := api.OpAdd
 		switch {
@@ -214,7 +214,7 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 	}
 	sort.Strings(gone)
 	for _, path := range gone {
-		_, exists := p.Catalog.Get(path)
+		exists := p.Catalog.Has(path)
 		_, broken := p.Catalog.Broken(path)
 		if exists || broken {
 			fp.Ops = append(fp.Ops, api.Operation{Type: api.OpDelete, Path: path, Reason: reason})
@@ -264,7 +264,7 @@ func (p *Planner) taken(path, source string, old map[string]string, placed map[s
 	if _, ok := old[path]; ok {
 		return false
 	}
-	_, exists := p.Catalog.Get(path)
+	exists := p.Catalog.Has(path)
 	_, broken := p.Catalog.Broken(path)
 	return (exists || broken) && !p.provenance(path, source)
 }
@@ -272,24 +272,15 @@ func (p *Planner) taken(path, source string, old map[string]string, placed map[s
 // provenance reports whether the entry at path names source in its Raw
 // Concept's files (and was written by ingestion).
 func (p *Planner) provenance(path, source string) bool {
-	e, ok := p.Catalog.Get(path)
-	return ok && slices.Contains(e.RawConcept.Files, source) && ingested(e)
-}
-
-// ingested reports whether an entry was written by ingestion: its reason
-// is the one Plan gives, "ingest <source>".
-func ingested(e *tree.Entry) bool {
-	return strings.HasPrefix(e.Reason, "ingest ") && len(e.RawConcept.Files) > 0
+	return slices.Contains(p.Catalog.Sources(path), source)
 }
 
 func (p *Planner) provenanceIndex() map[string][]string {
 	if p.bySource == nil {
 		p.bySource = map[string][]string{}
 		for _, path := range p.Catalog.Paths() {
-			if e, _ := p.Catalog.Get(path); ingested(e) {
-				for _, src := range e.RawConcept.Files {
-					p.bySource[src] = append(p.bySource[src], path)
-				}
+			for _, src := range p.Catalog.Sources(path) {
+				p.bySource[src] = append(p.bySource[src], path)
 			}
 		}
 	}

@@ -205,7 +205,7 @@ func (t *askTask) final(c *agent.Conv, a prompt.Answer, why string) api.QueryRes
 	// answer resting only on removed entries is no longer grounded.
 	var kept, gone []string
 	for _, p := range a.Sources {
-		_, entry := t.rv.catalog.Get(p)
+		entry := t.rv.catalog.Has(p)
 		_, context := t.rv.catalog.Context(p)
 		if entry || context {
 			kept = append(kept, p)

@@ -6,6 +6,7 @@ package tree
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
@@ -67,6 +68,19 @@ func (e *Entry) Clone() *Entry {
 type KeyValue struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
+}
+
+// IngestReason begins the reason of every entry ingestion writes,
+// followed by the source's name ("ingest notes/a.md").
+const IngestReason = "ingest "
+
+// IngestedFrom returns the sources an entry written by ingestion was made
+// from (its Raw Concept's files), nil for any other entry.
+func (e *Entry) IngestedFrom() []string {
+	if !strings.HasPrefix(e.Reason, IngestReason) || len(e.RawConcept.Files) == 0 {
+		return nil
+	}
+	return e.RawConcept.Files
 }
 
 // ReplyPrefix begins each line of a chat turn's flow (rawConcept.flow),

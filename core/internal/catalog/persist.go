@@ -1,0 +1,323 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"hash/fnv"
+	"sync"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/tree"
+)
+
+// The persisted catalog (api.CatalogFile) lets an open read only the files
+// that changed: per file of the tree it keeps the stamp (SourceKey), the
+// size and modification time the file had when it was read, and what the
+// catalog holds of it without reading it (an entry's card, a context
+// file, a broken file's error). It is a cache of the tree and trusted only
+// whole: a file of another format, written by other parsing code
+// (catalogFingerprint), or whose checksum fails is rebuilt from the tree,
+// never read in part.
+//
+// Layout: the magic line, then the format version (uvarint), the
+// fingerprint (a string), the CRC-32C of the body (4 bytes, little endian)
+// and the body: the number of records (uvarint) and the records, sorted by
+// path. A string is its length (uvarint) and its bytes; a list is its
+// length and its strings. A record is its kind (one byte), path, stamp,
+// size and modification time (varints; a size of -1 when the catalog has
+// no listing of the file, which the next open then reads), then by kind:
+// an entry's title, links, lifecycle keys (key, value, key, value...) and
+// sources; a context file's title and body; a broken file's error.
+
+// catalogMagic begins the file.
+const catalogMagic = "arbor catalog\n"
+
+// catalogFormat changes whenever the layout above changes.
+const catalogFormat = 1
+
+// Record kinds.
+const (
+	kindEntry   = 1
+	kindContext = 2
+	kindBroken  = 3
+)
+
+// racySlack is how recent a file's modification time may be, when the
+// catalog lists it, for the catalog to trust its size and time in place of
+// its bytes (Note): a file changed again within the same tick of a coarse
+// clock (FAT keeps 2 s) would show the same time.
+const racySlack = 2000 // milliseconds
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+var catalogFP struct {
+	sync.Once
+	fp string
+}
+
+// catalogFingerprint identifies the code a persisted catalog's records
+// come from: the layout, the documents made of files (docFingerprint) and
+// the cards made of entries, of docProbes.
+func catalogFingerprint() string {
+	catalogFP.Do(func() {
+		h := fnv.New128a()
+		fmt.Fprintf(h, "catalog %d %s\n", catalogFormat, docFingerprint())
+		for _, p := range docProbes {
+			if en, err := tree.ParseEntry(p.path, []byte(p.text)); err == nil {
+				fmt.Fprintf(h, "%#v\n", *cardOf(en))
+			}
+		}
+		catalogFP.fp = fmt.Sprintf("%x", h.Sum(nil))
+	})
+	return catalogFP.fp
+}
+
+// Save writes the catalog to api.CatalogFile, atomically (host.FS
+// WriteFile). The caller holds the root's lock.
+func (c *Catalog) Save(fsys host.FS) error {
+	c.init()
+	var recs []byte
+	n := 0
+	for _, p := range c.Stamped() {
+		if rec, ok := c.record(p); ok {
+			recs = append(recs, rec...)
+			n++
+		}
+	}
+	body := append(binary.AppendUvarint(nil, uint64(n)), recs...)
+	out := []byte(catalogMagic)
+	out = binary.AppendUvarint(out, catalogFormat)
+	out = appendString(out, catalogFingerprint())
+	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body, castagnoli))
+	out = append(out, body...)
+	if err := fsys.WriteFile(api.CatalogFile, out); err != nil {
+		return fmt.Errorf("write %s: %w", api.CatalogFile, err)
+	}
+	c.dirty = false
+	return nil
+}
+
+// record encodes what the catalog holds of the stamped file p.
+func (c *Catalog) record(p string) ([]byte, bool) {
+	var b []byte
+	head := func(kind byte) {
+		b = append(b, kind)
+		b = appendString(b, p)
+		b = appendString(b, c.stamps[p])
+		fi, ok := c.seen[p]
+		if !ok {
+			fi = FileInfo{Size: -1}
+		}
+		b = binary.AppendVarint(b, fi.Size)
+		b = binary.AppendVarint(b, fi.ModTime)
+	}
+	if cd, ok := c.cards[p]; ok {
+		head(kindEntry)
+		b = appendString(b, cd.title)
+		b = appendList(b, cd.links)
+		kv := make([]string, 0, 2*len(cd.lifecycle))
+		for _, x := range cd.lifecycle {
+			kv = append(kv, x.Key, x.Value)
+		}
+		b = appendList(b, kv)
+		b = appendList(b, cd.sources)
+		return b, true
+	}
+	if ctx, ok := c.contexts[p]; ok {
+		head(kindContext)
+		b = appendString(b, ctx.Title)
+		b = appendString(b, ctx.Body)
+		return b, true
+	}
+	if err, ok := c.broken[p]; ok {
+		head(kindBroken)
+		b = appendString(b, err.Error())
+		return b, true
+	}
+	return nil, false
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendList(b []byte, l []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(l)))
+	for _, s := range l {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+// ErrNoCatalog is Restore's error when the root has no persisted catalog.
+var ErrNoCatalog = errors.New("no persisted catalog")
+
+// Restore reads the catalog persisted in api.CatalogFile. It returns
+// ErrNoCatalog when there is none, and an error saying why when it cannot
+// be used (damaged, of another format or parsing code): the caller then
+// reads the tree. Entries come back as cards, read from fsys at their
+// first Get (maxBytes bounds them as Load does). A file whose modification
+// time is not older than the catalog's own is read again all the same:
+// it may have changed within the tick the catalog was written in.
+func Restore(fsys host.FS, maxBytes int) (*Catalog, error) {
+	data, err := fsys.ReadFile(api.CatalogFile)
+	if errors.Is(err, host.ErrNotFound) {
+		return nil, ErrNoCatalog
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", api.CatalogFile, err)
+	}
+	st, err := fsys.Stat(api.CatalogFile)
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", api.CatalogFile, err)
+	}
+	c, err := decodeCatalog(data, st.ModTime)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", api.CatalogFile, err)
+	}
+	c.files = &fileSource{fs: fsys, maxBytes: maxBytes}
+	return c, nil
+}
+
+// errDamaged is a persisted catalog that does not decode.
+var errDamaged = errors.New("damaged (the file ends early or holds what this version does not write)")
+
+// decodeCatalog decodes a persisted catalog written at the modification
+// time written (Unix milliseconds).
+func decodeCatalog(data []byte, written int64) (*Catalog, error) {
+	r := reader{b: data}
+	if !bytes.HasPrefix(data, []byte(catalogMagic)) {
+		return nil, errors.New("not a catalog file")
+	}
+	r.b = r.b[len(catalogMagic):]
+	if v := r.uvarint(); r.err != nil || v != catalogFormat {
+		return nil, fmt.Errorf("format %d, this version reads %d", v, catalogFormat)
+	}
+	if fp := r.string(); r.err != nil || fp != catalogFingerprint() {
+		return nil, errors.New("written by another version of the parser")
+	}
+	if len(r.b) < 4 {
+		return nil, errDamaged
+	}
+	sum := binary.LittleEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	if crc32.Checksum(r.b, castagnoli) != sum {
+		return nil, errors.New("checksum mismatch")
+	}
+	c := New()
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		return nil, errDamaged
+	}
+	prev := ""
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		kind := r.byte()
+		p := r.string()
+		stamp := r.string()
+		fi := FileInfo{Size: r.varint(), ModTime: r.varint()}
+		if r.err != nil {
+			break
+		}
+		if i > 0 && p <= prev {
+			return nil, errDamaged
+		}
+		prev = p
+		if _, err := api.CleanPath(p); err != nil {
+			return nil, fmt.Errorf("%w: %v", errDamaged, err)
+		}
+		switch kind {
+		case kindEntry:
+			cd := &card{title: r.string(), links: r.list()}
+			kv := r.list()
+			if len(kv)%2 != 0 {
+				return nil, errDamaged
+			}
+			for j := 0; j < len(kv); j += 2 {
+				cd.lifecycle = append(cd.lifecycle, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
+			}
+			cd.sources = r.list()
+			c.putCard(p, cd)
+		case kindContext:
+			c.PutContext(&tree.Context{Path: p, Title: r.string(), Body: r.string()})
+		case kindBroken:
+			c.MarkBroken(p, errors.New(r.string()))
+		default:
+			return nil, errDamaged
+		}
+		c.SetStamp(p, stamp)
+		if fi.Size >= 0 && fi.ModTime < written {
+			c.seen[p] = fi
+		}
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return nil, errDamaged
+	}
+	return c, nil
+}
+
+// reader decodes the persisted catalog; the first error sticks.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail() { r.err, r.b = errDamaged, nil }
+
+func (r *reader) byte() byte {
+	if len(r.b) == 0 {
+		r.fail()
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) string() string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) list() []string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) { // every string takes a byte at least
+		r.fail()
+		return nil
+	}
+	var l []string
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		l = append(l, r.string())
+	}
+	return l
+}
