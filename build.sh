@@ -23,15 +23,21 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # files for wasip1 (file locking, segment removal), so the modules are
 # vendored into an ignored copy of the module and the project's shims from
 # wasm/_shim are added there; the working tree itself is never vendored.
+# The patches in wasm/_patch (each says why in its header) then cut what the
+# module would link or run at start and never use; one that no longer
+# applies to the vendored version stops the build.
 build_wasm() {
   log "wasm: dist/arbor.wasm"
-  local src=.build/wasm
+  local src=.build/wasm p
   rm -rf "$src"
   mkdir -p "$src" dist
   cp go.mod go.sum "$src/"
   cp -r core wasm "$src/"
   (cd "$src" && go mod vendor)
   cp -r wasm/_shim/bluge/. "$src/vendor/github.com/blugelabs/bluge/"
+  for p in wasm/_patch/*.patch; do
+    (cd "$src/vendor" && git apply "$root/$p") || { echo "wasm: $p does not apply to the vendored modules" >&2; exit 1; }
+  done
   (cd "$src" && GOOS=wasip1 GOARCH=wasm GOFLAGS=-mod=vendor \
     go build -trimpath -buildmode=c-shared -ldflags='-s -w' -o "$root/dist/arbor.wasm" ./wasm)
   cp dist/arbor.wasm host/runtime/arbor.wasm

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +55,34 @@ func compilationCache(dir string) wazero.CompilationCache {
 	return c
 }
 
+// forgetCache stops this process from using the cache folder dir, whose
+// entries wazero could not use, and removes the compiled modules it holds
+// (a file another process is reading stays readable on Unix once removed;
+// files being written are left alone). The next process starts afresh.
+func forgetCache(dir string) {
+	cachesMu.Lock()
+	defer cachesMu.Unlock()
+	c, ok := caches[""]
+	if !ok {
+		c = wazero.NewCompilationCache()
+		caches[""] = c
+	}
+	caches[dir] = c
+	subdirs, _ := os.ReadDir(dir)
+	for _, sub := range subdirs {
+		if !sub.IsDir() {
+			continue
+		}
+		folder := filepath.Join(dir, sub.Name())
+		entries, _ := os.ReadDir(folder)
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".tmp") {
+				os.RemoveAll(filepath.Join(folder, e.Name()))
+			}
+		}
+	}
+}
+
 // writable reports whether files can be created in dir: wazero's file
 // cache ignores write errors, which would mean compiling on every start.
 func writable(dir string) bool {
@@ -71,12 +100,22 @@ func writable(dir string) bool {
 // every local build) adds one of about 40 MB, and wazero never removes any.
 const keepCompiled = 4
 
-// pruneCache removes all but the keep most recently written files of each
-// folder in dir (wazero keeps one folder per wazero version and platform).
-// It runs before this process compiles anything, so a module in use now
-// is among the newest unless keep newer builds ran since; then it is just
-// compiled again. Errors are ignored: pruning is housekeeping, and a file
-// another process is reading stays readable on Unix once removed.
+// staleTemp is the age past which a temporary file in the cache is taken
+// for one a dead process left: compiling and writing an entry takes seconds.
+const staleTemp = time.Hour
+
+// pruneCache removes all but the keep most recently written compiled
+// modules of each folder in dir (wazero keeps one folder per wazero version
+// and platform). It runs before this process compiles anything, so a module
+// in use now is among the newest unless keep newer builds ran since; then
+// it is just compiled again. Errors are ignored: pruning is housekeeping,
+// and a file another process is reading stays readable on Unix once
+// removed.
+//
+// wazero writes an entry to a temporary file beside it (NAME.*.tmp) and
+// renames it into place, and fails the compilation when the rename does:
+// a temporary file is another process writing, and is removed only once
+// it is older than staleTemp (left behind by a process that died).
 func pruneCache(dir string, keep int) {
 	subdirs, _ := os.ReadDir(dir)
 	for _, sub := range subdirs {
@@ -93,6 +132,12 @@ func pruneCache(dir string, keep int) {
 		for _, e := range entries {
 			info, err := e.Info()
 			if err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			if strings.HasSuffix(e.Name(), ".tmp") {
+				if time.Since(info.ModTime()) > staleTemp {
+					os.Remove(filepath.Join(folder, e.Name()))
+				}
 				continue
 			}
 			files = append(files, file{e.Name(), info.ModTime()})

@@ -33,7 +33,12 @@ func TestPruneCacheKeepsTheNewest(t *testing.T) {
 		write(big, name, time.Duration(i)*time.Hour) // a newest, f oldest
 	}
 	write(small, "x", 48*time.Hour)
-	write(small, "y", 72*time.Hour)
+	write(small, "y", 72*staleTemp)
+	// Entries being written by other processes (wazero renames them into
+	// place and fails if they vanish) stay, however many files are newer;
+	// one a dead process left behind goes.
+	write(big, "g.123.tmp", 30*time.Minute)
+	write(big, "h.456.tmp", 2*staleTemp)
 
 	pruneCache(dir, 4)
 
@@ -49,8 +54,8 @@ func TestPruneCacheKeepsTheNewest(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	if got := names(big); !slices.Equal(got, []string{"a", "b", "c", "d"}) {
-		t.Errorf("kept %v, want the four newest", got)
+	if got := names(big); !slices.Equal(got, []string{"a", "b", "c", "d", "g.123.tmp"}) {
+		t.Errorf("kept %v, want the four newest and the file being written", got)
 	}
 	if got := names(small); !slices.Equal(got, []string{"x", "y"}) {
 		t.Errorf("a folder under the limit lost files: %v", got)

@@ -335,3 +335,50 @@ func TestCompilationCacheFallback(t *testing.T) {
 		}
 	}
 }
+
+// A cache entry wazero cannot read back (here truncated, as a full disk or
+// a crash of the file system could leave it) made every later start fail
+// with "compilationcache: error reading executable". The engine now starts
+// from code compiled in memory, says so, and empties the folder so that
+// the next process writes a sound entry.
+func TestCompilationCacheDamagedEntry(t *testing.T) {
+	needModule(t)
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skip("wazero's interpreter keeps no compiled code")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	newEngine(t, "", WithCacheDir(dir))
+	files := cachedFiles(t, dir)
+	if len(files) == 0 {
+		t.Fatalf("no compiled code in %s", dir)
+	}
+	for f := range files {
+		if err := os.Truncate(f, 1000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A new process has no in-memory cache: forget it, as one would.
+	cachesMu.Lock()
+	delete(caches, dir)
+	cachesMu.Unlock()
+
+	var warnings []string
+	e := newEngine(t, "", WithCacheDir(dir), WithLogger(func(level int, msg string) {
+		if level >= LevelWarn {
+			warnings = append(warnings, msg)
+		}
+	}))
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], dir) {
+		t.Errorf("warnings = %q, want one naming the cache folder", warnings)
+	}
+	if left := cachedFiles(t, dir); len(left) != 0 {
+		t.Errorf("the damaged entries are still there: %v", left)
+	}
+	if c := compilationCache(dir); c != compilationCache("") {
+		t.Error("this process still uses the damaged cache folder")
+	}
+}

@@ -82,10 +82,8 @@ func New(ctx context.Context, root string, opts ...Option) (*Engine, error) {
 	if cfg.cacheDir != nil {
 		cacheDir = *cfg.cacheDir
 	}
-	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(cfg, compilationCache(cacheDir)))
-	e := &Engine{cfg: cfg, rt: rt, fs: fsys, logf: cfg.logf, out: &outputWatch{w: cfg.stderr}}
-	if err := e.start(ctx); err != nil {
-		rt.Close(ctx)
+	e := &Engine{cfg: cfg, fs: fsys, logf: cfg.logf, out: &outputWatch{w: cfg.stderr}}
+	if err := e.startCached(ctx, cacheDir); err != nil {
 		return nil, err
 	}
 	// Watching starts before the tree is opened: nothing changed after
@@ -94,9 +92,45 @@ func New(ctx context.Context, root string, opts ...Option) (*Engine, error) {
 	return e, nil
 }
 
-// start registers the host modules, compiles the engine module and starts
-// its first instance.
-func (e *Engine) start(ctx context.Context) error {
+// startCached starts the engine with its compiled code kept in the cache
+// folder dir ("" for memory only). wazero fails the compilation itself when
+// the folder holds an entry for this module that it cannot read back (a
+// truncated or damaged file) or when it cannot write the entry it compiled,
+// which would make every later start fail the same way. The module is then
+// compiled in memory instead, and the folder's entries are removed so that
+// the next process writes a fresh one: the cache only ever costs time.
+func (e *Engine) startCached(ctx context.Context, dir string) error {
+	err := e.start(ctx, compilationCache(dir))
+	var cerr *compileError
+	if err == nil || dir == "" || !errors.As(err, &cerr) {
+		return err
+	}
+	if retry := e.start(ctx, compilationCache("")); retry != nil {
+		return retry
+	}
+	forgetCache(dir)
+	e.logf(LevelWarn, fmt.Sprintf("the compiled-code cache in %s could not be used (%v); compiled in memory, and the cache's entries were removed for the next start to rebuild", dir, cerr.err))
+	return nil
+}
+
+// compileError is a failure to compile the engine module, as opposed to
+// one to start it.
+type compileError struct{ err error }
+
+func (c *compileError) Error() string { return c.err.Error() }
+func (c *compileError) Unwrap() error { return c.err }
+
+// start makes the engine's runtime with compiled code kept in cache,
+// registers the host modules, compiles the engine module and starts its
+// first instance. On failure the runtime is closed again.
+func (e *Engine) start(ctx context.Context, cache wazero.CompilationCache) (err error) {
+	e.rt = wazero.NewRuntimeWithConfig(ctx, runtimeConfig(e.cfg, cache))
+	defer func() {
+		if err != nil {
+			e.rt.Close(ctx)
+			e.rt, e.compiled, e.mod = nil, nil, nil
+		}
+	}()
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, e.rt); err != nil {
 		return fmt.Errorf("arbor: instantiate WASI: %w", err)
 	}
@@ -105,7 +139,7 @@ func (e *Engine) start(ctx context.Context) error {
 	}
 	compiled, err := e.rt.CompileModule(ctx, e.cfg.wasm)
 	if err != nil {
-		return fmt.Errorf("arbor: compile engine module%s: %w", e.cfg.memoryNote(), err)
+		return &compileError{fmt.Errorf("arbor: compile engine module%s: %w", e.cfg.memoryNote(), err)}
 	}
 	e.compiled = compiled
 	return e.instantiate(ctx)
