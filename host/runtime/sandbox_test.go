@@ -196,10 +196,11 @@ func TestMaxMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := dirState(t, dir)
-	// Decoding 50,000 operations takes far more than 64 MiB (the misspelt
-	// key of the last one would refuse the call once they are decoded).
-	ops := make([]map[string]any, 0, 50001)
-	for i := range 50000 {
+	// Decoding 200,000 operations takes far more than 64 MiB (the misspelt
+	// key of the last one would refuse the call once they are decoded);
+	// 50,000 fit once the module shrank.
+	ops := make([]map[string]any, 0, 200001)
+	for i := range 200000 {
 		ops = append(ops, map[string]any{"type": "ADD", "path": "notes/misc", "title": fmt.Sprintf("Note %d", i), "content": "text", "reason": "test"})
 	}
 	ops = append(ops, map[string]any{"type": "ADD", "path": "notes/misc", "title": "Typo", "contnet": "text", "reason": "test"})
