@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,8 +29,13 @@ type Catalog struct {
 	// cards hold every entry's card; entries the entries parsed so far.
 	// An entry restored from the persisted catalog (Restore) has a card
 	// only, until Get reads its file.
-	cards    map[string]*card
+	cards map[string]*card
+	// entries caches parsed entries. With files set, it keeps at most
+	// maxParsed of them, the oldest parsed leaving first (parsed), so that
+	// a tree of a million entries is not held parsed in memory; without
+	// files (a catalog built in memory) it holds every entry.
 	entries  map[string]*tree.Entry
+	parsed   []string            // paths in the order they entered entries; may hold some since gone
 	files    *fileSource         // where Get reads an entry it has no parse of
 	links    map[string][]string // entry path -> its raw links
 	rev      map[string]pathSet  // link key -> entries holding such a link
@@ -120,6 +126,7 @@ func (c *Catalog) Clone() *Catalog {
 	c.init()
 	maps.Copy(n.cards, c.cards)
 	maps.Copy(n.entries, c.entries)
+	n.parsed = slices.Clone(c.parsed)
 	n.files = c.files
 	maps.Copy(n.links, c.links)
 	maps.Copy(n.contexts, c.contexts)
@@ -143,7 +150,31 @@ func (c *Catalog) Put(e *tree.Entry) {
 	}
 	c.init()
 	c.putCard(e.Path, cardOf(e))
+	c.keep(e)
+}
+
+// maxParsed bounds the entries a catalog with files keeps parsed: the
+// entries a session works on, not the tree.
+const maxParsed = 1024
+
+// keep caches the parsed entry e, dropping the oldest parsed ones beyond
+// maxParsed when they can be read again.
+func (c *Catalog) keep(e *tree.Entry) {
+	if _, ok := c.entries[e.Path]; !ok {
+		c.parsed = append(c.parsed, e.Path)
+	}
 	c.entries[e.Path] = e
+	if c.files == nil {
+		return
+	}
+	for len(c.entries) > maxParsed && len(c.parsed) > 0 {
+		delete(c.entries, c.parsed[0])
+		c.parsed = c.parsed[1:]
+	}
+	if len(c.parsed) > 2*maxParsed { // paths deleted since: start afresh
+		c.parsed = slices.DeleteFunc(c.parsed, func(p string) bool { _, ok := c.entries[p]; return !ok })
+		c.parsed = slices.Clip(c.parsed)
+	}
 }
 
 // putCard adds or replaces the entry at p, known by its card only, and
@@ -342,7 +373,7 @@ func (c *Catalog) Get(path string) (*tree.Entry, bool) {
 		return nil, false
 	}
 	if current {
-		c.entries[path] = e
+		c.keep(e)
 	}
 	return e, true
 }

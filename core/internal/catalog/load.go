@@ -125,7 +125,7 @@ func (l *loader) reuse(p string, fi FileInfo) {
 	case l.prev.Has(p):
 		l.cat.putCard(p, l.prev.cards[p])
 		if en, ok := l.prev.entries[p]; ok {
-			l.cat.entries[p] = en
+			l.cat.keep(en)
 		}
 		l.srcs = append(l.srcs, search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return l.reread(p) }})
 	case l.isContext(p):
@@ -158,7 +158,7 @@ func (l *loader) reread(p string) search.Doc {
 	if err == nil && len(data) <= l.maxBytes {
 		if s, _ := l.cat.Stamp(p); s == SourceKey(data) {
 			if en, err := tree.ParseEntry(p, data); err == nil {
-				l.cat.entries[p] = en
+				l.cat.keep(en)
 				return EntryDoc(en)
 			}
 		} else if _, err := l.cat.Take(p, data); err == nil {

@@ -1,8 +1,11 @@
 package catalog
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/arbormem/arbor/core/host"
 )
 
 func TestDocProbes(t *testing.T) {
@@ -24,5 +27,35 @@ func TestDocProbes(t *testing.T) {
 		if !strings.Contains(d.Content, s) {
 			t.Errorf("probe content lacks %q: %q", s, d.Content)
 		}
+	}
+}
+
+// A loaded catalog keeps a bounded number of entries parsed, and still
+// gives every entry, read again from its file when it is not.
+func TestParsedEntriesAreBounded(t *testing.T) {
+	mem := host.NewMemFS()
+	const n = maxParsed + 300
+	for i := range n {
+		p := fmt.Sprintf("notes/log/e%04d.md", i)
+		if err := mem.WriteFile(p, []byte(fmt.Sprintf("---\ntitle: Entry %d\n---\n\nBody %d.\n", i, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat, srcs, warnings, err := Load(mem, 1<<20)
+	if err != nil || len(warnings) != 0 || len(srcs) != n {
+		t.Fatalf("load: %d sources, %v, %v", len(srcs), warnings, err)
+	}
+	if len(cat.entries) > maxParsed {
+		t.Fatalf("%d entries kept parsed, over %d", len(cat.entries), maxParsed)
+	}
+	for i := range n {
+		p := fmt.Sprintf("notes/log/e%04d.md", i)
+		en, ok := cat.Get(p)
+		if !ok || en.Title != fmt.Sprintf("Entry %d", i) {
+			t.Fatalf("Get(%s) = %+v, %v", p, en, ok)
+		}
+	}
+	if len(cat.entries) > maxParsed || len(cat.parsed) > 2*maxParsed {
+		t.Fatalf("after reading all: %d parsed, %d in order", len(cat.entries), len(cat.parsed))
 	}
 }
