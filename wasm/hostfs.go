@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 )
 
@@ -196,4 +197,14 @@ var levels = map[string]int32{"debug": 0, "info": 1, "warn": 2, "error": 3}
 func (hostLogger) Log(level, msg string) {
 	mp, ml := strPtr(msg)
 	hostLog(levels[level], mp, ml)
+}
+
+// progressLevel is the log level of progress reports (docs/ABI.md §2.2).
+const progressLevel = 4
+
+// Progress sends a progress report as a log line of progressLevel.
+func (hostLogger) Progress(p api.Progress) {
+	b, _ := json.Marshal(p)
+	mp, ml := strPtr(string(b))
+	hostLog(progressLevel, mp, ml)
 }

@@ -11,6 +11,7 @@ import { sameBytes } from './bytes.js';
 /** @typedef {import('./index.d.ts').Storage} Storage */
 /** @typedef {import('./index.d.ts').StorageEntry} StorageEntry */
 /** @typedef {import('./index.d.ts').LogLevel} LogLevel */
+/** @typedef {import('./index.d.ts').Progress} Progress */
 
 /**
  * The `arbor_host` imports of docs/ABI.md §2 (pointers and lengths are
@@ -52,6 +53,8 @@ const byStorageCode = {
 
 /** @type {LogLevel[]} */
 const levels = ['debug', 'info', 'warn', 'error'];
+/** The log level of progress reports (docs/ABI.md §2.2). */
+const PROGRESS = 4;
 
 /** Thrown inside an import to return an ABI code. */
 class Refusal {
@@ -71,15 +74,19 @@ export class ArborHost {
    * @param {Storage} options.storage the memory root
    * @param {(level: LogLevel, message: string) => void} [options.onLog]
    *   receives the engine's log lines and the host's own storage failures
+   * @param {(progress: Progress) => void} [options.onProgress]
+   *   receives the engine's progress reports (log lines of level 4,
+   *   docs/ABI.md §2.2)
    * @param {boolean} [options.readOnly] grants the storage read-only: every
    *   write, append, removal and rename is refused with DENIED, whatever the
    *   engine asks, and fs_lock takes no lock
    */
-  constructor({ storage, onLog, readOnly = false }) {
+  constructor({ storage, onLog, onProgress, readOnly = false }) {
     const missing = /** @type {(keyof Storage)[]} */ (['read', 'write', 'remove', 'rename', 'list', 'stat']).filter((m) => typeof storage?.[m] !== 'function');
     if (missing.length > 0) throw new TypeError(`arbor: the storage adapter lacks ${missing.join(', ')}`);
     this.storage = storage;
     this.onLog = onLog ?? (() => {});
+    this.onProgress = onProgress;
     this.readOnly = readOnly;
     /** @type {WebAssembly.Memory | null} */
     this.memory = null;
@@ -185,7 +192,8 @@ export class ArborHost {
           return; // a log line is never worth a trap
         }
         try {
-          this.onLog(levels[level] ?? 'info', msg);
+          if (level === PROGRESS) this.onProgress?.(JSON.parse(msg));
+          else this.onLog(levels[level] ?? 'info', msg);
         } catch {
           // nor is a failing log callback
         }

@@ -16,13 +16,21 @@ export {
 } from './llm/index.js';
 
 /** The version of docs/ABI.md these bindings speak (1). */
-export declare const ABI_VERSION: 2;
+export declare const ABI_VERSION: 3;
 
 /** The package's release, as in its package.json (Arbor's `api.Version`). */
 export declare const version: string;
 
 /** Log levels of the engine's diagnostic lines. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** How far a long call has got (docs/ABI.md §2.2). */
+export interface Progress {
+  /** `read`: files of the tree read (`total` 0: not known); `write`: operations applied; `index`: documents indexed. */
+  phase: 'read' | 'write' | 'index';
+  done: number;
+  total: number;
+}
 
 /** Options of {@link openMemory}. */
 export interface OpenOptions {
@@ -68,6 +76,14 @@ export interface OpenOptions {
    * @default console.error
    */
   onOutput?: (fd: 1 | 2, line: string) => void;
+  /**
+   * Receives how far a long call has got: reading and indexing the tree when
+   * a memory opens without its saved index (a cold build), the operations of
+   * a big curate or ingest and their indexing. Only runs of at least 200
+   * units report, about once a percent, and a run ends with `done === total`
+   * (reading the tree, whose length is not known, reports every 1,000 files).
+   */
+  onProgress?: (progress: Progress) => void;
   /**
    * Called after the memory reloaded because another memory (another tab,
    * a worker, an extension's service worker) saved changes to the same
@@ -642,7 +658,7 @@ export declare function openMemory(options?: OpenOptions): Promise<ArborMemory>;
  * options of {@link OpenOptions}. Under `readOnly` every `open` request is
  * sent with `readOnly: true`.
  */
-export type EngineOptions = Pick<OpenOptions, 'storage' | 'wasm' | 'onLog' | 'onOutput' | 'readOnly' | 'maxMemoryBytes'>;
+export type EngineOptions = Pick<OpenOptions, 'storage' | 'wasm' | 'onLog' | 'onOutput' | 'onProgress' | 'readOnly' | 'maxMemoryBytes'>;
 
 /**
  * A running engine that has not been opened: the raw protocol of

@@ -49,7 +49,7 @@ export { openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS } from
  * The version of docs/ABI.md these bindings speak.
  * @type {typeof import('./index.d.ts').ABI_VERSION}
  */
-export const ABI_VERSION = 2;
+export const ABI_VERSION = 3;
 
 /**
  * The package's release. It is written here, not read from package.json,
@@ -90,7 +90,7 @@ function defaultLog(level, message) {
  * @type {typeof import('./index.d.ts').startEngine}
  */
 export async function startEngine(options = {}) {
-  const { storage = memory(), wasm, onLog = defaultLog, onOutput = defaultOutput, readOnly = false, maxMemoryBytes } = options;
+  const { storage = memory(), wasm, onLog = defaultLog, onOutput = defaultOutput, onProgress, readOnly = false, maxMemoryBytes } = options;
   const pages = maxMemoryBytes === undefined ? 0 : memoryPages(maxMemoryBytes);
   // An asynchronous store (indexedDB) brings its tree into memory first:
   // the engine's imports are synchronous.
@@ -103,7 +103,7 @@ export async function startEngine(options = {}) {
       onOutput(fd, line);
     },
   });
-  const host = new ArborHost({ storage, onLog, readOnly });
+  const host = new ArborHost({ storage, onLog, onProgress, readOnly });
   const instance = await WebAssembly.instantiate(module, {
     wasi_snapshot_preview1: wasi.imports(module),
     arbor_host: host.imports,

@@ -30,6 +30,7 @@ import { openMemory, memory, indexedDB } from './index.js';
  * @property {boolean} forwardLogs
  * @property {boolean} [forwardOutput]
  * @property {boolean} forwardExternalChanges
+ * @property {boolean} [forwardProgress]
  */
 
 /**
@@ -54,6 +55,7 @@ import { openMemory, memory, indexedDB } from './index.js';
  * @property {{ level: import('./index.d.ts').LogLevel, message: string }} [log]
  * @property {{ fd: 1 | 2, line: string }} [output]
  * @property {boolean} [externalChange]
+ * @property {import('./index.d.ts').Progress} [progress]
  */
 
 /**
@@ -108,14 +110,16 @@ let storage = null;
 const ops = {
   async open({ options }) {
     if (mem) throw new Error('arbor worker: a memory is already open in this worker');
-    const { storage: spec = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, readOnly, maxMemoryBytes, forwardLogs, forwardOutput, forwardExternalChanges } = options;
+    const { storage: spec = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, readOnly, maxMemoryBytes, forwardLogs, forwardOutput, forwardExternalChanges, forwardProgress } = options;
     storage = await makeStorage(spec, options.lockSlot);
     /** @type {OpenOptions['onLog']} */
     const onLog = forwardLogs ? (level, message) => scope.postMessage({ log: { level, message } }) : undefined;
     /** @type {OpenOptions['onOutput']} */
     const onOutput = forwardOutput ? (fd, line) => scope.postMessage({ output: { fd, line } }) : undefined;
     const onExternalChange = forwardExternalChanges ? () => scope.postMessage({ externalChange: true }) : undefined;
-    mem = await openMemory({ storage, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, readOnly, maxMemoryBytes, ...(onLog && { onLog }), ...(onOutput && { onOutput }), ...(onExternalChange && { onExternalChange }) });
+    /** @type {OpenOptions['onProgress']} */
+    const onProgress = forwardProgress ? (progress) => scope.postMessage({ progress }) : undefined;
+    mem = await openMemory({ storage, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, readOnly, maxMemoryBytes, ...(onLog && { onLog }), ...(onOutput && { onOutput }), ...(onExternalChange && { onExternalChange }), ...(onProgress && { onProgress }) });
     return mem.opened;
   },
   call: ({ method, params }) => opened().call(method, params),

@@ -7,7 +7,7 @@ export type WorkerStorage =
   | { kind: 'nodeFs'; /** The folder (Node only), as for nodeFs(dir). */ dir: string };
 
 /** Options of {@link openMemoryInWorker}. */
-export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxFileBytes' | 'lifecycle' | 'onLog' | 'onOutput' | 'onExternalChange' | 'llm' | 'llmOptions' | 'readOnly' | 'maxMemoryBytes'> {
+export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxFileBytes' | 'lifecycle' | 'onLog' | 'onOutput' | 'onExternalChange' | 'onProgress' | 'llm' | 'llmOptions' | 'readOnly' | 'maxMemoryBytes'> {
   /** @default { kind: 'memory' } */
   storage?: WorkerStorage;
   /**

@@ -47,7 +47,7 @@ const start = Symbol('start');
  * @type {typeof import('./worker.d.ts').openMemoryInWorker}
  */
 export async function openMemoryInWorker(options = {}) {
-  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, onLog, onOutput, onExternalChange, llm, llmOptions, readOnly, maxMemoryBytes, callTimeoutMs } = options;
+  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, onLog, onOutput, onExternalChange, onProgress, llm, llmOptions, readOnly, maxMemoryBytes, callTimeoutMs } = options;
   if (callTimeoutMs !== undefined && !(typeof callTimeoutMs === 'number' && callTimeoutMs > 0 && Number.isFinite(callTimeoutMs))) {
     throw new ArborError('invalid_params', `open: callTimeoutMs ${callTimeoutMs}: want a number of milliseconds above 0`);
   }
@@ -66,11 +66,12 @@ export async function openMemoryInWorker(options = {}) {
     forwardLogs: typeof onLog === 'function',
     forwardOutput: typeof onOutput === 'function',
     forwardExternalChanges: typeof onExternalChange === 'function',
+    forwardProgress: typeof onProgress === 'function',
   };
   // The LLM adapter stays here: the worker hands pending results back, and
   // this thread makes the model calls (llm/drive.js), so the key never
   // goes to the worker and any adapter object works.
-  const client = new WorkerMemory(open, { onLog, onOutput, onExternalChange, llm, callTimeoutMs });
+  const client = new WorkerMemory(open, { onLog, onOutput, onExternalChange, onProgress, llm, callTimeoutMs });
   client.opened = await client[start]();
   return client;
 }
@@ -85,6 +86,8 @@ class WorkerMemory extends MemoryMethods {
   #onOutput;
   /** @type {OpenOptions['onExternalChange']} */
   #onExternalChange;
+  /** @type {OpenOptions['onProgress']} */
+  #onProgress;
   /** @type {number | undefined} */
   #timeoutMs;
   /**
@@ -108,14 +111,15 @@ class WorkerMemory extends MemoryMethods {
 
   /**
    * @param {WorkerOpen} open
-   * @param {{ onLog: OpenOptions['onLog'], onOutput: OpenOptions['onOutput'], onExternalChange: OpenOptions['onExternalChange'], llm: OpenOptions['llm'], callTimeoutMs: number | undefined }} options
+   * @param {{ onLog: OpenOptions['onLog'], onOutput: OpenOptions['onOutput'], onExternalChange: OpenOptions['onExternalChange'], onProgress?: OpenOptions['onProgress'], llm: OpenOptions['llm'], callTimeoutMs: number | undefined }} options
    */
-  constructor(open, { onLog, onOutput, onExternalChange, llm, callTimeoutMs }) {
+  constructor(open, { onLog, onOutput, onExternalChange, onProgress, llm, callTimeoutMs }) {
     super(llm);
     this.#open = open;
     this.#onLog = onLog;
     this.#onOutput = onOutput;
     this.#onExternalChange = onExternalChange;
+    this.#onProgress = onProgress;
     this.#timeoutMs = callTimeoutMs;
     // Cast: undefined only until openMemoryInWorker sets it, before it hands
     // the memory out; callers always see an OpenResult.
@@ -141,6 +145,14 @@ class WorkerMemory extends MemoryMethods {
       }
       if (data?.output) {
         this.#onOutput?.(data.output.fd, data.output.line);
+        return;
+      }
+      if (data?.progress) {
+        try {
+          this.#onProgress?.(data.progress);
+        } catch (err) {
+          console.error(err); // the callback's failure is not the memory's
+        }
         return;
       }
       if (data?.externalChange) {

@@ -125,7 +125,7 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 
 // open is Open holding the root's lock.
 func (e *Engine) open(opts Options) (api.OpenResult, error) {
-	idx, err := search.Open(search.Options{}, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log, ReadOnly: e.readOnly})
+	idx, err := search.Open(search.Options{Progress: e.progress(api.PhaseIndex)}, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log, ReadOnly: e.readOnly})
 	if err != nil {
 		return api.OpenResult{}, err
 	}
@@ -148,7 +148,11 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	if err != nil && !errors.Is(err, catalog.ErrNoCatalog) {
 		e.warn([]api.Warning{{Kind: api.WarnState, Path: api.CatalogFile, Message: err.Error() + "; the catalog is read again from the tree"}})
 	}
-	cat, srcs, warnings, err := catalog.Reload(e.fs, e.maxBytes, prev, e.clock.Now())
+	var read func(int)
+	if p := e.progress(api.PhaseRead); p != nil {
+		read = func(n int) { p(n, 0) }
+	}
+	cat, srcs, warnings, err := catalog.Reload(e.fs, e.maxBytes, prev, e.clock.Now(), read)
 	if err != nil {
 		idx.Close()
 		return api.OpenResult{}, err
@@ -169,7 +173,7 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	}
 	e.signals, warnings = catalog.OpenSignals(e.fs, e.clock, e.log, cat, catalog.SignalOptions{Model: model, FlushAfter: opts.FlushAfter, FlushEvery: opts.FlushInterval, ReadOnly: e.readOnly})
 	e.warn(warnings)
-	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange, Log: e.log}
+	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange, Log: e.log, Progress: e.progress(api.PhaseWrite)}
 	e.loops = agent.NewLoops(e.clock, e.log, opts.LLM)
 	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops})
 	res := api.OpenResult{Entries: len(cat.Paths()), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced}

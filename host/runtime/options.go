@@ -1,10 +1,13 @@
 package runtime
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"time"
+
+	"github.com/arbormem/arbor/core/api"
 )
 
 // Option configures New.
@@ -14,6 +17,7 @@ type config struct {
 	stderr   io.Writer
 	cacheDir *string
 	logf     func(level int, msg string)
+	progress func(api.Progress)
 	wasm     []byte
 	// scanEvery > 0 makes the engine follow changes on disk (WithWatch).
 	scanEvery time.Duration
@@ -26,6 +30,9 @@ const (
 	LevelInfo  = 1
 	LevelWarn  = 2
 	LevelError = 3
+	// LevelProgress carries a progress report (docs/ABI.md §2.2), which
+	// goes to WithProgress, never to the logger.
+	LevelProgress = 4
 )
 
 var levelNames = [...]string{"debug", "info", "warn", "error"}
@@ -53,6 +60,14 @@ func WithLogger(f func(level int, msg string)) Option {
 	return func(c *config) { c.logf = f }
 }
 
+// WithProgress receives the engine's reports of how far a long call has
+// got (reading and indexing a tree at open, the operations of a curate or
+// an ingest, their indexing), about one per percent, from the goroutine
+// making the call. By default they are dropped.
+func WithProgress(f func(api.Progress)) Option {
+	return func(c *config) { c.progress = f }
+}
+
 // WithWasm runs this module instead of the embedded one (for tests).
 func WithWasm(wasm []byte) Option {
 	return func(c *config) { c.wasm = wasm }
@@ -69,6 +84,17 @@ func newConfig(opts []Option) *config {
 			if level >= LevelWarn {
 				fmt.Fprintf(w, "arbor: %s: %s\n", levelName(level), msg)
 			}
+		}
+	}
+	logf := c.logf
+	c.logf = func(level int, msg string) {
+		if level != LevelProgress {
+			logf(level, msg)
+			return
+		}
+		var p api.Progress
+		if c.progress != nil && json.Unmarshal([]byte(msg), &p) == nil {
+			c.progress(p)
 		}
 	}
 	return c

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 // Through the package's own name, so the exports map is tested too.
 import { openMemory, nodeFs, memory, ArborError, version } from 'arbor-memory';
+import { openMemoryInWorker } from 'arbor-memory/worker';
 import { skipWithoutWasm, tmpdir, invoiceOp, wasmURL } from './_engine.mjs';
 
 const fixedTime = '2026-01-01T00:00:00Z';
@@ -272,4 +273,31 @@ test('a storage that cannot watch is scanned before calls instead', { skip: skip
   fs.writeFileSync(file, '---\ntitle: Pager rotation\n---\n\n## Narrative\nThe pager rotates weekly.\n');
   await eventually('the new file', async () => (await mem.search('pager rotates')).results.length === 1);
   await mem.close();
+});
+
+test('onProgress: a cold build reports its documents, in a worker too', { skip: skipWithoutWasm }, async (t) => {
+  const n = 400;
+  const files = {};
+  for (let i = 0; i < n; i++) files[`notes/log/e${String(i).padStart(4, '0')}.md`] = `---\ntitle: Note ${i}\n---\n\nText ${i}.\n`;
+  const check = (got, label) => {
+    assert.deepEqual(got[0], { phase: 'index', done: 0, total: n }, label);
+    assert.deepEqual(got.at(-1), { phase: 'index', done: n, total: n }, label);
+    for (let i = 1; i < got.length; i++) assert.ok(got[i].done > got[i - 1].done, `${label}: rising`);
+  };
+  const got = [];
+  const logged = [];
+  const mem = await openMemory({ storage: memory(files), fixedTime, onProgress: (p) => got.push(p), onLog: (level, m) => logged.push(m) });
+  t.after(() => mem.close());
+  check(got, 'openMemory');
+  assert.ok(logged.every((m) => !m.startsWith('{"phase"')), 'no progress report reached onLog');
+
+  const dir = tmpdir(t);
+  for (const [p, text] of Object.entries(files)) {
+    fs.mkdirSync(path.join(dir, path.dirname(p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), text);
+  }
+  const inWorker = [];
+  const wmem = await openMemoryInWorker({ storage: { kind: 'nodeFs', dir }, wasm: wasmURL, fixedTime, onProgress: (p) => inWorker.push(p) });
+  t.after(() => wmem.close());
+  check(inWorker, 'openMemoryInWorker');
 });

@@ -28,7 +28,7 @@ import (
 // broken when they fail to parse, and left untouched. Dot-names (.arbor,
 // .git, .obsidian) are skipped: they are tooling, not knowledge.
 func Load(fsys host.FS, maxBytes int) (*Catalog, []search.Source, []api.Warning, error) {
-	return Reload(fsys, maxBytes, nil, time.Time{})
+	return Reload(fsys, maxBytes, nil, time.Time{}, nil)
 }
 
 // Reload is Load that takes from prev, a catalog of the same tree
@@ -37,9 +37,10 @@ func Load(fsys host.FS, maxBytes int) (*Catalog, []search.Source, []api.Warning,
 // carry the stamps prev holds; an entry's document is built from its
 // file only when the index asks for it (its key changed), and a file
 // found then not to hold its stamp's bytes is taken anew. now is when the
-// listing began (Note); zero trusts every listed time.
-func Reload(fsys host.FS, maxBytes int, prev *Catalog, now time.Time) (*Catalog, []search.Source, []api.Warning, error) {
-	l := &loader{fs: fsys, maxBytes: maxBytes, cat: New(), prev: prev}
+// listing began (Note); zero trusts every listed time. read, when not
+// nil, is told the number of files read so far after each.
+func Reload(fsys host.FS, maxBytes int, prev *Catalog, now time.Time, read func(n int)) (*Catalog, []search.Source, []api.Warning, error) {
+	l := &loader{fs: fsys, maxBytes: maxBytes, cat: New(), prev: prev, onRead: read}
 	if !now.IsZero() {
 		l.start = now.UnixMilli()
 	}
@@ -62,6 +63,8 @@ type loader struct {
 	cat      *Catalog
 	prev     *Catalog // what an earlier open read, or nil
 	start    int64    // Unix milliseconds when the listing began; 0 trusts every time
+	onRead   func(n int)
+	read     int // files read
 	srcs     []search.Source
 	warnings []api.Warning
 }
@@ -106,6 +109,9 @@ func (l *loader) walk(dir string) error {
 			continue
 		}
 		data, err := l.fs.ReadFile(p)
+		if l.read++; l.onRead != nil {
+			l.onRead(l.read)
+		}
 		if err != nil {
 			l.warn(p, fmt.Sprintf("unreadable: %v", err))
 			continue

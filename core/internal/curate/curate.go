@@ -64,6 +64,9 @@ type Curator struct {
 	OnChange func(Change)
 	// Log, when not nil, hears of operations recovered from the journal.
 	Log host.Logger
+	// Progress, when not nil, is told how many operations of an Apply are
+	// done: 0 before the first, then after each.
+	Progress func(done, total int)
 
 	current   inflight // the operation applyOne is applying
 	journaled bool     // JournalPath holds an operation of this call
@@ -111,7 +114,10 @@ func (c *Curator) Apply(ops []api.Operation) Result {
 	if auditErr == nil {
 		auditErr = c.rotateAudit()
 	}
-	for _, op := range ops {
+	for i, op := range ops {
+		if c.Progress != nil {
+			c.Progress(i, len(ops))
+		}
 		a := c.applyOne(op)
 		rec := auditRecord{Time: c.now().Format(time.RFC3339), Op: a.Type, Path: a.Path, Reason: op.Reason, Status: a.Status, Message: a.Message}
 		if auditErr == nil {
@@ -121,6 +127,9 @@ func (c *Curator) Apply(ops []api.Operation) Result {
 			a.Message += fmt.Sprintf(" (audit log not written: %v)", auditErr)
 		}
 		res.Add(a)
+	}
+	if c.Progress != nil && len(ops) > 0 {
+		c.Progress(len(ops), len(ops))
 	}
 	if c.journaled && auditErr == nil {
 		if err := c.dropJournal(); err != nil && c.Log != nil {

@@ -101,6 +101,10 @@ type Options struct {
 	K1 float64
 	// B is BM25's length normalization; default 0.75, negative means 0.
 	B float64
+
+	// Progress, when not nil, is told how many of the documents a Put or
+	// Sync indexes are done: 0 before the first batch, then after each.
+	Progress func(done, total int)
 }
 
 // withDefaults returns o with its zero values replaced by the defaults.
@@ -262,6 +266,12 @@ func (x *Index) put(docs []Doc, hashes, keys []string) error {
 	}
 	var ps []pending
 	batch, size := bluge.NewBatch(), 0
+	total, done := len(last), 0
+	progress := func() {
+		if x.opts.Progress != nil {
+			x.opts.Progress(done, total)
+		}
+	}
 	apply := func() error {
 		if len(ps) == 0 {
 			return nil
@@ -289,9 +299,12 @@ func (x *Index) put(docs []Doc, hashes, keys []string) error {
 		}
 		x.dirty = true
 		x.unflushed += len(ps)
+		done += len(ps)
+		progress()
 		batch, size, ps = bluge.NewBatch(), 0, nil
 		return nil
 	}
+	progress()
 	for i, d := range docs {
 		if last[d.Path] != i {
 			continue

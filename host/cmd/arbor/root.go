@@ -58,11 +58,20 @@ func (a *app) open(opts ...runtime.Option) (*runtime.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := runtime.New(a.ctx, root, append([]runtime.Option{runtime.WithStderr(a.stderr)}, opts...)...)
+	opts = append([]runtime.Option{runtime.WithStderr(a.stderr)}, opts...)
+	// A cold build of a big tree, or a big write, shows its progress on a
+	// terminal; a pipe or --json gets none.
+	prog := &phaseProgress{w: a.stderr}
+	if !a.json && isTerminal(a.stderr) {
+		opts = append(opts, runtime.WithProgress(prog.show))
+	}
+	eng, err := runtime.New(a.ctx, root, opts...)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := eng.Open(a.ctx, api.OpenParams{FixedTime: a.fixedTime}); err != nil {
+	_, err = eng.Open(a.ctx, api.OpenParams{FixedTime: a.fixedTime})
+	prog.clear() // reading the tree has no last report
+	if err != nil {
 		eng.Close(a.ctx)
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}

@@ -1,0 +1,17 @@
+package api
+
+// Progress is how far a long call has got (docs/ABI.md §2.2): Done of
+// Total units of one phase. Hosts show it (a progress bar, an event);
+// nothing depends on it.
+type Progress struct {
+	Phase string `json:"phase"`
+	Done  int    `json:"done"`
+	Total int    `json:"total"` // 0 when not known in advance
+}
+
+// Progress phases.
+const (
+	PhaseRead  = "read"  // files of the tree read at open; Total 0
+	PhaseWrite = "write" // operations applied by curate or ingest
+	PhaseIndex = "index" // documents indexed
+)

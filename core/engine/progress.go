@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
+)
+
+// Progress is reported only for work of at least minProgress units: a
+// host draws no bar for a call that ends at once.
+const minProgress = 200
+
+// progress returns the reporter of one phase, a function told done of
+// total units (0 when not known): it passes the first (done 0, which
+// starts a new run), every percent and the last on to the engine's logger
+// when it takes progress (host.ProgressLogger), and every thousandth unit
+// of a run of unknown length. It returns nil otherwise, which callers
+// skip.
+func (e *Engine) progress(phase string) func(done, total int) {
+	pl, ok := e.log.(host.ProgressLogger)
+	if !ok {
+		return nil
+	}
+	last := 0
+	return func(done, total int) {
+		report := false
+		switch {
+		case total == 0:
+			report = done > 0 && done%1000 == 0
+		case total < minProgress:
+		case done == 0, done == total, done-last >= max(total/100, 1):
+			report = true
+		}
+		if report {
+			last = done
+			pl.Progress(api.Progress{Phase: phase, Done: done, Total: total})
+		}
+	}
+}

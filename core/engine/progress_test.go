@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
+)
+
+// progressLog records the progress reports of an engine.
+type progressLog struct {
+	host.NopLogger
+	reports []api.Progress
+}
+
+func (l *progressLog) Progress(p api.Progress) { l.reports = append(l.reports, p) }
+
+// runs splits reports into runs (each starts at done 0) of one phase.
+func (l *progressLog) runs(phase string) [][]api.Progress {
+	var out [][]api.Progress
+	for _, p := range l.reports {
+		if p.Phase != phase {
+			continue
+		}
+		if p.Done == 0 || len(out) == 0 {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], p)
+	}
+	return out
+}
+
+// checkRun checks one run: from 0 to total, rising, about once a percent.
+func checkRun(t *testing.T, run []api.Progress, total int) {
+	t.Helper()
+	if len(run) < 2 || run[0].Done != 0 || run[len(run)-1].Done != total {
+		t.Fatalf("run %+v: want 0 … %d", run, total)
+	}
+	for i, p := range run {
+		if p.Total != total || i > 0 && p.Done <= run[i-1].Done {
+			t.Fatalf("run %+v: report %d out of order", run, i)
+		}
+	}
+	if len(run) > 102 {
+		t.Fatalf("%d reports for %d units: more than one a percent", len(run), total)
+	}
+}
+
+func TestProgressReports(t *testing.T) {
+	mem := host.NewMemFS()
+	now := day0.UnixMilli()
+	mem.SetNow(func() int64 { return now })
+	const n = 1500
+	for i := range n {
+		if err := mem.WriteFile(fmt.Sprintf("notes/log/e%04d.md", i), []byte(fmt.Sprintf("---\ntitle: Note %d\n---\n\nText %d.\n", i, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now += 10_000 // time moves on: the catalog can trust these files' times
+	log := &progressLog{}
+	e, _, err := Open(Options{FS: mem, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A cold open: the files read (every 1,000th, the length unknown), then
+	// every document indexed.
+	if reads := log.runs(api.PhaseRead); len(reads) != 1 || len(reads[0]) != 1 || reads[0][0] != (api.Progress{Phase: api.PhaseRead, Done: 1000}) {
+		t.Fatalf("read reports %+v", reads)
+	}
+	idx := log.runs(api.PhaseIndex)
+	if len(idx) != 1 {
+		t.Fatalf("index runs %+v", idx)
+	}
+	checkRun(t, idx[0], n)
+
+	// A big curate: its operations, then their documents.
+	now += 10_000
+	log.reports = nil
+	ops := make([]api.Operation, 300)
+	for i := range ops {
+		ops[i] = api.Operation{Type: api.OpAdd, Path: "notes/more", Title: fmt.Sprintf("More %d", i), Content: api.Content{Narrative: &api.Narrative{Text: "Text."}}, Reason: "test"}
+	}
+	if res := e.Curate(api.CurateParams{Operations: ops}); res.Summary.Failed != 0 {
+		t.Fatalf("curate: %+v", res.Summary)
+	}
+	writes := log.runs(api.PhaseWrite)
+	if len(writes) != 1 {
+		t.Fatalf("write runs %+v", writes)
+	}
+	checkRun(t, writes[0], len(ops))
+	// The new entries and the folders' context files.
+	if idx := log.runs(api.PhaseIndex); len(idx) != 1 || idx[0][0].Total < len(ops) {
+		t.Fatalf("index runs after the curate %+v", idx)
+	} else {
+		checkRun(t, idx[0], idx[0][0].Total)
+	}
+
+	// Small work reports nothing; neither does reopening on the saved index.
+	log.reports = nil
+	e.Curate(api.CurateParams{Operations: ops[:1]})
+	e.Close()
+	now += 10_000
+	reads := &treeReads{FS: mem}
+	var res api.OpenResult
+	if e, res, err = Open(Options{FS: reads, Logger: log}); err != nil {
+		t.Fatal(err)
+	}
+	if len(reads.paths) >= n || res.Entries != n+len(ops) {
+		t.Fatalf("reopened reading %d files, %d entries", len(reads.paths), res.Entries)
+	}
+	defer e.Close()
+	if len(log.reports) != 0 {
+		t.Fatalf("reports %+v, want none", log.reports)
+	}
+}
