@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/portmath"
 )
 
 // Signal is the lifecycle state of one entry as last recorded: Importance
@@ -43,7 +44,7 @@ func New(p api.LifecycleModel, now time.Time) Signal {
 // gives the same tier as watching them all along.
 func (s Signal) At(p api.LifecycleModel, now time.Time) Signal {
 	if days := now.Sub(s.LastActivity).Hours() / 24; days > 0 && !s.LastActivity.IsZero() {
-		s.Importance *= math.Pow(p.DailyDecay, days)
+		s.Importance *= portmath.Pow(p.DailyDecay, days)
 	}
 	s.Maturity = settle(p, s.Maturity, s.Importance)
 	return s
@@ -137,7 +138,7 @@ func Recency(p api.LifecycleModel, updated, now time.Time) float64 {
 	if days < 0 {
 		days = 0
 	}
-	return math.Exp(-days / p.RecencyDays)
+	return portmath.Exp(-days / p.RecencyDays)
 }
 
 // Boost is the multiplier of tier m.
@@ -156,6 +157,9 @@ func Boost(p api.LifecycleModel, m api.Maturity) float64 {
 // score as the caller scales it (the engine: raw BM25 relative to the best
 // hit) and s the signal as of now.
 func Score(p api.LifecycleModel, relevance float64, s Signal, recency float64) float64 {
-	mix := p.RelevanceWeight*relevance + p.ImportanceWeight*s.Importance/api.MaxImportance + p.RecencyWeight*recency
+	// The conversions keep the compiler from fusing a product and a sum
+	// into one FMA (as it does on arm64), which rounds differently than
+	// wasm does: the order of results must be the same in every runtime.
+	mix := float64(p.RelevanceWeight*relevance) + float64(p.ImportanceWeight*s.Importance/api.MaxImportance) + float64(p.RecencyWeight*recency)
 	return mix * Boost(p, s.Maturity)
 }

@@ -1,8 +1,10 @@
 package retrieve
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
@@ -47,14 +49,21 @@ func (rv *Retriever) answer(o outcome, answered string, start time.Time) outcome
 	// The lifecycle reorders within the groups search ranks by (entries
 	// matching every term, then entries matching some, then contexts): it
 	// weighs what is known, and must not lift a partial match over a full one.
-	sort.SliceStable(hits, func(i, j int) bool {
-		if pi, pj := hits[i].Path == answered, hits[j].Path == answered; pi != pj {
-			return pi
+	// Equal scores go by path, as everywhere in a ranking.
+	slices.SortFunc(hits, func(a, b search.Hit) int {
+		if pa, pb := a.Path == answered, b.Path == answered; pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
 		}
-		if gi, gj := group(hits[i]), group(hits[j]); gi != gj {
-			return gi < gj
+		if c := cmp.Compare(group(a), group(b)); c != 0 {
+			return c
 		}
-		return scores[hits[i].Path] > scores[hits[j].Path]
+		if c := cmp.Compare(scores[b.Path], scores[a.Path]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
 	})
 	o.hits = hits
 	o.res.Results = make([]api.Hit, len(hits))

@@ -1,9 +1,9 @@
 package retrieve
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -308,14 +308,17 @@ func directAnswer(h search.Hit) string {
 	return b.String()
 }
 
-// rerank orders the hits again by their raw scores within search's groups
-// and cuts them to limit.
+// rerank orders the hits again by their raw scores within search's groups,
+// equal scores by path, and cuts them to limit.
 func rerank(r *search.Result, limit int) {
-	sort.SliceStable(r.Hits, func(i, j int) bool {
-		if gi, gj := group(r.Hits[i]), group(r.Hits[j]); gi != gj {
-			return gi < gj
+	slices.SortFunc(r.Hits, func(a, b search.Hit) int {
+		if c := cmp.Compare(group(a), group(b)); c != 0 {
+			return c
 		}
-		return r.Hits[i].Raw > r.Hits[j].Raw
+		if c := cmp.Compare(b.Raw, a.Raw); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
 	})
 	r.Hits = r.Hits[:min(len(r.Hits), limit)]
 }

@@ -45,7 +45,9 @@ func chatCorpus(n int) ([]Doc, []string) {
 }
 
 // A query ranks a pool of 50 hits and keeps 10 (the engine's Query): only
-// those need their matched terms and excerpt.
+// those need their matched terms and excerpt. Each op is the 20 queries;
+// allocations are reported, and the same benchmark runs in wasm
+// (bench/wasm/REPORT.md says how).
 func BenchmarkPool(b *testing.B) {
 	docs, vocab := chatCorpus(3000)
 	x := newIndex(b, Options{}, docs...)
@@ -64,6 +66,7 @@ func BenchmarkPool(b *testing.B) {
 		queries[i] = strings.Join(ws, " ")
 	}
 	b.Run("Search 50", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			for _, q := range queries {
 				if _, err := x.Search(q, 50); err != nil {
@@ -73,6 +76,7 @@ func BenchmarkPool(b *testing.B) {
 		}
 	})
 	b.Run("Rank 50, Materialize 10", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			for _, q := range queries {
 				r, err := x.Rank(q, 50)

@@ -10,6 +10,8 @@ import (
 	bsearch "github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
 	segment "github.com/blugelabs/bluge_segment_api"
+
+	"github.com/arbormem/arbor/core/internal/portmath"
 )
 
 // Scoring. bluge's own BM25 has two problems for Arbor: its idf is
@@ -20,7 +22,8 @@ import (
 // log(1 + (N-n+0.5)/(n+0.5)) and takes N and the average field length from
 // the index's own bookkeeping of live documents (fieldStats); the document
 // frequency n comes from the postings, which already exclude deleted
-// documents. Scores then depend only on the set of live documents.
+// documents. Scores then depend only on the set of live documents, and
+// are the same bits on every architecture (see package portmath).
 
 // fieldStats are the live-document statistics of one field.
 type fieldStats struct {
@@ -44,7 +47,7 @@ func (s *bm25) ComputeNorm(numTerms int) float32 {
 func (s *bm25) Scorer(boost float64, _ segment.CollectionStats, ts segment.TermStats) bsearch.Scorer {
 	n := float64(ts.DocumentFrequency())
 	N := math.Max(float64(s.stats.docs), n)
-	idf := math.Log(1 + (N-n+0.5)/(n+0.5))
+	idf := portmath.Log(1 + (N-n+0.5)/(n+0.5))
 	avg := 1.0
 	if s.stats.docs > 0 && s.stats.sum > 0 {
 		avg = float64(s.stats.sum) / float64(s.stats.docs)
@@ -64,7 +67,9 @@ type bm25Scorer struct {
 func (s *bm25Scorer) Score(freq int, norm float64) float64 {
 	dl := float64(math.Float32bits(float32(norm)))
 	f := float64(freq)
-	return s.weight * f * (s.k1 + 1) / (f + s.k1*(1-s.b+s.b*dl/s.avg))
+	// The conversion keeps the compiler from fusing k1·(…) + f into one
+	// FMA (as it does on arm64), which rounds differently than wasm does.
+	return s.weight * f * (s.k1 + 1) / (f + float64(s.k1*(1-s.b+s.b*dl/s.avg)))
 }
 
 // Explain implements bluge's search.Scorer.
