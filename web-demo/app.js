@@ -129,6 +129,7 @@ async function runSearch() {
     (r.needsLLM ? ' · no direct answer without an LLM: the best entries are listed' : '') +
     (r.outOfDomain ? ' · nothing stored matches these words' : '');
   $('search-meta').title = r.reason;
+  $('search-meta').dataset.query = q; // which question the line describes (the tests wait on it)
   const answer = $('answer');
   answer.hidden = !r.answer;
   if (r.answer) answer.innerHTML = `<strong>Answer (tier ${r.tier}):</strong> ${highlight(r.answer, q)}`;

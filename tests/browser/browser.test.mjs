@@ -51,10 +51,15 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
   const search = async (q) => {
     // Cleared first, so that the meta line of an earlier search (the same
     // words typed before an import, say) is not taken for this one's.
-    await page.evaluate(() => (document.getElementById('search-meta').textContent = ''));
+    await page.evaluate(() => {
+      const meta = document.getElementById('search-meta');
+      meta.textContent = '';
+      delete meta.dataset.query;
+    });
     await page.fill('#search', q);
-    await page.waitForFunction((q) => document.getElementById('search-meta').textContent !== '' && document.getElementById('search').value === q, q);
-    await page.waitForTimeout(50); // let a late answer for an older keystroke be dropped
+    // The line of the last keystroke's search, not of an earlier prefix's
+    // that finished while the typing went on.
+    await page.waitForFunction((q) => document.getElementById('search-meta').dataset.query === q && document.getElementById('search').value === q, q);
     return page.$$eval('#results li', (lis) =>
       lis.map((li) => ({ path: li.querySelector('.path').textContent, marked: [...li.querySelectorAll('mark')].map((m) => m.textContent), score: li.querySelector('.score').textContent })),
     );

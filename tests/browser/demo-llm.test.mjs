@@ -53,9 +53,15 @@ test('the web demo asks a configured model on Enter, never while typing', { skip
   /** Types `q` key by key, as a person would, and waits for its search. */
   const type = async (q) => {
     await page.fill('#search', '');
-    await page.evaluate(() => (document.getElementById('search-meta').textContent = ''));
+    await page.evaluate(() => {
+      const meta = document.getElementById('search-meta');
+      meta.textContent = '';
+      delete meta.dataset.query;
+    });
     await page.type('#search', q);
-    await page.waitForFunction((q) => document.getElementById('search-meta').textContent !== '' && document.getElementById('search').value === q, q);
+    // The line of the last keystroke's search, not of an earlier prefix's
+    // that finished while the typing went on.
+    await page.waitForFunction((q) => document.getElementById('search-meta').dataset.query === q && document.getElementById('search').value === q, q);
   };
   const configure = async ({ key, remember }) => {
     if (!(await page.$eval('#model-settings', (d) => d.open))) await page.click('#model-settings summary');
