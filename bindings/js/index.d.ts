@@ -80,8 +80,9 @@ export interface OpenOptions {
    * Receives how far a long call has got: reading and indexing the tree when
    * a memory opens without its saved index (a cold build), the operations of
    * a big curate or ingest and their indexing. Only runs of at least 200
-   * units report, about once a percent, and a run ends with `done === total`
-   * (reading the tree, whose length is not known, reports every 1,000 files).
+   * units report, about once a percent, and a run ends with `done === total`;
+   * at open, whose length is not known (`total` 0), a report comes each
+   * thousand files read or documents indexed.
    */
   onProgress?: (progress: Progress) => void;
   /**

@@ -148,18 +148,31 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	if err != nil && !errors.Is(err, catalog.ErrNoCatalog) {
 		e.warn([]api.Warning{{Kind: api.WarnState, Path: api.CatalogFile, Message: err.Error() + "; the catalog is read again from the tree"}})
 	}
-	var read func(int)
-	if p := e.progress(api.PhaseRead); p != nil {
-		read = func(n int) { p(n, 0) }
+	// The tree is read and indexed in one pass: a file's document is built
+	// and indexed, in batches, while what it is made from is at hand, so
+	// that a cold build holds no more of the tree than a batch.
+	var indexed func(int)
+	if p := e.progress(api.PhaseIndex); p != nil {
+		indexed = func(n int) { p(n, 0) }
 	}
-	cat, srcs, warnings, err := catalog.Reload(e.fs, e.maxBytes, prev, e.clock.Now(), read)
+	sync := idx.NewSyncer(indexed)
+	o := catalog.ReloadOptions{Prev: prev, Now: e.clock.Now(), Source: func(s search.Source) error {
+		if err := sync.Add(s); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		return nil
+	}}
+	if p := e.progress(api.PhaseRead); p != nil {
+		o.Read = func(n int) { p(n, 0) }
+	}
+	cat, warnings, err := catalog.Reload(e.fs, e.maxBytes, o)
 	if err != nil {
 		idx.Close()
 		return api.OpenResult{}, err
 	}
 	e.catalog = cat
 	e.warn(warnings)
-	synced, err := idx.Sync(srcs)
+	synced, err := sync.Done()
 	if err != nil {
 		idx.Close()
 		return api.OpenResult{}, fmt.Errorf("index: %w", err)

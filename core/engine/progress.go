@@ -12,8 +12,8 @@ const minProgress = 200
 // progress returns the reporter of one phase, a function told done of
 // total units (0 when not known): it passes the first (done 0, which
 // starts a new run), every percent and the last on to the engine's logger
-// when it takes progress (host.ProgressLogger), and every thousandth unit
-// of a run of unknown length. It returns nil otherwise, which callers
+// when it takes progress (host.ProgressLogger), and, in a run of unknown
+// length, a report each time a thousand more units are done. It returns nil otherwise, which callers
 // skip.
 func (e *Engine) progress(phase string) func(done, total int) {
 	pl, ok := e.log.(host.ProgressLogger)
@@ -25,7 +25,10 @@ func (e *Engine) progress(phase string) func(done, total int) {
 		report := false
 		switch {
 		case total == 0:
-			report = done > 0 && done%1000 == 0
+			if done < last { // a new run
+				last = 0
+			}
+			report = done-last >= 1000
 		case total < minProgress:
 		case done == 0, done == total, done-last >= max(total/100, 1):
 			report = true

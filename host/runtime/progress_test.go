@@ -3,35 +3,49 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
 )
 
-// The module's progress reports reach WithProgress, and never the logger.
+// The module's progress reports reach WithProgress, and never the logger:
+// a curate of many operations reports them, then their documents.
 func TestProgress(t *testing.T) {
 	dir := t.TempDir()
-	const n = 400
-	for i := range n {
-		writeFile(t, filepath.Join(dir, fmt.Sprintf("notes/log/e%04d.md", i)), fmt.Sprintf("---\ntitle: Note %d\n---\n\nText %d.\n", i, i))
-	}
 	var got []api.Progress
 	var logged []string
 	e := newEngine(t, dir,
 		WithProgress(func(p api.Progress) { got = append(got, p) }),
 		WithLogger(func(level int, msg string) { logged = append(logged, fmt.Sprint(level, msg)) }))
-	if _, err := e.Open(context.Background(), api.OpenParams{FixedTime: fixedTime}); err != nil {
+	ctx := context.Background()
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
-	// The documents of the cold build: 0 first, n last, rising.
-	if len(got) < 2 || got[0] != (api.Progress{Phase: api.PhaseIndex, Total: n}) || got[len(got)-1] != (api.Progress{Phase: api.PhaseIndex, Done: n, Total: n}) {
-		t.Fatalf("progress %+v", got)
+	const n = 300
+	ops := make([]map[string]any, n)
+	for i := range ops {
+		ops[i] = map[string]any{"type": "ADD", "path": "notes/log", "title": fmt.Sprintf("Note %d", i), "content": "Text.", "reason": "test"}
 	}
-	for i := 1; i < len(got); i++ {
-		if got[i].Done <= got[i-1].Done {
-			t.Fatalf("progress %+v: not rising", got)
+	if _, err := e.CallMethod(ctx, "curate", map[string]any{"operations": ops}); err != nil {
+		t.Fatal(err)
+	}
+	phases := map[string][]api.Progress{}
+	for _, p := range got {
+		phases[p.Phase] = append(phases[p.Phase], p)
+	}
+	for phase, run := range phases {
+		total := run[0].Total
+		if run[0].Done != 0 || total < n || run[len(run)-1].Done != total {
+			t.Fatalf("%s: %+v", phase, run)
 		}
+		for i := 1; i < len(run); i++ {
+			if run[i].Done <= run[i-1].Done {
+				t.Fatalf("%s: %+v: not rising", phase, run)
+			}
+		}
+	}
+	if len(phases) != 2 || len(phases[api.PhaseWrite]) < 3 || len(phases[api.PhaseIndex]) < 2 {
+		t.Fatalf("progress %+v, want operations and documents", got)
 	}
 	for _, l := range logged {
 		if l[0] == '4' {

@@ -28,32 +28,55 @@ import (
 // broken when they fail to parse, and left untouched. Dot-names (.arbor,
 // .git, .obsidian) are skipped: they are tooling, not knowledge.
 func Load(fsys host.FS, maxBytes int) (*Catalog, []search.Source, []api.Warning, error) {
-	return Reload(fsys, maxBytes, nil, time.Time{}, nil)
+	var srcs []search.Source
+	cat, warnings, err := Reload(fsys, maxBytes, ReloadOptions{Source: func(s search.Source) error {
+		srcs = append(srcs, s)
+		return nil
+	}})
+	return cat, srcs, warnings, err
 }
 
-// Reload is Load that takes from prev, a catalog of the same tree
-// (Restore), every file whose listing shows it unchanged (Unchanged)
-// instead of reading it: an open reads only what changed. Its sources
-// carry the stamps prev holds; an entry's document is built from its
-// file only when the index asks for it (its key changed), and a file
-// found then not to hold its stamp's bytes is taken anew. now is when the
-// listing began (Note); zero trusts every listed time. read, when not
-// nil, is told the number of files read so far after each.
-func Reload(fsys host.FS, maxBytes int, prev *Catalog, now time.Time, read func(n int)) (*Catalog, []search.Source, []api.Warning, error) {
-	l := &loader{fs: fsys, maxBytes: maxBytes, cat: New(), prev: prev, onRead: read}
-	if !now.IsZero() {
-		l.start = now.UnixMilli()
+// ReloadOptions tune a Reload.
+type ReloadOptions struct {
+	// Prev is a catalog of the same tree (Restore): every file whose
+	// listing shows it unchanged (Unchanged) is taken from it instead of
+	// read.
+	Prev *Catalog
+	// Now is when the listing began (Note); zero trusts every listed time.
+	Now time.Time
+	// Read, when not nil, is told the number of files read so far after
+	// each.
+	Read func(n int)
+	// Source is given each file's search source as soon as it is made
+	// (search.Syncer.Add), so that documents are built and indexed while
+	// what they are made from is at hand; an error stops the Reload.
+	Source func(search.Source) error
+}
+
+// Reload is Load that reads only what changed since o.Prev, and gives the
+// sources to o.Source as it goes. Sources taken from Prev carry the stamps
+// it holds; an entry's document is built from its file only when the
+// index asks for it (its key changed), and a file found then not to hold
+// its stamp's bytes is taken anew.
+func Reload(fsys host.FS, maxBytes int, o ReloadOptions) (*Catalog, []api.Warning, error) {
+	l := &loader{fs: fsys, maxBytes: maxBytes, cat: New(), prev: o.Prev, onRead: o.Read, emit: o.Source}
+	if !o.Now.IsZero() {
+		l.start = o.Now.UnixMilli()
+	}
+	if l.emit == nil {
+		l.emit = func(search.Source) error { return nil }
 	}
 	l.cat.files = &fileSource{fs: fsys, maxBytes: maxBytes}
 	if err := l.walk(""); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	// The new catalog would save what prev holds when every file has the
 	// stamp and listing it had: a storage without modification times has
 	// every file read at each open, and writing an identical catalog
 	// would only make it look changed to the other memories sharing it.
+	prev := o.Prev
 	l.cat.dirty = prev == nil || !maps.Equal(l.cat.stamps, prev.stamps) || !maps.Equal(l.cat.seen, prev.seen)
-	return l.cat, l.srcs, l.warnings, nil
+	return l.cat, l.warnings, nil
 }
 
 // loader is one Load.
@@ -65,7 +88,7 @@ type loader struct {
 	start    int64    // Unix milliseconds when the listing began; 0 trusts every time
 	onRead   func(n int)
 	read     int // files read
-	srcs     []search.Source
+	emit     func(search.Source) error
 	warnings []api.Warning
 }
 
@@ -105,7 +128,9 @@ func (l *loader) walk(dir string) error {
 		}
 		fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
 		if l.prev != nil && l.prev.Unchanged(p, fi) {
-			l.reuse(p, fi)
+			if err := l.reuse(p, fi); err != nil {
+				return err
+			}
 			continue
 		}
 		data, err := l.fs.ReadFile(p)
@@ -116,28 +141,32 @@ func (l *loader) walk(dir string) error {
 			l.warn(p, fmt.Sprintf("unreadable: %v", err))
 			continue
 		}
-		if src, ok := l.load(p, data); ok {
-			l.srcs = append(l.srcs, src)
-		}
+		src, ok := l.load(p, data)
 		l.cat.Note(p, fi, l.start)
+		if ok {
+			if err := l.emit(src); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
 // reuse takes what prev holds of the unchanged file p, without reading it.
-func (l *loader) reuse(p string, fi FileInfo) {
+func (l *loader) reuse(p string, fi FileInfo) error {
 	stamp, _ := l.prev.Stamp(p)
+	var src *search.Source
 	switch {
 	case l.prev.Has(p):
 		l.cat.putCard(p, l.prev.cards[p])
 		if en, ok := l.prev.entries[p]; ok {
 			l.cat.keep(en)
 		}
-		l.srcs = append(l.srcs, search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return l.reread(p) }})
+		src = &search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return l.reread(p) }}
 	case l.isContext(p):
 		ctx, _ := l.prev.Context(p)
 		l.cat.PutContext(ctx)
-		l.srcs = append(l.srcs, search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return ContextDoc(ctx) }})
+		src = &search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return ContextDoc(ctx) }}
 	default:
 		err, _ := l.prev.Broken(p) // Restore keeps no other kind
 		l.cat.MarkBroken(p, err)
@@ -145,6 +174,10 @@ func (l *loader) reuse(p string, fi FileInfo) {
 	}
 	l.cat.SetStamp(p, stamp)
 	l.cat.seen[p] = fi
+	if src == nil {
+		return nil
+	}
+	return l.emit(*src) // after the stamp: reread compares the file with it
 }
 
 func (l *loader) isContext(p string) bool {

@@ -102,8 +102,9 @@ type Options struct {
 	// B is BM25's length normalization; default 0.75, negative means 0.
 	B float64
 
-	// Progress, when not nil, is told how many of the documents a Put or
-	// Sync indexes are done: 0 before the first batch, then after each.
+	// Progress, when not nil, is told how many of the documents a Put
+	// indexes are done: 0 before the first batch, then after each. (A
+	// Syncer reports to the function it is given.)
 	Progress func(done, total int)
 }
 
@@ -238,12 +239,13 @@ const maxBatchBytes = 1 << 20
 // maxBatchBytes of text. When a path occurs more than once, the last
 // occurrence wins. An error leaves the batches before it applied.
 func (x *Index) Put(docs ...Doc) error {
-	return x.put(docs, nil, nil)
+	return x.put(docs, nil, nil, true)
 }
 
 // put is Put with the documents' hashes when the caller has them already,
-// and the keys of their sources (Sync) when it knows them.
-func (x *Index) put(docs []Doc, hashes, keys []string) error {
+// and the keys of their sources (Sync) when it knows them; report tells
+// Options.Progress of the batches (a Syncer reports its own).
+func (x *Index) put(docs []Doc, hashes, keys []string, report bool) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -268,7 +270,7 @@ func (x *Index) put(docs []Doc, hashes, keys []string) error {
 	batch, size := bluge.NewBatch(), 0
 	total, done := len(last), 0
 	progress := func() {
-		if x.opts.Progress != nil {
+		if report && x.opts.Progress != nil {
 			x.opts.Progress(done, total)
 		}
 	}
@@ -464,80 +466,122 @@ type Source struct {
 // last occurrence winning). A document is kept as it is when its source's
 // key is the one stored with it, or else when the built document has the
 // same content hash (its new key is then stored); new and changed
-// documents are analyzed in one batch, others are deleted.
+// documents are analyzed in batches, others are deleted.
 func (x *Index) Sync(srcs []Source) (api.IndexStats, error) {
-	last := make(map[string]int, len(srcs))
-	for i, s := range srcs {
-		last[s.Path] = i
+	s := x.NewSyncer(nil)
+	for _, src := range srcs {
+		if err := s.Add(src); err != nil {
+			return s.st, err
+		}
 	}
-	var st api.IndexStats
-	var build []int     // the sources whose document is built
-	var stored []string // the content hash stored for each of build, if any
+	return s.Done()
+}
+
+// Syncer is a Sync given its sources one at a time, as a tree is read:
+// documents are built and indexed in batches of about maxBatchBytes of
+// text as they come, so that neither the documents nor what they are made
+// from pile up, and the memory of a cold build does not grow with the
+// tree.
+type Syncer struct {
+	x        *Index
+	progress func(indexed int)
+	seen     map[string]struct{}
+	st       api.IndexStats
+	rekey    map[string]string
+	batch    []Doc
+	hashes   []string
+	keys     []string
+	size     int
+}
+
+// NewSyncer starts a Sync; progress, when not nil, is told how many
+// documents were indexed so far after each batch.
+func (x *Index) NewSyncer(progress func(indexed int)) *Syncer {
+	return &Syncer{x: x, progress: progress, seen: map[string]struct{}{}, rekey: map[string]string{}}
+}
+
+// Add gives the Syncer one source. A path added again replaces what was
+// added before.
+func (s *Syncer) Add(src Source) error {
+	s.seen[src.Path] = struct{}{}
+	x := s.x
 	x.mu.RLock()
-	for i, s := range srcs {
-		if last[s.Path] != i {
-			continue
-		}
-		h, ok := x.hashes[s.Path]
-		if ok && s.Key != "" && x.keys[s.Path] == s.Key {
-			st.Reused++
-			continue
-		}
-		build = append(build, i)
-		stored = append(stored, h)
+	h, ok := x.hashes[src.Path]
+	same := ok && src.Key != "" && x.keys[src.Path] == src.Key
+	x.mu.RUnlock()
+	if same {
+		s.st.Reused++
+		return nil
 	}
+	d := src.Doc()
+	if d.Path != src.Path {
+		return fmt.Errorf("search: sync: the source of %q built a document for %q", src.Path, d.Path)
+	}
+	dh := docHash(d)
+	if ok && dh == h {
+		s.st.Reused++
+		if src.Key != "" {
+			s.rekey[src.Path] = src.Key
+		}
+		return nil
+	}
+	s.batch = append(s.batch, d)
+	s.hashes = append(s.hashes, dh)
+	s.keys = append(s.keys, src.Key)
+	if s.size += docBytes(d); s.size >= maxBatchBytes {
+		return s.put()
+	}
+	return nil
+}
+
+// put indexes the pending batch.
+func (s *Syncer) put() error {
+	if len(s.batch) == 0 {
+		return nil
+	}
+	if err := s.x.put(s.batch, s.hashes, s.keys, false); err != nil {
+		return err
+	}
+	s.st.Indexed += len(s.batch)
+	s.batch, s.hashes, s.keys, s.size = nil, nil, nil, 0
+	if s.progress != nil {
+		s.progress(s.st.Indexed)
+	}
+	return nil
+}
+
+// Done indexes what is pending, stores the new keys of unchanged
+// documents and deletes the documents of paths never added.
+func (s *Syncer) Done() (api.IndexStats, error) {
+	if err := s.put(); err != nil {
+		return s.st, err
+	}
+	x := s.x
 	var del []string
+	x.mu.Lock()
+	if x.closed {
+		x.mu.Unlock()
+		return s.st, ErrClosed
+	}
+	for p, k := range s.rekey {
+		x.keys[p] = k
+	}
+	if len(s.rekey) > 0 {
+		// Persisting the keys spares the next open building these documents.
+		x.dirty = true
+	}
 	for p := range x.hashes {
-		if _, ok := last[p]; !ok {
+		if _, ok := s.seen[p]; !ok {
 			del = append(del, p)
 		}
 	}
-	x.mu.RUnlock()
-
-	var put []Doc
-	var hashes, keys []string
-	rekey := map[string]string{}
-	for j, i := range build {
-		s := srcs[i]
-		d := s.Doc()
-		if d.Path != s.Path {
-			return st, fmt.Errorf("search: sync: the source of %q built a document for %q", s.Path, d.Path)
-		}
-		h := docHash(d)
-		if h == stored[j] {
-			st.Reused++
-			if s.Key != "" {
-				rekey[s.Path] = s.Key
-			}
-			continue
-		}
-		put = append(put, d)
-		hashes = append(hashes, h)
-		keys = append(keys, s.Key)
-	}
-	if len(rekey) > 0 {
-		x.mu.Lock()
-		if x.closed {
-			x.mu.Unlock()
-			return st, ErrClosed
-		}
-		for p, k := range rekey {
-			x.keys[p] = k
-		}
-		// Persisting the keys spares the next open building these documents.
-		x.dirty = true
-		x.mu.Unlock()
-	}
+	x.mu.Unlock()
 	sort.Strings(del)
 	if err := x.Delete(del...); err != nil {
-		return st, err
+		return s.st, err
 	}
-	st.Removed = len(del)
-	if err := x.put(put, hashes, keys); err != nil {
-		return st, err
-	}
-	st.Indexed = len(put)
-	return st, nil
+	s.st.Removed = len(del)
+	return s.st, nil
 }
 
 // setLens replaces the bookkeeping of one document (removes it if !live).
