@@ -90,8 +90,10 @@ type fileSource struct {
 	maxBytes int
 }
 
-// pathSet is a set of paths.
-type pathSet map[string]struct{}
+// pathSet is a set of paths, sorted. Almost every set holds one path (a
+// file's full path or base name is rarely shared): a slice costs a
+// fraction of a map, and a catalog holds three sets an entry.
+type pathSet []string
 
 // New returns an empty catalog.
 func New() *Catalog {
@@ -135,7 +137,7 @@ func (c *Catalog) Clone() *Catalog {
 	maps.Copy(n.seen, c.seen)
 	for _, m := range [][2]map[string]pathSet{{n.rev, c.rev}, {n.byPath, c.byPath}, {n.byBase, c.byBase}} {
 		for k, set := range m[1] {
-			m[0][k] = maps.Clone(set)
+			m[0][k] = slices.Clone(set)
 		}
 	}
 	return n
@@ -296,7 +298,7 @@ func (c *Catalog) Spellings(p string) []string {
 			c.spell.add(q, 1)
 		}
 	}
-	return sortedKeys(c.spell.byKey[tree.FoldKey(p)])
+	return slices.Clone(c.spell.byKey[tree.FoldKey(p)])
 }
 
 // spellIndex is the index of Spellings.
@@ -431,7 +433,7 @@ func (c *Catalog) Backlinks(p string) []string {
 	seen := map[string]bool{}
 	// The third key catches "x.md" resolving to "x.md.md" by appended ".md".
 	for _, key := range []string{linkKey(p), linkKey(baseName(p)), linkKey(trimMD(p))} {
-		for src := range c.rev[key] {
+		for _, src := range c.rev[key] {
 			if seen[src] {
 				continue
 			}
@@ -468,9 +470,7 @@ func (c *Catalog) Resolve(raw string) (string, bool) {
 		idx = c.byPath
 	}
 	if set := idx[linkKey(t)]; len(set) == 1 {
-		for p := range set {
-			return p, true
-		}
+		return set[0], true
 	}
 	return "", false
 }
@@ -515,20 +515,21 @@ func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 // addTo adds p to the set at key.
 func addTo(m map[string]pathSet, key, p string) {
 	s := m[key]
-	if s == nil {
-		s = pathSet{}
-		m[key] = s
+	if i, found := slices.BinarySearch(s, p); !found {
+		m[key] = slices.Insert(s, i, p)
 	}
-	s[p] = struct{}{}
 }
 
 // removeFrom removes p from the set at key, dropping empty sets.
 func removeFrom(m map[string]pathSet, key, p string) {
-	if s := m[key]; s != nil {
-		delete(s, p)
-		if len(s) == 0 {
-			delete(m, key)
-		}
+	s := m[key]
+	i, found := slices.BinarySearch(s, p)
+	switch {
+	case !found:
+	case len(s) == 1:
+		delete(m, key)
+	default:
+		m[key] = slices.Delete(s, i, i+1)
 	}
 }
 
