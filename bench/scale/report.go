@@ -1,0 +1,248 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// writeReport rewrites REPORT.md and its plots from the results: the
+// tables, then notes.md (the analysis, written by hand) verbatim.
+func writeReport(path string, res *results) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var sizes []*sizeResult
+	for _, s := range res.Sizes {
+		sizes = append(sizes, s)
+	}
+	slices.SortFunc(sizes, func(a, b *sizeResult) int { return a.Entries - b.Entries })
+
+	var b strings.Builder
+	b.WriteString("# Scale: cost against the size of the memory\n\n")
+	b.WriteString("Written by `go run ./bench/scale` (`./build.sh bench-scale`) from `results.json`; the analysis\n")
+	b.WriteString("below the tables is `notes.md`. Trees: one conversation message per entry (LoCoMo turns, then the\n")
+	b.WriteString("messages of every distinct LongMemEval-S session, then generated text), laid out\n")
+	b.WriteString("domain/topic/subtopic/entry.md. Each host runs in its own process: build (open without a persisted\n")
+	b.WriteString("index), persist (close), open with the persisted index, then the same questions. A size\n")
+	b.WriteString("that is not in the tables was not measured: no figure here is estimated.\n\n")
+
+	b.WriteString("## Trees and runs\n\n| entries | real | generated | MiB | mean entry | date | load (1, 5, 15 min) | CPUs | questions | RSS floor |\n|---:|---:|---:|---:|---:|---|---|---:|---:|---:|\n")
+	for _, s := range sizes {
+		fmt.Fprintf(&b, "| %s | %s | %s | %.1f | %.0f B | %s | %s | %d | %d | %s |\n", count(s.Entries), count(s.Real), count(s.Generated), s.MiB,
+			s.MiB*(1<<20)/float64(s.Entries), s.Run.Date, s.Run.Load, s.Run.CPUs, s.Run.Queries, mibText(s.Run.FloorMiB))
+	}
+	b.WriteString("\nRSS floor: the harness's own peak resident set; on Linux a child process's peak cannot read below it.\n\n")
+
+	if res.Module.Bytes > 0 {
+		fmt.Fprintf(&b, "Module: %.2f MiB, %.2f MiB gzip-compressed (gzip -9; %s).", mib(int64(res.Module.Bytes)), mib(int64(res.Module.GzipBytes)), res.Module.Date)
+		if res.Floor != nil {
+			fmt.Fprintf(&b, " CLI floor, `arbor query` on an empty memory, whole process: %s wall, %s CPU, peak RSS %.0f MiB (median of %d).",
+				msText(res.Floor.WallMs), msText(res.Floor.CPUMs), res.Floor.PeakRSSMiB, res.Floor.Runs)
+		}
+		b.WriteString("\n\n")
+	}
+
+	b.WriteString("## Build, open and queries, per host\n\n")
+	b.WriteString("Build: open without a persisted index, every entry read and indexed; entries/s on wall time, and per second of CPU time (the steadier on a shared machine) (wall; CPU: the process's, every thread, where it can be read).\n")
+	b.WriteString("Peak RSS: the largest single process's maximum resident set over the host's whole run (Chromium: the Node driver or a browser process it reaped). Linear: the module's\n")
+	b.WriteString("memory after the build, its peak until then. Query p50/p95: wall time of each question on the reopened memory.\n")
+	b.WriteString("Same ranking: questions whose result paths equal native's.\n\n")
+	b.WriteString("| entries | host | build | build CPU | entries/s | per CPU s | persist | open | query p50 | query p95 | peak RSS | linear | same ranking |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, s := range sizes {
+		for _, h := range allHosts {
+			r, ok := s.Hosts[h]
+			if !ok {
+				continue
+			}
+			if r.Error != "" {
+				fmt.Fprintf(&b, "| %s | %s | failed: %s ||||||||||| |\n", count(s.Entries), h, oneLine(r.Error))
+				continue
+			}
+			same := "—"
+			if r.Differ != nil {
+				same = fmt.Sprintf("%d of %d", s.Run.Queries-*r.Differ, s.Run.Queries)
+			}
+			persist, open := msText(r.PersistMs), msText(r.OpenMs)
+			rss := mibText(r.PeakRSSMiB)
+			if h == "minisearch" {
+				persist, open = "—", "—"
+				rss += fmt.Sprintf(" (heap %.0f MiB)", r.HeapMiB)
+			}
+			perCPU := "—"
+			if r.BuildCPUMs > 0 {
+				perCPU = fmt.Sprintf("%.0f", float64(s.Entries)/(r.BuildCPUMs/1000))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |\n", count(s.Entries), h, msText(r.BuildMs), msText(r.BuildCPUMs),
+				float64(s.Entries)/(r.BuildMs/1000), perCPU, persist, open, msText(r.QueryP50), msText(r.QueryP95), rss, mibText(r.LinearMiB), same)
+		}
+	}
+	b.WriteString("\n## Whole process: `arbor query` on the persisted tree\n\n")
+	b.WriteString("`bin/arbor --root TREE query QUESTION`: a new process each time (wasm under wazero, compilation cache warm), after one warm-up run;\n")
+	b.WriteString("each run a different question. Median wall and CPU (user + system); the largest peak RSS.\n\n")
+	b.WriteString("| entries | wall | CPU | peak RSS | runs |\n|---:|---:|---:|---:|---:|\n")
+	for _, s := range sizes {
+		if s.CLI != nil {
+			fmt.Fprintf(&b, "| %s | %s | %s | %.0f MiB | %d |\n", count(s.Entries), msText(s.CLI.WallMs), msText(s.CLI.CPUMs), s.CLI.PeakRSSMiB, s.CLI.Runs)
+		}
+	}
+	b.WriteString("\n## Plots\n\n")
+	plots := []struct {
+		file, title, unit string
+		value             func(*sizeResult, string) float64
+		hosts             []string
+	}{
+		{"build.svg", "Cold build (wall)", "ms", func(s *sizeResult, h string) float64 {
+			return hostValue(s, h, func(r *hostResult) float64 { return r.BuildMs })
+		}, allHosts},
+		{"query_p95.svg", "Query p95 (wall)", "ms", func(s *sizeResult, h string) float64 {
+			return hostValue(s, h, func(r *hostResult) float64 { return r.QueryP95 })
+		}, allHosts},
+		{"memory.svg", "Peak memory during the build", "MiB", func(s *sizeResult, h string) float64 {
+			name, kind, _ := strings.Cut(h, " ")
+			if kind == "linear" {
+				return hostValue(s, name, func(r *hostResult) float64 { return r.LinearMiB })
+			}
+			return hostValue(s, name, func(r *hostResult) float64 { return r.PeakRSSMiB })
+		}, []string{"native RSS", "wazero RSS", "wazero linear", "node RSS", "node linear", "chromium linear", "minisearch RSS"}},
+		{"cli_query.svg", "Whole-process arbor query (wall)", "ms", func(s *sizeResult, _ string) float64 {
+			if s.CLI == nil {
+				return 0
+			}
+			return s.CLI.WallMs
+		}, []string{"arbor query"}},
+	}
+	for _, p := range plots {
+		series := map[string][][2]float64{}
+		for _, h := range p.hosts {
+			for _, s := range sizes {
+				if v := p.value(s, h); v > 0 {
+					series[h] = append(series[h], [2]float64{float64(s.Entries), v})
+				}
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, p.file), []byte(svgPlot(p.title, p.unit, p.hosts, series)), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "![%s](%s)\n\n", p.title, p.file)
+	}
+	notes, err := os.ReadFile(filepath.Join(dir, "notes.md"))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	b.Write(notes)
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func hostValue(s *sizeResult, h string, f func(*hostResult) float64) float64 {
+	if r, ok := s.Hosts[h]; ok && r.Error == "" {
+		return f(r)
+	}
+	return 0
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "|", "/")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func msText(v float64) string {
+	switch {
+	case v <= 0:
+		return "—"
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f ms", v)
+	default:
+		return fmt.Sprintf("%.2f ms", v)
+	}
+}
+
+func mibText(v float64) string {
+	if v <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f MiB", v)
+}
+
+// svgPlot is a log-log line chart of each series (x: entries), by hand:
+// the report needs a few lines, not a plotting library.
+func svgPlot(title, unit string, names []string, series map[string][][2]float64) string {
+	const w, h, left, right, top, bottom = 640.0, 400.0, 70.0, 170.0, 40.0, 50.0
+	colors := []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"}
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, pts := range series {
+		for _, p := range pts {
+			xmin, xmax = math.Min(xmin, p[0]), math.Max(xmax, p[0])
+			ymin, ymax = math.Min(ymin, p[1]), math.Max(ymax, p[1])
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`+"\n", w, h)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/><text x="%.0f" y="24" font-size="15" font-weight="bold">%s</text>`+"\n", left, title)
+	if math.IsInf(xmin, 0) {
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">nothing measured yet</text></svg>`+"\n", left, h/2)
+		return b.String()
+	}
+	// Whole decades around the data.
+	x0, x1 := math.Floor(math.Log10(xmin)), math.Ceil(math.Log10(xmax))
+	y0, y1 := math.Floor(math.Log10(ymin)), math.Ceil(math.Log10(ymax))
+	if x1 == x0 {
+		x1++
+	}
+	if y1 == y0 {
+		y1++
+	}
+	px := func(x float64) float64 { return left + (math.Log10(x)-x0)/(x1-x0)*(w-left-right) }
+	py := func(y float64) float64 { return h - bottom - (math.Log10(y)-y0)/(y1-y0)*(h-top-bottom) }
+	for d := x0; d <= x1; d++ {
+		x := px(math.Pow(10, d))
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#ddd"/><text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n",
+			x, top, x, h-bottom, x, h-bottom+18, count(int(math.Pow(10, d))))
+	}
+	for d := y0; d <= y1; d++ {
+		y := py(math.Pow(10, d))
+		fmt.Fprintf(&b, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ddd"/><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n",
+			left, y, w-right, y, left-6, y+4, strconv.FormatFloat(math.Pow(10, d), 'g', -1, 64))
+	}
+	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle">entries (log)</text>`+"\n", (left+w-right)/2, h-12)
+	fmt.Fprintf(&b, `<text transform="translate(16 %.0f) rotate(-90)" text-anchor="middle">%s (log)</text>`+"\n", (top+h-bottom)/2, unit)
+	k := 0
+	for i, name := range names {
+		pts := series[name]
+		if len(pts) == 0 {
+			continue
+		}
+		c := colors[i%len(colors)]
+		var line []string
+		for _, p := range pts {
+			line = append(line, fmt.Sprintf("%.1f,%.1f", px(p[0]), py(p[1])))
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", px(p[0]), py(p[1]), c)
+		}
+		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(line, " "), c)
+		ly := top + 10 + float64(k)*18
+		fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="%s" stroke-width="2"/><text x="%.0f" y="%.0f">%s</text>`+"\n",
+			w-right+10, ly, w-right+30, ly, c, w-right+36, ly+4, name)
+		k++
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
