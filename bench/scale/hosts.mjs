@@ -56,11 +56,13 @@ async function runScript(script, request, now, cpu, linear) {
   r.persistMs = (await call('close')).ms;
   r.linearMiB = linear();
   r.openMs = (await call('open', open)).ms;
+  const qc = cpu();
   for (const q of script.queries) {
     const { result, ms } = await call('query', { query: q, limit: script.limit });
     r.queryMs.push(ms);
     r.results.push(result.results.map((h) => h.path));
   }
+  if (qc !== null) r.queryCpuMs = (cpu() - qc) / script.queries.length;
   await call('close');
   return r;
 }

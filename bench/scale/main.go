@@ -144,6 +144,10 @@ type hostResult struct {
 	QueryMs    []float64 `json:"queryMs,omitempty"`    // each question's wall time
 	QueryP50   float64   `json:"queryP50"`
 	QueryP95   float64   `json:"queryP95"`
+	// QueryCPUMs is the processor time of all the questions (the process's,
+	// every thread), divided by their number: the steadier figure for
+	// ratios between hosts on a shared machine.
+	QueryCPUMs float64 `json:"queryCpuMs,omitempty"`
 	// LinearMiB is the module's linear memory after the build: its peak
 	// until then, since a wasm memory never shrinks.
 	LinearMiB float64 `json:"linearMiB,omitempty"`
@@ -240,7 +244,7 @@ func runChild(host, dir, scriptPath, wasmPath string) error {
 		return err2
 	}
 	for _, q := range sc.Queries {
-		res, wall, _, err := do("query", map[string]any{"query": q, "limit": sc.Limit})
+		res, wall, cpu, err := do("query", map[string]any{"query": q, "limit": sc.Limit})
 		if err != nil {
 			return err
 		}
@@ -257,6 +261,7 @@ func runChild(host, dir, scriptPath, wasmPath string) error {
 			paths = append(paths, h.Path)
 		}
 		r.QueryMs = append(r.QueryMs, wall)
+		r.QueryCPUMs += cpu / float64(len(sc.Queries))
 		r.Results = append(r.Results, paths)
 	}
 	if _, _, _, err := do("close", nil); err != nil {
