@@ -22,12 +22,12 @@ import (
 // one sequence and a larger tree holds every smaller one.
 //
 //	LoCoMo        <a>_and_<b>/session_07/<speaker>/turn_012.md
-//	LongMemEval-S chats/2023_05/session_<id>/message_003.md
+//	LongMemEval-S chats/2023_05/session_01234/message_003.md
 //	generated     synthetic_012/conversation_01234/session_2/message_07.md
 
 // genVersion names the generator's output: a cached tree made by another
 // version is made again.
-const genVersion = 1
+const genVersion = 2
 
 // seed is the generated text's random seed: the same data and seed give the
 // same trees, byte for byte.
@@ -97,7 +97,9 @@ func loadCorpus(locomoPath, lmePath string) (*corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Haystacks share sessions: each distinct session once.
+	// Haystacks share sessions: each distinct session once, numbered in
+	// order of appearance (the data's session ids name the answer
+	// sessions, a label that stays out of the trees, as in bench/retrieval).
 	seen := map[string]bool{}
 	for _, q := range qs {
 		for i, msgs := range q.Sessions {
@@ -106,6 +108,7 @@ func loadCorpus(locomoPath, lmePath string) (*corpus, error) {
 				continue
 			}
 			seen[id] = true
+			sn := len(seen)
 			date := dataset.ParseLMEDate(q.Dates[i])
 			topic, on := "undated", ""
 			if !date.IsZero() {
@@ -115,7 +118,7 @@ func loadCorpus(locomoPath, lmePath string) (*corpus, error) {
 				role := strings.ToLower(strings.TrimSpace(m.Role))
 				who := strings.ToUpper(role[:1]) + role[1:]
 				c.real = append(c.real, message{
-					path:  fmt.Sprintf("chats/%s/session_%s/message_%03d.md", topic, slug(id), j+1),
+					path:  fmt.Sprintf("chats/%s/session_%05d/message_%03d.md", topic, sn, j+1),
 					title: who + on, task: "Chat with the assistant", author: role, time: date,
 					body: strings.TrimSpace(m.Content),
 				})

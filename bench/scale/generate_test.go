@@ -148,10 +148,11 @@ func TestGenerateStreams(t *testing.T) {
 	if err != nil || string(b) != string(c.generated(9).render()) {
 		t.Fatalf("the 40-entry tree's last entry: %v", err)
 	}
-	_, r, err := engine.Open(engine.Options{FS: mustRoot(t, tree)})
+	e, r, err := engine.Open(engine.Options{FS: mustRoot(t, tree)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Close()
 	if r.Entries != 75 || len(r.Warnings) > 0 {
 		t.Fatalf("open: %d entries, warnings %+v", r.Entries, r.Warnings)
 	}
