@@ -105,9 +105,20 @@ async function chromium() {
   const { serve } = await import('../../web-demo/serve.mjs');
   // The tree as one file the page fetches: "path\0text\0" repeated.
   const bundle = path.join(path.dirname(opt.script), 'bundle.bin');
-  const out = fs.openSync(bundle, 'w');
-  for (const [p, text] of entries(opt.dir)) fs.writeSync(out, `${p}\0${text}\0`);
-  fs.closeSync(out);
+  try {
+    const out = fs.openSync(bundle, 'w');
+    try {
+      for (const [p, text] of entries(opt.dir)) fs.writeSync(out, `${p}\0${text}\0`);
+    } finally {
+      fs.closeSync(out);
+    }
+    return await inChromium(chromium, serve, bundle);
+  } finally {
+    fs.rmSync(bundle, { force: true });
+  }
+}
+
+async function inChromium(chromium, serve, bundle) {
   const server = await serve({ port: 0 });
   const browser = await chromium.launch({ executablePath: process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium' });
   try {
@@ -136,7 +147,6 @@ async function chromium() {
   } finally {
     await browser.close();
     await server.close();
-    fs.rmSync(bundle, { force: true });
   }
 }
 
@@ -168,4 +178,10 @@ async function minisearch() {
 
 const hosts = { node, chromium, minisearch };
 if (!hosts[opt.host]) throw new Error(`--host ${opt.host}: want ${Object.keys(hosts).join(', ')}`);
-process.stdout.write(JSON.stringify(await hosts[opt.host]()) + '\n');
+try {
+  process.stdout.write(JSON.stringify(await hosts[opt.host]()) + '\n');
+} catch (err) {
+  // One line for the report's table; the stack says nothing about scale.
+  process.stderr.write(`${opt.host}: ${String(err?.message ?? err).split("\n")[0]}\n`);
+  process.exit(1);
+}

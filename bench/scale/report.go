@@ -179,8 +179,20 @@ func hostValue(s *sizeResult, h string, f func(*hostResult) float64) float64 {
 	return 0
 }
 
+// oneLine is a host's error for a table cell: Node's report of an uncaught
+// exception (its source line, caret, stack and version) left out.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || t == "^" || t == "}" || strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "triggerUncaughtException") ||
+			strings.HasPrefix(t, "Node.js v") || strings.HasPrefix(t, "log:") {
+			continue
+		}
+		keep = append(keep, strings.TrimSuffix(t, " node:internal/modules/run_main:123"))
+	}
+	s = strings.Join(strings.Fields(strings.Join(keep, " ")), " ")
+	s = strings.Replace(s, "exit status 1: node:internal/modules/run_main:123 ", "exit status 1: ", 1)
 	s = strings.ReplaceAll(s, "|", "/")
 	if len(s) > 200 {
 		s = s[:200] + "…"

@@ -68,3 +68,13 @@ func TestReport(t *testing.T) {
 		}
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	node := "exit status 1: node:internal/modules/run_main:123\n    triggerUncaughtException(\n    ^\n\npage.evaluate: Target page, context or browser has been closed\n    at Object.chromium (/x/hosts.mjs:117:26)\n    at async file:///x/hosts.mjs:171:37 {\n  log: []\n}\n\nNode.js v20.20.2\n"
+	if got, want := oneLine(node), "exit status 1: page.evaluate: Target page, context or browser has been closed"; got != want {
+		t.Errorf("oneLine = %q, want %q", got, want)
+	}
+	if got, want := oneLine("exit status 2: a | b"), "exit status 2: a / b"; got != want {
+		t.Errorf("oneLine = %q, want %q", got, want)
+	}
+}
