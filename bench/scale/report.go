@@ -266,7 +266,7 @@ func svgPlot(title, unit string, names []string, series map[string][][2]float64)
 	for d := y0; d <= y1; d++ {
 		y := py(math.Pow(10, d))
 		fmt.Fprintf(&b, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ddd"/><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n",
-			left, y, w-right, y, left-6, y+4, strconv.FormatFloat(math.Pow(10, d), 'g', -1, 64))
+			left, y, w-right, y, left-6, y+4, axisLabel(math.Pow(10, d)))
 	}
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle">entries (log)</text>`+"\n", (left+w-right)/2, h-12)
 	fmt.Fprintf(&b, `<text transform="translate(16 %.0f) rotate(-90)" text-anchor="middle">%s (log)</text>`+"\n", (top+h-bottom)/2, unit)
@@ -419,4 +419,12 @@ func judged(s *sizeResult, ok func() bool) string {
 		return "met"
 	}
 	return "missed"
+}
+
+// axisLabel is a power of ten as a reader writes it: 0.1, 10, 1,000,000.
+func axisLabel(v float64) string {
+	if v >= 1 {
+		return count(int(math.Round(v)))
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
