@@ -8,6 +8,11 @@
 #                      bench/data (or $ARBOR_BENCH_DATA; bench/data/fetch.sh downloads
 #                      them) and rewrite bench/retrieval/REPORT.md; extra arguments go
 #                      to the harness (never run in CI; see bench/README.md)
+#   ./build.sh bench-scale  build the wasm and the CLI, then run bench/scale on
+#                      trees of 1k and 10k entries made from the same data sets
+#                      and merge the figures into bench/scale/results.json and
+#                      REPORT.md; extra arguments go to the harness (-sizes
+#                      1000,10000,100000,1000000 for more; never run in CI)
 #   ./build.sh demo-web  build the wasm, then serve web-demo/ on http://127.0.0.1:8080
 #                      (PORT overrides the port)
 #   ./build.sh extension build the wasm, then assemble the example MV3 extension
@@ -105,13 +110,25 @@ run_bench() {
   go run ./bench/retrieval -locomo "$bench_locomo" -longmemeval "$bench_lme" -out bench/retrieval/REPORT.md "$@"
 }
 
+# run_bench_scale measures build, open and query cost against tree size on
+# every host (bench/scale) and rewrites bench/scale/REPORT.md and its plots.
+run_bench_scale() {
+  if { [ ! -d node_modules/minisearch ] || [ ! -d node_modules/playwright-core ]; } && command -v npm >/dev/null; then
+    log "npm ci (MiniSearch, playwright-core)"
+    npm ci --no-audit --no-fund
+  fi
+  log "bench-scale: data $bench_locomo, $bench_lme"
+  go run ./bench/scale -locomo "$bench_locomo" -longmemeval "$bench_lme" "$@"
+}
+
 case "${1:-all}" in
   all) build_wasm; build_cli; demo ;;
   wasm) build_wasm ;;
   cli) build_wasm; build_cli ;;
   test) build_wasm; build_cli; run_tests ;;
   bench) shift; bench_data; build_wasm; run_bench "$@" ;;
+  bench-scale) shift; bench_data; build_wasm; build_cli; run_bench_scale "$@" ;;
   demo-web) build_wasm; exec node web-demo/serve.mjs "${PORT:-8080}" ;;
   extension) build_wasm; node examples/extension/build.mjs dist/extension ;;
-  *) echo "usage: ./build.sh [test|wasm|cli|bench|demo-web|extension]" >&2; exit 2 ;;
+  *) echo "usage: ./build.sh [test|wasm|cli|bench|bench-scale|demo-web|extension]" >&2; exit 2 ;;
 esac

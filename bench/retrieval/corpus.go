@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -76,13 +75,6 @@ func checked(u unit) unit {
 		panic(fmt.Sprintf("bench: %s: %d bytes, more than ingestion keeps in one entry", u.Path, len(u.Body)))
 	}
 	return u
-}
-
-// roles are the speaker names that mark a chat with an assistant.
-var roles = []string{"user", "assistant", "system", "tool", "human", "ai", "bot", "model", "function", "developer"}
-
-func isRole(speaker string) bool {
-	return slices.Contains(roles, strings.ToLower(strings.TrimSpace(speaker)))
 }
 
 // dayText is "8 May 2023", as people ask about dates.

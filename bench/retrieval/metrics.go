@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"math"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -66,44 +63,6 @@ func topSet[T comparable](ranked []T, k int) map[T]bool {
 		m[r] = true
 	}
 	return m
-}
-
-// Dedupe keeps the first occurrence of each item, in order: it turns a
-// ranking of entries into a ranking of the sessions they belong to.
-func Dedupe[T comparable](xs []T) []T {
-	seen := make(map[T]bool, len(xs))
-	out := make([]T, 0, len(xs))
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// TurnID is a LoCoMo dialogue id "D<session>:<turn>".
-type TurnID struct{ Session, Turn int }
-
-func (t TurnID) String() string { return fmt.Sprintf("D%d:%d", t.Session, t.Turn) }
-
-// turnRe accepts a well-formed id and the repairable forms found in the
-// data: "D:11:26" (an extra colon) and "D30:05" (a leading zero).
-var turnRe = regexp.MustCompile(`^D:?(\d+):(\d+)$`)
-
-// ParseTurnID parses one dialogue id; fixed reports that it was repaired.
-func ParseTurnID(s string) (id TurnID, fixed bool, ok bool) {
-	m := turnRe.FindStringSubmatch(s)
-	if m == nil {
-		return TurnID{}, false, false
-	}
-	sn, err1 := strconv.Atoi(m[1])
-	tn, err2 := strconv.Atoi(m[2])
-	if err1 != nil || err2 != nil || sn <= 0 || tn <= 0 {
-		return TurnID{}, false, false
-	}
-	id = TurnID{sn, tn}
-	return id, id.String() != s, true
 }
 
 // EvidenceReport counts what ParseEvidence did to a question's gold list.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbormem/arbor/bench/internal/dataset"
 )
 
 func TestRecallAtK(t *testing.T) {
@@ -57,7 +59,7 @@ func TestAnyAllAtK(t *testing.T) {
 }
 
 func TestDedupe(t *testing.T) {
-	if got := Dedupe([]int{3, 1, 3, 2, 1}); !reflect.DeepEqual(got, []int{3, 1, 2}) {
+	if got := dataset.Dedupe([]int{3, 1, 3, 2, 1}); !reflect.DeepEqual(got, []int{3, 1, 2}) {
 		t.Errorf("Dedupe = %v", got)
 	}
 }
@@ -68,9 +70,9 @@ func TestParseTurnID(t *testing.T) {
 		want      TurnID
 		fixed, ok bool
 	}{
-		{"D1:3", TurnID{1, 3}, false, true},
-		{"D:11:26", TurnID{11, 26}, true, true},
-		{"D30:05", TurnID{30, 5}, true, true},
+		{"D1:3", TurnID{Session: 1, Turn: 3}, false, true},
+		{"D:11:26", TurnID{Session: 11, Turn: 26}, true, true},
+		{"D30:05", TurnID{Session: 30, Turn: 5}, true, true},
 		{"D", TurnID{}, false, false},
 		{"D0:1", TurnID{}, false, false},
 		{"X1:2", TurnID{}, false, false},
@@ -81,17 +83,17 @@ func TestParseTurnID(t *testing.T) {
 			t.Errorf("ParseTurnID(%q) = %v %v %v", tc.in, id, fixed, ok)
 		}
 	}
-	if s := (TurnID{8, 6}).String(); s != "D8:6" {
+	if s := (TurnID{Session: 8, Turn: 6}).String(); s != "D8:6" {
 		t.Errorf("String = %q", s)
 	}
 }
 
 func TestParseEvidence(t *testing.T) {
-	turns := map[TurnID]bool{{8, 6}: true, {9, 17}: true, {11, 26}: true, {30, 5}: true, {1, 3}: true, {4, 4}: true}
+	turns := map[TurnID]bool{{Session: 8, Turn: 6}: true, {Session: 9, Turn: 17}: true, {Session: 11, Turn: 26}: true, {Session: 30, Turn: 5}: true, {Session: 1, Turn: 3}: true, {Session: 4, Turn: 4}: true}
 	exists := func(id TurnID) bool { return turns[id] }
 	raw := []string{"D8:6; D9:17", "D:11:26", "D30:05", "D", "D1:3", "D1:3", "D4:4 D4:99"}
 	got, rep := ParseEvidence(raw, exists)
-	want := []TurnID{{8, 6}, {9, 17}, {11, 26}, {30, 5}, {1, 3}, {4, 4}}
+	want := []TurnID{{Session: 8, Turn: 6}, {Session: 9, Turn: 17}, {Session: 11, Turn: 26}, {Session: 30, Turn: 5}, {Session: 1, Turn: 3}, {Session: 4, Turn: 4}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ids = %v, want %v", got, want)
 	}
@@ -145,7 +147,7 @@ func TestLMEUnitsHideGold(t *testing.T) {
 			t.Errorf("one turn per entry: %d units", len(us))
 		}
 	}
-	if g := q.gold(); !reflect.DeepEqual(g, []int{0}) {
+	if g := q.Gold(); !reflect.DeepEqual(g, []int{0}) {
 		t.Errorf("gold = %v", g)
 	}
 	u := lmeUnits(q, 0)[0]
@@ -170,7 +172,7 @@ func (e *pathError) Error() string { return "bad path " + e.p }
 func TestLocomoUnits(t *testing.T) {
 	c := &locomoConv{SampleID: "conv-1", SpeakerA: "Caroline", SpeakerB: "Melanie", Sessions: []locomoSession{{
 		N: 1, DateText: "1:56 pm on 8 May, 2023", Date: parseLocomoDate("1:56 pm on 8 May, 2023"),
-		Turns: []locomoTurn{{ID: TurnID{1, 3}, Speaker: "Caroline", Text: "I went to a support group.", Caption: "a photo of a flag"}},
+		Turns: []locomoTurn{{ID: TurnID{Session: 1, Turn: 3}, Speaker: "Caroline", Text: "I went to a support group.", Caption: "a photo of a flag"}},
 	}}}
 	us := locomoUnits(c, 0)
 	if len(us) != 1 {
@@ -178,7 +180,7 @@ func TestLocomoUnits(t *testing.T) {
 	}
 	u := us[0]
 	if u.Path != "caroline_and_melanie/session_01/turn_003.md" || u.Title != "Caroline on 8 May 2023" ||
-		u.Body != "I went to a support group. [shares a photo: a photo of a flag]" || u.Turn != (TurnID{1, 3}) {
+		u.Body != "I went to a support group. [shares a photo: a photo of a flag]" || u.Turn != (TurnID{Session: 1, Turn: 3}) {
 		t.Errorf("unit = %+v", u)
 	}
 	op := u.operation()

@@ -272,7 +272,7 @@ func (r *report) lmeSection(w writer) {
 	E := r.lme
 	abs := 0
 	for _, q := range E.qs {
-		if q.abstention() {
+		if q.Abstention() {
 			abs++
 		}
 	}
@@ -475,7 +475,7 @@ func (r *report) diagnostics(w writer) {
 	if E := r.lme; E != nil {
 		abs := map[string]bool{}
 		for _, q := range E.qs {
-			abs[q.ID] = q.abstention()
+			abs[q.ID] = q.Abstention()
 		}
 		line("LongMemEval-S, scored", E.arbor, func(k string) bool { return !abs[k] })
 		line("LongMemEval-S, abstention", E.arbor, func(k string) bool { return abs[k] })
@@ -512,10 +512,10 @@ func (r *report) diagnostics(w writer) {
 			for _, k := range []int{1, 5} {
 				better, worse, same := 0, 0, 0
 				for _, q := range E.qs {
-					if q.abstention() || len(q.gold()) == 0 {
+					if q.Abstention() || len(q.Gold()) == 0 {
 						continue
 					}
-					x, y := AnyAtK(a[q.ID], q.gold(), k), AnyAtK(E.rank[s][q.ID], q.gold(), k)
+					x, y := AnyAtK(a[q.ID], q.Gold(), k), AnyAtK(E.rank[s][q.ID], q.Gold(), k)
 					switch {
 					case x && !y:
 						better++
@@ -570,9 +570,9 @@ func (r *report) directPrecision(w writer) {
 	}
 	if E := r.lme; E != nil {
 		for _, q := range E.qs {
-			if !q.abstention() && len(q.gold()) > 0 {
+			if !q.Abstention() && len(q.Gold()) > 0 {
 				rk := E.rank[sysArbor][q.ID]
-				count(E.arbor[q.ID].TierName, len(rk) > 0 && rankOf(rk[:1], q.gold()) == 1)
+				count(E.arbor[q.ID].TierName, len(rk) > 0 && rankOf(rk[:1], q.Gold()) == 1)
 			}
 		}
 		row("LongMemEval-S, scored (gold session)")
@@ -680,13 +680,13 @@ func (r *report) examples(w writer) {
 		var pick []*lmeQuestion
 		n := 0
 		for _, q := range E.qs {
-			if q.abstention() || len(q.gold()) == 0 {
+			if q.Abstention() || len(q.Gold()) == 0 {
 				continue
 			}
-			arbor := rankOf(E.rank[sysArbor][q.ID], q.gold())
+			arbor := rankOf(E.rank[sysArbor][q.ID], q.Gold())
 			peer := 0
 			for _, s := range systems(E.rank, sysBM25, sysMini) {
-				if p := rankOf(E.rank[s][q.ID], q.gold()); p > 0 && (peer == 0 || p < peer) {
+				if p := rankOf(E.rank[s][q.ID], q.Gold()); p > 0 && (peer == 0 || p < peer) {
 					peer = p
 				}
 			}
@@ -700,7 +700,7 @@ func (r *report) examples(w writer) {
 		w("### LongMemEval-S (%d questions where a peer ranks a gold session higher)\n\n", n)
 		for _, q := range pick {
 			info := E.arbor[q.ID]
-			gold := q.gold()
+			gold := q.Gold()
 			var gs []string
 			for _, g := range gold {
 				gs = append(gs, fmt.Sprintf("session_%02d (%s)", g+1, q.Dates[g]))
@@ -786,7 +786,7 @@ func (r *report) dump() map[string]any {
 					rk[s] = v
 				}
 			}
-			item := map[string]any{"id": q.ID, "type": q.Type, "question": q.Question, "abstention": q.abstention(), "gold": q.gold(), "rankings": rk, "arbor": E.arbor[q.ID]}
+			item := map[string]any{"id": q.ID, "type": q.Type, "question": q.Question, "abstention": q.Abstention(), "gold": q.Gold(), "rankings": rk, "arbor": E.arbor[q.ID]}
 			if pool, ok := E.pool[q.ID]; ok {
 				item["pool"] = pool
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/arbormem/arbor/bench/internal/dataset"
 )
 
 // System names, in report order.
@@ -72,7 +74,7 @@ func runLocomo(convs []*locomoConv, context int) *locomoRun {
 			r.ev.Questions++
 			q := locomoQ{Key: fmt.Sprintf("%s#%d", c.SampleID, i), Conv: ci, Text: qa.Question, Category: qa.Category}
 			r.ev.Strings += len(qa.Evidence)
-			gold, rep := ParseEvidence(qa.Evidence, func(id TurnID) bool { return c.turns[id] })
+			gold, rep := ParseEvidence(qa.Evidence, func(id TurnID) bool { return c.HasTurn(id) })
 			r.ev.Split += rep.Split
 			r.ev.Fixed += rep.Fixed
 			for _, m := range rep.Malformed {
@@ -251,7 +253,7 @@ func runLME(qs []*lmeQuestion, turnsPerEntry int) *lmeRun {
 		limit = 100 // entries are parts of sessions: rank deeper, then dedupe
 	}
 	for i, q := range qs {
-		if len(q.gold()) == 0 {
+		if len(q.Gold()) == 0 {
 			r.noGold++
 		}
 		units := lmeUnits(q, turnsPerEntry)
@@ -283,7 +285,7 @@ func runLME(qs []*lmeQuestion, turnsPerEntry int) *lmeRun {
 			for j, u := range res {
 				ids[j] = u.Session
 			}
-			ids = Dedupe(ids)
+			ids = dataset.Dedupe(ids)
 			r.rank[sysArbor][q.ID] = ids[:min(len(ids), topK)]
 			r.arbor[q.ID] = info
 			_, _, _ = t.ask(q.Question, limit, r.lat0)
@@ -337,10 +339,10 @@ type lmeScores struct {
 func (r *lmeRun) score(rank map[string][]int, only map[string]bool) map[string]*lmeScores {
 	out := map[string]*lmeScores{"": {}}
 	for _, q := range r.qs {
-		if q.abstention() || (only != nil && !only[q.ID]) {
+		if q.Abstention() || (only != nil && !only[q.ID]) {
 			continue
 		}
-		gold := q.gold()
+		gold := q.Gold()
 		if len(gold) == 0 {
 			continue
 		}

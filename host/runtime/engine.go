@@ -226,6 +226,19 @@ func (s streamWriter) Write(p []byte) (int, error) { return s.w.Write(p) }
 // Root returns the memory root folder (absolute, symbolic links resolved).
 func (e *Engine) Root() string { return e.fs.Dir() }
 
+// MemoryBytes is the size of the running instance's linear memory in
+// bytes, or 0 while no instance runs (closed, or stopped until the next
+// call restarts it). A WebAssembly memory never shrinks, so this is also
+// the peak the instance reached: bench/scale reports it after a cold build.
+func (e *Engine) MemoryBytes() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed || e.stopped != nil || e.mod == nil {
+		return 0
+	}
+	return uint64(e.mod.Memory().Size())
+}
+
 // Call sends one raw JSON request (docs/ABI.md §3) and returns the raw JSON
 // response. An error means the request could not be delivered (closed
 // engine, a trap in the module, a deadline); errors of the engine itself

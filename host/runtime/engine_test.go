@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -491,4 +492,36 @@ func TestEngineKeepsWorkingAfterBadRequests(t *testing.T) {
 		t.Fatalf("CallMethod(no_such_method) = %v", err)
 	}
 	searchWorks("CallMethod(no_such_method)")
+}
+
+// TestMemoryBytes checks the linear memory size MemoryBytes reports: whole
+// pages, at least the module's initial memory, never smaller after a call
+// that allocates, and 0 once the engine is closed.
+func TestMemoryBytes(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "engineering/billing/invoice_retry_policy.md"), retryEntry)
+	e := newEngine(t, dir)
+	ctx := context.Background()
+	start := e.MemoryBytes()
+	if start == 0 || start%pageSize != 0 {
+		t.Fatalf("a started engine reports %d bytes of linear memory: want whole pages, more than none", start)
+	}
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	// A request larger than the memory has ever been makes it grow.
+	big := fmt.Sprintf(`{"id":1,"method":"stats","params":{"pad":%q}}`, strings.Repeat("x", int(start)))
+	if _, err := e.Call(ctx, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	grown := e.MemoryBytes()
+	if grown <= start || grown%pageSize != 0 {
+		t.Fatalf("after a %d-byte request the memory is %d bytes (it was %d): want more, in whole pages", len(big), grown, start)
+	}
+	if err := e.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.MemoryBytes(); got != 0 {
+		t.Fatalf("a closed engine reports %d bytes of linear memory, want 0", got)
+	}
 }

@@ -14,3 +14,6 @@ func CPUTime() time.Duration { return -1 }
 
 // MaxRSS is not measured here: -1.
 func MaxRSS(*os.ProcessState) int64 { return -1 }
+
+// SelfMaxRSS is not measured here: -1.
+func SelfMaxRSS() int64 { return -1 }

@@ -33,3 +33,17 @@ func MaxRSS(ps *os.ProcessState) int64 {
 	}
 	return ru.Maxrss << 10 // KiB elsewhere
 }
+
+// SelfMaxRSS is this process's maximum resident set in bytes, or -1. On
+// Linux a child started by os/exec begins with this as its own maximum
+// (the high-water mark survives exec), so it is the floor of MaxRSS.
+func SelfMaxRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return -1
+	}
+	if runtime.GOOS == "darwin" {
+		return ru.Maxrss
+	}
+	return ru.Maxrss << 10
+}
