@@ -176,7 +176,6 @@ func (s *storeState) load() (*manifest, *memDirectory, error) {
 		}
 	}
 	rr := host.RangeReaderOf(s.FS)
-	var buf []byte // rangeChecksum's, shared by the segments
 	for _, seg := range m.Segments {
 		sp := path.Join(s.Dir, segmentName(seg.ID))
 		var it segData
@@ -186,10 +185,7 @@ func (s *storeState) load() (*manifest, *memDirectory, error) {
 			// Checked in pieces, then read where queries need it: the
 			// segment is never held whole.
 			it.file = &fileRange{rr: rr, path: sp, size: seg.Size}
-			if buf == nil {
-				buf = make([]byte, 1<<20)
-			}
-			if n, crc, err = rangeChecksum(s.FS, it.file, buf); err != nil {
+			if n, crc, err = rangeChecksum(s.FS, it.file); err != nil {
 				return nil, nil, err
 			}
 		} else {
@@ -211,8 +207,8 @@ func (s *storeState) load() (*manifest, *memDirectory, error) {
 }
 
 // rangeChecksum returns the size and checksum of the segment file f,
-// reading it a piece at a time into buf.
-func rangeChecksum(fsys host.FS, f *fileRange, buf []byte) (int, uint32, error) {
+// reading it a piece at a time.
+func rangeChecksum(fsys host.FS, f *fileRange) (int, uint32, error) {
 	st, err := fsys.Stat(f.path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("stat %s: %w", f.path, err)
@@ -221,6 +217,7 @@ func rangeChecksum(fsys host.FS, f *fileRange, buf []byte) (int, uint32, error) 
 		return int(st.Size), 0, nil
 	}
 	h := crc32.New(castagnoli)
+	buf := make([]byte, min(f.size, 1<<20))
 	for off := 0; off < f.size; {
 		n, err := f.ReadAt(buf[:min(len(buf), f.size-off)], int64(off))
 		h.Write(buf[:n])
