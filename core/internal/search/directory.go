@@ -7,8 +7,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/arbormem/arbor/core/host"
-
 	"github.com/blugelabs/bluge/index"
 	segment "github.com/blugelabs/bluge_segment_api"
 )
@@ -20,42 +18,13 @@ import (
 // latest snapshot always describes every completed write; a Store copies
 // that state to the host at well-defined points (Flush, Close) instead of
 // letting bluge's background goroutines touch the host at any time.
-//
-// A segment loaded from a Store whose file system reads ranges
-// (host.RangeReader) is not held in memory: bluge reads it from its file
-// where it needs to (segData).
 type memDirectory struct {
 	mu    sync.Mutex
-	items map[string]map[uint64]segData // kind → id → bytes
-}
-
-// segData is an item of a memDirectory: its bytes, or where to read them.
-type segData struct {
-	b    []byte
-	file *fileRange // not nil: the bytes are in this file, b is nil
-}
-
-func (s segData) size() int {
-	if s.file != nil {
-		return s.file.size
-	}
-	return len(s.b)
-}
-
-// fileRange is a stored segment, read by ranges from its file.
-type fileRange struct {
-	rr   host.RangeReader
-	path string
-	size int
-}
-
-// ReadAt implements io.ReaderAt.
-func (f *fileRange) ReadAt(buf []byte, off int64) (int, error) {
-	return f.rr.ReadAt(f.path, buf, off)
+	items map[string]map[uint64][]byte // kind → id → bytes
 }
 
 func newMemDirectory() *memDirectory {
-	return &memDirectory{items: map[string]map[uint64]segData{
+	return &memDirectory{items: map[string]map[uint64][]byte{
 		index.ItemKindSegment:  {},
 		index.ItemKindSnapshot: {},
 	}}
@@ -83,14 +52,11 @@ func (d *memDirectory) List(kind string) ([]uint64, error) {
 func (d *memDirectory) Load(kind string, id uint64) (*segment.Data, io.Closer, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	it, ok := d.items[kind][id]
+	b, ok := d.items[kind][id]
 	if !ok {
 		return nil, nil, fmt.Errorf("index directory: no %s %d", kind, id)
 	}
-	if it.file != nil {
-		return readerData(it.file, it.file.size), nil, nil
-	}
-	return segment.NewDataBytes(it.b), nil, nil
+	return segment.NewDataBytes(b), nil, nil
 }
 
 // Persist implements index.Directory.
@@ -104,16 +70,12 @@ func (d *memDirectory) Persist(kind string, id uint64, w index.WriterTo, closeCh
 }
 
 func (d *memDirectory) put(kind string, id uint64, b []byte) {
-	d.putData(kind, id, segData{b: b})
-}
-
-func (d *memDirectory) putData(kind string, id uint64, it segData) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.items[kind] == nil {
-		d.items[kind] = map[uint64]segData{}
+		d.items[kind] = map[uint64][]byte{}
 	}
-	d.items[kind][id] = it
+	d.items[kind][id] = b
 }
 
 // Remove implements index.Directory.
@@ -130,9 +92,9 @@ func (d *memDirectory) Stats() (numItems, numBytes uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, m := range d.items {
-		for _, it := range m {
+		for _, b := range m {
 			numItems++
-			numBytes += uint64(it.size())
+			numBytes += uint64(len(b))
 		}
 	}
 	return numItems, numBytes
@@ -151,12 +113,12 @@ func (d *memDirectory) Unlock() error { return nil }
 // uses. bluge persists a snapshot's segments before the snapshot and
 // removes a segment only once no kept snapshot uses it, so under the lock
 // the newest snapshot is always complete. ok is false before any write.
-func (d *memDirectory) state() (epoch uint64, snap []byte, segs map[uint64]segData, ok bool, err error) {
+func (d *memDirectory) state() (epoch uint64, snap []byte, segs map[uint64][]byte, ok bool, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for e, it := range d.items[index.ItemKindSnapshot] {
+	for e, b := range d.items[index.ItemKindSnapshot] {
 		if !ok || e > epoch {
-			epoch, snap, ok = e, it.b, true
+			epoch, snap, ok = e, b, true
 		}
 	}
 	if !ok {
@@ -166,13 +128,13 @@ func (d *memDirectory) state() (epoch uint64, snap []byte, segs map[uint64]segDa
 	if err != nil {
 		return 0, nil, nil, false, fmt.Errorf("snapshot %d: %w", epoch, err)
 	}
-	segs = make(map[uint64]segData, len(ids))
+	segs = make(map[uint64][]byte, len(ids))
 	for _, id := range ids {
-		it, found := d.items[index.ItemKindSegment][id]
+		b, found := d.items[index.ItemKindSegment][id]
 		if !found {
 			return 0, nil, nil, false, fmt.Errorf("snapshot %d uses segment %d, which is missing", epoch, id)
 		}
-		segs[id] = it
+		segs[id] = b
 	}
 	return epoch, snap, segs, true, nil
 }

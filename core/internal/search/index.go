@@ -426,13 +426,7 @@ func (x *Index) flush() error {
 	if x.store == nil || x.store.ReadOnly || !x.dirty {
 		return nil
 	}
-	// The reader's segments stay on disk even when a merge has replaced
-	// them: queries read them until the next refresh.
-	var reading []uint64
-	for _, seg := range x.reader.Segments() {
-		reading = append(reading, seg.ID())
-	}
-	if err := x.store.save(x.lens, x.hashes, x.keys, reading); err != nil {
+	if err := x.store.save(x.lens, x.hashes, x.keys); err != nil {
 		return fmt.Errorf("search: flush %s: %w", x.store.Dir, err)
 	}
 	x.dirty, x.unflushed = false, 0

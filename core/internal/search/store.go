@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
-	"io"
 	"math"
 	"path"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,58 +173,22 @@ func (s *storeState) load() (*manifest, *memDirectory, error) {
 			return nil, nil, fmt.Errorf("%s: snapshot uses segment %d, which is not listed", mp, id)
 		}
 	}
-	rr := host.RangeReaderOf(s.FS)
 	for _, seg := range m.Segments {
 		sp := path.Join(s.Dir, segmentName(seg.ID))
-		var it segData
-		var n int
-		var crc uint32
-		if rr != nil {
-			// Checked in pieces, then read where queries need it: the
-			// segment is never held whole.
-			it.file = &fileRange{rr: rr, path: sp, size: seg.Size}
-			if n, crc, err = rangeChecksum(s.FS, it.file); err != nil {
-				return nil, nil, err
-			}
-		} else {
-			if it.b, err = s.FS.ReadFile(sp); err != nil {
-				return nil, nil, fmt.Errorf("read %s: %w", sp, err)
-			}
-			n, crc = len(it.b), checksum(it.b)
+		b, err := s.FS.ReadFile(sp)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", sp, err)
 		}
-		if n != seg.Size {
-			return nil, nil, fmt.Errorf("%s: %d bytes, want %d", sp, n, seg.Size)
+		if len(b) != seg.Size {
+			return nil, nil, fmt.Errorf("%s: %d bytes, want %d", sp, len(b), seg.Size)
 		}
-		if crc != seg.CRC {
+		if checksum(b) != seg.CRC {
 			return nil, nil, fmt.Errorf("%s: checksum mismatch", sp)
 		}
-		d.putData(index.ItemKindSegment, seg.ID, it)
+		d.put(index.ItemKindSegment, seg.ID, b)
 	}
 	d.put(index.ItemKindSnapshot, m.Epoch, m.Snapshot)
 	return &m, d, nil
-}
-
-// rangeChecksum returns the size and checksum of the segment file f,
-// reading it a piece at a time.
-func rangeChecksum(fsys host.FS, f *fileRange) (int, uint32, error) {
-	st, err := fsys.Stat(f.path)
-	if err != nil {
-		return 0, 0, fmt.Errorf("stat %s: %w", f.path, err)
-	}
-	if st.Size != int64(f.size) {
-		return int(st.Size), 0, nil
-	}
-	h := crc32.New(castagnoli)
-	buf := make([]byte, min(f.size, 1<<20))
-	for off := 0; off < f.size; {
-		n, err := f.ReadAt(buf[:min(len(buf), f.size-off)], int64(off))
-		h.Write(buf[:n])
-		off += n
-		if err != nil && (off < f.size || !errors.Is(err, io.EOF)) {
-			return 0, 0, fmt.Errorf("read %s: %w", f.path, err)
-		}
-	}
-	return f.size, h.Sum32(), nil
 }
 
 // openLoaded opens an index over a preloaded directory and restores its
@@ -261,8 +223,8 @@ func openLoaded(opts Options, d *memDirectory, m *manifest) (x *Index, err error
 }
 
 // save writes the index's current state: new segments, then the manifest,
-// then removes the segments it no longer names, but for those in reading.
-func (s *storeState) save(lens map[string][numFields]int32, hashes, keys map[string]string, reading []uint64) error {
+// then removes the segments it no longer names.
+func (s *storeState) save(lens map[string][numFields]int32, hashes, keys map[string]string) error {
 	epoch, snap, segs, ok, err := s.dir.state()
 	if err != nil {
 		return err
@@ -272,23 +234,13 @@ func (s *storeState) save(lens map[string][numFields]int32, hashes, keys map[str
 		m.Epoch, m.Snapshot, m.SnapCRC = epoch, snap, checksum(snap)
 	}
 	written := make(map[uint64]segmentEntry, len(segs))
-	for id, it := range segs {
-		if it.file != nil {
-			// Read from the file the current manifest names.
-			e, ok := s.written[id]
-			if !ok {
-				return fmt.Errorf("segment %d: read from %s, which no manifest names", id, it.file.path)
-			}
-			written[id] = e
-			m.Segments = append(m.Segments, e)
-			continue
-		}
-		e := segmentEntry{ID: id, Size: len(it.b), CRC: checksum(it.b)}
+	for id, b := range segs {
+		e := segmentEntry{ID: id, Size: len(b), CRC: checksum(b)}
 		// A segment id is never reused for other bytes within one manifest
 		// lineage, but a crash may have left a file of that name from a
 		// manifest that was never written: rewrite unless this one names it.
 		if s.written[id] != e {
-			if err := s.FS.WriteFile(path.Join(s.Dir, segmentName(id)), it.b); err != nil {
+			if err := s.FS.WriteFile(path.Join(s.Dir, segmentName(id)), b); err != nil {
 				return fmt.Errorf("write segment %d: %w", id, err)
 			}
 		}
@@ -308,15 +260,12 @@ func (s *storeState) save(lens map[string][numFields]int32, hashes, keys map[str
 		return fmt.Errorf("write manifest: %w", err)
 	}
 	s.written = written
-	return s.removeUnused(reading)
+	return s.removeUnused()
 }
 
 // removeUnused deletes segment files the manifest does not name: replaced
-// by merges, or left by a crash before their manifest was written. The
-// files of the segments in reading (those of the index's reader, which a
-// merge may have replaced since) stay until a later save: they are read
-// from their files (host.RangeReader).
-func (s *storeState) removeUnused(reading []uint64) error {
+// by merges, or left by a crash before their manifest was written.
+func (s *storeState) removeUnused() error {
 	list, err := s.FS.ReadDir(s.Dir)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", s.Dir, err)
@@ -328,7 +277,7 @@ func (s *storeState) removeUnused(reading []uint64) error {
 			continue
 		}
 		if id, err := strconv.ParseUint(name, 16, 64); err == nil {
-			if _, used := s.written[id]; used || slices.Contains(reading, id) {
+			if _, used := s.written[id]; used {
 				continue
 			}
 		}

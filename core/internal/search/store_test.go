@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"reflect"
 	"sort"
 	"strings"
@@ -596,94 +595,5 @@ func TestStoreManifestWithoutKeys(t *testing.T) {
 	_, st, built = syncKeyed(t, fs, docs, nil)
 	if st != (api.IndexStats{Reused: len(docs)}) || len(built) != 0 {
 		t.Fatalf("after the keys were stored: %+v, built %v", st, built)
-	}
-}
-
-// segmentReads counts how a stored index's segments are read.
-type segmentReads struct {
-	*host.MemFS
-	whole  int   // ReadFile of a segment
-	ranged int64 // bytes read by ReadAt
-}
-
-func (f *segmentReads) ReadFile(p string) ([]byte, error) {
-	if strings.HasSuffix(p, ".seg") {
-		f.whole++
-	}
-	return f.MemFS.ReadFile(p)
-}
-
-func (f *segmentReads) ReadAt(p string, buf []byte, off int64) (int, error) {
-	n, err := f.MemFS.ReadAt(p, buf, off)
-	f.ranged += int64(n)
-	return n, err
-}
-
-// wholeReads is a file system without range reads.
-type wholeReads struct{ host.FS }
-
-// A file system that reads ranges has a stored index's segments read where
-// queries need them, never whole; the answers are those of segments held
-// in memory, through writes, merges and flushes that replace the segments
-// read from files.
-func TestStoreReadsSegmentsByRange(t *testing.T) {
-	docs := storeDocs(60)
-	mem := buildStored(t, docs)
-	fs := &segmentReads{MemFS: mem}
-	x, _ := openStore(t, fs, nil, docs)
-	if fs.whole != 0 || fs.ranged == 0 {
-		t.Fatalf("segments read whole %d times, %d bytes by range", fs.whole, fs.ranged)
-	}
-	whole, _ := openStore(t, wholeReads{mem}, nil, docs)
-	sameAnswers(t, "read by range", answers(t, x), answers(t, whole))
-	closeIndex(t, whole)
-
-	// Writes in many batches make bluge merge the segments read from files
-	// into new ones; flushes then write those and drop the old files.
-	more := storeDocs(200)[60:200] // without its context file, which docs has
-	for i := 0; i < len(more); i += 7 {
-		if err := x.Put(more[i:min(i+7, len(more))]...); err != nil {
-			t.Fatal(err)
-		}
-		if i%21 == 0 {
-			if err := x.Flush(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		answers(t, x) // every segment a snapshot holds can still be read
-	}
-	all := append(append([]Doc(nil), docs...), more...)
-	sameAnswers(t, "after merges", answers(t, x), coldAnswers(t, all))
-	closeIndex(t, x)
-	y, st := openStore(t, fs, nil, all)
-	if want := (api.IndexStats{Reused: len(all)}); st != want {
-		t.Fatalf("sync after reopen: %+v, want %+v", st, want)
-	}
-	sameAnswers(t, "reopened after merges", answers(t, y), coldAnswers(t, all))
-}
-
-// A save keeps the files of the segments the reader still reads, though
-// the manifest no longer names them; the next save without them removes
-// them.
-func TestStoreKeepsSegmentsTheReaderReads(t *testing.T) {
-	fs := buildStored(t, storeDocs(20))
-	x, _ := openStore(t, fs, nil, storeDocs(20))
-	kept, gone := path.Join(testStoreDir, segmentName(0xabc)), path.Join(testStoreDir, segmentName(0xdef))
-	mustWrite(t, fs, kept, []byte("replaced by a merge, still read"))
-	mustWrite(t, fs, gone, []byte("replaced by a merge, no longer read"))
-	if err := x.store.save(x.lens, x.hashes, x.keys, []uint64{0xabc}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fs.Stat(kept); err != nil {
-		t.Fatalf("the segment the reader reads was removed: %v", err)
-	}
-	if _, err := fs.Stat(gone); err == nil {
-		t.Fatal("an unused segment was kept")
-	}
-	if err := x.store.save(x.lens, x.hashes, x.keys, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fs.Stat(kept); err == nil {
-		t.Fatal("a segment no longer read was kept")
 	}
 }
