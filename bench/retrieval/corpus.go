@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/arbormem/arbor/bench/internal/dataset"
 	"github.com/arbormem/arbor/core/api"
 )
 
@@ -77,27 +77,13 @@ func checked(u unit) unit {
 	return u
 }
 
-// dayText is "8 May 2023", as people ask about dates.
-func dayText(t time.Time) string { return t.Format("2 January 2006") }
-
-// slug is a folder name made of names: lowercase letters and digits, runs
-// of anything else as one "_". Speakers' names are all the harness slugs;
-// TestLayoutMatchesIngest checks it against ingestion's.
-func slug(s string) string {
-	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if len(words) == 0 {
-		return "entry"
-	}
-	return strings.Join(words, "_")
-}
-
 // locomoUnits lays a conversation out one entry per turn
 // (<speaker_a>_and_<speaker_b>/session_07/turn_012.md), with the context
 // preceding turns of the session in each entry's flow. One entry per turn
 // makes turn-level Recall@K the share of gold turns in the first K
 // entries.
 func locomoUnits(c *locomoConv, context int) []unit {
-	domain := slug(c.SpeakerA + " and " + c.SpeakerB)
+	domain := dataset.Slug(c.SpeakerA + " and " + c.SpeakerB)
 	var out []unit
 	for _, s := range c.Sessions {
 		used := map[string]int{}
@@ -108,7 +94,7 @@ func locomoUnits(c *locomoConv, context int) []unit {
 			}
 			title := t.Speaker
 			if !s.Date.IsZero() {
-				title += " on " + dayText(s.Date)
+				title += " on " + dataset.DayText(s.Date)
 			}
 			out = append(out, checked(unit{
 				Path:  uniquePath(used, fmt.Sprintf("%s/session_%02d", domain, s.N), fmt.Sprintf("turn_%03d", t.ID.Turn)),
@@ -131,7 +117,7 @@ func lmeUnits(q *lmeQuestion, turnsPerEntry int) []unit {
 		date := parseLMEDate(q.Dates[i])
 		topic, title := "undated", "Chat"
 		if !date.IsZero() {
-			topic, title = date.Format("2006_01"), title+" on "+dayText(date)
+			topic, title = date.Format("2006_01"), title+" on "+dataset.DayText(date)
 		}
 		groups := [][]lmeMessage{msgs}
 		if turnsPerEntry > 0 && len(msgs) > turnsPerEntry {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/arbormem/arbor/bench/internal/dataset"
 )
@@ -63,7 +62,7 @@ func loadCorpus(locomoPath, lmePath string) (*corpus, error) {
 	}
 	seenSpeaker := map[string]bool{}
 	for _, cv := range convs {
-		domain := slug(cv.SpeakerA + " and " + cv.SpeakerB)
+		domain := dataset.Slug(cv.SpeakerA + " and " + cv.SpeakerB)
 		for _, s := range cv.Sessions {
 			for _, t := range s.Turns {
 				text := strings.TrimSpace(t.Text)
@@ -72,10 +71,10 @@ func loadCorpus(locomoPath, lmePath string) (*corpus, error) {
 				}
 				title := t.Speaker
 				if !s.Date.IsZero() {
-					title += " on " + dayText(s.Date)
+					title += " on " + dataset.DayText(s.Date)
 				}
 				c.real = append(c.real, message{
-					path:  fmt.Sprintf("%s/session_%02d/%s/turn_%03d.md", domain, s.N, slug(t.Speaker), t.ID.Turn),
+					path:  fmt.Sprintf("%s/session_%02d/%s/turn_%03d.md", domain, s.N, dataset.Slug(t.Speaker), t.ID.Turn),
 					title: title, task: fmt.Sprintf("Turn %s of session %d", t.ID, s.N),
 					author: t.Speaker, time: s.Date, body: text,
 				})
@@ -112,7 +111,7 @@ func loadCorpus(locomoPath, lmePath string) (*corpus, error) {
 			date := dataset.ParseLMEDate(q.Dates[i])
 			topic, on := "undated", ""
 			if !date.IsZero() {
-				topic, on = date.Format("2006_01"), " on "+dayText(date)
+				topic, on = date.Format("2006_01"), " on "+dataset.DayText(date)
 			}
 			for j, m := range msgs {
 				role := strings.ToLower(strings.TrimSpace(m.Role))
@@ -173,7 +172,7 @@ func (c *corpus) generated(k int) message {
 	date := time.Date(2021, 1, 1, 9, 0, 0, 0, time.UTC).AddDate(0, 0, conv%1500+7*sess)
 	return message{
 		path:  fmt.Sprintf("synthetic_%03d/conversation_%05d/session_%d/message_%02d.md", conv/conversationsPer, conv, sess+1, msg+1),
-		title: who + " on " + dayText(date), task: fmt.Sprintf("Message %d of session %d of generated conversation %d", msg+1, sess+1, conv),
+		title: who + " on " + dataset.DayText(date), task: fmt.Sprintf("Message %d of session %d of generated conversation %d", msg+1, sess+1, conv),
 		author: who, time: date, body: c.model.text(rng),
 	}
 }
@@ -337,19 +336,6 @@ func yamlString(s string) string {
 	}
 	q, _ := json.Marshal(s) // a JSON string is a YAML double-quoted scalar
 	return string(q)
-}
-
-// dayText is "8 May 2023", as people ask about dates.
-func dayText(t time.Time) string { return t.Format("2 January 2006") }
-
-// slug is a folder or file name: lowercase letters and digits, runs of
-// anything else as one "_".
-func slug(s string) string {
-	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	if len(words) == 0 {
-		return "entry"
-	}
-	return strings.Join(words, "_")
 }
 
 // bigrams is a word bigram model of the real messages: generated text has

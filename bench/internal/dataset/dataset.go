@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // ReadJSON decodes a JSON file, gunzipping it when it starts with the gzip
@@ -292,4 +293,19 @@ var roles = []string{"user", "assistant", "system", "tool", "human", "ai", "bot"
 // IsRole reports a speaker name that marks a chat with an assistant.
 func IsRole(speaker string) bool {
 	return slices.Contains(roles, strings.ToLower(strings.TrimSpace(speaker)))
+}
+
+// DayText is "8 May 2023", as people ask about dates.
+func DayText(t time.Time) string { return t.Format("2 January 2006") }
+
+// Slug is a folder or file name made of names: lowercase letters and
+// digits, runs of anything else as one "_" ("entry" when nothing is left).
+// Speakers' names are slugged so; bench/retrieval's TestLayoutMatchesIngest
+// checks it against ingestion's.
+func Slug(s string) string {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 {
+		return "entry"
+	}
+	return strings.Join(words, "_")
 }
