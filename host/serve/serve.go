@@ -58,6 +58,8 @@ type Hello struct {
 	// --fixed-time), "" for the real one.
 	FixedTime string `json:"fixedTime,omitempty"`
 	PID       int    `json:"pid"`
+	Since     string `json:"since"` // when it started serving, RFC 3339
+	Calls     int64  `json:"calls"` // the engine calls it has answered
 }
 
 // Expect is the Hello a client of this build wants from the server of
@@ -67,7 +69,7 @@ func Expect(root, fixedTime string) Hello {
 }
 
 // Mismatch says why a server's Hello does not match want, "" when it
-// does. The PID is not compared.
+// does. What the server did (PID, Since, Calls) is not compared.
 func (h Hello) Mismatch(want Hello) string {
 	switch {
 	case h.Root != want.Root:

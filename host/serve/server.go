@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
@@ -113,6 +114,7 @@ type server struct {
 	wg       sync.WaitGroup // the connections' goroutines
 	stopOnce sync.Once
 	stopReq  chan struct{}
+	calls    atomic.Int64
 
 	mu       sync.Mutex
 	conns    map[net.Conn]bool
@@ -131,7 +133,7 @@ func Serve(ctx context.Context, c *Claim, eng *runtime.Engine, opts ...Option) e
 	defer c.Release()
 	s := &server{
 		eng:        eng,
-		hello:      Hello{Version: api.Version, ABIVersion: runtime.ABIVersion, Module: runtime.ModuleDigest(), Root: eng.Root(), PID: os.Getpid()},
+		hello:      Hello{Version: api.Version, ABIVersion: runtime.ABIVersion, Module: runtime.ModuleDigest(), Root: eng.Root(), PID: os.Getpid(), Since: time.Now().UTC().Format(time.RFC3339)},
 		flushEvery: 5 * time.Minute,
 		idle:       time.Minute,
 		log:        os.Stderr,
@@ -314,7 +316,9 @@ func (s *server) dispatch(line []byte, pending map[string]bool) (out []byte, sto
 	}
 	switch head.Method {
 	case MethodHello:
-		return resultLine(head.ID, s.hello), false
+		h := s.hello
+		h.Calls = s.calls.Load()
+		return resultLine(head.ID, h), false
 	case MethodStop:
 		return resultLine(head.ID, map[string]bool{"stopping": true}), true
 	case "open", "close":
@@ -326,6 +330,7 @@ func (s *server) dispatch(line []byte, pending map[string]bool) (out []byte, sto
 		// the next call.
 		return errorLine(head.ID, api.CodeInternal, err.Error()), false
 	}
+	s.calls.Add(1)
 	s.mu.Lock()
 	s.dirty = true
 	s.mu.Unlock()
