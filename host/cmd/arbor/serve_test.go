@@ -273,8 +273,12 @@ func TestServeStop(t *testing.T) {
 		t.Errorf("a second server: %v\n%s", err, out)
 	}
 	os.Remove(filepath.Join(root, ".arbor", "state.json"))
-	if out := must(t, "", "--root", root, "serve", "--stop"); !strings.Contains(out, "stopped the server") {
-		t.Errorf("serve --stop: %q", out)
+	var stopped struct {
+		Stopped bool
+		PID     int
+	}
+	if out := must(t, "", "--root", root, "serve", "--stop", "--json"); json.Unmarshal([]byte(out), &stopped) != nil || !stopped.Stopped || stopped.PID != srv.cmd.Process.Pid {
+		t.Errorf("serve --stop --json: %q", out)
 	}
 	// --stop returns once the server has closed its engine, which writes
 	// the lifecycle signals of the query above.
