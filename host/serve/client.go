@@ -43,6 +43,7 @@ type Client struct {
 	conn   net.Conn
 	r      *bufio.Reader
 	hello  Hello
+	want   *Hello // what Dial checked, to connect again after an idle close
 	nextID int64
 	lost   error // set once a call got no answer: the connection is done
 }
@@ -93,6 +94,7 @@ func Dial(want Hello) (*Client, error) {
 		c.Close()
 		return nil, &MismatchError{Server: c.hello, Why: why}
 	}
+	c.want = &want
 	return c, nil
 }
 
@@ -131,8 +133,14 @@ func (c *Client) CallMethod(ctx context.Context, method string, params any) (jso
 	if len(req) > MaxRequest {
 		return nil, fmt.Errorf("arbor: %s: the request of %d bytes is over arbor serve's limit of %d; run the command with ARBOR_NO_SERVE=1", method, len(req), MaxRequest)
 	}
+	if _, err = c.conn.Write(append(req, '\n')); err != nil && c.want != nil {
+		// Not all of the line reached the server, which runs only whole
+		// lines: it closed the connection (idle, or it stopped) before
+		// this call was sent, and it is sent again, once, on a new one.
+		return c.redial(ctx, method, params)
+	}
 	var line []byte
-	if _, err = c.conn.Write(append(req, '\n')); err == nil {
+	if err == nil {
 		line, err = c.r.ReadBytes('\n')
 	}
 	if err != nil {
@@ -140,11 +148,18 @@ func (c *Client) CallMethod(ctx context.Context, method string, params any) (jso
 		return nil, c.lost
 	}
 	var env struct {
-		ID     int64           `json:"id"`
+		ID     *int64          `json:"id"`
 		Result json.RawMessage `json:"result"`
 		Error  *api.Error      `json:"error"`
 	}
-	if err := json.Unmarshal(line, &env); err != nil || env.ID != c.nextID {
+	err = json.Unmarshal(line, &env)
+	if err == nil && env.ID == nil && env.Error != nil && env.Error.Code == CodeIdle && c.want != nil {
+		// The server closed the connection, between requests, without
+		// reading this one (a command that waited on its input, as
+		// `query -` does): it is sent again, once, on a new connection.
+		return c.redial(ctx, method, params)
+	}
+	if err != nil || env.ID == nil || *env.ID != c.nextID {
 		c.lost = &LostError{Method: method, PID: c.hello.PID, Err: fmt.Errorf("an answer that is not to this call: %.200s", line)}
 		return nil, c.lost
 	}
@@ -152,6 +167,23 @@ func (c *Client) CallMethod(ctx context.Context, method string, params any) (jso
 		return nil, env.Error
 	}
 	return env.Result, nil
+}
+
+// redial replaces the connection the server closed for idleness and
+// sends the call on the new one.
+func (c *Client) redial(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	want := c.want
+	c.conn.Close()
+	fresh, err := Dial(*want)
+	if err != nil {
+		c.lost = &LostError{Method: method, PID: c.hello.PID, Err: fmt.Errorf("connect again after an idle close: %w", err)}
+		return nil, c.lost
+	}
+	fresh.want = nil // once: a server that closes at once is not chased
+	*c = *fresh
+	raw, err := c.CallMethod(ctx, method, params)
+	c.want = want
+	return raw, err
 }
 
 // Stop asks the server to stop and waits until it has: its engine closed

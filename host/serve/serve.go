@@ -43,6 +43,11 @@ const (
 	MethodStop  = "serve.stop"
 )
 
+// CodeIdle is the error code of the line a server writes, with a null
+// id, before it closes a connection that stayed idle too long: a request
+// that crossed it was not read.
+const CodeIdle = "idle"
+
 // ErrUnsupported is returned by Claim and Dial where servers do not run.
 var ErrUnsupported = errors.New("arbor serve runs on Linux, macOS and the BSDs only")
 

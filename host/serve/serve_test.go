@@ -18,7 +18,7 @@ import (
 
 // serveRoot opens an engine on a copy of the example tree and serves it;
 // the cleanup stops the server and checks that it stopped cleanly.
-func serveRoot(t *testing.T) string {
+func serveRoot(t *testing.T, opts ...Option) string {
 	t.Helper()
 	root := t.TempDir()
 	if err := os.CopyFS(root, os.DirFS("../../examples/notes")); err != nil {
@@ -43,7 +43,7 @@ func serveRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, claim, eng, WithLog(testLog{t})) }()
+	go func() { done <- Serve(ctx, claim, eng, append([]Option{WithLog(testLog{t})}, opts...)...) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -254,5 +254,38 @@ func TestPathsLongRoot(t *testing.T) {
 	other, _ := Paths(long + "x")
 	if len(s1) > maxSocketPath || strings.HasPrefix(s1, long) || s1 != s2 || s1 == other || !strings.HasSuffix(l1, ".lock") {
 		t.Errorf("long root: %s %s (other %s)", s1, l1, other)
+	}
+}
+
+// A connection the server closed for idleness says so first; the
+// client's next call goes out again on a new connection, once, since the
+// server never read it.
+func TestIdleCloseRedials(t *testing.T) {
+	root := serveRoot(t, WithIdleTimeout(20*time.Millisecond))
+	socket, _ := Paths(root)
+	conn, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notice, err := bufio.NewReader(conn).ReadString('\n')
+	conn.Close()
+	if err != nil || !strings.Contains(notice, `"id":null`) || !strings.Contains(notice, `"code":"idle"`) {
+		t.Fatalf("an idle connection: %q, %v", notice, err)
+	}
+
+	c, err := Dial(Expect(root, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	first := c.Hello().Calls
+	time.Sleep(100 * time.Millisecond) // past the idle timeout: the server closes the connection
+	raw, err := c.CallMethod(context.Background(), "search", api.SearchParams{Query: "invoice retry", Limit: 1})
+	var res api.SearchResult
+	if err != nil || json.Unmarshal(raw, &res) != nil || len(res.Results) != 1 {
+		t.Fatalf("the call after an idle close: %v %s", err, raw)
+	}
+	if c.Hello().Calls != first {
+		t.Errorf("the server answered %d calls before the new connection, want %d", c.Hello().Calls, first)
 	}
 }

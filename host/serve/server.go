@@ -246,6 +246,13 @@ func (s *server) handle(conn net.Conn) {
 			s.reply(conn, errorLine(nil, api.CodeInvalidRequest, err.Error()+"; the connection is closed"))
 			return
 		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() && !s.isStopping() {
+			// Said before closing, so that a client whose request crossed
+			// this knows the request was not read, and may send it again
+			// on a new connection.
+			s.reply(conn, errorLine(nil, CodeIdle, fmt.Sprintf("no request for %s: the connection is closed", idle)))
+		}
 		if err != nil {
 			return // the client went away, or stayed idle too long
 		}
@@ -278,6 +285,12 @@ func (s *server) between(conn net.Conn, idle time.Duration) bool {
 	s.conns[conn] = false
 	conn.SetReadDeadline(time.Now().Add(idle))
 	return true
+}
+
+func (s *server) isStopping() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopping
 }
 
 // readLine reads one request line without its line ending.
