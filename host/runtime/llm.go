@@ -34,6 +34,19 @@ func (f CompleterFunc) Complete(ctx context.Context, req api.LLMRequest) (api.LL
 // ends during a model call, the continuation is cancelled (which leaves
 // the tree unchanged) and ctx's error is returned.
 func (e *Engine) Drive(ctx context.Context, method string, params any, c Completer) (json.RawMessage, error) {
+	return DriveWith(ctx, e, method, params, c)
+}
+
+// MethodCaller makes one engine call and returns its raw result, or the
+// engine's error as an *api.Error: an *Engine, or a client of an engine
+// that another process keeps open (host/serve).
+type MethodCaller interface {
+	CallMethod(ctx context.Context, method string, params any) (json.RawMessage, error)
+}
+
+// DriveWith is Drive over any MethodCaller: the model calls are made here,
+// through c, and only the engine calls go to e.
+func DriveWith(ctx context.Context, e MethodCaller, method string, params any, c Completer) (json.RawMessage, error) {
 	if c == nil {
 		return nil, fmt.Errorf("arbor: %s: no model (Completer) given", method)
 	}

@@ -40,6 +40,7 @@ func TestExitCodes(t *testing.T) {
 		"tree":       {"tree", "nowhere"},
 		"stats":      {"stats", "--root", filepath.Join(dir, "missing")},
 		"mcp":        {"mcp", "--root", filepath.Join(dir, "missing")},
+		"serve":      {"serve", "--stop"}, // no server runs
 		"doctor":     {"doctor", "--root", filepath.Join(dir, "missing")},
 		"completion": {"completion", "tcsh"},
 		"ingest":     {"ingest", filepath.Join(dir, "no-such-file.md")},
@@ -158,6 +159,8 @@ func TestJSONEverywhere(t *testing.T) {
 		switch c.name {
 		case "mcp":
 			continue // speaks JSON-RPC on stdout already
+		case "serve":
+			continue // runs until stopped; TestServeStop checks serve --stop --json
 		case "init":
 			args = []string{"init", t.TempDir()}
 		case "add":
@@ -294,7 +297,9 @@ func TestCompletion(t *testing.T) {
 	writeFile(t, file, must(t, "", "completion", "bash"))
 	for line, want := range map[string]string{
 		"arbor st":                    "stats",
-		"arbor se":                    "search",
+		"arbor se":                    "search serve",
+		"arbor ser":                   "serve",
+		"arbor serve --s":             "--stop",
 		"arbor search --l":            "--limit",
 		"arbor --color al":            "always",
 		"arbor completion z":          "zsh",

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/host/runtime"
 )
 
 var addCommand = &command{
@@ -169,7 +168,7 @@ func operationsParams(name string, data []byte) ([]byte, error) {
 // curate sends the operations and reports each one; a failed operation
 // makes the command fail.
 func (a *app) curate(params []byte) error {
-	return a.withEngine(func(eng *runtime.Engine) error {
+	return a.withEngine(func(eng engine) error {
 		raw, err := eng.CallMethod(a.ctx, "curate", json.RawMessage(params))
 		if err != nil {
 			return fmt.Errorf("curate: %w", err)

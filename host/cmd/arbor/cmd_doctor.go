@@ -16,6 +16,7 @@ import (
 	"github.com/arbormem/arbor/core/api"
 	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/runtime"
+	"github.com/arbormem/arbor/host/serve"
 )
 
 var doctorCommand = &command{
@@ -121,6 +122,7 @@ func (a *app) diagnose(fix bool) doctorReport {
 	if c, ok := lockCheck(root); ok {
 		rep.put(c)
 	}
+	rep.put(a.serverCheck(root))
 	// What the engine will find, read before it opens and repairs it.
 	_, manifestErr := os.Stat(filepath.Join(marker, "index", "manifest.json"))
 	_, journalErr := os.Stat(filepath.Join(root, filepath.FromSlash(api.JournalFile)))
@@ -246,4 +248,30 @@ func printDoctor(w io.Writer, p palette, rep doctorReport) {
 	if rep.OK {
 		fmt.Fprintln(w, p.green("no problems found"))
 	}
+}
+
+// serverCheck says whether an `arbor serve` answers for root and whether
+// commands use it.
+func (a *app) serverCheck(root string) check {
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	c, err := serve.Dial(serve.Expect(root, a.fixedTime))
+	var mis *serve.MismatchError
+	switch {
+	case err == nil:
+		defer c.Close()
+		h := c.Hello()
+		socket, _ := serve.Paths(root)
+		return check{Name: "server", Status: checkOK, Detail: fmt.Sprintf("process %d serves this root on %s since %s (%d calls): commands use it", h.PID, socket, h.Since, h.Calls)}
+	case errors.Is(err, serve.ErrUnsupported):
+		return check{Name: "server", Status: checkInfo, Detail: "arbor serve does not run on this system: each command opens the engine itself"}
+	case errors.Is(err, serve.ErrNoServer):
+		return check{Name: "server", Status: checkInfo, Detail: "none: each command opens the engine itself (arbor serve keeps one open)"}
+	case errors.Is(err, serve.ErrStale):
+		return check{Name: "server", Status: checkInfo, Detail: "none: its socket was left by a server that was killed, and the next arbor serve replaces it; each command opens the engine itself"}
+	case errors.As(err, &mis):
+		return check{Name: "server", Status: checkWarn, Detail: fmt.Sprintf("process %d serves this root, but %s: commands open the engine themselves; restart it (arbor serve --stop, then arbor serve)", mis.Server.PID, mis.Why)}
+	}
+	return check{Name: "server", Status: checkWarn, Detail: fmt.Sprintf("not used: %v", err)}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/host/runtime"
 )
 
 // Files go to the engine in batches: one call per batch keeps the request
@@ -119,7 +119,7 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 			prog.skipped(s)
 		}
 	}
-	err = a.withEngine(func(eng *runtime.Engine) error {
+	err = a.withEngine(func(eng engine) error {
 		var batch []api.SourceFile
 		var names []string
 		size := 0
@@ -135,9 +135,13 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 			if len(names) > 0 {
 				prog.sending(names)
 			}
-			res, err := eng.Ingest(a.ctx, p)
+			raw, err := eng.CallMethod(a.ctx, "ingest", p)
 			if err != nil {
 				return err
+			}
+			var res api.IngestResult
+			if err := json.Unmarshal(raw, &res); err != nil {
+				return fmt.Errorf("decode result: %w", err)
 			}
 			for i, f := range res.Files {
 				rep.Files = append(rep.Files, f)

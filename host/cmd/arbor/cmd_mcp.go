@@ -48,7 +48,7 @@ var mcpCommand = &command{
 			}
 			ctx, stop := signal.NotifyContext(a.ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return a.withEngine(func(eng *runtime.Engine) error {
+			return a.withDirect(func(eng *runtime.Engine) error {
 				// One line for the client's MCP log, and for a person who
 				// started it by hand and sees nothing else.
 				fmt.Fprintf(a.stderr, "arbor mcp: serving %s on stdin/stdout; end of input or SIGINT/SIGTERM stops it\n", eng.Root())

@@ -12,7 +12,6 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	hostllm "github.com/arbormem/arbor/host/llm"
-	"github.com/arbormem/arbor/host/runtime"
 )
 
 var searchCommand = &command{
@@ -76,7 +75,7 @@ var queryCommand = &command{
 					return fmt.Errorf("query: read stdin: %w", err)
 				}
 			}
-			return a.withModel(!*noLLM, func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error {
+			return a.withModel(!*noLLM, func(ctx context.Context, eng engine, m *hostllm.Client) error {
 				for i, q := range questions {
 					if i > 0 && !a.json {
 						fmt.Fprintln(a.stdout)
@@ -120,14 +119,14 @@ func readLines(r io.Reader) ([]string, error) {
 
 // ask calls one read-only method and prints its result.
 func (a *app) ask(method string, params any, human func(io.Writer, json.RawMessage) error) error {
-	return a.withEngine(func(eng *runtime.Engine) error {
+	return a.withEngine(func(eng engine) error {
 		return a.print(eng, method, params, human)
 	})
 }
 
 // print calls a method on an open engine and prints its result: as JSON, or
 // with the human printer.
-func (a *app) print(eng *runtime.Engine, method string, params any, human func(io.Writer, json.RawMessage) error) error {
+func (a *app) print(eng engine, method string, params any, human func(io.Writer, json.RawMessage) error) error {
 	raw, err := eng.CallMethod(a.ctx, method, params)
 	if err != nil {
 		return err // an *api.Error says what went wrong

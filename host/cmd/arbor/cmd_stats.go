@@ -12,7 +12,7 @@ import (
 	"sort"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/host/runtime"
+	"github.com/arbormem/arbor/host/serve"
 )
 
 var statsCommand = &command{
@@ -25,7 +25,16 @@ var statsCommand = &command{
 	examples: []string{"arbor stats --json | jq .domains"},
 	setup: func(*flag.FlagSet) func(*app, []string) error {
 		return func(a *app, _ []string) error {
-			return a.withEngine(func(eng *runtime.Engine) error {
+			return a.withEngine(func(eng engine) error {
+				if _, served := eng.(*serve.Client); served {
+					// A server writes the index when it flushes, not as
+					// each command ends: flush first, so that the sizes
+					// measured below are the ones a command that opens
+					// the engine itself finds (the last one's close).
+					if _, err := eng.CallMethod(a.ctx, "flush", nil); err != nil {
+						return err
+					}
+				}
 				raw, err := eng.CallMethod(a.ctx, "stats", nil)
 				if err != nil {
 					return err

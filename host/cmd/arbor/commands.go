@@ -46,6 +46,7 @@ var commands = []*command{
 	statsCommand,
 	ingestCommand,
 	mcpCommand,
+	serveCommand,
 	doctorCommand,
 	completionCommand,
 }

@@ -46,7 +46,7 @@ func (a *app) model(root string) (*hostllm.Client, error) {
 // so a broken one cannot stop an answer without it), under a context that
 // Ctrl-C cancels: a model call in flight is abandoned and its continuation
 // cancelled, leaving the tree unchanged.
-func (a *app) withModel(use bool, f func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error) error {
+func (a *app) withModel(use bool, f func(ctx context.Context, eng engine, m *hostllm.Client) error) error {
 	var m *hostllm.Client
 	if use {
 		root, err := a.findRoot()
@@ -61,7 +61,7 @@ func (a *app) withModel(use bool, f func(ctx context.Context, eng *runtime.Engin
 	defer stop()
 	// After the first Ctrl-C a second one ends the process as usual.
 	context.AfterFunc(ctx, stop)
-	return a.withEngine(func(eng *runtime.Engine) error {
+	return a.withEngine(func(eng engine) error {
 		err := f(ctx, eng, m)
 		if errors.Is(err, context.Canceled) {
 			return errors.New("interrupted: the model call was cancelled and the tree left unchanged")
@@ -72,12 +72,12 @@ func (a *app) withModel(use bool, f func(ctx context.Context, eng *runtime.Engin
 
 // queryOne answers one question: through the model when one is configured
 // (tiers 3–4 when 0–2 cannot answer), else from tiers 0–2.
-func (a *app) queryOne(ctx context.Context, eng *runtime.Engine, m *hostllm.Client, p api.QueryParams) error {
+func (a *app) queryOne(ctx context.Context, eng engine, m *hostllm.Client, p api.QueryParams) error {
 	var raw json.RawMessage
 	var err error
 	if m != nil {
 		p.LLM = true
-		raw, err = eng.Drive(ctx, "query", p, m)
+		raw, err = runtime.DriveWith(ctx, eng, "query", p, m)
 	} else {
 		raw, err = eng.CallMethod(ctx, "query", p.SearchParams)
 	}
@@ -149,12 +149,12 @@ func (a *app) curateFrom(names []string, instruction string, budget int) error {
 		// The engine detects the encoding (api.DecodeText).
 		files = append(files, api.SourceFile{Name: filepath.ToSlash(filepath.Clean(n)), Data: data})
 	}
-	return a.withModel(true, func(ctx context.Context, eng *runtime.Engine, m *hostllm.Client) error {
+	return a.withModel(true, func(ctx context.Context, eng engine, m *hostllm.Client) error {
 		if m == nil {
 			return errors.New("curate --from needs an LLM provider.\n" + strings.Replace(noProviderHint, "so tiers 3–4 were not tried", "and curating from raw files needs one", 1))
 		}
 		p := api.CurateFromParams{Files: files, Instruction: instruction, TokenBudget: budget}
-		raw, err := eng.Drive(ctx, "curateFrom", p, m)
+		raw, err := runtime.DriveWith(ctx, eng, "curateFrom", p, m)
 		if err != nil {
 			return fmt.Errorf("curate --from: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/runtime"
+	"github.com/arbormem/arbor/host/serve"
 )
 
 // rootMarker is the folder that makes a folder a memory root.
@@ -78,9 +79,50 @@ func (a *app) open(opts ...runtime.Option) (*runtime.Engine, error) {
 	return eng, nil
 }
 
-// withEngine runs f on an engine opened with opts and closes it, reporting
-// the first error.
-func (a *app) withEngine(f func(eng *runtime.Engine) error, opts ...runtime.Option) error {
+// engine is what a command needs of the engine: one this process runs
+// (*runtime.Engine), or the one `arbor serve` keeps open for the root
+// (*serve.Client).
+type engine interface {
+	runtime.MethodCaller
+	Root() string
+}
+
+// withEngine runs f on the engine of the `arbor serve` that answers for
+// the root, when one does, else on one opened here.
+func (a *app) withEngine(f func(eng engine) error) error {
+	if c := a.server(); c != nil {
+		defer c.Close()
+		return f(c)
+	}
+	return a.withDirect(func(eng *runtime.Engine) error { return f(eng) })
+}
+
+// server connects to the `arbor serve` of the root, when one runs for it
+// with this build's engine and clock: nil when none does, or when
+// $ARBOR_NO_SERVE is set (and not 0). Everything that keeps a server from
+// being used falls back, silently, to opening the engine here; the root's
+// own errors are reported by that path.
+func (a *app) server() *serve.Client {
+	if v := os.Getenv("ARBOR_NO_SERVE"); v != "" && v != "0" {
+		return nil
+	}
+	root, err := a.findRoot()
+	if err != nil {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real // as the engine names it (host/arborhost)
+	}
+	c, err := serve.Dial(serve.Expect(root, a.fixedTime))
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// withDirect runs f on an engine opened here with opts and closes it,
+// reporting the first error.
+func (a *app) withDirect(f func(eng *runtime.Engine) error, opts ...runtime.Option) error {
 	eng, err := a.open(opts...)
 	if err != nil {
 		return err
