@@ -107,41 +107,22 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 // startFlushTicker flushes every flushInterval when calls were made since
 // the last flush, through the queue like any call; it returns its stop.
 func (s *Server) startFlushTicker() (stop func()) {
-	if s.flushInterval <= 0 {
-		return func() {}
-	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(s.flushInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				s.mu.Lock()
-				dirty := s.dirty
-				s.dirty = false
-				s.mu.Unlock()
-				if !dirty {
-					continue
-				}
-				s.q.do(context.Background(), false, func(ctx context.Context) {
-					if _, err := s.eng.Flush(ctx); err != nil {
-						// The signals stay pending in the engine; the next
-						// flush or the one at shutdown retries them.
-						s.markDirty()
-					}
-				})
-			}
+	return runtime.Every(s.flushInterval, func() {
+		s.mu.Lock()
+		dirty := s.dirty
+		s.dirty = false
+		s.mu.Unlock()
+		if !dirty {
+			return
 		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
+		s.q.do(context.Background(), false, func(ctx context.Context) {
+			if _, err := s.eng.Flush(ctx); err != nil {
+				// The signals stay pending in the engine; the next
+				// flush or the one at shutdown retries them.
+				s.markDirty()
+			}
+		})
+	})
 }
 
 func (s *Server) markDirty() {

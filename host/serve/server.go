@@ -404,37 +404,19 @@ func (s *server) reply(conn net.Conn, out []byte) error {
 // flushEvery when calls were made since the last flush, so that a server
 // that is killed loses little; it returns its stop.
 func (s *server) startFlush() (stop func()) {
-	if s.flushEvery <= 0 {
-		return func() {}
-	}
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(s.flushEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			s.mu.Lock()
-			dirty := s.dirty
-			s.dirty = false
-			s.mu.Unlock()
-			if !dirty {
-				continue
-			}
-			if _, err := s.eng.Flush(context.Background()); err != nil {
-				fmt.Fprintf(s.log, "arbor serve: flush: %v\n", err)
-				s.mu.Lock()
-				s.dirty = true // the next tick, or the close, tries again
-				s.mu.Unlock()
-			}
+	return runtime.Every(s.flushEvery, func() {
+		s.mu.Lock()
+		dirty := s.dirty
+		s.dirty = false
+		s.mu.Unlock()
+		if !dirty {
+			return
 		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
+		if _, err := s.eng.Flush(context.Background()); err != nil {
+			fmt.Fprintf(s.log, "arbor serve: flush: %v\n", err)
+			s.mu.Lock()
+			s.dirty = true // the next tick, or the close, tries again
+			s.mu.Unlock()
+		}
+	})
 }
