@@ -68,19 +68,7 @@ func forgetCache(dir string) {
 		caches[""] = c
 	}
 	caches[dir] = c
-	subdirs, _ := os.ReadDir(dir)
-	for _, sub := range subdirs {
-		if !sub.IsDir() {
-			continue
-		}
-		folder := filepath.Join(dir, sub.Name())
-		entries, _ := os.ReadDir(folder)
-		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".tmp") {
-				os.RemoveAll(filepath.Join(folder, e.Name()))
-			}
-		}
-	}
+	pruneCache(dir, 0)
 }
 
 // writable reports whether files can be created in dir: wazero's file
