@@ -125,7 +125,7 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 
 // open is Open holding the root's lock.
 func (e *Engine) open(opts Options) (api.OpenResult, error) {
-	idx, err := search.Open(search.Options{Progress: e.progress(api.PhaseIndex)}, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log, ReadOnly: e.readOnly})
+	idx, err := search.Open(search.Options{Progress: host.Reporter(e.log, api.PhaseIndex)}, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log, ReadOnly: e.readOnly})
 	if err != nil {
 		return api.OpenResult{}, err
 	}
@@ -152,7 +152,7 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	// and indexed, in batches, while what it is made from is at hand, so
 	// that a cold build holds no more of the tree than a batch.
 	var indexed func(int)
-	if p := e.progress(api.PhaseIndex); p != nil {
+	if p := host.Reporter(e.log, api.PhaseIndex); p != nil {
 		indexed = func(n int) { p(n, 0) }
 	}
 	sync := idx.NewSyncer(indexed)
@@ -162,7 +162,7 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 		}
 		return nil
 	}}
-	if p := e.progress(api.PhaseRead); p != nil {
+	if p := host.Reporter(e.log, api.PhaseRead); p != nil {
 		o.Read = func(n int) { p(n, 0) }
 	}
 	cat, warnings, err := catalog.Reload(e.fs, e.maxBytes, o)
@@ -186,7 +186,7 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	}
 	e.signals, warnings = catalog.OpenSignals(e.fs, e.clock, e.log, cat, catalog.SignalOptions{Model: model, FlushAfter: opts.FlushAfter, FlushEvery: opts.FlushInterval, ReadOnly: e.readOnly})
 	e.warn(warnings)
-	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange, Log: e.log, Progress: e.progress(api.PhaseWrite)}
+	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange, Log: e.log, Progress: host.Reporter(e.log, api.PhaseWrite)}
 	e.loops = agent.NewLoops(e.clock, e.log, opts.LLM)
 	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops})
 	res := api.OpenResult{Entries: len(cat.Paths()), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced}

@@ -12,8 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/arbormem/arbor/core/api"
 )
 
 // Sentinel errors an FS returns; callers branch on them with errors.Is.
@@ -174,13 +172,6 @@ func (c FixedClock) Now() time.Time { return time.Time(c) }
 // Logger receives diagnostic lines; level is one of "debug", "info", "warn", "error".
 type Logger interface {
 	Log(level, msg string)
-}
-
-// ProgressLogger is a Logger that is also told how far long calls have
-// got; an engine given one as its Logger reports to it.
-type ProgressLogger interface {
-	Logger
-	Progress(api.Progress)
 }
 
 // NopLogger discards everything.
