@@ -287,3 +287,63 @@ func TestCatalogSameAnswersAsFromScratch(t *testing.T) {
 		t.Errorf("the edits are not seen: %s", warm)
 	}
 }
+
+// catalogWrites counts the writes of the persisted catalog.
+type catalogWrites struct {
+	host.FS
+	n int
+}
+
+func (c *catalogWrites) WriteFile(p string, data []byte) error {
+	if p == api.CatalogFile {
+		c.n++
+	}
+	return c.FS.WriteFile(p, data)
+}
+
+// The catalog is written again only when what it holds changed: an open
+// and close of an unchanged tree leaves it alone, an edit or a removal
+// found by the open rewrites it.
+func TestCatalogRewrittenOnlyWhenChanged(t *testing.T) {
+	mem, now := catalogTree(t)
+	clock := &clockVar{day0.Add(time.Minute)}
+	*now += 10_000
+	fs := &catalogWrites{FS: mem}
+	cycle := func(what string, want int) {
+		t.Helper()
+		*now += 10_000
+		fs.n = 0
+		e, _ := openEngine(t, fs, clock, Options{})
+		e.Close()
+		if fs.n != want {
+			t.Errorf("%s: the catalog was written %d times, want %d", what, fs.n, want)
+		}
+	}
+	cycle("first open", 1)
+	cycle("unchanged", 0)
+	mem.WriteFile("ops/pager/escalation.md", []byte("---\ntitle: Escalation\n---\n\n## Narrative\nPage the secondary after ten minutes.\n"))
+	cycle("an edit", 1)
+	cycle("unchanged after the edit", 0)
+	mem.Remove("ops/deploys/friday.md")
+	cycle("a removal", 1)
+	cycle("unchanged after the removal", 0)
+
+	// An edit that keeps the file's size and time is seen when the index,
+	// lost, has the file read again: the catalog learns its new stamp.
+	fi, _ := mem.Stat("ops/pager/escalation.md")
+	at := *now
+	*now = fi.ModTime
+	mem.WriteFile("ops/pager/escalation.md", []byte("---\ntitle: Escalation\n---\n\n## Narrative\nPage the secondary after six minutes.\n"))
+	*now = at
+	for p := range mem.Files() {
+		if strings.HasPrefix(p, IndexDir+"/") {
+			mem.Remove(p)
+		}
+	}
+	cycle("an edit found through the index", 1)
+	e, _ := openEngine(t, mem, clock, Options{})
+	defer e.Close()
+	if r, _ := e.Search(api.SearchParams{Query: "six minutes"}); len(r.Results) != 1 {
+		t.Errorf("the edit is not found: %+v", r.Results)
+	}
+}

@@ -103,20 +103,24 @@ func New() *Catalog {
 }
 
 // init makes the zero Catalog usable too.
-func (c *Catalog) init() {
+func (c *Catalog) init() { c.initSized(0) }
+
+// initSized makes the catalog ready for about n files: a catalog restored
+// whole would otherwise grow each of its maps many times over.
+func (c *Catalog) initSized(n int) {
 	if c.entries != nil {
 		return
 	}
-	c.cards = map[string]*card{}
+	c.cards = make(map[string]*card, n)
 	c.entries = map[string]*tree.Entry{}
-	c.links = map[string][]string{}
+	c.links = make(map[string][]string, n)
 	c.rev = map[string]pathSet{}
-	c.byPath = map[string]pathSet{}
-	c.byBase = map[string]pathSet{}
+	c.byPath = make(map[string]pathSet, n)
+	c.byBase = make(map[string]pathSet, n)
 	c.contexts = map[string]*tree.Context{}
 	c.broken = map[string]error{}
-	c.stamps = map[string]string{}
-	c.seen = map[string]FileInfo{}
+	c.stamps = make(map[string]string, n)
+	c.seen = make(map[string]FileInfo, n)
 }
 
 // Clone returns a catalog holding the same entries and context files that

@@ -3,13 +3,13 @@ package catalog
 import (
 	"fmt"
 	"hash/fnv"
-	"maps"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -58,8 +58,17 @@ type ReloadOptions struct {
 // it holds; an entry's document is built from its file only when the
 // index asks for it (its key changed), and a file found then not to hold
 // its stamp's bytes is taken anew.
+//
+// Reload takes Prev over: the catalog it returns is Prev brought up to
+// date, so that what did not change costs no copy (Prev must not be used
+// afterwards, and is left half-updated when Reload fails).
 func Reload(fsys host.FS, maxBytes int, o ReloadOptions) (*Catalog, []api.Warning, error) {
-	l := &loader{fs: fsys, maxBytes: maxBytes, cat: New(), prev: o.Prev, onRead: o.Read, emit: o.Source}
+	l := &loader{fs: fsys, maxBytes: maxBytes, cat: o.Prev, onRead: o.Read, emit: o.Source}
+	if l.cat == nil {
+		l.cat = New()
+	} else {
+		l.listed = make(map[string]struct{}, len(l.cat.stamps))
+	}
 	if !o.Now.IsZero() {
 		l.start = o.Now.UnixMilli()
 	}
@@ -70,12 +79,25 @@ func Reload(fsys host.FS, maxBytes int, o ReloadOptions) (*Catalog, []api.Warnin
 	if err := l.walk(""); err != nil {
 		return nil, nil, err
 	}
-	// The new catalog would save what prev holds when every file has the
-	// stamp and listing it had: a storage without modification times has
-	// every file read at each open, and writing an identical catalog
-	// would only make it look changed to the other memories sharing it.
-	prev := o.Prev
-	l.cat.dirty = prev == nil || !maps.Equal(l.cat.stamps, prev.stamps) || !maps.Equal(l.cat.seen, prev.seen)
+	if l.listed == nil {
+		l.cat.dirty = true
+		return l.cat, l.warnings, nil
+	}
+	// What the listing no longer shows is gone. Every file listed has a
+	// stamp, so equal counts mean nothing is.
+	if len(l.listed) != len(l.cat.stamps) {
+		for p := range l.cat.stamps {
+			if _, ok := l.listed[p]; !ok {
+				l.cat.Forget(p)
+				l.changed = true
+			}
+		}
+	}
+	// The catalog is unsaved only when a stamp or a listing changed: a
+	// storage without modification times has every file read at each
+	// open, and writing an identical catalog would only make it look
+	// changed to the other memories sharing it.
+	l.cat.dirty = l.changed
 	return l.cat, l.warnings, nil
 }
 
@@ -84,8 +106,12 @@ type loader struct {
 	fs       host.FS
 	maxBytes int
 	cat      *Catalog
-	prev     *Catalog // what an earlier open read, or nil
-	start    int64    // Unix milliseconds when the listing began; 0 trusts every time
+	// listed holds, when the catalog was restored (ReloadOptions.Prev),
+	// the files the listing showed; changed is set when one of them was
+	// read to another stamp or listing than the catalog held.
+	listed   map[string]struct{}
+	changed  bool
+	start    int64 // Unix milliseconds when the listing began; 0 trusts every time
 	onRead   func(n int)
 	read     int // files read
 	emit     func(search.Source) error
@@ -127,8 +153,9 @@ func (l *loader) walk(dir string) error {
 			continue
 		}
 		fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
-		if l.prev != nil && l.prev.Unchanged(p, fi) {
-			if err := l.reuse(p, fi); err != nil {
+		if l.listed != nil && l.cat.Unchanged(p, fi) {
+			l.listed[p] = struct{}{}
+			if err := l.reuse(p); err != nil {
 				return err
 			}
 			continue
@@ -141,8 +168,7 @@ func (l *loader) walk(dir string) error {
 			l.warn(p, fmt.Sprintf("unreadable: %v", err))
 			continue
 		}
-		src, ok := l.load(p, data)
-		l.cat.Note(p, fi, l.start)
+		src, ok := l.reload(p, fi, data)
 		if ok {
 			if err := l.emit(src); err != nil {
 				return err
@@ -152,37 +178,36 @@ func (l *loader) walk(dir string) error {
 	return nil
 }
 
-// reuse takes what prev holds of the unchanged file p, without reading it.
-func (l *loader) reuse(p string, fi FileInfo) error {
-	stamp, _ := l.prev.Stamp(p)
-	var src *search.Source
-	switch {
-	case l.prev.Has(p):
-		l.cat.putCard(p, l.prev.cards[p])
-		if en, ok := l.prev.entries[p]; ok {
-			l.cat.keep(en)
-		}
-		src = &search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return l.reread(p) }}
-	case l.isContext(p):
-		ctx, _ := l.prev.Context(p)
-		l.cat.PutContext(ctx)
-		src = &search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return ContextDoc(ctx) }}
-	default:
-		err, _ := l.prev.Broken(p) // Restore keeps no other kind
-		l.cat.MarkBroken(p, err)
-		l.warn(p, err.Error())
+// reuse emits the source of the unchanged file p as the catalog holds it,
+// without reading it.
+func (l *loader) reuse(p string) error {
+	stamp, _ := l.cat.Stamp(p)
+	if l.cat.Has(p) {
+		return l.emit(search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return l.reread(p) }})
 	}
-	l.cat.SetStamp(p, stamp)
-	l.cat.seen[p] = fi
-	if src == nil {
-		return nil
+	if ctx, ok := l.cat.Context(p); ok {
+		return l.emit(search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return ContextDoc(ctx) }})
 	}
-	return l.emit(*src) // after the stamp: reread compares the file with it
+	err, _ := l.cat.Broken(p) // Restore keeps no other kind
+	l.warn(p, err.Error())
+	return nil
 }
 
-func (l *loader) isContext(p string) bool {
-	_, ok := l.prev.Context(p)
-	return ok
+// reload takes the bytes read at p, listed as fi, and notes whether the
+// catalog changed with them.
+func (l *loader) reload(p string, fi FileInfo, data []byte) (search.Source, bool) {
+	stamp, stamped := l.cat.stamps[p]
+	seen, wasSeen := l.cat.seen[p]
+	src, ok := l.load(p, data)
+	l.cat.Note(p, fi, l.start)
+	if l.listed != nil {
+		l.listed[p] = struct{}{}
+		now, nowSeen := l.cat.seen[p]
+		if !stamped || stamp != l.cat.stamps[p] || wasSeen != nowSeen || seen != now {
+			l.changed = true
+		}
+	}
+	return src, ok
 }
 
 // reread builds the document of the reused entry p from its file, when
@@ -201,17 +226,22 @@ func (l *loader) reread(p string) search.Doc {
 				return EntryDoc(en)
 			}
 		} else if _, err := l.cat.Take(p, data); err == nil {
+			l.changed = true
 			en, _ := l.cat.Get(p)
 			return EntryDoc(en)
 		}
 	}
 	l.cat.Forget(p)
+	l.changed = true
 	return search.Doc{Path: p, Kind: "entry", Title: title}
 }
 
 // twins warns of the names in dir that differ only in case or Unicode
 // normalization (api.WarnTwins), one warning per group, in name order.
 func (l *loader) twins(dir string, list []host.DirEntry) {
+	if !maybeTwins(list) {
+		return
+	}
 	groups := map[string][]string{}
 	var keys []string
 	for _, de := range list {
@@ -237,6 +267,20 @@ func (l *loader) twins(dir string, list []host.DirEntry) {
 			Message: fmt.Sprintf("%s differ only in %s: Windows and macOS hold one of them, so a copy there loses the others; rename or merge them",
 				strings.Join(quoted, " and "), twinDifference(names))})
 	}
+}
+
+// maybeTwins reports whether a listing may hold twins: names of ASCII
+// without capitals, the names the engine writes, fold to themselves, and
+// a listing holds no name twice.
+func maybeTwins(list []host.DirEntry) bool {
+	for _, de := range list {
+		for i := 0; i < len(de.Name); i++ {
+			if c := de.Name[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // twinDifference says how twin names differ: in case, in Unicode form, or

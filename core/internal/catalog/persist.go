@@ -190,7 +190,7 @@ var errDamaged = errors.New("damaged (the file ends early or holds what this ver
 // decodeCatalog decodes a persisted catalog written at the modification
 // time written (Unix milliseconds).
 func decodeCatalog(data []byte, written int64) (*Catalog, error) {
-	r := reader{b: data}
+	r := reader{b: string(data)}
 	if !bytes.HasPrefix(data, []byte(catalogMagic)) {
 		return nil, errors.New("not a catalog file")
 	}
@@ -204,16 +204,17 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 	if len(r.b) < 4 {
 		return nil, errDamaged
 	}
-	sum := binary.LittleEndian.Uint32(r.b)
+	sum := binary.LittleEndian.Uint32([]byte(r.b[:4]))
 	r.b = r.b[4:]
-	if crc32.Checksum(r.b, castagnoli) != sum {
+	if crc32.Checksum(data[len(data)-len(r.b):], castagnoli) != sum {
 		return nil, errors.New("checksum mismatch")
 	}
-	c := New()
 	n := r.uvarint()
 	if n > uint64(len(r.b)) {
 		return nil, errDamaged
 	}
+	c := &Catalog{}
+	c.initSized(int(n))
 	prev := ""
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		kind := r.byte()
@@ -260,13 +261,15 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 	return c, nil
 }
 
-// reader decodes the persisted catalog; the first error sticks.
+// reader decodes the persisted catalog; the first error sticks. It reads
+// a string holding the whole file, so that the strings it returns share
+// that one copy instead of each taking its own.
 type reader struct {
-	b   []byte
+	b   string
 	err error
 }
 
-func (r *reader) fail() { r.err, r.b = errDamaged, nil }
+func (r *reader) fail() { r.err, r.b = errDamaged, "" }
 
 func (r *reader) byte() byte {
 	if len(r.b) == 0 {
@@ -278,23 +281,31 @@ func (r *reader) byte() byte {
 	return v
 }
 
+// uvarint is binary.Uvarint over a string.
 func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
+	var v uint64
+	for i := 0; i < len(r.b) && i < binary.MaxVarintLen64; i++ {
+		c := r.b[i]
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				break // overflows 64 bits
+			}
+			r.b = r.b[i+1:]
+			return v | uint64(c)<<(7*i)
+		}
+		v |= uint64(c&0x7f) << (7 * i)
 	}
-	r.b = r.b[n:]
-	return v
+	r.fail()
+	return 0
 }
 
+// varint is binary.Varint over a string.
 func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
+	u := r.uvarint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
 	}
-	r.b = r.b[n:]
 	return v
 }
 
@@ -304,7 +315,7 @@ func (r *reader) string() string {
 		r.fail()
 		return ""
 	}
-	s := string(r.b[:n])
+	s := r.b[:n]
 	r.b = r.b[n:]
 	return s
 }
@@ -315,7 +326,10 @@ func (r *reader) list() []string {
 		r.fail()
 		return nil
 	}
-	var l []string
+	if n == 0 {
+		return nil
+	}
+	l := make([]string, 0, n)
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		l = append(l, r.string())
 	}

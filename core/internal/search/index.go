@@ -491,7 +491,10 @@ type Syncer struct {
 // NewSyncer starts a Sync; progress, when not nil, is told how many
 // documents were indexed so far after each batch.
 func (x *Index) NewSyncer(progress func(indexed int)) *Syncer {
-	return &Syncer{x: x, progress: progress, seen: map[string]struct{}{}, rekey: map[string]string{}}
+	x.mu.RLock()
+	n := len(x.hashes) // a tree mostly keeps its files from one sync to the next
+	x.mu.RUnlock()
+	return &Syncer{x: x, progress: progress, seen: make(map[string]struct{}, n), rekey: map[string]string{}}
 }
 
 // Add gives the Syncer one source. A path added again replaces what was
