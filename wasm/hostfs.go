@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/arbormem/arbor/core/api"
@@ -90,8 +91,12 @@ func bytesPtr(b []byte) unsafe.Pointer {
 // sized calls an import that fills a caller buffer, growing the buffer to
 // the size the host asks for until the result fits.
 func sized(op, p string, call func(pp unsafe.Pointer, pl uint32, buf unsafe.Pointer, n uint32) int32) ([]byte, error) {
+	return sizedInto(make([]byte, 4096), op, p, call)
+}
+
+// sizedInto is sized starting from buf.
+func sizedInto(buf []byte, op, p string, call func(pp unsafe.Pointer, pl uint32, buf unsafe.Pointer, n uint32) int32) ([]byte, error) {
 	pp, pl := strPtr(p)
-	buf := make([]byte, 4096)
 	for {
 		n := call(pp, pl, bytesPtr(buf), uint32(len(buf)))
 		if n < 0 {
@@ -165,13 +170,29 @@ func (hostFS) Rename(from, to string) error {
 	return nil
 }
 
+// listBuf is the buffer of every listing, kept at the largest size a
+// listing needed: a host asked for more lists the folder again, and an
+// open lists every folder of the tree. Decoding copies what it keeps.
+var listBuf struct {
+	sync.Mutex
+	b []byte
+}
+
 func (hostFS) ReadDir(p string) ([]host.DirEntry, error) {
-	b, err := sized("list", p, fsList)
+	listBuf.Lock()
+	defer listBuf.Unlock()
+	if listBuf.b == nil {
+		listBuf.b = make([]byte, 16<<10)
+	}
+	b, err := sizedInto(listBuf.b[:cap(listBuf.b)], "list", p, fsList)
 	if err != nil {
 		return nil, err
 	}
-	var out []host.DirEntry
-	if err := json.Unmarshal(b, &out); err != nil {
+	if cap(b) > cap(listBuf.b) {
+		listBuf.b = b
+	}
+	out, err := host.DecodeListing(b)
+	if err != nil {
 		return nil, fmt.Errorf("list %s: host sent invalid JSON: %v: %w", p, err, host.ErrIO)
 	}
 	return out, nil
@@ -182,8 +203,8 @@ func (hostFS) Stat(p string) (host.DirEntry, error) {
 	if err != nil {
 		return host.DirEntry{}, err
 	}
-	var out host.DirEntry
-	if err := json.Unmarshal(b, &out); err != nil {
+	out, err := host.DecodeStat(b)
+	if err != nil {
 		return host.DirEntry{}, fmt.Errorf("stat %s: host sent invalid JSON: %v: %w", p, err, host.ErrIO)
 	}
 	return out, nil
