@@ -70,6 +70,9 @@ func mcpClient(t *testing.T, root string, flags ...string) (*sdk.ClientSession, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The server stops before the root is removed: left running until the
+	// test binary exits, its last flush would write into a removed root.
+	t.Cleanup(func() { cs.Close() })
 	return cs, cmd
 }
 
