@@ -9,9 +9,42 @@ export const wasmURL = new URL('../../../dist/arbor.wasm', import.meta.url);
 /** false when dist/arbor.wasm exists, else the reason to skip. */
 export const skipWithoutWasm = fs.existsSync(wasmURL) ? false : 'dist/arbor.wasm is missing: run ./build.sh wasm';
 
+/** @type {WeakMap<object, Array<() => unknown>>} */
+const cleanups = new WeakMap();
+
+/**
+ * Runs fn after the test, before what was deferred earlier (last in,
+ * first out, as Go's t.Cleanup): node:test runs t.after hooks in the order
+ * they were added, which would remove a memory's folder before the
+ * memory's close writes its index into it.
+ *
+ * @param {import('node:test').TestContext} t
+ * @param {() => unknown} fn
+ */
+export function defer(t, fn) {
+  let fns = cleanups.get(t);
+  if (!fns) {
+    const list = /** @type {Array<() => unknown>} */ ([]);
+    fns = list;
+    cleanups.set(t, list);
+    t.after(async () => {
+      let failure;
+      for (let f = list.pop(); f; f = list.pop()) {
+        try {
+          await f();
+        } catch (err) {
+          failure ??= err; // the others still run
+        }
+      }
+      if (failure) throw failure;
+    });
+  }
+  fns.push(fn);
+}
+
 export function tmpdir(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-e2e-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  defer(t, () => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 // Through the package's own name, so the exports map is tested too.
 import { openMemory, nodeFs, memory, ArborError, version } from 'arbor-memory';
 import { openMemoryInWorker } from 'arbor-memory/worker';
-import { skipWithoutWasm, tmpdir, invoiceOp, wasmURL } from './_engine.mjs';
+import { skipWithoutWasm, tmpdir, invoiceOp, wasmURL, defer } from './_engine.mjs';
 
 const fixedTime = '2026-01-01T00:00:00Z';
 const entryPath = 'engineering/billing/invoice_retry_policy.md';
@@ -46,7 +46,7 @@ test('every WASI import of the module is implemented or stubbed', { skip: skipWi
 test('curate, search, query, read, tree, stats on a folder', { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   assert.deepEqual(mem.opened, { entries: 0, contexts: 0, warnings: [], index: { reused: 0, indexed: 0, removed: 0 } });
 
   const res = await mem.curate([invoiceOp]);
@@ -116,7 +116,7 @@ test('curate, search, query, read, tree, stats on a folder', { skip: skipWithout
 
 test('errors reject with ArborError and its code', { skip: skipWithoutWasm }, async (t) => {
   const mem = await openMemory({ storage: memory(), fixedTime });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   await assert.rejects(mem.call('no_such_method'), rejectsWith('unknown_method'));
   await assert.rejects(mem.search('x', { limit: 'ten' }), rejectsWith('invalid_params'));
   await assert.rejects(mem.search('x', { limit: 1000 }), rejectsWith('invalid_params'));
@@ -141,7 +141,7 @@ test('close: later calls reject with not_open; closing twice is fine', { skip: s
 test('curate on memory() storage', { skip: skipWithoutWasm }, async (t) => {
   const store = memory();
   const mem = await openMemory({ storage: store, fixedTime });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   const res = await mem.curate(invoiceOp);
   assert.equal(res.applied[0].status, 'success');
   const files = store.snapshot();
@@ -153,7 +153,7 @@ test('curate on memory() storage', { skip: skipWithoutWasm }, async (t) => {
 
 test('calls queue in order without awaiting each', { skip: skipWithoutWasm }, async (t) => {
   const mem = await openMemory({ fixedTime });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   const ops = ['alpha', 'beta', 'gamma'].map((w) => ({ ...invoiceOp, title: `Policy ${w}`, reason: w }));
   const pending = [mem.curate(ops[0]), mem.search('policy'), mem.curate(ops[1]), mem.curate(ops[2]), mem.stats()];
   const [a, s1, b, c, stats] = await Promise.all(pending);
@@ -168,7 +168,7 @@ test('reopening a folder finds what was curated', { skip: skipWithoutWasm }, asy
   await first.curate(invoiceOp);
   await first.close();
   const second = await openMemory({ storage: nodeFs(dir) });
-  t.after(() => second.close());
+  defer(t, () => second.close());
   assert.equal(second.opened.entries, 1);
   assert.equal((await second.search('invoice retry')).results[0].path, entryPath);
   assert.equal((await second.read(entryPath)).createdAt, fixedTime);
@@ -190,7 +190,7 @@ test('a person editing the folder while a memory is open: nothing they wrote is 
   // Not watching: what is tested is the stamp check of each write, which
   // holds whether or not the memory has heard of the edit yet.
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime, watch: false });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   await mem.curate([invoiceOp]);
   const file = path.join(dir, entryPath);
   // An editor adds a sentence to the rules.
@@ -228,7 +228,7 @@ async function eventually(what, ok) {
 test('a memory on a folder answers from the files as they are now', { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   await mem.curate([invoiceOp]);
   const file = path.join(dir, entryPath);
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('then escalated.', 'then escalated. Finance reviews them monthly.'));
@@ -246,7 +246,7 @@ test('a memory on a folder answers from the files as they are now', { skip: skip
 test('refresh(): a scan finds what changed while nobody watched', { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime, watch: false });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   const file = path.join(dir, 'ops/pager/rotation.md');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, '---\ntitle: Pager rotation\n---\n\n## Narrative\nThe pager rotates weekly.\n');
@@ -266,7 +266,7 @@ test('a storage that cannot watch is scanned before calls instead', { skip: skip
   const logs = [];
   const storage = { ...base, changes() { throw new Error('no inotify left'); } };
   const mem = await openMemory({ storage, fixedTime, onLog: (level, msg) => logs.push(`${level} ${msg}`) });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   assert.match(logs.join('\n'), /warn watching the storage failed.*no inotify left/);
   const file = path.join(dir, 'ops/pager/rotation.md');
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -291,14 +291,14 @@ test('onProgress: a big curate reports its operations and documents, in a worker
   const got = [];
   const logged = [];
   const mem = await openMemory({ fixedTime, onProgress: (p) => got.push(p), onLog: (level, m) => logged.push(m) });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   await mem.curate(ops);
   check(got, 'openMemory');
   assert.ok(logged.every((m) => !m.startsWith('{"phase"')), 'no progress report reached onLog');
 
   const inWorker = [];
   const wmem = await openMemoryInWorker({ storage: { kind: 'nodeFs', dir: tmpdir(t) }, wasm: wasmURL, fixedTime, onProgress: (p) => inWorker.push(p) });
-  t.after(() => wmem.close());
+  defer(t, () => wmem.close());
   await wmem.curate(ops);
   check(inWorker, 'openMemoryInWorker');
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openMemory, nodeFs, memory, ArborError } from 'arbor-memory';
-import { skipWithoutWasm, tmpdir } from './_engine.mjs';
+import { skipWithoutWasm, tmpdir, defer } from './_engine.mjs';
 
 const fixtures = new URL('../../../core/internal/ingest/testdata/', import.meta.url);
 const read = (name) => ({ name, content: fs.readFileSync(new URL(name, fixtures), 'utf8') });
@@ -49,7 +49,7 @@ test('ingest splits files into entries, then leaves unchanged files alone', { sk
 
 test('ingest reports a bad file in the result and writes nothing of it', { skip: skipWithoutWasm }, async (t) => {
   const mem = await openMemory({ storage: memory(), fixedTime: '2026-01-01T00:00:00Z' });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   const res = await mem.ingest([
     { name: 'broken.jsonl', content: '{"a": 1}\n{"a": \n' },
     { name: 'notes/plan.md', content: '# Plan\n\nShip in May.\n' },
@@ -66,7 +66,7 @@ test('ingest reports a bad file in the result and writes nothing of it', { skip:
 
 test('ingest takes bytes and the engine detects their encoding', { skip: skipWithoutWasm }, async (t) => {
   const mem = await openMemory({ storage: memory(), fixedTime: '2026-01-01T00:00:00Z' });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Tea\r\n\r\nThé à la menthe, 5 €.\r\n', 'utf16le')]);
   const cp1252 = Uint8Array.from([...'Prices\n\n'].map((c) => c.charCodeAt(0)).concat([0x93, 0x43, 0x61, 0x66, 0xe9, 0x94, 0x20, 0x80, 0x35, 0x0a]));
   const big = new Uint8Array(100_000).fill(0x61); // more than one chunk of the base64 encoder

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openMemory, memory } from 'arbor-memory';
-import { skipWithoutWasm, invoiceOp } from './_engine.mjs';
+import { skipWithoutWasm, invoiceOp, defer } from './_engine.mjs';
 
 const entryPath = 'engineering/billing/invoice_retry_policy.md';
 
@@ -14,7 +14,7 @@ const note = (title, text) => ({
 test('flush writes batched signals; a near-identical query is answered by the fuzzy cache', { skip: skipWithoutWasm }, async (t) => {
   const store = memory();
   const mem = await openMemory({ storage: store, fixedTime: '2026-01-01T00:00:00Z' });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   await mem.curate([invoiceOp, note('Lisbon restaurants', 'Book the taberna for the first evening.'), note('Porto trains', 'Trains leave Lisbon every hour.')]);
 
   const first = await mem.query('how often are failed invoices retried');
@@ -52,7 +52,7 @@ test('flush writes batched signals; a near-identical query is answered by the fu
 test('lifecycle options reach the engine and are validated', { skip: skipWithoutWasm }, async (t) => {
   await assert.rejects(openMemory({ lifecycle: { dailyDecay: 0 } }), (err) => err.code === 'invalid_params' && /dailyDecay/.test(err.message));
   const mem = await openMemory({ fixedTime: '2026-01-01T00:00:00Z', lifecycle: { relevanceWeight: 1, importanceWeight: 0, recencyWeight: 0, draftBoost: 1 } });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   await mem.curate([invoiceOp, note('Lisbon restaurants', 'Book the taberna.')]);
   const { results } = await mem.query('invoice retry escalated');
   assert.equal(results[0].lifecycle.score, 1, 'relevance alone: the best hit scores 1 (its raw score relative to itself)');

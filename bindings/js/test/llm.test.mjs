@@ -6,13 +6,14 @@ import assert from 'node:assert/strict';
 
 import { openaiCompatible, anthropic, adapterFromEnv, LLMError } from '../llm/index.js';
 import { startScriptedServer } from '../../../tests/llm/scripted-server.mjs';
+import { defer } from './_engine.mjs';
 
 const KEY = 'sk-test-0123456789';
 
 /** Starts a server and an adapter of `provider` on it; `waits` records the backoff instead of sleeping. */
 async function setup(t, provider, steps, options = {}) {
   const srv = await startScriptedServer(steps, options.server);
-  t.after(() => srv.close());
+  defer(t, () => srv.close());
   const waits = [];
   const retries = [];
   const make = provider === 'anthropic' ? anthropic : openaiCompatible;
@@ -296,7 +297,7 @@ test('adapterFromEnv reads the Go host variables', () => {
 
 test('adapterFromEnv: the configured adapter talks to the server', async (t) => {
   const srv = await startScriptedServer([{ reply: { content: 'from env' } }], { requireKey: 'k-arbor' });
-  t.after(() => srv.close());
+  defer(t, () => srv.close());
   const llm = adapterFromEnv({
     ARBOR_LLM_PROVIDER: 'groq', ARBOR_LLM_BASE_URL: `${srv.url}/v1`, ARBOR_LLM_MODEL: 'llama',
     ARBOR_LLM_API_KEY: 'k-arbor', GROQ_API_KEY: 'k-groq', ARBOR_LLM_TIMEOUT: '2m', ARBOR_LLM_MAX_RETRIES: '0',

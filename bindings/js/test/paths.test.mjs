@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openMemory, memory } from 'arbor-memory';
-import { skipWithoutWasm } from './_engine.mjs';
+import { skipWithoutWasm, defer } from './_engine.mjs';
 
 const fixedTime = '2026-01-01T00:00:00Z';
 const op = (path, title) => ({ type: 'ADD', path, title, content: { narrative: 'x' }, reason: 'r' });
@@ -15,7 +15,7 @@ test('created paths are normalised into existing folders; Windows names refused;
     'notes/cafe\u0301.md': '# decomposed\n',
   });
   const mem = await openMemory({ storage: store, fixedTime });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
 
   assert.deepEqual(mem.opened.warnings.map((w) => [w.kind, w.paths]), [['twins', ['notes/cafe\u0301.md', 'notes/café.md']]]);
   assert.match(mem.opened.warnings[0].message, /differ only in Unicode form/);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openMemory, nodeFs } from 'arbor-memory';
-import { skipWithoutWasm, tmpdir, invoiceOp } from './_engine.mjs';
+import { skipWithoutWasm, tmpdir, invoiceOp, defer } from './_engine.mjs';
 
 const fixedTime = '2026-01-01T00:00:00Z';
 const entryPath = 'engineering/billing/invoice_retry_policy.md';
@@ -31,7 +31,7 @@ test('a reopened memory reuses the persisted index', { skip: skipWithoutWasm }, 
   const file = path.join(dir, entryPath);
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8') + '\nThe pangolin desk handles escalations.\n');
   mem = await openMemory({ storage: nodeFs(dir), fixedTime });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   assert.deepEqual(mem.opened.index, { reused: total - 1, indexed: 1, removed: 0 });
   const found = await mem.search('pangolin');
   assert.deepEqual(found.results.map((r) => r.path), [entryPath]);

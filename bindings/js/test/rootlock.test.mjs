@@ -9,7 +9,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { openMemory } from '../index.js';
 import { nodeFs } from '../storage/node.js';
 import { lockSync, LOCK_PATH, STALE_AFTER_MS } from '../storage/rootlock.js';
-import { skipWithoutWasm, tmpdir } from './_engine.mjs';
+import { skipWithoutWasm, tmpdir, defer } from './_engine.mjs';
 
 const cli = new URL('../../../bin/arbor', import.meta.url).pathname;
 const skipWithoutCLI = skipWithoutWasm || (fs.existsSync(cli) ? false : 'bin/arbor is missing: run ./build.sh');
@@ -107,7 +107,7 @@ test('a Node memory and the arbor CLI race to add one entry', { skip: skipWithou
   const dir = tmpdir(t);
   execFileSync(cli, ['init', dir]);
   const mem = await openMemory({ storage: nodeFs(dir) });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   for (let i = 0; i < 10; i++) {
     const title = `Race ${i}`;
     const child = spawn(cli, ['--root', dir, 'add', '--json', '--path', 'engineering/races', '--title', title,

@@ -9,7 +9,7 @@ import { openMemory, startEngine, compileArbor, memory, nodeFs, ArborError } fro
 import { openMemoryInWorker } from 'arbor-memory/worker';
 import { ArborHost, codes } from '../abi.js';
 import { capMemory } from '../sandbox.js';
-import { skipWithoutWasm, tmpdir, invoiceOp, wasmURL } from './_engine.mjs';
+import { skipWithoutWasm, tmpdir, invoiceOp, wasmURL, defer } from './_engine.mjs';
 import { runaway } from '../../../tests/runaway.mjs';
 
 const fixedTime = '2026-01-01T00:00:00Z';
@@ -123,7 +123,7 @@ test('a call over the memory cap rejects with memory_limit and the memory reopen
   const dir = tmpdir(t);
   const output = [];
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime, maxMemoryBytes: 32 << 20, onOutput: (fd, line) => output.push(line) });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   await mem.curate([invoiceOp]);
   const before = everything(dir);
   // Decoding 60,000 operations needs far more than 32 MiB (20,000 came to
@@ -142,7 +142,7 @@ test('a call over the memory cap rejects with memory_limit and the memory reopen
 test('a module that stops while it holds the root\'s lock leaves no lock behind', async (t) => {
   const dir = tmpdir(t);
   const mem = await openMemory({ storage: nodeFs(dir), wasm: runaway({ lock: true, trap: true }), onOutput: () => {} });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   for (const i of [1, 2]) {
     await assert.rejects(mem.stats(), (err) => {
       assert.equal(err.code, 'crashed', `call ${i}: ${err.message}`);
@@ -156,7 +156,7 @@ test('a module that stops while it holds the root\'s lock leaves no lock behind'
 test('a call past its deadline ends the worker; a saved tree reopens in a new one', async (t) => {
   const dir = tmpdir(t);
   const mem = await openMemoryInWorker({ storage: { kind: 'nodeFs', dir }, wasm: runaway(), callTimeoutMs: 50 });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   for (const i of [1, 2]) {
     await assert.rejects(mem.stats(), (err) => {
       assert.equal(err.code, 'deadline', `call ${i}: ${err.message}`);
@@ -170,7 +170,7 @@ test('the root\'s lock held by a worker ended at its deadline is released', asyn
   const dir = tmpdir(t);
   const lockFile = path.join(dir, '.arbor/lock');
   const mem = await openMemoryInWorker({ storage: { kind: 'nodeFs', dir }, wasm: runaway({ lock: true }), callTimeoutMs: 50 });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   for (const i of [1, 2]) {
     await rejects(mem.stats(), 'deadline');
     assert.ok(!fs.existsSync(lockFile), `call ${i}: the lock of the ended worker is still there`);
@@ -188,7 +188,7 @@ test('the worker keeps what was saved before the deadline, and the options reach
   const dir = tmpdir(t);
   const wasm = fs.readFileSync(wasmURL);
   const mem = await openMemoryInWorker({ storage: { kind: 'nodeFs', dir }, wasm, fixedTime, callTimeoutMs: 500 });
-  t.after(() => mem.close());
+  defer(t, () => mem.close());
   await mem.curate([invoiceOp]);
   // Decoding 100,000 operations takes seconds.
   await rejects(mem.curate(heavyCurate(100000)), 'deadline');
@@ -196,7 +196,7 @@ test('the worker keeps what was saved before the deadline, and the options reach
   assert.deepEqual(found.results.map((r) => r.path), ['engineering/billing/invoice_retry_policy.md']);
   const output = [];
   const ro = await openMemoryInWorker({ storage: { kind: 'nodeFs', dir }, wasm, readOnly: true, maxMemoryBytes: 32 << 20, onOutput: (fd, line) => output.push(line) });
-  t.after(() => ro.close());
+  defer(t, () => ro.close());
   await rejects(ro.curate([{ ...invoiceOp, title: 'Another' }]), 'read_only');
   // A request of 40 MB does not even fit the module's memory.
   await rejects(ro.call('stats', { pad: 'x'.repeat(40 << 20) }), 'memory_limit');
