@@ -60,7 +60,13 @@ func CleanPath(p string) (string, error) {
 		return bad("absolute paths are not allowed")
 	}
 	q := strings.TrimRight(p, "/")
-	for _, seg := range strings.Split(q, "/") {
+	for rest := q; rest != ""; {
+		seg := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			seg, rest = rest[:i], rest[i+1:] // never "": q ends in no "/"
+		} else {
+			rest = ""
+		}
 		switch {
 		case seg == "":
 			return bad("empty segment")

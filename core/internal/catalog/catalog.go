@@ -34,13 +34,13 @@ type Catalog struct {
 	// maxParsed of them, the oldest parsed leaving first (parsed), so that
 	// a tree of a million entries is not held parsed in memory; without
 	// files (a catalog built in memory) it holds every entry.
-	entries  map[string]*tree.Entry
-	parsed   []string            // paths in the order they entered entries; may hold some since gone
-	files    *fileSource         // where Get reads an entry it has no parse of
-	links    map[string][]string // entry path -> its raw links
-	rev      map[string]pathSet  // link key -> entries holding such a link
-	byPath   map[string]pathSet  // link key of a full path -> entry paths
-	byBase   map[string]pathSet  // link key of a base name -> entry paths
+	entries map[string]*tree.Entry
+	parsed  []string    // paths in the order they entered entries; may hold some since gone
+	files   *fileSource // where Get reads an entry it has no parse of
+	// rel indexes the cards' links for Resolve, Forward and Backlinks; nil
+	// until one of them is called (relations), since opening needs none
+	// of it, then kept in step by putCard and Delete.
+	rel      *relations
 	contexts map[string]*tree.Context
 	broken   map[string]error
 	// stamps hold, for every file the catalog read or the engine wrote
@@ -113,10 +113,6 @@ func (c *Catalog) initSized(n int) {
 	}
 	c.cards = make(map[string]*card, n)
 	c.entries = map[string]*tree.Entry{}
-	c.links = make(map[string][]string, n)
-	c.rev = map[string]pathSet{}
-	c.byPath = make(map[string]pathSet, n)
-	c.byBase = make(map[string]pathSet, n)
 	c.contexts = map[string]*tree.Context{}
 	c.broken = map[string]error{}
 	c.stamps = make(map[string]string, n)
@@ -134,15 +130,12 @@ func (c *Catalog) Clone() *Catalog {
 	maps.Copy(n.entries, c.entries)
 	n.parsed = slices.Clone(c.parsed)
 	n.files = c.files
-	maps.Copy(n.links, c.links)
 	maps.Copy(n.contexts, c.contexts)
 	maps.Copy(n.broken, c.broken)
 	maps.Copy(n.stamps, c.stamps)
 	maps.Copy(n.seen, c.seen)
-	for _, m := range [][2]map[string]pathSet{{n.rev, c.rev}, {n.byPath, c.byPath}, {n.byBase, c.byBase}} {
-		for k, set := range m[1] {
-			m[0][k] = slices.Clone(set)
-		}
+	if c.rel != nil {
+		n.rel = c.rel.clone()
 	}
 	return n
 }
@@ -189,27 +182,22 @@ func (c *Catalog) putCard(p string, cd *card) {
 	c.Delete(p)
 	c.dirty = true
 	c.cards[p] = cd
-	c.links[p] = cd.links
-	for _, l := range cd.links {
-		addTo(c.rev, linkKey(linkTarget(l)), p)
+	if c.rel != nil {
+		c.rel.add(p, cd.links)
 	}
-	addTo(c.byPath, linkKey(p), p)
-	addTo(c.byBase, linkKey(baseName(p)), p)
 	delete(c.broken, p)
 }
 
 // Delete removes an entry and its forward links (its backlinks from others remain, now dangling).
 func (c *Catalog) Delete(path string) {
-	if _, ok := c.cards[path]; !ok {
+	cd, ok := c.cards[path]
+	if !ok {
 		return
 	}
-	for _, l := range c.links[path] {
-		removeFrom(c.rev, linkKey(linkTarget(l)), path)
+	if c.rel != nil {
+		c.rel.remove(path, cd.links)
 	}
-	removeFrom(c.byPath, linkKey(path), path)
-	removeFrom(c.byBase, linkKey(baseName(path)), path)
 	c.dirty = true
-	delete(c.links, path)
 	delete(c.cards, path)
 	delete(c.entries, path)
 }
@@ -412,7 +400,7 @@ func (c *Catalog) Paths() []string { return sortedKeys(c.cards) }
 func (c *Catalog) Forward(p string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, l := range c.links[p] {
+	for _, l := range c.linksOf(p) {
 		t, ok := c.Resolve(l)
 		if !ok {
 			t = l
@@ -435,14 +423,15 @@ func (c *Catalog) Backlinks(p string) []string {
 	}
 	var out []string
 	seen := map[string]bool{}
+	rev := c.relations().rev
 	// The third key catches "x.md" resolving to "x.md.md" by appended ".md".
 	for _, key := range []string{linkKey(p), linkKey(baseName(p)), linkKey(trimMD(p))} {
-		for _, src := range c.rev[key] {
+		for _, src := range rev[key] {
 			if seen[src] {
 				continue
 			}
 			seen[src] = true
-			for _, l := range c.links[src] {
+			for _, l := range c.linksOf(src) {
 				if t, ok := c.Resolve(l); ok && t == p {
 					out = append(out, src)
 					break
@@ -469,9 +458,9 @@ func (c *Catalog) Resolve(raw string) (string, bool) {
 	if _, ok := c.cards[t+".md"]; ok {
 		return t + ".md", true
 	}
-	idx := c.byBase
+	idx := c.relations().byBase
 	if strings.Contains(t, "/") {
-		idx = c.byPath
+		idx = c.relations().byPath
 	}
 	if set := idx[linkKey(t)]; len(set) == 1 {
 		return set[0], true
@@ -511,6 +500,62 @@ func trimMD(p string) string {
 		return p[:len(p)-3]
 	}
 	return p
+}
+
+// linksOf returns the raw links of the entry at p.
+func (c *Catalog) linksOf(p string) []string {
+	if cd, ok := c.cards[p]; ok {
+		return cd.links
+	}
+	return nil
+}
+
+// relations is the index of the cards' links by the loose keys Resolve
+// matches (linkKey).
+type relations struct {
+	rev    map[string]pathSet // link key -> entries holding such a link
+	byPath map[string]pathSet // link key of a full path -> entry paths
+	byBase map[string]pathSet // link key of a base name -> entry paths
+}
+
+// relations returns c.rel, building it from the cards at the first call.
+func (c *Catalog) relations() *relations {
+	if c.rel == nil {
+		r := &relations{rev: map[string]pathSet{}, byPath: make(map[string]pathSet, len(c.cards)), byBase: make(map[string]pathSet, len(c.cards))}
+		for p, cd := range c.cards {
+			r.add(p, cd.links)
+		}
+		c.rel = r
+	}
+	return c.rel
+}
+
+// add indexes the entry at p and its links.
+func (r *relations) add(p string, links []string) {
+	for _, l := range links {
+		addTo(r.rev, linkKey(linkTarget(l)), p)
+	}
+	addTo(r.byPath, linkKey(p), p)
+	addTo(r.byBase, linkKey(baseName(p)), p)
+}
+
+// remove drops the entry at p and its links.
+func (r *relations) remove(p string, links []string) {
+	for _, l := range links {
+		removeFrom(r.rev, linkKey(linkTarget(l)), p)
+	}
+	removeFrom(r.byPath, linkKey(p), p)
+	removeFrom(r.byBase, linkKey(baseName(p)), p)
+}
+
+func (r *relations) clone() *relations {
+	n := &relations{rev: make(map[string]pathSet, len(r.rev)), byPath: make(map[string]pathSet, len(r.byPath)), byBase: make(map[string]pathSet, len(r.byBase))}
+	for _, m := range [][2]map[string]pathSet{{n.rev, r.rev}, {n.byPath, r.byPath}, {n.byBase, r.byBase}} {
+		for k, set := range m[1] {
+			m[0][k] = slices.Clone(set)
+		}
+	}
+	return n
 }
 
 // baseName is the last segment of a path.

@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -222,5 +223,31 @@ func TestCatalogCloneIsIndependent(t *testing.T) {
 	}
 	if got := fmt.Sprint(n.Paths(), n.Backlinks("a/b/y.md")); got != "[a/b/y.md a/b/z.md] [a/b/z.md]" {
 		t.Fatalf("clone: %s", got)
+	}
+}
+
+// The link index, once built, is kept in step by every Put and Delete:
+// it equals the one built afresh from the cards.
+func TestRelationsKeptInStep(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	paths := []string{"a/x.md", "a/y.md", "b/x.md", "b/Z z.md", "c/d/y.md", "top.md"}
+	targets := append([]string{"x", "y", "Z z", "a/x", "@b/x.md", "./top", "missing", "c/d/y.md"}, paths...)
+	c := New()
+	c.Resolve("x") // builds the index while the catalog is empty
+	for i := range 500 {
+		p := paths[rnd.IntN(len(paths))]
+		if rnd.IntN(3) == 0 {
+			c.Delete(p)
+		} else {
+			var links []string
+			for range rnd.IntN(3) {
+				links = append(links, targets[rnd.IntN(len(targets))])
+			}
+			c.putCard(p, &card{title: p, links: links})
+		}
+		fresh := &Catalog{cards: c.cards}
+		if !reflect.DeepEqual(c.rel, fresh.relations()) {
+			t.Fatalf("step %d: kept %+v, afresh %+v", i, *c.rel, *fresh.rel)
+		}
 	}
 }

@@ -242,7 +242,7 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 				cd.lifecycle = append(cd.lifecycle, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
 			}
 			cd.sources = r.list()
-			c.putCard(p, cd)
+			c.cards[p] = cd // paths are unique and sorted: nothing to replace
 		case kindContext:
 			c.PutContext(&tree.Context{Path: p, Title: r.string(), Body: r.string()})
 		case kindBroken:
@@ -250,7 +250,7 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 		default:
 			return nil, errDamaged
 		}
-		c.SetStamp(p, stamp)
+		c.stamps[p] = stamp
 		if fi.Size >= 0 && fi.ModTime < written {
 			c.seen[p] = fi
 		}
