@@ -26,6 +26,9 @@ const remarkWords = 28
 // brevity lowers the scores of short pieces and returns the reason code of
 // what it did, or "".
 func (rv *Retriever) brevity(hits []search.Hit) string {
+	if rv.off.ShortRemarks {
+		return ""
+	}
 	n := 0
 	for i := range hits {
 		if hits[i].Kind == "context" {

@@ -70,7 +70,7 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 		return rv.answer(hit, answered, start), nil
 	}
 	// The excerpts are built for the hits kept after rerank only.
-	ranked, err := rv.index.Rank(withoutFraming(p.Query, spans), max(limit, rerankPool))
+	ranked, err := rv.index.Rank(withoutFraming(p.Query, spans, rv.off), max(limit, rerankPool))
 	if err != nil {
 		return outcome{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
@@ -138,11 +138,15 @@ const (
 // than say what it is about: the ranges of time it asks within ("in the
 // past three months") and the words asking for a duration ("how many days
 // ago", "how long ago"), which would otherwise match every entry that says
-// "days" or "ago" (measured in bench/retrieval/mechanisms.md).
-func withoutFraming(q string, spans []atoms.Span) string {
-	cuts := atoms.Durations(q)
+// "days" or "ago" (measured in bench/retrieval/mechanisms.md). off may
+// leave either kind in.
+func withoutFraming(q string, spans []atoms.Span, off Off) string {
+	var cuts []atoms.Phrase
+	if !off.DurationWords {
+		cuts = atoms.Durations(q)
+	}
 	for _, s := range spans {
-		if s.Range {
+		if s.Range && !off.TimeFraming {
 			cuts = append(cuts, atoms.Phrase{Text: s.Phrase, Start: s.Start, End: s.End})
 		}
 	}
@@ -215,6 +219,9 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 		}
 	}
 	r.Unmatched = slices.DeleteFunc(r.Unmatched, func(t string) bool { return timeWords[t] })
+	if rv.off.TimeWindow {
+		return ""
+	}
 	n := 0
 	for i := range r.Hits {
 		t := rv.saidAt(r.Hits[i].Path)
