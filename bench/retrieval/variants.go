@@ -39,7 +39,6 @@ var mechanisms = []mechanism{
 	{name: "time-window", where: "core/internal/retrieve/query.go", what: "entries dated within the time a question names ×2", off: ablation.Of(ablation.TimeWindow)},
 	{name: "time-framing", where: "core/internal/retrieve/query.go", what: "a range framing the question (\"in the past month\") left out of the search", off: ablation.Of(ablation.TimeFraming)},
 	{name: "duration-words", where: "core/internal/atoms/duration.go", what: "words asking for a duration (\"how many days ago\") left out of the search", off: ablation.Of(ablation.DurationWords)},
-	{name: "short-remarks", where: "core/internal/retrieve/brevity.go", what: "pieces of an exchange with under 28 words of their own ×√(words/28)", off: ablation.Of(ablation.ShortRemarks)},
 	{name: "named-authors", where: "core/internal/retrieve/authors.go", what: "entries by a person the question names ×1.5", off: ablation.Of(ablation.NamedAuthors)},
 	{name: "siblings", where: "core/internal/retrieve/siblings.go", what: "pieces of an exchange ×(1 + 0.6 × their episode's evidence)", off: ablation.Of(ablation.Siblings)},
 	{name: "openers", where: "core/internal/retrieve/siblings.go", what: "the piece opening an episode ×1.3", off: ablation.Of(ablation.Openers)},

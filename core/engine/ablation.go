@@ -31,7 +31,6 @@ func ablate(o *search.Options, r *retrieve.Off) {
 		TimeWindow:    off.Has(ablation.TimeWindow),
 		TimeFraming:   off.Has(ablation.TimeFraming),
 		DurationWords: off.Has(ablation.DurationWords),
-		ShortRemarks:  off.Has(ablation.ShortRemarks),
 		NamedAuthors:  off.Has(ablation.NamedAuthors),
 		Siblings:      off.Has(ablation.Siblings),
 		Openers:       off.Has(ablation.Openers),

@@ -30,7 +30,6 @@ const (
 	TimeWindow                        // retrieve: entries dated within the time a question names ×2
 	TimeFraming                       // retrieve: a range framing the question ("in the past month") left out of the search
 	DurationWords                     // retrieve: words asking for a duration ("how many days ago") left out of the search
-	ShortRemarks                      // retrieve: short pieces of an exchange ×√(words/28)
 	NamedAuthors                      // retrieve: entries by a person the question names ×1.5
 	Siblings                          // retrieve: pieces of an exchange by their episode's evidence
 	Openers                           // retrieve: the piece opening an episode ×1.3
@@ -49,7 +48,6 @@ var names = [numMechanisms]string{
 	TimeWindow:       "time-window",
 	TimeFraming:      "time-framing",
 	DurationWords:    "duration-words",
-	ShortRemarks:     "short-remarks",
 	NamedAuthors:     "named-authors",
 	Siblings:         "siblings",
 	Openers:          "openers",

@@ -80,9 +80,6 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	if c := rv.dated(&r, spans); c != "" {
 		certs = append(certs, c)
 	}
-	if c := rv.brevity(r.Hits); c != "" {
-		certs = append(certs, c)
-	}
 	if c := rv.authors(&r); c != "" {
 		certs = append(certs, c)
 	}
@@ -122,7 +119,7 @@ func (rv *Retriever) covers(path string, words []string) bool {
 }
 
 // Every question is searched over a pool of the rerankPool best matches,
-// which the evidence rules (time, short remarks, named authors, siblings
+// which the evidence rules (time, named authors, siblings
 // and openers, own words) rescore before it is cut to the limit. For a
 // question about a time ("a week ago", "in March") the entries dated
 // within the time it names have their score multiplied by timeBoost. A

@@ -3,7 +3,7 @@
 // answer from the index (tier 2), then, when the host can reach a model,
 // one grounded call over the best entries (tier 3) and an agentic loop
 // over the tree (tier 4). Between search and the answer, evidence rules
-// (time, short remarks, named authors, siblings and openers, own words)
+// (time, named authors, siblings and openers, own words)
 // rescore the pool of best matches, and the lifecycle orders what is kept.
 //
 // The package reads the tree (catalog and index) and records accesses in
@@ -58,7 +58,6 @@ type Off struct {
 	TimeWindow    bool // entries dated within the time a question names are not raised (dated)
 	TimeFraming   bool // a range framing the question stays in the search (withoutFraming)
 	DurationWords bool // words asking for a duration stay in the search (withoutFraming)
-	ShortRemarks  bool // brevity
 	NamedAuthors  bool // authors
 	Siblings      bool // the episode evidence of siblings
 	Openers       bool // the openers of siblings
