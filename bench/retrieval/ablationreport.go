@@ -75,16 +75,18 @@ func changed[T comparable](a, b map[string][]T, keys map[string]bool) int {
 
 // verdict names the effect of a mechanism on one half from its
 // differences (on − off) in the headline metrics: + helps (nothing
-// lower, something higher), − hurts, ± both, 0 no effect.
+// lower, something higher), − hurts, ± both, 0 no effect. The
+// differences are read as the tables print them, to the thousandth of a
+// share (a tenth of a point): what rounds to nothing is nothing.
 func verdict(ds ...float64) string {
 	up, down := false, false
 	for _, d := range ds {
 		if math.IsNaN(d) {
 			continue
 		}
-		// A difference below a millionth is rounding, not a question.
-		up = up || d > 1e-6
-		down = down || d < -1e-6
+		d = math.Round(d*1000) / 1000
+		up = up || d > 0
+		down = down || d < 0
 	}
 	switch {
 	case up && down:
