@@ -30,14 +30,15 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # wasm/_shim are added there; the working tree itself is never vendored.
 # The patches in wasm/_patch (each says why in its header) then cut what the
 # module would link or run at start and never use; one that no longer
-# applies to the vendored version stops the build.
+# applies to the vendored version stops the build. internal/ holds what
+# core shares with the benchmarks only (the ablation switches).
 build_wasm() {
   log "wasm: dist/arbor.wasm"
   local src=.build/wasm p
   rm -rf "$src"
   mkdir -p "$src" dist
   cp go.mod go.sum "$src/"
-  cp -r core wasm "$src/"
+  cp -r core wasm internal "$src/"
   (cd "$src" && go mod vendor)
   cp -r wasm/_shim/bluge/. "$src/vendor/github.com/blugelabs/bluge/"
   for p in wasm/_patch/*.patch; do

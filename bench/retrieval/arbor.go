@@ -50,6 +50,7 @@ type queryInfo struct {
 	Contexts int      // context.md files among them
 	Top      []string // "path (ŝ)" of the first results
 	Reason   string
+	Took     time.Duration `json:"-"`
 }
 
 // latencies groups query durations by "tier name".
@@ -86,20 +87,18 @@ type arborTree struct {
 	units       map[string]unit // by path
 }
 
-// lifecycleParams are the -lifecycle flag's parameters; nil: the defaults.
-var lifecycleParams *api.LifecycleModel
-
 // poolDepth is the -dump-pool flag: when > 0, every question is also asked
 // for that many matches, kept in the dump in pool order (see pool).
 var poolDepth int
 
-// buildArbor opens an empty memory and curates units into it, one Curate
-// call per group (a session), the clock set to the group's time.
-func buildArbor(groups [][]unit) (*arborTree, buildStats, error) {
+// buildArbor opens an empty memory with the lifecycle model lc (nil: the
+// defaults) and curates units into it, one Curate call per group (a
+// session), the clock set to the group's time.
+func buildArbor(groups [][]unit, lc *api.LifecycleModel) (*arborTree, buildStats, error) {
 	var st buildStats
 	t := &arborTree{fs: host.NewMemFS(), clock: &benchClock{}, units: map[string]unit{}}
 	start := time.Now()
-	eng, _, err := engine.Open(engine.Options{FS: t.fs, Clock: t.clock, Lifecycle: lifecycleParams})
+	eng, _, err := engine.Open(engine.Options{FS: t.fs, Clock: t.clock, Lifecycle: lc})
 	if err != nil {
 		return nil, st, err
 	}
@@ -148,7 +147,7 @@ func (t *arborTree) ask(q string, limit int, lat latencies) ([]unit, queryInfo, 
 		return nil, queryInfo{}, err
 	}
 	lat.add(res.Tier, res.TierName, d)
-	info := queryInfo{Tier: res.Tier, TierName: res.TierName, OOD: res.OutOfDomain, N: len(res.Results), Reason: res.Reason}
+	info := queryInfo{Tier: res.Tier, TierName: res.TierName, OOD: res.OutOfDomain, N: len(res.Results), Reason: res.Reason, Took: d}
 	out := make([]unit, len(res.Results))
 	for i, h := range res.Results {
 		u, ok := t.unit(h.Path)
@@ -163,6 +162,28 @@ func (t *arborTree) ask(q string, limit int, lat latencies) ([]unit, queryInfo, 
 	return out, info, nil
 }
 
+// copy opens a second engine, with the lifecycle model lc, on a copy of
+// the tree as t's engine has written it (index and catalog flushed), so
+// that it reuses the index rather than analyse the entries again.
+func (t *arborTree) copy(lc *api.LifecycleModel) (*arborTree, error) {
+	if _, err := t.eng.Flush(); err != nil {
+		return nil, fmt.Errorf("flush: %w", err)
+	}
+	fs := host.NewMemFS()
+	for p, data := range t.fs.Files() {
+		if err := fs.WriteFile(p, data); err != nil {
+			return nil, fmt.Errorf("copy %s: %w", p, err)
+		}
+	}
+	c := &arborTree{fs: fs, clock: &benchClock{t.clock.t}, units: t.units}
+	eng, _, err := engine.Open(engine.Options{FS: fs, Clock: c.clock, Lifecycle: lc})
+	if err != nil {
+		return nil, err
+	}
+	c.eng = eng
+	return c, nil
+}
+
 // pool asks q for its n best matches and returns them in the order the
 // evidence rules leave them, the order Query cuts at its limit: full
 // matches first, then by raw score (the lifecycle orders only what is
@@ -173,10 +194,7 @@ func (t *arborTree) ask(q string, limit int, lat latencies) ([]unit, queryInfo, 
 // then orders by raw score.
 func (t *arborTree) pool(q string, n int) ([]unit, error) {
 	if t.byRelevance == nil {
-		p := api.DefaultLifecycleModel()
-		p.RelevanceWeight, p.ImportanceWeight, p.RecencyWeight = 1, 0, 0
-		p.CoreBoost, p.ValidatedBoost, p.DraftBoost = 1, 1, 1
-		eng, _, err := engine.Open(engine.Options{FS: t.fs, Clock: t.clock, Lifecycle: &p})
+		eng, _, err := engine.Open(engine.Options{FS: t.fs, Clock: t.clock, Lifecycle: relevanceOnly()})
 		if err != nil {
 			return nil, err
 		}

@@ -3,22 +3,34 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/blugelabs/bluge"
 )
 
-// plainIndex is the untuned peer: bluge with its defaults (the standard
-// analyzer: Unicode words, lower case, no stemming, no stop words; BM25
-// with k1 = 1.2, b = 0.75), one text field, a match query with OR.
-type plainIndex struct {
+// peerIndex is the index of one peer: documents known by id, ranked for a
+// query.
+type peerIndex interface {
+	// search returns at most limit ids, best first.
+	search(q string, limit int) ([]scored, error)
+	close()
+}
+
+// newPeerIndex indexes documents for one peer.
+type newPeerIndex func(ids, texts []string) (peerIndex, error)
+
+// blugeIndex is bluge with its defaults (the standard analyzer: Unicode
+// words, lower case, no stemming, no stop words; its BM25 with k1 = 1.2,
+// b = 0.75 and the misplaced idf parenthesis), one text field, a match
+// query with OR: the peer this report called "plain BM25" before the
+// textbook one (okapi.go) replaced it.
+type blugeIndex struct {
 	w *bluge.Writer
 	r *bluge.Reader
 }
 
 const plainField = "content"
 
-func newPlainIndex(ids, texts []string) (*plainIndex, error) {
+func newBlugeIndex(ids, texts []string) (peerIndex, error) {
 	w, err := bluge.OpenWriter(bluge.InMemoryOnlyConfig())
 	if err != nil {
 		return nil, err
@@ -38,7 +50,7 @@ func newPlainIndex(ids, texts []string) (*plainIndex, error) {
 		_ = w.Close()
 		return nil, err
 	}
-	return &plainIndex{w: w, r: r}, nil
+	return &blugeIndex{w: w, r: r}, nil
 }
 
 type scored struct {
@@ -46,8 +58,7 @@ type scored struct {
 	score float64
 }
 
-// search returns at most limit ids, best first.
-func (x *plainIndex) search(q string, limit int) ([]scored, error) {
+func (x *blugeIndex) search(q string, limit int) ([]scored, error) {
 	req := bluge.NewTopNSearch(limit, bluge.NewMatchQuery(q).SetField(plainField)).SortBy([]string{"-_score", "_id"})
 	it, err := x.r.Search(context.Background(), req)
 	if err != nil {
@@ -76,55 +87,59 @@ func (x *plainIndex) search(q string, limit int) ([]scored, error) {
 	}
 }
 
-func (x *plainIndex) close() {
+func (x *blugeIndex) close() {
 	_ = x.r.Close()
 	_ = x.w.Close()
 }
 
-// plainLocomo is the BM25 peer over one LoCoMo conversation: an index of
-// whole sessions (the peer proper) and an index of single turns (used to
-// order turns inside a session, and as a second, per-turn peer).
-type plainLocomo struct {
-	sessions, turns *plainIndex
-	order           map[int][]TurnID // a session's turns in dialogue order
-	nSessions       int
-	nTurns          int
+// sessionPeer is a peer over one LoCoMo conversation: an index of whole
+// sessions (the peer proper) and an index of single turns (used to order
+// turns inside a session, and as a per-turn peer of its own).
+type sessionPeer struct {
+	sessions, turns peerIndex
+	*sessionDocs
 }
 
-func buildPlainLocomo(c *locomoConv) (*plainLocomo, error) {
-	var sids, stexts, tids, ttexts []string
-	p := &plainLocomo{order: map[int][]TurnID{}}
+// sessionDocs are a LoCoMo conversation as the session peers index it:
+// each session whole, and each turn ("speaker: text").
+type sessionDocs struct {
+	sids, stexts, tids, ttexts []string
+	order                      map[int][]TurnID // a session's turns in dialogue order
+}
+
+func newSessionDocs(c *locomoConv) *sessionDocs {
+	d := &sessionDocs{order: map[int][]TurnID{}}
 	for _, s := range c.Sessions {
-		sids = append(sids, fmt.Sprint(s.N))
-		stexts = append(stexts, locomoSessionText(s))
+		d.sids = append(d.sids, fmt.Sprint(s.N))
+		d.stexts = append(d.stexts, locomoSessionText(s))
 		for _, t := range s.Turns {
-			tids = append(tids, t.ID.String())
-			ttexts = append(ttexts, t.Speaker+": "+locomoTurnText(t))
-			p.order[s.N] = append(p.order[s.N], t.ID)
+			d.tids = append(d.tids, t.ID.String())
+			d.ttexts = append(d.ttexts, t.Speaker+": "+locomoTurnText(t))
+			d.order[s.N] = append(d.order[s.N], t.ID)
 		}
 	}
-	var err error
-	if p.sessions, err = newPlainIndex(sids, stexts); err != nil {
-		return nil, err
+	return d
+}
+
+// bytes is the size of the sessions' text.
+func (d *sessionDocs) bytes() int64 {
+	n := int64(0)
+	for _, t := range d.stexts {
+		n += int64(len(t))
 	}
-	if p.turns, err = newPlainIndex(tids, ttexts); err != nil {
-		p.sessions.close()
-		return nil, err
-	}
-	p.nSessions, p.nTurns = len(sids), len(tids)
-	return p, nil
+	return n
 }
 
 // rankSessions ranks turns through whole-session documents: sessions by
-// their BM25 score, and within a session its turns by their own BM25 score
-// (turns that match nothing last, in dialogue order). The first K turns of
-// that list are the peer's top K; its first turn gives the session for Hit@1.
-func (p *plainLocomo) rankSessions(q string, k int) ([]TurnID, error) {
-	ss, err := p.sessions.search(q, p.nSessions)
+// their score, and within a session its turns by their own score (turns
+// that match nothing last, in dialogue order). The first K turns of that
+// list are the peer's top K; its first turn gives the session for Hit@1.
+func (p *sessionPeer) rankSessions(q string, k int) ([]TurnID, error) {
+	ss, err := p.sessions.search(q, len(p.sids))
 	if err != nil {
 		return nil, err
 	}
-	ts, err := p.turns.search(q, p.nTurns)
+	ts, err := p.turns.search(q, len(p.tids))
 	if err != nil {
 		return nil, err
 	}
@@ -158,36 +173,50 @@ func (p *plainLocomo) rankSessions(q string, k int) ([]TurnID, error) {
 	return out, nil
 }
 
-// rankTurns is plain BM25 with one document per turn.
-func (p *plainLocomo) rankTurns(q string, k int) ([]TurnID, error) {
-	ts, err := p.turns.search(q, k)
+// rankTurns ranks with one document per turn.
+func (p *sessionPeer) rankTurns(q string, k int) ([]TurnID, error) {
+	return turnIDs(p.turns.search(q, k))
+}
+
+// turnIDs are the turns of a turn index's hits.
+func turnIDs(hits []scored, err error) ([]TurnID, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]TurnID, len(ts))
-	for i, t := range ts {
+	out := make([]TurnID, len(hits))
+	for i, t := range hits {
 		out[i], _, _ = ParseTurnID(t.id)
 	}
 	return out, nil
 }
 
-func (p *plainLocomo) close() {
+func (p *sessionPeer) close() {
 	p.sessions.close()
 	p.turns.close()
 }
 
-// plainLME is the BM25 peer over one LongMemEval haystack: one document
-// per whole session.
-func buildPlainLME(q *lmeQuestion) (*plainIndex, time.Duration, error) {
-	start := time.Now()
-	ids := make([]string, len(q.Sessions))
-	texts := make([]string, len(q.Sessions))
+// lmeSessionDocs are a LongMemEval haystack as one document per whole
+// session, user and assistant turns alike, known by haystack position.
+func lmeSessionDocs(q *lmeQuestion) (ids, texts []string) {
+	ids = make([]string, len(q.Sessions))
+	texts = make([]string, len(q.Sessions))
 	for i, s := range q.Sessions {
 		ids[i] = fmt.Sprint(i)
 		texts[i] = lmeSessionText(s)
 	}
-	x, err := newPlainIndex(ids, texts)
-	return x, time.Since(start), err
+	return ids, texts
+}
+
+// unitDocs are a tree's entries as the BM25F peer indexes them: the
+// path's position in units as id, the entry's title, and its body as the
+// MiniSearch peer indexes it (provenance, the turns replied to, the text).
+func unitDocs(units []unit) (ids, bodies, titles []string) {
+	for i, u := range units {
+		ids = append(ids, fmt.Sprint(i))
+		bodies = append(bodies, u.searchText())
+		titles = append(titles, u.Title)
+	}
+	return ids, bodies, titles
 }
 
 func sortStable[T any](xs []T, less func(a, b T) bool) {

@@ -1,16 +1,21 @@
-// Command retrieval is Arbor's retrieval benchmark (issue 3, capability 6).
+// Command retrieval is Arbor's retrieval benchmark (issue 3, capability 6;
+// issue 17).
 //
 // It loads LoCoMo and LongMemEval-S, builds one Context Tree per LoCoMo
 // conversation and per LongMemEval question through the engine's Curate,
 // asks every question through Query (the API users call), and scores the
-// rankings against the gold turns and sessions. In the same run it scores
-// two peers on the same protocol: plain bluge BM25 (untuned, whole sessions
-// as documents) and MiniSearch in Node with the ByteRover settings
-// (minisearch.mjs), plus Arbor's wasm module in Node on a subset
-// (arbor-wasm.mjs). It writes a markdown report.
+// rankings against the gold turns and sessions, on a tuning and a
+// validation half of the questions (split.go). In the same run it scores
+// simple peers on the same protocol: textbook BM25, BM25+ and BM25F
+// (okapi.go), bluge's default BM25 (bm25.go) and MiniSearch in Node with
+// the ByteRover settings (minisearch.mjs), plus Arbor's wasm module in
+// Node on a subset (arbor-wasm.mjs). It writes a markdown report; with
+// -ablation, also the ablation of Arbor's mechanisms, each switched off
+// alone (variants.go, ablationreport.go).
 //
 //	go run ./bench/retrieval -locomo bench/data/locomo10.json.gz \
-//	    -longmemeval bench/data/longmemeval_s.json.gz -out bench/retrieval/REPORT.md
+//	    -longmemeval bench/data/longmemeval_s.json.gz -out bench/retrieval/REPORT.md \
+//	    [-ablation bench/retrieval/ABLATION.md]
 //
 // bench/data/fetch.sh downloads both files; bench/README.md says where they
 // come from. ./build.sh bench runs this command.
@@ -44,6 +49,9 @@ type config struct {
 	examples      int
 	command       string
 	cpuProfile    string
+	lifecycle     *api.LifecycleModel
+	ablation      string // ABLATION.md path
+	ablate        []mechanism
 }
 
 func main() {
@@ -64,13 +72,23 @@ func main() {
 		if err := json.Unmarshal([]byte(v), &p); err != nil {
 			return err
 		}
-		lifecycleParams = &p
+		c.lifecycle = &p
 		return p.Validate()
 	})
 	flag.IntVar(&c.lmeTurns, "lme-turns", 0, "LongMemEval: turns per entry (0: one entry per session)")
 	flag.IntVar(&c.examples, "examples", 6, "failing questions listed per dataset in the report")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run here")
+	flag.StringVar(&c.ablation, "ablation", "", "also build Arbor without each mechanism of -ablate, one at a time, and write the ablation (off vs on, tuning and validation halves, latency) here")
+	ablate := flag.String("ablate", "all", "with -ablation: the mechanisms to switch off, \"all\" or names separated by commas")
 	flag.Parse()
+	if c.ablation != "" {
+		ms, err := parseMechanisms(*ablate)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "retrieval:", err)
+			os.Exit(2)
+		}
+		c.ablate = ms
+	}
 	if c.locomo == "" && c.lme == "" {
 		fmt.Fprintln(os.Stderr, "usage: retrieval -locomo FILE -longmemeval FILE [-out REPORT.md]")
 		flag.PrintDefaults()
@@ -109,7 +127,7 @@ func run(c config) error {
 			return err
 		}
 		rep.locomoBytes = n
-		rep.locomo = runLocomo(convs, c.locomoContext)
+		rep.locomo = runLocomo(convs, c.locomoContext, variants(c.lifecycle, c.ablate))
 	}
 	if c.lme != "" {
 		progress("loading %s", c.lme)
@@ -118,7 +136,7 @@ func run(c config) error {
 			return err
 		}
 		rep.lmeBytes = n
-		rep.lme = runLME(qs, c.lmeTurns)
+		rep.lme = runLME(qs, c.lmeTurns, variants(c.lifecycle, c.ablate))
 	}
 	if !c.noNode {
 		rep.node = nodeVersion(c.node)
@@ -140,6 +158,12 @@ func run(c config) error {
 			return err
 		}
 		progress("wrote %s", c.out)
+	}
+	if c.ablation != "" {
+		if err := os.WriteFile(c.ablation, []byte(rep.ablationReport()), 0o644); err != nil {
+			return err
+		}
+		progress("wrote %s", c.ablation)
 	}
 	if c.dump != "" {
 		data, err := json.MarshalIndent(rep.dump(), "", " ")

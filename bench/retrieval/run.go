@@ -3,18 +3,31 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/arbormem/arbor/bench/internal/dataset"
 )
 
-// System names, in report order.
+// System names. Arbor's variants without a mechanism are named by
+// ablatedName.
 const (
 	sysArbor     = "Arbor"
 	sysBM25      = "BM25"
 	sysBM25Turns = "BM25 per turn"
+	sysBM25Plus  = "BM25+"
+	sysBM25F     = "BM25F"
+	sysBluge     = "BM25, bluge default"
 	sysMini      = "MiniSearch"
 	sysWasm      = "Arbor wasm"
+)
+
+// The systems of each dataset's tables, in report order; baselines are
+// the simple peers, of which every table shows the strongest.
+var (
+	locomoSystems = []string{sysArbor, sysBM25, sysBM25Turns, sysBM25Plus, sysBM25F, sysBluge, sysMini}
+	lmeSystems    = []string{sysArbor, sysBM25, sysBM25Plus, sysBM25F, sysBluge, sysMini}
+	baselines     = []string{sysBM25, sysBM25Turns, sysBM25Plus, sysBM25F, sysBluge, sysMini}
 )
 
 // topK is how deep every system ranks (the largest K reported).
@@ -40,19 +53,20 @@ type evidenceSummary struct {
 }
 
 type locomoRun struct {
-	convs  []*locomoConv
-	qs     []locomoQ
-	ev     evidenceSummary
-	rank   map[string]map[string][]TurnID // system → question key → ranked turns
-	turns  []map[TurnID]unit              // per conversation
-	arbor  map[string]queryInfo
-	build  buildStats
-	lat    latencies // first pass
-	lat0   latencies // the same questions again (cache)
-	bm25   buildTiming
-	mini   *nodeDataset
-	wasm   *nodeDataset
-	agreed agreement           // wasm rankings against native
+	convs []*locomoConv
+	qs    []locomoQ
+	ev    evidenceSummary
+	rank  map[string]map[string][]TurnID // system → question key → ranked turns
+	turns []map[TurnID]unit              // per conversation
+	arbor map[string]queryInfo           // Arbor as it is, first pass
+	vs    []variant
+	arms  map[string]*arm         // by variant name
+	lat0  latencies               // Arbor: the same questions again (cache)
+	peers map[string]*buildTiming // by system
+	mini  *nodeDataset
+	wasm  *nodeDataset
+	// agreed compares the wasm rankings with the native ones.
+	agreed agreement
 	pool   map[string][]TurnID // question key → its poolDepth best matches (-dump-pool)
 }
 
@@ -63,10 +77,21 @@ type buildTiming struct {
 	Lat     []time.Duration
 }
 
-func runLocomo(convs []*locomoConv, context int) *locomoRun {
-	r := &locomoRun{convs: convs, rank: map[string]map[string][]TurnID{}, arbor: map[string]queryInfo{}, lat: latencies{}, lat0: latencies{}, pool: map[string][]TurnID{}}
-	for _, s := range []string{sysArbor, sysBM25, sysBM25Turns} {
+// timed adds the duration of f to d.
+func timed(d *time.Duration, f func()) {
+	start := time.Now()
+	f()
+	*d += time.Since(start)
+}
+
+func runLocomo(convs []*locomoConv, context int, vs []variant) *locomoRun {
+	r := &locomoRun{convs: convs, rank: map[string]map[string][]TurnID{}, arbor: map[string]queryInfo{}, vs: vs, arms: newArms(vs), lat0: latencies{}, peers: map[string]*buildTiming{}, pool: map[string][]TurnID{}}
+	for _, v := range vs {
+		r.rank[v.name] = map[string][]TurnID{}
+	}
+	for _, s := range []string{sysBM25, sysBM25Turns, sysBM25Plus, sysBM25F, sysBluge} {
 		r.rank[s] = map[string][]TurnID{}
+		r.peers[s] = &buildTiming{}
 	}
 	// Questions and their cleaned gold.
 	for ci, c := range convs {
@@ -102,6 +127,7 @@ func runLocomo(convs []*locomoConv, context int) *locomoRun {
 	for i, q := range r.qs {
 		byConv[q.Conv] = append(byConv[q.Conv], i)
 	}
+	an := newEnglishAnalyzer()
 	for ci, c := range convs {
 		units := locomoUnits(c, context)
 		turns := map[TurnID]unit{}
@@ -117,30 +143,37 @@ func runLocomo(convs []*locomoConv, context int) *locomoRun {
 		}
 		r.turns = append(r.turns, turns)
 
-		// Arbor, native.
-		t, st, err := buildArbor(groups)
+		// Arbor, native: every variant built, then every question asked
+		// of each in turn.
+		trees, err := buildVariants(vs, groups, r.arms)
 		if err != nil {
 			progress("LoCoMo %s: open: %v", c.SampleID, err)
 			continue
 		}
-		r.build.add(st)
-		if n := len(c.Sessions); n > 0 && !c.Sessions[n-1].Date.IsZero() {
-			t.clock.t = c.Sessions[n-1].Date.Add(24 * time.Hour)
+		for _, t := range trees {
+			if n := len(c.Sessions); n > 0 && !c.Sessions[n-1].Date.IsZero() {
+				t.clock.t = c.Sessions[n-1].Date.Add(24 * time.Hour)
+			}
 		}
-		for _, qi := range byConv[ci] {
+		for k, qi := range byConv[ci] {
 			q := r.qs[qi]
-			res, info, err := t.ask(q.Text, topK, r.lat)
-			if err != nil {
-				progress("LoCoMo %s: %v", q.Key, err)
-				continue
+			res, infos, errs := askVariants(vs, trees, r.arms, q.Key, q.Text, topK, k)
+			for i, v := range vs {
+				if errs[i] != nil {
+					progress("LoCoMo %s (%s): %v", q.Key, v.name, errs[i])
+					continue
+				}
+				ids := make([]TurnID, len(res[i]))
+				for j, u := range res[i] {
+					ids[j] = u.Turn
+				}
+				r.rank[v.name][q.Key] = ids
+				if v.name == sysArbor {
+					r.arbor[q.Key] = infos[i]
+				}
 			}
-			ids := make([]TurnID, len(res))
-			for i, u := range res {
-				ids[i] = u.Turn
-			}
-			r.rank[sysArbor][q.Key] = ids
-			r.arbor[q.Key] = info
 		}
+		t := trees[0] // Arbor as it is
 		for _, qi := range byConv[ci] {
 			_, _, _ = t.ask(r.qs[qi].Text, topK, r.lat0)
 		}
@@ -158,38 +191,107 @@ func runLocomo(convs []*locomoConv, context int) *locomoRun {
 				r.pool[r.qs[qi].Key] = ids
 			}
 		}
-		t.close()
+		for _, t := range trees {
+			t.close()
+		}
 
-		// Plain BM25.
-		bs := time.Now()
-		p, err := buildPlainLocomo(c)
-		if err != nil {
-			progress("LoCoMo %s: bm25: %v", c.SampleID, err)
+		if err := r.runPeers(c, units, byConv[ci], an); err != nil {
+			progress("LoCoMo %s: peers: %v", c.SampleID, err)
 			continue
 		}
-		r.bm25.Dur += time.Since(bs)
-		r.bm25.Entries += p.nSessions
-		for _, s := range c.Sessions {
-			r.bm25.Bytes += int64(len(locomoSessionText(s)))
+		st := r.arms[sysArbor].build
+		progress("LoCoMo %d/%d %s: %d questions; Arbor (%d variants) %d entries so far in %s", ci+1, len(convs), c.SampleID, len(byConv[ci]), len(vs), st.Entries, st.Dur.Round(time.Millisecond))
+	}
+	return r
+}
+
+// runPeers ranks the questions qis of conversation c with every BM25 peer.
+func (r *locomoRun) runPeers(c *locomoConv, units []unit, qis []int, an *englishAnalyzer) error {
+	docs := newSessionDocs(c)
+	// Whole sessions, then turns within: textbook BM25 (also per turn) and
+	// BM25+ over one index, and bluge's default.
+	var peers []struct {
+		sys string
+		p   *sessionPeer
+	}
+	add := func(sys string, sessions, turns peerIndex) {
+		peers = append(peers, struct {
+			sys string
+			p   *sessionPeer
+		}{sys, &sessionPeer{sessions, turns, docs}})
+		r.peers[sys].Entries += len(docs.sids)
+		r.peers[sys].Bytes += docs.bytes()
+	}
+	var sx, tx *okapiIndex
+	timed(&r.peers[sysBM25].Dur, func() {
+		sx, tx = newOkapiIndex(an, docs.sids, docs.stexts, nil), newOkapiIndex(an, docs.tids, docs.ttexts, nil)
+	})
+	add(sysBM25, sx.ranker(modelBM25), tx.ranker(modelBM25))
+	add(sysBM25Plus, sx.ranker(modelBM25Plus), tx.ranker(modelBM25Plus))
+	var bs, bt peerIndex
+	var err error
+	timed(&r.peers[sysBluge].Dur, func() {
+		if bs, err = newBlugeIndex(docs.sids, docs.stexts); err == nil {
+			if bt, err = newBlugeIndex(docs.tids, docs.ttexts); err != nil {
+				bs.close()
+			}
 		}
-		for _, qi := range byConv[ci] {
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", sysBluge, err)
+	}
+	defer bs.close()
+	defer bt.close()
+	add(sysBluge, bs, bt)
+	for _, p := range peers {
+		tm := r.peers[p.sys]
+		for _, qi := range qis {
 			q := r.qs[qi]
 			t0 := time.Now()
-			ids, err := p.rankSessions(q.Text, topK)
-			r.bm25.Lat = append(r.bm25.Lat, time.Since(t0))
+			ids, err := p.p.rankSessions(q.Text, topK)
+			tm.Lat = append(tm.Lat, time.Since(t0))
 			if err != nil {
-				progress("LoCoMo %s: bm25: %v", q.Key, err)
-				continue
+				return fmt.Errorf("%s: %s: %w", p.sys, q.Key, err)
 			}
-			r.rank[sysBM25][q.Key] = ids
-			if ids, err = p.rankTurns(q.Text, topK); err == nil {
+			r.rank[p.sys][q.Key] = ids
+			if p.sys == sysBM25 {
+				t0 := time.Now()
+				ids, err := p.p.rankTurns(q.Text, topK)
+				r.peers[sysBM25Turns].Lat = append(r.peers[sysBM25Turns].Lat, time.Since(t0))
+				if err != nil {
+					return fmt.Errorf("%s: %s: %w", sysBM25Turns, q.Key, err)
+				}
 				r.rank[sysBM25Turns][q.Key] = ids
 			}
 		}
-		p.close()
-		progress("LoCoMo %d/%d %s: %d entries in %s, %d questions", ci+1, len(convs), c.SampleID, st.Entries, st.Dur.Round(time.Millisecond), len(byConv[ci]))
 	}
-	return r
+	// BM25F over Arbor's entries (one per turn, with the turns it replies
+	// to), title and body.
+	tm := r.peers[sysBM25F]
+	var x peerIndex
+	timed(&tm.Dur, func() {
+		ids, bodies, titles := unitDocs(units)
+		x = newOkapiIndex(an, ids, bodies, titles).ranker(modelBM25F)
+	})
+	tm.Entries += len(units)
+	for _, u := range units {
+		tm.Bytes += int64(len(u.Title) + len(u.searchText()))
+	}
+	for _, qi := range qis {
+		q := r.qs[qi]
+		t0 := time.Now()
+		hits, err := x.search(q.Text, topK)
+		tm.Lat = append(tm.Lat, time.Since(t0))
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", sysBM25F, q.Key, err)
+		}
+		ids := make([]TurnID, len(hits))
+		for i, h := range hits {
+			ids[i] = units[atoi(h.id)].Turn
+		}
+		r.rank[sysBM25F][q.Key] = ids
+	}
+	return nil
 }
 
 // locomoScores are the LoCoMo metrics of one group of questions.
@@ -234,11 +336,11 @@ type lmeRun struct {
 	qs     []*lmeQuestion
 	turns  int                         // turns per entry, 0 for whole sessions
 	rank   map[string]map[string][]int // system → question id → ranked haystack positions
-	arbor  map[string]queryInfo
-	build  buildStats
-	lat    latencies
+	arbor  map[string]queryInfo        // Arbor as it is, first pass
+	vs     []variant
+	arms   map[string]*arm // by variant name
 	lat0   latencies
-	bm25   buildTiming
+	peers  map[string]*buildTiming // by system
 	mini   *nodeDataset
 	wasm   *nodeDataset
 	agreed agreement
@@ -246,12 +348,20 @@ type lmeRun struct {
 	pool   map[string][]int // question id → haystack positions of its poolDepth best matches (-dump-pool)
 }
 
-func runLME(qs []*lmeQuestion, turnsPerEntry int) *lmeRun {
-	r := &lmeRun{qs: qs, turns: turnsPerEntry, rank: map[string]map[string][]int{sysArbor: {}, sysBM25: {}}, arbor: map[string]queryInfo{}, lat: latencies{}, lat0: latencies{}, pool: map[string][]int{}}
+func runLME(qs []*lmeQuestion, turnsPerEntry int, vs []variant) *lmeRun {
+	r := &lmeRun{qs: qs, turns: turnsPerEntry, rank: map[string]map[string][]int{}, arbor: map[string]queryInfo{}, vs: vs, arms: newArms(vs), lat0: latencies{}, peers: map[string]*buildTiming{}, pool: map[string][]int{}}
+	for _, v := range vs {
+		r.rank[v.name] = map[string][]int{}
+	}
+	for _, s := range []string{sysBM25, sysBM25Plus, sysBM25F, sysBluge} {
+		r.rank[s] = map[string][]int{}
+		r.peers[s] = &buildTiming{}
+	}
 	limit := topK
 	if turnsPerEntry > 0 {
 		limit = 100 // entries are parts of sessions: rank deeper, then dedupe
 	}
+	an := newEnglishAnalyzer()
 	for i, q := range qs {
 		if len(q.Gold()) == 0 {
 			r.noGold++
@@ -268,26 +378,34 @@ func runLME(qs []*lmeQuestion, turnsPerEntry int) *lmeRun {
 		}
 		// Curate in time order, as the sessions happened.
 		sort.SliceStable(groups, func(a, b int) bool { return groups[a][0].Time.Before(groups[b][0].Time) })
-		t, st, err := buildArbor(groups)
+		trees, err := buildVariants(vs, groups, r.arms)
 		if err != nil {
 			progress("LongMemEval %s: open: %v", q.ID, err)
 			continue
 		}
-		r.build.add(st)
 		if d := parseLMEDate(q.Date); !d.IsZero() {
-			t.clock.t = d
+			for _, t := range trees {
+				t.clock.t = d
+			}
 		}
-		res, info, err := t.ask(q.Question, limit, r.lat)
-		if err != nil {
-			progress("LongMemEval %s: %v", q.ID, err)
-		} else {
-			ids := make([]int, len(res))
-			for j, u := range res {
-				ids[j] = u.Session
+		res, infos, errs := askVariants(vs, trees, r.arms, q.ID, q.Question, limit, i)
+		for j, v := range vs {
+			if errs[j] != nil {
+				progress("LongMemEval %s (%s): %v", q.ID, v.name, errs[j])
+				continue
+			}
+			ids := make([]int, len(res[j]))
+			for k, u := range res[j] {
+				ids[k] = u.Session
 			}
 			ids = dataset.Dedupe(ids)
-			r.rank[sysArbor][q.ID] = ids[:min(len(ids), topK)]
-			r.arbor[q.ID] = info
+			r.rank[v.name][q.ID] = ids[:min(len(ids), topK)]
+			if v.name == sysArbor {
+				r.arbor[q.ID] = infos[j]
+			}
+		}
+		t := trees[0] // Arbor as it is
+		if errs[0] == nil {
 			_, _, _ = t.ask(q.Question, limit, r.lat0)
 			if poolDepth > 0 {
 				if us, err := t.pool(q.Question, poolDepth); err != nil {
@@ -301,34 +419,82 @@ func runLME(qs []*lmeQuestion, turnsPerEntry int) *lmeRun {
 				}
 			}
 		}
-		t.close()
-
-		x, d, err := buildPlainLME(q)
-		if err != nil {
-			progress("LongMemEval %s: bm25: %v", q.ID, err)
-			continue
+		for _, t := range trees {
+			t.close()
 		}
-		r.bm25.Dur += d
-		r.bm25.Entries += len(q.Sessions)
-		for _, s := range q.Sessions {
-			r.bm25.Bytes += int64(len(lmeSessionText(s)))
+		if err := r.runPeers(q, units, an); err != nil {
+			progress("LongMemEval %s: peers: %v", q.ID, err)
 		}
-		t0 := time.Now()
-		hits, err := x.search(q.Question, topK)
-		r.bm25.Lat = append(r.bm25.Lat, time.Since(t0))
-		if err == nil {
-			ids := make([]int, len(hits))
-			for j, h := range hits {
-				fmt.Sscan(h.id, &ids[j])
-			}
-			r.rank[sysBM25][q.ID] = ids
-		}
-		x.close()
 		if (i+1)%10 == 0 || i+1 == len(qs) {
-			progress("LongMemEval %d/%d: %d entries so far, build %s", i+1, len(qs), r.build.Entries, r.build.Dur.Round(time.Millisecond))
+			st := r.arms[sysArbor].build
+			progress("LongMemEval %d/%d: Arbor (%d variants) %d entries so far, build %s", i+1, len(qs), len(vs), st.Entries, st.Dur.Round(time.Millisecond))
 		}
 	}
 	return r
+}
+
+// runPeers ranks question q with every BM25 peer: whole sessions (user and
+// assistant turns) for textbook BM25 and BM25+ (one index) and bluge's
+// default; Arbor's entries (title and body) for BM25F.
+func (r *lmeRun) runPeers(q *lmeQuestion, units []unit, an *englishAnalyzer) error {
+	ids, texts := lmeSessionDocs(q)
+	bytes := int64(0)
+	for _, t := range texts {
+		bytes += int64(len(t))
+	}
+	uids, bodies, titles := unitDocs(units)
+	ubytes := int64(0)
+	for i := range bodies {
+		ubytes += int64(len(bodies[i]) + len(titles[i]))
+	}
+	var sx, ux *okapiIndex
+	var bx peerIndex
+	var err error
+	timed(&r.peers[sysBM25].Dur, func() { sx = newOkapiIndex(an, ids, texts, nil) })
+	timed(&r.peers[sysBM25F].Dur, func() { ux = newOkapiIndex(an, uids, bodies, titles) })
+	timed(&r.peers[sysBluge].Dur, func() { bx, err = newBlugeIndex(ids, texts) })
+	if err != nil {
+		return fmt.Errorf("%s: %w", sysBluge, err)
+	}
+	defer bx.close()
+	for _, p := range []struct {
+		sys     string
+		x       peerIndex
+		entries int
+		bytes   int64
+		session func(id string) int // the haystack position of a hit
+	}{
+		{sysBM25, sx.ranker(modelBM25), len(ids), bytes, atoi},
+		{sysBM25Plus, sx.ranker(modelBM25Plus), len(ids), bytes, atoi},
+		{sysBM25F, ux.ranker(modelBM25F), len(units), ubytes, func(id string) int { return units[atoi(id)].Session }},
+		{sysBluge, bx, len(ids), bytes, atoi},
+	} {
+		tm := r.peers[p.sys]
+		tm.Entries += p.entries
+		tm.Bytes += p.bytes
+		deep := topK
+		if p.entries > len(ids) {
+			deep = p.entries // parts of sessions: rank all, then dedupe
+		}
+		t0 := time.Now()
+		hits, err := p.x.search(q.Question, deep)
+		tm.Lat = append(tm.Lat, time.Since(t0))
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.sys, err)
+		}
+		rk := make([]int, len(hits))
+		for j, h := range hits {
+			rk[j] = p.session(h.id)
+		}
+		rk = dataset.Dedupe(rk)
+		r.rank[p.sys][q.ID] = rk[:min(len(rk), topK)]
+	}
+	return nil
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 type lmeScores struct {

@@ -125,7 +125,10 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 
 // open is Open holding the root's lock.
 func (e *Engine) open(opts Options) (api.OpenResult, error) {
-	idx, err := search.Open(search.Options{Progress: host.Reporter(e.log, api.PhaseIndex)}, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log, ReadOnly: e.readOnly})
+	sopts := search.Options{Progress: host.Reporter(e.log, api.PhaseIndex)}
+	var off retrieve.Off
+	ablate(&sopts, &off)
+	idx, err := search.Open(sopts, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log, ReadOnly: e.readOnly})
 	if err != nil {
 		return api.OpenResult{}, err
 	}
@@ -188,7 +191,7 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	e.warn(warnings)
 	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange, Log: e.log, Progress: host.Reporter(e.log, api.PhaseWrite)}
 	e.loops = agent.NewLoops(e.clock, e.log, opts.LLM)
-	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops})
+	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops, Off: off})
 	res := api.OpenResult{Entries: len(cat.Paths()), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced}
 	if res.Warnings == nil {
 		res.Warnings = []api.Warning{}

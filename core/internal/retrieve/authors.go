@@ -21,6 +21,9 @@ const authorBoost = 1.5
 // authors raises the scores of the entries written by a person the question
 // names and returns the reason code of what it did, or "".
 func (rv *Retriever) authors(r *search.Result) string {
+	if rv.off.NamedAuthors {
+		return ""
+	}
 	named := map[string]bool{} // author → the question names them
 	for _, h := range r.Hits {
 		if h.Kind == "context" {

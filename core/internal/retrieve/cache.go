@@ -43,9 +43,12 @@ type cached struct {
 type queryCache struct {
 	answers map[string]*cached
 	order   []string // keys, oldest first
+	fuzzyOn bool     // tier 1 answers (off only in the benchmark's ablation)
 }
 
-func newQueryCache() *queryCache { return &queryCache{answers: map[string]*cached{}} }
+func newQueryCache(fuzzy bool) *queryCache {
+	return &queryCache{answers: map[string]*cached{}, fuzzyOn: fuzzy}
+}
 
 func (c *queryCache) clear() {
 	clear(c.answers)
@@ -77,6 +80,9 @@ func (c *queryCache) lookup(query, norm string, limit int, covers func(entry str
 		o.res.Query, o.res.Tier, o.res.TierName = query, api.TierExactCache, "exact-cache"
 		o.res.Reason = "exact cache hit: same normalized query, tree unchanged since (was: " + hit.out.res.Reason + ")"
 		return o, hit.answered, true
+	}
+	if !c.fuzzyOn {
+		return outcome{}, "", false
 	}
 	hit, j := c.fuzzy(queryTokens(norm), queryNames(query), limit, covers)
 	if hit == nil {

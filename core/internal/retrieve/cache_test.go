@@ -10,7 +10,7 @@ import (
 )
 
 func TestQueryCacheIsBounded(t *testing.T) {
-	c := newQueryCache()
+	c := newQueryCache(true)
 	for i := range cacheSize + 10 {
 		q := fmt.Sprint(i)
 		c.put(q, q, 5, "", outcome{res: api.QueryResult{Query: q}})
@@ -61,7 +61,7 @@ func TestJaccard(t *testing.T) {
 // stop-word-filtered words, for queries of two such words or more, at the
 // same limit; it never serves lists or out-of-domain verdicts.
 func TestFuzzyCacheBoundary(t *testing.T) {
-	c := newQueryCache()
+	c := newQueryCache(true)
 	direct := api.QueryResult{TierName: "direct", Reason: "direct answer: top score 0.95 ≥ 0.93"}
 	put := func(q, answered string, r api.QueryResult) { c.put(q, normalizeQuery(q), 5, answered, outcome{res: r}) }
 	look := func(q string, limit int) (api.QueryResult, bool) {
@@ -141,7 +141,7 @@ func TestNormalizeQuery(t *testing.T) {
 // A near-copy of a cached question that names someone or something else,
 // or another number, is searched again; one naming the same is served.
 func TestFuzzyCacheKeepsNames(t *testing.T) {
-	c := newQueryCache()
+	c := newQueryCache(true)
 	direct := api.QueryResult{TierName: "direct", Reason: "direct answer"}
 	q := "What did Caroline paint for the art show in May?"
 	c.put(q, normalizeQuery(q), 5, "chat/caroline.md", outcome{res: direct})

@@ -175,13 +175,13 @@ func TestWithoutFramingLong(t *testing.T) {
 	n := api.MaxQueryBytes / len(unit)
 	q := strings.Repeat(unit, n)
 	spans := atoms.When(q, now)
-	got := withoutFraming(q, spans)
+	got := withoutFraming(q, spans, Off{})
 	if want := strings.Repeat("what changed  ,   did it ship? ", n); got != want {
 		t.Errorf("withoutFraming:\n got %q\nwant %q", got, want)
 	}
 	// Overlapping frames: the later one wins, the other is left whole.
 	q = "in the past two weeks how many days ago"
-	if got := withoutFraming(q, []atoms.Span{{Start: 0, End: 25, Phrase: q[:25], Range: true}}); got != "in the past two weeks  " {
+	if got := withoutFraming(q, []atoms.Span{{Start: 0, End: 25, Phrase: q[:25], Range: true}}, Off{}); got != "in the past two weeks  " {
 		t.Errorf("overlapping: %q", got)
 	}
 }

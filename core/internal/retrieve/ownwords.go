@@ -38,7 +38,7 @@ type ownCached struct {
 // terms they say themselves and returns the reason code of what it did, or
 // "" when no hit is a piece.
 func (rv *Retriever) ownWords(r *search.Result, says func(search.Words) int) string {
-	if len(r.Terms) == 0 {
+	if len(r.Terms) == 0 || rv.off.OwnWords {
 		return ""
 	}
 	n := 0

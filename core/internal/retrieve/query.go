@@ -70,7 +70,7 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 		return rv.answer(hit, answered, start), nil
 	}
 	// The excerpts are built for the hits kept after rerank only.
-	ranked, err := rv.index.Rank(withoutFraming(p.Query, spans), max(limit, rerankPool))
+	ranked, err := rv.index.Rank(withoutFraming(p.Query, spans, rv.off), max(limit, rerankPool))
 	if err != nil {
 		return outcome{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
@@ -78,9 +78,6 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	r.Unmatched = slices.DeleteFunc(r.Unmatched, rv.frameWord)
 	var certs []string
 	if c := rv.dated(&r, spans); c != "" {
-		certs = append(certs, c)
-	}
-	if c := rv.brevity(r.Hits); c != "" {
 		certs = append(certs, c)
 	}
 	if c := rv.authors(&r); c != "" {
@@ -122,7 +119,7 @@ func (rv *Retriever) covers(path string, words []string) bool {
 }
 
 // Every question is searched over a pool of the rerankPool best matches,
-// which the evidence rules (time, short remarks, named authors, siblings
+// which the evidence rules (time, named authors, siblings
 // and openers, own words) rescore before it is cut to the limit. For a
 // question about a time ("a week ago", "in March") the entries dated
 // within the time it names have their score multiplied by timeBoost. A
@@ -138,11 +135,15 @@ const (
 // than say what it is about: the ranges of time it asks within ("in the
 // past three months") and the words asking for a duration ("how many days
 // ago", "how long ago"), which would otherwise match every entry that says
-// "days" or "ago" (measured in bench/retrieval/mechanisms.md).
-func withoutFraming(q string, spans []atoms.Span) string {
-	cuts := atoms.Durations(q)
+// "days" or "ago" (measured in bench/retrieval/mechanisms.md). off may
+// leave either kind in.
+func withoutFraming(q string, spans []atoms.Span, off Off) string {
+	var cuts []atoms.Phrase
+	if !off.DurationWords {
+		cuts = atoms.Durations(q)
+	}
 	for _, s := range spans {
-		if s.Range {
+		if s.Range && !off.TimeFraming {
 			cuts = append(cuts, atoms.Phrase{Text: s.Phrase, Start: s.Start, End: s.End})
 		}
 	}
@@ -215,6 +216,9 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 		}
 	}
 	r.Unmatched = slices.DeleteFunc(r.Unmatched, func(t string) bool { return timeWords[t] })
+	if rv.off.TimeWindow {
+		return ""
+	}
 	n := 0
 	for i := range r.Hits {
 		t := rv.saidAt(r.Hits[i].Path)

@@ -3,7 +3,7 @@
 // answer from the index (tier 2), then, when the host can reach a model,
 // one grounded call over the best entries (tier 3) and an agentic loop
 // over the tree (tier 4). Between search and the answer, evidence rules
-// (time, short remarks, named authors, siblings and openers, own words)
+// (time, named authors, siblings and openers, own words)
 // rescore the pool of best matches, and the lifecycle orders what is kept.
 //
 // The package reads the tree (catalog and index) and records accesses in
@@ -29,6 +29,7 @@ type Retriever struct {
 	log     host.Logger
 	loops   *agent.Loops
 	cache   *queryCache
+	off     Off
 	own     map[string]ownCached // by path: what pieces of an exchange say themselves (ownwords.go)
 	// gen counts the changes to the tree, so that a query that waited on a
 	// model knows whether the tree changed under it.
@@ -46,11 +47,27 @@ type Config struct {
 	Log   host.Logger
 	// Loops run tiers 3 and 4.
 	Loops *agent.Loops
+	// Off switches mechanisms off, for the ablation of the retrieval
+	// benchmark (internal/ablation, read by engine.Open); the zero value
+	// keeps every one on.
+	Off Off
+}
+
+// Off names the mechanisms of this package a Retriever leaves off.
+type Off struct {
+	TimeWindow    bool // entries dated within the time a question names are not raised (dated)
+	TimeFraming   bool // a range framing the question stays in the search (withoutFraming)
+	DurationWords bool // words asking for a duration stay in the search (withoutFraming)
+	NamedAuthors  bool // authors
+	Siblings      bool // the episode evidence of siblings
+	Openers       bool // the openers of siblings
+	OwnWords      bool // ownWords
+	FuzzyCache    bool // tier 1
 }
 
 // New returns a Retriever over c.
 func New(c Config) *Retriever {
-	return &Retriever{index: c.Index, catalog: c.Catalog, signals: c.Signals, fs: c.FS, clock: c.Clock, log: c.Log, loops: c.Loops, cache: newQueryCache()}
+	return &Retriever{index: c.Index, catalog: c.Catalog, signals: c.Signals, fs: c.FS, clock: c.Clock, log: c.Log, loops: c.Loops, cache: newQueryCache(!c.Off.FuzzyCache), off: c.Off}
 }
 
 // Changed tells the Retriever that the tree changed: any write may change

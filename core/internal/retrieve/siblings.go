@@ -39,6 +39,9 @@ const (
 // those of the openers, and returns the reason code of what it did, or ""
 // when no hit is a piece.
 func (rv *Retriever) siblings(hits []search.Hit) string {
+	if rv.off.Siblings && rv.off.Openers {
+		return ""
+	}
 	episodes := map[string][]float64{} // folder → raw scores of its hits
 	for _, h := range hits {
 		if h.Kind == "context" {
@@ -81,9 +84,11 @@ func (rv *Retriever) siblings(hits []search.Hit) string {
 		if !ok || hits[i].Kind == "context" {
 			continue
 		}
-		hits[i].Raw *= 1 + siblingWeight*ev/best
-		n++
-		if en, ok := rv.catalog.Get(hits[i].Path); ok && en.RawConcept.Flow == "" {
+		if !rv.off.Siblings {
+			hits[i].Raw *= 1 + siblingWeight*ev/best
+			n++
+		}
+		if en, ok := rv.catalog.Get(hits[i].Path); ok && en.RawConcept.Flow == "" && !rv.off.Openers {
 			hits[i].Raw *= openerBoost
 			openers++
 		}

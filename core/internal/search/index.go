@@ -102,6 +102,22 @@ type Options struct {
 	// B is BM25's length normalization; default 0.75, negative means 0.
 	B float64
 
+	// The switches below turn mechanisms off for the ablation of the
+	// retrieval benchmark (internal/ablation, read by engine.Open); their
+	// zero values keep every mechanism on.
+
+	// AnyTermOrder ranks the entries matching some query terms together
+	// with those matching all of them, by score alone, instead of after
+	// them (no AND pass; Mode is "or").
+	AnyTermOrder bool
+	// KeepScaffolding searches question scaffolding ("how many times",
+	// "can you tell me") as terms (scaffold.go).
+	KeepScaffolding bool
+	// AsideInContent indexes Doc.Aside as content. Documents are not
+	// analysed again when an index is reopened, so an index stored under
+	// one setting must not be opened under the other.
+	AsideInContent bool
+
 	// Progress, when not nil, is told how many of the documents a Put
 	// indexes are done: 0 before the first batch, then after each. (A
 	// Syncer reports to the function it is given.)
@@ -315,6 +331,9 @@ func (x *Index) put(docs []Doc, hashes, keys []string, report bool) error {
 			if err := apply(); err != nil {
 				return errors.Join(err, x.refresh())
 			}
+		}
+		if x.opts.AsideInContent && d.Aside != "" {
+			d.Content, d.Aside = d.Content+"\n\n"+d.Aside, ""
 		}
 		doc, fields := document(d)
 		batch.Update(bluge.Identifier(d.Path), doc)

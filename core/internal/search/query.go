@@ -77,7 +77,10 @@ func splitQuotes(q string) []qpart {
 
 // parse analyzes a query into its terms, without duplicates.
 func (x *Index) parse(query string) []qterm {
-	segs := stripScaffolding(splitQuotes(query))
+	segs := splitQuotes(query)
+	if !x.opts.KeepScaffolding {
+		segs = stripScaffolding(segs)
+	}
 	var out []qterm
 	seen := map[string]int{}
 	add := func(q qterm) {

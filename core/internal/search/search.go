@@ -178,15 +178,20 @@ func (x *Index) Terms(text string) []string {
 // order, setting res.Mode and res.Total.
 func (x *Index) collect(res *Result, qs []qterm, limit int) ([]stored, error) {
 	and := x.buildQuery(qs, true)
-	docs, total, err := x.run(&kindFilter{q: and, kind: kindContext, exclude: true}, limit)
+	wide := and
+	pass := "and"
+	if x.opts.AnyTermOrder && needsOr(qs) {
+		wide, pass = x.buildQuery(qs, false), "or"
+		res.Mode = ModeOr
+	}
+	docs, total, err := x.run(&kindFilter{q: wide, kind: kindContext, exclude: true}, limit)
 	if err != nil {
-		return nil, fmt.Errorf("and: %w", err)
+		return nil, fmt.Errorf("%s: %w", pass, err)
 	}
 	for i := range docs {
-		docs[i].all = true
+		docs[i].all = wide == and
 	}
-	wide := and
-	if len(docs) < limit && needsOr(qs) {
+	if wide == and && len(docs) < limit && needsOr(qs) {
 		wide = x.buildQuery(qs, false)
 		more, n, err := x.run(&kindFilter{q: wide, kind: kindContext, exclude: true}, limit)
 		if err != nil {

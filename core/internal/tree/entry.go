@@ -86,7 +86,7 @@ func (e *Entry) IngestedFrom() []string {
 // ReplyPrefix begins each line of a chat turn's flow (rawConcept.flow),
 // the turns it replies to, as ingestion writes it: an entry whose flow
 // starts with it is a piece of an exchange, which the engine's evidence
-// rules (siblings, openers, short remarks, own words) recognize by it.
+// rules (siblings, openers, own words) recognize by it.
 const ReplyPrefix = "In reply to "
 
 // Section is an unknown "## " section, kept verbatim.
