@@ -9,6 +9,7 @@
 //   node bench/scale/hosts.mjs --host node|chromium|minisearch --dir TREE --script FILE [--wasm dist/arbor.wasm]
 
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -55,7 +56,9 @@ async function runScript(script, request, now, cpu, linear) {
   if (c !== null) r.buildCpuMs = cpu() - c;
   r.persistMs = (await call('close')).ms;
   r.linearMiB = linear();
+  const oc = cpu();
   r.openMs = (await call('open', open)).ms;
+  if (oc !== null) r.openCpuMs = cpu() - oc;
   const qc = cpu();
   for (const q of script.queries) {
     const { result, ms } = await call('query', { query: q, limit: script.limit });
@@ -120,33 +123,56 @@ async function chromium() {
 
 async function inChromium(chromium, serve, bundle) {
   const server = await serve({ port: 0 });
+  // The bundle has a server of its own: through Playwright (route.fulfill)
+  // a body travels as one DevTools message, which Chromium caps at
+  // 100 MiB ("Too large read data is pending"; the 100k tree's is 111 MiB),
+  // and closes the connection, the page and the browser with it.
+  const bundleServer = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' });
+    fs.createReadStream(bundle).pipe(res);
+  });
+  await new Promise((resolve) => bundleServer.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const addr = /** @type {import('node:net').AddressInfo} */ (bundleServer.address());
+  const bundleURL = `http://127.0.0.1:${addr.port}/bundle.bin`;
   const browser = await chromium.launch({ executablePath: process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium' });
   try {
     const page = await browser.newPage();
-    await page.route('**/scale-bundle.bin', (route) => route.fulfill({ path: bundle, contentType: 'application/octet-stream' }));
+    // What the page says, and a crash of its renderer, reach stderr: the
+    // report's error cell is its end.
+    page.on('console', (m) => process.stderr.write(`page ${m.type()}: ${m.text()}\n`));
+    page.on('crash', () => process.stderr.write('page crashed\n'));
     await page.goto(`${server.url}style.css`);
     const r = await page.evaluate(
-      async ({ script, run, watch }) => {
+      async ({ script, run, watch, bundleURL }) => {
         const linear = new Function(`return (${watch})`)()();
         const runScript = new Function(`return (${run})`)();
         const { startEngine, memory } = await import('/bindings/js/index.js');
-        const text = await (await fetch('/scale-bundle.bin')).text();
-        const files = {};
-        const parts = text.split('\0');
-        for (let i = 0; i + 1 < parts.length; i += 2) files[parts[i]] = parts[i + 1];
-        const eng = await startEngine({ storage: memory(files), wasm: '/dist/arbor.wasm', onLog: () => {} });
+        // The bundle's text is garbage once the storage holds its bytes.
+        const storage = await (async () => {
+          const text = await (await fetch(bundleURL)).text();
+          const files = {};
+          const parts = text.split('\0');
+          for (let i = 0; i + 1 < parts.length; i += 2) files[parts[i]] = parts[i + 1];
+          return memory(files);
+        })();
+        // The files' times are when the storage was filled: an open
+        // within 2 s of them cannot trust them (racy git; docs/design.md),
+        // and the reopen would read them all again. A tree on disk is older.
+        await new Promise((resolve) => setTimeout(resolve, 2100));
+        const eng = await startEngine({ storage, wasm: '/dist/arbor.wasm', onLog: (level, msg) => console.log(`${level}: ${msg}`) });
         try {
           return await runScript(script, (req) => eng.request(req), () => performance.now(), () => null, linear);
         } finally {
           await eng.dispose();
         }
       },
-      { script, run: runScript.toString(), watch: watchInstances.toString() },
+      { script, run: runScript.toString(), watch: watchInstances.toString(), bundleURL },
     );
     return { ...r, version: `Chromium ${browser.version()}` };
   } finally {
     await browser.close();
     await server.close();
+    bundleServer.close();
   }
 }
 

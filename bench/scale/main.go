@@ -141,6 +141,7 @@ type hostResult struct {
 	BuildCPUMs float64   `json:"buildCpuMs,omitempty"` // processor time of the build, every thread
 	PersistMs  float64   `json:"persistMs"`            // the close after the build, which writes the index
 	OpenMs     float64   `json:"openMs"`               // open with the persisted index
+	OpenCPUMs  float64   `json:"openCpuMs,omitempty"`  // processor time of that open, every thread
 	QueryMs    []float64 `json:"queryMs,omitempty"`    // each question's wall time
 	QueryP50   float64   `json:"queryP50"`
 	QueryP95   float64   `json:"queryP95"`
@@ -240,7 +241,7 @@ func runChild(host, dir, scriptPath, wasmPath string) error {
 		return err2
 	}
 	r.LinearMiB = linear()
-	if _, r.OpenMs, _, err2 = do("open", open); err2 != nil {
+	if _, r.OpenMs, r.OpenCPUMs, err2 = do("open", open); err2 != nil {
 		return err2
 	}
 	for _, q := range sc.Queries {

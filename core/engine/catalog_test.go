@@ -98,30 +98,38 @@ func TestCatalogOpenReadsWhatChanged(t *testing.T) {
 
 // An edit that keeps the size and the modification time of a file is
 // found all the same when the time is not older than the catalog or than
-// the listing that read the file ("racy git").
+// the listing that read the file ("racy git"). Both are told by the clock
+// that stamps the files, never by the engine's, here a year ahead of it
+// (a fixed clock may be anywhere).
 func TestCatalogSameSizeSameTimeEdit(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		// the engine's clock at the open that reads the file, and how long
-		// after the file's time (day0) the storage's clock is when that
-		// open writes the catalog
-		clock   time.Time
-		written int64
+		// the storage's clock when the open lists the tree and when it
+		// writes the catalog, after the file's time (day0)
+		listed, written int64
+		// the open sees the storage through a wrapper that hides its
+		// clock: the listing is timed by the system's, ahead of the
+		// storage's
+		skewed bool
 	}{
-		{"within the catalog's tick", day0.Add(time.Hour), 0},
-		{"within the listing's tick", day0.Add(time.Second), 60_000},
+		{"within the catalog's tick", 0, 0, true},
+		{"within the listing's tick", 1_000, 60_000, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mem, now := catalogTree(t)
-			clock := &clockVar{tc.clock}
-			*now += tc.written
-			e, _ := openEngine(t, mem, clock, Options{}) // writes the catalog
-			e.Close()
+			clock := &clockVar{day0.AddDate(1, 0, 0)}
+			var fs host.FS = mem
+			if tc.skewed {
+				fs = &treeReads{FS: mem}
+			}
+			*now += tc.listed
+			e, _ := openEngine(t, fs, clock, Options{})
+			*now = day0.UnixMilli() + tc.written
+			e.Close() // writes the catalog
 			at := *now
 			*now = day0.UnixMilli()
 			mem.WriteFile("ops/pager/rotation.md", []byte("---\ntitle: Pager rotation\nrelated: [ops/pager/escalation.md]\nimportance: 90\n---\n\n## Narrative\nThe pager rotates weekly on Sundays.\n"))
 			*now = at + 60_000
-			clock.t = day0.Add(time.Hour)
 			e, _ = openEngine(t, mem, clock, Options{})
 			defer e.Close()
 			if r, _ := e.Read(api.ReadParams{Path: "ops/pager/rotation.md"}); !strings.Contains(r.Markdown, "Sundays") {
@@ -131,6 +139,29 @@ func TestCatalogSameSizeSameTimeEdit(t *testing.T) {
 				t.Errorf("the edit is not indexed: %+v", r.Results)
 			}
 		})
+	}
+}
+
+// An engine whose clock is fixed months before the files' times (a
+// reproducible run: api.OpenParams.FixedTime) trusts the sizes and times
+// of files clearly older than the listing by the storage's clock: an open
+// after a close reads none of them, nor does a scan.
+func TestCatalogFixedClockReusesFiles(t *testing.T) {
+	mem, now := catalogTree(t)
+	*now += 10_000
+	clock := host.FixedClock(day0.AddDate(0, -6, 0))
+	e, _ := openEngine(t, mem, clock, Options{})
+	e.Close()
+	*now += 10_000
+
+	fs := &treeReads{FS: mem}
+	e, res := openEngine(t, fs, clock, Options{})
+	defer e.Close()
+	if len(fs.paths) != 0 || res.Entries != 3 || res.Index.Reused != 4 {
+		t.Errorf("the open after a close read %v: %+v", fs.paths, res)
+	}
+	if r, err := e.Refresh(api.RefreshParams{}); err != nil || r.Checked != 0 || len(fs.paths) != 0 {
+		t.Errorf("a scan of the unchanged tree checked %d files, read %v (%v)", r.Checked, fs.paths, err)
 	}
 }
 

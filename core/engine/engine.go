@@ -159,7 +159,7 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 		indexed = func(n int) { p(n, 0) }
 	}
 	sync := idx.NewSyncer(indexed)
-	o := catalog.ReloadOptions{Prev: prev, Now: e.clock.Now(), Source: func(s search.Source) error {
+	o := catalog.ReloadOptions{Prev: prev, Now: time.UnixMilli(host.FileTime(e.fs)), Source: func(s search.Source) error {
 		if err := sync.Add(s); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}

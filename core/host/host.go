@@ -152,6 +152,34 @@ func Exclusive(fsys FS, fn func() error) error {
 	return Share(fsys).Exclusive(fn)
 }
 
+// FileClock is an FS whose modification times come from a clock of its
+// own rather than the system's (MemFS, once SetNow gives it one).
+type FileClock interface {
+	// FileTime is that clock's time now, in Unix milliseconds.
+	FileTime() int64
+}
+
+// FileTime is the time now, in Unix milliseconds, by the clock that stamps
+// fsys's modification times: its own when it is a FileClock (also seen
+// through Shared and ReadOnly), the system's otherwise. It is what a
+// file's time is compared with to tell whether the file may still change
+// within the same tick. The engine's Clock is not that clock: a fixed one
+// (tests, reproducible runs) may be months away from the files' times.
+func FileTime(fsys FS) int64 {
+	for {
+		switch f := fsys.(type) {
+		case FileClock:
+			return f.FileTime()
+		case *Shared:
+			fsys = f.FS
+		case readOnlyFS:
+			fsys = f.FS
+		default:
+			return time.Now().UnixMilli()
+		}
+	}
+}
+
 // Clock tells the time; tests and reproducible runs fix it.
 type Clock interface {
 	Now() time.Time

@@ -33,6 +33,13 @@ func (m *MemFS) SetNow(now func() int64) {
 	m.now = now
 }
 
+// FileTime implements FileClock: the time of the clock SetNow set.
+func (m *MemFS) FileTime() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.now()
+}
+
 func checkMemPath(p string) error {
 	if strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || strings.Contains(p, "//") || strings.HasSuffix(p, "/") {
 		return fmt.Errorf("memfs %q: %w", p, ErrInvalid)

@@ -311,6 +311,49 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
     assert.ok(problems.length === 0, problems.join('\n'));
   });
 
+  await t.test('IndexedDB keeps the files\' times: an open after a reload reads none of the unchanged files', async () => {
+    const reads = await page.evaluate(async () => {
+      const { startEngine, indexedDB, deleteIndexedDB } = await import('/bindings/js/index.js');
+      await deleteIndexedDB('times');
+      const saved = indexedDB('times');
+      await saved.load();
+      for (let i = 0; i < 20; i++) saved.write(`notes/log/n${i}.md`, new TextEncoder().encode(`---\ntitle: Note ${i}\n---\n\nText ${i}.\n`));
+      await saved.commit();
+      saved.close();
+      // Each open a minute after the writes, by the clock that stamps the
+      // files and the engine's alike: their times can be trusted.
+      const realNow = Date.now;
+      Date.now = () => realNow() + 60_000;
+      try {
+        const open = async () => {
+          const storage = indexedDB('times');
+          const read = [];
+          const counted = new Proxy(storage, {
+            get: (s, k) => {
+              if (k === 'read') return (p) => (p.startsWith('.arbor/') || read.push(p), s.read(p));
+              const v = Reflect.get(s, k);
+              return typeof v === 'function' ? v.bind(s) : v;
+            },
+          });
+          const engine = await startEngine({ storage: counted });
+          for (const method of ['open', 'close']) {
+            const out = JSON.parse(await engine.request(JSON.stringify({ id: 1, method, params: {} })));
+            if (out.error) throw new Error(`${method}: ${out.error.message}`);
+          }
+          await storage.commit(); // the catalog and the index the close wrote
+          await engine.dispose();
+          storage.close();
+          return read.length;
+        };
+        return [await open(), await open()];
+      } finally {
+        Date.now = realNow;
+      }
+    });
+    assert.ok(reads[0] >= 20, `the first open read ${reads[0]} files`);
+    assert.equal(reads[1], 0, 'the open after a reload read the unchanged files again');
+  });
+
   await t.test('two tabs on one database: each sees the other\'s writes, none is lost or overwritten', async () => {
     const other = await context.newPage();
     other.on('pageerror', (err) => errors.push(err.message));

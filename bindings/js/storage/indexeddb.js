@@ -25,11 +25,15 @@
 //   their next call.
 //
 // Folders are implied by the files inside them: a folder left empty does
-// not survive a reload (the engine never relies on one), and modification
-// times restart at load (the engine does not use them).
+// not survive a reload (the engine never relies on one). Each file is saved
+// with its modification time, so that an open trusts the size and time of
+// every file unchanged since the engine last looked instead of reading the
+// whole tree again (docs/design.md, "an open reads what changed"); a file
+// saved by a version that kept none has time 0, which the engine never
+// trusts, until it is written again.
 
 import { StorageError } from './errors.js';
-import { memory } from './memory.js';
+import { memory, memoryAt } from './memory.js';
 import { sameBytes } from '../bytes.js';
 
 const FILES = 'files';
@@ -155,15 +159,14 @@ export function indexedDB(name, options = {}) {
       const k = files.getAllKeys();
       const v = files.getAll();
       const g = tx.objectStore(META).get(GENERATION);
-      // Cast: the stores hold what commit puts there: { data } under each path, the generation a number.
+      // Cast: the stores hold what commit puts there: { data, mtime } under each path (no mtime when an earlier version saved it), the generation a number.
       return () => ({
         keys: /** @type {string[]} */ (k.result),
-        values: /** @type {{ data: Uint8Array }[]} */ (v.result),
+        values: /** @type {{ data: Uint8Array, mtime?: number }[]} */ (v.result),
         gen: /** @type {number | undefined} */ (g.result) ?? 0,
       });
     });
-    const fresh = memory();
-    for (let i = 0; i < keys.length; i++) fresh.write(keys[i], values[i].data);
+    const fresh = memoryAt(keys.map((k, i) => [k, values[i].data, values[i].mtime ?? 0]));
     const before = generation < 0 ? new Map() : new Map(filesUnder('').map((p) => [p, mirror.read(p)]));
     /** @type {string[]} */
     const changed = [];
@@ -336,7 +339,7 @@ export function indexedDB(name, options = {}) {
             }
             try {
               for (const p of paths) {
-                if (isFile(p)) files.put({ data: mirror.read(p) }, p);
+                if (isFile(p)) files.put({ data: mirror.read(p), mtime: mirror.stat(p).mtime }, p);
                 else files.delete(p);
               }
               meta.put(base + 1, GENERATION);

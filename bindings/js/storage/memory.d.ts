@@ -20,3 +20,13 @@ export interface MemoryStorage extends Storage {
  * const mem = await openMemory({ storage: store });
  */
 export declare function memory(initialFiles?: Record<string, string | Uint8Array>): MemoryStorage;
+
+/**
+ * A memory root holding `files` with the modification times they were saved
+ * with (Unix milliseconds; 0 when unknown, which the engine never trusts):
+ * the in-memory mirror of a storage that keeps times of its own, such as
+ * `indexedDB`. Not exported by the package.
+ *
+ * @param files path, bytes, modification time
+ */
+export declare function memoryAt(files: Iterable<[string, Uint8Array, number]>): MemoryStorage;

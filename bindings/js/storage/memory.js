@@ -23,6 +23,27 @@ const encoder = new TextEncoder();
  * @type {typeof import('./memory.d.ts').memory}
  */
 export function memory(initialFiles = {}) {
+  return build(initialFiles, []);
+}
+
+/**
+ * A memory storage holding files with the modification times they were
+ * saved with, not the time of this call: the mirror of a storage that keeps
+ * times of its own (indexeddb.js), so that the engine can trust the times
+ * of the files unchanged since its last look instead of reading them all.
+ *
+ * @type {typeof import('./memory.d.ts').memoryAt}
+ */
+export function memoryAt(files) {
+  return build({}, files);
+}
+
+/**
+ * @param {Record<string, string | Uint8Array>} initialFiles stamped now
+ * @param {Iterable<[string, Uint8Array, number]>} dated path, bytes, modification time
+ * @returns {MemoryStorage}
+ */
+function build(initialFiles, dated) {
   /** @type {Map<string, Node>} every file and folder by path; "" is the root */
   const nodes = new Map([['', { dir: true, data: null, mtime: Date.now() }]]);
   /**
@@ -180,6 +201,10 @@ export function memory(initialFiles = {}) {
 
   for (const [p, content] of Object.entries(initialFiles)) {
     store.write(p, typeof content === 'string' ? encoder.encode(content) : content);
+  }
+  for (const [p, bytes, mtime] of dated) {
+    store.write(p, bytes);
+    get(p).mtime = mtime;
   }
   return store;
 }

@@ -98,15 +98,20 @@ export function nodeFs(dir) {
   };
 
   /**
+   * The time is read in nanoseconds and truncated, as the Go hosts do:
+   * mtimeMs, a double, rounds a time just short of the next millisecond up
+   * to it, and the catalog would find the file changed whenever the other
+   * kind of host had looked last.
+   *
    * @param {string} name
-   * @param {fs.Stats} st
+   * @param {fs.BigIntStats} st
    * @returns {import('./types.d.ts').StorageEntry}
    */
   const entry = (name, st) => ({
     name,
     dir: st.isDirectory(),
-    size: st.isDirectory() ? 0 : st.size,
-    mtime: Math.trunc(st.mtimeMs),
+    size: st.isDirectory() ? 0 : Number(st.size),
+    mtime: Number(st.mtimeNs / 1_000_000n),
   });
 
   /**
@@ -289,13 +294,13 @@ export function nodeFs(dir) {
       for (const name of names.sort(compareNames)) {
         const child = path.join(full, name);
         try {
-          const lst = fs.lstatSync(child);
+          const lst = fs.lstatSync(child, { bigint: true });
           if (lst.isSymbolicLink()) {
             // Links that leave the root, or lead nowhere, are left out:
             // the engine could not read them anyway, and walking into
             // one must not fail the whole tree.
             if (!inside(fs.realpathSync.native(child))) continue;
-            out.push(entry(name, fs.statSync(child)));
+            out.push(entry(name, fs.statSync(child, { bigint: true })));
           } else {
             out.push(entry(name, lst));
           }
@@ -309,7 +314,7 @@ export function nodeFs(dir) {
     stat(p) {
       const full = resolve(p);
       try {
-        return entry(p === '' ? '' : path.basename(full), fs.statSync(full));
+        return entry(p === '' ? '' : path.basename(full), fs.statSync(full, { bigint: true }));
       } catch (err) {
         throw wrap(err, `stat ${p}`);
       }

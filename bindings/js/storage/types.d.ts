@@ -6,7 +6,11 @@ export interface StorageEntry {
   dir: boolean;
   /** Size in bytes; 0 for a folder. */
   size: number;
-  /** Last modification, Unix milliseconds; 0 when the storage has none. */
+  /**
+   * Last modification, Unix milliseconds by the real clock (`Date.now()`
+   * when written); 0 when the storage has none, which makes every open
+   * read the file again.
+   */
   mtime: number;
 }
 

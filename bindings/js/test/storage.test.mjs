@@ -1,6 +1,7 @@
 // The storage adapters: the Map-backed store and the confined Node folder.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,6 +82,27 @@ test('nodeFs: read, write, list, stat, rename, remove', (t) => {
   assert.throws(() => s.stat('x/y'), code('ENOENT'));
   assert.throws(() => s.remove(''), code('EINVAL'));
   assert.throws(() => s.write('a/z.md/in.md', enc.encode('')), code('EINVAL'));
+});
+
+// A file's time is the number of milliseconds the Go hosts list (its
+// nanoseconds truncated): mtimeMs, a double, rounds a time just short of
+// the next millisecond up to it, and a root used by the CLI and by Node in
+// turn would have such files (about 1 in 5,000) read again at every open.
+// Node cannot set a time that precise (utimes takes seconds as a double);
+// GNU touch can.
+test('nodeFs: modification times are whole milliseconds, truncated as the Go hosts truncate them', (t) => {
+  const dir = tmpdir(t);
+  const s = nodeFs(dir);
+  s.write('a/late.md', enc.encode('x'));
+  const full = path.join(dir, 'a', 'late.md');
+  try {
+    execFileSync('touch', ['-m', '-d', '@1764123456.999999999', full], { stdio: 'ignore' });
+  } catch {
+    return t.skip('needs GNU touch to set a time to the nanosecond');
+  }
+  assert.equal(fs.statSync(full, { bigint: true }).mtimeNs, 1764123456999999999n);
+  assert.equal(s.list('a')[0].mtime, 1764123456999);
+  assert.equal(s.stat('a/late.md').mtime, 1764123456999);
 });
 
 test('nodeFs: swap replaces only what was read, and leaves no temporary file', (t) => {

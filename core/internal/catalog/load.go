@@ -42,7 +42,8 @@ type ReloadOptions struct {
 	// listing shows it unchanged (Unchanged) is taken from it instead of
 	// read.
 	Prev *Catalog
-	// Now is when the listing began (Note); zero trusts every listed time.
+	// Now is when the listing began (Note), by the clock that stamps the
+	// files (host.FileTime); zero trusts every listed time.
 	Now time.Time
 	// Read, when not nil, is told the number of files read so far after
 	// each.

@@ -22,11 +22,7 @@ import (
 // returns the entries that are gone, whose signals the caller drops.
 func (c *Curator) Refresh(paths []string) (api.RefreshResult, []string, error) {
 	c.lists = nil
-	clock := c.Clock
-	if clock == nil {
-		clock = host.SystemClock{}
-	}
-	r := refresher{c: c, seen: map[string]bool{}, start: clock.Now().UnixMilli()}
+	r := refresher{c: c, seen: map[string]bool{}, start: host.FileTime(c.FS)}
 	if len(paths) == 0 {
 		r.res.Scanned = true
 		if err := r.folder(""); err != nil {
@@ -71,7 +67,7 @@ type refresher struct {
 	c       *Curator
 	res     api.RefreshResult
 	seen    map[string]bool // files listed by folder, which stay
-	start   int64           // when the listing began, Unix milliseconds (catalog.Note)
+	start   int64           // when the listing began by the files' clock (host.FileTime), Unix milliseconds (catalog.Note)
 	removed []string        // entries that are gone
 }
 
