@@ -10,7 +10,9 @@
 //
 //	go run ./bench/build -longmemeval bench/data/longmemeval_s_dev.json.gz -n 2000 > /tmp/build.md
 //
-// -cpuprofile writes a CPU profile of each native build (file, file.2, …).
+// -cpuprofile writes a CPU profile of each native build (file, file.2, …);
+// -memprofile a profile of what the whole run allocated (the tree written
+// through curate, every build, the peer's: focus on engine.Open).
 package main
 
 import (
@@ -43,8 +45,16 @@ func main() {
 	runs := flag.Int("runs", 3, "builds per indexer (the median is reported)")
 	wasm := flag.String("wasm", "", "also build under wazero with this module (dist/arbor.wasm); empty skips it")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of each native build to this file (file, file.2, …)")
+	memProfile := flag.String("memprofile", "", "write a heap profile (allocations of every sample, -sample_index=alloc_space) at the end to this file")
 	flag.Parse()
-	if err := run(*lme, *n, *runs, *wasm, *profile); err != nil {
+	if *memProfile != "" {
+		runtime.MemProfileRate = 64 << 10
+	}
+	err := run(*lme, *n, *runs, *wasm, *profile)
+	if err == nil && *memProfile != "" {
+		err = writeHeapProfile(*memProfile)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench/build:", err)
 		os.Exit(1)
 	}
@@ -421,6 +431,18 @@ func startProfile(file string, run int) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+func writeHeapProfile(file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func dirSize(dir string) (int64, error) {

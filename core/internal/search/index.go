@@ -280,7 +280,7 @@ func (x *Index) put(docs []Doc, hashes, keys []string, report bool) error {
 	type pending struct {
 		path      string
 		hash, key string
-		fields    [numFields]*bluge.TermField
+		fields    [numFields]*textField
 	}
 	var ps []pending
 	batch, size := bluge.NewBatch(), 0
@@ -639,7 +639,7 @@ func (x *Index) refresh() error {
 
 // document converts a Doc into a bluge document, returning its searchable
 // fields (nil when empty) so that Put can read their analyzed lengths.
-func document(d Doc) (*bluge.Document, [numFields]*bluge.TermField) {
+func document(d Doc) (*bluge.Document, [numFields]*textField) {
 	kind := d.Kind
 	if kind == "" {
 		kind = "entry"
@@ -654,21 +654,13 @@ func document(d Doc) (*bluge.Document, [numFields]*bluge.TermField) {
 	texts[fTags] = strings.Join(d.Tags, listSep)
 	texts[fKeywords] = strings.Join(d.Keywords, listSep)
 	texts[fAside] = d.Aside
-	var fields [numFields]*bluge.TermField
+	var fields [numFields]*textField
 	for f, text := range texts {
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		// Positions let quoted phrases match (see phraseQuery).
-		tf := bluge.NewTextField(fieldNames[f], text).WithAnalyzer(fieldAnalyzer{}).SearchTermPositions()
-		if f != fPath { // the path is stored as the document id
-			tf.StoreValue()
-		}
-		if f == fSummary || f == fContent || f == fAside {
-			// Search reads where the query's terms occur from the index
-			// rather than analysing the text again (see Index.run).
-			tf.SearchTermPositions()
-		}
+		// The path is stored as the document id.
+		tf := newTextField(fieldNames[f], text, f != fPath)
 		doc.AddField(tf)
 		fields[f] = tf
 	}
