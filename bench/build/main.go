@@ -91,6 +91,8 @@ func run(lmePath string, n, runs int, wasmPath, profile string) error {
 
 	var native, nativeOpen, nativeClose, peer, onWasm samples
 	var indexBytes int64
+	var segments int
+	var linear uint64
 	for i := range runs {
 		// Alternated, so that the machine's drift reaches every indexer.
 		stop, err := startProfile(profile, i)
@@ -108,6 +110,11 @@ func run(lmePath string, n, runs int, wasmPath, profile string) error {
 		if indexBytes, err = dirSize(filepath.Join(dir, ".arbor")); err != nil {
 			return err
 		}
+		segs, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(engine.IndexDir), "*.seg"))
+		if err != nil {
+			return err
+		}
+		segments = len(segs)
 		s, err := buildPeer(dir, files)
 		if err != nil {
 			return err
@@ -115,15 +122,16 @@ func run(lmePath string, n, runs int, wasmPath, profile string) error {
 		peer.add(s)
 		if wasm != nil {
 			if i == 0 { // compiles the module into the cache: not measured
-				if _, err := buildWasm(dir, wasm, cache, len(files)); err != nil {
+				if _, _, err := buildWasm(dir, wasm, cache, len(files)); err != nil {
 					return err
 				}
 			}
-			s, err := buildWasm(dir, wasm, cache, len(files))
+			s, mem, err := buildWasm(dir, wasm, cache, len(files))
 			if err != nil {
 				return err
 			}
 			onWasm.add(s)
+			linear = max(linear, mem)
 		}
 	}
 
@@ -135,8 +143,8 @@ func run(lmePath string, n, runs int, wasmPath, profile string) error {
 	fmt.Printf("` (%s, %s/%s, %d CPUs, %s).\n\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
 	fmt.Printf("Tree: %d entries, one LongMemEval-S session each (the first %d distinct sessions of the file), "+
 		"written by `curate`, and the %d `context.md` it writes in new folders: %d files, %.1f MiB of markdown, %.1f KB a file on average. "+
-		"Persisted after the build (`.arbor/`: index, catalog): %.1f MiB.\n\n",
-		len(entries), len(entries), len(files)-len(entries), len(files), float64(size)/(1<<20), float64(size)/float64(len(files))/1000, float64(indexBytes)/(1<<20))
+		"Persisted after the build (`.arbor/`: index, catalog): %.1f MiB, the index in %d segments.\n\n",
+		len(entries), len(entries), len(files)-len(entries), len(files), float64(size)/(1<<20), float64(size)/float64(len(files))/1000, float64(indexBytes)/(1<<20), segments)
 	fmt.Printf("A build is an open of the tree with no `.arbor/` (read, parse, catalog, analyze, index) and the close "+
 		"that persists index and catalog. Medians of %d builds each, alternated; CPU time counts every thread "+
 		"of the process (bluge's merges, the garbage collector).\n\n", runs)
@@ -152,6 +160,9 @@ func run(lmePath string, n, runs int, wasmPath, profile string) error {
 		row("Arbor wasm (wazero): start + open + close", onWasm)
 	}
 	row("textbook BM25 (bluge defaults, one field, in memory)", peer)
+	if wasm != nil {
+		fmt.Printf("\nThe module's linear memory after the wasm build: %.0f MiB.\n", float64(linear)/(1<<20))
+	}
 	return nil
 }
 
@@ -291,30 +302,32 @@ func buildNative(dir string, entries, files int) (open, close sample, err error)
 }
 
 // buildWasm is buildNative under wazero: start the module (its compiled
-// code from cache), open, close.
-func buildWasm(dir string, wasm []byte, cache string, files int) (sample, error) {
+// code from cache), open, close. It also returns the size of the module's
+// linear memory after the open, which never shrinks: its peak.
+func buildWasm(dir string, wasm []byte, cache string, files int) (sample, uint64, error) {
 	if err := os.RemoveAll(filepath.Join(dir, ".arbor")); err != nil {
-		return sample{}, err
+		return sample{}, 0, err
 	}
 	ctx := context.Background()
 	t := begin()
 	e, err := arbor.New(ctx, dir, arbor.WithWasm(wasm), arbor.WithCacheDir(cache), arbor.WithStderr(io.Discard))
 	if err != nil {
-		return sample{}, err
+		return sample{}, 0, err
 	}
 	res, err := e.Open(ctx, api.OpenParams{})
 	if err != nil {
 		e.Close(ctx)
-		return sample{}, err
+		return sample{}, 0, err
 	}
+	mem := e.MemoryBytes()
 	if err := e.Close(ctx); err != nil {
-		return sample{}, err
+		return sample{}, 0, err
 	}
 	s := t.end()
 	if res.Index.Indexed != files {
-		return sample{}, fmt.Errorf("the wasm build indexed %d documents of %d files", res.Index.Indexed, files)
+		return sample{}, 0, fmt.Errorf("the wasm build indexed %d documents of %d files", res.Index.Indexed, files)
 	}
-	return s, nil
+	return s, mem, nil
 }
 
 // buildPeer is the textbook BM25 indexer on the same files: each file's
