@@ -119,8 +119,8 @@ func analyze(text string, forIndex bool) ([]term, []unit) {
 	// one unit; growing the slices from empty would allocate several times
 	// their final size.
 	words := len(text)/6 + 1
-	lx := lexicons.Get().(*lexicon)
-	defer lexicons.Put(lx)
+	lx := getLexicon()
+	defer putLexicon(lx)
 	a := analyzer{text: text, forIndex: forIndex, terms: make([]term, 0, words), units: make([]unit, 0, words), lex: lx}
 	a.analyze()
 	return a.terms, a.units

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"math"
+
 	"github.com/blugelabs/bluge/analysis"
 	segment "github.com/blugelabs/bluge_segment_api"
 )
@@ -23,23 +25,33 @@ type textField struct {
 	text   string
 	value  []byte // text, as bluge reads it back
 	store  bool
-	length int // terms, positions shared or not: the norm's length
-	terms  []fieldTerm
+	length int         // terms, positions shared or not: the norm's length
+	terms  []fieldTerm // in order of first occurrence
+	bytes  []byte      // the terms' text, one after another
+	locs   []fieldLoc  // the terms' occurrences, term after term
 }
 
-// fieldTerm is one distinct term of a field and where it occurs, in
-// position order.
+// fieldTerm is one distinct term of a field: its text is
+// f.bytes[start:end], its occurrences f.locs[first:last], in position
+// order. Offsets are 32 bits (a field's text is at most maxFieldBytes): a
+// batch holds every term and occurrence of its documents until bluge has
+// made its segment.
 type fieldTerm struct {
-	text []byte
-	locs []fieldLoc
+	f                       *textField
+	start, end, first, last int32
 }
 
 // fieldLoc is one occurrence of a term: its position (from 1, after the
 // field's offset) and its byte span in the text.
-type fieldLoc struct{ pos, start, end int }
+type fieldLoc struct{ pos, start, end int32 }
 
-// newTextField is the field name of text; store keeps the text in the
-// index, for excerpts and results.
+// maxFieldBytes is the longest text a field holds, so that its offsets and
+// positions fit fieldLoc with room to spare (a file is at most
+// api.DefaultMaxFileBytes unless the host raises that bound).
+const maxFieldBytes = math.MaxInt32 / 2
+
+// newTextField is the field name of text (at most maxFieldBytes); store
+// keeps the text in the index, for excerpts and results.
 func newTextField(name, text string, store bool) *textField {
 	return &textField{name: name, text: text, value: []byte(text), store: store}
 }
@@ -48,8 +60,8 @@ func newTextField(name, text string, store bool) *textField {
 // returns the last position taken (bluge's Document.Analyze places a
 // second field of the same name after it).
 func (f *textField) Analyze(startOffset int) int {
-	lx := lexicons.Get().(*lexicon)
-	defer lexicons.Put(lx)
+	lx := getLexicon()
+	defer putLexicon(lx)
 	a := analyzer{text: f.text, forIndex: true, terms: lx.scratchTerms(len(f.text)), noUnits: true, lex: lx}
 	a.analyze()
 	terms := a.terms
@@ -59,39 +71,37 @@ func (f *textField) Analyze(startOffset int) int {
 		return startOffset
 	}
 	// Group the occurrences by term, terms in order of first occurrence:
-	// first count them, then lay every term's occurrences out in one array.
+	// number the terms, count their occurrences, then lay the occurrences
+	// out term after term.
 	ids := lx.scratchIDs()
 	of := make([]int32, len(terms))
-	var counts []int32
 	size := 0
 	for i, t := range terms {
 		id, ok := ids[t.text]
 		if !ok {
-			id = int32(len(counts))
+			id = int32(len(f.terms))
 			ids[t.text] = id
-			counts = append(counts, 0)
+			f.terms = append(f.terms, fieldTerm{f: f, start: int32(size), end: int32(size + len(t.text))})
 			size += len(t.text)
 		}
-		counts[id]++
+		f.terms[id].last++
 		of[i] = id
 	}
-	f.terms = make([]fieldTerm, len(counts))
-	locs := make([]fieldLoc, len(terms))
-	// One buffer holds the bytes of every term; bluge keeps the slices,
-	// each capped at its length so that nothing appended to one reaches
-	// the next.
-	buf := make([]byte, 0, size)
-	next := 0
+	f.bytes = make([]byte, 0, size)
+	next := int32(0)
+	for i := range f.terms {
+		n := f.terms[i].last
+		f.terms[i].first, f.terms[i].last = next, next
+		next += n
+	}
+	f.locs = make([]fieldLoc, len(terms))
 	for i, t := range terms {
 		ft := &f.terms[of[i]]
-		if ft.text == nil {
-			buf = append(buf, t.text...)
-			ft.text = buf[len(buf)-len(t.text) : len(buf) : len(buf)]
-			n := int(counts[of[i]])
-			ft.locs = locs[next : next : next+n]
-			next += n
+		if ft.first == ft.last {
+			f.bytes = append(f.bytes, t.text...)
 		}
-		ft.locs = append(ft.locs, fieldLoc{pos: startOffset + t.pos, start: t.start, end: t.end})
+		f.locs[ft.last] = fieldLoc{pos: int32(startOffset + t.pos), start: int32(t.start), end: int32(t.end)}
+		ft.last++
 	}
 	last := startOffset + terms[len(terms)-1].pos
 	lx.keepTerms(terms)
@@ -135,23 +145,20 @@ func (f *textField) PositionIncrementGap() int { return 100 }
 
 // Size implements bluge.Field: about the bytes the field holds.
 func (f *textField) Size() int {
-	n := 64 + len(f.name) + len(f.value)
-	for _, t := range f.terms {
-		n += 48 + len(t.text) + 24*len(t.locs)
-	}
-	return n
+	return 128 + len(f.name) + len(f.value) + 24*len(f.terms) + len(f.bytes) + 12*len(f.locs)
 }
 
-// Term implements segment.FieldTerm.
-func (t *fieldTerm) Term() []byte { return t.text }
+// Term implements segment.FieldTerm. bluge keeps the slice: it is capped
+// at its length, so that nothing appended to it reaches the next term.
+func (t *fieldTerm) Term() []byte { return t.f.bytes[t.start:t.end:t.end] }
 
 // Frequency implements segment.FieldTerm.
-func (t *fieldTerm) Frequency() int { return len(t.locs) }
+func (t *fieldTerm) Frequency() int { return int(t.last - t.first) }
 
 // EachLocation implements segment.FieldTerm.
 func (t *fieldTerm) EachLocation(vl segment.VisitLocation) {
-	for i := range t.locs {
-		vl(&t.locs[i])
+	for i := t.first; i < t.last; i++ {
+		vl(&t.f.locs[i])
 	}
 }
 
@@ -160,13 +167,13 @@ func (t *fieldTerm) EachLocation(vl segment.VisitLocation) {
 func (l *fieldLoc) Field() string { return "" }
 
 // Pos implements segment.Location.
-func (l *fieldLoc) Pos() int { return l.pos }
+func (l *fieldLoc) Pos() int { return int(l.pos) }
 
 // Start implements segment.Location.
-func (l *fieldLoc) Start() int { return l.start }
+func (l *fieldLoc) Start() int { return int(l.start) }
 
 // End implements segment.Location.
-func (l *fieldLoc) End() int { return l.end }
+func (l *fieldLoc) End() int { return int(l.end) }
 
 // Size implements segment.Location.
-func (l *fieldLoc) Size() int { return 24 }
+func (l *fieldLoc) Size() int { return 12 }

@@ -270,6 +270,9 @@ func (x *Index) put(docs []Doc, hashes, keys []string, report bool) error {
 		if d.Path == "" {
 			return fmt.Errorf("search: put: document %d has an empty path", i)
 		}
+		if n := docBytes(d); n > maxFieldBytes {
+			return fmt.Errorf("search: put: %s: %d bytes of text, more than the %d a document can hold", d.Path, n, maxFieldBytes)
+		}
 		last[d.Path] = i
 	}
 	x.mu.Lock()

@@ -1,16 +1,13 @@
 package search
 
-import "sync"
-
 // A lexicon remembers what the analysis chain made of the tokens of
 // earlier analyze calls: their lexemes, and the stems of joined compounds.
 // A text repeats the words of the texts before it, and stemming them again
-// was a third of building an index of chat sessions (bench/build); each
-// analyze call
-// takes one lexicon from lexicons and gives it back when done, so that
-// bluge's analysis workers, which run concurrently natively, never share
-// one. What the chain makes of a token depends on the token alone, so a
-// lexicon changes no term.
+// was a third of building an index of chat sessions (bench/build). Each
+// analyze call takes a lexicon (getLexicon) and gives it back when done,
+// so that bluge's analysis workers, which run concurrently natively, never
+// share one. What the chain makes of a token depends on the token alone,
+// so a lexicon changes no term.
 type lexicon struct {
 	// Two generations of each cache: when the current one is full it
 	// becomes the old one, and what is looked up there again moves back.
@@ -31,9 +28,30 @@ type lexicon struct {
 // generation of lexemes takes about 2.5 MB.
 const lexiconSize = 1 << 14
 
-var lexicons = sync.Pool{New: func() any {
-	return &lexicon{lexemes: map[string]lexeme{}, stems: map[string]string{}}
-}}
+// lexicons are the lexicons not in use: as many as analyze calls ran at
+// once, up to four (bluge's analysis workers), each up to twice
+// lexiconSize lexemes. They are kept for the life of the process: not in
+// a sync.Pool, which drops what it holds at garbage collections, and a
+// build collects many times while bluge makes a segment, between two
+// batches of analysis (a lexicon was made anew for each batch).
+var lexicons = make(chan *lexicon, 4)
+
+// getLexicon returns a lexicon not in use; putLexicon gives it back.
+func getLexicon() *lexicon {
+	select {
+	case lx := <-lexicons:
+		return lx
+	default:
+		return &lexicon{lexemes: map[string]lexeme{}, stems: map[string]string{}}
+	}
+}
+
+func putLexicon(lx *lexicon) {
+	select {
+	case lexicons <- lx:
+	default: // more ran at once than are kept
+	}
+}
 
 // lexeme returns the lexeme cached for a token, if any.
 func (lx *lexicon) lexeme(tok []byte) (lexeme, bool) {
