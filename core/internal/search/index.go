@@ -244,17 +244,6 @@ func open(opts Options, dir func() index.Directory) (*Index, error) {
 	return x, nil
 }
 
-// maxBatchBytes bounds the text of one bluge batch. bluge analyzes a
-// whole batch, keeping every token of it in memory, before it builds the
-// batch's segment: ingesting 7 MiB in one batch peaked at 560 MiB under
-// wasm, 360 MiB in batches of 1 MiB (bench/ingest). Smaller batches cost
-// time: bluge writes a postings list per term and segment, and merges the
-// segments again. Building 4,490 chat sessions of 10 KB (bench/build) in
-// batches of 2 MiB rather than 1 took 20 % less CPU natively and 15 % less
-// under wazero, for a peak linear memory 16 % higher (384 to 447 MiB);
-// 4 MiB gained little more.
-const maxBatchBytes = 2 << 20
-
 // Put adds or replaces documents (by Path), in batches of about
 // maxBatchBytes of text. When a path occurs more than once, the last
 // occurrence wins. An error leaves the batches before it applied.
