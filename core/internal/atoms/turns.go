@@ -42,7 +42,7 @@ func Turns(text string) []Turn {
 		}
 		// A label holds a colon: most lines are rejected without the regexp.
 		if line := text[start:end]; strings.IndexByte(line, ':') >= 0 {
-			if m, _ := labelRe.FindStringMatch(line); m != nil {
+			if m, _ := labelRe.FindStringMatch(labelSpan(line)); m != nil {
 				ls = append(ls, label{speaker: m.GroupByName("name").String(), start: start, end: start + runeBytes(line, m.Length)})
 			}
 		}
@@ -63,6 +63,21 @@ func Turns(text string) []Turn {
 		out = append(out, Turn{Speaker: l.speaker, Text: strings.TrimSpace(text[l.end:end])})
 	}
 	return out
+}
+
+// labelSpan is the start of line that can hold a label: a label ends at
+// the line's first colon (a name holds none), its closing "**" or "__" and
+// the space after them, so the regexp is given the line up to three runes
+// past the colon (a line that goes on never looks ended to its "$"). It
+// would otherwise convert the whole line to runes, a paragraph of a
+// transcript as much as its label (bench/build).
+func labelSpan(line string) string {
+	end := strings.IndexByte(line, ':') + 1
+	for n := 0; n < 3 && end < len(line); n++ {
+		_, w := utf8.DecodeRuneInString(line[end:])
+		end += w
+	}
+	return line[:end]
 }
 
 // runeBytes is the length in bytes of the first n runes of s, as regexp2

@@ -102,9 +102,10 @@ func TestTurnsLineByLine(t *testing.T) {
 		}
 		return out
 	}
-	parts := []string{"User", "Assistant", "Dr. Lee", "Jürgen", "사용자", ":", ": ", "**", "__", "> ", " ", "\n", "\r\n", "\n\n", "10:30", "a b c d", "x", "é", "\xff", "-", "."}
+	parts := []string{"User", "Assistant", "Dr. Lee", "Jürgen", "사용자", ":", ": ", "**", "__", "> ", " ", "\n", "\r\n", "\n\n", "10:30", "a b c d", "x", "é", "\xff", "-", ".",
+		"\u00a0", "\u3000", "\t", "*", "_", "\xe3\x80", "and then a longer stretch of words"}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < 5000; i++ {
+	for i := 0; i < 20000; i++ {
 		var b strings.Builder
 		for n := rng.IntN(30); n > 0; n-- {
 			b.WriteString(parts[rng.IntN(len(parts))])

@@ -115,14 +115,21 @@ type unit struct {
 // returns the terms, in position order, and the source units they came from
 // (term.unit indexes units).
 func analyze(text string, forIndex bool) ([]term, []unit) {
-	buf := normalize(text)
 	// A word takes about six bytes of English and makes about one term and
 	// one unit; growing the slices from empty would allocate several times
 	// their final size.
-	words := len(buf)/6 + 1
-	a := analyzer{text: text, forIndex: forIndex, terms: make([]term, 0, words), units: make([]unit, 0, words)}
+	words := len(text)/6 + 1
+	lx := getLexicon()
+	defer putLexicon(lx)
+	a := analyzer{text: text, forIndex: forIndex, terms: make([]term, 0, words), units: make([]unit, 0, words), lex: lx}
+	a.analyze()
+	return a.terms, a.units
+}
+
+// analyze analyzes a.text, appending to a.terms and, unless noUnits, a.units.
+func (a *analyzer) analyze() {
 	one := make(analysis.TokenStream, 1)
-	tokenize(buf, func(t *analysis.Token) {
+	tokenize(normalize(a.text), func(t *analysis.Token) {
 		one[0] = t
 		foldWidth(one)
 		possessiveFilter.Filter(one)
@@ -131,7 +138,6 @@ func analyze(text string, forIndex bool) ([]term, []unit) {
 	})
 	a.flushRun()
 	a.flushWords()
-	return a.terms, a.units
 }
 
 // analyzer holds the state of one analyze call.
@@ -140,7 +146,8 @@ type analyzer struct {
 	forIndex bool
 	terms    []term
 	units    []unit
-	pos      int // the last position taken
+	noUnits  bool // the index needs the terms only: units stay empty
+	pos      int  // the last position taken
 
 	run      []rune // the pending CJK run
 	runOffs  []int  // byte span of each rune of run (the whole segment's
@@ -150,12 +157,7 @@ type analyzer struct {
 
 	words []word // the pending compound
 
-	// lexemes and stems cache what the chain makes of each distinct token
-	// and the stems of the call: a text repeats its words, the Snowball
-	// stemmer is the costliest step of the chain, and under wasm every
-	// allocation and every map look-up counts.
-	lexemes map[string]lexeme
-	stems   map[string]string
+	lex *lexicon // what the chain made of the tokens of earlier calls
 }
 
 // lexeme is what the chain makes of one distinct non-CJK token.
@@ -167,11 +169,8 @@ type lexeme struct {
 
 // lexeme returns the lexeme of a lower-case token.
 func (a *analyzer) lexeme(seg []byte) lexeme {
-	if l, ok := a.lexemes[string(seg)]; ok {
+	if l, ok := a.lex.lexeme(seg); ok {
 		return l
-	}
-	if a.lexemes == nil {
-		a.lexemes = map[string]lexeme{}
 	}
 	key := string(seg)
 	l := lexeme{raw: fold(key)}
@@ -181,23 +180,20 @@ func (a *analyzer) lexeme(seg []byte) lexeme {
 		// tables hold many distinct ones, each a call of the stemmer.
 		l.stem = l.raw
 		if !isNumber(l.raw) {
-			l.stem = a.stem(l.raw)
+			l.stem = stem(l.raw) // cached with the lexeme
 		}
 	}
-	a.lexemes[key] = l
+	a.lex.putLexeme(key, l)
 	return l
 }
 
-// stem returns the Snowball stem of a lower-case word.
+// stem returns the Snowball stem of a compound's words joined.
 func (a *analyzer) stem(w string) string {
-	if s, ok := a.stems[w]; ok {
+	if s, ok := a.lex.stem(w); ok {
 		return s
 	}
-	if a.stems == nil {
-		a.stems = map[string]string{}
-	}
 	s := stem(w)
-	a.stems[w] = s
+	a.lex.putStem(w, s)
 	return s
 }
 
@@ -324,7 +320,7 @@ func (a *analyzer) flushWords() {
 			}
 		}
 	}
-	if len(a.terms) > n0 {
+	if len(a.terms) > n0 && !a.noUnits {
 		last := ws[len(ws)-1]
 		a.units = append(a.units, unit{start: ws[0].start - len(ws[0].lead), end: last.end + len(last.trail)})
 	}
@@ -359,8 +355,10 @@ func (a *analyzer) flushRun() {
 	if n == 0 {
 		return
 	}
-	a.units = append(a.units, unit{start: a.runStart, end: a.runEnd, cjk: true, text: string(a.run)})
-	u := len(a.units) - 1
+	u := len(a.units)
+	if !a.noUnits {
+		a.units = append(a.units, unit{start: a.runStart, end: a.runEnd, cjk: true, text: string(a.run)})
+	}
 	type whole struct {
 		text string
 		end  int
@@ -542,32 +540,4 @@ func hasHangul(rs []rune) bool {
 		}
 	}
 	return false
-}
-
-// fieldAnalyzer is the bluge analyzer of every text field. Its positions
-// let quoted phrases match; storing them makes the index about a quarter
-// larger (LoCoMo's 5,882 turns in one segment: 2.54 MB, 1.99 MB without).
-type fieldAnalyzer struct{}
-
-// Analyze implements bluge.Analyzer.
-func (fieldAnalyzer) Analyze(input []byte) analysis.TokenStream {
-	terms, _ := analyze(string(input), true)
-	// The terms' bytes share one buffer: one allocation instead of one a
-	// term. bluge keeps the slices, each capped at its length so that
-	// nothing appended to one reaches the next.
-	n := 0
-	for _, t := range terms {
-		n += len(t.text)
-	}
-	buf := make([]byte, 0, n)
-	toks := make([]analysis.Token, len(terms))
-	ts := make(analysis.TokenStream, len(terms))
-	prev := 0
-	for i, t := range terms {
-		buf = append(buf, t.text...)
-		toks[i] = analysis.Token{Term: buf[len(buf)-len(t.text) : len(buf) : len(buf)], Start: t.start, End: t.end, PositionIncr: t.pos - prev, Type: analysis.AlphaNumeric}
-		prev = t.pos
-		ts[i] = &toks[i]
-	}
-	return ts
 }

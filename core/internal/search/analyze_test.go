@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/blugelabs/bluge/analysis"
+	segment "github.com/blugelabs/bluge_segment_api"
 )
 
 // texts returns the text of each term.
@@ -130,13 +131,13 @@ func TestAnalyzePositions(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("positions %q, want %q", got, want)
 	}
-	// The analyzer gives bluge the same positions as increments.
+	// A text field gives bluge the same positions.
+	f := newTextField("content", "the import-cycle", true)
+	f.Analyze(0)
 	var pos []int
-	p := 0
-	for _, tok := range (fieldAnalyzer{}).Analyze([]byte("the import-cycle")) {
-		p += tok.PositionIncr
-		pos = append(pos, p)
-	}
+	f.EachTerm(func(t segment.FieldTerm) {
+		t.EachLocation(func(l segment.Location) { pos = append(pos, l.Pos()) })
+	})
 	if !reflect.DeepEqual(pos, []int{2, 2, 3}) {
 		t.Errorf("bluge positions %v, want [2 2 3]", pos)
 	}

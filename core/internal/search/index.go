@@ -244,13 +244,6 @@ func open(opts Options, dir func() index.Directory) (*Index, error) {
 	return x, nil
 }
 
-// maxBatchBytes bounds the text of one bluge batch. bluge analyzes a
-// whole batch, keeping every token of it in memory, before it builds the
-// batch's segment: ingesting 7 MiB in one batch peaked at 560 MiB under
-// wasm, 360 MiB in batches of 1 MiB (bench/ingest). Smaller batches only
-// add segments for bluge to merge.
-const maxBatchBytes = 1 << 20
-
 // Put adds or replaces documents (by Path), in batches of about
 // maxBatchBytes of text. When a path occurs more than once, the last
 // occurrence wins. An error leaves the batches before it applied.
@@ -270,6 +263,9 @@ func (x *Index) put(docs []Doc, hashes, keys []string, report bool) error {
 		if d.Path == "" {
 			return fmt.Errorf("search: put: document %d has an empty path", i)
 		}
+		if n := docBytes(d); n > maxFieldBytes {
+			return fmt.Errorf("search: put: %s: %d bytes of text, more than the %d a document can hold", d.Path, n, maxFieldBytes)
+		}
 		last[d.Path] = i
 	}
 	x.mu.Lock()
@@ -280,7 +276,7 @@ func (x *Index) put(docs []Doc, hashes, keys []string, report bool) error {
 	type pending struct {
 		path      string
 		hash, key string
-		fields    [numFields]*bluge.TermField
+		fields    [numFields]*textField
 	}
 	var ps []pending
 	batch, size := bluge.NewBatch(), 0
@@ -639,7 +635,7 @@ func (x *Index) refresh() error {
 
 // document converts a Doc into a bluge document, returning its searchable
 // fields (nil when empty) so that Put can read their analyzed lengths.
-func document(d Doc) (*bluge.Document, [numFields]*bluge.TermField) {
+func document(d Doc) (*bluge.Document, [numFields]*textField) {
 	kind := d.Kind
 	if kind == "" {
 		kind = "entry"
@@ -654,21 +650,13 @@ func document(d Doc) (*bluge.Document, [numFields]*bluge.TermField) {
 	texts[fTags] = strings.Join(d.Tags, listSep)
 	texts[fKeywords] = strings.Join(d.Keywords, listSep)
 	texts[fAside] = d.Aside
-	var fields [numFields]*bluge.TermField
+	var fields [numFields]*textField
 	for f, text := range texts {
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		// Positions let quoted phrases match (see phraseQuery).
-		tf := bluge.NewTextField(fieldNames[f], text).WithAnalyzer(fieldAnalyzer{}).SearchTermPositions()
-		if f != fPath { // the path is stored as the document id
-			tf.StoreValue()
-		}
-		if f == fSummary || f == fContent || f == fAside {
-			// Search reads where the query's terms occur from the index
-			// rather than analysing the text again (see Index.run).
-			tf.SearchTermPositions()
-		}
+		// The path is stored as the document id.
+		tf := newTextField(fieldNames[f], text, f != fPath)
 		doc.AddField(tf)
 		fields[f] = tf
 	}
