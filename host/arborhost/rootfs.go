@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -212,6 +213,35 @@ func (r *RootFS) readSized(p string, max int64) ([]byte, int64, error) {
 		data = []byte{}
 	}
 	return data, int64(len(data)), nil
+}
+
+// ReadAt implements host.RangeReader: it reads part of a regular file,
+// as io.ReaderAt does (fewer bytes only at the end, with io.EOF).
+func (r *RootFS) ReadAt(p string, buf []byte, off int64) (int, error) {
+	full, err := r.resolve("read", p)
+	if err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("read %q at %d: %w", p, off, host.ErrInvalid)
+	}
+	fi, err := os.Stat(full) // before opening: a FIFO or a device could block
+	if err != nil {
+		return 0, osError("read", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, notRegular("read", p, fi)
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return 0, osError("read", p, err)
+	}
+	defer f.Close()
+	n, err := f.ReadAt(buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return n, osError("read", p, err)
+	}
+	return n, err
 }
 
 func notRegular(op, p string, fi fs.FileInfo) error {

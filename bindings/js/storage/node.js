@@ -185,6 +185,21 @@ export function nodeFs(dir) {
       }
     },
 
+    readAt(p, into, offset) {
+      const full = resolve(p);
+      let fd;
+      try {
+        // Stat first: opening a FIFO or a device could block.
+        if (!fs.statSync(full).isFile()) throw Object.assign(new Error(`${full} is not a file`), { code: 'EISDIR' });
+        fd = fs.openSync(full, 'r');
+        return fs.readSync(fd, into, 0, into.length, offset);
+      } catch (err) {
+        throw wrap(err, `read ${p}`);
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd);
+      }
+    },
+
     write(p, bytes) {
       writeAtomic(p, bytes, null);
     },

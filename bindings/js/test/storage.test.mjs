@@ -63,6 +63,13 @@ test('nodeFs: read, write, list, stat, rename, remove', (t) => {
   assert.equal(dec.decode(s.read('a/b/c.md')), 'hello');
   s.write('a/b/c.md', enc.encode('again'));
   assert.equal(dec.decode(s.read('a/b/c.md')), 'again');
+  const part = new Uint8Array(4);
+  assert.equal(s.readAt('a/b/c.md', part, 1), 4);
+  assert.equal(dec.decode(part), 'gain');
+  assert.equal(s.readAt('a/b/c.md', part, 3), 2, 'fewer at the end');
+  assert.equal(s.readAt('a/b/c.md', part, 9), 0);
+  assert.throws(() => s.readAt('a/b/none.md', part, 0), code('ENOENT'));
+  assert.throws(() => s.readAt('a/b', part, 0), code('EINVAL'));
   s.write('.arbor/state.json', enc.encode('{}'));
   s.write('a/z.md', enc.encode(''));
   assert.deepEqual(s.list('a').map((e) => [e.name, e.dir, e.size]), [['b', true, 0], ['z.md', false, 0]]);
@@ -156,6 +163,8 @@ test('nodeFs: symbolic links out of the root are refused; links inside work', (t
   assert.throws(() => s.write('escape/new.md', enc.encode('x')), code('EACCES'));
   assert.throws(() => s.list('escape'), code('EACCES'));
   assert.throws(() => s.read('leak.md'), code('EACCES'));
+  assert.throws(() => s.readAt('leak.md', new Uint8Array(4), 0), code('EACCES'));
+  assert.throws(() => s.readAt('escape/secret.md', new Uint8Array(4), 0), code('EACCES'));
   assert.throws(() => s.write('leak.md', enc.encode('x')), code('EACCES'));
   assert.throws(() => s.rename('real/in.md', 'escape/in.md'), code('EACCES'));
   assert.deepEqual(fs.readdirSync(outside), ['secret.md']);
