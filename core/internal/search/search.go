@@ -60,6 +60,15 @@ type Ranked struct {
 // Unmatched. The Ranked holds what Materialize needs and no reference to
 // the index, so it may be materialized after the index has changed.
 func (x *Index) Rank(query string, limit int) (Ranked, error) {
+	var r Ranked
+	err := x.retry(func() (err error) {
+		r, err = x.rank(query, limit)
+		return err
+	})
+	return r, err
+}
+
+func (x *Index) rank(query string, limit int) (Ranked, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
