@@ -275,7 +275,7 @@ func (s *storeState) load() (*manifest, *memDirectory, error) {
 		if d.files != nil {
 			st, err := s.FS.Stat(sp)
 			if err != nil {
-				return nil, nil, fmt.Errorf("stat %s: %w", sp, err)
+				return nil, nil, err // it names the file
 			}
 			if st.Size != int64(seg.Size) {
 				return nil, nil, fmt.Errorf("%s: %d bytes, want %d", sp, st.Size, seg.Size)
