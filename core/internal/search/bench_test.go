@@ -161,3 +161,43 @@ func BenchmarkStored(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenStored opens a stored index of 10,000 chat-like documents
+// (the manifest decoded, the documents' bookkeeping restored, bluge's
+// segments opened) and closes it unchanged: reading the segments by
+// checked blocks (range) or whole at open, as a file system without range
+// reads has it (whole).
+func BenchmarkOpenStored(b *testing.B) {
+	docs, _ := chatCorpus(10000)
+	fs := host.NewMemFS()
+	x, err := Open(Options{}, Store{FS: fs, Dir: ".arbor/index"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := x.Put(docs...); err != nil {
+		b.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		fs   host.FS
+	}{{"range", fs}, {"whole", wholeReads{fs}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				x, err := Open(Options{}, Store{FS: c.fs, Dir: ".arbor/index"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if x.Count() != len(docs) {
+					b.Fatalf("%d documents", x.Count())
+				}
+				if err := x.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

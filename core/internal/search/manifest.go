@@ -17,8 +17,9 @@ import (
 // little endian), its length (uvarint) and its bytes. A string is its
 // length (uvarint) and its bytes.
 //
-// The head, which a save reads back alone (readHead), holds bluge's
-// snapshot epoch (uvarint) and bytes (a string); the segments (a count,
+// The head, which a save reads back alone (readHead), holds the block size
+// of the checksums (uvarint; another than blockSize is another format),
+// bluge's snapshot epoch (uvarint) and bytes (a string); the segments (a count,
 // then per segment its id, size and hash, uvarint, uvarint and 8 bytes
 // little endian, and the CRC-32C of each of its blocks, 4 bytes each);
 // the retired segment files (a count, then per file its name and when it
@@ -65,6 +66,7 @@ func (m *manifest) encode() []byte { return m.encodeAs(formatVersion, schemaFing
 // encodeAs returns the manifest's bytes as of format and schema.
 func (m *manifest) encodeAs(format uint64, schema string) []byte {
 	var head []byte
+	head = binary.AppendUvarint(head, blockSize)
 	head = binary.AppendUvarint(head, m.Epoch)
 	head = appendString(head, string(m.Snapshot))
 	head = binary.AppendUvarint(head, uint64(len(m.Segments)))
@@ -176,6 +178,9 @@ func decodeHead(head []byte) (*manifest, error) {
 		return nil, errDamaged
 	}
 	r := &reader{b: head}
+	if bs := r.uvarint(); r.err == nil && bs != blockSize {
+		return nil, fmt.Errorf("%w (checksums of %d-byte blocks, this reads %d)", errOtherFormat, bs, blockSize)
+	}
 	m := &manifest{Epoch: r.uvarint(), Snapshot: []byte(r.string())}
 	n := r.count(10)
 	m.Segments = make([]segmentEntry, 0, n)
