@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -696,5 +697,59 @@ func TestRootFSReadOnly(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("%s was written: %v", p, err)
 		}
+	}
+}
+
+// ReadAt keeps the files it reads open, but answers for what the path
+// names now: a file replaced, rewritten in place or removed since is read
+// again, or not found.
+func TestReadAtFollowsThePath(t *testing.T) {
+	r, dir := newRoot(t)
+	const p = ".arbor/index/a.seg"
+	full := filepath.Join(dir, filepath.FromSlash(p))
+	read := func(want string) {
+		t.Helper()
+		buf := make([]byte, 4)
+		n, err := r.ReadAt(p, buf, 2)
+		if (err != nil && !errors.Is(err, io.EOF)) || string(buf[:n]) != want {
+			t.Fatalf("ReadAt: %q, %v; want %q", buf[:n], err, want)
+		}
+	}
+	if err := r.WriteFile(p, []byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	read("2345")
+	read("2345")
+	if err := r.WriteFile(p, []byte("abcdefghij")); err != nil { // a new file renamed over it
+		t.Fatal(err)
+	}
+	read("cdef")
+	if err := os.WriteFile(full, []byte("ABCDEFGHIJKL"), 0o644); err != nil { // the same file rewritten
+		t.Fatal(err)
+	}
+	read("CDEF")
+	if err := os.Remove(full); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadAt(p, make([]byte, 4), 2); !errors.Is(err, host.ErrNotFound) {
+		t.Fatalf("ReadAt of a removed file: %v", err)
+	}
+	// A link swapped in for a file read before is checked again.
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteFile(p, []byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	read("2345")
+	if err := os.Remove(full); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, full); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadAt(p, make([]byte, 4), 2); !errors.Is(err, host.ErrDenied) {
+		t.Fatalf("ReadAt through a link out of the root: %v", err)
 	}
 }

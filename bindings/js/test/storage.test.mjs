@@ -124,6 +124,34 @@ test('nodeFs: swap replaces only what was read, and leaves no temporary file', (
   assert.deepEqual(fs.readdirSync(dir), ['a.md']);
 });
 
+test('nodeFs: readAt keeps files open but reads what the path names now', (t) => {
+  const dir = tmpdir(t);
+  const s = nodeFs(dir);
+  const p = '.arbor/index/a.seg';
+  const full = path.join(dir, p);
+  const at = () => {
+    const part = new Uint8Array(4);
+    return dec.decode(part.subarray(0, s.readAt(p, part, 2)));
+  };
+  s.write(p, enc.encode('0123456789'));
+  assert.equal(at(), '2345');
+  assert.equal(at(), '2345');
+  s.write(p, enc.encode('abcdefghij')); // a new file renamed over it
+  assert.equal(at(), 'cdef');
+  fs.writeFileSync(full, 'ABCDEFGHIJKL'); // the same file rewritten
+  assert.equal(at(), 'CDEF');
+  fs.rmSync(full);
+  assert.throws(() => s.readAt(p, new Uint8Array(4), 2), code('ENOENT'));
+  // A link swapped in for a file read before is checked again.
+  const outside = path.join(tmpdir(t), 'secret');
+  fs.writeFileSync(outside, '0123456789');
+  s.write(p, enc.encode('0123456789'));
+  assert.equal(at(), '2345');
+  fs.rmSync(full);
+  fs.symlinkSync(outside, full);
+  assert.throws(() => s.readAt(p, new Uint8Array(4), 2), code('EACCES'));
+});
+
 test('nodeFs: creates its folder', (t) => {
   const dir = path.join(tmpdir(t), 'new', 'root');
   nodeFs(dir).write('a.md', enc.encode('a'));
