@@ -62,6 +62,10 @@ type Ranked struct {
 func (x *Index) Rank(query string, limit int) (Ranked, error) {
 	var r Ranked
 	err := x.retry(func() (err error) {
+		if f := x.files(); f != nil {
+			f.searching.Add(1)
+			defer f.searching.Add(-1)
+		}
 		r, err = x.rank(query, limit)
 		return err
 	})

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"hash/crc64"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -86,6 +87,15 @@ func (e segmentEntry) check(b []byte) error {
 
 func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
+// yieldToGC lets other goroutines run where a query's read of the store
+// would block. Under WebAssembly (one thread, no preemption) the garbage
+// collector's workers get no other turn while a query reads and allocates:
+// twenty questions of a 100,000-entry tree grew the heap past a gigabyte,
+// its collection never finishing, which with this yield stays at 260 MiB.
+// A build does not yield: bluge's merges, which read segments too, would
+// then fall behind its batches.
+func yieldToGC() { runtime.Gosched() }
+
 // fileSet is the stored segments one loaded state of an index reads: when
 // one of them is found lost, the index reloads (Index.reload) and reads a
 // new set; the old one keeps its mark for the operations still using it.
@@ -94,9 +104,11 @@ type fileSet struct {
 	dir   string
 	cache *blockCache
 	lost  atomic.Bool
-	mu    sync.Mutex
-	err   error  // the first loss
-	name  string // its file
+	// searching counts the queries reading now (yieldToGC).
+	searching atomic.Int32
+	mu        sync.Mutex
+	err       error  // the first loss
+	name      string // its file
 }
 
 // fail marks the set lost and returns the error for a read of f.
@@ -169,6 +181,9 @@ func (f *segFile) ReadAt(p []byte, off int64) (int, error) {
 
 // load reads block i from the file and checks it.
 func (f *segFile) load(i int) ([]byte, error) {
+	if f.set.searching.Load() > 0 {
+		yieldToGC()
+	}
 	size := min(blockSize, f.entry.Size-i*blockSize)
 	b := make([]byte, size)
 	n, err := f.set.rr.ReadAt(f.path, b, int64(i)*blockSize)
