@@ -31,7 +31,7 @@ const blockSize = 32 << 10
 // dictionaries (kept apart, by bluge, once loaded), the posting lists of
 // its terms and the stored fields of its hits: the frequent terms' lists
 // are what pays to keep. Twenty LongMemEval questions of a 100,000-entry
-// tree read about 90 MiB of blocks; a cache of 64 MiB instead of 16 cut
+// tree read about 100 MiB of blocks; a cache of 64 MiB instead of 16 cut
 // their reads by a tenth (bench/index/REPORT.md), and a wasm module keeps
 // twice what it holds live in its linear memory.
 var cacheBytes = 16 << 20 // a variable for the tests
