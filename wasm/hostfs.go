@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"sync"
 	"unsafe"
 
@@ -14,6 +15,9 @@ import (
 
 //go:wasmimport arbor_host fs_read
 func fsRead(pathPtr unsafe.Pointer, pathLen uint32, buf unsafe.Pointer, bufCap uint32) int32
+
+//go:wasmimport arbor_host fs_read_at
+func fsReadAt(pathPtr unsafe.Pointer, pathLen uint32, offset int64, buf unsafe.Pointer, bufLen uint32) int32
 
 //go:wasmimport arbor_host fs_write
 func fsWrite(pathPtr unsafe.Pointer, pathLen uint32, data unsafe.Pointer, dataLen uint32) int32
@@ -50,8 +54,9 @@ func hostLog(level int32, msg unsafe.Pointer, msgLen uint32)
 type hostFS struct{}
 
 var (
-	_ host.Locker  = hostFS{}
-	_ host.Swapper = hostFS{}
+	_ host.Locker      = hostFS{}
+	_ host.Swapper     = hostFS{}
+	_ host.RangeReader = hostFS{}
 )
 
 // codeError maps a negative ABI code onto the host package's sentinels.
@@ -110,6 +115,20 @@ func sizedInto(buf []byte, op, p string, call func(pp unsafe.Pointer, pl uint32,
 }
 
 func (hostFS) ReadFile(p string) ([]byte, error) { return sized("read", p, fsRead) }
+
+// ReadAt reads part of a file: the index's segments stay outside linear
+// memory, read where a query needs them.
+func (hostFS) ReadAt(p string, buf []byte, off int64) (int, error) {
+	pp, pl := strPtr(p)
+	n := fsReadAt(pp, pl, off, bytesPtr(buf), uint32(len(buf)))
+	switch {
+	case n < 0:
+		return 0, codeError("read", p, n)
+	case int(n) < len(buf):
+		return int(n), io.EOF
+	}
+	return int(n), nil
+}
 
 func (hostFS) WriteFile(p string, data []byte) error {
 	pp, pl := strPtr(p)

@@ -12,7 +12,7 @@ import (
 )
 
 // abiVersion is the version of docs/ABI.md this module implements.
-const abiVersion = 3
+const abiVersion = 4
 
 func main() {}
 

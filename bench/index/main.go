@@ -182,7 +182,7 @@ func run(n int, src, cli string, runs int, profile string) error {
 		if err := stats(&cliCold); err != nil {
 			return err
 		}
-		if _, err := os.Stat(filepath.Join(indexDir, "manifest.json")); err != nil {
+		if _, err := os.Stat(filepath.Join(indexDir, "manifest.bin")); err != nil {
 			return fmt.Errorf("the CLI did not persist the index: %w", err)
 		}
 		if err := stats(&cliWarm); err != nil {

@@ -426,7 +426,7 @@ func measureAll(o options, res *results) error {
 		if o.cli != "" {
 			// The last engine host's close persisted the index, unless
 			// none ran or it failed.
-			if _, err := os.Stat(filepath.Join(tree, ".arbor", "index", "manifest.json")); err != nil {
+			if _, err := os.Stat(filepath.Join(tree, ".arbor", "index", "manifest.bin")); err != nil {
 				logf("%d entries: CLI: the persisted index comes from the native host", n)
 				if r := runHost(exec.Command(self, "-child", "native", "-dir", tree, "-script", scriptPath)); r.Error != "" {
 					return fmt.Errorf("persist the index for the CLI: %s", r.Error)

@@ -19,6 +19,7 @@ import { sameBytes } from './bytes.js';
  *
  * @typedef {object} HostImports
  * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_read
+ * @property {(pathPtr: number, pathLen: number, offset: bigint, buf: number, len: number) => number} fs_read_at
  * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_list
  * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_stat
  * @property {(pathPtr: number, pathLen: number, dataPtr: number, dataLen: number) => number} fs_write
@@ -103,6 +104,17 @@ export class ArborHost {
     /** @type {HostImports} the `arbor_host` import object */
     this.imports = {
       fs_read: (pp, pl, buf, cap) => this.sized('read', pp, pl, buf, cap, (p) => this.storage.read(p)),
+      fs_read_at: (pp, pl, off, buf, len) =>
+        this.guard('read', () => {
+          const p = this.path(pp, pl);
+          const offset = Number(off); // an i64: a BigInt
+          if (!Number.isSafeInteger(offset) || offset < 0) return codes.INVALID;
+          const into = new Uint8Array(this.buffer(), buf, len); // a RangeError outside memory
+          if (typeof this.storage.readAt === 'function') return this.storage.readAt(p, into, offset);
+          const bytes = toBytes(this.storage.read(p)).subarray(offset, offset + len);
+          into.set(bytes);
+          return bytes.length;
+        }),
       fs_list: (pp, pl, buf, cap) => this.sized('list', pp, pl, buf, cap, (p) => this.listJSON(p)),
       fs_stat: (pp, pl, buf, cap) => this.sized('stat', pp, pl, buf, cap, (p) => this.statJSON(p)),
       fs_write: (pp, pl, dp, dl) =>

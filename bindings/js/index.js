@@ -49,7 +49,7 @@ export { openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS } from
  * The version of docs/ABI.md these bindings speak.
  * @type {typeof import('./index.d.ts').ABI_VERSION}
  */
-export const ABI_VERSION = 3;
+export const ABI_VERSION = 4;
 
 /**
  * The package's release. It is written here, not read from package.json,

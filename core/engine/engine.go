@@ -115,7 +115,14 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 	// kept aside): it runs alone on the root like every write.
 	var res api.OpenResult
 	if err := e.fs.Exclusive(func() (err error) {
-		res, err = e.open(opts)
+		res, err = e.open(opts, false)
+		if errors.Is(err, search.ErrSegmentLost) {
+			// A file the manifest names is damaged or was removed by hand:
+			// no process removes one another may still read (search/store.go).
+			e.log.Log("warn", fmt.Sprintf("index: %v; rebuilding it from the tree", err))
+			e.warnings = nil
+			res, err = e.open(opts, true)
+		}
 		return err
 	}); err != nil {
 		return nil, api.OpenResult{}, fmt.Errorf("engine: open: %w", err)
@@ -123,12 +130,12 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 	return e, res, nil
 }
 
-// open is Open holding the root's lock.
-func (e *Engine) open(opts Options) (api.OpenResult, error) {
+// open is Open holding the root's lock; fresh ignores the persisted index.
+func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 	sopts := search.Options{Progress: host.Reporter(e.log, api.PhaseIndex)}
 	var off retrieve.Off
 	ablate(&sopts, &off)
-	idx, err := search.Open(sopts, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log, ReadOnly: e.readOnly})
+	idx, err := search.Open(sopts, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log, ReadOnly: e.readOnly, Fresh: fresh, Sources: e.indexSources})
 	if err != nil {
 		return api.OpenResult{}, err
 	}
@@ -170,14 +177,14 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	}
 	cat, warnings, err := catalog.Reload(e.fs, e.maxBytes, o)
 	if err != nil {
-		idx.Close()
+		idx.Abandon() // nothing half-synced is saved
 		return api.OpenResult{}, err
 	}
 	e.catalog = cat
 	e.warn(warnings)
 	synced, err := sync.Done()
 	if err != nil {
-		idx.Close()
+		idx.Abandon()
 		return api.OpenResult{}, fmt.Errorf("index: %w", err)
 	}
 	// The catalog is saved with the index (flush, close), not here: an
@@ -199,6 +206,40 @@ func (e *Engine) open(opts Options) (api.OpenResult, error) {
 	e.log.Log("info", fmt.Sprintf("opened %d entries, %d context files, %d warnings; index: %d reused, %d indexed, %d removed",
 		res.Entries, res.Contexts, len(res.Warnings), synced.Reused, synced.Indexed, synced.Removed))
 	return res, nil
+}
+
+// indexSources gives add the search source of every file the catalog
+// holds, as an open gives them. The index calls it when it finds a file of
+// the persisted index gone, which another process removed long after it
+// replaced the index: it reloads the current one and brings it in step with
+// the tree through these (search.Store.Sources).
+func (e *Engine) indexSources(add func(search.Source) error) error {
+	cat := e.catalog
+	if cat == nil {
+		return errors.New("the tree is not read yet")
+	}
+	for _, p := range cat.Paths() {
+		key, _ := cat.Stamp(p)
+		doc := func() search.Doc {
+			if en, ok := cat.Get(p); ok {
+				return catalog.EntryDoc(en)
+			}
+			// Unreadable now: a refresh or the next open finds it as it is.
+			title, _ := cat.Title(p)
+			return search.Doc{Path: p, Kind: "entry", Title: title}
+		}
+		if err := add(search.Source{Path: p, Key: key, Doc: doc}); err != nil {
+			return err
+		}
+	}
+	for _, p := range cat.ContextPaths() {
+		key, _ := cat.Stamp(p)
+		ctx, _ := cat.Context(p)
+		if err := add(search.Source{Path: p, Key: key, Doc: func() search.Doc { return catalog.ContextDoc(ctx) }}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // saveCatalog persists the catalog when it changed since it was persisted

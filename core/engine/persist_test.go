@@ -71,7 +71,7 @@ func TestOpenUsesPersistedIndex(t *testing.T) {
 	s, fs := newSession(t, files)
 	wantIndex(t, "first open", mustOpen(t, s), 0, 3, 0)
 	closeSession(t, s)
-	if _, err := fs.ReadFile(IndexDir + "/manifest.json"); err != nil {
+	if _, err := fs.ReadFile(IndexDir + "/manifest.bin"); err != nil {
 		t.Fatalf("close did not persist the index: %v", err)
 	}
 
@@ -133,7 +133,7 @@ func TestOpenRebuildsCorruptIndex(t *testing.T) {
 	mustOpen(t, s)
 	want := searchPaths(t, s, "invoice retry")
 	closeSession(t, s)
-	if err := fs.WriteFile(IndexDir+"/manifest.json", []byte("not json")); err != nil {
+	if err := fs.WriteFile(IndexDir+"/manifest.bin", []byte("not a manifest")); err != nil {
 		t.Fatal(err)
 	}
 	log := &warnLog{}
@@ -175,7 +175,7 @@ func TestBulkCuratePersistsTheIndex(t *testing.T) {
 	if _, errObj := call(t, s, "curate", map[string]any{"operations": small}); errObj != nil {
 		t.Fatal(errObj)
 	}
-	if _, err := fs.ReadFile(IndexDir + "/manifest.json"); err == nil {
+	if _, err := fs.ReadFile(IndexDir + "/manifest.bin"); err == nil {
 		t.Fatal("a one-entry curate persisted the index")
 	}
 	if _, errObj := call(t, s, "curate", map[string]any{"operations": ops}); errObj != nil {

@@ -1,27 +1,22 @@
 package engine
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/catalog"
+	"github.com/arbormem/arbor/core/internal/search"
 )
 
 // manifestKeys reads the source keys of the persisted index by path.
-func manifestKeys(t *testing.T, raw []byte) map[string]string {
+func manifestKeys(t *testing.T, fs host.FS) map[string]string {
 	t.Helper()
-	var m struct {
-		Docs []struct{ Path, Key string }
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
+	st, err := search.ReadStored(fs, IndexDir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
-	for _, d := range m.Docs {
-		out[d.Path] = d.Key
-	}
-	return out
+	return st.Keys
 }
 
 func TestOpenKeysFilesByBytes(t *testing.T) {
@@ -29,11 +24,7 @@ func TestOpenKeysFilesByBytes(t *testing.T) {
 	s, fs := newSession(t, map[string]string{p: billingEntry, "engineering/billing/context.md": contextFile})
 	mustOpen(t, s)
 	closeSession(t, s)
-	raw, err := fs.ReadFile(IndexDir + "/manifest.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := manifestKeys(t, raw)[p]; got != catalog.SourceKey([]byte(billingEntry)) {
+	if got := manifestKeys(t, fs)[p]; got != catalog.SourceKey([]byte(billingEntry)) {
 		t.Fatalf("stored key %q, want the key of the file's bytes", got)
 	}
 
@@ -46,8 +37,7 @@ func TestOpenKeysFilesByBytes(t *testing.T) {
 	s = NewSession(fs, nil)
 	wantIndex(t, "CRLF rewrite", mustOpen(t, s), 2, 0, 0)
 	closeSession(t, s)
-	raw, _ = fs.ReadFile(IndexDir + "/manifest.json")
-	if got := manifestKeys(t, raw)[p]; got != catalog.SourceKey([]byte(crlf)) {
+	if got := manifestKeys(t, fs)[p]; got != catalog.SourceKey([]byte(crlf)) {
 		t.Fatalf("stored key %q after the rewrite, want the key of the new bytes", got)
 	}
 	s = NewSession(fs, nil)

@@ -10,6 +10,8 @@ package arborhost
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"math"
 
 	"github.com/tetratelabs/wazero"
@@ -79,6 +81,28 @@ func (r *RootFS) abiRead(mem Memory, pathPtr, pathLen, bufPtr, bufCap uint32) in
 		return int32(size)
 	}
 	return sized(mem, data, bufPtr, bufCap)
+}
+
+// abiReadAt is fs_read_at(path_ptr, path_len, offset i64, buf_ptr,
+// buf_len) -> i32: the bytes read, fewer than buf_len only at the end of
+// the file.
+func (r *RootFS) abiReadAt(mem Memory, pathPtr, pathLen uint32, off int64, bufPtr, bufLen uint32) int32 {
+	p, ok := guestString(mem, pathPtr, pathLen)
+	if !ok || bufLen > math.MaxInt32 {
+		return codeInvalid
+	}
+	// Read straight into the guest's buffer: Memory.Read is a view of it.
+	var buf []byte
+	if bufLen > 0 {
+		if buf, ok = mem.Read(bufPtr, bufLen); !ok {
+			return codeInvalid
+		}
+	}
+	n, err := r.ReadAt(p, buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return errorCode(err)
+	}
+	return int32(n)
 }
 
 // pathAndData reads the (path, data) arguments of fs_write and fs_append;
@@ -204,6 +228,11 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, logf func
 		return rc
 	}
 	fn4("fs_read", fsys.abiRead)
+	b.NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
+			s[0] = api.EncodeI32(fsys.abiReadAt(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]), int64(s[2]), api.DecodeU32(s[3]), api.DecodeU32(s[4])))
+		}), []api.ValueType{i32, i32, api.ValueTypeI64, i32, i32}, []api.ValueType{i32}).
+		Export("fs_read_at")
 	fn4("fs_write", func(m Memory, a, b, c, d uint32) int32 { return granted("fs_write", fsys.abiWrite(m, a, b, c, d)) })
 	fn4("fs_append", func(m Memory, a, b, c, d uint32) int32 { return granted("fs_append", fsys.abiAppend(m, a, b, c, d)) })
 	fn4("fs_rename", func(m Memory, a, b, c, d uint32) int32 { return granted("fs_rename", fsys.abiRename(m, a, b, c, d)) })

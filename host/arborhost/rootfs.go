@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -32,6 +33,7 @@ import (
 type RootFS struct {
 	dir      string // absolute, symbolic links evaluated
 	readOnly bool
+	open     openFiles // the files ReadAt read, kept open
 	lockMu   sync.Mutex
 	held     *rootlock.Lock // nil when unlocked, or when the root is read-only
 }
@@ -212,6 +214,47 @@ func (r *RootFS) readSized(p string, max int64) ([]byte, int64, error) {
 		data = []byte{}
 	}
 	return data, int64(len(data)), nil
+}
+
+// ReadAt implements host.RangeReader: it reads part of a regular file,
+// as io.ReaderAt does (fewer bytes only at the end, with io.EOF). The file
+// stays open for the next reads while its path names it (openFiles).
+func (r *RootFS) ReadAt(p string, buf []byte, off int64) (int, error) {
+	if err := checkPath(p); err != nil {
+		return 0, fmt.Errorf("read: %w", err)
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("read %q at %d: %w", p, off, host.ErrInvalid)
+	}
+	of := r.open.get(filepath.Join(r.dir, filepath.FromSlash(p)))
+	if of == nil {
+		full, err := r.resolve("read", p)
+		if err != nil {
+			return 0, err
+		}
+		fi, err := os.Stat(full) // before opening: a FIFO or a device could block
+		if err != nil {
+			return 0, osError("read", p, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return 0, notRegular("read", p, fi)
+		}
+		f, err := os.Open(full)
+		if err != nil {
+			return 0, osError("read", p, err)
+		}
+		if fi, err = f.Stat(); err != nil {
+			f.Close()
+			return 0, osError("read", p, err)
+		}
+		of = r.open.keep(full, f, fi)
+	}
+	defer r.open.put(of)
+	n, err := of.f.ReadAt(buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return n, osError("read", p, err)
+	}
+	return n, err
 }
 
 func notRegular(op, p string, fi fs.FileInfo) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -347,6 +348,40 @@ func TestABISizeProtocol(t *testing.T) {
 	}
 }
 
+func TestABIReadAt(t *testing.T) {
+	r, _ := newRoot(t)
+	if err := r.WriteFile("notes/digits.md", []byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	mem := make(sliceMem, 256)
+	pp, pl := mem.put(0, "notes/digits.md")
+	const buf = 128
+	for _, c := range []struct {
+		off  int64
+		n    uint32
+		want string
+	}{{3, 4, "3456"}, {8, 4, "89"}, {10, 4, ""}, {20, 4, ""}, {0, 0, ""}} {
+		clear(mem[buf:])
+		if rc := r.abiReadAt(mem, pp, pl, c.off, buf, c.n); rc != int32(len(c.want)) || string(mem[buf:buf+len(c.want)]) != c.want {
+			t.Errorf("at %d, %d bytes: %d %q, want %q", c.off, c.n, rc, mem[buf:buf+rc], c.want)
+		}
+	}
+	if rc := r.abiReadAt(mem, pp, pl, -1, buf, 4); rc != codeInvalid {
+		t.Errorf("a negative offset: %d, want %d", rc, codeInvalid)
+	}
+	dp, dl := mem.put(64, "notes")
+	if rc := r.abiReadAt(mem, dp, dl, 0, buf, 4); rc != codeInvalid {
+		t.Errorf("a directory: %d, want %d", rc, codeInvalid)
+	}
+	mp, ml := mem.put(64, "notes/none.md")
+	if rc := r.abiReadAt(mem, mp, ml, 0, buf, 4); rc != codeNotFound {
+		t.Errorf("a missing file: %d, want %d", rc, codeNotFound)
+	}
+	if rc := r.abiReadAt(mem, pp, pl, 0, 250, 100); rc != codeInvalid {
+		t.Errorf("a buffer past the end of memory: %d, want %d", rc, codeInvalid)
+	}
+}
+
 func TestABIWriteRemoveRename(t *testing.T) {
 	r, dir := newRoot(t)
 	mem := make(sliceMem, 4096)
@@ -545,6 +580,7 @@ func TestABIRefusesPathsLeavingTheRoot(t *testing.T) {
 		pp, pl := mem.put(0, c.path)
 		got := map[string]int32{
 			"fs_read":        r.abiRead(mem, pp, pl, buf, 1024),
+			"fs_read_at":     r.abiReadAt(mem, pp, pl, 0, buf, 1024),
 			"fs_stat":        r.abiStat(mem, pp, pl, buf, 1024),
 			"fs_list":        r.abiList(mem, pp, pl, buf, 1024),
 			"fs_write":       r.abiWrite(mem, pp, pl, dp, dl),
@@ -661,5 +697,59 @@ func TestRootFSReadOnly(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("%s was written: %v", p, err)
 		}
+	}
+}
+
+// ReadAt keeps the files it reads open, but answers for what the path
+// names now: a file replaced, rewritten in place or removed since is read
+// again, or not found.
+func TestReadAtFollowsThePath(t *testing.T) {
+	r, dir := newRoot(t)
+	const p = ".arbor/index/a.seg"
+	full := filepath.Join(dir, filepath.FromSlash(p))
+	read := func(want string) {
+		t.Helper()
+		buf := make([]byte, 4)
+		n, err := r.ReadAt(p, buf, 2)
+		if (err != nil && !errors.Is(err, io.EOF)) || string(buf[:n]) != want {
+			t.Fatalf("ReadAt: %q, %v; want %q", buf[:n], err, want)
+		}
+	}
+	if err := r.WriteFile(p, []byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	read("2345")
+	read("2345")
+	if err := r.WriteFile(p, []byte("abcdefghij")); err != nil { // a new file renamed over it
+		t.Fatal(err)
+	}
+	read("cdef")
+	if err := os.WriteFile(full, []byte("ABCDEFGHIJKL"), 0o644); err != nil { // the same file rewritten
+		t.Fatal(err)
+	}
+	read("CDEF")
+	if err := os.Remove(full); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadAt(p, make([]byte, 4), 2); !errors.Is(err, host.ErrNotFound) {
+		t.Fatalf("ReadAt of a removed file: %v", err)
+	}
+	// A link swapped in for a file read before is checked again.
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteFile(p, []byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	read("2345")
+	if err := os.Remove(full); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, full); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadAt(p, make([]byte, 4), 2); !errors.Is(err, host.ErrDenied) {
+		t.Fatalf("ReadAt through a link out of the root: %v", err)
 	}
 }

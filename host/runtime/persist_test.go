@@ -52,7 +52,7 @@ func TestReopenUsesPersistedIndex(t *testing.T) {
 	if err := e.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".arbor/index/manifest.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, ".arbor/index/manifest.bin")); err != nil {
 		t.Fatalf("close did not persist the index: %v", err)
 	}
 

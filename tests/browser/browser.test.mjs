@@ -354,6 +354,31 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
     assert.equal(reads[1], 0, 'the open after a reload read the unchanged files again');
   });
 
+  await t.test('a reopened memory reads its persisted index by range from IndexedDB (fs_read_at)', async () => {
+    const out = await page.evaluate(async () => {
+      const { startEngine, indexedDB, memory } = await import('/bindings/js/index.js');
+      const storage = indexedDB('conformance'); // persisted by the conformance run
+      await storage.load();
+      let ranges = 0;
+      const counted = { ...storage, readAt: (p, into, offset) => (ranges++, storage.readAt(p, into, offset)) };
+      const search = async (engine) => {
+        await engine.request(JSON.stringify({ id: 1, method: 'open', params: {} }));
+        const res = JSON.parse(await engine.request(JSON.stringify({ id: 2, method: 'search', params: { query: 'invoice retry', limit: 10 } })));
+        await engine.dispose();
+        return res.result.results.map((h) => h.path);
+      };
+      const stored = await search(await startEngine({ storage: counted }));
+      // The same files without .arbor: an index built in memory.
+      const files = Object.fromEntries(Object.entries(storage.snapshot()).filter(([p]) => !p.startsWith('.arbor/')));
+      storage.close();
+      const built = await search(await startEngine({ storage: memory(files) }));
+      return { ranges, stored, built };
+    });
+    assert.ok(out.ranges > 0, 'no segment was read by range');
+    assert.ok(out.stored.length > 0);
+    assert.deepEqual(out.stored, out.built);
+  });
+
   await t.test('two tabs on one database: each sees the other\'s writes, none is lost or overwritten', async () => {
     const other = await context.newPage();
     other.on('pageerror', (err) => errors.push(err.message));

@@ -252,6 +252,7 @@ export function indexedDB(name, options = {}) {
     name,
 
     read: (p) => mirror.read(p),
+    readAt: (p, into, offset) => mirror.readAt(p, into, offset),
     list: (p) => mirror.list(p),
     stat: (p) => mirror.stat(p),
 

@@ -6,6 +6,7 @@ export type { Storage, StorageEntry } from './types.js';
 export interface MemoryStorage extends Storage {
   /** Every file as UTF-8 text, keyed by path, sorted: handy in tests. */
   snapshot(): Record<string, string>;
+  readAt(path: string, into: Uint8Array, offset: number): number;
 }
 
 /**

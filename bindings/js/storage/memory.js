@@ -127,6 +127,15 @@ function build(initialFiles, dated) {
       return node.data.slice();
     },
 
+    readAt(p, into, offset) {
+      check(p);
+      const node = get(p);
+      if (node.dir) throw new StorageError('EINVAL', `${JSON.stringify(p)} is a folder`);
+      const part = node.data.subarray(offset, offset + into.length);
+      into.set(part);
+      return part.length;
+    },
+
     write(p, bytes) {
       check(p);
       if (p === '') throw new StorageError('EINVAL', 'cannot write the root');

@@ -61,11 +61,12 @@ export function nodeFs(dir) {
   const inside = (real) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 
   /**
-   * The absolute location of p, checked against the rules and the root.
+   * The absolute location of p when it passes the path rules; its links
+   * are not resolved (resolve checks them).
    * @param {string} p
    * @returns {string}
    */
-  const resolve = (p) => {
+  const located = (p) => {
     if (typeof p !== 'string') throw new StorageError('EINVAL', 'path is not a string');
     // Anything that would land outside the root is a denial, whatever else
     // is wrong with it; then the ordinary path rules apply.
@@ -74,7 +75,16 @@ export function nodeFs(dir) {
     }
     const problem = pathProblem(p);
     if (problem) throw new StorageError('EINVAL', `path ${JSON.stringify(p)}: ${problem}`);
-    const full = p === '' ? root : path.join(root, ...p.split('/'));
+    return p === '' ? root : path.join(root, ...p.split('/'));
+  };
+
+  /**
+   * The absolute location of p, checked against the rules and the root.
+   * @param {string} p
+   * @returns {string}
+   */
+  const resolve = (p) => {
+    const full = located(p);
     // Resolve the deepest part that exists; what does not exist yet cannot
     // be a link.
     let probe = full;
@@ -97,6 +107,26 @@ export function nodeFs(dir) {
     }
   };
 
+  // The files readAt read, kept open (least recently used first): the engine
+  // reads its index's segments a block at a time, and checking, opening
+  // and closing the file for each block was most of what a query paid.
+  /** @type {Map<string, {fd: number, st: fs.Stats}>} */
+  const open = new Map();
+  const maxOpen = 64;
+  /** @param {string} full */
+  const forget = (full) => {
+    const kept = open.get(full);
+    open.delete(full);
+    if (kept) fs.closeSync(kept.fd);
+  };
+  /** @param {string} full */
+  const statOrNull = (full) => {
+    try {
+      return fs.statSync(full);
+    } catch {
+      return null;
+    }
+  };
   /**
    * The time is read in nanoseconds and truncated, as the Go hosts do:
    * mtimeMs, a double, rounds a time just short of the next millisecond up
@@ -180,6 +210,36 @@ export function nodeFs(dir) {
       const full = resolve(p);
       try {
         return fs.readFileSync(full);
+      } catch (err) {
+        throw wrap(err, `read ${p}`);
+      }
+    },
+
+    readAt(p, into, offset) {
+      const full = located(p);
+      let kept = open.get(full);
+      if (kept) {
+        // Used while the path still names the file it holds.
+        const st = statOrNull(full);
+        if (!st || st.ino !== kept.st.ino || st.dev !== kept.st.dev || st.size !== kept.st.size || st.mtimeMs !== kept.st.mtimeMs) {
+          forget(full);
+          kept = undefined;
+        } else {
+          open.delete(full); // most recently used last
+          open.set(full, kept);
+        }
+      }
+      try {
+        if (!kept) {
+          const checked = resolve(p);
+          // Stat first: opening a FIFO or a device could block.
+          if (!fs.statSync(checked).isFile()) throw Object.assign(new Error(`${checked} is not a file`), { code: 'EISDIR' });
+          const fd = fs.openSync(checked, 'r');
+          kept = { fd, st: fs.fstatSync(fd) };
+          if (open.size >= maxOpen) forget(/** @type {string} */ (open.keys().next().value));
+          open.set(checked, kept);
+        }
+        return fs.readSync(kept.fd, into, 0, into.length, offset);
       } catch (err) {
         throw wrap(err, `read ${p}`);
       }

@@ -28,6 +28,13 @@ export interface StorageEntry {
 export interface Storage {
   /** The whole content of a file. */
   read(path: string): Uint8Array;
+  /**
+   * Optional: reads part of a file into `into`, from byte `offset`, and returns how many bytes it
+   * read (fewer than `into.length` only at the end of the file). The engine reads the segments of
+   * its persisted index this way, where a query needs them, instead of holding them whole in its
+   * memory. Without it the host slices what `read` returns.
+   */
+  readAt?(path: string, into: Uint8Array, offset: number): number;
   /** Replaces a file atomically, creating missing parent folders. */
   write(path: string, bytes: Uint8Array): void;
   /** Removes a file or an empty folder. */

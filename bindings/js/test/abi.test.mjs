@@ -51,6 +51,23 @@ test('fs_read: missing → -1, folder → -3', () => {
   assert.equal(f.fs_read(...put('a'), buf(10), 10), codes.INVALID);
 });
 
+test('fs_read_at: part of a file, from the storage\'s readAt or a slice of read', () => {
+  const store = memory({ 'a/b.md': '0123456789' });
+  const { read, write, remove, rename, list, stat } = store;
+  for (const storage of [store, { read, write, remove, rename, list, stat }]) {
+    const { f, put, buf, text } = setup(storage);
+    const at = buf(8);
+    for (const [off, len, want] of [[3, 4, '3456'], [8, 4, '89'], [10, 4, ''], [20, 4, ''], [0, 0, '']]) {
+      assert.equal(f.fs_read_at(...put('a/b.md'), BigInt(off), at, len), want.length, `at ${off}`);
+      assert.equal(text(at, want.length), want);
+    }
+    assert.equal(f.fs_read_at(...put('a/b.md'), -1n, at, 4), codes.INVALID);
+    assert.equal(f.fs_read_at(...put('a/c.md'), 0n, at, 4), codes.NOT_FOUND);
+    assert.equal(f.fs_read_at(...put('a'), 0n, at, 4), codes.INVALID);
+    assert.equal(f.fs_read_at(...put('a/b.md'), 0n, 2 * 65536 - 2, 4), codes.INVALID, 'a buffer past the end of memory');
+  }
+});
+
 test('bad paths are refused with -3 before the storage sees them', () => {
   const seen = [];
   const spy = memory();

@@ -16,7 +16,7 @@ test('a reopened memory reuses the persisted index', { skip: skipWithoutWasm }, 
   let mem = await openMemory({ storage: nodeFs(dir), fixedTime });
   await mem.curate([invoiceOp]);
   await mem.flush();
-  assert.ok(fs.existsSync(path.join(dir, '.arbor/index/manifest.json')));
+  assert.ok(fs.existsSync(path.join(dir, '.arbor/index/manifest.bin')));
   const before = await mem.search('invoice retry');
   await mem.close();
 

@@ -63,6 +63,13 @@ test('nodeFs: read, write, list, stat, rename, remove', (t) => {
   assert.equal(dec.decode(s.read('a/b/c.md')), 'hello');
   s.write('a/b/c.md', enc.encode('again'));
   assert.equal(dec.decode(s.read('a/b/c.md')), 'again');
+  const part = new Uint8Array(4);
+  assert.equal(s.readAt('a/b/c.md', part, 1), 4);
+  assert.equal(dec.decode(part), 'gain');
+  assert.equal(s.readAt('a/b/c.md', part, 3), 2, 'fewer at the end');
+  assert.equal(s.readAt('a/b/c.md', part, 9), 0);
+  assert.throws(() => s.readAt('a/b/none.md', part, 0), code('ENOENT'));
+  assert.throws(() => s.readAt('a/b', part, 0), code('EINVAL'));
   s.write('.arbor/state.json', enc.encode('{}'));
   s.write('a/z.md', enc.encode(''));
   assert.deepEqual(s.list('a').map((e) => [e.name, e.dir, e.size]), [['b', true, 0], ['z.md', false, 0]]);
@@ -117,6 +124,34 @@ test('nodeFs: swap replaces only what was read, and leaves no temporary file', (
   assert.deepEqual(fs.readdirSync(dir), ['a.md']);
 });
 
+test('nodeFs: readAt keeps files open but reads what the path names now', (t) => {
+  const dir = tmpdir(t);
+  const s = nodeFs(dir);
+  const p = '.arbor/index/a.seg';
+  const full = path.join(dir, p);
+  const at = () => {
+    const part = new Uint8Array(4);
+    return dec.decode(part.subarray(0, s.readAt(p, part, 2)));
+  };
+  s.write(p, enc.encode('0123456789'));
+  assert.equal(at(), '2345');
+  assert.equal(at(), '2345');
+  s.write(p, enc.encode('abcdefghij')); // a new file renamed over it
+  assert.equal(at(), 'cdef');
+  fs.writeFileSync(full, 'ABCDEFGHIJKL'); // the same file rewritten
+  assert.equal(at(), 'CDEF');
+  fs.rmSync(full);
+  assert.throws(() => s.readAt(p, new Uint8Array(4), 2), code('ENOENT'));
+  // A link swapped in for a file read before is checked again.
+  const outside = path.join(tmpdir(t), 'secret');
+  fs.writeFileSync(outside, '0123456789');
+  s.write(p, enc.encode('0123456789'));
+  assert.equal(at(), '2345');
+  fs.rmSync(full);
+  fs.symlinkSync(outside, full);
+  assert.throws(() => s.readAt(p, new Uint8Array(4), 2), code('EACCES'));
+});
+
 test('nodeFs: creates its folder', (t) => {
   const dir = path.join(tmpdir(t), 'new', 'root');
   nodeFs(dir).write('a.md', enc.encode('a'));
@@ -156,6 +191,8 @@ test('nodeFs: symbolic links out of the root are refused; links inside work', (t
   assert.throws(() => s.write('escape/new.md', enc.encode('x')), code('EACCES'));
   assert.throws(() => s.list('escape'), code('EACCES'));
   assert.throws(() => s.read('leak.md'), code('EACCES'));
+  assert.throws(() => s.readAt('leak.md', new Uint8Array(4), 0), code('EACCES'));
+  assert.throws(() => s.readAt('escape/secret.md', new Uint8Array(4), 0), code('EACCES'));
   assert.throws(() => s.write('leak.md', enc.encode('x')), code('EACCES'));
   assert.throws(() => s.rename('real/in.md', 'escape/in.md'), code('EACCES'));
   assert.deepEqual(fs.readdirSync(outside), ['secret.md']);

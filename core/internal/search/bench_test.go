@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/arbormem/arbor/core/host"
 )
 
 // chatCorpus is n documents shaped like the turns of chats (a title, a path
@@ -103,5 +105,99 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		analyze(text, true)
+	}
+}
+
+// wholeReads is a file system without range reads: a stored index's
+// segments are read whole at open and held in memory.
+type wholeReads struct{ host.FS }
+
+// BenchmarkStored asks the questions of BenchmarkPool of a stored index
+// whose segments are read by checked blocks from their files (range), and
+// of the same index held whole in memory (whole), as a file system without
+// range reads has it.
+func BenchmarkStored(b *testing.B) {
+	docs, vocab := chatCorpus(20000)
+	fs := host.NewMemFS()
+	x, err := Open(Options{}, Store{FS: fs, Dir: ".arbor/index"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := x.Put(docs...); err != nil {
+		b.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	queries := make([]string, 20)
+	for i := range queries {
+		ws := make([]string, 2+rng.IntN(3))
+		for j := range ws {
+			ws[j] = vocab[50+rng.IntN(1500)]
+		}
+		queries[i] = strings.Join(ws, " ")
+	}
+	for _, c := range []struct {
+		name string
+		fs   host.FS
+	}{{"range", fs}, {"whole", wholeReads{fs}}} {
+		b.Run(c.name, func(b *testing.B) {
+			x, err := Open(Options{}, Store{FS: c.fs, Dir: ".arbor/index"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer x.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, q := range queries {
+					r, err := x.Rank(q, 50)
+					if err != nil {
+						b.Fatal(err)
+					}
+					r.Materialize(r.Hits[:min(len(r.Hits), 10)])
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkOpenStored opens a stored index of 10,000 chat-like documents
+// (the manifest decoded, the documents' bookkeeping restored, bluge's
+// segments opened) and closes it unchanged: reading the segments by
+// checked blocks (range) or whole at open, as a file system without range
+// reads has it (whole).
+func BenchmarkOpenStored(b *testing.B) {
+	docs, _ := chatCorpus(10000)
+	fs := host.NewMemFS()
+	x, err := Open(Options{}, Store{FS: fs, Dir: ".arbor/index"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := x.Put(docs...); err != nil {
+		b.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		fs   host.FS
+	}{{"range", fs}, {"whole", wholeReads{fs}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				x, err := Open(Options{}, Store{FS: c.fs, Dir: ".arbor/index"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if x.Count() != len(docs) {
+					b.Fatalf("%d documents", x.Count())
+				}
+				if err := x.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

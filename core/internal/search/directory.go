@@ -16,15 +16,70 @@ import (
 // snapshots too, and preloadable from a Store. bluge's persister writes
 // every batch here before Batch returns (batches are not "unsafe"), so the
 // latest snapshot always describes every completed write; a Store copies
-// that state to the host at well-defined points (Flush, Close) instead of
-// letting bluge's background goroutines touch the host at any time.
+// that state to the host at well-defined points (Flush, Close).
+//
+// A segment loaded from a Store whose file system reads ranges is not in
+// memory: bluge reads it from its file, by checked blocks (segFile), and
+// so is a new segment of spillBytes or more, which the directory writes
+// to the Store as soon as bluge makes it (spill), named by its content.
 type memDirectory struct {
 	mu    sync.Mutex
-	items map[string]map[uint64][]byte // kind → id → bytes
+	items map[string]map[uint64]*segItem // kind → id → item
+	// files is the stored files this directory reads (nil when the file
+	// system reads no ranges); spill, when not nil, writes a new segment
+	// to the store.
+	files *fileSet
+	spill func(d *memDirectory, id uint64, b []byte) (*segFile, error)
+	// spilled names the files spill wrote (from before each write): a save
+	// keeps them though its manifest does not name them, since bluge may
+	// be about to use them (a merge persists its segment, then introduces
+	// it).
+	spilled map[string]bool
+}
+
+// inUse returns the names of the stored files d reads or spilled.
+func (d *memDirectory) inUse() map[string]bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make(map[string]bool, len(d.spilled))
+	for name := range d.spilled {
+		out[name] = true
+	}
+	for _, it := range d.items[index.ItemKindSegment] {
+		if it.file != nil {
+			out[it.file.entry.name()] = true
+		}
+	}
+	return out
+}
+
+// noteSpill records that name is about to be written by spill.
+func (d *memDirectory) noteSpill(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.spilled == nil {
+		d.spilled = map[string]bool{}
+	}
+	d.spilled[name] = true
+}
+
+// segItem is a segment or snapshot of a memDirectory: its bytes, or the
+// file it is read from.
+type segItem struct {
+	b     []byte
+	entry *segmentEntry // of b, once a save or a load computed it
+	file  *segFile      // not nil: read from this file, b is nil
+}
+
+func (it *segItem) size() int {
+	if it.file != nil {
+		return it.file.entry.Size
+	}
+	return len(it.b)
 }
 
 func newMemDirectory() *memDirectory {
-	return &memDirectory{items: map[string]map[uint64][]byte{
+	return &memDirectory{items: map[string]map[uint64]*segItem{
 		index.ItemKindSegment:  {},
 		index.ItemKindSnapshot: {},
 	}}
@@ -52,11 +107,14 @@ func (d *memDirectory) List(kind string) ([]uint64, error) {
 func (d *memDirectory) Load(kind string, id uint64) (*segment.Data, io.Closer, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	b, ok := d.items[kind][id]
+	it, ok := d.items[kind][id]
 	if !ok {
 		return nil, nil, fmt.Errorf("index directory: no %s %d", kind, id)
 	}
-	return segment.NewDataBytes(b), nil, nil
+	if it.file != nil {
+		return readerData(it.file, it.file.entry.Size), nil, nil
+	}
+	return segment.NewDataBytes(it.b), nil, nil
 }
 
 // Persist implements index.Directory.
@@ -65,17 +123,25 @@ func (d *memDirectory) Persist(kind string, id uint64, w index.WriterTo, closeCh
 	if _, err := w.WriteTo(&buf, closeCh); err != nil {
 		return err
 	}
-	d.put(kind, id, buf.Bytes())
+	it := &segItem{b: buf.Bytes()}
+	if kind == index.ItemKindSegment && d.spill != nil && len(it.b) >= spillBytes {
+		// A failed write (a full disk) keeps the segment in memory; the
+		// save writes it, or reports the failure.
+		if f, err := d.spill(d, id, it.b); err == nil {
+			it = &segItem{file: f}
+		}
+	}
+	d.put(kind, id, it)
 	return nil
 }
 
-func (d *memDirectory) put(kind string, id uint64, b []byte) {
+func (d *memDirectory) put(kind string, id uint64, it *segItem) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.items[kind] == nil {
-		d.items[kind] = map[uint64][]byte{}
+		d.items[kind] = map[uint64]*segItem{}
 	}
-	d.items[kind][id] = b
+	d.items[kind][id] = it
 }
 
 // Remove implements index.Directory.
@@ -92,9 +158,9 @@ func (d *memDirectory) Stats() (numItems, numBytes uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, m := range d.items {
-		for _, b := range m {
+		for _, it := range m {
 			numItems++
-			numBytes += uint64(len(b))
+			numBytes += uint64(it.size())
 		}
 	}
 	return numItems, numBytes
@@ -113,12 +179,12 @@ func (d *memDirectory) Unlock() error { return nil }
 // uses. bluge persists a snapshot's segments before the snapshot and
 // removes a segment only once no kept snapshot uses it, so under the lock
 // the newest snapshot is always complete. ok is false before any write.
-func (d *memDirectory) state() (epoch uint64, snap []byte, segs map[uint64][]byte, ok bool, err error) {
+func (d *memDirectory) state() (epoch uint64, snap []byte, segs map[uint64]*segItem, ok bool, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for e, b := range d.items[index.ItemKindSnapshot] {
+	for e, it := range d.items[index.ItemKindSnapshot] {
 		if !ok || e > epoch {
-			epoch, snap, ok = e, b, true
+			epoch, snap, ok = e, it.b, true
 		}
 	}
 	if !ok {
@@ -128,13 +194,13 @@ func (d *memDirectory) state() (epoch uint64, snap []byte, segs map[uint64][]byt
 	if err != nil {
 		return 0, nil, nil, false, fmt.Errorf("snapshot %d: %w", epoch, err)
 	}
-	segs = make(map[uint64][]byte, len(ids))
+	segs = make(map[uint64]*segItem, len(ids))
 	for _, id := range ids {
-		b, found := d.items[index.ItemKindSegment][id]
+		it, found := d.items[index.ItemKindSegment][id]
 		if !found {
 			return 0, nil, nil, false, fmt.Errorf("snapshot %d uses segment %d, which is missing", epoch, id)
 		}
-		segs[id] = b
+		segs[id] = it
 	}
 	return epoch, snap, segs, true, nil
 }

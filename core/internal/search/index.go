@@ -203,6 +203,9 @@ type Index struct {
 	store     *storeState
 	dirty     bool
 	unflushed int
+	// reloading serializes reloads (store.go): the calls that meet one
+	// lost file reload once.
+	reloading sync.Mutex
 }
 
 // New returns an empty in-memory index.
@@ -210,45 +213,76 @@ func New(opts Options) (*Index, error) {
 	return open(opts, func() index.Directory { return index.NewInMemoryDirectory() })
 }
 
-// open builds an Index over the bluge directory dir makes; Open (store.go)
-// passes one that holds a stored index and then restores lens, stats and
-// hashes from its manifest.
+// open builds an Index over the bluge directory dir makes.
 func open(opts Options, dir func() index.Directory) (*Index, error) {
+	x := newIndexOf(opts)
+	if err := x.start(dir); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// newIndexOf returns an Index with its options, not open yet (start).
+func newIndexOf(opts Options) *Index {
 	o := opts.withDefaults()
-	x := &Index{
+	return &Index{
 		opts: o,
 		boosts: [numFields]float64{
 			fTitle: o.TitleBoost, fPath: o.PathBoost, fSummary: o.SummaryBoost,
 			fContent: o.ContentBoost, fTags: o.TagBoost, fKeywords: o.KeywordBoost,
 			fAside: o.AsideBoost,
 		},
-		lens:   map[string][numFields]int32{},
-		hashes: map[string]string{},
-		keys:   map[string]string{},
 	}
+}
+
+// start opens x's bluge writer and reader over the directory dir makes,
+// with empty bookkeeping; Open (store.go) then restores it from a
+// manifest. A reload (store.go) starts x again over another directory.
+func (x *Index) start(dir func() index.Directory) error {
+	x.lens = map[string][numFields]int32{}
+	x.hashes = map[string]string{}
+	x.keys = map[string]string{}
+	x.stats = [numFields]fieldStats{}
 	sims := make(map[string]bsearch.Similarity, numFields)
 	for f, name := range fieldNames {
-		sims[name] = &bm25{stats: &x.stats[f], k1: o.K1, b: o.B}
+		sims[name] = &bm25{stats: &x.stats[f], k1: x.opts.K1, b: x.opts.B}
 	}
 	x.cfg = newConfig(dir, sims)
 	w, err := index.OpenWriter(x.cfg.index)
 	if err != nil {
-		return nil, fmt.Errorf("search: open index writer: %w", err)
+		return fmt.Errorf("search: open index writer: %w", err)
 	}
 	r, err := w.Reader()
 	if err != nil {
 		_ = w.Close()
-		return nil, fmt.Errorf("search: open index reader: %w", err)
+		return fmt.Errorf("search: open index reader: %w", err)
 	}
 	x.writer, x.reader = w, r
-	return x, nil
+	return nil
+}
+
+// stop closes x's bluge reader and writer.
+func (x *Index) stop() error {
+	var errs []error
+	if x.reader != nil {
+		if err := x.reader.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("search: close reader: %w", err))
+		}
+	}
+	if x.writer != nil {
+		if err := x.writer.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("search: close writer: %w", err))
+		}
+	}
+	x.reader, x.writer = nil, nil
+	return errors.Join(errs...)
 }
 
 // Put adds or replaces documents (by Path), in batches of about
 // maxBatchBytes of text. When a path occurs more than once, the last
 // occurrence wins. An error leaves the batches before it applied.
 func (x *Index) Put(docs ...Doc) error {
-	return x.put(docs, nil, nil, true)
+	return x.retry(func() error { return x.put(docs, nil, nil, true) })
 }
 
 // put is Put with the documents' hashes when the caller has them already,
@@ -365,6 +399,10 @@ func docBytes(d Doc) int {
 
 // Delete removes documents by path; unknown paths are ignored.
 func (x *Index) Delete(paths ...string) error {
+	return x.retry(func() error { return x.delete(paths) })
+}
+
+func (x *Index) delete(paths []string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed {
@@ -406,35 +444,50 @@ func (x *Index) Count() int {
 // lacks) and releases the index. Further calls return ErrClosed; closing
 // twice is a no-op.
 func (x *Index) Close() error {
+	err := x.retry(func() error {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if x.closed {
+			return nil
+		}
+		return x.flush()
+	})
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed {
 		return nil
 	}
-	if err := x.flush(); err != nil {
+	if err != nil && x.store != nil {
 		x.store.warn(fmt.Sprintf("search index %s: not saved: %v", x.store.Dir, err))
 	}
 	x.closed = true
-	var errs []error
-	if err := x.reader.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("search: close reader: %w", err))
+	return x.stop()
+}
+
+// Abandon releases the index without saving it: an open that failed half
+// way leaves the stored index as it was.
+func (x *Index) Abandon() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return nil
 	}
-	if err := x.writer.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("search: close writer: %w", err))
-	}
-	return errors.Join(errs...)
+	x.closed = true
+	return x.stop()
 }
 
 // Flush writes a stored index's changes to its Store; it does nothing for
 // an in-memory index, a read-only Store, or when nothing changed since the
 // last flush.
 func (x *Index) Flush() error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.closed {
-		return ErrClosed
-	}
-	return x.flush()
+	return x.retry(func() error {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if x.closed {
+			return ErrClosed
+		}
+		return x.flush()
+	})
 }
 
 func (x *Index) flush() error {
@@ -552,6 +605,9 @@ func (s *Syncer) put() error {
 		return nil
 	}
 	if err := s.x.put(s.batch, s.hashes, s.keys, false); err != nil {
+		return errors.Join(err, s.x.lossOf())
+	}
+	if err := s.x.lossOf(); err != nil {
 		return err
 	}
 	s.st.Indexed += len(s.batch)
@@ -589,7 +645,10 @@ func (s *Syncer) Done() (api.IndexStats, error) {
 	}
 	x.mu.Unlock()
 	sort.Strings(del)
-	if err := x.Delete(del...); err != nil {
+	if err := x.delete(del); err != nil {
+		return s.st, errors.Join(err, x.lossOf())
+	}
+	if err := x.lossOf(); err != nil {
 		return s.st, err
 	}
 	s.st.Removed = len(del)

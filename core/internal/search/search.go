@@ -60,6 +60,19 @@ type Ranked struct {
 // Unmatched. The Ranked holds what Materialize needs and no reference to
 // the index, so it may be materialized after the index has changed.
 func (x *Index) Rank(query string, limit int) (Ranked, error) {
+	var r Ranked
+	err := x.retry(func() (err error) {
+		if f := x.files(); f != nil {
+			f.searching.Add(1)
+			defer f.searching.Add(-1)
+		}
+		r, err = x.rank(query, limit)
+		return err
+	})
+	return r, err
+}
+
+func (x *Index) rank(query string, limit int) (Ranked, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}

@@ -2,17 +2,20 @@ package search
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
+	"io"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/arbormem/arbor/core/host"
 	"github.com/blugelabs/bluge/index"
@@ -20,18 +23,38 @@ import (
 )
 
 // Persistence. A stored index is a folder of the host file system holding
-// bluge segments (<id>.seg, immutable once written) and manifest.json, which
+// bluge segments and a manifest (manifestName, manifest.go). The manifest
 // names the segments in use with their sizes and checksums, holds bluge's
 // snapshot (which segments, which of their documents are deleted) and, per
 // document, a content hash, the key of its source (Source) and the field
-// lengths BM25 needs (score.go). It is written segments first, manifest
-// last, each file atomically through host.FS.WriteFile, and unused segments
-// are removed only after that: a crash at any point leaves the old or the
-// new manifest, each with all its segments. The tree stays the source of
-// truth: Sync builds only the documents whose source key changed and
-// re-analyzes only those whose hash changed, and a stored index that
-// cannot be used (missing, bad manifest, missing or damaged segment, other
-// format) is replaced by a rebuild from the tree, never an error.
+// lengths BM25 needs (score.go).
+//
+// Several processes may open one store (the CLI, arbor mcp and serve, Node
+// programs), and a process reads its segments from their files while it
+// runs (segfile.go), so what a file name means never changes:
+//
+//   - A segment file is named by its bluge id and a hash of its bytes
+//     (segmentEntry.name): two processes that loaded one manifest number
+//     their new segments alike, and never write different bytes under
+//     one name. Segment files are never rewritten.
+//   - A save writes its new segments, then the manifest, each atomically
+//     through host.FS.WriteFile: a crash at any point leaves the old or
+//     the new manifest, each with all its segments. It removes a segment
+//     file only once no manifest has named it for retireGrace: the
+//     manifest lists the files it stopped naming with when (Retired), and
+//     a file no manifest knows (written by a process that has not saved
+//     yet, or left by a crash) counts from its modification time.
+//   - A process still reading a file removed after that (a long-lived
+//     arbor mcp holding its snapshot for hours) finds it gone at its next
+//     read (ErrSegmentLost): the index reloads the store's current manifest
+//     and brings it in step with the tree through Store.Sources (reload),
+//     and the call that met the loss runs again.
+//
+// The tree stays the source of truth: Sync builds only the documents whose
+// source key changed and re-analyzes only those whose hash changed, and a
+// stored index that cannot be used (missing, bad manifest, missing or
+// truncated segment, other format) is replaced by a rebuild from the tree,
+// never an error.
 
 // Store is where an index persists itself: a folder of a host file system.
 type Store struct {
@@ -41,59 +64,115 @@ type Store struct {
 	// ReadOnly loads the stored index but never writes it: Flush and Close
 	// keep the changes in memory (a read-only grant, docs/sandbox.md).
 	ReadOnly bool
+	// Fresh ignores what the store holds: the index starts empty, as when
+	// the stored one cannot be used, and replaces it at the next flush.
+	Fresh bool
+	// Sources gives add every source of the tree, as an open gives them to
+	// a Syncer. An index that finds a file of its stored index lost
+	// (ErrSegmentLost) reloads the store's current index and brings it in
+	// step with the tree through it; without it, the loss is the error of
+	// the call that met it.
+	Sources func(add func(Source) error) error
+	// Now tells when a save retires a segment file and whether a retired
+	// one is old enough to remove; nil is the system's clock (not the
+	// engine's, which a host may fix: retirements are compared with file
+	// times and across processes).
+	Now func() time.Time
 }
 
 // formatVersion changes whenever the stored bytes would mean something
-// else to this code (the manifest's layout, the norms of score.go). Changes
-// to document fields or analysis are caught by schemaFingerprint.
-const formatVersion = 1
+// else to this code (the manifest's layout, the segment names, the norms
+// of score.go). Changes to document fields or analysis are caught by
+// schemaFingerprint. Format 1 was manifest.json, with segments named by
+// their id alone.
+const formatVersion = 2
 
-const manifestName = "manifest.json"
+const (
+	manifestName   = "manifest.bin"
+	legacyManifest = "manifest.json" // format 1, removed like an unused segment
+)
 
-// manifest is manifest.json.
-type manifest struct {
-	Format   int            `json:"format"`
-	Schema   string         `json:"schema"`   // schemaFingerprint() when written
-	Epoch    uint64         `json:"epoch"`    // bluge's snapshot epoch; 0 when empty
-	Snapshot []byte         `json:"snapshot"` // bluge's snapshot bytes
-	SnapCRC  uint32         `json:"snapshotCrc"`
-	Segments []segmentEntry `json:"segments"`
-	Docs     []docEntry     `json:"docs"` // sorted by path
-}
+// retireGrace is how long a segment file stays once no manifest names it:
+// a process reading an older manifest still finds its files for that long
+// after another process replaced the index. Ten minutes covers any command
+// of the CLI; long-lived processes (arbor mcp and serve, a Node program)
+// that outlive it reload the current index when they find a file gone.
+const retireGrace = 10 * time.Minute
 
-type segmentEntry struct {
-	ID   uint64 `json:"id"`
-	Size int    `json:"size"`
-	CRC  uint32 `json:"crc"` // CRC-32C of the file
-}
-
-type docEntry struct {
-	Path string `json:"path"`
-	Hash string `json:"hash"`
-	// Key is the key of the Source the document was synced from; absent
-	// after a Put, and in manifests written before keys were stored, which
-	// are read alike: such documents are built and compared by Hash.
-	Key  string           `json:"key,omitempty"`
-	Lens [numFields]int32 `json:"lens"`
-}
+// spillBytes is the size from which a segment bluge makes (a merge, a
+// large batch) is written to the store at once and read from its file,
+// instead of staying in memory until a save: what a build holds in memory
+// stops growing with the tree. Smaller segments are merged away soon, and
+// writing them would only add writes.
+var spillBytes = 4 << 20 // a variable for the tests
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
-
-func segmentName(id uint64) string { return fmt.Sprintf("%012x.seg", id) }
 
 // storeState is an open index's link to its Store.
 type storeState struct {
 	Store
-	dir     *memDirectory           // the live index's bluge directory
-	written map[uint64]segmentEntry // segments the current manifest names
+	rr    host.RangeReader // nil: segments are read whole at open
+	cache *blockCache
+	dir   *memDirectory // the live index's bluge directory
+	// named is the segment files the manifest this index loaded or last
+	// wrote names: they are in the store, whole and checked.
+	named map[string]segmentEntry
+}
+
+func newStoreState(st Store) *storeState {
+	s := &storeState{Store: st, rr: host.RangeReaderOf(st.FS), named: map[string]segmentEntry{}}
+	if s.rr != nil {
+		s.cache = newBlockCache(cacheBytes)
+	}
+	return s
 }
 
 func (s *storeState) warn(msg string) {
 	if s.Logger != nil {
 		s.Logger.Log("warn", msg)
 	}
+}
+
+func (s *storeState) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// newDirectory returns an empty directory whose segments are read from,
+// and spilled to, this store.
+func (s *storeState) newDirectory() *memDirectory {
+	d := newMemDirectory()
+	if s.rr != nil {
+		d.files = &fileSet{rr: s.rr, dir: s.Dir, cache: s.cache}
+		if !s.ReadOnly {
+			d.spill = s.spill
+		}
+	}
+	return d
+}
+
+// adopt makes d, loaded from m (nil: empty), the index's directory.
+func (s *storeState) adopt(d *memDirectory, m *manifest) {
+	s.dir = d
+	s.named = map[string]segmentEntry{}
+	if m != nil {
+		for _, seg := range m.Segments {
+			s.named[seg.name()] = seg
+		}
+	}
+}
+
+// spill writes a new segment of d to the store and returns its file.
+func (s *storeState) spill(d *memDirectory, id uint64, b []byte) (*segFile, error) {
+	e := newSegmentEntry(id, b)
+	p := path.Join(s.Dir, e.name())
+	d.noteSpill(e.name())
+	if err := s.FS.WriteFile(p, b); err != nil {
+		return nil, fmt.Errorf("write segment %d: %w", id, err)
+	}
+	return &segFile{set: d.files, path: p, entry: e}, nil
 }
 
 // Open returns the index stored in st, or an empty one when st holds none
@@ -104,61 +183,79 @@ func Open(opts Options, st Store) (*Index, error) {
 	if st.FS == nil {
 		return nil, errors.New("search: open: store has no file system")
 	}
-	s := &storeState{Store: st, written: map[uint64]segmentEntry{}}
-	m, dir, err := s.load()
-	if err == nil && m != nil {
-		var x *Index
-		if x, err = openLoaded(opts, dir, m); err == nil {
-			s.dir = dir
-			x.store = s
-			for _, seg := range m.Segments {
-				s.written[seg.ID] = seg
-			}
+	s := newStoreState(st)
+	x := newIndexOf(opts)
+	x.store = s
+	var err error
+	if !st.Fresh {
+		var ok bool
+		if ok, err = x.loadStored(); ok {
 			return x, nil
 		}
+		if err != nil {
+			s.warn(fmt.Sprintf("search index %s: %v; rebuilding it from the tree", st.Dir, err))
+		}
 	}
-	if err != nil {
-		s.warn(fmt.Sprintf("search index %s: %v; rebuilding it from the tree", st.Dir, err))
+	if err := x.startEmpty(); err != nil {
+		return nil, err
 	}
-	s.dir = newMemDirectory()
-	x, err2 := open(opts, s.dir.self)
-	if err2 != nil {
-		return nil, err2
-	}
-	x.store = s
 	// A stored index that could not be used is replaced at the next flush
 	// even when the tree turns out to be empty.
-	x.dirty = err != nil
+	x.dirty = err != nil || st.Fresh
 	return x, nil
 }
 
-// load reads and checks the manifest and its segments; (nil, nil, nil) when
-// there is no manifest.
+// loadStored opens x over the store's current index. ok is false when the
+// store holds none (err nil) or one that cannot be used (err says why).
+func (x *Index) loadStored() (ok bool, err error) {
+	s := x.store
+	m, d, err := s.load()
+	if err != nil || m == nil {
+		return false, err
+	}
+	if err := x.openLoaded(d, m); err != nil {
+		return false, err
+	}
+	s.adopt(d, m)
+	return true, nil
+}
+
+// startEmpty opens x over an empty directory of its store.
+func (x *Index) startEmpty() error {
+	d := x.store.newDirectory()
+	if err := x.start(d.self); err != nil {
+		return err
+	}
+	x.store.adopt(d, nil)
+	return nil
+}
+
+// load reads and checks the manifest and the sizes of its segments; (nil,
+// nil, nil) when there is no manifest. Segments are read where queries
+// need them when the file system reads ranges, and read whole and checked
+// here otherwise.
 func (s *storeState) load() (*manifest, *memDirectory, error) {
 	mp := path.Join(s.Dir, manifestName)
 	raw, err := s.FS.ReadFile(mp)
 	if errors.Is(err, host.ErrNotFound) {
+		if _, lerr := s.FS.Stat(path.Join(s.Dir, legacyManifest)); lerr == nil {
+			return nil, nil, fmt.Errorf("%s: %w (format 1)", path.Join(s.Dir, legacyManifest), errOtherFormat)
+		}
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", mp, err)
 	}
-	var m manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
+	m, err := decodeManifest(raw)
+	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", mp, err)
 	}
-	if m.Format != formatVersion || m.Schema != schemaFingerprint() {
-		return nil, nil, fmt.Errorf("%s: written for another index format (%d/%s, this is %d/%s)", mp, m.Format, m.Schema, formatVersion, schemaFingerprint())
-	}
-	d := newMemDirectory()
+	d := s.newDirectory()
 	if m.Epoch == 0 {
 		if len(m.Segments) > 0 || len(m.Docs) > 0 {
 			return nil, nil, fmt.Errorf("%s: documents without a snapshot", mp)
 		}
-		return &m, d, nil
-	}
-	if checksum(m.Snapshot) != m.SnapCRC {
-		return nil, nil, fmt.Errorf("%s: snapshot checksum mismatch", mp)
+		return m, d, nil
 	}
 	ids, err := snapshotSegments(m.Snapshot)
 	if err != nil {
@@ -174,36 +271,46 @@ func (s *storeState) load() (*manifest, *memDirectory, error) {
 		}
 	}
 	for _, seg := range m.Segments {
-		sp := path.Join(s.Dir, segmentName(seg.ID))
+		sp := path.Join(s.Dir, seg.name())
+		if d.files != nil {
+			st, err := s.FS.Stat(sp)
+			if err != nil {
+				return nil, nil, err // it names the file
+			}
+			if st.Size != int64(seg.Size) {
+				return nil, nil, fmt.Errorf("%s: %d bytes, want %d", sp, st.Size, seg.Size)
+			}
+			d.put(index.ItemKindSegment, seg.ID, &segItem{file: &segFile{set: d.files, path: sp, entry: seg}})
+			continue
+		}
 		b, err := s.FS.ReadFile(sp)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", sp, err)
 		}
-		if len(b) != seg.Size {
-			return nil, nil, fmt.Errorf("%s: %d bytes, want %d", sp, len(b), seg.Size)
+		if err := seg.check(b); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", sp, err)
 		}
-		if checksum(b) != seg.CRC {
-			return nil, nil, fmt.Errorf("%s: checksum mismatch", sp)
-		}
-		d.put(index.ItemKindSegment, seg.ID, b)
+		d.put(index.ItemKindSegment, seg.ID, &segItem{b: b, entry: &seg})
 	}
-	d.put(index.ItemKindSnapshot, m.Epoch, m.Snapshot)
-	return &m, d, nil
+	d.put(index.ItemKindSnapshot, m.Epoch, &segItem{b: m.Snapshot})
+	return m, d, nil
 }
 
-// openLoaded opens an index over a preloaded directory and restores its
-// bookkeeping from the manifest. A panic while bluge decodes the stored
-// bytes is a damaged index, not a crash: the caller rebuilds.
-func openLoaded(opts Options, d *memDirectory, m *manifest) (x *Index, err error) {
+// openLoaded opens x over a loaded directory and restores its bookkeeping
+// from the manifest. A panic while bluge decodes the stored bytes is a
+// damaged index, not a crash: the caller rebuilds.
+func (x *Index) openLoaded(d *memDirectory, m *manifest) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			x, err = nil, fmt.Errorf("decode stored segments: %v", r)
+			err = fmt.Errorf("decode stored segments: %v", r)
 		}
 	}()
-	x, err = open(opts, d.self)
-	if err != nil {
-		return nil, err
+	if err := x.start(d.self); err != nil {
+		return err
 	}
+	x.lens = make(map[string][numFields]int32, len(m.Docs))
+	x.hashes = make(map[string]string, len(m.Docs))
+	x.keys = make(map[string]string, len(m.Docs))
 	for _, de := range m.Docs {
 		x.setLens(de.Path, de.Lens, true)
 		x.hashes[de.Path] = de.Hash
@@ -215,77 +322,313 @@ func openLoaded(opts Options, d *memDirectory, m *manifest) (x *Index, err error
 	if err == nil && n != uint64(len(m.Docs)) {
 		err = fmt.Errorf("the segments hold %d documents, the manifest %d", n, len(m.Docs))
 	}
-	if err != nil {
-		_ = x.Close()
-		return nil, err
+	if err == nil && d.files != nil && d.files.lost.Load() {
+		err, _ = d.files.loss()
 	}
-	return x, nil
+	if err != nil {
+		x.stop()
+		return err
+	}
+	return nil
+}
+
+// Stored is what a stored index holds, read without opening it.
+type Stored struct {
+	Keys     map[string]string // the source key of each document, by path
+	Segments []string          // the segment files the manifest names
+	Retired  []string          // the segment files it lists as retired
+}
+
+// ReadStored reads the manifest of the index stored in fs at dir.
+func ReadStored(fs host.FS, dir string) (Stored, error) {
+	raw, err := fs.ReadFile(path.Join(dir, manifestName))
+	if err != nil {
+		return Stored{}, err
+	}
+	m, err := decodeManifest(raw)
+	if err != nil {
+		return Stored{}, fmt.Errorf("%s: %w", path.Join(dir, manifestName), err)
+	}
+	st := Stored{Keys: make(map[string]string, len(m.Docs))}
+	for _, d := range m.Docs {
+		st.Keys[d.Path] = d.Key
+	}
+	for _, seg := range m.Segments {
+		st.Segments = append(st.Segments, seg.name())
+	}
+	for _, r := range m.Retired {
+		st.Retired = append(st.Retired, r.Name)
+	}
+	return st, nil
 }
 
 // save writes the index's current state: new segments, then the manifest,
-// then removes the segments it no longer names.
+// then removes the segment files that have been unused for retireGrace.
 func (s *storeState) save(lens map[string][numFields]int32, hashes, keys map[string]string) error {
 	epoch, snap, segs, ok, err := s.dir.state()
 	if err != nil {
 		return err
 	}
-	m := manifest{Format: formatVersion, Schema: schemaFingerprint(), Segments: []segmentEntry{}, Docs: make([]docEntry, 0, len(lens))}
-	if ok {
-		m.Epoch, m.Snapshot, m.SnapCRC = epoch, snap, checksum(snap)
+	list, err := s.FS.ReadDir(s.Dir)
+	if err != nil && !errors.Is(err, host.ErrNotFound) {
+		return fmt.Errorf("list %s: %w", s.Dir, err)
 	}
-	written := make(map[uint64]segmentEntry, len(segs))
-	for id, b := range segs {
-		e := segmentEntry{ID: id, Size: len(b), CRC: checksum(b)}
-		// A segment id is never reused for other bytes within one manifest
-		// lineage, but a crash may have left a file of that name from a
-		// manifest that was never written: rewrite unless this one names it.
-		if s.written[id] != e {
-			if err := s.FS.WriteFile(path.Join(s.Dir, segmentName(id)), b); err != nil {
-				return fmt.Errorf("write segment %d: %w", id, err)
+	onDisk := make(map[string]host.DirEntry, len(list))
+	for _, de := range list {
+		if !de.IsDir {
+			onDisk[de.Name] = de
+		}
+	}
+	m := manifest{Segments: make([]segmentEntry, 0, len(segs)), Docs: make([]docEntry, 0, len(lens))}
+	if ok {
+		m.Epoch, m.Snapshot = epoch, snap
+	}
+	named := make(map[string]segmentEntry, len(segs))
+	for _, id := range slices.Sorted(maps.Keys(segs)) {
+		it := segs[id]
+		var e segmentEntry
+		if it.file != nil {
+			e = it.file.entry
+			// A manifest naming a file that is gone would send the next
+			// open to a rebuild: the index reloads instead (reload).
+			if de, ok := onDisk[e.name()]; !ok || de.Size != int64(e.Size) {
+				return it.file.set.fail(it.file, errors.New("gone before the index was saved"))
+			}
+		} else {
+			if it.entry == nil {
+				en := newSegmentEntry(id, it.b)
+				it.entry = &en
+			}
+			e = *it.entry
+			// Content-named: a file this index knows holds these bytes. Any
+			// other of the name (a crash's, another process's) is written
+			// again, atomically, with the same bytes.
+			if _, known := s.named[e.name()]; !known {
+				if err := s.FS.WriteFile(path.Join(s.Dir, e.name()), it.b); err != nil {
+					return fmt.Errorf("write segment %d: %w", id, err)
+				}
 			}
 		}
-		written[id] = e
+		named[e.name()] = e
 		m.Segments = append(m.Segments, e)
 	}
-	sort.Slice(m.Segments, func(i, j int) bool { return m.Segments[i].ID < m.Segments[j].ID })
 	for p, l := range lens {
 		m.Docs = append(m.Docs, docEntry{Path: p, Hash: hashes[p], Key: keys[p], Lens: l})
 	}
 	sort.Slice(m.Docs, func(i, j int) bool { return m.Docs[i].Path < m.Docs[j].Path })
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Errorf("encode manifest: %w", err)
-	}
-	if err := s.FS.WriteFile(path.Join(s.Dir, manifestName), raw); err != nil {
+	remove := s.retire(&m, named, onDisk)
+	if err := s.FS.WriteFile(path.Join(s.Dir, manifestName), m.encode()); err != nil {
 		return fmt.Errorf("write manifest: %w", err)
 	}
-	s.written = written
-	return s.removeUnused()
-}
-
-// removeUnused deletes segment files the manifest does not name: replaced
-// by merges, or left by a crash before their manifest was written.
-func (s *storeState) removeUnused() error {
-	list, err := s.FS.ReadDir(s.Dir)
-	if err != nil {
-		return fmt.Errorf("list %s: %w", s.Dir, err)
-	}
+	s.named = named
 	var errs []error
-	for _, de := range list {
-		name, isSeg := strings.CutSuffix(de.Name, ".seg")
-		if de.IsDir || !isSeg {
-			continue
-		}
-		if id, err := strconv.ParseUint(name, 16, 64); err == nil {
-			if _, used := s.written[id]; used {
-				continue
-			}
-		}
-		if err := s.FS.Remove(path.Join(s.Dir, de.Name)); err != nil && !errors.Is(err, host.ErrNotFound) {
+	for _, name := range remove {
+		if err := s.FS.Remove(path.Join(s.Dir, name)); err != nil && !errors.Is(err, host.ErrNotFound) {
 			errs = append(errs, fmt.Errorf("remove unused segment: %w", err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// retire lists in m the segment files of the store that m does not name
+// and that some manifest named, or this index used, less than retireGrace
+// ago, and returns those to remove: retired longer ago, or known to no
+// manifest (left by a crash, or written by a process that has not saved
+// them yet) and not modified for retireGrace. It reads back the head of
+// the manifest m replaces, which may be another process's.
+func (s *storeState) retire(m *manifest, named map[string]segmentEntry, onDisk map[string]host.DirEntry) []string {
+	now := s.now().UnixMilli()
+	grace := retireGrace.Milliseconds()
+	since := map[string]int64{}
+	inUse := s.dir.inUse()
+	known := map[string]bool{}
+	for name := range s.named {
+		known[name] = true
+	}
+	if prev := s.readHead(); prev != nil {
+		for _, seg := range prev.Segments {
+			known[seg.name()] = true
+		}
+		for _, r := range prev.Retired {
+			since[r.Name] = r.Since
+		}
+	}
+	var remove []string
+	for _, name := range slices.Sorted(maps.Keys(onDisk)) {
+		if _, ok := named[name]; ok || (!strings.HasSuffix(name, ".seg") && name != legacyManifest) {
+			continue
+		}
+		t, retired := since[name]
+		switch {
+		case inUse[name]:
+			t, retired = now, true
+		case retired:
+		case known[name]:
+			t, retired = now, true
+		default:
+			t = onDisk[name].ModTime
+		}
+		switch {
+		case now-t >= grace:
+			remove = append(remove, name)
+		case retired:
+			m.Retired = append(m.Retired, retiredFile{Name: name, Since: t})
+		}
+	}
+	return remove
+}
+
+// headPrefix is how much of the manifest readHead reads at first: the head
+// of an index of a few hundred segments.
+const headPrefix = 64 << 10
+
+// readHead returns the head of the store's manifest (Docs not decoded), or
+// nil when there is none or it cannot be read: a save then knows only its
+// own files.
+func (s *storeState) readHead() *manifest {
+	p := path.Join(s.Dir, manifestName)
+	var b []byte
+	if s.rr == nil {
+		var err error
+		if b, err = s.FS.ReadFile(p); err != nil {
+			return nil
+		}
+	} else {
+		read := func(n int) []byte {
+			buf := make([]byte, n)
+			k, err := s.rr.ReadAt(p, buf, 0)
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil
+			}
+			return buf[:k]
+		}
+		if b = read(headPrefix); b == nil {
+			return nil
+		}
+		r, err := preamble(b)
+		if err != nil {
+			return nil
+		}
+		r.uint32()
+		n := r.size()
+		if r.err != nil {
+			return nil
+		}
+		if end := len(b) - len(r.b) + n; end > len(b) {
+			if b = read(end); len(b) < end {
+				return nil
+			}
+		}
+	}
+	r, err := preamble(b)
+	if err != nil {
+		return nil
+	}
+	m, err := decodeHead(r.section())
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// reload replaces the index's state by the store's current one and brings
+// it in step with the tree (Store.Sources), after a file of seen, the
+// state the caller read, was found lost. ok is false when it did not
+// reload: another call did already (seen is no longer the index's), or it
+// cannot (no Sources; err is then the loss).
+func (x *Index) reload(seen *fileSet) (ok bool, err error) {
+	x.reloading.Lock()
+	defer x.reloading.Unlock()
+	x.mu.Lock()
+	s := x.store
+	switch {
+	case x.closed:
+		x.mu.Unlock()
+		return false, ErrClosed
+	case s == nil || s.dir.files != seen:
+		x.mu.Unlock()
+		return true, nil
+	}
+	loss, lost := seen.loss()
+	if s.Sources == nil {
+		x.mu.Unlock()
+		return false, loss
+	}
+	x.stop()
+	why := fmt.Sprintf("search index %s: %v", s.Dir, loss)
+	loaded, err := x.loadStored()
+	if loaded {
+		if _, still := s.named[lost]; still {
+			// Not removed: damaged. The index is built again.
+			x.stop()
+			loaded, err = false, errors.New("the current manifest names it")
+		}
+	}
+	if loaded {
+		s.warn(why + "; reloaded the current index")
+		x.dirty = false
+	} else {
+		if err != nil {
+			why += fmt.Sprintf(", and the current index cannot be used: %v", err)
+		}
+		s.warn(why + "; rebuilding it from the tree")
+		if err := x.startEmpty(); err != nil {
+			x.closed = true
+			x.mu.Unlock()
+			return false, err
+		}
+		x.dirty = true
+	}
+	x.unflushed = 0
+	x.mu.Unlock()
+	sy := x.NewSyncer(nil)
+	if err := s.Sources(sy.Add); err != nil {
+		return false, fmt.Errorf("search: reload %s: %w", s.Dir, err)
+	}
+	if _, err := sy.Done(); err != nil {
+		return false, fmt.Errorf("search: reload %s: %w", s.Dir, err)
+	}
+	return true, nil
+}
+
+// files returns the stored files the index reads now; nil when it reads
+// none (an in-memory index, or one of a file system without range reads).
+func (x *Index) files() *fileSet {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.store == nil || x.store.dir == nil {
+		return nil
+	}
+	return x.store.dir.files
+}
+
+// retry runs op, and when a file of the stored index was found lost
+// meanwhile (by op, or by a merge in the background), reloads the index
+// (reload) and runs op again.
+func (x *Index) retry(op func() error) error {
+	seen := x.files()
+	err := op()
+	if seen == nil || !seen.lost.Load() {
+		return err
+	}
+	ok, rerr := x.reload(seen)
+	if !ok {
+		if err == nil {
+			return nil // op read nothing lost: its answer stands
+		}
+		return errors.Join(err, rerr)
+	}
+	return op()
+}
+
+// lossOf returns the loss of the files x reads now, if any: a Syncer,
+// which runs inside an open or a reload, reports it instead of reloading.
+func (x *Index) lossOf() error {
+	if f := x.files(); f != nil && f.lost.Load() {
+		err, _ := f.loss()
+		return err
+	}
+	return nil
 }
 
 // docHash identifies a document's indexed content: Sync re-analyzes a

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -65,7 +64,7 @@ var storeQueries = []string{"invoice retry", "card", "kubernetes deploy note", "
 // openStore opens (and registers the closing of) an index on fs and syncs docs.
 func openStore(t *testing.T, fs host.FS, log host.Logger, docs []Doc) (*Index, api.IndexStats) {
 	t.Helper()
-	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir, Logger: log})
+	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir, Logger: log, Sources: tree(docs)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +84,18 @@ func sources(docs []Doc) []Source {
 		out[i] = Source{Path: d.Path, Doc: func() Doc { return d }}
 	}
 	return out
+}
+
+// tree is Store.Sources for a tree of docs.
+func tree(docs []Doc) func(func(Source) error) error {
+	return func(add func(Source) error) error {
+		for _, s := range sources(docs) {
+			if err := add(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // answers runs every test query.
@@ -233,14 +244,32 @@ func TestStoreRebuildsDamagedIndex(t *testing.T) {
 		damage func(t *testing.T, fs *host.MemFS)
 		warns  bool
 	}{
-		{"manifest is not JSON", func(t *testing.T, fs *host.MemFS) {
+		{"manifest is not a manifest", func(t *testing.T, fs *host.MemFS) {
 			mustWrite(t, fs, testStoreDir+"/"+manifestName, []byte("{\"format\":1,"))
 		}, true},
 		{"manifest from another format", func(t *testing.T, fs *host.MemFS) {
-			editManifest(t, fs, func(m *manifest) { m.Format = formatVersion + 1 })
+			rewriteManifest(t, fs, func(m *manifest) []byte { return m.encodeAs(formatVersion+1, schemaFingerprint()) })
 		}, true},
 		{"manifest from another schema", func(t *testing.T, fs *host.MemFS) {
-			editManifest(t, fs, func(m *manifest) { m.Schema = "0123" })
+			rewriteManifest(t, fs, func(m *manifest) []byte { return m.encodeAs(formatVersion, "0123") })
+		}, true},
+		{"manifest damaged", func(t *testing.T, fs *host.MemFS) {
+			rewriteManifest(t, fs, func(m *manifest) []byte {
+				b := m.encode()
+				b[len(b)-3] ^= 0x10 // a field length: only the checksum tells
+				return b
+			})
+		}, true},
+		{"manifest cut short", func(t *testing.T, fs *host.MemFS) {
+			rewriteManifest(t, fs, func(m *manifest) []byte { b := m.encode(); return b[:len(b)-1] })
+		}, true},
+		{"only a manifest of format 1", func(t *testing.T, fs *host.MemFS) {
+			for _, f := range storeFiles(fs) {
+				if err := fs.Remove(testStoreDir + "/" + f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mustWrite(t, fs, testStoreDir+"/"+legacyManifest, []byte(`{"format":1,"docs":[]}`))
 		}, true},
 		{"snapshot damaged", func(t *testing.T, fs *host.MemFS) {
 			editManifest(t, fs, func(m *manifest) { m.Snapshot[len(m.Snapshot)/2] ^= 0x40 })
@@ -254,9 +283,12 @@ func TestStoreRebuildsDamagedIndex(t *testing.T) {
 			mustWrite(t, fs, p, b[:len(b)/2])
 		}, true},
 		{"segment corrupt", func(t *testing.T, fs *host.MemFS) {
+			// Every block: the open reads the last, where bluge's footer is.
 			p := firstSegment(fs)
 			b, _ := fs.ReadFile(p)
-			b[len(b)/3] ^= 0xff
+			for i := 0; i < len(b); i += blockSize {
+				b[min(i+blockSize, len(b))-5] ^= 0xff
+			}
 			mustWrite(t, fs, p, b)
 		}, true},
 		{"segment missing", func(t *testing.T, fs *host.MemFS) {
@@ -306,23 +338,30 @@ func mustWrite(t *testing.T, fs host.FS, p string, b []byte) {
 	}
 }
 
+// readManifest decodes the manifest stored in fs.
+func readManifest(t *testing.T, fs host.FS) *manifest {
+	t.Helper()
+	raw, err := fs.ReadFile(testStoreDir + "/" + manifestName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := decodeManifest(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// editManifest changes the stored manifest and writes it back, valid.
 func editManifest(t *testing.T, fs *host.MemFS, edit func(*manifest)) {
 	t.Helper()
-	p := testStoreDir + "/" + manifestName
-	raw, err := fs.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m manifest
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	edit(&m)
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustWrite(t, fs, p, b)
+	rewriteManifest(t, fs, func(m *manifest) []byte { edit(m); return m.encode() })
+}
+
+// rewriteManifest replaces the stored manifest with what encode makes of it.
+func rewriteManifest(t *testing.T, fs *host.MemFS, encode func(*manifest) []byte) {
+	t.Helper()
+	mustWrite(t, fs, testStoreDir+"/"+manifestName, encode(readManifest(t, fs)))
 }
 
 // failingFS fails writes to one file name, counting the writes it lets through.
@@ -414,14 +453,15 @@ func TestStoreFlushWritesOnlyChanges(t *testing.T) {
 		}
 	}
 	closeIndex(t, y)
-	var m manifest
-	raw, _ := fs.ReadFile(testStoreDir + "/" + manifestName)
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	// The segments the saves replaced stay for retireGrace, listed with
+	// the time they were retired (TestStoreRemovesAfterGrace).
+	m := readManifest(t, fs)
 	var want []string
 	for _, s := range m.Segments {
-		want = append(want, segmentName(s.ID))
+		want = append(want, s.name())
+	}
+	for _, r := range m.Retired {
+		want = append(want, r.Name)
 	}
 	want = append(want, manifestName)
 	sort.Strings(want)
@@ -555,31 +595,24 @@ func TestStoreSyncChecksBuiltPath(t *testing.T) {
 	}
 }
 
-// A manifest written before source keys were stored is used as it is: its
-// documents are built and compared by hash, not rebuilt, and the keys are
-// stored at the next flush.
+// Documents stored without source keys (put, not synced) are used as they
+// are: built and compared by hash, not rebuilt, and the keys are stored at
+// the next flush.
 func TestStoreManifestWithoutKeys(t *testing.T) {
 	docs := storeDocs(20)
 	fs := host.NewMemFS()
 	x, _, _ := syncKeyed(t, fs, docs, nil)
 	closeIndex(t, x)
-	raw, err := fs.ReadFile(testStoreDir + "/" + manifestName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(raw), `"key":`) {
-		t.Fatal("the manifest stores no keys")
+	if st, err := ReadStored(fs, testStoreDir); err != nil || st.Keys[docs[0].Path] == "" {
+		t.Fatalf("the manifest stores no keys: %v %v", st.Keys, err)
 	}
 	editManifest(t, fs, func(m *manifest) {
 		for i := range m.Docs {
 			m.Docs[i].Key = ""
 		}
 	})
-	if raw, _ := fs.ReadFile(testStoreDir + "/" + manifestName); strings.Contains(string(raw), `"key":`) {
-		t.Fatal("the edited manifest still has keys")
-	}
 	log := &logLines{}
-	x, err = Open(Options{}, Store{FS: fs, Dir: testStoreDir, Logger: log})
+	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,7 +124,7 @@ func (a *app) diagnose(fix bool) doctorReport {
 	}
 	rep.put(a.serverCheck(root))
 	// What the engine will find, read before it opens and repairs it.
-	_, manifestErr := os.Stat(filepath.Join(marker, "index", "manifest.json"))
+	_, manifestErr := os.Stat(filepath.Join(marker, "index", "manifest.bin"))
 	_, journalErr := os.Stat(filepath.Join(root, filepath.FromSlash(api.JournalFile)))
 	stateCheck := checkState(filepath.Join(marker, "state.json"))
 

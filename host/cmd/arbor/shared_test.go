@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,5 +207,85 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("%s: not seen", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func hitPaths(s api.SearchResult) []string {
+	var out []string
+	for _, h := range s.Results {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+// A long-lived `arbor mcp` keeps answering from the index it opened while
+// other processes add entries and save the index (each a new manifest,
+// segments numbered from the one it loaded); then every segment file is
+// deleted under it. Its close rebuilds the index from the tree (inside the
+// module, from its catalog) instead of saving a manifest that names files
+// that are gone: the next process reuses that index whole.
+func TestMCPAcrossOtherProcessesSaves(t *testing.T) {
+	bin := binary(t)
+	root := examplesCopy(t)
+	must(t, "", "--root", root, "stats")
+	cs, cmd := mcpClient(t, root)
+	var before api.SearchResult
+	callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "invoice retry"}, &before)
+	if len(before.Results) == 0 {
+		t.Fatal("no results before")
+	}
+	for i := range 3 {
+		add := exec.Command(bin, "--root", root, "add", "--path", "travel/airships", "--title", fmt.Sprintf("Zeppelin mooring %d", i),
+			"--narrative", fmt.Sprintf("Mooring mast number %d takes the zeppelin at dawn.", i), "--reason", "test")
+		if out, err := add.CombinedOutput(); err != nil {
+			t.Fatalf("add %d: %v\n%s", i, err, out)
+		}
+		var s api.SearchResult
+		waitFor(t, fmt.Sprintf("entry %d", i), func() bool {
+			callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "zeppelin mooring", "limit": 10}, &s)
+			return len(s.Results) == i+1
+		})
+		// The new entries shift the scores a little (BM25's statistics),
+		// not the order.
+		callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "invoice retry"}, &s)
+		if got, want := hitPaths(s), hitPaths(before); !slices.Equal(got, want) {
+			t.Fatalf("after the save of process %d: %v, want %v", i, got, want)
+		}
+	}
+	segs, _ := filepath.Glob(filepath.Join(root, ".arbor", "index", "*.seg"))
+	if len(segs) == 0 {
+		t.Fatal("no segment files")
+	}
+	for _, p := range segs {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var cur api.CurateResult
+	callTool(t, cs, mcp.ToolCurate, map[string]any{"operations": []any{map[string]any{"type": "ADD", "path": "zoo/ledgers",
+		"title": "Wombat ledger", "content": map[string]any{"narrative": "The wombat ledger is kept by the mcp process."}, "reason": "test"}}}, &cur)
+	if len(cur.Applied) != 1 || cur.Applied[0].Status != "success" {
+		t.Fatalf("curate: %+v", cur)
+	}
+	if err := cs.Close(); err != nil { // ends its input, and waits for it
+		t.Fatal(err)
+	}
+	if st := cmd.ProcessState; st == nil || !st.Success() {
+		t.Fatalf("arbor mcp: %v", st)
+	}
+	var rep doctorReport
+	if out := must(t, "", "--root", root, "doctor", "--json"); json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("doctor --json:\n%s", out)
+	}
+	for _, c := range rep.Checks {
+		if c.Name == "index" && (c.Status != checkOK || !strings.Contains(c.Detail, " 0 re-analyzed")) {
+			t.Errorf("index after the mcp process closed: %+v; want the index it saved reused whole", c)
+		}
+	}
+	for q, n := range map[string]int{"zeppelin mooring": 3, "wombat": 1} {
+		var s api.SearchResult
+		if err := json.Unmarshal([]byte(must(t, "", "--root", root, "--json", "search", q)), &s); err != nil || len(s.Results) != n {
+			t.Errorf("search %q: %d results (%v), want %d", q, len(s.Results), err, n)
+		}
 	}
 }
