@@ -95,7 +95,7 @@ func run(lmePath string, n, runs int, wasmPath, profile string) error {
 	var linear uint64
 	for i := range runs {
 		// Alternated, so that the machine's drift reaches every indexer.
-		stop, err := startProfile(profile, i)
+		stop, err := measure.StartCPUProfile(profile, i+1)
 		if err != nil {
 			return err
 		}
@@ -438,29 +438,6 @@ func (ss samples) median(f func(sample) time.Duration) time.Duration {
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d.Microseconds())/1000) }
 
 func mib(d time.Duration) string { return fmt.Sprintf("%.0f MiB", float64(d)/(1<<20)) }
-
-// startProfile starts a CPU profile into file (file.2, … after the first
-// run), or does nothing when file is empty.
-func startProfile(file string, run int) (stop func(), err error) {
-	if file == "" {
-		return func() {}, nil
-	}
-	if run > 0 {
-		file = fmt.Sprintf("%s.%d", file, run+1)
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
-}
 
 func writeHeapProfile(file string) error {
 	f, err := os.Create(file)

@@ -20,7 +20,6 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -69,7 +68,7 @@ func run(n int, src, cli string, runs int, profile string) error {
 	// Native: open, close (which persists), reopen.
 	var cold, closeT, warm, edited, curateT, flushT timings
 	var res api.OpenResult
-	for range runs {
+	for run := range runs {
 		if err := dropIndex(); err != nil {
 			return err
 		}
@@ -88,7 +87,7 @@ func run(n int, src, cli string, runs int, profile string) error {
 		}
 		closeT.add(t)
 
-		stop, err := startProfile(profile)
+		stop, err := measure.StartCPUProfile(profile, run+1)
 		if err != nil {
 			return err
 		}
@@ -225,32 +224,6 @@ func (ts timings) String() string {
 	}
 	return ms(ts.wall) + " | " + cpu
 }
-
-// startProfile starts a CPU profile into file, or does nothing when file
-// is empty; each run writes its own file (file, file.2, ...).
-func startProfile(file string) (stop func(), err error) {
-	if file == "" {
-		return func() {}, nil
-	}
-	profiles++
-	if profiles > 1 {
-		file = fmt.Sprintf("%s.%d", file, profiles)
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
-}
-
-var profiles int
 
 func addOp(i int) api.Operation {
 	return api.Operation{Type: "ADD", Path: "benchmark/curate", Title: fmt.Sprintf("Benchmark note %d", i),

@@ -275,17 +275,6 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds())
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
-// percentile is the p-th percentile of xs (nearest rank).
-func percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(float64(len(s))*p/100+0.9999) - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
-
 // sizeResult is every measurement of one tree size.
 type sizeResult struct {
 	Entries   int                    `json:"entries"`
@@ -472,7 +461,7 @@ func runHost(cmd *exec.Cmd) *hostResult {
 	if rss := measure.MaxRSS(cmd.ProcessState); rss > 0 && r.PeakRSSMiB == 0 {
 		r.PeakRSSMiB = mib(rss)
 	}
-	r.QueryP50, r.QueryP95 = percentile(r.QueryMs, 50), percentile(r.QueryMs, 95)
+	r.QueryP50, r.QueryP95 = measure.Percentile(r.QueryMs, 50), measure.Percentile(r.QueryMs, 95)
 	return r
 }
 
@@ -518,7 +507,7 @@ func timeCLI(o options, tree string, qs []string) (*cliResult, error) {
 		cpu = append(cpu, float64((cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()).Microseconds())/1000)
 		rss = max(rss, measure.MaxRSS(cmd.ProcessState))
 	}
-	return &cliResult{Runs: o.cliRuns, WallMs: percentile(wall, 50), CPUMs: percentile(cpu, 50), PeakRSSMiB: mib(rss)}, nil
+	return &cliResult{Runs: o.cliRuns, WallMs: measure.Percentile(wall, 50), CPUMs: measure.Percentile(cpu, 50), PeakRSSMiB: mib(rss)}, nil
 }
 
 // cliFloor times `arbor query` on an empty memory root.

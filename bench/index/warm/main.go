@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/arbormem/arbor/bench/internal/measure"
@@ -208,10 +207,10 @@ func run(dir, host, wasmPath string, rounds int, fixed bool) error {
 	}
 	r.Queries = len(first)
 	r.QueryCPUMs = ms(firstCPU) / float64(max(len(first), 1))
-	r.QueryP50Ms, r.QueryP95Ms = percentile(first, 50), percentile(first, 95)
+	r.QueryP50Ms, r.QueryP95Ms = measure.Percentile(first, 50), measure.Percentile(first, 95)
 	if len(steady) > 0 {
 		r.SteadyCPUMs = ms(steadyCPU) / float64(len(steady))
-		r.SteadyP50Ms = percentile(steady, 50)
+		r.SteadyP50Ms = measure.Percentile(steady, 50)
 	}
 	queryMem := c.memory()
 	if host == "native" {
@@ -227,16 +226,6 @@ func run(dir, host, wasmPath string, rounds int, fixed bool) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(float64(len(s))*p/100+0.9999) - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
 
 func dirMiB(dir string) float64 {
 	var n int64
