@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"hash/fnv"
 	"sync"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/binrec"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -52,8 +52,6 @@ const (
 // clock (FAT keeps 2 s) would show the same time.
 const racySlack = 2000 // milliseconds
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 var catalogFP struct {
 	sync.Once
 	fp string
@@ -91,8 +89,8 @@ func (c *Catalog) Save(fsys host.FS) error {
 	body := append(binary.AppendUvarint(nil, uint64(n)), recs...)
 	out := []byte(catalogMagic)
 	out = binary.AppendUvarint(out, catalogFormat)
-	out = appendString(out, catalogFingerprint())
-	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body, castagnoli))
+	out = binrec.AppendString(out, catalogFingerprint())
+	out = binary.LittleEndian.AppendUint32(out, binrec.Checksum(body))
 	out = append(out, body...)
 	if err := fsys.WriteFile(api.CatalogFile, out); err != nil {
 		return fmt.Errorf("write %s: %w", api.CatalogFile, err)
@@ -106,8 +104,8 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 	var b []byte
 	head := func(kind byte) {
 		b = append(b, kind)
-		b = appendString(b, p)
-		b = appendString(b, c.stamps[p])
+		b = binrec.AppendString(b, p)
+		b = binrec.AppendString(b, c.stamps[p])
 		fi, ok := c.seen[p]
 		if !ok {
 			fi = FileInfo{Size: -1}
@@ -117,41 +115,28 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 	}
 	if cd, ok := c.cards[p]; ok {
 		head(kindEntry)
-		b = appendString(b, cd.title)
-		b = appendList(b, cd.links)
+		b = binrec.AppendString(b, cd.title)
+		b = binrec.AppendList(b, cd.links)
 		kv := make([]string, 0, 2*len(cd.lifecycle))
 		for _, x := range cd.lifecycle {
 			kv = append(kv, x.Key, x.Value)
 		}
-		b = appendList(b, kv)
-		b = appendList(b, cd.sources)
+		b = binrec.AppendList(b, kv)
+		b = binrec.AppendList(b, cd.sources)
 		return b, true
 	}
 	if ctx, ok := c.contexts[p]; ok {
 		head(kindContext)
-		b = appendString(b, ctx.Title)
-		b = appendString(b, ctx.Body)
+		b = binrec.AppendString(b, ctx.Title)
+		b = binrec.AppendString(b, ctx.Body)
 		return b, true
 	}
 	if err, ok := c.broken[p]; ok {
 		head(kindBroken)
-		b = appendString(b, err.Error())
+		b = binrec.AppendString(b, err.Error())
 		return b, true
 	}
 	return nil, false
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-func appendList(b []byte, l []string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(l)))
-	for _, s := range l {
-		b = appendString(b, s)
-	}
-	return b
 }
 
 // ErrNoCatalog is Restore's error when the root has no persisted catalog.
@@ -190,38 +175,37 @@ var errDamaged = errors.New("damaged (the file ends early or holds what this ver
 // decodeCatalog decodes a persisted catalog written at the modification
 // time written (Unix milliseconds).
 func decodeCatalog(data []byte, written int64) (*Catalog, error) {
-	r := reader{b: string(data)}
 	if !bytes.HasPrefix(data, []byte(catalogMagic)) {
 		return nil, errors.New("not a catalog file")
 	}
-	r.b = r.b[len(catalogMagic):]
-	if v := r.uvarint(); r.err != nil || v != catalogFormat {
+	r := binrec.NewReader(data)
+	r.Take(len(catalogMagic))
+	if v := r.Uvarint(); r.Err() != nil || v != catalogFormat {
 		return nil, fmt.Errorf("format %d, this version reads %d", v, catalogFormat)
 	}
-	if fp := r.string(); r.err != nil || fp != catalogFingerprint() {
+	if fp := r.Str(); r.Err() != nil || fp != catalogFingerprint() {
 		return nil, errors.New("written by another version of the parser")
 	}
-	if len(r.b) < 4 {
+	sum := r.Uint32()
+	if r.Err() != nil {
 		return nil, errDamaged
 	}
-	sum := binary.LittleEndian.Uint32([]byte(r.b[:4]))
-	r.b = r.b[4:]
-	if crc32.Checksum(data[len(data)-len(r.b):], castagnoli) != sum {
+	if binrec.Checksum(r.Rest()) != sum {
 		return nil, errors.New("checksum mismatch")
 	}
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
+	n := r.Count(1)
+	if r.Err() != nil {
 		return nil, errDamaged
 	}
 	c := &Catalog{}
-	c.initSized(int(n))
+	c.initSized(n)
 	prev := ""
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		kind := r.byte()
-		p := r.string()
-		stamp := r.string()
-		fi := FileInfo{Size: r.varint(), ModTime: r.varint()}
-		if r.err != nil {
+	for i := 0; i < n && r.Err() == nil; i++ {
+		kind := r.Byte()
+		p := r.Str()
+		stamp := r.Str()
+		fi := FileInfo{Size: r.Varint(), ModTime: r.Varint()}
+		if r.Err() != nil {
 			break
 		}
 		if i > 0 && p <= prev {
@@ -233,20 +217,20 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 		}
 		switch kind {
 		case kindEntry:
-			cd := &card{title: r.string(), links: r.list()}
-			kv := r.list()
+			cd := &card{title: r.Str(), links: r.List()}
+			kv := r.List()
 			if len(kv)%2 != 0 {
 				return nil, errDamaged
 			}
 			for j := 0; j < len(kv); j += 2 {
 				cd.lifecycle = append(cd.lifecycle, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
 			}
-			cd.sources = r.list()
+			cd.sources = r.List()
 			c.cards[p] = cd // paths are unique and sorted: nothing to replace
 		case kindContext:
-			c.PutContext(&tree.Context{Path: p, Title: r.string(), Body: r.string()})
+			c.PutContext(&tree.Context{Path: p, Title: r.Str(), Body: r.Str()})
 		case kindBroken:
-			c.MarkBroken(p, errors.New(r.string()))
+			c.MarkBroken(p, errors.New(r.Str()))
 		default:
 			return nil, errDamaged
 		}
@@ -255,83 +239,8 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 			c.seen[p] = fi
 		}
 	}
-	if r.err != nil || len(r.b) != 0 {
+	if r.Err() != nil || r.Len() != 0 {
 		return nil, errDamaged
 	}
 	return c, nil
-}
-
-// reader decodes the persisted catalog; the first error sticks. It reads
-// a string holding the whole file, so that the strings it returns share
-// that one copy instead of each taking its own.
-type reader struct {
-	b   string
-	err error
-}
-
-func (r *reader) fail() { r.err, r.b = errDamaged, "" }
-
-func (r *reader) byte() byte {
-	if len(r.b) == 0 {
-		r.fail()
-		return 0
-	}
-	v := r.b[0]
-	r.b = r.b[1:]
-	return v
-}
-
-// uvarint is binary.Uvarint over a string.
-func (r *reader) uvarint() uint64 {
-	var v uint64
-	for i := 0; i < len(r.b) && i < binary.MaxVarintLen64; i++ {
-		c := r.b[i]
-		if c < 0x80 {
-			if i == binary.MaxVarintLen64-1 && c > 1 {
-				break // overflows 64 bits
-			}
-			r.b = r.b[i+1:]
-			return v | uint64(c)<<(7*i)
-		}
-		v |= uint64(c&0x7f) << (7 * i)
-	}
-	r.fail()
-	return 0
-}
-
-// varint is binary.Varint over a string.
-func (r *reader) varint() int64 {
-	u := r.uvarint()
-	v := int64(u >> 1)
-	if u&1 != 0 {
-		v = ^v
-	}
-	return v
-}
-
-func (r *reader) string() string {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.fail()
-		return ""
-	}
-	s := r.b[:n]
-	r.b = r.b[n:]
-	return s
-}
-
-func (r *reader) list() []string {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) { // every string takes a byte at least
-		r.fail()
-		return nil
-	}
-	if n == 0 {
-		return nil
-	}
-	l := make([]string, 0, n)
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		l = append(l, r.string())
-	}
-	return l
 }

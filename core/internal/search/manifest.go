@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/arbormem/arbor/core/internal/binrec"
 )
 
 // The manifest (manifestName) is binary: decoding the JSON of format 1
@@ -68,7 +70,7 @@ func (m *manifest) encodeAs(format uint64, schema string) []byte {
 	var head []byte
 	head = binary.AppendUvarint(head, blockSize)
 	head = binary.AppendUvarint(head, m.Epoch)
-	head = appendString(head, string(m.Snapshot))
+	head = binrec.AppendString(head, string(m.Snapshot))
 	head = binary.AppendUvarint(head, uint64(len(m.Segments)))
 	for _, s := range m.Segments {
 		head = binary.AppendUvarint(head, s.ID)
@@ -80,7 +82,7 @@ func (m *manifest) encodeAs(format uint64, schema string) []byte {
 	}
 	head = binary.AppendUvarint(head, uint64(len(m.Retired)))
 	for _, r := range m.Retired {
-		head = appendString(head, r.Name)
+		head = binrec.AppendString(head, r.Name)
 		head = binary.AppendVarint(head, r.Since)
 	}
 	head = binary.AppendUvarint(head, uint64(len(m.Docs)))
@@ -90,9 +92,9 @@ func (m *manifest) encodeAs(format uint64, schema string) []byte {
 	for _, d := range m.Docs {
 		n := commonPrefix(prev, d.Path)
 		docs = binary.AppendUvarint(docs, uint64(n))
-		docs = appendString(docs, d.Path[n:])
-		docs = appendString(docs, d.Hash)
-		docs = appendString(docs, d.Key)
+		docs = binrec.AppendString(docs, d.Path[n:])
+		docs = binrec.AppendString(docs, d.Hash)
+		docs = binrec.AppendString(docs, d.Key)
 		for _, l := range d.Lens {
 			docs = binary.AppendUvarint(docs, uint64(l))
 		}
@@ -102,20 +104,9 @@ func (m *manifest) encodeAs(format uint64, schema string) []byte {
 	out := make([]byte, 0, len(manifestMagic)+len(head)+len(docs)+128)
 	out = append(out, manifestMagic...)
 	out = binary.AppendUvarint(out, format)
-	out = appendString(out, schema)
-	out = appendSection(out, head)
-	return appendSection(out, docs)
-}
-
-func appendSection(out, b []byte) []byte {
-	out = binary.LittleEndian.AppendUint32(out, checksum(b))
-	out = binary.AppendUvarint(out, uint64(len(b)))
-	return append(out, b...)
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
+	out = binrec.AppendString(out, schema)
+	out = binrec.AppendSection(out, head)
+	return binrec.AppendSection(out, docs)
 }
 
 func commonPrefix(a, b string) int {
@@ -139,13 +130,13 @@ func decodeManifest(b []byte) (*manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := decodeHead(r.section())
+	head, docs := r.Section(), r.Section()
+	if r.Err() != nil || r.Len() != 0 {
+		return nil, errDamaged
+	}
+	m, err := decodeHead(head)
 	if err != nil {
 		return nil, err
-	}
-	docs := r.section()
-	if r.err != nil || len(r.b) != 0 {
-		return nil, errDamaged
 	}
 	if m.Docs, err = decodeDocs(docs, m.nDocs); err != nil {
 		return nil, err
@@ -155,14 +146,15 @@ func decodeManifest(b []byte) (*manifest, error) {
 
 // preamble checks the magic line, format and schema, and returns a reader
 // at the head section.
-func preamble(b []byte) (*reader, error) {
+func preamble(b []byte) (*binrec.Reader, error) {
 	if !bytes.HasPrefix(b, []byte(manifestMagic)) {
 		return nil, errors.New("not an index manifest")
 	}
-	r := &reader{b: b[len(manifestMagic):]}
-	format := r.uvarint()
-	schema := r.string()
-	if r.err != nil {
+	r := binrec.NewReader(b)
+	r.Take(len(manifestMagic))
+	format := r.Uvarint()
+	schema := r.Str()
+	if r.Err() != nil {
 		return nil, errDamaged
 	}
 	if format != formatVersion || schema != schemaFingerprint() {
@@ -171,166 +163,68 @@ func preamble(b []byte) (*reader, error) {
 	return r, nil
 }
 
-// decodeHead decodes the head section (nil when the section was not
-// read whole or its checksum failed).
-func decodeHead(head []byte) (*manifest, error) {
-	if head == nil {
-		return nil, errDamaged
-	}
-	r := &reader{b: head}
-	if bs := r.uvarint(); r.err == nil && bs != blockSize {
+// decodeHead decodes the head section.
+func decodeHead(r *binrec.Reader) (*manifest, error) {
+	if bs := r.Uvarint(); r.Err() == nil && bs != blockSize {
 		return nil, fmt.Errorf("%w (checksums of %d-byte blocks, this reads %d)", errOtherFormat, bs, blockSize)
 	}
-	m := &manifest{Epoch: r.uvarint(), Snapshot: []byte(r.string())}
-	n := r.count(10)
+	m := &manifest{Epoch: r.Uvarint(), Snapshot: []byte(r.Str())}
+	n := r.Count(10)
 	m.Segments = make([]segmentEntry, 0, n)
 	for range n {
-		s := segmentEntry{ID: r.uvarint(), Size: r.size(), Hash: r.uint64()}
+		s := segmentEntry{ID: r.Uvarint(), Size: r.Size(), Hash: r.Uint64()}
 		nb := blocksOf(s.Size)
-		if r.err != nil || nb > len(r.b)/4 {
+		if r.Err() != nil || nb > r.Len()/4 {
 			return nil, errDamaged
 		}
 		s.Blocks = make([]uint32, nb)
 		for i := range s.Blocks {
-			s.Blocks[i] = r.uint32()
+			s.Blocks[i] = r.Uint32()
 		}
 		m.Segments = append(m.Segments, s)
 	}
-	n = r.count(2)
+	n = r.Count(2)
 	m.Retired = make([]retiredFile, 0, n)
 	for range n {
-		m.Retired = append(m.Retired, retiredFile{Name: r.string(), Since: r.varint()})
+		m.Retired = append(m.Retired, retiredFile{Name: r.Str(), Since: r.Varint()})
 	}
-	m.nDocs = r.size()
-	if r.err != nil || len(r.b) != 0 {
+	m.nDocs = r.Size()
+	if r.Err() != nil || r.Len() != 0 {
 		return nil, errDamaged
 	}
 	return m, nil
 }
 
 // decodeDocs decodes the documents section, which holds n documents.
-func decodeDocs(b []byte, n int) ([]docEntry, error) {
-	if b == nil || n > len(b)/(3+numFields) {
+func decodeDocs(r *binrec.Reader, n int) ([]docEntry, error) {
+	if r.Err() != nil || n > r.Len()/(3+numFields) {
 		return nil, errDamaged
 	}
-	r := &reader{b: b}
 	docs := make([]docEntry, n)
 	prev := ""
 	for i := range docs {
-		k := r.size()
-		if r.err != nil || k > len(prev) {
+		k := r.Size()
+		if r.Err() != nil || k > len(prev) {
 			return nil, errDamaged
 		}
 		d := &docs[i]
-		d.Path = prev[:k] + r.string()
-		d.Hash = r.string()
-		d.Key = r.string()
+		d.Path = prev[:k] + r.Str()
+		d.Hash = r.Str()
+		d.Key = r.Str()
 		for f := range d.Lens {
-			l := r.uvarint()
+			l := r.Uvarint()
 			if l > math.MaxInt32 {
 				return nil, errDamaged
 			}
 			d.Lens[f] = int32(l)
 		}
-		if r.err != nil || (i > 0 && d.Path <= prev) {
+		if r.Err() != nil || (i > 0 && d.Path <= prev) {
 			return nil, errDamaged
 		}
 		prev = d.Path
 	}
-	if len(r.b) != 0 {
+	if r.Len() != 0 {
 		return nil, errDamaged
 	}
 	return docs, nil
-}
-
-// reader decodes the manifest; the first error sticks.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) fail() {
-	if r.err == nil {
-		r.err = errDamaged
-	}
-	r.b = nil
-}
-
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-// size is a uvarint that must fit an int.
-func (r *reader) size() int {
-	v := r.uvarint()
-	if v > math.MaxInt32 {
-		r.fail()
-		return 0
-	}
-	return int(v)
-}
-
-// count is a number of items of at least min bytes each that must fit
-// what is left.
-func (r *reader) count(min int) int {
-	n := r.size()
-	if n > len(r.b)/min {
-		r.fail()
-		return 0
-	}
-	return n
-}
-
-func (r *reader) take(n int) []byte {
-	if n > len(r.b) {
-		r.fail()
-		return nil
-	}
-	b := r.b[:n]
-	r.b = r.b[n:]
-	return b
-}
-
-func (r *reader) string() string { return string(r.take(r.size())) }
-
-func (r *reader) uint32() uint32 {
-	if b := r.take(4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (r *reader) uint64() uint64 {
-	if b := r.take(8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
-
-// section returns the next section's bytes, nil when its checksum fails
-// or it ends early.
-func (r *reader) section() []byte {
-	sum := r.uint32()
-	b := r.take(r.size())
-	if r.err != nil || checksum(b) != sum {
-		r.fail()
-		return nil
-	}
-	return b
 }

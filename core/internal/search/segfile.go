@@ -3,7 +3,6 @@ package search
 import (
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"hash/crc64"
 	"io"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/binrec"
 )
 
 // Stored segments are read where bluge needs them, a block at a time, and
@@ -59,7 +59,7 @@ type segmentEntry struct {
 func newSegmentEntry(id uint64, b []byte) segmentEntry {
 	e := segmentEntry{ID: id, Size: len(b), Hash: crc64.Checksum(b, crc64Table), Blocks: make([]uint32, 0, blocksOf(len(b)))}
 	for off := 0; off < len(b); off += blockSize {
-		e.Blocks = append(e.Blocks, checksum(b[off:min(off+blockSize, len(b))]))
+		e.Blocks = append(e.Blocks, binrec.Checksum(b[off:min(off+blockSize, len(b))]))
 	}
 	return e
 }
@@ -78,14 +78,12 @@ func (e segmentEntry) check(b []byte) error {
 	}
 	for i, want := range e.Blocks {
 		off := i * blockSize
-		if checksum(b[off:min(off+blockSize, len(b))]) != want {
+		if binrec.Checksum(b[off:min(off+blockSize, len(b))]) != want {
 			return fmt.Errorf("block %d: checksum mismatch", i)
 		}
 	}
 	return nil
 }
-
-func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // yieldToGC lets other goroutines run where a query's read of the store
 // would block. Under WebAssembly (one thread, no preemption) the garbage
@@ -192,7 +190,7 @@ func (f *segFile) load(i int) ([]byte, error) {
 		return nil, f.set.fail(f, fmt.Errorf("%d bytes at block %d, want %d: the file is shorter than its manifest says", n, i, size))
 	case n < size:
 		return nil, f.set.fail(f, err)
-	case checksum(b) != f.entry.Blocks[i]:
+	case binrec.Checksum(b) != f.entry.Blocks[i]:
 		return nil, f.set.fail(f, fmt.Errorf("block %d: checksum mismatch", i))
 	}
 	return b, nil

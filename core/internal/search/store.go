@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"hash/fnv"
 	"io"
 	"maps"
@@ -105,8 +104,6 @@ const retireGrace = 10 * time.Minute
 // stops growing with the tree. Smaller segments are merged away soon, and
 // writing them would only add writes.
 var spillBytes = 4 << 20 // a variable for the tests
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // storeState is an open index's link to its Store.
 type storeState struct {
@@ -509,12 +506,12 @@ func (s *storeState) readHead() *manifest {
 		if err != nil {
 			return nil
 		}
-		r.uint32()
-		n := r.size()
-		if r.err != nil {
+		r.Uint32()
+		n := r.Size()
+		if r.Err() != nil {
 			return nil
 		}
-		if end := len(b) - len(r.b) + n; end > len(b) {
+		if end := len(b) - r.Len() + n; end > len(b) {
 			if b = read(end); len(b) < end {
 				return nil
 			}
@@ -524,7 +521,7 @@ func (s *storeState) readHead() *manifest {
 	if err != nil {
 		return nil
 	}
-	m, err := decodeHead(r.section())
+	m, err := decodeHead(r.Section())
 	if err != nil {
 		return nil
 	}

@@ -1,0 +1,183 @@
+// Package binrec writes and reads the binary records of the caches the
+// engine keeps under .arbor/ (the catalog, the index manifest): varints,
+// length-prefixed strings and lists, little-endian fixed-size integers and
+// checksummed sections. The files are caches, trusted only whole: a
+// Reader's first failure sticks, and the caller rebuilds what it reads.
+package binrec
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"math"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Checksum is the CRC-32C of b.
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// AppendString appends s as its length (uvarint) and its bytes.
+func AppendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// AppendList appends l as its length (uvarint) and its strings.
+func AppendList(b []byte, l []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(l)))
+	for _, s := range l {
+		b = AppendString(b, s)
+	}
+	return b
+}
+
+// AppendSection appends sec as its Checksum (4 bytes, little endian), its
+// length (uvarint) and its bytes.
+func AppendSection(b, sec []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, Checksum(sec))
+	b = binary.AppendUvarint(b, uint64(len(sec)))
+	return append(b, sec...)
+}
+
+// ErrShort is a Reader's error: what it read ends early, or holds a
+// value out of range or a section whose checksum fails.
+var ErrShort = errors.New("binrec: record ends early or is malformed")
+
+// Reader reads records from a file's bytes. It copies them into one
+// string at the start, so that the strings it returns share that one copy
+// instead of each taking its own. After a failure every read returns the
+// zero value.
+type Reader struct {
+	raw []byte // the file, for checksums
+	s   string // the same bytes, for the strings returned
+	off int
+	err error
+}
+
+// NewReader reads b, which must not change while the Reader is used.
+func NewReader(b []byte) *Reader { return &Reader{raw: b, s: string(b)} }
+
+// Err is ErrShort once a read failed, else nil.
+func (r *Reader) Err() error { return r.err }
+
+// Len is the number of bytes left.
+func (r *Reader) Len() int { return len(r.s) - r.off }
+
+// Rest returns the bytes left, without reading them.
+func (r *Reader) Rest() []byte { return r.raw[r.off:] }
+
+func (r *Reader) fail() { r.err, r.off = ErrShort, len(r.s) }
+
+// Byte reads one byte.
+func (r *Reader) Byte() byte {
+	if r.off >= len(r.s) {
+		r.fail()
+		return 0
+	}
+	r.off++
+	return r.s[r.off-1]
+}
+
+// Uvarint reads what binary.AppendUvarint writes.
+func (r *Reader) Uvarint() uint64 {
+	v, n := binary.Uvarint(r.raw[r.off:])
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+// Varint reads what binary.AppendVarint writes.
+func (r *Reader) Varint() int64 {
+	v, n := binary.Varint(r.raw[r.off:])
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.off += n
+	return v
+}
+
+// Size reads a uvarint that must fit an int32.
+func (r *Reader) Size() int {
+	v := r.Uvarint()
+	if v > math.MaxInt32 {
+		r.fail()
+		return 0
+	}
+	return int(v)
+}
+
+// Count reads a number of items of at least min bytes each, which what is
+// left must be able to hold.
+func (r *Reader) Count(min int) int {
+	n := r.Size()
+	if n > r.Len()/min {
+		r.fail()
+		return 0
+	}
+	return n
+}
+
+// Take reads n bytes.
+func (r *Reader) Take(n int) string {
+	if n > r.Len() {
+		r.fail()
+		return ""
+	}
+	r.off += n
+	return r.s[r.off-n : r.off]
+}
+
+// Str reads what AppendString writes.
+func (r *Reader) Str() string { return r.Take(r.Size()) }
+
+// List reads what AppendList writes.
+func (r *Reader) List() []string {
+	n := r.Count(1) // every string takes a byte at least
+	if n == 0 {
+		return nil
+	}
+	l := make([]string, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		l = append(l, r.Str())
+	}
+	return l
+}
+
+// Uint32 reads 4 bytes, little endian.
+func (r *Reader) Uint32() uint32 {
+	if r.Len() < 4 {
+		r.fail()
+		return 0
+	}
+	r.off += 4
+	return binary.LittleEndian.Uint32(r.raw[r.off-4:])
+}
+
+// Uint64 reads 8 bytes, little endian.
+func (r *Reader) Uint64() uint64 {
+	if r.Len() < 8 {
+		r.fail()
+		return 0
+	}
+	r.off += 8
+	return binary.LittleEndian.Uint64(r.raw[r.off-8:])
+}
+
+// Section reads what AppendSection writes, as a Reader of its own; a
+// checksum that fails is a failure of the read.
+func (r *Reader) Section() *Reader {
+	sum := r.Uint32()
+	n := r.Size()
+	if r.err != nil || n > r.Len() || Checksum(r.raw[r.off:r.off+n]) != sum {
+		r.fail()
+		return &Reader{err: ErrShort}
+	}
+	sec := &Reader{raw: r.raw[r.off : r.off+n], s: r.s[r.off : r.off+n]}
+	r.off += n
+	return sec
+}
