@@ -208,38 +208,14 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 	return res, nil
 }
 
-// indexSources gives add the search source of every file the catalog
-// holds, as an open gives them. The index calls it when it finds a file of
-// the persisted index gone, which another process removed long after it
-// replaced the index: it reloads the current one and brings it in step with
-// the tree through these (search.Store.Sources).
+// indexSources gives the index the sources of the tree as the catalog
+// holds it (catalog.Catalog.IndexSources), when it finds a file of the
+// persisted index gone (search.Store.Sources).
 func (e *Engine) indexSources(add func(search.Source) error) error {
-	cat := e.catalog
-	if cat == nil {
+	if e.catalog == nil {
 		return errors.New("the tree is not read yet")
 	}
-	for _, p := range cat.Paths() {
-		key, _ := cat.Stamp(p)
-		doc := func() search.Doc {
-			if en, ok := cat.Get(p); ok {
-				return catalog.EntryDoc(en)
-			}
-			// Unreadable now: a refresh or the next open finds it as it is.
-			title, _ := cat.Title(p)
-			return search.Doc{Path: p, Kind: "entry", Title: title}
-		}
-		if err := add(search.Source{Path: p, Key: key, Doc: doc}); err != nil {
-			return err
-		}
-	}
-	for _, p := range cat.ContextPaths() {
-		key, _ := cat.Stamp(p)
-		ctx, _ := cat.Context(p)
-		if err := add(search.Source{Path: p, Key: key, Doc: func() search.Doc { return catalog.ContextDoc(ctx) }}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return e.catalog.IndexSources(add)
 }
 
 // saveCatalog persists the catalog when it changed since it was persisted

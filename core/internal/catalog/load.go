@@ -194,6 +194,35 @@ func (l *loader) reuse(p string) error {
 	return nil
 }
 
+// IndexSources gives add the search source of every file the catalog
+// holds, keyed by its stamp, as an open gives them: the index rebuilds
+// from them when another process removed the files of the index it read
+// (search.Store.Sources). An entry that can no longer be read gets a
+// document of its title; a refresh or the next open finds it as it is.
+func (c *Catalog) IndexSources(add func(search.Source) error) error {
+	for _, p := range c.Paths() {
+		key, _ := c.Stamp(p)
+		doc := func() search.Doc {
+			if en, ok := c.Get(p); ok {
+				return EntryDoc(en)
+			}
+			title, _ := c.Title(p)
+			return search.Doc{Path: p, Kind: "entry", Title: title}
+		}
+		if err := add(search.Source{Path: p, Key: key, Doc: doc}); err != nil {
+			return err
+		}
+	}
+	for _, p := range c.ContextPaths() {
+		key, _ := c.Stamp(p)
+		ctx, _ := c.Context(p)
+		if err := add(search.Source{Path: p, Key: key, Doc: func() search.Doc { return ContextDoc(ctx) }}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // reload takes the bytes read at p, listed as fi, and notes whether the
 // catalog changed with them.
 func (l *loader) reload(p string, fi FileInfo, data []byte) (search.Source, bool) {
