@@ -565,8 +565,9 @@ func TestMCPBinaryMemoryCap(t *testing.T) {
 	cs, _ := mcpClient(t, root, "--max-memory", "48")
 	defer cs.Close()
 	before := snapshot(t, root)
-	// Decoding 30,000 operations takes far more than 48 MiB.
-	ops := make([]any, 30000)
+	// Decoding 100,000 operations takes far more than 48 MiB (30,000
+	// came close to fitting once the index stopped being held whole).
+	ops := make([]any, 100000)
 	for i := range ops {
 		ops[i] = map[string]any{"type": "UPDATE", "path": fmt.Sprintf("notes/misc/missing_%d.md", i), "content": map[string]any{"narrative": "text"}, "reason": "test"}
 	}
