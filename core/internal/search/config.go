@@ -74,7 +74,7 @@ func newConfig(dir func() index.Directory, sims map[string]bsearch.Similarity) c
 
 // searcher opens a searcher of q on the index's current snapshot that
 // records where the matched terms occur, as bluge.Reader.Search opens one
-// for a request including locations.
+// for a request including locations (see snapshot for the reader).
 func (x *Index) searcher(q bluge.Query) (bsearch.Searcher, error) {
-	return bluge.NewAllMatches(q).IncludeLocations().Searcher(x.reader, x.cfg.search)
+	return bluge.NewAllMatches(q).IncludeLocations().Searcher(snapshot{x.reader}, x.cfg.search)
 }

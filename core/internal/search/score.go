@@ -6,7 +6,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/blugelabs/bluge/index"
 	bsearch "github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
 	segment "github.com/blugelabs/bluge_segment_api"
@@ -202,7 +201,7 @@ func (q *expansionQuery) candidates(r bsearch.Reader) ([]string, error) {
 // themselves. Terms found only in deleted documents are among the
 // candidates either way; Searcher drops them.
 func (q *expansionQuery) lookup(r bsearch.Reader, lev *lev1) ([]string, error) {
-	snap, ok := r.(*index.Snapshot)
+	snap, ok := r.(snapshot)
 	if !ok {
 		return nil, fmt.Errorf("search: expand %q: reader %T is not an index snapshot", q.text, r)
 	}
