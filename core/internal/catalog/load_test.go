@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -57,5 +58,39 @@ func TestParsedEntriesAreBounded(t *testing.T) {
 	}
 	if len(cat.entries) > maxParsed || len(cat.parsed) > 2*maxParsed {
 		t.Fatalf("after reading all: %d parsed, %d in order", len(cat.entries), len(cat.parsed))
+	}
+}
+
+// A loaded catalog holds every entry's card but only maxParsed parsed
+// entries: the cards must not keep the text of every file alive (the
+// parser slices its front matter out of the file's text).
+func TestCardsDoNotHoldFileTexts(t *testing.T) {
+	mem := host.NewMemFS()
+	const n, size = 4 * maxParsed, 8 << 10
+	filler := strings.Repeat("words of the body ", size/18)
+	for i := range n {
+		p := fmt.Sprintf("notes/log/e%04d.md", i)
+		text := fmt.Sprintf("---\ntitle: Entry %d\ncreatedAt: 2026-01-01T00:00:00Z\n---\n\n%s\n", i, filler)
+		if err := mem.WriteFile(p, []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	heap := func() int64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapAlloc)
+	}
+	before := heap()
+	cat, _, _, err := Load(mem, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := heap() - before
+	runtime.KeepAlive(cat)
+	// The parsed entries hold about twice their text, 2·maxParsed·size;
+	// keeping every file's text would add n·size.
+	if limit := int64(2*maxParsed*size + n*size/2); held > limit {
+		t.Fatalf("the catalog of %d entries of %d bytes holds %d MB, over %d MB", n, size, held>>20, limit>>20)
 	}
 }
