@@ -35,6 +35,16 @@ type memDirectory struct {
 	// be about to use them (a merge persists its segment, then introduces
 	// it).
 	spilled map[string]bool
+	// published names the spilled files a saved manifest named: another
+	// process may read them, so they leave by the store's grace period.
+	// dropped holds, by id, the other spilled files once bluge removed
+	// their segment: no manifest ever named them and their names carry
+	// this index's tag (segmentEntry.name), so only this index can be
+	// reading them, and it removes them once its reader no longer does
+	// (Index.reap). Before, a cold build of a million entries kept every
+	// merge's output on disk until ten minutes after it ended: gigabytes.
+	published map[string]bool
+	dropped   map[uint64]string
 }
 
 // inUse returns the names of the stored files d reads or spilled.
@@ -148,8 +158,64 @@ func (d *memDirectory) put(kind string, id uint64, it *segItem) {
 func (d *memDirectory) Remove(kind string, id uint64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if it := d.items[kind][id]; it != nil && it.file != nil {
+		if name := it.file.entry.name(); d.spilled[name] && !d.published[name] {
+			if d.dropped == nil {
+				d.dropped = map[uint64]string{}
+			}
+			d.dropped[id] = name
+		}
+	}
 	delete(d.items[kind], id)
 	return nil
+}
+
+// publish records that a saved manifest names these files.
+func (d *memDirectory) publish(names map[string]segmentEntry) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for name := range names {
+		if d.spilled[name] {
+			if d.published == nil {
+				d.published = map[string]bool{}
+			}
+			d.published[name] = true
+		}
+	}
+}
+
+// unread returns the dropped files of the segments live does not hold,
+// and forgets them: the caller removes them. With live nil (the index is
+// closed, bluge has stopped), it returns every spilled file no manifest
+// named, dropped or not: a merge cut short by the close leaves its output
+// unused.
+func (d *memDirectory) unread(live map[uint64]bool) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for id, name := range d.dropped {
+		if d.published[name] {
+			// A save named it after bluge dropped it (it read the snapshot
+			// just before): it leaves by the grace period.
+			delete(d.dropped, id)
+			continue
+		}
+		if !live[id] {
+			out = append(out, name)
+			delete(d.dropped, id)
+			delete(d.spilled, name)
+		}
+	}
+	if live == nil {
+		for name := range d.spilled {
+			if !d.published[name] {
+				out = append(out, name)
+				delete(d.spilled, name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Stats implements index.Directory: bluge's persister paces itself on the

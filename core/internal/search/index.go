@@ -3,11 +3,13 @@ package search
 import (
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/index"
 	bsearch "github.com/blugelabs/bluge/search"
@@ -461,7 +463,9 @@ func (x *Index) Close() error {
 		x.store.warn(fmt.Sprintf("search index %s: not saved: %v", x.store.Dir, err))
 	}
 	x.closed = true
-	return x.stop()
+	err = x.stop()
+	x.reap() // merges that ended while the writer closed
+	return err
 }
 
 // Abandon releases the index without saving it: an open that failed half
@@ -498,6 +502,7 @@ func (x *Index) flush() error {
 		return fmt.Errorf("search: flush %s: %w", x.store.Dir, err)
 	}
 	x.dirty, x.unflushed = false, 0
+	x.reap()
 	return nil
 }
 
@@ -689,7 +694,32 @@ func (x *Index) refresh() error {
 	if err := old.Close(); err != nil {
 		return fmt.Errorf("search: close previous reader: %w", err)
 	}
+	x.reap()
 	return nil
+}
+
+// reap removes the segment files this index spilled and bluge has since
+// merged away, which no manifest ever named, once its reader no longer
+// reads them; once the index is closed (no reader), every spilled file
+// no manifest named. Called with x.mu held for writing: no query reads an
+// older reader.
+func (x *Index) reap() {
+	if x.store == nil || x.store.dir == nil {
+		return
+	}
+	var live map[uint64]bool // nil: closed
+	if x.reader != nil {
+		live = map[uint64]bool{}
+		for _, seg := range x.reader.Segments() {
+			live[seg.ID()] = true
+		}
+	}
+	for _, name := range x.store.dir.unread(live) {
+		if err := x.store.FS.Remove(path.Join(x.store.Dir, name)); err != nil && !errors.Is(err, host.ErrNotFound) {
+			// Left for the grace period of a later save (retire).
+			x.store.warn(fmt.Sprintf("search index %s: remove merged segment: %v", x.store.Dir, err))
+		}
+	}
 }
 
 // document converts a Doc into a bluge document, returning its searchable

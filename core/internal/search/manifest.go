@@ -23,7 +23,8 @@ import (
 // of the checksums (uvarint; another than blockSize is another format),
 // bluge's snapshot epoch (uvarint) and bytes (a string); the segments (a count,
 // then per segment its id, size and hash, uvarint, uvarint and 8 bytes
-// little endian, and the CRC-32C of each of its blocks, 4 bytes each);
+// little endian, the tag of a spilled segment (uvarint, 0 for none; see
+// segmentEntry.name), and the CRC-32C of each of its blocks, 4 bytes each);
 // the retired segment files (a count, then per file its name and when it
 // was retired, in Unix milliseconds, a varint); and the number of
 // documents.
@@ -76,6 +77,7 @@ func (m *manifest) encodeAs(format uint64, schema string) []byte {
 		head = binary.AppendUvarint(head, s.ID)
 		head = binary.AppendUvarint(head, uint64(s.Size))
 		head = binary.LittleEndian.AppendUint64(head, s.Hash)
+		head = binary.AppendUvarint(head, s.Spill)
 		for _, c := range s.Blocks {
 			head = binary.LittleEndian.AppendUint32(head, c)
 		}
@@ -172,7 +174,7 @@ func decodeHead(r *binrec.Reader) (*manifest, error) {
 	n := r.Count(10)
 	m.Segments = make([]segmentEntry, 0, n)
 	for range n {
-		s := segmentEntry{ID: r.Uvarint(), Size: r.Size(), Hash: r.Uint64()}
+		s := segmentEntry{ID: r.Uvarint(), Size: r.Size(), Hash: r.Uint64(), Spill: r.Uvarint()}
 		nb := blocksOf(s.Size)
 		if r.Err() != nil || nb > r.Len()/4 {
 			return nil, errDamaged

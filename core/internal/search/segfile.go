@@ -47,11 +47,13 @@ var crc64Table = crc64.MakeTable(crc64.ECMA)
 
 // segmentEntry describes a stored segment: its bluge id, size, a CRC-64 of
 // its bytes (part of its file name, so that a name always means the same
-// bytes, whichever process wrote it) and the CRC-32C of each block.
+// bytes, whichever process wrote it), the tag of the index that spilled it
+// (0 for a segment a save wrote) and the CRC-32C of each block.
 type segmentEntry struct {
 	ID     uint64
 	Size   int
 	Hash   uint64
+	Spill  uint64
 	Blocks []uint32
 }
 
@@ -68,8 +70,16 @@ func blocksOf(size int) int { return (size + blockSize - 1) / blockSize }
 
 // name is the segment's file name: its id and the hash of its bytes. Two
 // processes that loaded one manifest number their new segments alike; the
-// hash keeps them apart.
-func (e segmentEntry) name() string { return fmt.Sprintf("%012x-%016x.seg", e.ID, e.Hash) }
+// hash keeps them apart. A spilled segment's name ends with the spilling
+// index's tag: until a save names it, no other process knows the file, so
+// the index may remove it the moment it is merged away (Index.reap), even
+// while another process building the same documents holds the same bytes.
+func (e segmentEntry) name() string {
+	if e.Spill != 0 {
+		return fmt.Sprintf("%012x-%016x-%016x.seg", e.ID, e.Hash, e.Spill)
+	}
+	return fmt.Sprintf("%012x-%016x.seg", e.ID, e.Hash)
+}
 
 // check reports whether b holds the bytes e describes.
 func (e segmentEntry) check(b []byte) error {

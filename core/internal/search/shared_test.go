@@ -581,3 +581,112 @@ func TestStoreReadsSegmentsByRange(t *testing.T) {
 	}
 	sameAnswers(t, "reopened after merges", answers(t, y), coldAnswers(t, all))
 }
+
+// A cold build spills its large segments to the store as bluge makes them
+// and merges them into larger ones: the files of segments merged away
+// before any save named them are this index's alone, and go as soon as
+// its reader is past them, not ten minutes after the build. After a build
+// and a close, the store holds the manifest's segments and nothing else.
+func TestStoreBuildLeavesNoMergedSpills(t *testing.T) {
+	defer func(n int) { spillBytes = n }(spillBytes)
+	spillBytes = 2 << 10
+	_, vocab := chatCorpus(0)
+	docs := storeDocs(400)
+	for i := range docs {
+		var b strings.Builder
+		for k := range 60 {
+			b.WriteString(vocab[(i*17+k*5)%len(vocab)] + " ")
+		}
+		docs[i].Content += " " + b.String()
+	}
+	mem := host.NewMemFS()
+	x, err := Open(Options{}, Store{FS: mem, Dir: testStoreDir, Sources: tree(docs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(docs); i += 8 {
+		if err := x.Put(docs[i:min(i+8, len(docs))]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spilled := len(x.store.dir.inUse())
+	closeIndex(t, x)
+	m := readManifest(t, mem)
+	named := map[string]bool{}
+	for _, seg := range m.Segments {
+		named[seg.name()] = true
+	}
+	for name := range storeNames(mem) {
+		if !named[name] {
+			t.Errorf("%s is on disk, named by no manifest (%d retired)", name, len(m.Retired))
+		}
+	}
+	if spilled == 0 {
+		t.Fatal("no segment spilled during the build")
+	}
+	var log logLines
+	y, st := openStore(t, mem, &log, docs)
+	if want := (api.IndexStats{Reused: len(docs)}); st != want {
+		t.Fatalf("sync after reopen: %+v, want %+v; %v", st, want, log.lines)
+	}
+	sameAnswers(t, "reopened", answers(t, y), coldAnswers(t, docs))
+}
+
+// Two processes building the same documents into one store at once make
+// segments of the same ids and bytes; each removes the spilled files it
+// merges away while the other still builds. Neither finds a file of its
+// own gone, and the store they leave opens without a rebuild. (What keeps
+// them apart is the tag in a spilled file's name, segmentEntry.name.)
+func TestStoreTwoBuildsOfTheSameDocuments(t *testing.T) {
+	defer func(n int) { spillBytes = n }(spillBytes)
+	spillBytes = 2 << 10
+	noCache(t) // every query reads the files
+	docs := storeDocs(150)
+	mem := &missingReads{MemFS: host.NewMemFS()}
+	// Files get the time they were written, as on disk: a save leaves the
+	// files of others it knows no manifest of for the grace period.
+	mem.SetNow(func() int64 { return time.Now().UnixMilli() })
+	var xs [2]*Index
+	for k := range xs {
+		x, err := Open(Options{}, Store{FS: mem, Dir: testStoreDir, Sources: tree(docs)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs[k] = x
+	}
+	// In turns, batch by batch: the two make their first segments alike.
+	for i := 0; i < len(docs); i += 6 {
+		for _, x := range xs {
+			if err := x.Put(docs[i:min(i+6, len(docs))]...); err != nil {
+				t.Fatal(err)
+			}
+			answers(t, x)
+		}
+	}
+	for _, x := range xs {
+		closeIndex(t, x)
+	}
+	if n := mem.missing.Load(); n != 0 {
+		t.Errorf("%d reads found their segment file removed", n)
+	}
+	var log logLines
+	y, st := openStore(t, mem, &log, docs)
+	if want := (api.IndexStats{Reused: len(docs)}); st != want {
+		t.Fatalf("sync after both closed: %+v, want %+v; %v", st, want, log.lines)
+	}
+	sameAnswers(t, "after two builds", answers(t, y), coldAnswers(t, docs))
+}
+
+// missingReads counts the range reads of segment files that are not there.
+type missingReads struct {
+	*host.MemFS
+	missing atomic.Int64
+}
+
+func (f *missingReads) ReadAt(p string, buf []byte, off int64) (int, error) {
+	n, err := f.MemFS.ReadAt(p, buf, off)
+	if errors.Is(err, host.ErrNotFound) && strings.HasSuffix(p, ".seg") {
+		f.missing.Add(1)
+	}
+	return n, err
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"path"
 	"slices"
 	"sort"
@@ -83,8 +84,8 @@ type Store struct {
 // else to this code (the manifest's layout, the segment names, the norms
 // of score.go). Changes to document fields or analysis are caught by
 // schemaFingerprint. Format 1 was manifest.json, with segments named by
-// their id alone.
-const formatVersion = 2
+// their id alone; format 2 had no spill tags.
+const formatVersion = 3
 
 const (
 	manifestName   = "manifest.bin"
@@ -111,13 +112,16 @@ type storeState struct {
 	rr    host.RangeReader // nil: segments are read whole at open
 	cache *blockCache
 	dir   *memDirectory // the live index's bluge directory
+	// tag ends the names of the segments this index spills (segmentEntry.Spill):
+	// random, so that no other process names a file alike.
+	tag uint64
 	// named is the segment files the manifest this index loaded or last
 	// wrote names: they are in the store, whole and checked.
 	named map[string]segmentEntry
 }
 
 func newStoreState(st Store) *storeState {
-	s := &storeState{Store: st, rr: host.RangeReaderOf(st.FS), named: map[string]segmentEntry{}}
+	s := &storeState{Store: st, rr: host.RangeReaderOf(st.FS), named: map[string]segmentEntry{}, tag: rand.Uint64() | 1}
 	if s.rr != nil {
 		s.cache = newBlockCache(cacheBytes)
 	}
@@ -164,6 +168,7 @@ func (s *storeState) adopt(d *memDirectory, m *manifest) {
 // spill writes a new segment of d to the store and returns its file.
 func (s *storeState) spill(d *memDirectory, id uint64, b []byte) (*segFile, error) {
 	e := newSegmentEntry(id, b)
+	e.Spill = s.tag
 	p := path.Join(s.Dir, e.name())
 	d.noteSpill(e.name())
 	if err := s.FS.WriteFile(p, b); err != nil {
@@ -418,6 +423,7 @@ func (s *storeState) save(lens map[string][numFields]int32, hashes, keys map[str
 		return fmt.Errorf("write manifest: %w", err)
 	}
 	s.named = named
+	s.dir.publish(named)
 	var errs []error
 	for _, name := range remove {
 		if err := s.FS.Remove(path.Join(s.Dir, name)); err != nil && !errors.Is(err, host.ErrNotFound) {
