@@ -12,11 +12,15 @@ import (
 )
 
 // abiVersion is the version of docs/ABI.md this module implements.
-const abiVersion = 4
+const abiVersion = 5
 
 func main() {}
 
-var session = engine.NewSession(hostFS{}, hostLogger{})
+var session = func() *engine.Session {
+	s := engine.NewSession(hostFS{}, hostLogger{})
+	s.SetEmbedder(hostEmbedder{})
+	return s
+}()
 
 // blocks pins every buffer handed to the host, keyed by its address, so the
 // garbage collector keeps it alive and arbor_call can check that a request

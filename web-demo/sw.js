@@ -15,6 +15,8 @@ const APP = [
   'bindings/js/error.js',
   'bindings/js/files.js',
   'bindings/js/folder.js',
+  'bindings/js/embed/format.js',
+  'bindings/js/embed/index.js',
   'bindings/js/llm/anthropic.js',
   'bindings/js/llm/client.js',
   'bindings/js/llm/drive.js',

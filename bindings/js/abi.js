@@ -29,11 +29,12 @@ import { sameBytes } from './bytes.js';
  * @property {() => number} fs_unlock
  * @property {(pathPtr: number, pathLen: number) => number} fs_remove
  * @property {(fromPtr: number, fromLen: number, toPtr: number, toLen: number) => number} fs_rename
+ * @property {(reqPtr: number, reqLen: number, buf: number, cap: number) => number} embed
  * @property {(level: number, msgPtr: number, msgLen: number) => void} log
  */
 
 /** The negative return codes of docs/ABI.md §2. */
-export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5, CHANGED: -6 });
+export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5, CHANGED: -6, UNAVAILABLE: -7 });
 
 /**
  * Storage error codes → ABI codes; anything else is an I/O failure.
@@ -81,14 +82,25 @@ export class ArborHost {
    * @param {boolean} [options.readOnly] grants the storage read-only: every
    *   write, append, removal and rename is refused with DENIED, whatever the
    *   engine asks, and fs_lock takes no lock
+   * @param {import('./index.d.ts').Embedder} [options.embeddings] the
+   *   embedding model behind the embed import (docs/ABI.md §2.3); without
+   *   one the import answers UNAVAILABLE and the engine ranks by BM25 alone
    */
-  constructor({ storage, onLog, onProgress, readOnly = false }) {
+  constructor({ storage, onLog, onProgress, readOnly = false, embeddings }) {
     const missing = /** @type {(keyof Storage)[]} */ (['read', 'write', 'remove', 'rename', 'list', 'stat']).filter((m) => typeof storage?.[m] !== 'function');
     if (missing.length > 0) throw new TypeError(`arbor: the storage adapter lacks ${missing.join(', ')}`);
     this.storage = storage;
     this.onLog = onLog ?? (() => {});
     this.onProgress = onProgress;
     this.readOnly = readOnly;
+    this.embeddings = embeddings;
+    /**
+     * embed's last answer that did not fit the guest's buffer, with its
+     * request: the guest asks again at once, and the model is not asked
+     * twice.
+     * @type {{ request: string, bytes: Uint8Array } | null}
+     */
+    this.embedKept = null;
     /** @type {WebAssembly.Memory | null} */
     this.memory = null;
     this.decoder = new TextDecoder('utf-8', { fatal: true });
@@ -195,6 +207,25 @@ export class ArborHost {
           this.storage.rename(this.path(fp, fl), this.path(tp, tl));
           return 0;
         }),
+      embed: (rp, rl, buf, cap) => {
+        this.oversized = null;
+        if (!this.embeddings?.model) return codes.UNAVAILABLE;
+        try {
+          const request = this.decoder.decode(new Uint8Array(this.buffer(), rp, rl));
+          new Uint8Array(this.buffer(), buf, cap); // a RangeError outside memory
+          const kept = this.embedKept;
+          this.embedKept = null;
+          const bytes = kept && kept.request === request ? kept.bytes : this.encoder.encode(this.embedAnswer(request));
+          if (bytes.length > cap) {
+            this.embedKept = { request, bytes };
+          } else {
+            new Uint8Array(this.buffer(), buf, bytes.length).set(bytes);
+          }
+          return bytes.length;
+        } catch {
+          return codes.INVALID; // outside memory, not UTF-8 or not the request's JSON
+        }
+      },
       log: (level, mp, ml) => {
         this.oversized = null;
         let msg;
@@ -211,6 +242,27 @@ export class ArborHost {
         }
       },
     };
+  }
+
+  /**
+   * embed's JSON answer to a request `{"input": [texts]}`: the model and
+   * one vector per text, or the error of the model call.
+   *
+   * @param {string} request
+   * @returns {string}
+   */
+  embedAnswer(request) {
+    const { input } = JSON.parse(request);
+    if (!Array.isArray(input)) throw new TypeError('embed: no input');
+    const embedder = /** @type {import('./index.d.ts').Embedder} */ (this.embeddings);
+    if (input.length === 0) return JSON.stringify({ model: embedder.model, data: [] });
+    try {
+      const data = embedder.embedSync(input);
+      return JSON.stringify({ model: embedder.model, data });
+    } catch (err) {
+      const e = /** @type {{ code?: string, message?: string }} */ (err);
+      return JSON.stringify({ error: { code: typeof e?.code === 'string' ? e.code : 'http', message: String(e?.message ?? err) } });
+    }
   }
 
   /**

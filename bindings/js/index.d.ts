@@ -16,7 +16,7 @@ export {
 } from './llm/index.js';
 
 /** The version of docs/ABI.md these bindings speak (1). */
-export declare const ABI_VERSION: 4;
+export declare const ABI_VERSION: 5;
 
 /** The package's release, as in its package.json (Arbor's `api.Version`). */
 export declare const version: string;
@@ -26,8 +26,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** How far a long call has got (docs/ABI.md §2.2). */
 export interface Progress {
-  /** `read`: files of the tree read (`total` 0: not known); `write`: operations applied; `index`: documents indexed. */
-  phase: 'read' | 'write' | 'index';
+  /** `read`: files of the tree read (`total` 0: not known); `write`: operations applied; `index`: documents indexed; `embed`: files embedded. */
+  phase: 'read' | 'write' | 'index' | 'embed';
   done: number;
   total: number;
 }
@@ -126,7 +126,62 @@ export interface OpenOptions {
    * @default none — up to the 4 GiB a wasm memory can address
    */
   maxMemoryBytes?: number;
+  /**
+   * An embedding model (docs/js.md, "Embeddings"): `openaiEmbeddings(…)`,
+   * `embeddingsFromEnv()` or any {@link Embedder}. The vectors of the
+   * tree's files are kept in `.arbor/vectors.bin` and fused with BM25's
+   * matches in `query`; a failing model is a warning, never a failed call.
+   * @default none — BM25 and the evidence rules alone
+   */
+  embeddings?: Embedder;
 }
+
+/**
+ * An embedding model behind the engine's synchronous `embed` import
+ * (docs/ABI.md §2.3).
+ */
+export interface Embedder {
+  /** The model's name, kept with the vectors: another name embeds the tree again. Empty turns embeddings off. */
+  readonly model: string;
+  /** One vector per text, in order; throws (an {@link LLMError}, or anything with `code` and `message`) when the call fails. */
+  embedSync(texts: string[]): number[][];
+  /** Releases what the embedder holds (Node's worker thread). */
+  close?(): void;
+}
+
+/** Options of {@link openaiEmbeddings}: an OpenAI-compatible `/embeddings` endpoint. */
+export interface OpenAIEmbeddingsOptions {
+  /** @default 'openai', or 'openai-compatible' when `baseURL` is given */
+  provider?: import('./llm/index.js').OpenAIProvider;
+  /** The embedding model, as the provider spells it (required): `text-embedding-3-small`, `nomic-embed-text`, … */
+  model: string;
+  apiKey?: string;
+  /** @default the provider's */
+  baseURL?: string;
+  headers?: Record<string, string>;
+  /** Bounds each attempt. @default 30000 */
+  timeoutMs?: number;
+  /** Retries of a 429, a 5xx, a timeout or a broken connection. @default 1 */
+  maxRetries?: number;
+  /** Node only: the backoff between retries, as {@link AdapterOptions.backoff}. */
+  backoff?: { baseMs?: number; maxMs?: number };
+}
+
+/**
+ * An {@link Embedder} for an OpenAI-compatible `/embeddings` endpoint. In
+ * Node a worker thread makes the calls while the engine waits; in pages
+ * and workers a synchronous XMLHttpRequest does (retried at once, without
+ * backoff; without a timeout in a page).
+ */
+export declare function openaiEmbeddings(options: OpenAIEmbeddingsOptions): Embedder;
+
+/**
+ * The embedder the environment describes (`ARBOR_EMBED_PROVIDER`,
+ * `ARBOR_EMBED_BASE_URL`, `ARBOR_EMBED_MODEL`, `ARBOR_EMBED_API_KEY`,
+ * `ARBOR_EMBED_TIMEOUT`, `ARBOR_EMBED_MAX_RETRIES`, as the Go host reads
+ * them), or null when no provider is named (or it is `none`).
+ */
+export declare function embeddingsFromEnv(env?: Record<string, string | undefined>): Embedder | null;
 
 /** Open's `llm` parameter (docs/ABI.md §6). */
 export interface LLMOptions {
@@ -294,6 +349,18 @@ export interface OpenResult {
     indexed: number;
     /** Documents dropped: deleted from the tree (or no longer parseable) since. */
     removed: number;
+  };
+  /** Present when the host has an embedding model (docs/ABI.md §2.3). */
+  embeddings?: {
+    model: string;
+    /** 0 until a vector was made. */
+    dims: number;
+    /** Files with a vector of their current text. */
+    vectors: number;
+    /** Files embedded by this open. */
+    embedded: number;
+    /** Files left without a vector (a failed call): found by BM25 alone until the next write or open. */
+    missing: number;
   };
 }
 
@@ -659,7 +726,7 @@ export declare function openMemory(options?: OpenOptions): Promise<ArborMemory>;
  * options of {@link OpenOptions}. Under `readOnly` every `open` request is
  * sent with `readOnly: true`.
  */
-export type EngineOptions = Pick<OpenOptions, 'storage' | 'wasm' | 'onLog' | 'onOutput' | 'onProgress' | 'readOnly' | 'maxMemoryBytes'>;
+export type EngineOptions = Pick<OpenOptions, 'storage' | 'wasm' | 'onLog' | 'onOutput' | 'onProgress' | 'readOnly' | 'maxMemoryBytes' | 'embeddings'>;
 
 /**
  * A running engine that has not been opened: the raw protocol of

@@ -18,6 +18,7 @@ export { compileArbor } from './load.js';
 export { memory } from './storage/memory.js';
 export { indexedDB, deleteIndexedDB } from './storage/indexeddb.js';
 export { openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS } from './llm/index.js';
+export { openaiEmbeddings, embeddingsFromEnv } from './embed/index.js';
 
 // Each export below is typed with its declaration in index.d.ts (`@type`,
 // `@implements`), so that `npm run typecheck` fails when the two disagree.
@@ -49,7 +50,7 @@ export { openaiCompatible, anthropic, adapterFromEnv, LLMError, PROVIDERS } from
  * The version of docs/ABI.md these bindings speak.
  * @type {typeof import('./index.d.ts').ABI_VERSION}
  */
-export const ABI_VERSION = 4;
+export const ABI_VERSION = 5;
 
 /**
  * The package's release. It is written here, not read from package.json,
@@ -90,7 +91,7 @@ function defaultLog(level, message) {
  * @type {typeof import('./index.d.ts').startEngine}
  */
 export async function startEngine(options = {}) {
-  const { storage = memory(), wasm, onLog = defaultLog, onOutput = defaultOutput, onProgress, readOnly = false, maxMemoryBytes } = options;
+  const { storage = memory(), wasm, onLog = defaultLog, onOutput = defaultOutput, onProgress, readOnly = false, maxMemoryBytes, embeddings } = options;
   const pages = maxMemoryBytes === undefined ? 0 : memoryPages(maxMemoryBytes);
   // An asynchronous store (indexedDB) brings its tree into memory first:
   // the engine's imports are synchronous.
@@ -103,7 +104,7 @@ export async function startEngine(options = {}) {
       onOutput(fd, line);
     },
   });
-  const host = new ArborHost({ storage, onLog, onProgress, readOnly });
+  const host = new ArborHost({ storage, onLog, onProgress, readOnly, embeddings });
   const instance = await WebAssembly.instantiate(module, {
     wasi_snapshot_preview1: wasi.imports(module),
     arbor_host: host.imports,

@@ -4,3 +4,6 @@
 
 export * from './index.js';
 export { nodeFs } from './storage/node.js';
+// Embeddings in Node wait on a worker thread (node:worker_threads): the
+// engine's import is synchronous, fetch is not.
+export { openaiEmbeddings, embeddingsFromEnv } from './embed/node.js';

@@ -217,6 +217,8 @@ type OpenResult struct {
 	// Index says how the persisted search index was brought in step with
 	// the tree.
 	Index IndexStats `json:"index"`
+	// Embeddings is set when the host has an embedding model.
+	Embeddings *EmbeddingsInfo `json:"embeddings,omitempty"`
 }
 
 // IndexStats says how an open brought the persisted search index in step
@@ -225,4 +227,18 @@ type IndexStats struct {
 	Reused  int `json:"reused"`  // documents already indexed with the same content
 	Indexed int `json:"indexed"` // documents analyzed: new, changed, or all of them on a rebuild
 	Removed int `json:"removed"` // documents dropped because they are no longer given
+}
+
+// EmbeddingsInfo says what an open found of the embedding vectors
+// (docs/ABI.md §2.3); absent when the host has no embedding model.
+type EmbeddingsInfo struct {
+	Model string `json:"model"`
+	Dims  int    `json:"dims"` // 0 until a vector was made
+	// Vectors counts the files of the tree with a vector of the current
+	// text; Embedded those embedded by this call; Missing those left
+	// without one (an embedding call failed: they are searched by BM25
+	// alone and embedded again at the next write or open).
+	Vectors  int `json:"vectors"`
+	Embedded int `json:"embedded"`
+	Missing  int `json:"missing"`
 }

@@ -14,4 +14,5 @@ const (
 	PhaseRead  = "read"  // files of the tree read at open; Total 0
 	PhaseWrite = "write" // operations applied by curate or ingest
 	PhaseIndex = "index" // documents indexed
+	PhaseEmbed = "embed" // files embedded (docs/ABI.md §2.3)
 )

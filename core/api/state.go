@@ -29,3 +29,9 @@ const CatalogFile = StateDir + "/catalog.bin"
 // in every host: a dot-name, so the tree walk skips it, and one prefix, so
 // `arbor doctor --fix` finds those a crash left behind.
 const TempPrefix = ".arbor-tmp-"
+
+// VectorsFile holds the embedding vectors of the tree's files, with the
+// model and dimension they were made with, when the host has an embedding
+// model (docs/format.md, docs/ABI.md §2.3). A cache: a missing, damaged or
+// other model's file is rebuilt by embedding again.
+const VectorsFile = StateDir + "/vectors.bin"

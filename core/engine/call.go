@@ -22,6 +22,8 @@ type Session struct {
 	// clock is the engine's clock unless "open" fixes the time; nil is the
 	// system clock. Tests move it to expire continuations.
 	clock host.Clock
+	// embedder is the host's embedding model, given to every open.
+	embedder host.Embedder
 }
 
 // NewSession returns a session on fs; the engine opens on the "open" call.
@@ -31,6 +33,10 @@ func NewSession(fs host.FS, log host.Logger) *Session {
 	}
 	return &Session{fs: fs, log: log}
 }
+
+// SetEmbedder gives the engines this session opens the host's embedding
+// model (docs/ABI.md §2.3); nil turns embeddings off from the next open.
+func (s *Session) SetEmbedder(em host.Embedder) { s.embedder = em }
 
 // Call handles one JSON request and returns one JSON response. It never
 // panics: a bug inside the engine becomes an "internal" error response.
@@ -194,7 +200,7 @@ func (s *Session) open(raw json.RawMessage) (any, error) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	opts := Options{FS: s.fs, Clock: s.clock, Logger: s.log, MaxFileBytes: p.MaxFileBytes, ReadOnly: p.ReadOnly}
+	opts := Options{FS: s.fs, Clock: s.clock, Logger: s.log, MaxFileBytes: p.MaxFileBytes, ReadOnly: p.ReadOnly, Embedder: s.embedder}
 	if p.LLM != nil {
 		if err := p.LLM.Validate(); err != nil {
 			return nil, err

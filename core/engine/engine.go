@@ -26,6 +26,7 @@ import (
 	"github.com/arbormem/arbor/core/internal/retrieve"
 	"github.com/arbormem/arbor/core/internal/search"
 	"github.com/arbormem/arbor/core/internal/tree"
+	"github.com/arbormem/arbor/core/internal/vectors"
 )
 
 // IndexDir is where the search index persists itself (docs/ABI.md §4.10).
@@ -63,6 +64,10 @@ type Options struct {
 	// api.CodeReadOnly, and every operation of Curate fails with
 	// host.ErrReadOnly (Session refuses the whole "curate" call).
 	ReadOnly bool
+	// Embedder is the host's embedding model (docs/ABI.md §2.3); nil, or
+	// one naming no model, leaves embeddings off and every answer as BM25
+	// and the evidence rules give it.
+	Embedder host.Embedder
 }
 
 // Engine is an open memory root. Its methods are not safe for concurrent
@@ -78,6 +83,7 @@ type Engine struct {
 	curator   *curate.Curator
 	loops     *agent.Loops
 	retriever *retrieve.Retriever
+	vectors   *vectors.Store // nil: embeddings off
 	warnings  []api.Warning
 	pending   []curate.Change // committed by the current curate, not yet indexed
 	readOnly  bool
@@ -198,8 +204,18 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 	e.warn(warnings)
 	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange, Log: e.log, Progress: host.Reporter(e.log, api.PhaseWrite)}
 	e.loops = agent.NewLoops(e.clock, e.log, opts.LLM)
-	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops, Off: off})
-	res := api.OpenResult{Entries: len(cat.Paths()), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced}
+	var embedded *api.EmbeddingsInfo
+	if e.vectors = vectors.Open(vectors.Options{FS: e.fs, Log: e.log, Embedder: opts.Embedder, ReadOnly: e.readOnly}); e.vectors != nil {
+		rep := e.vectors.Sync(cat.IndexSources)
+		embedded = e.vectors.Info(rep)
+		// Saved at once, unlike the index: vectors cost a model call each,
+		// and a process that never flushes would pay them again.
+		if err := e.vectors.Save(); err != nil {
+			e.log.Log("warn", err.Error())
+		}
+	}
+	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops, Vectors: e.vectors, Off: off})
+	res := api.OpenResult{Entries: len(cat.Paths()), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced, Embeddings: embedded}
 	if res.Warnings == nil {
 		res.Warnings = []api.Warning{}
 	}
@@ -336,11 +352,29 @@ func (e *Engine) reindex() {
 	if err := e.index.Put(put...); err != nil {
 		e.log.Log("error", fmt.Sprintf("index: put %d documents: %v", len(put), err))
 	}
+	if e.vectors != nil {
+		// Written files are embedded now; a failure leaves them to BM25
+		// until the next write or open, and never fails the write.
+		e.vectors.Sync(e.catalog.IndexSources)
+	}
 	if e.index.Unflushed() >= FlushAfter {
 		if err := e.index.Flush(); err != nil {
 			e.log.Log("warn", fmt.Sprintf("index: %v", err))
 		}
 		e.saveCatalog()
+		e.saveVectors()
+	}
+}
+
+// saveVectors persists the vectors when they changed (vectors.Store.Save),
+// unless the engine is read-only. The caller holds the root's lock. A
+// failure is logged: the vectors are a cache, made again when lost.
+func (e *Engine) saveVectors() {
+	if e.readOnly {
+		return
+	}
+	if err := e.vectors.Save(); err != nil {
+		e.log.Log("warn", err.Error())
 	}
 }
 
@@ -513,6 +547,7 @@ func (e *Engine) flush() (api.FlushResult, error) {
 		ierr = fmt.Errorf("index: %w", ierr)
 	}
 	e.saveCatalog()
+	e.saveVectors()
 	res, serr := e.signals.Flush()
 	if err := errors.Join(ierr, serr); err != nil {
 		return res, fmt.Errorf("engine: flush: %w", err)
@@ -530,6 +565,7 @@ func (e *Engine) Close() error {
 		_, ferr = e.signals.Flush()
 		cerr = e.index.Close()
 		e.saveCatalog()
+		e.saveVectors()
 		return nil
 	})
 	if lerr != nil {

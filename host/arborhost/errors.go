@@ -18,6 +18,8 @@ const (
 	codeIO       int32 = -4
 	codeBusy     int32 = -5
 	codeChanged  int32 = -6
+	// codeUnavailable: embed only, the host has no embedding model.
+	codeUnavailable int32 = -7
 )
 
 // osError wraps an error from the os package with the host sentinel it

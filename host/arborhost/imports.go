@@ -207,9 +207,10 @@ func (r *RootFS) abiStat(mem Memory, pathPtr, pathLen, bufPtr, bufCap uint32) in
 }
 
 // Instantiate registers the arbor_host module in rt, its file functions
-// served by fsys and its log lines (level 0 debug to 3 error) sent to logf,
-// which may be nil.
-func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, logf func(level int, msg string)) (api.Module, error) {
+// served by fsys, its embed function by em (nil: no embedding model, the
+// engine ranks by BM25 alone) and its log lines (level 0 debug to 3 error)
+// sent to logf, which may be nil.
+func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, em Embedder, logf func(level int, msg string)) (api.Module, error) {
 	i32 := api.ValueTypeI32
 	b := rt.NewHostModuleBuilder(ModuleName)
 	fn4 := func(name string, f func(Memory, uint32, uint32, uint32, uint32) int32) {
@@ -265,6 +266,13 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, logf func
 			s[0] = api.EncodeI32(errorCode(err))
 		}), []api.ValueType{}, []api.ValueType{i32}).
 		Export("fs_unlock")
+	// The model call is bounded by the call's deadline, as the lock's wait.
+	emb := &embedImport{em: em}
+	b.NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
+			s[0] = api.EncodeI32(emb.call(ctx, m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]), api.DecodeU32(s[2]), api.DecodeU32(s[3])))
+		}), []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).
+		Export("embed")
 	b.NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
 			level := int(api.DecodeI32(s[0]))

@@ -75,7 +75,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults()
+	cfg = cfg.withDefaults(llmSection)
 	c := &Client{
 		cfg:   cfg,
 		http:  &http.Client{},
@@ -123,29 +123,57 @@ func (c *Client) Complete(ctx context.Context, req api.LLMRequest) (api.LLMRespo
 	if err != nil {
 		return api.LLMResponse{}, c.fail(&Error{Code: api.LLMInvalid, Message: "encode the request: " + err.Error(), Err: err}, 0)
 	}
+	var resp api.LLMResponse
+	if err := c.retrying(ctx, func() (*Error, time.Duration) {
+		data, status, ferr, after := c.post(ctx, c.format.endpoint(c.cfg.BaseURL), body)
+		if ferr != nil {
+			return ferr, after
+		}
+		r, err := c.format.decode(data)
+		if err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				e.Status = status
+				return e, -1
+			}
+			return &Error{Code: api.LLMInvalid, Status: status, Message: "the answer could not be decoded: " + err.Error() + ": " + snippet(data), Err: err}, -1
+		}
+		resp = r
+		return nil, -1
+	}); err != nil {
+		return api.LLMResponse{}, err
+	}
+	resp.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
+	return resp, nil
+}
+
+// retrying makes attempts until one succeeds, fails for good or the
+// retries run out, waiting between them as the server asked or by the
+// backoff. An attempt returns how long the server asked to wait (-1: it
+// did not say).
+func (c *Client) retrying(ctx context.Context, attempt func() (*Error, time.Duration)) error {
 	retries := max(c.cfg.MaxRetries, 0)
-	for attempt := 1; ; attempt++ {
-		resp, ferr, retryAfter := c.attempt(ctx, body)
+	for n := 1; ; n++ {
+		ferr, retryAfter := attempt()
 		if ferr == nil {
-			resp.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
-			return resp, nil
+			return nil
 		}
-		if !retryable(ferr) || attempt > retries {
-			return api.LLMResponse{}, c.fail(ferr, attempt)
+		if !retryable(ferr) || n > retries {
+			return c.fail(ferr, n)
 		}
-		wait, asked := c.backoff(attempt), false
+		wait, asked := c.backoff(n), false
 		if retryAfter >= 0 {
 			if retryAfter > c.max {
 				ferr.Message += fmt.Sprintf("; the server asked to wait %s, longer than the %s the client waits at most", retryAfter, c.max)
-				return api.LLMResponse{}, c.fail(ferr, attempt)
+				return c.fail(ferr, n)
 			}
 			wait, asked = retryAfter, true
 		}
 		if c.onRetry != nil {
-			c.onRetry(Retry{Attempt: attempt, Status: ferr.Status, Wait: wait, RetryAfter: asked, Reason: ferr.Message})
+			c.onRetry(Retry{Attempt: n, Status: ferr.Status, Wait: wait, RetryAfter: asked, Reason: ferr.Message})
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			return api.LLMResponse{}, c.fail(ctxError(ctx, err), attempt)
+			return c.fail(ctxError(ctx, err), n)
 		}
 	}
 }
@@ -161,14 +189,15 @@ func (c *Client) fail(e *Error, attempts int) *Error {
 	return e
 }
 
-// attempt makes one HTTP request. On failure it returns how long the
-// server asked to wait (-1: it did not say).
-func (c *Client) attempt(ctx context.Context, body []byte) (api.LLMResponse, *Error, time.Duration) {
+// post makes one HTTP request of a JSON body to url and returns the 2xx
+// answer's body and status. On failure it returns how long the server
+// asked to wait (-1: it did not say).
+func (c *Client) post(ctx context.Context, url string, body []byte) ([]byte, int, *Error, time.Duration) {
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.format.endpoint(c.cfg.BaseURL), bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return api.LLMResponse{}, &Error{Code: api.LLMHTTP, Message: err.Error(), Err: err}, -1
+		return nil, 0, &Error{Code: api.LLMHTTP, Message: err.Error(), Err: err}, -1
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -178,29 +207,20 @@ func (c *Client) attempt(ctx context.Context, body []byte) (api.LLMResponse, *Er
 	c.format.header(hreq.Header, c.cfg.APIKey.Reveal())
 	hresp, err := c.http.Do(hreq)
 	if err != nil {
-		return api.LLMResponse{}, c.transportError(ctx, actx, err), -1
+		return nil, 0, c.transportError(ctx, actx, err), -1
 	}
 	defer hresp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(hresp.Body, maxBody+1))
 	if err != nil {
-		return api.LLMResponse{}, c.transportError(ctx, actx, err), -1
+		return nil, 0, c.transportError(ctx, actx, err), -1
 	}
 	if len(data) > maxBody {
-		return api.LLMResponse{}, &Error{Code: api.LLMInvalid, Status: hresp.StatusCode, Message: fmt.Sprintf("the answer is larger than %d MiB", maxBody>>20)}, -1
+		return nil, 0, &Error{Code: api.LLMInvalid, Status: hresp.StatusCode, Message: fmt.Sprintf("the answer is larger than %d MiB", maxBody>>20)}, -1
 	}
 	if hresp.StatusCode/100 != 2 {
-		return api.LLMResponse{}, c.statusError(hresp.StatusCode, data), retryAfter(hresp.Header)
+		return nil, 0, c.statusError(hresp.StatusCode, data), retryAfter(hresp.Header)
 	}
-	resp, err := c.format.decode(data)
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			e.Status = hresp.StatusCode
-			return api.LLMResponse{}, e, -1
-		}
-		return api.LLMResponse{}, &Error{Code: api.LLMInvalid, Status: hresp.StatusCode, Message: "the answer could not be decoded: " + err.Error() + ": " + snippet(data), Err: err}, -1
-	}
-	return resp, nil, -1
+	return data, hresp.StatusCode, nil, -1
 }
 
 // transportError classifies a failure to get an answer: the caller gave

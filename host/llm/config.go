@@ -152,6 +152,21 @@ func RootConfigPath(root string) string {
 	return filepath.Join(root, ".arbor", "config.json")
 }
 
+// section is one object of the config file and its environment
+// variables: "llm" for the chat model, "embeddings" for the embedding
+// model (embed.go).
+type section struct {
+	name string
+	// the environment variables of provider, base URL, model, key,
+	// timeout and retries
+	provider, baseURL, model, key, timeout, retries string
+	// defaults of Timeout and MaxRetries
+	defTimeout time.Duration
+	defRetries int
+}
+
+var llmSection = section{"llm", EnvProvider, EnvBaseURL, EnvModel, EnvAPIKey, EnvTimeout, EnvMaxRetries, DefaultTimeout, DefaultMaxRetries}
+
 // Load reads the configuration for the memory root (empty: none): the
 // user's config file, then the root's, then the environment, each
 // overriding the one before field by field. A layer naming another
@@ -169,12 +184,16 @@ func Load(root string) (Config, error) {
 // LoadFrom is Load with the environment read through getenv and the given
 // config files, lowest precedence first; missing files are skipped.
 func LoadFrom(getenv func(string) string, files ...string) (Config, error) {
+	return loadSection(llmSection, getenv, files)
+}
+
+func loadSection(sec section, getenv func(string) string, files []string) (Config, error) {
 	var acc layer
 	for _, f := range files {
 		if f == "" {
 			continue
 		}
-		l, err := readFileLayer(f, getenv)
+		l, err := readFileLayer(f, getenv, sec)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -183,12 +202,12 @@ func LoadFrom(getenv func(string) string, files ...string) (Config, error) {
 		}
 		acc.override(l)
 	}
-	env, err := envLayer(getenv)
+	env, err := envLayer(getenv, sec)
 	if err != nil {
 		return Config{}, err
 	}
 	acc.override(env)
-	return acc.config(getenv)
+	return acc.config(getenv, sec)
 }
 
 // layer is what one source sets; empty fields are unset.
@@ -230,7 +249,7 @@ func (acc *layer) override(l layer) {
 	}
 }
 
-// fileConfig is the "llm" object of a config file.
+// fileConfig is the "llm" (or "embeddings") object of a config file.
 type fileConfig struct {
 	Provider   string            `json:"provider"`
 	BaseURL    string            `json:"base_url"`
@@ -242,7 +261,7 @@ type fileConfig struct {
 	Headers    map[string]string `json:"headers"`
 }
 
-func readFileLayer(path string, getenv func(string) string) (layer, error) {
+func readFileLayer(path string, getenv func(string) string, sec section) (layer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return layer{}, err
@@ -251,7 +270,7 @@ func readFileLayer(path string, getenv func(string) string) (layer, error) {
 	if err := json.Unmarshal(data, &top); err != nil {
 		return layer{}, fmt.Errorf("config %s: %w", path, err)
 	}
-	raw, ok := top["llm"]
+	raw, ok := top[sec.name]
 	if !ok {
 		return layer{}, nil
 	}
@@ -259,7 +278,7 @@ func readFileLayer(path string, getenv func(string) string) (layer, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields() // a misspelt key would otherwise be ignored silently
 	if err := dec.Decode(&fc); err != nil {
-		return layer{}, fmt.Errorf("config %s: llm: %w", path, err)
+		return layer{}, fmt.Errorf("config %s: %s: %w", path, sec.name, err)
 	}
 	l := layer{
 		provider:   strings.ToLower(strings.TrimSpace(fc.Provider)),
@@ -270,7 +289,7 @@ func readFileLayer(path string, getenv func(string) string) (layer, error) {
 	}
 	switch {
 	case fc.APIKey != "" && fc.APIKeyEnv != "":
-		return layer{}, fmt.Errorf("config %s: llm: give api_key or api_key_env, not both", path)
+		return layer{}, fmt.Errorf("config %s: %s: give api_key or api_key_env, not both", path, sec.name)
 	case fc.APIKey != "":
 		l.key, l.keySource = Secret(fc.APIKey), path
 	case fc.APIKeyEnv != "":
@@ -280,32 +299,32 @@ func readFileLayer(path string, getenv func(string) string) (layer, error) {
 	}
 	if fc.Timeout != "" {
 		if l.timeout, err = parseTimeout(fc.Timeout); err != nil {
-			return layer{}, fmt.Errorf("config %s: llm: timeout: %w", path, err)
+			return layer{}, fmt.Errorf("config %s: %s: timeout: %w", path, sec.name, err)
 		}
 	}
 	return l, nil
 }
 
-func envLayer(getenv func(string) string) (layer, error) {
+func envLayer(getenv func(string) string, sec section) (layer, error) {
 	l := layer{
-		provider: strings.ToLower(strings.TrimSpace(getenv(EnvProvider))),
-		baseURL:  strings.TrimSpace(getenv(EnvBaseURL)),
-		model:    strings.TrimSpace(getenv(EnvModel)),
+		provider: strings.ToLower(strings.TrimSpace(getenv(sec.provider))),
+		baseURL:  strings.TrimSpace(getenv(sec.baseURL)),
+		model:    strings.TrimSpace(getenv(sec.model)),
 	}
-	if v := getenv(EnvAPIKey); v != "" {
-		l.key, l.keySource = Secret(v), EnvAPIKey
+	if v := getenv(sec.key); v != "" {
+		l.key, l.keySource = Secret(v), sec.key
 	}
-	if v := getenv(EnvTimeout); v != "" {
+	if v := getenv(sec.timeout); v != "" {
 		t, err := parseTimeout(v)
 		if err != nil {
-			return layer{}, fmt.Errorf("%s: %w", EnvTimeout, err)
+			return layer{}, fmt.Errorf("%s: %w", sec.timeout, err)
 		}
 		l.timeout = t
 	}
-	if v := getenv(EnvMaxRetries); v != "" {
+	if v := getenv(sec.retries); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return layer{}, fmt.Errorf("%s: %q is not a whole number", EnvMaxRetries, v)
+			return layer{}, fmt.Errorf("%s: %q is not a whole number", sec.retries, v)
 		}
 		l.maxRetries = &n
 	}
@@ -325,7 +344,7 @@ func parseTimeout(s string) (time.Duration, error) {
 }
 
 // config checks the merged layers and fills in the provider's defaults.
-func (acc layer) config(getenv func(string) string) (Config, error) {
+func (acc layer) config(getenv func(string) string, sec section) (Config, error) {
 	if acc.provider == "" || acc.provider == "none" {
 		return Config{}, ErrNotConfigured
 	}
@@ -353,16 +372,18 @@ func (acc layer) config(getenv func(string) string) (Config, error) {
 			c.APIKey, c.KeySource = Secret(v), info.KeyEnv
 		}
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.validate(sec); err != nil {
 		return Config{}, err
 	}
-	return c.withDefaults(), nil
+	return c.withDefaults(sec), nil
 }
 
 // Validate checks that the configuration can make calls: a known
 // provider, a base URL (the provider's or one given), a model, and a key
 // where the provider needs one.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.validate(llmSection) }
+
+func (c Config) validate(sec section) error {
 	info, ok := Providers[c.Provider]
 	if !ok {
 		return fmt.Errorf("unknown LLM provider %q (known: %s)", c.Provider, providerNames())
@@ -372,31 +393,54 @@ func (c Config) Validate() error {
 		base = info.BaseURL
 	}
 	if base == "" {
-		return fmt.Errorf("LLM provider %s needs a base URL: set %s or base_url in the config file", c.Provider, EnvBaseURL)
+		return fmt.Errorf("%s provider %s needs a base URL: set %s or base_url in the config file", sec.what(), c.Provider, sec.baseURL)
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("LLM base URL %q is not an http(s) URL", base)
+		return fmt.Errorf("%s base URL %q is not an http(s) URL", sec.what(), base)
 	}
 	if c.Model == "" {
-		return fmt.Errorf("LLM provider %s needs a model: set %s or model in the config file", c.Provider, EnvModel)
+		return fmt.Errorf("%s provider %s needs a model: set %s or model in the config file", sec.what(), c.Provider, sec.model)
 	}
 	if info.NeedsKey && c.APIKey == "" {
-		return fmt.Errorf("LLM provider %s needs an API key: set %s or %s, or api_key_env in the config file", c.Provider, info.KeyEnv, EnvAPIKey)
+		return fmt.Errorf("%s provider %s needs an API key: set %s or %s, or api_key_env in the config file", sec.what(), c.Provider, info.KeyEnv, sec.key)
+	}
+	if sec.name != llmSection.name && info.Format != FormatOpenAI {
+		return fmt.Errorf("%s provider %s has no /embeddings endpoint: name an OpenAI-compatible provider (%s)", sec.what(), c.Provider, strings.Join(openAINames(), ", "))
 	}
 	return nil
 }
 
-func (c Config) withDefaults() Config {
+// what names the section in messages.
+func (s section) what() string {
+	if s.name == llmSection.name {
+		return "LLM"
+	}
+	return "embedding"
+}
+
+// openAINames lists the providers speaking the OpenAI API, sorted.
+func openAINames() []string {
+	var names []string
+	for n, p := range Providers {
+		if p.Format == FormatOpenAI {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (c Config) withDefaults(sec section) Config {
 	if c.BaseURL == "" {
 		c.BaseURL = Providers[c.Provider].BaseURL
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
+		c.Timeout = sec.defTimeout
 	}
 	if c.MaxRetries == 0 {
-		c.MaxRetries = DefaultMaxRetries
+		c.MaxRetries = sec.defRetries
 	}
 	return c
 }

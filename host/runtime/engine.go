@@ -18,7 +18,7 @@ import (
 )
 
 // ABIVersion is the version of docs/ABI.md this host implements.
-const ABIVersion = 4
+const ABIVersion = 5
 
 // ErrClosed is returned by calls on a closed Engine.
 var ErrClosed = errors.New("arbor: engine is closed")
@@ -134,7 +134,7 @@ func (e *Engine) start(ctx context.Context, cache wazero.CompilationCache) (err 
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, e.rt); err != nil {
 		return fmt.Errorf("arbor: instantiate WASI: %w", err)
 	}
-	if _, err := arborhost.Instantiate(ctx, e.rt, e.fs, e.cfg.logf); err != nil {
+	if _, err := arborhost.Instantiate(ctx, e.rt, e.fs, e.cfg.embedder, e.cfg.logf); err != nil {
 		return fmt.Errorf("arbor: instantiate %s: %w", arborhost.ModuleName, err)
 	}
 	compiled, err := e.rt.CompileModule(ctx, e.cfg.wasm)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/arborhost"
 )
 
 // Option configures New.
@@ -19,6 +20,7 @@ type config struct {
 	logf     func(level int, msg string)
 	progress func(api.Progress)
 	wasm     []byte
+	embedder arborhost.Embedder
 	// scanEvery > 0 makes the engine follow changes on disk (WithWatch).
 	scanEvery time.Duration
 	sandbox   // the limits of sandbox.go
@@ -36,6 +38,13 @@ const (
 )
 
 var levelNames = [...]string{"debug", "info", "warn", "error"}
+
+// WithEmbedder gives the engine an embedding model (docs/ABI.md §2.3):
+// the vectors of the tree's files are fused with BM25's matches. Without
+// it, or with a nil one, the embed import answers that the host has none.
+func WithEmbedder(em arborhost.Embedder) Option {
+	return func(c *config) { c.embedder = em }
+}
 
 // WithStderr sends the module's standard error (and standard output, which
 // the engine does not use) to w instead of os.Stderr. An *os.File is only

@@ -18,9 +18,11 @@ var update = flag.Bool("update", false, "rewrite testdata/expected.json from the
 
 const repoRoot = "../.."
 
-func load(t *testing.T) Fixture {
+func load(t *testing.T) Fixture { return loadNamed(t, "fixture.json") }
+
+func loadNamed(t *testing.T, name string) Fixture {
 	t.Helper()
-	f, err := LoadFixture("testdata/fixture.json")
+	f, err := LoadFixture(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +70,11 @@ func memTree(t testing.TB, tree string) *host.MemFS {
 	return fs
 }
 
-func compare(t *testing.T, host string, got Outcome) {
+func compare(t *testing.T, host string, got Outcome) { compareWith(t, "expected.json", host, got) }
+
+func compareWith(t *testing.T, expected, host string, got Outcome) {
 	t.Helper()
-	b, err := os.ReadFile("testdata/expected.json")
+	b, err := os.ReadFile(filepath.Join("testdata", expected))
 	if err != nil {
 		t.Fatalf("%s: %v (run the native test with -update first)", host, err)
 	}

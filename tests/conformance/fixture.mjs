@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** testdata/fixture.json: { tree, open, steps: [{ method, params? }] }. */
-export function loadFixture() {
-  return JSON.parse(fs.readFileSync(path.join(here, 'testdata/fixture.json'), 'utf8'));
+export function loadFixture(name = 'fixture.json') {
+  return JSON.parse(fs.readFileSync(path.join(here, 'testdata', name), 'utf8'));
 }
 
 /**
@@ -68,8 +68,8 @@ export const digest = (bytes) => createHash('sha256').update(bytes).digest().sub
 export const digested = (rel) => !rel.startsWith('.arbor/index/') && rel !== '.arbor/catalog.bin';
 
 /** testdata/expected.json: { responses, files }. */
-export function loadExpected() {
-  return JSON.parse(fs.readFileSync(path.join(here, 'testdata/expected.json'), 'utf8'));
+export function loadExpected(name = 'expected.json') {
+  return JSON.parse(fs.readFileSync(path.join(here, 'testdata', name), 'utf8'));
 }
 
 /**

@@ -10,6 +10,12 @@
 //   srv.requests  // [{ step, path, headers, body }]
 //   await srv.close();
 //
+// It also answers OpenAI-compatible embeddings (…/embeddings) as the Go
+// server does: each input's hashed bag of words (hashedWords, the twin of
+// core/host.HashedWords) in 64 dimensions, model "hashed-bow", unless a
+// step pushed with pushEmbed says otherwise (`dims` answers the hashed
+// vectors in that many dimensions; status, raw, delay_ms as above).
+//
 // Run as a script it serves a script file until interrupted, for trying
 // the CLI or a page by hand:
 //
@@ -61,6 +67,8 @@ export async function startScriptedServer(steps = [], { requireKey } = {}) {
   /** @type {{ step: number, path: string, headers: Record<string, string | string[] | undefined>, body: any, raw: string }[]} */
   const requests = [];
   const open = new Set();
+  /** @type {object[]} the embedding requests' script, consumed from the front */
+  const embedScript = [];
 
   const server = createServer(async (req, res) => {
     // Pages on another origin (the browser tests) may call it. The
@@ -74,6 +82,10 @@ export async function startScriptedServer(steps = [], { requireKey } = {}) {
     const chunks = [];
     for await (const c of req) chunks.push(c);
     const raw = Buffer.concat(chunks).toString('utf8');
+    if (req.method === 'POST' && req.url.endsWith('/embeddings')) {
+      await serveEmbed(req, res, raw, embedScript, requests, requireKey);
+      return;
+    }
     const anthropic = req.url.endsWith('/messages');
     if (req.method !== 'POST' || !(anthropic || req.url.endsWith('/chat/completions'))) {
       res.writeHead(404).end('scripted server: POST …/chat/completions or …/v1/messages');
@@ -130,6 +142,8 @@ export async function startScriptedServer(steps = [], { requireKey } = {}) {
     requests,
     /** Appends steps to the script. */
     push: (...more) => script.push(...checkScript(more)),
+    /** Appends steps to the embedding requests' script. */
+    pushEmbed: (...more) => embedScript.push(...more),
     /** Counts the steps not used yet. */
     remaining: () => script.length - next,
     close: () =>
@@ -186,6 +200,63 @@ const errorKinds = {
 function errorBody(status, message = `scripted HTTP ${status}`, anthropic) {
   const type = errorKinds[status] ?? 'api_error';
   return anthropic ? { type: 'error', error: { type, message } } : { error: { message, type, code: status } };
+}
+
+/**
+ * The hashed bag of words of text in dims buckets, as core/host.HashedWords
+ * computes it: each word (a run of letters and digits, lower-cased) adds ±1
+ * to the bucket of its FNV-1a hash, the sign from the hash's top bit.
+ *
+ * @param {string} text
+ * @param {number} [dims]
+ * @returns {number[]}
+ */
+export function hashedWords(text, dims = 64) {
+  const v = new Array(dims).fill(0);
+  for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let h = 0x811c9dc5;
+    for (const b of new TextEncoder().encode(w)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+    v[h % dims] += h >>> 31 ? -1 : 1;
+  }
+  return v;
+}
+
+async function serveEmbed(req, res, raw, embedScript, requests, requireKey) {
+  let body;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    body = undefined;
+  }
+  requests.push({ step: -1, path: req.url, headers: req.headers, body, raw });
+  const key = req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer /, '');
+  let step = {};
+  if (requireKey !== undefined && key !== requireKey) step = { status: 401, message: 'invalid x-api-key or bearer token' };
+  else if (embedScript.length > 0) step = embedScript.shift();
+  if (step.delay_ms > 0) {
+    const gone = await new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), step.delay_ms);
+      res.on('close', () => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+    if (gone) return;
+  }
+  const headers = { 'content-type': 'application/json' };
+  if (step.retry_after !== undefined) headers['retry-after'] = String(step.retry_after);
+  let status = step.status ?? 200;
+  let out;
+  if (step.raw !== undefined) out = step.raw;
+  else if (status !== 200) out = JSON.stringify(errorBody(status, step.message, false));
+  else if (!Array.isArray(body?.input)) {
+    status = 400;
+    out = JSON.stringify(errorBody(400, 'scripted server: the body is not {"input": [strings]}', false));
+  } else {
+    const data = body.input.map((t, i) => ({ object: 'embedding', index: i, embedding: hashedWords(t, step.dims || 64) }));
+    out = JSON.stringify({ object: 'list', model: 'hashed-bow', data, usage: { prompt_tokens: 0, total_tokens: 0 } });
+  }
+  res.writeHead(status, headers).end(out);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

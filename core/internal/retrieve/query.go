@@ -77,6 +77,10 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	r := ranked.Result
 	r.Unmatched = slices.DeleteFunc(r.Unmatched, rv.frameWord)
 	var certs []string
+	fused, degraded := rv.fuse(&r, p.Query, max(limit, rerankPool))
+	if fused != "" {
+		certs = append(certs, fused)
+	}
 	if c := rv.dated(&r, spans); c != "" {
 		certs = append(certs, c)
 	}
@@ -96,7 +100,9 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 		o.res.Reason += "; " + c
 	}
 	answered := directPath(o)
-	rv.cache.put(p.Query, norm, limit, answered, o)
+	if !degraded {
+		rv.cache.put(p.Query, norm, limit, answered, o)
+	}
 	return rv.answer(o, answered, start), nil
 }
 

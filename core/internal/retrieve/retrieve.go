@@ -16,6 +16,7 @@ import (
 	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/prompt"
 	"github.com/arbormem/arbor/core/internal/search"
+	"github.com/arbormem/arbor/core/internal/vectors"
 )
 
 // Retriever answers queries over one open tree. Not safe for concurrent
@@ -29,6 +30,7 @@ type Retriever struct {
 	log     host.Logger
 	loops   *agent.Loops
 	cache   *queryCache
+	vectors *vectors.Store // nil: embeddings off (fuse.go)
 	off     Off
 	own     map[string]ownCached // by path: what pieces of an exchange say themselves (ownwords.go)
 	// gen counts the changes to the tree, so that a query that waited on a
@@ -47,6 +49,9 @@ type Config struct {
 	Log   host.Logger
 	// Loops run tiers 3 and 4.
 	Loops *agent.Loops
+	// Vectors are the embedding vectors of the tree's files, fused with
+	// BM25's matches (fuse.go); nil leaves embeddings off.
+	Vectors *vectors.Store
 	// Off switches mechanisms off, for the ablation of the retrieval
 	// benchmark (internal/ablation, read by engine.Open); the zero value
 	// keeps every one on.
@@ -67,7 +72,7 @@ type Off struct {
 
 // New returns a Retriever over c.
 func New(c Config) *Retriever {
-	return &Retriever{index: c.Index, catalog: c.Catalog, signals: c.Signals, fs: c.FS, clock: c.Clock, log: c.Log, loops: c.Loops, cache: newQueryCache(!c.Off.FuzzyCache), off: c.Off}
+	return &Retriever{index: c.Index, catalog: c.Catalog, signals: c.Signals, fs: c.FS, clock: c.Clock, log: c.Log, loops: c.Loops, vectors: c.Vectors, cache: newQueryCache(!c.Off.FuzzyCache), off: c.Off}
 }
 
 // Changed tells the Retriever that the tree changed: any write may change

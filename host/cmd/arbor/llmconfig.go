@@ -41,6 +41,22 @@ func (a *app) model(root string) (*hostllm.Client, error) {
 	}))
 }
 
+// embedder returns the configured embedding model for the memory root,
+// or nil when none is configured (BM25 alone, the default). Retries are
+// reported on stderr as the model's are.
+func (a *app) embedder(root string) (*hostllm.Embedder, error) {
+	cfg, err := hostllm.LoadEmbeddings(root)
+	if errors.Is(err, hostllm.ErrNotConfigured) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embedding configuration: %w", err)
+	}
+	return hostllm.NewEmbedder(cfg, hostllm.WithRetryHook(func(r hostllm.Retry) {
+		fmt.Fprintf(a.stderr, "arbor: embeddings: %s: attempt %d: %s; retrying in %s\n", cfg.Provider, r.Attempt, r.Reason, r.Wait.Round(1e6))
+	}))
+}
+
 // withModel runs f on an open engine with the configured model (nil when
 // none is, or when use is false: then the configuration is not even read,
 // so a broken one cannot stop an answer without it), under a context that

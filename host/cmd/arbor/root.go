@@ -60,6 +60,13 @@ func (a *app) open(opts ...runtime.Option) (*runtime.Engine, error) {
 		return nil, err
 	}
 	opts = append([]runtime.Option{runtime.WithStderr(a.stderr)}, opts...)
+	em, err := a.embedder(root)
+	if err != nil {
+		return nil, err
+	}
+	if em != nil {
+		opts = append(opts, runtime.WithEmbedder(em))
+	}
 	// A cold build of a big tree, or a big write, shows its progress on a
 	// terminal; a pipe or --json gets none.
 	prog := &phaseProgress{w: a.stderr}

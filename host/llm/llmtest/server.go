@@ -25,6 +25,15 @@
 // text. CORS preflights are answered (allowing any origin) and not recorded.
 // When the script runs out the server answers 418 with a message saying
 // so, which clients do not retry.
+//
+// It also answers OpenAI-compatible embeddings (…/embeddings) with
+// deterministic vectors: each input's hashed bag of words
+// (core/host.HashedWords) in 64 dimensions, model "hashed-bow" — what the
+// Node server answers too, so that a fixture ranks alike in every host.
+// Embedding requests take their own script (PushEmbed), whose steps are
+// those above without reply,
+// plus "dims" (answer the hashed vectors in that many dimensions); when it
+// runs out they get the hashed vectors.
 package llmtest
 
 import (
@@ -37,6 +46,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/arbormem/arbor/core/host"
 )
 
 // Step is one scripted answer.
@@ -51,6 +62,9 @@ type Step struct {
 	Raw *string `json:"raw,omitempty"`
 	// DelayMs delays the answer (ended early when the client goes away).
 	DelayMs int `json:"delay_ms,omitempty"`
+	// Dims, in an embedding step, answers the hashed vectors in this many
+	// dimensions.
+	Dims int `json:"dims,omitempty"`
 }
 
 // Reply is a model's answer.
@@ -100,6 +114,7 @@ type Server struct {
 	// steps are the script; next is the step the next request gets.
 	steps    []Step
 	next     int
+	embed    []Step // the embedding requests' script, consumed from the front
 	key      string
 	requests []Request
 }
@@ -157,6 +172,13 @@ func (s *Server) Push(steps ...Step) {
 	s.steps = append(s.steps, steps...)
 }
 
+// PushEmbed appends steps to the script of embedding requests.
+func (s *Server) PushEmbed(steps ...Step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embed = append(s.embed, steps...)
+}
+
 // Requests returns the requests received so far, in order.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -212,6 +234,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var body bytes.Buffer
 	body.ReadFrom(r.Body)
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/embeddings") {
+		s.serveEmbed(w, r, body.Bytes())
+		return
+	}
 	anthropic := strings.HasSuffix(r.URL.Path, "/messages")
 	if r.Method != http.MethodPost || !(anthropic || strings.HasSuffix(r.URL.Path, "/chat/completions")) {
 		http.Error(w, "llmtest: POST …/chat/completions or …/v1/messages", http.StatusNotFound)
@@ -359,4 +385,65 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// serveEmbed answers an embedding request: its scripted step, or the
+// hashed vectors.
+func (s *Server) serveEmbed(w http.ResponseWriter, r *http.Request, body []byte) {
+	s.mu.Lock()
+	req := Request{Step: -1, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	step := Step{}
+	if s.key != "" && requestKey(r) != s.key {
+		step = Step{Status: http.StatusUnauthorized, Message: "invalid x-api-key or bearer token"}
+	} else if len(s.embed) > 0 {
+		step, s.embed = s.embed[0], s.embed[1:]
+	}
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	if step.DelayMs > 0 {
+		t := time.NewTimer(time.Duration(step.DelayMs) * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if step.RetryAfter != "" {
+		w.Header().Set("Retry-After", step.RetryAfter)
+	}
+	status := step.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	var out []byte
+	switch {
+	case step.Raw != nil:
+		out = []byte(*step.Raw)
+	case status != http.StatusOK:
+		out = errorBody(status, step.Message, false)
+	default:
+		var in struct {
+			Input []string `json:"input"`
+		}
+		if err := json.Unmarshal(body, &in); err != nil {
+			status, out = http.StatusBadRequest, errorBody(http.StatusBadRequest, "llmtest: the body is not {\"input\": [strings]}", false)
+			break
+		}
+		out = EmbedBody(in.Input, step.Dims)
+	}
+	w.WriteHeader(status)
+	w.Write(out)
+}
+
+// EmbedBody is the server's answer to an embedding request of texts: their
+// hashed bags of words in dims dimensions (64 when 0).
+func EmbedBody(texts []string, dims int) []byte {
+	data := make([]map[string]any, len(texts))
+	for i, t := range texts {
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": host.HashedWords(t, dims)}
+	}
+	return mustJSON(map[string]any{"object": "list", "model": "hashed-bow", "data": data,
+		"usage": map[string]int{"prompt_tokens": 0, "total_tokens": 0}})
 }
