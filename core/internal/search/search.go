@@ -424,12 +424,12 @@ func (d *stored) materialize(qs []qterm, excerptLen int) ([]string, string) {
 	return matched, excerpt([]source{{d.summary, sum}, {d.content, text}, {d.aside, aside}}, qs, excerptLen)
 }
 
-// normalize01 maps a raw BM25 score s to s/(1+s), rounded to 4 decimals and
-// kept within [0.0001, 0.9999] so that a hit never looks like 0 or 1.
 // Normalize is the normalized score ŝ = s/(1+s) of a raw score s, as hits
 // carry it in Score: rounded to 4 decimals, within [0.0001, 0.9999].
 func Normalize(s float64) float64 { return normalize01(s) }
 
+// normalize01 maps a raw BM25 score s to s/(1+s), rounded to 4 decimals and
+// kept within [0.0001, 0.9999] so that a hit never looks like 0 or 1.
 func normalize01(s float64) float64 {
 	if s <= 0 || math.IsNaN(s) {
 		return 0.0001
