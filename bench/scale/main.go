@@ -57,6 +57,7 @@ type options struct {
 	wasm       string
 	node       string
 	reportOnly bool
+	reuseIndex bool
 }
 
 func main() {
@@ -74,6 +75,7 @@ func main() {
 	flag.StringVar(&o.wasm, "wasm", "dist/arbor.wasm", "the engine module for wazero, Node and Chromium")
 	flag.StringVar(&o.node, "node", "node", "the Node.js binary (Node, Chromium through playwright-core, MiniSearch)")
 	flag.BoolVar(&o.reportOnly, "report-only", false, "rewrite the report and plots from the results file without measuring")
+	flag.BoolVar(&o.reuseIndex, "reuse-index", false, "wazero and Node open the index the native host built instead of building their own (for sizes where a wasm cold build outlasts the run); their build columns then read \"native's index\"")
 	child := flag.String("child", "", "internal: run one host (native or wazero) on -dir with -script and print its figures, or generate -n entries under -dir")
 	dir := flag.String("dir", "", "internal: the tree of -child")
 	scriptPath := flag.String("script", "", "internal: the script of -child")
@@ -157,6 +159,10 @@ type hostResult struct {
 	// the Node driver and the browser processes it reaped.
 	PeakRSSMiB float64 `json:"peakRssMiB,omitempty"`
 	HeapMiB    float64 `json:"heapMiB,omitempty"` // MiniSearch: V8 heap in use after indexing
+	// ReusedIndex: the host's first open found the index the native host
+	// built (-reuse-index), so it measured no build; LinearMiB is then the
+	// peak of that open.
+	ReusedIndex bool `json:"reusedIndex,omitempty"`
 	// Results are each question's result paths, compared with native's.
 	Results [][]string `json:"results,omitempty"`
 	// Differ is how many questions ranked otherwise than natively.
@@ -386,10 +392,12 @@ func measureAll(o options, res *results) error {
 		}
 		sr := &sizeResult{Entries: n, Real: info.Real, Generated: info.Generated, MiB: mib(info.Bytes), Hosts: map[string]*hostResult{},
 			Run: runInfo{Date: today(), Load: loadAvg(), CPUs: runtime.NumCPU(), Go: runtime.Version(), Queries: o.queries}}
+		built := false // the native host persisted an index of the tree
 		for _, h := range o.hosts {
+			reuse := o.reuseIndex && built && (h == "wazero" || h == "node")
 			// Each host that builds on the folder starts from nothing
 			// (Chromium and MiniSearch read a copy without .arbor).
-			if h == "native" || h == "wazero" || h == "node" {
+			if (h == "native" || h == "wazero" || h == "node") && !reuse {
 				if err := os.RemoveAll(filepath.Join(tree, ".arbor")); err != nil {
 					return err
 				}
@@ -409,6 +417,8 @@ func measureAll(o options, res *results) error {
 			if r.Error != "" {
 				logf("  %s failed: %s", h, r.Error)
 			}
+			built = built || (h == "native" && r.Error == "")
+			r.ReusedIndex = reuse
 			sr.Hosts[h] = r
 		}
 		agree(sr)
