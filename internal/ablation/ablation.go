@@ -27,7 +27,7 @@ const (
 	AssistantAside                    // search: an assistant's turns in their own field at ×0.5 (off: in the content)
 	PrefixExpansion                   // search: the last word also matches the words it begins
 	FuzzyExpansion                    // search: long words also match the words one edit away
-	TimeWindow                        // retrieve: entries dated within the time a question names ×2
+	TimeWindow                        // retrieve: entries dated within a time the question names with confidence ×2
 	TimeFraming                       // retrieve: a range framing the question ("in the past month") left out of the search
 	DurationWords                     // retrieve: words asking for a duration ("how many days ago") left out of the search
 	NamedAuthors                      // retrieve: entries by a person the question names ×1.5
