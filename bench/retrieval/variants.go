@@ -30,7 +30,6 @@ type mechanism struct {
 // mechanisms are the ablation's rows, in the order the engine applies
 // them: search, then the evidence rules, then the ordering and the cache.
 var mechanisms = []mechanism{
-	{name: "full-matches-first", where: "core/internal/search/search.go", what: "entries matching every term before those matching some (off: one pass, by score)", off: ablation.Of(ablation.FullMatchesFirst)},
 	{name: "scaffolding", where: "core/internal/search/scaffold.go", what: "question scaffolding (\"how many times\", \"can you tell me\") left out of the terms", off: ablation.Of(ablation.Scaffolding)},
 	{name: "title-boost", where: "core/internal/search/index.go", what: "the title field ×3 (off: ×1)", off: ablation.Of(ablation.TitleBoost)},
 	{name: "assistant-aside", where: "core/internal/atoms/turns.go, core/internal/search", what: "an assistant's turns in their own field at ×0.5 (off: in the content)", off: ablation.Of(ablation.AssistantAside), indexing: true},
@@ -43,7 +42,7 @@ var mechanisms = []mechanism{
 	{name: "siblings", where: "core/internal/retrieve/siblings.go", what: "pieces of an exchange ×(1 + 0.6 × their episode's evidence)", off: ablation.Of(ablation.Siblings)},
 	{name: "openers", where: "core/internal/retrieve/siblings.go", what: "the piece opening an episode ×1.3", off: ablation.Of(ablation.Openers)},
 	{name: "own-words", where: "core/internal/retrieve/ownwords.go", what: "pieces ×(1 + 0.5 × the share of the question's terms they say themselves)", off: ablation.Of(ablation.OwnWords)},
-	{name: "lifecycle-order", where: "core/internal/retrieve/answer.go", what: "results ordered by the lifecycle's compound score (relevance, importance, recency) within search's groups (off: by relevance alone)", lifecycle: true},
+	{name: "lifecycle-order", where: "core/internal/retrieve/answer.go", what: "results ordered by the lifecycle's compound score (relevance, importance, recency) (off: by relevance alone)", lifecycle: true},
 	{name: "fuzzy-cache", where: "core/internal/retrieve/cache.go", what: "tier 1: a cached direct answer serves a near-copy question", off: ablation.Of(ablation.FuzzyCache)},
 }
 

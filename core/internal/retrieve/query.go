@@ -70,7 +70,7 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 		return rv.answer(hit, answered, start), nil
 	}
 	// The excerpts are built for the hits kept after rerank only.
-	ranked, err := rv.index.Rank(withoutFraming(p.Query, spans, rv.off), max(limit, rerankPool))
+	ranked, err := rv.index.Rank(withoutFraming(p.Query, spans, rv.off), max(limit, rerankPool), search.ByScore)
 	if err != nil {
 		return outcome{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
@@ -125,8 +125,9 @@ func (rv *Retriever) covers(path string, words []string) bool {
 }
 
 // Every question is searched over a pool of the rerankPool best matches,
-// which the evidence rules (time, named authors, siblings and openers, own
-// words) rescore before it is cut to the limit. For a question about a time ("a week ago", "in March") the
+// by score alone (search.ByScore), which the evidence rules (time, named
+// authors, siblings and openers, own words) rescore before it is cut to
+// the limit. For a question about a time ("a week ago", "in March") the
 // entries dated within the time it names have their score multiplied by
 // timeBoost, when the time is named with confidence (atoms.Span.Confident)
 // and when at most timeShare of the pool is dated within it: the rule
@@ -335,8 +336,8 @@ func directAnswer(h search.Hit) string {
 	return b.String()
 }
 
-// rerank orders the hits again by their raw scores within search's groups,
-// equal scores by path, and cuts them to limit.
+// rerank orders the hits again by their raw scores, entries before
+// contexts, equal scores by path, and cuts them to limit.
 func rerank(r *search.Result, limit int) {
 	slices.SortFunc(r.Hits, func(a, b search.Hit) int {
 		if c := cmp.Compare(group(a), group(b)); c != 0 {
