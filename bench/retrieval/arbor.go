@@ -185,13 +185,12 @@ func (t *arborTree) copy(lc *api.LifecycleModel) (*arborTree, error) {
 }
 
 // pool asks q for its n best matches and returns them in the order the
-// evidence rules leave them, the order Query cuts at its limit: full
-// matches first, then by raw score (the lifecycle orders only what is
-// kept, so asking with limit n is not the first n of a larger limit). It
-// is for tuning: which gold turns sit just below the cut. The order is
-// that of an engine whose lifecycle weighs relevance (raw score over the
-// best) alone: the lifecycle keeps search's groups, so within them it
-// then orders by raw score.
+// evidence rules leave them, the order Query cuts at its limit: by raw
+// score, entries before contexts (the lifecycle orders only what is kept,
+// so asking with limit n is not the first n of a larger limit). It is for
+// tuning: which gold turns sit just below the cut. The order is that of an
+// engine whose lifecycle weighs relevance (raw score over the best) alone,
+// which then orders by raw score.
 func (t *arborTree) pool(q string, n int) ([]unit, error) {
 	if t.byRelevance == nil {
 		eng, _, err := engine.Open(engine.Options{FS: t.fs, Clock: t.clock, Lifecycle: relevanceOnly()})

@@ -30,20 +30,19 @@ type mechanism struct {
 // mechanisms are the ablation's rows, in the order the engine applies
 // them: search, then the evidence rules, then the ordering and the cache.
 var mechanisms = []mechanism{
-	{name: "full-matches-first", where: "core/internal/search/search.go", what: "entries matching every term before those matching some (off: one pass, by score)", off: ablation.Of(ablation.FullMatchesFirst)},
 	{name: "scaffolding", where: "core/internal/search/scaffold.go", what: "question scaffolding (\"how many times\", \"can you tell me\") left out of the terms", off: ablation.Of(ablation.Scaffolding)},
 	{name: "title-boost", where: "core/internal/search/index.go", what: "the title field ×3 (off: ×1)", off: ablation.Of(ablation.TitleBoost)},
 	{name: "assistant-aside", where: "core/internal/atoms/turns.go, core/internal/search", what: "an assistant's turns in their own field at ×0.5 (off: in the content)", off: ablation.Of(ablation.AssistantAside), indexing: true},
 	{name: "prefix", where: "core/internal/search/query.go", what: "the last word also matches the words it begins (×0.4)", off: ablation.Of(ablation.PrefixExpansion)},
 	{name: "fuzzy", where: "core/internal/search/query.go", what: "words of 5+ letters also match the words one edit away (×0.3)", off: ablation.Of(ablation.FuzzyExpansion)},
-	{name: "time-window", where: "core/internal/retrieve/query.go", what: "entries dated within the time a question names ×2", off: ablation.Of(ablation.TimeWindow)},
+	{name: "time-window", where: "core/internal/retrieve/query.go", what: "entries dated within a time the question names with confidence ×2, when that time holds at most half of the pool", off: ablation.Of(ablation.TimeWindow)},
 	{name: "time-framing", where: "core/internal/retrieve/query.go", what: "a range framing the question (\"in the past month\") left out of the search", off: ablation.Of(ablation.TimeFraming)},
 	{name: "duration-words", where: "core/internal/atoms/duration.go", what: "words asking for a duration (\"how many days ago\") left out of the search", off: ablation.Of(ablation.DurationWords)},
 	{name: "named-authors", where: "core/internal/retrieve/authors.go", what: "entries by a person the question names ×1.5", off: ablation.Of(ablation.NamedAuthors)},
 	{name: "siblings", where: "core/internal/retrieve/siblings.go", what: "pieces of an exchange ×(1 + 0.6 × their episode's evidence)", off: ablation.Of(ablation.Siblings)},
 	{name: "openers", where: "core/internal/retrieve/siblings.go", what: "the piece opening an episode ×1.3", off: ablation.Of(ablation.Openers)},
 	{name: "own-words", where: "core/internal/retrieve/ownwords.go", what: "pieces ×(1 + 0.5 × the share of the question's terms they say themselves)", off: ablation.Of(ablation.OwnWords)},
-	{name: "lifecycle-order", where: "core/internal/retrieve/answer.go", what: "results ordered by the lifecycle's compound score (relevance, importance, recency) within search's groups (off: by relevance alone)", lifecycle: true},
+	{name: "lifecycle-order", where: "core/internal/retrieve/answer.go", what: "results ordered by the lifecycle's compound score (relevance, importance, recency) (off: by relevance alone)", lifecycle: true},
 	{name: "fuzzy-cache", where: "core/internal/retrieve/cache.go", what: "tier 1: a cached direct answer serves a near-copy question", off: ablation.Of(ablation.FuzzyCache)},
 }
 

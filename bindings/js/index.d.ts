@@ -472,7 +472,7 @@ export interface SearchResult {
 /** The answer of {@link ArborMemory.query}: which tier answered, with what, and why it stopped there. */
 export interface QueryResult {
   query: string;
-  /** 0 exact cache, 1 fuzzy cache, 2 direct answer (docs/ABI.md §4.4). Results are ordered by `lifecycle.score` within search's groups (full matches, partial matches, contexts), a direct answer's entry first. */
+  /** 0 exact cache, 1 fuzzy cache, 2 direct answer (docs/ABI.md §4.4). Results are ordered by `lifecycle.score`, entries before contexts, a direct answer's entry first. */
   tier: number;
   tierName: string;
   /** The direct answer; empty when `needsLLM`. */

@@ -24,7 +24,6 @@ func ablate(o *search.Options, r *retrieve.Off) {
 	if off.Has(ablation.FuzzyExpansion) {
 		o.FuzzyBoost = -1
 	}
-	o.AnyTermOrder = off.Has(ablation.FullMatchesFirst)
 	o.KeepScaffolding = off.Has(ablation.Scaffolding)
 	o.AsideInContent = off.Has(ablation.AssistantAside)
 	*r = retrieve.Off{

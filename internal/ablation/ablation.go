@@ -21,38 +21,36 @@ type Mechanism uint
 
 // The mechanisms, as bench/retrieval/mechanisms.md describes them.
 const (
-	FullMatchesFirst Mechanism = iota // search: entries matching every term before those matching some
-	Scaffolding                       // search: question scaffolding ("how many times") left out of the terms
-	TitleBoost                        // search: the title weighs ×3 (off: ×1)
-	AssistantAside                    // search: an assistant's turns in their own field at ×0.5 (off: in the content)
-	PrefixExpansion                   // search: the last word also matches the words it begins
-	FuzzyExpansion                    // search: long words also match the words one edit away
-	TimeWindow                        // retrieve: entries dated within the time a question names ×2
-	TimeFraming                       // retrieve: a range framing the question ("in the past month") left out of the search
-	DurationWords                     // retrieve: words asking for a duration ("how many days ago") left out of the search
-	NamedAuthors                      // retrieve: entries by a person the question names ×1.5
-	Siblings                          // retrieve: pieces of an exchange by their episode's evidence
-	Openers                           // retrieve: the piece opening an episode ×1.3
-	OwnWords                          // retrieve: pieces by the share of the question's terms they say themselves
-	FuzzyCache                        // retrieve: tier 1, a cached direct answer serving a near-copy question
+	Scaffolding     Mechanism = iota // search: question scaffolding ("how many times") left out of the terms
+	TitleBoost                       // search: the title weighs ×3 (off: ×1)
+	AssistantAside                   // search: an assistant's turns in their own field at ×0.5 (off: in the content)
+	PrefixExpansion                  // search: the last word also matches the words it begins
+	FuzzyExpansion                   // search: long words also match the words one edit away
+	TimeWindow                       // retrieve: entries dated within a time the question names with confidence ×2
+	TimeFraming                      // retrieve: a range framing the question ("in the past month") left out of the search
+	DurationWords                    // retrieve: words asking for a duration ("how many days ago") left out of the search
+	NamedAuthors                     // retrieve: entries by a person the question names ×1.5
+	Siblings                         // retrieve: pieces of an exchange by their episode's evidence
+	Openers                          // retrieve: the piece opening an episode ×1.3
+	OwnWords                         // retrieve: pieces by the share of the question's terms they say themselves
+	FuzzyCache                       // retrieve: tier 1, a cached direct answer serving a near-copy question
 	numMechanisms
 )
 
 var names = [numMechanisms]string{
-	FullMatchesFirst: "full-matches-first",
-	Scaffolding:      "scaffolding",
-	TitleBoost:       "title-boost",
-	AssistantAside:   "assistant-aside",
-	PrefixExpansion:  "prefix",
-	FuzzyExpansion:   "fuzzy",
-	TimeWindow:       "time-window",
-	TimeFraming:      "time-framing",
-	DurationWords:    "duration-words",
-	NamedAuthors:     "named-authors",
-	Siblings:         "siblings",
-	Openers:          "openers",
-	OwnWords:         "own-words",
-	FuzzyCache:       "fuzzy-cache",
+	Scaffolding:     "scaffolding",
+	TitleBoost:      "title-boost",
+	AssistantAside:  "assistant-aside",
+	PrefixExpansion: "prefix",
+	FuzzyExpansion:  "fuzzy",
+	TimeWindow:      "time-window",
+	TimeFraming:     "time-framing",
+	DurationWords:   "duration-words",
+	NamedAuthors:    "named-authors",
+	Siblings:        "siblings",
+	Openers:         "openers",
+	OwnWords:        "own-words",
+	FuzzyCache:      "fuzzy-cache",
 }
 
 // String is the mechanism's name, as Parse reads it.

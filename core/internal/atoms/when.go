@@ -21,6 +21,18 @@ type Span struct {
 	// Range: the expression frames the question as a stretch up to now
 	// ("in the past three months") rather than naming a time.
 	Range bool
+	// Confident: the expression names the time of what the question asks
+	// about, precisely enough to rank by. Not confident: a range framing
+	// the question; a vague count ("a few weeks ago", "several months
+	// ago"); a state up to a time or from it ("as of December 2023",
+	// "since March"); a bound ("before April 10, 2023"); and a relative
+	// expression in a question that also names a date, which it is then
+	// relative to ("the last week of August 2023", "last weekend before
+	// April 10, 2023") rather than to now.
+	Confident bool
+	// relative: the expression names a time relative to now ("a week
+	// ago", "last weekend"), not a date of the calendar ("in May 2023").
+	relative bool
 }
 
 // Contains reports whether t falls within the span.
@@ -54,8 +66,8 @@ var whenRes = []struct {
 	{"past", regexp2.MustCompile(`\b(?:in|over|during|within)\s+the\s+(?:past|last)\s+(?:`+countRe+`\s+)?(?<u>day|week|month|year)s?\b`, regexp2.IgnoreCase)},
 	{"last", regexp2.MustCompile(`\b(?:last|past)\s+(?<u>night|weekend|week|month|year)\b`, regexp2.IgnoreCase)},
 	{"yesterday", regexp2.MustCompile(`\byesterday\b`, regexp2.IgnoreCase)},
-	{"month", regexp2.MustCompile(`\b(?:in|during|since|of|on|around)\s+(?:early\s+|late\s+|mid-?\s*)?(?<m>`+strings.Join(months, "|")+`)(?:\s+(?<d>\d{1,2})(?:st|nd|rd|th)?\b)?(?:\s+(?:and|or|to)\s+(?<m2>`+strings.Join(months, "|")+`))?(?:,?\s+(?<y>(?:19|20)\d\d))?\b`, regexp2.IgnoreCase)},
-	{"year", regexp2.MustCompile(`\b(?:in|during|of)\s+(?<y>(?:19|20)\d\d)\b`, regexp2.IgnoreCase)},
+	{"month", regexp2.MustCompile(`\b(?:(?<as>as\s+)?(?:in|during|of|on|around)|(?<bound>since|before|after|until|by))\s+(?:early\s+|late\s+|mid-?\s*)?(?<m>`+strings.Join(months, "|")+`)(?:\s+(?<d>\d{1,2})(?:st|nd|rd|th)?\b)?(?:\s+(?:and|or|to)\s+(?<m2>`+strings.Join(months, "|")+`))?(?:,?\s+(?<y>(?:19|20)\d\d))?\b`, regexp2.IgnoreCase)},
+	{"year", regexp2.MustCompile(`\b(?:(?<as>as\s+)?(?:in|during|of)|(?<bound>since|before|after|until|by))\s+(?<y>(?:19|20)\d\d)\b`, regexp2.IgnoreCase)},
 }
 
 // When finds the time expressions of a question and resolves them against
@@ -66,6 +78,7 @@ var whenRes = []struct {
 // half a unit either side (a day either side for days), "last week" the
 // two weeks before now, "in the past N units" the N units before now. A
 // month or year without a year named is the latest one not after now.
+// Each span says whether it is Confident: only those may rank entries.
 func When(question string, now time.Time) []Span {
 	var out []Span
 	offs := runeOffsets(question)
@@ -92,14 +105,25 @@ func When(question string, now time.Time) []Span {
 			if !ok {
 				continue
 			}
-			out = append(out, Span{From: from, To: to, Phrase: question[start:end], Start: start, End: end, Range: w.kind == "past"})
+			sp := Span{From: from, To: to, Phrase: question[start:end], Start: start, End: end, Range: w.kind == "past", relative: w.kind != "month" && w.kind != "year"}
+			sp.Confident = !sp.Range && !vagueCount[strings.Join(strings.Fields(g("n")), " ")] && g("as") == "" && g("bound") == ""
+			out = append(out, sp)
 			for i := start; i < end; i++ {
 				covered[i] = true
 			}
 		}
 	}
+	dated := slices.ContainsFunc(out, func(s Span) bool { return !s.relative })
+	for i := range out {
+		if dated && out[i].relative {
+			out[i].Confident = false
+		}
+	}
 	return out
 }
+
+// vagueCount are the counts of a time expression that name no number.
+var vagueCount = map[string]bool{"a couple of": true, "a few": true, "few": true, "several": true}
 
 // resolve turns one matched expression into its span.
 func resolve(kind string, g func(string) string, now time.Time) (from, to time.Time, ok bool) {

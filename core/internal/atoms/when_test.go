@@ -97,3 +97,39 @@ func TestWhenLongQuestion(t *testing.T) {
 		}
 	}
 }
+
+// A time is named with confidence when the question names the time of what
+// it asks about, precisely: not a range framing it, a vague count, a state
+// up to or from a time, nor a relative time in a question that names a date
+// (it is then relative to that date, not to now).
+func TestWhenConfident(t *testing.T) {
+	now := time.Date(2023, 11, 18, 18, 33, 0, 0, time.UTC)
+	cases := []struct {
+		q    string
+		want map[string]bool // phrase → confident
+	}{
+		{"What did I do a week ago?", map[string]bool{"a week ago": true}},
+		{"What did I eat yesterday?", map[string]bool{"yesterday": true}},
+		{"the cocktail I tried last weekend", map[string]bool{"last weekend": true}},
+		{"Who did Maria have dinner with on May 3, 2023?", map[string]bool{"on May 3, 2023": true}},
+		{"What setback did Melanie face in October 2023?", map[string]bool{"in October 2023": true}},
+		{"the trips I took in the past three months", map[string]bool{"in the past three months": false}},
+		{"a hobby he started a few years ago", map[string]bool{"a few years ago": false}},
+		{"the town I left several months ago", map[string]bool{"several months ago": false}},
+		{"How many pets will Andrew have, as of December 2023?", map[string]bool{"as of December 2023": false}},
+		{"What has changed since March?", map[string]bool{"since March": false}},
+		{"Where was Dave in the last two weeks of August 2023?", map[string]bool{"in the last two weeks": false, "of August 2023": true}},
+		{"What did Maria do last weekend before April 10, 2023?", map[string]bool{"last weekend": false}},
+	}
+	for _, c := range cases {
+		got := map[string]bool{}
+		for _, s := range When(c.q, now) {
+			got[s.Phrase] = s.Confident
+		}
+		for phrase, conf := range c.want {
+			if g, ok := got[phrase]; !ok || g != conf {
+				t.Errorf("When(%q): %q confident %v (found %t), want %v; spans %v", c.q, phrase, g, ok, conf, got)
+			}
+		}
+	}
+}

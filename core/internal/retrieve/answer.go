@@ -46,9 +46,8 @@ func (rv *Retriever) answer(o outcome, answered string, start time.Time) outcome
 		scores[hits[i].Path] = score
 		hits[i].Lifecycle = &api.Rank{Importance: round4(s.Importance), Maturity: s.Maturity, Recency: round4(rec), Score: round4(score)}
 	}
-	// The lifecycle reorders within the groups search ranks by (entries
-	// matching every term, then entries matching some, then contexts): it
-	// weighs what is known, and must not lift a partial match over a full one.
+	// The lifecycle reorders the entries, then the contexts (a folder
+	// overview only fills the slots entries leave, see search.Search).
 	// Equal scores go by path, as everywhere in a ranking.
 	slices.SortFunc(hits, func(a, b search.Hit) int {
 		if pa, pb := a.Path == answered, b.Path == answered; pa != pb {
@@ -77,16 +76,12 @@ func (rv *Retriever) answer(o outcome, answered string, start time.Time) outcome
 	return o
 }
 
-// group is the rank of search's group a hit comes from: entries matching
-// every term, entries matching some, context files.
+// group is the rank of a hit's group: entries, then context files.
 func group(h search.Hit) int {
-	switch {
-	case h.Kind == "context":
-		return 2
-	case h.AllTerms:
-		return 0
+	if h.Kind == "context" {
+		return 1
 	}
-	return 1
+	return 0
 }
 
 // updatedAt is when the entry at path last changed (tree.Entry.Changed);

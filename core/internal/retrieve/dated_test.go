@@ -185,3 +185,50 @@ func TestWithoutFramingLong(t *testing.T) {
 		t.Errorf("overlapping: %q", got)
 	}
 }
+
+// A time window re-ranks, it never puts a whole stretch of time ahead of
+// the rest: a window holding most of the pool leaves the scores as they
+// were, and a time not named with confidence ("as of May 2023", a state up
+// to then, not an event in May) raises nothing.
+func TestQueryTimeRerankOnly(t *testing.T) {
+	clock := &testClock{}
+	e := openMemory(t, clock)
+	add := func(day time.Time, path, text string) {
+		clock.t = day
+		res := e.Curate(api.CurateParams{Operations: []api.Operation{{Type: api.OpAdd, Path: path, Title: "Chat",
+			Content: api.Content{Narrative: &api.Narrative{Text: text}}, Reason: "chat import"}}})
+		if res.Summary.Added != 1 {
+			t.Fatalf("curate %s: %+v", path, res)
+		}
+	}
+	d := func(m time.Month, day int) time.Time { return time.Date(2023, m, day, 12, 0, 0, 0, time.UTC) }
+	add(d(3, 10), "chats/pottery/firing.md", "The kiln, the old kiln: the kiln fired my vase and the kiln glazed it.")
+	add(d(5, 10), "chats/pottery/shop.md", "A shop sells a kiln and a thousand other tools for potters, painters and weavers.")
+	add(d(5, 12), "chats/pottery/class.md", "Our class visited a kiln, then a museum, a park, a bakery and a bookshop downtown.")
+	clock.t = d(6, 22)
+	plain, err := e.Query(api.SearchParams{Query: "the kiln", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plain.Results) != 3 || plain.Results[0].Path != "chats/pottery/firing.md" {
+		t.Fatalf("without a time: %v", paths(plain))
+	}
+	// ×2 would lift both May entries over the March one.
+	if m, may := plain.Results[0].Score, plain.Results[1].Score; m/(1-m) >= 2*may/(1-may) {
+		t.Fatalf("raw scores %v: the test needs ×2 to reorder them", paths(plain))
+	}
+	wide, err := e.Query(api.SearchParams{Query: "the kiln in May 2023", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wide.Results[0].Path != "chats/pottery/firing.md" || !strings.Contains(wide.Reason, "2 of the 3 entries in the pool dated within it, more than 0.5 of them: scores left as they were") {
+		t.Errorf("a window holding most of the pool: order %v, reason %q", paths(wide), wide.Reason)
+	}
+	asOf, err := e.Query(api.SearchParams{Query: "the kiln as of May 2023", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asOf.Results[0].Path != "chats/pottery/firing.md" || strings.Contains(asOf.Reason, "time") {
+		t.Errorf("a time not named with confidence: order %v, reason %q", paths(asOf), asOf.Reason)
+	}
+}

@@ -22,9 +22,9 @@ func hitPaths(hits []search.Hit) []string {
 // order search left them in.
 func TestRerankBreaksTiesByPath(t *testing.T) {
 	r := search.Result{Hits: []search.Hit{
-		{Hit: api.Hit{Path: "b.md"}, Raw: 2, AllTerms: true},
-		{Hit: api.Hit{Path: "a.md"}, Raw: 2, AllTerms: true},
-		{Hit: api.Hit{Path: "c.md"}, Raw: 3, AllTerms: true},
+		{Hit: api.Hit{Path: "b.md"}, Raw: 2},
+		{Hit: api.Hit{Path: "a.md"}, Raw: 2},
+		{Hit: api.Hit{Path: "c.md"}, Raw: 3},
 		{Hit: api.Hit{Path: "ctx/context.md", Kind: "context"}, Raw: 9},
 		{Hit: api.Hit{Path: "e.md"}, Raw: 1},
 		{Hit: api.Hit{Path: "d.md"}, Raw: 1},
@@ -36,22 +36,22 @@ func TestRerankBreaksTiesByPath(t *testing.T) {
 }
 
 // The lifecycle ordering too: hits with the same compound score (the same
-// relevance, signals and age) go by path.
+// relevance, signals and age) go by path, after a better one.
 func TestAnswerBreaksTiesByPath(t *testing.T) {
 	m := openMemory(t, &testClock{time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)})
 	o := outcome{hits: []search.Hit{
-		{Hit: api.Hit{Path: "z.md"}, Raw: 5, AllTerms: true},
-		{Hit: api.Hit{Path: "m.md"}, Raw: 5, AllTerms: true},
-		{Hit: api.Hit{Path: "a.md"}, Raw: 5, AllTerms: true},
+		{Hit: api.Hit{Path: "z.md"}, Raw: 5},
+		{Hit: api.Hit{Path: "m.md"}, Raw: 5},
+		{Hit: api.Hit{Path: "a.md"}, Raw: 5},
 		{Hit: api.Hit{Path: "q.md"}, Raw: 7},
 	}}
 	got := m.answer(o, "", time.Now())
-	if want := []string{"a.md", "m.md", "z.md", "q.md"}; !slices.Equal(hitPaths(got.hits), want) {
+	if want := []string{"q.md", "a.md", "m.md", "z.md"}; !slices.Equal(hitPaths(got.hits), want) {
 		t.Errorf("answer: %v, want %v", hitPaths(got.hits), want)
 	}
 	// The entry a direct answer presents stays first.
 	got = m.answer(o, "m.md", time.Now())
-	if want := []string{"m.md", "a.md", "z.md", "q.md"}; !slices.Equal(hitPaths(got.hits), want) {
+	if want := []string{"m.md", "q.md", "a.md", "z.md"}; !slices.Equal(hitPaths(got.hits), want) {
 		t.Errorf("answer presenting m.md: %v, want %v", hitPaths(got.hits), want)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // it leaves (by path), with its reason code.
 func rescored(t *testing.T, e *memory, query string, rule func(search.Ranked, *search.Result) string) (map[string]float64, string) {
 	t.Helper()
-	ranked, err := e.index.Rank(query, rerankPool)
+	ranked, err := e.index.Rank(query, rerankPool, search.ByScore)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 		return rv.answer(hit, answered, start), nil
 	}
 	// The excerpts are built for the hits kept after rerank only.
-	ranked, err := rv.index.Rank(withoutFraming(p.Query, spans, rv.off), max(limit, rerankPool))
+	ranked, err := rv.index.Rank(withoutFraming(p.Query, spans, rv.off), max(limit, rerankPool), search.ByScore)
 	if err != nil {
 		return outcome{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
@@ -125,16 +125,22 @@ func (rv *Retriever) covers(path string, words []string) bool {
 }
 
 // Every question is searched over a pool of the rerankPool best matches,
-// which the evidence rules (time, named authors, siblings
-// and openers, own words) rescore before it is cut to the limit. For a
-// question about a time ("a week ago", "in March") the entries dated
-// within the time it names have their score multiplied by timeBoost. A
-// range that frames the question ("in the past three months") is cut out
-// of the search: people say "a week ago" or "last year" in what they tell,
-// hardly "in the past three months" (measured in bench/retrieval/REPORT.md).
+// by score alone (search.ByScore), which the evidence rules (time, named
+// authors, siblings and openers, own words) rescore before it is cut to
+// the limit. For a question about a time ("a week ago", "in March") the
+// entries dated within the time it names have their score multiplied by
+// timeBoost, when the time is named with confidence (atoms.Span.Confident)
+// and when at most timeShare of the pool is dated within it: the rule
+// re-ranks what the words found, it must not put every entry of a wide
+// window ahead of the rest (which is what a window holding most of the pool
+// would do). A range that frames the question ("in the past three months")
+// is cut out of the search: people say "a week ago" or "last year" in what
+// they tell, hardly "in the past three months" (measured in
+// bench/retrieval/mechanisms.md).
 const (
 	rerankPool = 50
 	timeBoost  = 2.0
+	timeShare  = 0.5
 )
 
 // withoutFraming is the question without the words that frame it rather
@@ -207,7 +213,8 @@ func (rv *Retriever) frameWord(t string) bool {
 }
 
 // dated raises the scores of the entries dated (saidAt) within one of the
-// spans. It returns the reason code of what it did, or "".
+// confident spans, when they are at most timeShare of the pool. It returns
+// the reason code of what it did, or "".
 func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 	if len(spans) == 0 {
 		return ""
@@ -225,15 +232,20 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 	if rv.off.TimeWindow {
 		return ""
 	}
-	n := 0
+	spans = slices.DeleteFunc(slices.Clone(spans), func(s atoms.Span) bool { return !s.Confident })
+	if len(spans) == 0 {
+		return ""
+	}
+	var within []int
+	entries := 0
 	for i := range r.Hits {
+		if r.Hits[i].Kind == "context" {
+			continue
+		}
+		entries++
 		t := rv.saidAt(r.Hits[i].Path)
-		for _, s := range spans {
-			if !t.IsZero() && s.Contains(t) {
-				r.Hits[i].Raw *= timeBoost
-				n++
-				break
-			}
+		if !t.IsZero() && slices.ContainsFunc(spans, func(s atoms.Span) bool { return s.Contains(t) }) {
+			within = append(within, i)
 		}
 	}
 	var b strings.Builder
@@ -243,7 +255,13 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 		}
 		b.WriteString(s.String())
 	}
-	return fmt.Sprintf("time %s: %d of the %d best matches dated within it, their scores ×%g", b.String(), n, rerankPool, timeBoost)
+	if float64(len(within)) > timeShare*float64(entries) {
+		return fmt.Sprintf("time %s: %d of the %d entries in the pool dated within it, more than %g of them: scores left as they were", b.String(), len(within), entries, timeShare)
+	}
+	for _, i := range within {
+		r.Hits[i].Raw *= timeBoost
+	}
+	return fmt.Sprintf("time %s: %d of the %d best matches dated within it, their scores ×%g", b.String(), len(within), rerankPool, timeBoost)
 }
 
 // decide applies the tier-2 rule (docs/ABI.md §4.4) to ranked results.
@@ -318,8 +336,8 @@ func directAnswer(h search.Hit) string {
 	return b.String()
 }
 
-// rerank orders the hits again by their raw scores within search's groups,
-// equal scores by path, and cuts them to limit.
+// rerank orders the hits again by their raw scores, entries before
+// contexts, equal scores by path, and cuts them to limit.
 func rerank(r *search.Result, limit int) {
 	slices.SortFunc(r.Hits, func(a, b search.Hit) int {
 		if c := cmp.Compare(group(a), group(b)); c != 0 {

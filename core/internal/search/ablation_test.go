@@ -9,18 +9,6 @@ import (
 // mechanism off each; their zero values are the defaults the other tests
 // check.
 func TestAblationOptions(t *testing.T) {
-	t.Run("AnyTermOrder", func(t *testing.T) {
-		on := mustSearch(t, newIndex(t, Options{}, corpus()...), "invoice retry", 0)
-		r := mustSearch(t, newIndex(t, Options{AnyTermOrder: true}, corpus()...), "invoice retry", 0)
-		if on.Mode != ModeFill || r.Mode != ModeOr || r.Total != on.Total {
-			t.Fatalf("modes %s, %s; totals %d, %d", on.Mode, r.Mode, on.Total, r.Total)
-		}
-		for i, h := range r.Hits {
-			if h.AllTerms || i > 0 && r.Hits[i-1].Raw < h.Raw {
-				t.Errorf("hit %d %s: AllTerms %v, raw %v after %v: want one group by score", i, h.Path, h.AllTerms, h.Raw, r.Hits[max(i-1, 0)].Raw)
-			}
-		}
-	})
 	t.Run("KeepScaffolding", func(t *testing.T) {
 		const q = "how many times did the invoice retry"
 		if r := mustSearch(t, newIndex(t, Options{}, corpus()...), q, 0); slices.Contains(r.Terms, "time") {

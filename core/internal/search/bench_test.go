@@ -81,7 +81,7 @@ func BenchmarkPool(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, q := range queries {
-				r, err := x.Rank(q, 50)
+				r, err := x.Rank(q, 50, ByScore)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -151,7 +151,7 @@ func BenchmarkStored(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, q := range queries {
-					r, err := x.Rank(q, 50)
+					r, err := x.Rank(q, 50, ByScore)
 					if err != nil {
 						b.Fatal(err)
 					}

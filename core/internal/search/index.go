@@ -108,10 +108,6 @@ type Options struct {
 	// retrieval benchmark (internal/ablation, read by engine.Open); their
 	// zero values keep every mechanism on.
 
-	// AnyTermOrder ranks the entries matching some query terms together
-	// with those matching all of them, by score alone, instead of after
-	// them (no AND pass; Mode is "or").
-	AnyTermOrder bool
 	// KeepScaffolding searches question scaffolding ("how many times",
 	// "can you tell me") as terms (scaffold.go).
 	KeepScaffolding bool

@@ -34,9 +34,10 @@ import (
 // pass found nothing). Within each pass hits are sorted by score, then by
 // path; the same documents and query always give the same result.
 //
-// Search is Rank followed by Materialize of every hit.
+// Search is Rank in the order FullMatchesFirst followed by Materialize of
+// every hit.
 func (x *Index) Search(query string, limit int) (Result, error) {
-	r, err := x.Rank(query, limit)
+	r, err := x.Rank(query, limit, FullMatchesFirst)
 	if err != nil {
 		return Result{}, err
 	}
@@ -55,24 +56,42 @@ type Ranked struct {
 	excerptLen int
 }
 
-// Rank is Search without the matched terms and excerpts of the hits: the
-// same hits in the same order, with the same scores, Total, Mode, Terms and
-// Unmatched. The Ranked holds what Materialize needs and no reference to
-// the index, so it may be materialized after the index has changed.
-func (x *Index) Rank(query string, limit int) (Ranked, error) {
+// Order is how Rank orders the entries that match a query (context files
+// come after them either way).
+type Order int
+
+const (
+	// FullMatchesFirst: the entries matching every term, then, when they
+	// are fewer than the limit, those matching some (Search's order).
+	FullMatchesFirst Order = iota
+	// ByScore: the entries matching any term, by score alone (Mode "or").
+	// BM25 sums over the terms an entry matches, so matching more of them
+	// already counts; an entry that says one term in other words is not
+	// put behind every entry that happens to hold them all. The engine's
+	// query ranks its pool this way (measured in
+	// bench/retrieval/mechanisms.md).
+	ByScore
+)
+
+// Rank is Search without the matched terms and excerpts of the hits, in
+// the given order: with FullMatchesFirst, the same hits in the same order,
+// with the same scores, Total, Mode, Terms and Unmatched. The Ranked holds
+// what Materialize needs and no reference to the index, so it may be
+// materialized after the index has changed.
+func (x *Index) Rank(query string, limit int, order Order) (Ranked, error) {
 	var r Ranked
 	err := x.retry(func() (err error) {
 		if f := x.files(); f != nil {
 			f.searching.Add(1)
 			defer f.searching.Add(-1)
 		}
-		r, err = x.rank(query, limit)
+		r, err = x.rank(query, limit, order)
 		return err
 	})
 	return r, err
 }
 
-func (x *Index) rank(query string, limit int) (Ranked, error) {
+func (x *Index) rank(query string, limit int, order Order) (Ranked, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
@@ -89,7 +108,7 @@ func (x *Index) rank(query string, limit int) (Ranked, error) {
 	if len(qs) == 0 {
 		return r, nil
 	}
-	docs, err := x.collect(&r.Result, qs, limit)
+	docs, err := x.collect(&r.Result, qs, limit, order)
 	if err != nil {
 		return Ranked{}, fmt.Errorf("search: %q: %w", query, err)
 	}
@@ -187,13 +206,13 @@ func (x *Index) Terms(text string) []string {
 	return out
 }
 
-// collect runs the passes of Search and returns the top documents in rank
+// collect runs the passes of Rank and returns the top documents in rank
 // order, setting res.Mode and res.Total.
-func (x *Index) collect(res *Result, qs []qterm, limit int) ([]stored, error) {
+func (x *Index) collect(res *Result, qs []qterm, limit int, order Order) ([]stored, error) {
 	and := x.buildQuery(qs, true)
 	wide := and
 	pass := "and"
-	if x.opts.AnyTermOrder && needsOr(qs) {
+	if order == ByScore && needsOr(qs) {
 		wide, pass = x.buildQuery(qs, false), "or"
 		res.Mode = ModeOr
 	}

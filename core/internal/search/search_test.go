@@ -1097,7 +1097,7 @@ func TestRankThenMaterialize(t *testing.T) {
 		if !reflect.DeepEqual(full.Unmatched, tc.unmatched) {
 			t.Errorf("%q: unmatched %q, want %q", tc.query, full.Unmatched, tc.unmatched)
 		}
-		r, err := x.Rank(tc.query, pool)
+		r, err := x.Rank(tc.query, pool, FullMatchesFirst)
 		if err != nil {
 			t.Fatalf("Rank(%q): %v", tc.query, err)
 		}
@@ -1152,12 +1152,43 @@ func TestRankedSays(t *testing.T) {
 		{"pottery", "", 0},
 	}
 	for _, tc := range tests {
-		r, err := x.Rank(tc.query, 10)
+		r, err := x.Rank(tc.query, 10, FullMatchesFirst)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := r.Says(Analyze(tc.text)); got != tc.want {
 			t.Errorf("%q says of %q: %d, want %d", tc.text, tc.query, got, tc.want)
 		}
+	}
+}
+
+// Rank by score puts the entries matching some terms among those matching
+// all of them, by score alone, context files still last; the same hits as
+// Search's OR pass, and the same total.
+func TestRankByScore(t *testing.T) {
+	x := newIndex(t, Options{}, corpus()...)
+	grouped := mustSearch(t, x, "invoice retry", 0)
+	r, err := x.Rank("invoice retry", 0, ByScore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grouped.Mode != ModeFill || r.Mode != ModeOr || r.Total != grouped.Total || len(r.Hits) != len(grouped.Hits) {
+		t.Fatalf("modes %s, %s; totals %d, %d; hits %d, %d", grouped.Mode, r.Mode, grouped.Total, r.Total, len(grouped.Hits), len(r.Hits))
+	}
+	for i, h := range r.Hits {
+		if h.AllTerms || i > 0 && rankGroup(r.Hits[i-1]) == rankGroup(h) && r.Hits[i-1].Raw < h.Raw {
+			t.Errorf("hit %d %s: AllTerms %v, raw %v after %v: want one group by score", i, h.Path, h.AllTerms, h.Raw, r.Hits[max(i-1, 0)].Raw)
+		}
+		if i > 0 && r.Hits[i-1].Kind == kindContext && h.Kind != kindContext {
+			t.Errorf("hit %d %s after a context", i, h.Path)
+		}
+	}
+	// A single term: every match holds it, as in Search.
+	one, err := x.Rank("invoice", 0, ByScore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := mustSearch(t, x, "invoice", 0); !reflect.DeepEqual(pathsOf(one.Result), pathsOf(all)) || one.Mode != ModeAnd {
+		t.Errorf("one term: %q (%s), want %q", pathsOf(one.Result), one.Mode, pathsOf(all))
 	}
 }

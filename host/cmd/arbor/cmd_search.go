@@ -195,14 +195,14 @@ func printQuery(w io.Writer, p palette, res api.QueryResult) {
 	if len(res.Results) == 0 {
 		return
 	}
-	// Results come by lifecycle score within search's groups (full matches
-	// first), not by ŝ: show both, or the order looks wrong.
+	// Results come by lifecycle score, not by ŝ: show both, or the order
+	// looks wrong.
 	header := "sources"
 	if res.LLM != nil || len(res.Sources) > 0 {
 		// The answer lists its own sources; these are what the model was given.
 		header = "search results given to the model"
 	}
-	fmt.Fprintln(w, "\n"+p.dim(header+": ŝ · lifecycle score, entries matching every term first"))
+	fmt.Fprintln(w, "\n"+p.dim(header+": ŝ · lifecycle score, by the latter"))
 	for _, h := range res.Results {
 		scores := fmt.Sprintf("%.4f", h.Score)
 		if h.Lifecycle != nil {
