@@ -385,6 +385,16 @@ func directVerdict(r search.Result, own []int) (bool, string) {
 	if len(hits) > 1 && hits[1].Raw > 0 {
 		ratio = top.Raw / hits[1].Raw
 	}
+	// lead says how far ahead the top is, against the ratio a path needs.
+	lead := func(need float64) string {
+		if math.IsInf(ratio, 1) {
+			return "the only match"
+		}
+		if need == 0 {
+			return fmt.Sprintf("%.2f× the next raw score", ratio)
+		}
+		return fmt.Sprintf("%.2f× the next raw score (≥ %g)", ratio, need)
+	}
 	said := fmt.Sprintf("the top entry states %d of the question's %d terms itself", own[0], terms)
 	switch {
 	case len(r.Unmatched) > 0:
@@ -394,13 +404,13 @@ func directVerdict(r search.Result, own []int) (bool, string) {
 	case own[0] <= rest:
 		return false, fmt.Sprintf("%s, and another of the %d best matches %d", said, decideDepth, rest)
 	case own[0]-rest >= directMargin && ratio >= directRatio:
-		return true, fmt.Sprintf("%s, %d more than any other of the %d best matches, and %.2f× the next raw score (≥ %g)", said, own[0]-rest, decideDepth, ratio, directRatio)
+		return true, fmt.Sprintf("%s, %d more than any other of the %d best matches, and %s", said, own[0]-rest, decideDepth, lead(directRatio))
 	case ratio >= directRatioFar:
-		return true, fmt.Sprintf("%s, more than any other of the %d best matches, and %.2f× the next raw score (≥ %g)", said, decideDepth, ratio, directRatioFar)
+		return true, fmt.Sprintf("%s, more than any other of the %d best matches, and %s", said, decideDepth, lead(directRatioFar))
 	case ratio >= directRatioStrong && top.Score >= directStrong:
-		return true, fmt.Sprintf("%s, more than any other of the %d best matches, with top score %.4f ≥ %g and %.2f× the next raw score (≥ %g)", said, decideDepth, top.Score, directStrong, ratio, directRatioStrong)
+		return true, fmt.Sprintf("%s, more than any other of the %d best matches, with top score %.4f ≥ %g and %s", said, decideDepth, top.Score, directStrong, lead(directRatioStrong))
 	}
-	return false, fmt.Sprintf("%s, %d more than any other of the %d best matches, but with top score %.4f only %.2f× the next raw score", said, own[0]-rest, decideDepth, top.Score, ratio)
+	return false, fmt.Sprintf("%s, %d more than any other of the %d best matches, but with top score %.4f only %s", said, own[0]-rest, decideDepth, top.Score, lead(0))
 }
 
 // ownSaid counts, for each of the decideDepth first hits, the query's
