@@ -304,8 +304,8 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 
 // decide applies the tier-2 rules (docs/ABI.md §4.4) to ranked results:
 // r.Hits are the best matches in rank order, own[i] the number of the
-// question's terms hit i says in its own words (ownSaid), frame tells the
-// terms that frame the question; the outcome keeps limit hits.
+// question's terms hit i states itself (ownSaid), frame tells the terms
+// that frame the question; the outcome keeps limit hits.
 func decide(q string, r search.Result, own []int, frame func(string) bool, limit int) outcome {
 	hits := r.Hits
 	if hits == nil {
