@@ -30,6 +30,8 @@ func TestDecideDirect(t *testing.T) {
 	}{
 		{"says it, far ahead", []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 3, "pottery")}, []int{4, 1}, true},
 		{"the only match", []search.Hit{hitOf("a.md", 2, terms...)}, []int{3}, true},
+		{"the only match, stating little but strong", []search.Hit{hitOf("a.md", 6, "pottery")}, []int{1}, true},
+		{"the only match, stating little and weak", []search.Hit{hitOf("a.md", 2, "pottery")}, []int{1}, false},
 		{"says it, lead too small", []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 4.5, terms...)}, []int{4, 1}, false},
 		// The old rule answered these two (ŝ ≥ 0.93 and 1.25× the next; a
 		// gap of 0.08): the top matched through what it replies to.
