@@ -484,7 +484,9 @@ func TestLifecycleOrdersEveryEntry(t *testing.T) {
 		"lifecycle": map[string]any{"relevanceWeight": 0.1, "importanceWeight": 0, "recencyWeight": 0.9}}); errObj != nil {
 		t.Fatal(errObj)
 	}
-	q, _ := call(t, s, "query", map[string]any{"query": "invoice escalated billing lead"})
+	// "quarterly" occurs nowhere: no direct answer pins the full match
+	// first (docs/ABI.md §4.4), so the lifecycle orders both.
+	q, _ := call(t, s, "query", map[string]any{"query": "invoice escalated billing lead quarterly"})
 	var paths []string
 	var scores []float64
 	for _, r := range q["results"].([]any) {
