@@ -120,23 +120,28 @@ func progress(format string, args ...any) {
 func run(c config) error {
 	start := time.Now()
 	rep := &report{cfg: c, started: start}
+	// Both datasets are loaded first: each is the other's source of
+	// off-topic questions (offtopic.go).
+	var convs []*locomoConv
+	var qs []*lmeQuestion
+	var err error
 	if c.locomo != "" {
 		progress("loading %s", c.locomo)
-		convs, n, err := loadLocomo(c.locomo)
-		if err != nil {
+		if convs, rep.locomoBytes, err = loadLocomo(c.locomo); err != nil {
 			return err
 		}
-		rep.locomoBytes = n
-		rep.locomo = runLocomo(convs, c.locomoContext, variants(c.lifecycle, c.ablate))
 	}
 	if c.lme != "" {
 		progress("loading %s", c.lme)
-		qs, n, err := loadLongMemEval(c.lme)
-		if err != nil {
+		if qs, rep.lmeBytes, err = loadLongMemEval(c.lme); err != nil {
 			return err
 		}
-		rep.lmeBytes = n
-		rep.lme = runLME(qs, c.lmeTurns, variants(c.lifecycle, c.ablate))
+	}
+	if c.locomo != "" {
+		rep.locomo = runLocomo(convs, c.locomoContext, variants(c.lifecycle, c.ablate), lmeOffTopic(qs))
+	}
+	if c.lme != "" {
+		rep.lme = runLME(qs, c.lmeTurns, variants(c.lifecycle, c.ablate), locomoOffTopic(convs))
 	}
 	if !c.noNode {
 		rep.node = nodeVersion(c.node)

@@ -554,7 +554,8 @@ func (r *report) diagnostics(w writer) {
 		line("LongMemEval-S, abstention", E.arbor, func(k string) bool { return abs[k] })
 	}
 	w("\nOut-of-domain detection. On the scored questions every answer is in the tree, so the flag there is a false positive: its rate is the scored rows' share. For the hit rate the candidates are questions the tree cannot answer: LongMemEval-S abstention questions (`_abs`) ask about something the user never said (the gold answer is that it is unknown), which is what out-of-domain means; LoCoMo category 5 (adversarial) questions mostly swap the speaker (\"What did Melanie paint?\" when Caroline painted it), so their words are all in the tree and a keyword engine cannot, and should not, call them out of domain: their rate is shown as a second false-positive-like figure rather than as a hit rate. Fewer than %d results means fewer than %d entries match any term of the question.\n", topK, topK)
-	r.directPrecision(w)
+	r.oodSection(w)
+	r.directSection(w)
 	w("\n")
 	// Paired comparison.
 	w("Paired comparison, per question (Arbor better / worse / same), tuning; validation:\n\n")
@@ -605,66 +606,6 @@ func (r *report) diagnostics(w writer) {
 		}
 	}
 	w("\n")
-}
-
-// directPrecision measures tier 2's direct answers: how often the one
-// entry a direct answer presents is gold, against the share of the other
-// (results-tier) answers whose first result is gold.
-func (r *report) directPrecision(w writer) {
-	w("\nDirect-answer precision: a direct answer presents the first result alone, so it should be gold more often than the first result of an answer left to the results tier. The strongest simple baseline (the peer whose first result is gold most often over all scored questions) is scored on the same questions.\n\n")
-	w("| dataset | direct answers | first result gold | strongest baseline's first result gold | results-tier answers | first result gold | strongest baseline's first result gold |\n|---|---|---|---|---|---|---|\n")
-	p := func(x, n int) string { return fmt.Sprintf("%d (%.1f%%)", x, 100*float64(x)/float64(max(n, 1))) }
-	// tally counts, for one system, the questions of each tier and those
-	// whose first result is gold.
-	type tally struct{ d, dg, o, og int }
-	row := func(ds string, syss []string, answers func(sys string, add func(tier string, gold bool))) {
-		count := func(sys string) tally {
-			var t tally
-			answers(sys, func(tier string, gold bool) {
-				switch tier {
-				case "direct":
-					t.d++
-					if gold {
-						t.dg++
-					}
-				case "results":
-					t.o++
-					if gold {
-						t.og++
-					}
-				}
-			})
-			return t
-		}
-		a := count(sysArbor)
-		best, bt := "", tally{}
-		for _, s := range syss {
-			if t := count(s); best == "" || t.dg+t.og > bt.dg+bt.og {
-				best, bt = s, t
-			}
-		}
-		w("| %s | %d | %s | %s: %s | %d | %s | %s: %s |\n", ds, a.d, p(a.dg, a.d), best, p(bt.dg, bt.d), a.o, p(a.og, a.o), best, p(bt.og, bt.o))
-	}
-	if L := r.locomo; L != nil {
-		row("LoCoMo, scored (gold turn)", baselinesOf(L.rank), func(sys string, add func(string, bool)) {
-			for _, q := range L.qs {
-				if q.Scored {
-					rk := L.rank[sys][q.Key]
-					add(L.arbor[q.Key].TierName, len(rk) > 0 && rankOf(rk[:1], q.Gold) == 1)
-				}
-			}
-		})
-	}
-	if E := r.lme; E != nil {
-		row("LongMemEval-S, scored (gold session)", baselinesOf(E.rank), func(sys string, add func(string, bool)) {
-			for _, q := range E.qs {
-				if !q.Abstention() && len(q.Gold()) > 0 {
-					rk := E.rank[sys][q.ID]
-					add(E.arbor[q.ID].TierName, len(rk) > 0 && rankOf(rk[:1], q.Gold()) == 1)
-				}
-			}
-		})
-	}
 }
 
 // rankOf is the 1-based rank of the first gold item, 0 when absent.

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
 
 	"github.com/arbormem/arbor/bench/internal/dataset"
+	"github.com/arbormem/arbor/core/api"
 )
 
 // System names. Arbor's variants without a mechanism are named by
@@ -68,6 +70,7 @@ type locomoRun struct {
 	// agreed compares the wasm rankings with the native ones.
 	agreed agreement
 	pool   map[string][]TurnID // question key → its poolDepth best matches (-dump-pool)
+	off    *oodSet             // off-topic questions asked of the conversations (offtopic.go)
 }
 
 type buildTiming struct {
@@ -84,8 +87,10 @@ func timed(d *time.Duration, f func()) {
 	*d += time.Since(start)
 }
 
-func runLocomo(convs []*locomoConv, context int, vs []variant) *locomoRun {
-	r := &locomoRun{convs: convs, rank: map[string]map[string][]TurnID{}, arbor: map[string]queryInfo{}, vs: vs, arms: newArms(vs), lat0: latencies{}, peers: map[string]*buildTiming{}, pool: map[string][]TurnID{}}
+// runLocomo runs LoCoMo; foreign are the off-topic questions of the other
+// dataset, asked of every conversation with the hand-written ones.
+func runLocomo(convs []*locomoConv, context int, vs []variant, foreign []offTopicQ) *locomoRun {
+	r := &locomoRun{convs: convs, rank: map[string]map[string][]TurnID{}, arbor: map[string]queryInfo{}, vs: vs, arms: newArms(vs), lat0: latencies{}, peers: map[string]*buildTiming{}, pool: map[string][]TurnID{}, off: newOODSet()}
 	for _, v := range vs {
 		r.rank[v.name] = map[string][]TurnID{}
 	}
@@ -191,6 +196,7 @@ func runLocomo(convs []*locomoConv, context int, vs []variant) *locomoRun {
 				r.pool[r.qs[qi].Key] = ids
 			}
 		}
+		r.off.ask(t, newTreeWords(an, units), an, append(slices.Clone(foreign), generalQs(1, 0)...), latencies{})
 		for _, t := range trees {
 			t.close()
 		}
@@ -346,10 +352,21 @@ type lmeRun struct {
 	agreed agreement
 	noGold int
 	pool   map[string][]int // question id → haystack positions of its poolDepth best matches (-dump-pool)
+	off    *oodSet          // off-topic questions asked of the haystacks (offtopic.go)
+	// small holds each question asked of a handful of its sessions
+	// (smallTree): Arbor's answer, its ranking and textbook BM25's, and
+	// the off-topic questions asked of those trees.
+	small     map[string]queryInfo
+	smallRank map[string]map[string][]int // system → question id → ranked positions in the small tree
+	smallOff  *oodSet
+	smallQs   map[string]*lmeQuestion
 }
 
-func runLME(qs []*lmeQuestion, turnsPerEntry int, vs []variant) *lmeRun {
-	r := &lmeRun{qs: qs, turns: turnsPerEntry, rank: map[string]map[string][]int{}, arbor: map[string]queryInfo{}, vs: vs, arms: newArms(vs), lat0: latencies{}, peers: map[string]*buildTiming{}, pool: map[string][]int{}}
+// runLME runs LongMemEval-S; foreign are the off-topic questions of the
+// other dataset, spread over the haystacks with the hand-written ones.
+func runLME(qs []*lmeQuestion, turnsPerEntry int, vs []variant, foreign []offTopicQ) *lmeRun {
+	r := &lmeRun{qs: qs, turns: turnsPerEntry, rank: map[string]map[string][]int{}, arbor: map[string]queryInfo{}, vs: vs, arms: newArms(vs), lat0: latencies{}, peers: map[string]*buildTiming{}, pool: map[string][]int{},
+		off: newOODSet(), small: map[string]queryInfo{}, smallRank: map[string]map[string][]int{sysArbor: {}, sysBM25: {}}, smallOff: newOODSet(), smallQs: map[string]*lmeQuestion{}}
 	for _, v := range vs {
 		r.rank[v.name] = map[string][]int{}
 	}
@@ -418,9 +435,14 @@ func runLME(qs []*lmeQuestion, turnsPerEntry int, vs []variant) *lmeRun {
 					r.pool[q.ID] = ids
 				}
 			}
+			offQs := append(every(foreign, len(qs), i), generalQs(5, i)...)
+			r.off.ask(t, newTreeWords(an, units), an, offQs, latencies{})
 		}
 		for _, t := range trees {
 			t.close()
+		}
+		if err := r.runSmall(i, vs[0].lifecycle, foreign, an); err != nil {
+			progress("LongMemEval %s: small tree: %v", q.ID, err)
 		}
 		if err := r.runPeers(q, units, an); err != nil {
 			progress("LongMemEval %s: peers: %v", q.ID, err)
@@ -489,6 +511,60 @@ func (r *lmeRun) runPeers(q *lmeQuestion, units []unit, an *englishAnalyzer) err
 		rk = dataset.Dedupe(rk)
 		r.rank[p.sys][q.ID] = rk[:min(len(rk), topK)]
 	}
+	return nil
+}
+
+// runSmall asks question i of a tree of a handful of its sessions
+// (smallTree), Arbor and textbook BM25, then off-topic questions: the next
+// three LongMemEval-S questions, and foreign and hand-written ones in
+// rotation.
+func (r *lmeRun) runSmall(i int, lc *api.LifecycleModel, foreign []offTopicQ, an *englishAnalyzer) error {
+	q := smallTree(r.qs[i])
+	r.smallQs[q.ID] = q
+	units := lmeUnits(q, r.turns)
+	var groups [][]unit
+	for _, u := range units {
+		if len(groups) == 0 || groups[len(groups)-1][0].Session != u.Session {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], u)
+	}
+	sort.SliceStable(groups, func(a, b int) bool { return groups[a][0].Time.Before(groups[b][0].Time) })
+	t, _, err := buildArbor(groups, lc)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if d := parseLMEDate(q.Date); !d.IsZero() {
+		t.clock.t = d
+	}
+	res, info, err := t.ask(q.Question, topK, latencies{})
+	if err != nil {
+		return err
+	}
+	r.small[q.ID] = info
+	ids := make([]int, len(res))
+	for k, u := range res {
+		ids[k] = u.Session
+	}
+	r.smallRank[sysArbor][q.ID] = dataset.Dedupe(ids)
+	sids, texts := lmeSessionDocs(q)
+	hits, err := newOkapiIndex(an, sids, texts, nil).ranker(modelBM25).search(q.Question, topK)
+	if err != nil {
+		return err
+	}
+	rk := make([]int, len(hits))
+	for k, h := range hits {
+		rk[k] = atoi(h.id)
+	}
+	r.smallRank[sysBM25][q.ID] = rk
+	var offQs []offTopicQ
+	for k := 1; k <= 3 && k < len(r.qs); k++ {
+		o := r.qs[(i+k)%len(r.qs)]
+		offQs = append(offQs, offTopicQ{ID: o.ID, From: offLongMemEval, Text: o.Question})
+	}
+	offQs = append(append(offQs, every(foreign, len(r.qs), i)...), generalQs(5, i)...)
+	r.smallOff.ask(t, newTreeWords(an, units), an, offQs, latencies{})
 	return nil
 }
 

@@ -2,38 +2,146 @@ package retrieve
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/search"
 )
 
-// The tier-2 rule: a direct answer needs a high top score clearly ahead of
-// the next; near the top of the ŝ scale "ahead" is a raw-score ratio, and
-// a document that is the only full match is not by itself enough.
+func hitOf(path string, raw float64, matched ...string) search.Hit {
+	return search.Hit{Hit: api.Hit{Path: path, Kind: "entry", Score: math.Round(raw/(1+raw)*1e4) / 1e4}, Raw: raw, Matched: matched}
+}
+
+func noFrame(string) bool { return false }
+
+// The tier-2 direct answer: the top entry must state most of the
+// question's terms itself, more of them than any other of the best
+// matches, and lead on score; a high ŝ clearly ahead is no longer enough
+// by itself (the rule of the ByteRover paper, which presented the wrong
+// LoCoMo turn in one direct answer of four).
 func TestDecideDirect(t *testing.T) {
-	hit := func(path string, raw float64, all bool) search.Hit {
-		return search.Hit{Hit: api.Hit{Path: path, Score: math.Round(raw/(1+raw)*1e4) / 1e4}, Raw: raw, AllTerms: all}
-	}
+	terms := []string{"pottery", "class", "bowl", "glaze"}
 	tests := []struct {
 		name   string
-		r      search.Result
+		hits   []search.Hit
+		own    []int
 		direct bool
 	}{
-		{"only match", search.Result{Total: 1, Hits: []search.Hit{hit("a.md", 6, true)}}, true},
-		{"only match, weak", search.Result{Total: 1, Hits: []search.Hit{hit("a.md", 4, true)}}, false},
-		{"lone full match, close fill", search.Result{Total: 2, Hits: []search.Hit{hit("a.md", 6, true), hit("b.md", 5.9, false)}}, false},
-		{"lone full match, far ahead", search.Result{Total: 2, Hits: []search.Hit{hit("a.md", 6, true), hit("b.md", 2, false)}}, true},
-		{"limit 1 of several", search.Result{Total: 5, Hits: []search.Hit{hit("a.md", 20, true)}}, false},
-		{"strong, close", search.Result{Total: 2, Hits: []search.Hit{hit("a.md", 20, true), hit("b.md", 18, true)}}, false},
-		{"strong, ahead", search.Result{Total: 2, Hits: []search.Hit{hit("a.md", 20, true), hit("b.md", 15, true)}}, true},
-		{"gap", search.Result{Total: 2, Hits: []search.Hit{hit("a.md", 8, true), hit("b.md", 3, true)}}, true},
+		{"says it, far ahead", []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 3, "pottery")}, []int{4, 1}, true},
+		{"the only match", []search.Hit{hitOf("a.md", 2, terms...)}, []int{3}, true},
+		{"the only match, stating little but strong", []search.Hit{hitOf("a.md", 6, "pottery")}, []int{1}, true},
+		{"the only match, stating little and weak", []search.Hit{hitOf("a.md", 2, "pottery")}, []int{1}, false},
+		{"says it, lead too small", []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 4.5, terms...)}, []int{4, 1}, false},
+		// The old rule answered these two (ŝ ≥ 0.93 and 1.25× the next; a
+		// gap of 0.08): the top matched through what it replies to.
+		{"strong, but a reply to the words", []search.Hit{hitOf("a.md", 20, terms...), hitOf("b.md", 15, terms...)}, []int{1, 4}, false},
+		{"gap, but says too little", []search.Hit{hitOf("a.md", 8, terms...), hitOf("b.md", 3, "bowl")}, []int{2, 1}, false},
+		{"as much said by another", []search.Hit{hitOf("a.md", 20, terms...), hitOf("b.md", 5), hitOf("c.md", 4, terms...)}, []int{3, 0, 3}, false},
+		{"very strong, smaller lead", []search.Hit{hitOf("a.md", 30, terms...), hitOf("b.md", 23, terms...)}, []int{3, 1}, true},
+		{"ahead, one term more stated", []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 3, terms...)}, []int{3, 2}, false},
+		{"far ahead, one term more stated", []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 2, terms...)}, []int{3, 2}, true},
+		{"smaller lead, not very strong", []search.Hit{hitOf("a.md", 12, terms...), hitOf("b.md", 9, terms...)}, []int{3, 1}, false},
 	}
 	for _, tc := range tests {
-		tc.r.Terms = []string{"x"}
-		res := decide("q", tc.r).res
+		r := search.Result{Terms: terms, Hits: tc.hits, Total: len(tc.hits)}
+		res := decide("q", r, tc.own, noFrame, 5).res
 		if (res.TierName == "direct") != tc.direct {
 			t.Errorf("%s: tier %s (%s), want direct %v", tc.name, res.TierName, res.Reason, tc.direct)
 		}
+	}
+	// A word of the question found nowhere: the tree lacks what it names,
+	// so even the only match, stating the rest, is no direct answer.
+	r := search.Result{Terms: []string{"fail", "payout", "retri"}, Unmatched: []string{"payout"}, Hits: []search.Hit{hitOf("a.md", 5, "fail", "retri")}, Total: 1}
+	if res := decide("q", r, []int{2}, noFrame, 5).res; res.TierName == "direct" || res.OutOfDomain {
+		t.Errorf("a word found nowhere: tier %s (%s), want results", res.TierName, res.Reason)
+	}
+}
+
+// The verdict reads the decideDepth best matches whatever the limit, and
+// the outcome keeps limit of them.
+func TestDecideLimit(t *testing.T) {
+	terms := []string{"pottery", "class"}
+	hits := []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 3, "pottery"), hitOf("c.md", 2, terms...)}
+	o := decide("q", search.Result{Terms: terms, Hits: hits, Total: 3}, []int{2, 1, 2}, noFrame, 1)
+	if o.res.TierName == "direct" {
+		t.Errorf("direct although c.md, past the limit, says as much: %s", o.res.Reason)
+	}
+	if len(o.hits) != 1 {
+		t.Errorf("%d hits kept, want the limit, 1", len(o.hits))
+	}
+}
+
+// Out of domain: a word found nowhere flags a question only when what
+// matches is a tangent (the best match holds less than half of the
+// question's terms) or most of the question is missing, whatever the
+// scale of the scores: a tree of a handful of entries scores low.
+func TestDecideOutOfDomain(t *testing.T) {
+	tests := []struct {
+		name      string
+		terms     []string
+		unmatched []string
+		hits      []search.Hit
+		ood       bool
+	}{
+		// Before: flagged, since the top ŝ (0.6) was below 0.85.
+		{"low scores, one paraphrased word", []string{"vet", "visit", "cost", "lola"}, []string{"cost"},
+			[]search.Hit{hitOf("a.md", 1.5, "vet", "visit", "lola")}, false},
+		// Before: kept, since the top ŝ (0.9) was above 0.85.
+		{"strong tangent", []string{"kubernetes", "namespace", "billing", "service"}, []string{"kubernetes", "namespace"},
+			[]search.Hit{hitOf("a.md", 9, "service"), hitOf("b.md", 8, "billing")}, true},
+		{"most words missing", []string{"boiling", "point", "mercury", "celsius", "sea"}, []string{"boiling", "mercury", "celsius"},
+			[]search.Hit{hitOf("a.md", 3, "point", "sea")}, true},
+		{"every word found", []string{"pottery", "class"}, nil,
+			[]search.Hit{hitOf("a.md", 0.5, "class")}, false},
+		{"frame words count for neither side", []string{"order", "earliest", "trip", "airline", "flew"}, []string{"flew"},
+			[]search.Hit{hitOf("a.md", 1, "trip", "airline")}, false},
+	}
+	frame := func(t string) bool { return t == "order" || t == "earliest" }
+	for _, tc := range tests {
+		r := search.Result{Terms: tc.terms, Unmatched: tc.unmatched, Hits: tc.hits, Total: len(tc.hits)}
+		res := decide("q", r, make([]int, len(tc.hits)), frame, 5).res
+		if res.OutOfDomain != tc.ood {
+			t.Errorf("%s: out of domain %v (%s), want %v", tc.name, res.OutOfDomain, res.Reason, tc.ood)
+		}
+		if res.OutOfDomain && !strings.Contains(res.Reason, "occur in no entry") {
+			t.Errorf("%s: reason %q does not say which terms occur nowhere", tc.name, res.Reason)
+		}
+	}
+}
+
+// Through the whole query path: in a memory of a few entries, a question
+// with one word said otherwise in the tree is answered (before, the low
+// scores of a small tree made it out of domain), a question about a topic
+// the tree never mentions is out of domain, and the direct answer
+// presents the turn that says the question's words, not the reply that
+// only follows them.
+func TestQueryTiersSmallTree(t *testing.T) {
+	e := openMemory(t, nil)
+	addTurn(t, e, "chat/session_01/turn_01.md", "Ana", "Lola had her vet visit on Monday, and the flea medication was 40 dollars.", "")
+	addTurn(t, e, "chat/session_01/turn_02.md", "Bo", "Poor Lola! Glad the vet visit went fine.", "In reply to Ana: Lola had her vet visit on Monday, and the flea medication was 40 dollars.")
+	addTurn(t, e, "chat/session_01/turn_03.md", "Ana", "We are painting the kitchen blue this weekend.", "In reply to Bo: Poor Lola! Glad the vet visit went fine.")
+	addTurn(t, e, "chat/session_02/turn_01.md", "Bo", "My sister started a pottery class downtown; the service there is friendly.", "")
+
+	res, err := e.Query(api.SearchParams{Query: "How much did the flea medication cost?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OutOfDomain {
+		t.Fatalf("answerable question out of domain: %s", res.Reason)
+	}
+	if len(res.Results) == 0 || res.Results[0].Path != "chat/session_01/turn_01.md" {
+		t.Fatalf("first result %v, want the turn that says it", res.Results)
+	}
+	if res.TierName == "direct" && !strings.Contains(res.Answer, "chat/session_01/turn_01.md") {
+		t.Errorf("direct answer presents %q", res.Answer)
+	}
+
+	res, err = e.Query(api.SearchParams{Query: "Which Kubernetes namespace runs the billing service?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OutOfDomain {
+		t.Errorf("off-topic question kept: tier %s, %s", res.TierName, res.Reason)
 	}
 }

@@ -27,11 +27,13 @@ const ownWeight = 0.5
 // the cache starts over.
 const ownCap = 16384
 
-// ownCached is the Words of an entry's own words, valid while the catalog
-// holds that very entry (a change loads a new one).
+// ownCached is the Words of an entry's own words, and of those with its
+// title and summary (statedOf), valid while the catalog holds that very
+// entry (a change loads a new one).
 type ownCached struct {
-	en    *tree.Entry
-	words search.Words
+	en     *tree.Entry
+	words  search.Words
+	stated search.Words
 }
 
 // ownWords raises the scores of the pieces by the share of the question's
@@ -64,15 +66,27 @@ func (rv *Retriever) ownWords(r *search.Result, says func(search.Words) int) str
 // ownOf returns the Words of what en says itself: its narrative and facts,
 // without its flow and provenance.
 func (rv *Retriever) ownOf(en *tree.Entry) search.Words {
+	return rv.ownCached(en).words
+}
+
+// statedOf returns the Words of what en states: its own words, title and
+// summary (a curator's title says what the entry is about), without its
+// flow, provenance and path.
+func (rv *Retriever) statedOf(en *tree.Entry) search.Words {
+	return rv.ownCached(en).stated
+}
+
+func (rv *Retriever) ownCached(en *tree.Entry) ownCached {
 	if c, ok := rv.own[en.Path]; ok && c.en == en {
-		return c.words
+		return c
 	}
 	own := *en
 	own.RawConcept = api.RawConcept{}
-	w := search.Analyze(own.Text())
+	text := own.Text()
+	c := ownCached{en, search.Analyze(text), search.Analyze(en.Title + "\n" + en.Summary + "\n" + text)}
 	if len(rv.own) >= ownCap || rv.own == nil {
 		rv.own = map[string]ownCached{}
 	}
-	rv.own[en.Path] = ownCached{en, w}
-	return w
+	rv.own[en.Path] = c
+	return c
 }

@@ -129,9 +129,9 @@ func TestMCPBinaryTools(t *testing.T) {
 	}
 
 	var q api.QueryResult
-	callTool(t, cs, mcp.ToolQuery, map[string]any{"query": "how many times are failed invoices retried"}, &q)
-	if q.Tier != api.TierDirect || !strings.Contains(q.Answer, "retried three times") ||
-		len(q.Results) != 5 || q.Results[0].Path != "engineering/billing/invoice_retry_policy.md" || q.Results[0].Lifecycle == nil {
+	callTool(t, cs, mcp.ToolQuery, map[string]any{"query": "which tokenizer did we pick for Korean"}, &q)
+	if q.Tier != api.TierDirect || q.TierName != "direct" || !strings.Contains(q.Answer, "character bigrams") ||
+		len(q.Results) != 5 || q.Results[0].Path != "research/retrieval/korean_tokenizer_findings.md" || q.Results[0].Lifecycle == nil {
 		t.Fatalf("query: %+v", q)
 	}
 	callTool(t, cs, mcp.ToolQuery, map[string]any{"query": "what is the capital of Peru"}, &q)
@@ -374,11 +374,11 @@ func TestMCPBinaryWireOrder(t *testing.T) {
 func TestMCPBinaryShutdown(t *testing.T) {
 	root := examplesCopy(t)
 	r := startRaw(t, root)
-	r.send(t, toolCall(1, mcp.ToolQuery, map[string]any{"query": "refresh token rotation"}),
+	r.send(t, toolCall(1, mcp.ToolQuery, map[string]any{"query": "which tokenizer did we pick for Korean"}),
 		toolCall(2, mcp.ToolQuery, map[string]any{"query": "standing desk"}))
 	r.in.Close()
 	got := r.responses(t, 2)
-	if !strings.Contains(string(got[1]), "refresh_token_rotation.md") {
+	if !strings.Contains(string(got[1]), "korean_tokenizer_findings.md") {
 		t.Errorf("query before end of input: %s", got[1])
 	}
 	if err := r.cmd.Wait(); err != nil {

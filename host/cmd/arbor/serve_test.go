@@ -266,7 +266,7 @@ func TestServeVersionMismatch(t *testing.T) {
 func TestServeStop(t *testing.T) {
 	root := examplesCopy(t)
 	srv := startServer(t, root)
-	must(t, "", "--root", root, "--fixed-time", fixedTime, "query", "invoice retry")
+	must(t, "", "--root", root, "--fixed-time", fixedTime, "query", "which tokenizer did we pick for Korean")
 	second := exec.Command(binary(t), "--root", root, "serve")
 	out, err := second.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "already serves this root") || !strings.Contains(string(out), fmt.Sprint(srv.cmd.Process.Pid)) {
