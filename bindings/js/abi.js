@@ -121,7 +121,7 @@ export class ArborHost {
           const p = this.path(pp, pl);
           const offset = Number(off); // an i64: a BigInt
           if (!Number.isSafeInteger(offset) || offset < 0) return codes.INVALID;
-          const into = new Uint8Array(this.buffer(), buf, len); // a RangeError outside memory
+          const into = this.view(buf, len); // a RangeError outside memory
           if (typeof this.storage.readAt === 'function') return this.storage.readAt(p, into, offset);
           const bytes = toBytes(this.storage.read(p)).subarray(offset, offset + len);
           into.set(bytes);
@@ -134,7 +134,7 @@ export class ArborHost {
           this.writable('fs_write');
           const p = this.path(pp, pl);
           // A copy: the storage may keep it, and the view dies with the next grow.
-          const data = new Uint8Array(this.buffer(), dp, dl).slice();
+          const data = this.view(dp, dl).slice();
           this.storage.write(p, data);
           return 0;
         }),
@@ -142,7 +142,7 @@ export class ArborHost {
         this.guard('append', () => {
           this.writable('fs_append');
           const p = this.path(pp, pl);
-          const data = new Uint8Array(this.buffer(), dp, dl).slice();
+          const data = this.view(dp, dl).slice();
           if (typeof this.storage.append === 'function') {
             this.storage.append(p, data);
             return 0;
@@ -163,8 +163,8 @@ export class ArborHost {
       fs_swap: (pp, pl, dp, dl, op, ol, existed) =>
         this.guard('swap', () => {
           const p = this.path(pp, pl);
-          const data = new Uint8Array(this.buffer(), dp, dl).slice();
-          const old = new Uint8Array(this.buffer(), op, ol).slice();
+          const data = this.view(dp, dl).slice();
+          const old = this.view(op, ol).slice();
           if (typeof this.storage.swap === 'function') {
             this.storage.swap(p, data, old, existed !== 0);
             return 0;
@@ -211,15 +211,15 @@ export class ArborHost {
         this.oversized = null;
         if (!this.embeddings?.model) return codes.UNAVAILABLE;
         try {
-          const request = this.decoder.decode(new Uint8Array(this.buffer(), rp, rl));
-          new Uint8Array(this.buffer(), buf, cap); // a RangeError outside memory
+          const request = this.decoder.decode(this.view(rp, rl));
+          this.view(buf, cap); // a RangeError outside memory
           const kept = this.embedKept;
           this.embedKept = null;
           const bytes = kept && kept.request === request ? kept.bytes : this.encoder.encode(this.embedAnswer(request));
-          if (bytes.length > cap) {
+          if (bytes.length > cap >>> 0) {
             this.embedKept = { request, bytes };
           } else {
-            new Uint8Array(this.buffer(), buf, bytes.length).set(bytes);
+            this.view(buf, bytes.length).set(bytes);
           }
           return bytes.length;
         } catch {
@@ -230,7 +230,7 @@ export class ArborHost {
         this.oversized = null;
         let msg;
         try {
-          msg = new TextDecoder().decode(new Uint8Array(this.buffer(), mp, ml));
+          msg = new TextDecoder().decode(this.view(mp, ml));
         } catch {
           return; // a log line is never worth a trap
         }
@@ -282,6 +282,20 @@ export class ArborHost {
   }
 
   /**
+   * The guest's bytes at ptr, len long. WebAssembly hands JavaScript every
+   * i32 signed, so an address past 2 GiB arrives negative: read unsigned
+   * (a million-entry memory grew past it and every import failed there).
+   * A RangeError when the range is outside memory.
+   *
+   * @param {number} ptr
+   * @param {number} len
+   * @returns {Uint8Array}
+   */
+  view(ptr, len) {
+    return new Uint8Array(this.buffer(), ptr >>> 0, len >>> 0);
+  }
+
+  /**
    * Decodes and checks a path argument; malformed ones are refused with INVALID.
    *
    * @param {number} ptr
@@ -291,7 +305,7 @@ export class ArborHost {
   path(ptr, len) {
     let p;
     try {
-      p = this.decoder.decode(new Uint8Array(this.buffer(), ptr, len));
+      p = this.decoder.decode(this.view(ptr, len));
     } catch {
       throw new Refusal(codes.INVALID); // outside memory, or not UTF-8
     }
@@ -362,8 +376,8 @@ export class ArborHost {
       const p = this.path(pp, pl);
       const bytes = last && last.op === op && last.path === p ? last.bytes : toBytes(produce(p));
       if (bytes.length > 0x7fffffff) return codes.IO; // not representable as i32
-      if (bytes.length <= cap) {
-        new Uint8Array(this.buffer(), buf, bytes.length).set(bytes);
+      if (bytes.length <= cap >>> 0) {
+        this.view(buf, bytes.length).set(bytes);
       } else {
         this.oversized = { op, path: p, bytes };
       }

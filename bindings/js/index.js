@@ -239,7 +239,7 @@ class Engine {
     // Cast: the exports are dropped only when the state leaves 'running', checked above.
     const ex = /** @type {ArborExports} */ (this.#exports);
     try {
-      const ptr = ex.arbor_alloc(request.length);
+      const ptr = ex.arbor_alloc(request.length) >>> 0; // an i32 comes signed: past 2 GiB, negative
       // arbor_alloc may have grown memory: take the buffer only now.
       new Uint8Array(ex.memory.buffer, ptr, request.length).set(request);
       const packed = BigInt.asUintN(64, ex.arbor_call(ptr, request.length));

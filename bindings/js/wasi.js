@@ -124,9 +124,9 @@ export class WASI {
    * @returns {Record<string, Function>}
    */
   imports(module) {
-    const impl = this.functions();
     /** @type {Record<string, Function>} */
-    const out = { ...impl };
+    const out = {};
+    for (const [name, fn] of Object.entries(this.functions())) out[name] = unsigned(fn);
     if (module) {
       for (const imp of WebAssembly.Module.imports(module)) {
         if (imp.module === 'wasi_snapshot_preview1' && imp.kind === 'function' && !(imp.name in out)) {
@@ -370,4 +370,16 @@ export class WASI {
 /** @param {number} ms */
 function msToNs(ms) {
   return BigInt(Math.round(ms * 1e6));
+}
+
+/**
+ * fn with its i32 arguments read unsigned. WebAssembly hands JavaScript
+ * every i32 signed, so an address past 2 GiB arrives negative; every i32 of
+ * WASI preview 1 is unsigned (pointers, sizes, descriptors, flags).
+ *
+ * @param {Function} fn
+ * @returns {Function}
+ */
+function unsigned(fn) {
+  return (/** @type {unknown[]} */ ...args) => fn(...args.map((a) => (typeof a === 'number' ? a >>> 0 : a)));
 }

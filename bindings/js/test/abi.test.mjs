@@ -240,3 +240,25 @@ test('log: levels by name, bad input ignored', () => {
   f.log(3, 1e9, 5);
   assert.deepEqual(logs, [['debug', 'd'], ['info', 'i'], ['warn', 'w'], ['error', 'e'], ['info', '?']]);
 });
+
+test('pointers past 2 GiB, which WebAssembly hands JavaScript as negative i32s', () => {
+  // Pages past 2 GiB, as a million-entry tree's memory grew to; those
+  // never touched cost nothing.
+  const mem = new WebAssembly.Memory({ initial: 2 ** 15 + 1 });
+  const host = new ArborHost({ storage: memory({ 'a/b.md': 'hello' }) });
+  host.bind({ exports: { memory: mem } });
+  const high = 2 ** 31 + 64;
+  const put = (s, at) => {
+    const b = enc.encode(s);
+    new Uint8Array(mem.buffer, at, b.length).set(b);
+    return [at | 0, b.length];
+  };
+  const buf = high + 1024;
+  assert.equal(host.imports.fs_read(...put('a/b.md', high), buf | 0, 64), 5);
+  assert.equal(dec.decode(new Uint8Array(mem.buffer, buf, 5)), 'hello');
+  const n = host.imports.fs_list(...put('a', high), buf | 0, 4096);
+  assert.ok(n > 0, `fs_list: ${n}`);
+  assert.equal(JSON.parse(dec.decode(new Uint8Array(mem.buffer, buf, n)))[0].name, 'b.md');
+  assert.equal(host.imports.fs_write(...put('a/c.md', high), ...put('bye', high + 512)), 0);
+  assert.equal(host.imports.fs_read(...put('a/c.md', high), buf | 0, 64), 3);
+});
