@@ -21,6 +21,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -58,6 +60,7 @@ type options struct {
 	node       string
 	reportOnly bool
 	reuseIndex bool
+	keepHosts  bool
 }
 
 func main() {
@@ -75,6 +78,7 @@ func main() {
 	flag.StringVar(&o.wasm, "wasm", "dist/arbor.wasm", "the engine module for wazero, Node and Chromium")
 	flag.StringVar(&o.node, "node", "node", "the Node.js binary (Node, Chromium through playwright-core, MiniSearch)")
 	flag.BoolVar(&o.reportOnly, "report-only", false, "rewrite the report and plots from the results file without measuring")
+	flag.BoolVar(&o.keepHosts, "keep-hosts", false, "keep the hosts (and the CLI figures) an earlier run measured at the same size that this run does not measure; with -reuse-index and no native host, the index persisted in the tree is opened")
 	flag.BoolVar(&o.reuseIndex, "reuse-index", false, "wazero and Node open the index the native host built instead of building their own (for sizes where a wasm cold build outlasts the run); their build columns then read \"native's index\"")
 	child := flag.String("child", "", "internal: run one host (native or wazero) on -dir with -script and print its figures, or generate -n entries under -dir")
 	dir := flag.String("dir", "", "internal: the tree of -child")
@@ -165,6 +169,10 @@ type hostResult struct {
 	ReusedIndex bool `json:"reusedIndex,omitempty"`
 	// Results are each question's result paths, compared with native's.
 	Results [][]string `json:"results,omitempty"`
+	// Digests are native's results, a SHA-256 prefix of each question's
+	// paths: kept in the results file, so that a later run of other hosts
+	// (-keep-hosts) is compared with them.
+	Digests []string `json:"digests,omitempty"`
 	// Differ is how many questions ranked otherwise than natively.
 	Differ  *int   `json:"differ,omitempty"`
 	Version string `json:"version,omitempty"`
@@ -392,7 +400,14 @@ func measureAll(o options, res *results) error {
 		}
 		sr := &sizeResult{Entries: n, Real: info.Real, Generated: info.Generated, MiB: mib(info.Bytes), Hosts: map[string]*hostResult{},
 			Run: runInfo{Date: today(), Load: loadAvg(), CPUs: runtime.NumCPU(), Go: runtime.Version(), Queries: o.queries}}
-		built := false // the native host persisted an index of the tree
+		// built: the native host persisted an index of the tree, in this
+		// run or, kept from an earlier one, before it.
+		prev := res.Sizes[fmt.Sprint(n)]
+		built := false
+		if o.keepHosts && prev != nil && !slices.Contains(o.hosts, "native") {
+			_, err := os.Stat(filepath.Join(tree, ".arbor", "index", "manifest.bin"))
+			built = err == nil && prev.Hosts["native"] != nil && prev.Hosts["native"].Error == ""
+		}
 		for _, h := range o.hosts {
 			reuse := o.reuseIndex && built && (h == "wazero" || h == "node")
 			// Each host that builds on the folder starts from nothing
@@ -402,6 +417,14 @@ func measureAll(o options, res *results) error {
 					return err
 				}
 				if err := os.MkdirAll(filepath.Join(tree, ".arbor"), 0o755); err != nil {
+					return err
+				}
+			}
+			if reuse {
+				// The index and catalog only: the lifecycle signals the
+				// questions of the hosts before left (state.json) would
+				// change the order of this host's answers.
+				if err := os.Remove(filepath.Join(tree, ".arbor", "state.json")); err != nil && !os.IsNotExist(err) {
 					return err
 				}
 			}
@@ -421,7 +444,17 @@ func measureAll(o options, res *results) error {
 			r.ReusedIndex = reuse
 			sr.Hosts[h] = r
 		}
+		if o.keepHosts && prev != nil {
+			for h, r := range prev.Hosts {
+				if _, ok := sr.Hosts[h]; !ok {
+					sr.Hosts[h] = r
+				}
+			}
+		}
 		agree(sr)
+		if o.keepHosts && prev != nil && o.cli == "" {
+			sr.CLI = prev.CLI
+		}
 		if o.cli != "" {
 			// The last engine host's close persisted the index, unless
 			// none ran or it failed.
@@ -479,13 +512,17 @@ func runHost(cmd *exec.Cmd) *hostResult {
 // native engine (the wasm hosts run the same engine, so they must not).
 func agree(sr *sizeResult) {
 	base := sr.Hosts["native"]
+	if base != nil && base.Results != nil {
+		base.Digests = digests(base.Results)
+	}
 	for name, r := range sr.Hosts {
-		if name == "native" || name == "minisearch" || base == nil || base.Error != "" || r.Error != "" {
+		if name == "native" || name == "minisearch" || base == nil || base.Error != "" || r.Error != "" || r.Results == nil {
 			continue
 		}
 		d := 0
-		for i := range base.Results {
-			if i >= len(r.Results) || !slices.Equal(base.Results[i], r.Results[i]) {
+		mine := digests(r.Results)
+		for i := range base.Digests {
+			if i >= len(mine) || mine[i] != base.Digests[i] {
 				d++
 			}
 		}
@@ -494,6 +531,16 @@ func agree(sr *sizeResult) {
 	for _, r := range sr.Hosts {
 		r.Results = nil
 	}
+}
+
+// digests are a SHA-256 prefix of each question's result paths.
+func digests(results [][]string) []string {
+	out := make([]string, len(results))
+	for i, paths := range results {
+		h := sha256.Sum256([]byte(strings.Join(paths, "\n")))
+		out[i] = hex.EncodeToString(h[:8])
+	}
+	return out
 }
 
 // timeCLI runs `arbor query` as a whole process on the persisted tree, one
