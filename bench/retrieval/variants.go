@@ -36,7 +36,6 @@ var mechanisms = []mechanism{
 	{name: "prefix", where: "core/internal/search/query.go", what: "the last word also matches the words it begins (×0.4)", off: ablation.Of(ablation.PrefixExpansion)},
 	{name: "fuzzy", where: "core/internal/search/query.go", what: "words of 5+ letters also match the words one edit away (×0.3)", off: ablation.Of(ablation.FuzzyExpansion)},
 	{name: "time-window", where: "core/internal/retrieve/query.go", what: "entries dated within a time the question names with confidence ×2, when that time holds at most half of the pool", off: ablation.Of(ablation.TimeWindow)},
-	{name: "time-framing", where: "core/internal/retrieve/query.go", what: "a range framing the question (\"in the past month\") left out of the search", off: ablation.Of(ablation.TimeFraming)},
 	{name: "duration-words", where: "core/internal/atoms/duration.go", what: "words asking for a duration (\"how many days ago\") left out of the search", off: ablation.Of(ablation.DurationWords)},
 	{name: "named-authors", where: "core/internal/retrieve/authors.go", what: "entries by a person the question names ×1.5", off: ablation.Of(ablation.NamedAuthors)},
 	{name: "siblings", where: "core/internal/retrieve/siblings.go", what: "pieces of an exchange ×(1 + 0.6 × their episode's evidence)", off: ablation.Of(ablation.Siblings)},

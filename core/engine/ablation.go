@@ -28,7 +28,6 @@ func ablate(o *search.Options, r *retrieve.Off) {
 	o.AsideInContent = off.Has(ablation.AssistantAside)
 	*r = retrieve.Off{
 		TimeWindow:    off.Has(ablation.TimeWindow),
-		TimeFraming:   off.Has(ablation.TimeFraming),
 		DurationWords: off.Has(ablation.DurationWords),
 		NamedAuthors:  off.Has(ablation.NamedAuthors),
 		Siblings:      off.Has(ablation.Siblings),

@@ -27,7 +27,6 @@ const (
 	PrefixExpansion                  // search: the last word also matches the words it begins
 	FuzzyExpansion                   // search: long words also match the words one edit away
 	TimeWindow                       // retrieve: entries dated within a time the question names with confidence ×2
-	TimeFraming                      // retrieve: a range framing the question ("in the past month") left out of the search
 	DurationWords                    // retrieve: words asking for a duration ("how many days ago") left out of the search
 	NamedAuthors                     // retrieve: entries by a person the question names ×1.5
 	Siblings                         // retrieve: pieces of an exchange by their episode's evidence
@@ -44,7 +43,6 @@ var names = [numMechanisms]string{
 	PrefixExpansion: "prefix",
 	FuzzyExpansion:  "fuzzy",
 	TimeWindow:      "time-window",
-	TimeFraming:     "time-framing",
 	DurationWords:   "duration-words",
 	NamedAuthors:    "named-authors",
 	Siblings:        "siblings",

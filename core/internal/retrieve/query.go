@@ -108,7 +108,7 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 		return rv.answer(hit, answered, start), nil
 	}
 	// The excerpts are built for the hits kept after rerank only.
-	ranked, err := rv.index.Rank(withoutFraming(p.Query, spans, rv.off), max(limit, rerankPool), search.ByScore)
+	ranked, err := rv.index.Rank(withoutFraming(p.Query, rv.off), max(limit, rerankPool), search.ByScore)
 	if err != nil {
 		return outcome{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
@@ -183,42 +183,26 @@ const (
 	timeShare  = 0.5
 )
 
-// withoutFraming is the question without the words that frame it rather
-// than say what it is about: the ranges of time it asks within ("in the
-// past three months") and the words asking for a duration ("how many days
-// ago", "how long ago"), which would otherwise match every entry that says
-// "days" or "ago" (measured in bench/retrieval/mechanisms.md). off may
-// leave either kind in.
-func withoutFraming(q string, spans []atoms.Span, off Off) string {
-	var cuts []atoms.Phrase
-	if !off.DurationWords {
-		cuts = atoms.Durations(q)
+// withoutFraming is the question without the words asking for a
+// duration ("how many days ago", "how long ago"), which would otherwise
+// match every entry that says "days" or "ago" (measured in
+// bench/retrieval/mechanisms.md); off may leave them in. The ranges of
+// time a question asks within ("in the past three months") stay: cutting
+// them helped on the tuning half only (bench/retrieval/ABLATION.md).
+func withoutFraming(q string, off Off) string {
+	if off.DurationWords {
+		return q
 	}
-	for _, s := range spans {
-		if s.Range && !off.TimeFraming {
-			cuts = append(cuts, atoms.Phrase{Text: s.Phrase, Start: s.Start, End: s.End})
-		}
-	}
+	cuts := atoms.Durations(q) // in order, apart
 	if len(cuts) == 0 {
 		return q
 	}
-	// In order of their end, from the last: a cut that overlaps a later
-	// one is dropped. The text is then copied once, around the cuts.
-	slices.SortFunc(cuts, func(a, b atoms.Phrase) int { return b.Start - a.Start })
-	kept := cuts[:0]
-	end := len(q)
-	for _, c := range cuts {
-		if c.End <= end {
-			kept = append(kept, c)
-			end = c.Start
-		}
-	}
 	var b strings.Builder
 	from := 0
-	for i := len(kept) - 1; i >= 0; i-- {
-		b.WriteString(q[from:kept[i].Start])
+	for _, c := range cuts {
+		b.WriteString(q[from:c.Start])
 		b.WriteByte(' ')
-		from = kept[i].End
+		from = c.End
 	}
 	b.WriteString(q[from:])
 	return b.String()

@@ -61,7 +61,6 @@ type Config struct {
 // Off names the mechanisms of this package a Retriever leaves off.
 type Off struct {
 	TimeWindow    bool // entries dated within the time a question names are not raised (dated)
-	TimeFraming   bool // a range framing the question stays in the search (withoutFraming)
 	DurationWords bool // words asking for a duration stay in the search (withoutFraming)
 	NamedAuthors  bool // authors
 	Siblings      bool // the episode evidence of siblings
