@@ -247,22 +247,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		step = Step{Status: http.StatusTeapot, Message: fmt.Sprintf("llmtest: the script has run out (request %d)", len(s.Requests()))}
 	}
-	if step.DelayMs > 0 {
-		t := time.NewTimer(time.Duration(step.DelayMs) * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if step.RetryAfter != "" {
-		w.Header().Set("Retry-After", step.RetryAfter)
-	}
-	status := step.Status
-	if status == 0 {
-		status = http.StatusOK
+	status, ok := prelude(w, r, step)
+	if !ok {
+		return
 	}
 	var out []byte
 	switch {
@@ -400,22 +387,9 @@ func (s *Server) serveEmbed(w http.ResponseWriter, r *http.Request, body []byte)
 	}
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
-	if step.DelayMs > 0 {
-		t := time.NewTimer(time.Duration(step.DelayMs) * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if step.RetryAfter != "" {
-		w.Header().Set("Retry-After", step.RetryAfter)
-	}
-	status := step.Status
-	if status == 0 {
-		status = http.StatusOK
+	status, ok := prelude(w, r, step)
+	if !ok {
+		return
 	}
 	var out []byte
 	switch {
@@ -446,4 +420,26 @@ func EmbedBody(texts []string, dims int) []byte {
 	}
 	return mustJSON(map[string]any{"object": "list", "model": "hashed-bow", "data": data,
 		"usage": map[string]int{"prompt_tokens": 0, "total_tokens": 0}})
+}
+
+// prelude waits out a step's delay (false when the client gave up first),
+// sets its headers and returns its status.
+func prelude(w http.ResponseWriter, r *http.Request, step Step) (int, bool) {
+	if step.DelayMs > 0 {
+		t := time.NewTimer(time.Duration(step.DelayMs) * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return 0, false
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if step.RetryAfter != "" {
+		w.Header().Set("Retry-After", step.RetryAfter)
+	}
+	if step.Status == 0 {
+		return http.StatusOK, true
+	}
+	return step.Status, true
 }
