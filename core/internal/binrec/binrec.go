@@ -10,6 +10,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"math"
+	"unsafe"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -44,10 +45,12 @@ func AppendSection(b, sec []byte) []byte {
 // value out of range or a section whose checksum fails.
 var ErrShort = errors.New("binrec: record ends early or is malformed")
 
-// Reader reads records from a file's bytes. It copies them into one
-// string at the start, so that the strings it returns share that one copy
-// instead of each taking its own. After a failure every read returns the
-// zero value.
+// Reader reads records from a file's bytes. The strings it returns point
+// into those bytes rather than each taking a copy, and the bytes are not
+// copied either: at a million entries a persisted catalog or manifest is
+// about 100 MB, and a copy of it besides the bytes read was most of what
+// an open needed above what it keeps. After a failure every read returns
+// the zero value.
 type Reader struct {
 	raw []byte // the file, for checksums
 	s   string // the same bytes, for the strings returned
@@ -55,8 +58,11 @@ type Reader struct {
 	err error
 }
 
-// NewReader reads b, which must not change while the Reader is used.
-func NewReader(b []byte) *Reader { return &Reader{raw: b, s: string(b)} }
+// NewReader reads b, which the caller gives up: the strings read share
+// its bytes, so b must never change afterwards.
+func NewReader(b []byte) *Reader {
+	return &Reader{raw: b, s: unsafe.String(unsafe.SliceData(b), len(b))}
+}
 
 // Err is ErrShort once a read failed, else nil.
 func (r *Reader) Err() error { return r.err }

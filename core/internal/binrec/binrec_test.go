@@ -5,10 +5,11 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 // What the Append functions write reads back, the strings share the
-// Reader's one copy, and a failure sticks.
+// bytes read, and a failure sticks.
 func TestRoundTrip(t *testing.T) {
 	var b []byte
 	b = binary.AppendUvarint(b, math.MaxUint64)
@@ -85,5 +86,17 @@ func TestDamage(t *testing.T) {
 		if read(r); r.Err() != ErrShort {
 			t.Errorf("%s: %v", name, r.Err())
 		}
+	}
+}
+
+// The strings a Reader returns point into the bytes it was given, without
+// a copy of them: a persisted catalog or manifest at a million entries is
+// about 100 MB, and a copy was most of an open's transient memory.
+func TestReaderSharesTheBytes(t *testing.T) {
+	b := AppendString(nil, "a string worth sharing")
+	s := NewReader(b).Str()
+	start, end := uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))+uintptr(len(b))
+	if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); s != "a string worth sharing" || p < start || p >= end {
+		t.Fatalf("Str() = %q at %#x, outside the bytes read [%#x, %#x)", s, p, start, end)
 	}
 }
