@@ -220,14 +220,7 @@ func (r *report) ablationReport() string {
 				}
 				w(" %s (%s) | %s (%s) | %s (%s) | %d |", pct(off.any1), pts(on.any1-off.any1), pct(off.any5), pts(on.any5-off.any5), pct(off.all5), pts(on.all5-off.all5), changed(E.rank[sysArbor], E.rank[v.name], E.half(h)))
 			}
-			a := E.arms[v.name]
-			p50 := ms(Percentile(durations(a.took), 50))
-			if v.name == sysArbor {
-				w(" %s | — |\n", p50)
-				continue
-			}
-			d, _ := pairedDelta(E.arms[latencyBase(vs, v)].took, a.took)
-			w(" %s | %s |\n", p50, msDelta(d))
+			w("%s\n", latencyCells(E.arms, vs, v))
 		}
 		for _, s := range baselinesOf(E.rank) {
 			w("| %s |", s)
@@ -235,11 +228,7 @@ func (r *report) ablationReport() string {
 				o := lme(s, h)
 				w(" %s | %s | %s | — |", pct(o.any1), pct(o.any5), pct(o.all5))
 			}
-			if t := E.peers[s]; t != nil {
-				w(" %s | — |\n", ms(Percentile(t.Lat, 50)))
-			} else {
-				w(" — | — |\n")
-			}
+			w("%s\n", peerLatencyCells(E.peers[s]))
 		}
 		w("\n")
 	}
@@ -256,14 +245,7 @@ func (r *report) ablationReport() string {
 				}
 				w(" %s (%s) | %s (%s) | %s (%s) | %d |", f3(off.r5), signed(on.r5-off.r5, "%.3f"), f3(off.r10), signed(on.r10-off.r10, "%.3f"), pct(off.hit1), pts(on.hit1-off.hit1), changed(L.rank[sysArbor], L.rank[v.name], L.half(h)))
 			}
-			a := L.arms[v.name]
-			p50 := ms(Percentile(durations(a.took), 50))
-			if v.name == sysArbor {
-				w(" %s | — |\n", p50)
-				continue
-			}
-			d, _ := pairedDelta(L.arms[latencyBase(vs, v)].took, a.took)
-			w(" %s | %s |\n", p50, msDelta(d))
+			w("%s\n", latencyCells(L.arms, vs, v))
 		}
 		for _, s := range baselinesOf(L.rank) {
 			w("| %s |", s)
@@ -271,11 +253,7 @@ func (r *report) ablationReport() string {
 				o := loc(s, h)
 				w(" %s | %s | %s | — |", f3(o.r5), f3(o.r10), pct(o.hit1))
 			}
-			if t := L.peers[s]; t != nil {
-				w(" %s | — |\n", ms(Percentile(t.Lat, 50)))
-			} else {
-				w(" — | — |\n")
-			}
+			w("%s\n", peerLatencyCells(L.peers[s]))
 		}
 		w("\n")
 	}
@@ -287,6 +265,27 @@ func (r *report) ablationReport() string {
 // control for a variant on a copy of Arbor's tree (a tree opened from its
 // stored index is not laid out in segments as the curated one is, which
 // the control's own difference shows), Arbor for the others.
+// latencyCells are a variant's latency p50 and its paired Δ against the
+// run it is compared with ("—" for Arbor itself), as table cells.
+func latencyCells(arms map[string]*arm, vs []variant, v variant) string {
+	a := arms[v.name]
+	p50 := ms(Percentile(durations(a.took), 50))
+	if v.name == sysArbor {
+		return fmt.Sprintf(" %s | — |", p50)
+	}
+	d, _ := pairedDelta(arms[latencyBase(vs, v)].took, a.took)
+	return fmt.Sprintf(" %s | %s |", p50, msDelta(d))
+}
+
+// peerLatencyCells are a simple peer's latency p50 (none when it was not
+// timed) and an empty Δ, as table cells.
+func peerLatencyCells(t *buildTiming) string {
+	if t == nil {
+		return " — | — |"
+	}
+	return fmt.Sprintf(" %s | — |", ms(Percentile(t.Lat, 50)))
+}
+
 func latencyBase(vs []variant, v variant) string {
 	if v.indexing || v.mechanism == control.name {
 		return sysArbor

@@ -110,10 +110,18 @@ func compareWith(t *testing.T, expected, host string, got Outcome) {
 
 // TestNative runs the fixture through the engine compiled for this machine,
 // over an in-memory root. With -update it writes the golden file.
-func TestNative(t *testing.T) {
-	f := load(t)
+func TestNative(t *testing.T) { runNative(t, load(t), nil, "expected.json") }
+
+// runNative runs f through the native engine over an in-memory root, with
+// em as the host's embedding model (nil: none), and compares the outcome
+// with the golden file expected, or writes it with -update.
+func runNative(t *testing.T, f Fixture, em host.Embedder, expected string) {
+	t.Helper()
 	fs := memTree(t, f.Tree)
 	s := engine.NewSession(fs, nil)
+	if em != nil {
+		s.SetEmbedder(em)
+	}
 	got := run(t, f, func(req []byte) ([]byte, error) { return s.Call(req), nil }, func() map[string]string {
 		out := map[string]string{}
 		for p, b := range fs.Files() {
@@ -125,12 +133,12 @@ func TestNative(t *testing.T) {
 	})
 	if *update {
 		b, _ := json.MarshalIndent(got, "", " ")
-		if err := os.WriteFile("testdata/expected.json", append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("testdata", expected), append(b, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	compare(t, "native", got)
+	compareWith(t, expected, "native", got)
 }
 
 // TestWazero runs the same fixture through dist/arbor.wasm in the Go host,

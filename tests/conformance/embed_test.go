@@ -3,14 +3,12 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/arbormem/arbor/core/engine"
 	"github.com/arbormem/arbor/core/host"
 	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/llm/llmtest"
@@ -27,27 +25,7 @@ import (
 // TestEmbedNative runs the fixture natively; with -update it writes
 // testdata/embed-expected.json.
 func TestEmbedNative(t *testing.T) {
-	f := loadNamed(t, "embed-fixture.json")
-	fs := memTree(t, f.Tree)
-	s := engine.NewSession(fs, nil)
-	s.SetEmbedder(host.HashEmbedder{})
-	got := run(t, f, func(req []byte) ([]byte, error) { return s.Call(req), nil }, func() map[string]string {
-		out := map[string]string{}
-		for p, b := range fs.Files() {
-			if Digested(p) {
-				out[p] = Digest(b)
-			}
-		}
-		return out
-	})
-	if *update {
-		b, _ := json.MarshalIndent(got, "", " ")
-		if err := os.WriteFile("testdata/embed-expected.json", append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	compareWith(t, "embed-expected.json", "native", got)
+	runNative(t, loadNamed(t, "embed-fixture.json"), host.HashEmbedder{}, "embed-expected.json")
 }
 
 // TestEmbedWazero runs the fixture through dist/arbor.wasm in the Go host,

@@ -109,18 +109,8 @@ export async function startScriptedServer(steps = [], { requireKey } = {}) {
     } else {
       step = { status: 418, message: `scripted server: the script has run out (request ${requests.length})` };
     }
-    if (step.delay_ms > 0) {
-      const gone = await new Promise((resolve) => {
-        const t = setTimeout(() => resolve(false), step.delay_ms);
-        res.on('close', () => {
-          clearTimeout(t);
-          resolve(true);
-        });
-      });
-      if (gone) return;
-    }
-    const headers = { 'content-type': 'application/json' };
-    if (step.retry_after !== undefined) headers['retry-after'] = String(step.retry_after);
+    const headers = await prelude(step, res);
+    if (!headers) return;
     const status = step.status ?? 200;
     let out;
     if (step.raw !== undefined) out = step.raw;
@@ -221,6 +211,26 @@ export function hashedWords(text, dims = 64) {
   return v;
 }
 
+/**
+ * Waits out a step's delay and returns its headers, or null when the
+ * client went away first.
+ */
+async function prelude(step, res) {
+  if (step.delay_ms > 0) {
+    const gone = await new Promise((resolve) => {
+      const t = setTimeout(() => resolve(false), step.delay_ms);
+      res.on('close', () => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+    if (gone) return null;
+  }
+  const headers = { 'content-type': 'application/json' };
+  if (step.retry_after !== undefined) headers['retry-after'] = String(step.retry_after);
+  return headers;
+}
+
 async function serveEmbed(req, res, raw, embedScript, requests, requireKey) {
   let body;
   try {
@@ -233,18 +243,8 @@ async function serveEmbed(req, res, raw, embedScript, requests, requireKey) {
   let step = {};
   if (requireKey !== undefined && key !== requireKey) step = { status: 401, message: 'invalid x-api-key or bearer token' };
   else if (embedScript.length > 0) step = embedScript.shift();
-  if (step.delay_ms > 0) {
-    const gone = await new Promise((resolve) => {
-      const t = setTimeout(() => resolve(false), step.delay_ms);
-      res.on('close', () => {
-        clearTimeout(t);
-        resolve(true);
-      });
-    });
-    if (gone) return;
-  }
-  const headers = { 'content-type': 'application/json' };
-  if (step.retry_after !== undefined) headers['retry-after'] = String(step.retry_after);
+  const headers = await prelude(step, res);
+  if (!headers) return;
   let status = step.status ?? 200;
   let out;
   if (step.raw !== undefined) out = step.raw;
