@@ -215,7 +215,7 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 		}
 	}
 	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops, Vectors: e.vectors, Off: off})
-	res := api.OpenResult{Entries: len(cat.Paths()), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced, Embeddings: embedded}
+	res := api.OpenResult{Entries: cat.Len(), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced, Embeddings: embedded}
 	if res.Warnings == nil {
 		res.Warnings = []api.Warning{}
 	}

@@ -26,10 +26,14 @@ import (
 // nothing. Backlinks stay O(1) per linking entry through a reverse index
 // keyed by that normalized form.
 type Catalog struct {
-	// cards hold every entry's card; entries the entries parsed so far.
-	// An entry restored from the persisted catalog (Restore) has a card
-	// only, until Get reads its file.
-	cards map[string]*card
+	// recs hold what the catalog knows of each path: every entry's card,
+	// every stamp, what the listing said of each stamped file. An entry
+	// restored from the persisted catalog (Restore) has a card only, until
+	// Get reads its file; entries holds the entries parsed so far.
+	recs     map[string]rec
+	nStamped int    // the records stamped
+	nEntries int    // the records of entries
+	marks    uint32 // the last rec.mark a Reload used
 	// entries caches parsed entries. With files set, it keeps at most
 	// maxParsed of them, the oldest parsed leaving first (parsed), so that
 	// a tree of a million entries is not held parsed in memory; without
@@ -43,15 +47,6 @@ type Catalog struct {
 	rel      *relations
 	contexts map[string]*tree.Context
 	broken   map[string]error
-	// stamps hold, for every file the catalog read or the engine wrote
-	// (entries, context files, broken files), the SourceKey of its bytes:
-	// a write compares it with what is on disk before it replaces anything.
-	stamps map[string]string
-	// seen holds the size and modification time the file at a stamped path
-	// had when the catalog read it, for the engine's refresh: a file whose
-	// listing shows both unchanged is not read again. A write by the
-	// engine drops it (the time it got is not known).
-	seen map[string]FileInfo
 	// dirty is set by every change to what Save writes, and cleared by
 	// Save: the catalog differs from the persisted one.
 	dirty bool
@@ -61,29 +56,113 @@ type Catalog struct {
 	spell *spellIndex
 }
 
+// rec is what the catalog holds of one path. One map of these, rather than
+// a map for each field, holds a million paths in 215 MB rather than 300.
+type rec struct {
+	card  card // when entry: the card of the entry at the path
+	stamp string
+	// seen is the size and modification time the file had when the
+	// catalog read it (noted), for the engine's refresh: a file whose
+	// listing shows both unchanged is not read again. A write by the
+	// engine drops it (the time it got is not known).
+	seen FileInfo
+	// entry: an entry is at the path. stamped: stamp holds, for a file the
+	// catalog read or the engine wrote (an entry, a context file, a broken
+	// file), the SourceKey of its bytes, which a write compares with what
+	// is on disk before it replaces anything.
+	entry, stamped, noted bool
+	// mark is the last Reload whose listing showed the file (loader.see).
+	mark uint32
+}
+
 // card is what the catalog keeps of every entry, parsed or not: what views
 // over the whole tree read (the outline's titles, relations, the
 // lifecycle keys that seed signals, an ingested entry's sources). It is
-// what the persisted catalog stores of an entry (persist.go).
+// what the persisted catalog stores of an entry (persist.go). Most entries
+// have only a title: the rest is apart, and absent then.
 type card struct {
-	title     string
+	title string
+	more  *cardMore
+}
+
+// cardMore is what a card holds beyond the title. It never changes once
+// made: clones of a catalog share it.
+type cardMore struct {
 	links     []string        // tree.Entry.Links
 	lifecycle []tree.KeyValue // front-matter keys that seed signals (legacySignal)
 	sources   []string        // tree.Entry.IngestedFrom
+}
+
+// newCard is the card of an entry with these fields.
+func newCard(title string, links []string, lifecycle []tree.KeyValue, sources []string) card {
+	cd := card{title: title}
+	if len(links)+len(lifecycle)+len(sources) > 0 {
+		cd.more = &cardMore{links: links, lifecycle: lifecycle, sources: sources}
+	}
+	return cd
+}
+
+func (cd card) links() []string {
+	if cd.more == nil {
+		return nil
+	}
+	return cd.more.links
+}
+
+func (cd card) lifecycle() []tree.KeyValue {
+	if cd.more == nil {
+		return nil
+	}
+	return cd.more.lifecycle
+}
+
+func (cd card) sources() []string {
+	if cd.more == nil {
+		return nil
+	}
+	return cd.more.sources
 }
 
 // cardOf is the card of a parsed entry. Its strings are copies: a parsed
 // entry's strings point into the text of its whole file (the parser slices
 // rather than copies), and a card, kept for every entry of the tree, would
 // otherwise keep every file's text in memory: 118 MB at 100,000 entries.
-func cardOf(e *tree.Entry) *card {
-	cd := &card{title: strings.Clone(e.Title), links: cloneAll(e.Links()), sources: cloneAll(e.IngestedFrom())}
+func cardOf(e *tree.Entry) card {
+	var lc []tree.KeyValue
 	for _, kv := range e.Extra {
 		if isLifecycleKey(kv.Key) {
-			cd.lifecycle = append(cd.lifecycle, tree.KeyValue{Key: strings.Clone(kv.Key), Value: strings.Clone(kv.Value)})
+			lc = append(lc, tree.KeyValue{Key: strings.Clone(kv.Key), Value: strings.Clone(kv.Value)})
 		}
 	}
-	return cd
+	return newCard(strings.Clone(e.Title), cloneAll(e.Links()), lc, cloneAll(e.IngestedFrom()))
+}
+
+// card returns the card of the entry at p.
+func (c *Catalog) card(p string) (card, bool) {
+	r, ok := c.recs[p]
+	return r.card, ok && r.entry
+}
+
+// setRec stores r at p, or drops p when r holds nothing.
+func (c *Catalog) setRec(p string, r rec) {
+	if !r.entry && !r.stamped {
+		delete(c.recs, p)
+		return
+	}
+	c.recs[p] = r
+}
+
+// pathsWhere returns the paths whose records satisfy keep, sorted; n of
+// them at most.
+func (c *Catalog) pathsWhere(n int, keep func(rec) bool) []string {
+	out := make([]string, 0, n)
+	for p, r := range c.recs {
+		if keep(r) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // cloneAll returns copies of ss in a new slice (nil for none).
@@ -126,12 +205,10 @@ func (c *Catalog) initSized(n int) {
 	if c.entries != nil {
 		return
 	}
-	c.cards = make(map[string]*card, n)
+	c.recs = make(map[string]rec, n)
 	c.entries = map[string]*tree.Entry{}
 	c.contexts = map[string]*tree.Context{}
 	c.broken = map[string]error{}
-	c.stamps = make(map[string]string, n)
-	c.seen = make(map[string]FileInfo, n)
 }
 
 // Clone returns a catalog holding the same entries and context files that
@@ -141,14 +218,13 @@ func (c *Catalog) initSized(n int) {
 func (c *Catalog) Clone() *Catalog {
 	n := New()
 	c.init()
-	maps.Copy(n.cards, c.cards)
+	maps.Copy(n.recs, c.recs)
+	n.nStamped, n.nEntries, n.marks = c.nStamped, c.nEntries, c.marks
 	maps.Copy(n.entries, c.entries)
 	n.parsed = slices.Clone(c.parsed)
 	n.files = c.files
 	maps.Copy(n.contexts, c.contexts)
 	maps.Copy(n.broken, c.broken)
-	maps.Copy(n.stamps, c.stamps)
-	maps.Copy(n.seen, c.seen)
 	if c.rel != nil {
 		n.rel = c.rel.clone()
 	}
@@ -193,27 +269,32 @@ func (c *Catalog) keep(e *tree.Entry) {
 
 // putCard adds or replaces the entry at p, known by its card only, and
 // indexes its links.
-func (c *Catalog) putCard(p string, cd *card) {
+func (c *Catalog) putCard(p string, cd card) {
 	c.Delete(p)
 	c.dirty = true
-	c.cards[p] = cd
+	r := c.recs[p]
+	r.card, r.entry = cd, true
+	c.recs[p] = r
+	c.nEntries++
 	if c.rel != nil {
-		c.rel.add(p, cd.links)
+		c.rel.add(p, cd.links())
 	}
 	delete(c.broken, p)
 }
 
 // Delete removes an entry and its forward links (its backlinks from others remain, now dangling).
 func (c *Catalog) Delete(path string) {
-	cd, ok := c.cards[path]
-	if !ok {
+	r, ok := c.recs[path]
+	if !ok || !r.entry {
 		return
 	}
 	if c.rel != nil {
-		c.rel.remove(path, cd.links)
+		c.rel.remove(path, r.card.links())
 	}
 	c.dirty = true
-	delete(c.cards, path)
+	r.card, r.entry = card{}, false
+	c.setRec(path, r)
+	c.nEntries--
 	delete(c.entries, path)
 }
 
@@ -221,18 +302,22 @@ func (c *Catalog) Delete(path string) {
 // last read or wrote there. ok is false when it has none (a file it has
 // never seen).
 func (c *Catalog) Stamp(p string) (string, bool) {
-	s, ok := c.stamps[p]
-	return s, ok
+	r, ok := c.recs[p]
+	return r.stamp, ok && r.stamped
 }
 
 // SetStamp records the stamp of the bytes at p.
 func (c *Catalog) SetStamp(p, stamp string) {
 	c.init()
-	if _, ok := c.stamps[p]; !ok && c.spell != nil {
-		c.spell.add(p, 1)
+	r := c.recs[p]
+	if !r.stamped {
+		c.nStamped++
+		if c.spell != nil {
+			c.spell.add(p, 1)
+		}
 	}
-	c.stamps[p] = stamp
-	delete(c.seen, p)
+	r.stamp, r.stamped, r.seen, r.noted = stamp, true, FileInfo{}, false
+	c.recs[p] = r
 	c.dirty = true
 }
 
@@ -242,11 +327,13 @@ func (c *Catalog) Forget(p string) {
 	c.Delete(p)
 	c.DeleteContext(p)
 	c.ClearBroken(p)
-	if _, ok := c.stamps[p]; ok && c.spell != nil {
-		c.spell.add(p, -1)
+	if r, ok := c.recs[p]; ok && r.stamped {
+		c.nStamped--
+		if c.spell != nil {
+			c.spell.add(p, -1)
+		}
 	}
-	delete(c.stamps, p)
-	delete(c.seen, p)
+	delete(c.recs, p)
 	c.dirty = true
 }
 
@@ -264,12 +351,13 @@ type FileInfo struct {
 // a file changed again within the same tick of a coarse clock, after it
 // was read, would show the same size and time ("racy git").
 func (c *Catalog) Note(p string, fi FileInfo, start int64) {
-	if _, ok := c.stamps[p]; ok {
+	if r, ok := c.recs[p]; ok && r.stamped {
 		if start != 0 && fi.ModTime >= start-racySlack {
 			fi.ModTime = 0
 		}
-		if was, ok := c.seen[p]; !ok || was != fi {
-			c.seen[p] = fi
+		if !r.noted || r.seen != fi {
+			r.seen, r.noted = fi, true
+			c.recs[p] = r
 			c.dirty = true
 		}
 	}
@@ -279,8 +367,8 @@ func (c *Catalog) Note(p string, fi FileInfo, start int64) {
 // catalog read: same size and modification time, when the storage keeps
 // one.
 func (c *Catalog) Unchanged(p string, fi FileInfo) bool {
-	was, ok := c.seen[p]
-	return ok && fi.ModTime != 0 && was == fi
+	r := c.recs[p]
+	return r.noted && fi.ModTime != 0 && r.seen == fi
 }
 
 // Unsaved reports whether the catalog changed since it was last saved
@@ -289,7 +377,9 @@ func (c *Catalog) Unsaved() bool { return c.dirty }
 
 // Stamped returns every path the catalog holds a stamp for (entries,
 // context files, broken files), sorted.
-func (c *Catalog) Stamped() []string { return sortedKeys(c.stamps) }
+func (c *Catalog) Stamped() []string {
+	return c.pathsWhere(c.nStamped, func(r rec) bool { return r.stamped })
+}
 
 // Spellings returns the files the catalog knows (entries, context files,
 // broken files) and the folders holding them whose path is p's but for
@@ -301,8 +391,10 @@ func (c *Catalog) Spellings(p string) []string {
 	c.init()
 	if c.spell == nil {
 		c.spell = &spellIndex{count: map[string]int{}, byKey: map[string]pathSet{}}
-		for q := range c.stamps {
-			c.spell.add(q, 1)
+		for q, r := range c.recs {
+			if r.stamped {
+				c.spell.add(q, 1)
+			}
 		}
 	}
 	return slices.Clone(c.spell.byKey[tree.FoldKey(p)])
@@ -340,26 +432,21 @@ func parentDir(p string) string {
 
 // Has reports whether the catalog holds an entry at path, without reading it.
 func (c *Catalog) Has(path string) bool {
-	_, ok := c.cards[path]
+	_, ok := c.card(path)
 	return ok
 }
 
 // Title returns the title of the entry at path, without reading it.
 func (c *Catalog) Title(path string) (string, bool) {
-	cd, ok := c.cards[path]
-	if !ok {
-		return "", false
-	}
-	return cd.title, true
+	cd, ok := c.card(path)
+	return cd.title, ok
 }
 
 // Sources returns the files the entry at path was ingested from
 // (tree.Entry.IngestedFrom), without reading it.
 func (c *Catalog) Sources(path string) []string {
-	if cd, ok := c.cards[path]; ok {
-		return cd.sources
-	}
-	return nil
+	cd, _ := c.card(path)
+	return cd.sources()
 }
 
 // Get returns an entry. An entry restored from the persisted catalog is
@@ -374,7 +461,7 @@ func (c *Catalog) Get(path string) (*tree.Entry, bool) {
 	if e, ok := c.entries[path]; ok {
 		return e, true
 	}
-	if _, ok := c.cards[path]; !ok || c.files == nil {
+	if _, ok := c.card(path); !ok || c.files == nil {
 		return nil, false
 	}
 	e, current, err := c.readEntry(path)
@@ -401,12 +488,17 @@ func (c *Catalog) readEntry(p string) (*tree.Entry, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	stamp, ok := c.stamps[p]
+	stamp, ok := c.Stamp(p)
 	return e, ok && stamp == SourceKey(data), nil
 }
 
 // Paths returns every entry path, sorted.
-func (c *Catalog) Paths() []string { return sortedKeys(c.cards) }
+func (c *Catalog) Paths() []string {
+	return c.pathsWhere(c.nEntries, func(r rec) bool { return r.entry })
+}
+
+// Len returns the number of entries.
+func (c *Catalog) Len() int { return c.nEntries }
 
 // Forward returns the entry paths p links to, resolved (wikilinks by path or
 // unique base name), sorted; unresolved targets are returned as written.
@@ -433,7 +525,7 @@ func (c *Catalog) Forward(p string) []string {
 // resolve to p count, so a base-name link stops counting once the base
 // name becomes ambiguous.
 func (c *Catalog) Backlinks(p string) []string {
-	if _, ok := c.cards[p]; !ok {
+	if _, ok := c.card(p); !ok {
 		return nil
 	}
 	var out []string
@@ -467,10 +559,10 @@ func (c *Catalog) Resolve(raw string) (string, bool) {
 	if t == "" {
 		return "", false
 	}
-	if _, ok := c.cards[t]; ok {
+	if _, ok := c.card(t); ok {
 		return t, true
 	}
-	if _, ok := c.cards[t+".md"]; ok {
+	if _, ok := c.card(t + ".md"); ok {
 		return t + ".md", true
 	}
 	idx := c.relations().byBase
@@ -519,10 +611,8 @@ func trimMD(p string) string {
 
 // linksOf returns the raw links of the entry at p.
 func (c *Catalog) linksOf(p string) []string {
-	if cd, ok := c.cards[p]; ok {
-		return cd.links
-	}
-	return nil
+	cd, _ := c.card(p)
+	return cd.links()
 }
 
 // relations is the index of the cards' links by the loose keys Resolve
@@ -536,9 +626,11 @@ type relations struct {
 // relations returns c.rel, building it from the cards at the first call.
 func (c *Catalog) relations() *relations {
 	if c.rel == nil {
-		r := &relations{rev: map[string]pathSet{}, byPath: make(map[string]pathSet, len(c.cards)), byBase: make(map[string]pathSet, len(c.cards))}
-		for p, cd := range c.cards {
-			r.add(p, cd.links)
+		r := &relations{rev: map[string]pathSet{}, byPath: make(map[string]pathSet, len(c.recs)), byBase: make(map[string]pathSet, len(c.recs))}
+		for p, rc := range c.recs {
+			if rc.entry {
+				r.add(p, rc.card.links())
+			}
 		}
 		c.rel = r
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -243,11 +244,62 @@ func TestRelationsKeptInStep(t *testing.T) {
 			for range rnd.IntN(3) {
 				links = append(links, targets[rnd.IntN(len(targets))])
 			}
-			c.putCard(p, &card{title: p, links: links})
+			c.putCard(p, newCard(p, links, nil, nil))
 		}
-		fresh := &Catalog{cards: c.cards}
+		fresh := &Catalog{recs: c.recs}
 		if !reflect.DeepEqual(c.rel, fresh.relations()) {
 			t.Fatalf("step %d: kept %+v, afresh %+v", i, *c.rel, *fresh.rel)
 		}
+	}
+}
+
+// The catalog counts its entries and stamps as it changes (Len, and the
+// listing's check that nothing is gone): the counts must match what it
+// holds through every change, a save and restore, and a clone.
+func TestCatalogCountsFollowChanges(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 9))
+	paths := []string{"a/x.md", "a/y.md", "b/z.md", "b/context.md", "c/w.md", "c/v.md"}
+	c := New()
+	check := func(c *Catalog, when string) {
+		t.Helper()
+		if c.Len() != len(c.Paths()) {
+			t.Fatalf("%s: Len %d, Paths %d", when, c.Len(), len(c.Paths()))
+		}
+		if c.nStamped != len(c.Stamped()) {
+			t.Fatalf("%s: counted %d stamps, holds %d", when, c.nStamped, len(c.Stamped()))
+		}
+	}
+	for i := range 2000 {
+		p := paths[rnd.IntN(len(paths))]
+		switch rnd.IntN(7) {
+		case 0, 1:
+			c.Put(entryWith(p, nil, ""))
+		case 2:
+			c.Delete(p)
+		case 3:
+			c.SetStamp(p, fmt.Sprint(i))
+		case 4:
+			c.Forget(p)
+		case 5:
+			c.MarkBroken(p, errors.New("bad"))
+		case 6:
+			c.Note(p, FileInfo{Size: int64(i), ModTime: 1}, 0)
+		}
+		check(c, fmt.Sprintf("step %d", i))
+		if i%100 == 0 {
+			check(c.Clone(), fmt.Sprintf("clone at step %d", i))
+		}
+	}
+	fs := host.NewMemFS()
+	if err := c.Save(fs); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Restore(fs, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(r, "restored")
+	if r.Len() == 0 || r.nStamped == 0 {
+		t.Fatalf("restored %d entries, %d stamps: the test saved nothing", r.Len(), r.nStamped)
 	}
 }

@@ -68,7 +68,8 @@ func Reload(fsys host.FS, maxBytes int, o ReloadOptions) (*Catalog, []api.Warnin
 	if l.cat == nil {
 		l.cat = New()
 	} else {
-		l.listed = make(map[string]struct{}, len(l.cat.stamps))
+		l.cat.marks++
+		l.mark = l.cat.marks
 	}
 	if !o.Now.IsZero() {
 		l.start = o.Now.UnixMilli()
@@ -80,15 +81,15 @@ func Reload(fsys host.FS, maxBytes int, o ReloadOptions) (*Catalog, []api.Warnin
 	if err := l.walk(""); err != nil {
 		return nil, nil, err
 	}
-	if l.listed == nil {
+	if l.mark == 0 {
 		l.cat.dirty = true
 		return l.cat, l.warnings, nil
 	}
 	// What the listing no longer shows is gone. Every file listed has a
 	// stamp, so equal counts mean nothing is.
-	if len(l.listed) != len(l.cat.stamps) {
-		for p := range l.cat.stamps {
-			if _, ok := l.listed[p]; !ok {
+	if l.listed != l.cat.nStamped {
+		for p, r := range l.cat.recs {
+			if r.stamped && r.mark != l.mark {
 				l.cat.Forget(p)
 				l.changed = true
 			}
@@ -107,10 +108,13 @@ type loader struct {
 	fs       host.FS
 	maxBytes int
 	cat      *Catalog
-	// listed holds, when the catalog was restored (ReloadOptions.Prev),
-	// the files the listing showed; changed is set when one of them was
-	// read to another stamp or listing than the catalog held.
-	listed   map[string]struct{}
+	// When the catalog was restored (ReloadOptions.Prev), mark is what
+	// the stamped files the listing showed are marked with (rec.mark),
+	// listed counts them, and changed is set when one of them was read to
+	// another stamp or listing than the catalog held. A mark rather than a
+	// set of the paths listed: the set was 50 MB at a million files.
+	mark     uint32
+	listed   int
 	changed  bool
 	start    int64 // Unix milliseconds when the listing began; 0 trusts every time
 	onRead   func(n int)
@@ -154,8 +158,8 @@ func (l *loader) walk(dir string) error {
 			continue
 		}
 		fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
-		if l.listed != nil && l.cat.Unchanged(p, fi) {
-			l.listed[p] = struct{}{}
+		if l.mark != 0 && l.cat.Unchanged(p, fi) {
+			l.see(p)
 			if err := l.reuse(p); err != nil {
 				return err
 			}
@@ -223,17 +227,25 @@ func (c *Catalog) IndexSources(add func(search.Source) error) error {
 	return nil
 }
 
+// see marks the stamped file p as listed.
+func (l *loader) see(p string) {
+	if r, ok := l.cat.recs[p]; ok && r.stamped && r.mark != l.mark {
+		r.mark = l.mark
+		l.cat.recs[p] = r
+		l.listed++
+	}
+}
+
 // reload takes the bytes read at p, listed as fi, and notes whether the
 // catalog changed with them.
 func (l *loader) reload(p string, fi FileInfo, data []byte) (search.Source, bool) {
-	stamp, stamped := l.cat.stamps[p]
-	seen, wasSeen := l.cat.seen[p]
+	was := l.cat.recs[p]
 	src, ok := l.load(p, data)
 	l.cat.Note(p, fi, l.start)
-	if l.listed != nil {
-		l.listed[p] = struct{}{}
-		now, nowSeen := l.cat.seen[p]
-		if !stamped || stamp != l.cat.stamps[p] || wasSeen != nowSeen || seen != now {
+	if l.mark != 0 {
+		l.see(p)
+		now := l.cat.recs[p]
+		if !was.stamped || was.stamp != now.stamp || was.noted != now.noted || was.seen != now.seen {
 			l.changed = true
 		}
 	}

@@ -66,7 +66,16 @@ func catalogFingerprint() string {
 		fmt.Fprintf(h, "catalog %d %s\n", catalogFormat, docFingerprint())
 		for _, p := range docProbes {
 			if en, err := tree.ParseEntry(p.path, []byte(p.text)); err == nil {
-				fmt.Fprintf(h, "%#v\n", *cardOf(en))
+				// The fields as they were printed when a card was one struct
+				// of them: the same code makes the same fingerprint.
+				type card struct {
+					title     string
+					links     []string
+					lifecycle []tree.KeyValue
+					sources   []string
+				}
+				cd := cardOf(en)
+				fmt.Fprintf(h, "%#v\n", card{cd.title, cd.links(), cd.lifecycle(), cd.sources()})
 			}
 		}
 		catalogFP.fp = fmt.Sprintf("%x", h.Sum(nil))
@@ -105,24 +114,25 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 	head := func(kind byte) {
 		b = append(b, kind)
 		b = binrec.AppendString(b, p)
-		b = binrec.AppendString(b, c.stamps[p])
-		fi, ok := c.seen[p]
-		if !ok {
+		r := c.recs[p]
+		b = binrec.AppendString(b, r.stamp)
+		fi := r.seen
+		if !r.noted {
 			fi = FileInfo{Size: -1}
 		}
 		b = binary.AppendVarint(b, fi.Size)
 		b = binary.AppendVarint(b, fi.ModTime)
 	}
-	if cd, ok := c.cards[p]; ok {
+	if cd, ok := c.card(p); ok {
 		head(kindEntry)
 		b = binrec.AppendString(b, cd.title)
-		b = binrec.AppendList(b, cd.links)
-		kv := make([]string, 0, 2*len(cd.lifecycle))
-		for _, x := range cd.lifecycle {
+		b = binrec.AppendList(b, cd.links())
+		kv := make([]string, 0, 2*len(cd.lifecycle()))
+		for _, x := range cd.lifecycle() {
 			kv = append(kv, x.Key, x.Value)
 		}
 		b = binrec.AppendList(b, kv)
-		b = binrec.AppendList(b, cd.sources)
+		b = binrec.AppendList(b, cd.sources())
 		return b, true
 	}
 	if ctx, ok := c.contexts[p]; ok {
@@ -215,18 +225,19 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 		if _, err := api.CleanPath(p); err != nil {
 			return nil, fmt.Errorf("%w: %v", errDamaged, err)
 		}
+		rc := rec{stamp: stamp, stamped: true}
 		switch kind {
 		case kindEntry:
-			cd := &card{title: r.Str(), links: r.List()}
-			kv := r.List()
+			title, links, kv := r.Str(), r.List(), r.List()
 			if len(kv)%2 != 0 {
 				return nil, errDamaged
 			}
+			var lc []tree.KeyValue
 			for j := 0; j < len(kv); j += 2 {
-				cd.lifecycle = append(cd.lifecycle, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
+				lc = append(lc, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
 			}
-			cd.sources = r.List()
-			c.cards[p] = cd // paths are unique and sorted: nothing to replace
+			rc.card, rc.entry = newCard(title, links, lc, r.List()), true
+			c.nEntries++
 		case kindContext:
 			c.PutContext(&tree.Context{Path: p, Title: r.Str(), Body: r.Str()})
 		case kindBroken:
@@ -234,10 +245,11 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 		default:
 			return nil, errDamaged
 		}
-		c.stamps[p] = stamp
 		if fi.Size >= 0 && fi.ModTime < written {
-			c.seen[p] = fi
+			rc.seen, rc.noted = fi, true
 		}
+		c.recs[p] = rc // paths are unique and sorted: nothing to replace
+		c.nStamped++
 	}
 	if r.Err() != nil || r.Len() != 0 {
 		return nil, errDamaged

@@ -151,8 +151,8 @@ func (s *Signals) Of(path string) lifecycle.Signal {
 		return sig
 	}
 	sig := lifecycle.New(s.model, time.Time{})
-	if cd, ok := s.cat.cards[path]; ok {
-		sig = legacySignal(sig, cd.lifecycle)
+	if cd, ok := s.cat.card(path); ok {
+		sig = legacySignal(sig, cd.lifecycle())
 	}
 	return sig
 }

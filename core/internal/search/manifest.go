@@ -47,6 +47,9 @@ type manifest struct {
 	Retired []retiredFile
 	Docs    []docEntry // sorted by path
 	nDocs   int        // from the head, when the documents are not decoded
+	// docs is the documents section, for eachDoc, when decodeHeads left
+	// it undecoded.
+	docs *binrec.Reader
 }
 
 type retiredFile struct {
@@ -128,6 +131,21 @@ var errDamaged = errors.New("damaged (it ends early, its checksum fails, or it h
 
 // decodeManifest decodes a whole manifest.
 func decodeManifest(b []byte) (*manifest, error) {
+	m, err := decodeHeads(b)
+	if err != nil {
+		return nil, err
+	}
+	m.Docs = make([]docEntry, 0, m.nDocs)
+	if err := m.eachDoc(func(d docEntry) { m.Docs = append(m.Docs, d) }); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeHeads decodes a manifest but for its documents, which eachDoc
+// decodes: an open puts each in the index's table as it goes, where a
+// slice of them all would be 80 MB at a million.
+func decodeHeads(b []byte) (*manifest, error) {
 	r, err := preamble(b)
 	if err != nil {
 		return nil, err
@@ -140,9 +158,10 @@ func decodeManifest(b []byte) (*manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.Docs, err = decodeDocs(docs, m.nDocs); err != nil {
-		return nil, err
+	if docs.Err() != nil || m.nDocs > docs.Len()/(3+numFields) {
+		return nil, errDamaged
 	}
+	m.docs = docs
 	return m, nil
 }
 
@@ -197,36 +216,41 @@ func decodeHead(r *binrec.Reader) (*manifest, error) {
 	return m, nil
 }
 
-// decodeDocs decodes the documents section, which holds n documents.
-func decodeDocs(r *binrec.Reader, n int) ([]docEntry, error) {
-	if r.Err() != nil || n > r.Len()/(3+numFields) {
-		return nil, errDamaged
+// eachDoc decodes the documents section decodeHeads left, calling each
+// with every document in path order; it fails at the first damage it
+// meets (each has then seen the documents before it), and when called
+// twice.
+func (m *manifest) eachDoc(each func(docEntry)) error {
+	r := m.docs
+	if r == nil {
+		return errors.New("manifest: documents decoded twice")
 	}
-	docs := make([]docEntry, n)
+	m.docs = nil
 	prev := ""
-	for i := range docs {
+	for i := range m.nDocs {
 		k := r.Size()
 		if r.Err() != nil || k > len(prev) {
-			return nil, errDamaged
+			return errDamaged
 		}
-		d := &docs[i]
+		var d docEntry
 		d.Path = prev[:k] + r.Str()
 		d.Hash = r.Str()
 		d.Key = r.Str()
 		for f := range d.Lens {
 			l := r.Uvarint()
 			if l > math.MaxInt32 {
-				return nil, errDamaged
+				return errDamaged
 			}
 			d.Lens[f] = int32(l)
 		}
 		if r.Err() != nil || (i > 0 && d.Path <= prev) {
-			return nil, errDamaged
+			return errDamaged
 		}
 		prev = d.Path
+		each(d)
 	}
 	if r.Len() != 0 {
-		return nil, errDamaged
+		return errDamaged
 	}
-	return docs, nil
+	return nil
 }

@@ -248,13 +248,13 @@ func (s *storeState) load() (*manifest, *memDirectory, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", mp, err)
 	}
-	m, err := decodeManifest(raw)
+	m, err := decodeHeads(raw)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", mp, err)
 	}
 	d := s.newDirectory()
 	if m.Epoch == 0 {
-		if len(m.Segments) > 0 || len(m.Docs) > 0 {
+		if len(m.Segments) > 0 || m.nDocs > 0 {
 			return nil, nil, fmt.Errorf("%s: documents without a snapshot", mp)
 		}
 		return m, d, nil
@@ -310,19 +310,18 @@ func (x *Index) openLoaded(d *memDirectory, m *manifest) (err error) {
 	if err := x.start(d.self); err != nil {
 		return err
 	}
-	x.lens = make(map[string][numFields]int32, len(m.Docs))
-	x.hashes = make(map[string]string, len(m.Docs))
-	x.keys = make(map[string]string, len(m.Docs))
-	for _, de := range m.Docs {
-		x.setLens(de.Path, de.Lens, true)
-		x.hashes[de.Path] = de.Hash
-		if de.Key != "" {
-			x.keys[de.Path] = de.Key
-		}
+	x.docs = make(map[string]docMeta, m.nDocs)
+	if err = m.eachDoc(func(de docEntry) {
+		x.setDoc(de.Path, docMeta{hash: de.Hash, key: de.Key, lens: de.Lens}, true)
+	}); err != nil {
+		err = fmt.Errorf("manifest: %w", err)
 	}
-	n, err := x.reader.Count()
-	if err == nil && n != uint64(len(m.Docs)) {
-		err = fmt.Errorf("the segments hold %d documents, the manifest %d", n, len(m.Docs))
+	var n uint64
+	if err == nil {
+		n, err = x.reader.Count()
+	}
+	if err == nil && n != uint64(m.nDocs) {
+		err = fmt.Errorf("the segments hold %d documents, the manifest %d", n, m.nDocs)
 	}
 	if err == nil && d.files != nil && d.files.lost.Load() {
 		err, _ = d.files.loss()
@@ -366,7 +365,7 @@ func ReadStored(fs host.FS, dir string) (Stored, error) {
 
 // save writes the index's current state: new segments, then the manifest,
 // then removes the segment files that have been unused for retireGrace.
-func (s *storeState) save(lens map[string][numFields]int32, hashes, keys map[string]string) error {
+func (s *storeState) save(docs map[string]docMeta) error {
 	epoch, snap, segs, ok, err := s.dir.state()
 	if err != nil {
 		return err
@@ -381,7 +380,7 @@ func (s *storeState) save(lens map[string][numFields]int32, hashes, keys map[str
 			onDisk[de.Name] = de
 		}
 	}
-	m := manifest{Segments: make([]segmentEntry, 0, len(segs)), Docs: make([]docEntry, 0, len(lens))}
+	m := manifest{Segments: make([]segmentEntry, 0, len(segs)), Docs: make([]docEntry, 0, len(docs))}
 	if ok {
 		m.Epoch, m.Snapshot = epoch, snap
 	}
@@ -414,8 +413,8 @@ func (s *storeState) save(lens map[string][numFields]int32, hashes, keys map[str
 		named[e.name()] = e
 		m.Segments = append(m.Segments, e)
 	}
-	for p, l := range lens {
-		m.Docs = append(m.Docs, docEntry{Path: p, Hash: hashes[p], Key: keys[p], Lens: l})
+	for p, d := range docs {
+		m.Docs = append(m.Docs, docEntry{Path: p, Hash: d.hash, Key: d.key, Lens: d.lens})
 	}
 	sort.Slice(m.Docs, func(i, j int) bool { return m.Docs[i].Path < m.Docs[j].Path })
 	remove := s.retire(&m, named, onDisk)
