@@ -57,7 +57,7 @@ type Catalog struct {
 }
 
 // rec is what the catalog holds of one path. One map of these, rather than
-// a map for each field, holds a million paths in 215 MB rather than 300.
+// a map for each field, holds a million paths in 184 MB rather than 299.
 type rec struct {
 	card  card // when entry: the card of the entry at the path
 	stamp string
