@@ -24,6 +24,8 @@ import { openMemory, memory, indexedDB } from './index.js';
  * @property {OpenOptions['llmOptions']} [llmOptions]
  * @property {OpenOptions['readOnly']} [readOnly]
  * @property {OpenOptions['maxMemoryBytes']} [maxMemoryBytes]
+ * @property {import('./index.d.ts').OpenAIEmbeddingsOptions} [embeddings]
+ *   what the worker makes its embedder of (openaiEmbeddings)
  * @property {SharedArrayBuffer} [lockSlot] where the worker keeps the token
  *   of the root's lock while it holds it (nodeFs), so that the page can
  *   release the lock of a worker it ended at a deadline
@@ -105,6 +107,21 @@ async function nodeScope() {
 let mem = null;
 /** @type {(import('./index.d.ts').Storage & { close?: () => void }) | null} */
 let storage = null;
+/** @type {import('./index.d.ts').Embedder | null} */
+let embedder = null;
+
+/**
+ * The embedder of options: a synchronous XMLHttpRequest in a Web Worker,
+ * a thread of its own in Node (embed/node.js), as openMemory's caller
+ * would make it in that thread.
+ *
+ * @param {import('./index.d.ts').OpenAIEmbeddingsOptions} options
+ * @returns {Promise<import('./index.d.ts').Embedder>}
+ */
+async function makeEmbedder(options) {
+  const { openaiEmbeddings } = typeof self === 'object' ? await import('./embed/index.js') : await import('./embed/node.js');
+  return openaiEmbeddings(options);
+}
 
 /** @type {{ [Op in keyof Requests]: (args: Requests[Op]) => unknown }} */
 const ops = {
@@ -112,6 +129,7 @@ const ops = {
     if (mem) throw new Error('arbor worker: a memory is already open in this worker');
     const { storage: spec = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, readOnly, maxMemoryBytes, forwardLogs, forwardOutput, forwardExternalChanges, forwardProgress } = options;
     storage = await makeStorage(spec, options.lockSlot);
+    embedder = options.embeddings ? await makeEmbedder(options.embeddings) : null;
     /** @type {OpenOptions['onLog']} */
     const onLog = forwardLogs ? (level, message) => scope.postMessage({ log: { level, message } }) : undefined;
     /** @type {OpenOptions['onOutput']} */
@@ -119,7 +137,13 @@ const ops = {
     const onExternalChange = forwardExternalChanges ? () => scope.postMessage({ externalChange: true }) : undefined;
     /** @type {OpenOptions['onProgress']} */
     const onProgress = forwardProgress ? (progress) => scope.postMessage({ progress }) : undefined;
-    mem = await openMemory({ storage, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, readOnly, maxMemoryBytes, ...(onLog && { onLog }), ...(onOutput && { onOutput }), ...(onExternalChange && { onExternalChange }), ...(onProgress && { onProgress }) });
+    try {
+      mem = await openMemory({ storage, wasm, fixedTime, maxFileBytes, lifecycle, llmOptions, readOnly, maxMemoryBytes, ...(embedder && { embeddings: embedder }), ...(onLog && { onLog }), ...(onOutput && { onOutput }), ...(onExternalChange && { onExternalChange }), ...(onProgress && { onProgress }) });
+    } catch (err) {
+      embedder?.close?.();
+      embedder = null;
+      throw err;
+    }
     return mem.opened;
   },
   call: ({ method, params }) => opened().call(method, params),
@@ -136,6 +160,8 @@ const ops = {
     await m?.close();
     storage?.close?.();
     storage = null;
+    embedder?.close?.();
+    embedder = null;
   },
 };
 

@@ -1,4 +1,4 @@
-import type { ArborMemory, OpenOptions } from './index.js';
+import type { ArborMemory, OpenAIEmbeddingsOptions, OpenOptions } from './index.js';
 
 /** Where the memory in the worker keeps its tree. */
 export type WorkerStorage =
@@ -26,6 +26,16 @@ export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxF
    * @default none
    */
   callTimeoutMs?: number;
+  /**
+   * An embedding model, as the options of `openaiEmbeddings` (docs/js.md,
+   * "Embeddings"): the engine asks for vectors synchronously, so the
+   * worker makes the embedder beside its engine (a synchronous
+   * XMLHttpRequest in a Web Worker, a thread of its own in Node), and the
+   * API key goes to the worker. An embedder object is refused
+   * (`invalid_params`): functions cannot cross to a worker.
+   * @default none — BM25 and the evidence rules alone
+   */
+  embeddings?: OpenAIEmbeddingsOptions;
 }
 
 /**

@@ -47,21 +47,30 @@ const start = Symbol('start');
  * @type {typeof import('./worker.d.ts').openMemoryInWorker}
  */
 export async function openMemoryInWorker(options = {}) {
-  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, onLog, onOutput, onExternalChange, onProgress, llm, llmOptions, readOnly, maxMemoryBytes, callTimeoutMs } = options;
+  const { storage = { kind: 'memory' }, wasm, fixedTime, maxFileBytes, lifecycle, onLog, onOutput, onExternalChange, onProgress, llm, llmOptions, readOnly, maxMemoryBytes, callTimeoutMs, embeddings } = options;
+  // The engine's embed import is synchronous, so the embedder must run in
+  // the worker, beside the engine: the worker makes it from its options,
+  // as functions cannot cross to a worker.
+  if (embeddings !== undefined && (typeof embeddings !== 'object' || embeddings === null || typeof (/** @type {any} */ (embeddings)).embedSync === 'function')) {
+    throw new ArborError('invalid_params', 'open: embeddings: in a worker, pass the options of openaiEmbeddings ({ provider, model, baseURL, apiKey, … }), not an embedder: the worker makes its own');
+  }
   if (callTimeoutMs !== undefined && !(typeof callTimeoutMs === 'number' && callTimeoutMs > 0 && Number.isFinite(callTimeoutMs))) {
     throw new ArborError('invalid_params', `open: callTimeoutMs ${callTimeoutMs}: want a number of milliseconds above 0`);
   }
   /** @type {WorkerOpen} */
   const open = {
     storage,
-    // A relative URL means the page's, not the worker's.
-    wasm: typeof wasm === 'string' || wasm instanceof URL ? new URL(wasm, globalThis.location?.href).href : wasm,
+    // A relative URL means the page's, not the worker's; in Node a bare
+    // path is a file, relative to the process's folder, which its worker
+    // threads share.
+    wasm: wasm instanceof URL || (typeof wasm === 'string' && globalThis.location) ? new URL(wasm, globalThis.location?.href).href : wasm,
     fixedTime: fixedTime instanceof Date ? fixedTime.toISOString() : fixedTime,
     maxFileBytes,
     lifecycle,
     llmOptions,
     readOnly,
     maxMemoryBytes,
+    embeddings,
     lockSlot: storage.kind === 'nodeFs' && callTimeoutMs !== undefined ? new SharedArrayBuffer(64) : undefined,
     forwardLogs: typeof onLog === 'function',
     forwardOutput: typeof onOutput === 'function',

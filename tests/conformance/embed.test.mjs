@@ -13,6 +13,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startEngine, openMemory, nodeFs, openaiEmbeddings } from 'arbor-memory';
+import { openMemoryInWorker } from 'arbor-memory/worker';
 import { compare, digest, loadExpected, loadFixture, normalize, requests } from './fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -118,4 +119,30 @@ test('embeddings: a failing endpoint is a warning and BM25 alone, never a failed
   const found = await mem.query('when do backups run');
   assert.equal(found.results[0].path, 'ops/notes/backups.md');
   await mem.close();
+});
+
+// The steps of the fixture before its first write, as openMemoryInWorker
+// answers them: the worker makes its embedder from the options it is given
+// (functions cannot cross to it) and must answer as the golden says.
+test('embeddings: openMemoryInWorker makes its embedder from options and gives the golden answers', { skip }, async (t) => {
+  const fixture = loadFixture('embed-fixture.json');
+  const want = loadExpected('embed-expected.json');
+  const srv = await serverThread(t);
+  const mem = await openMemoryInWorker({
+    storage: { kind: 'nodeFs', dir: treeCopy(t, fixture) },
+    wasm: wasmPath,
+    ...fixture.open,
+    embeddings: { baseURL: `${srv.url}/v1`, model: 'hashed-bow' },
+  });
+  t.after(() => mem.close());
+  assert.deepEqual(normalize(JSON.stringify({ id: 0, result: mem.opened })), want.responses[0]);
+  const reads = fixture.steps.slice(0, fixture.steps.findIndex((s) => s.method === 'curate'));
+  assert.ok(reads.length >= 3, 'the fixture starts with queries');
+  for (const [i, step] of reads.entries()) {
+    const result = await mem.call(step.method, step.params);
+    assert.deepEqual(normalize(JSON.stringify({ id: i + 1, result })), want.responses[i + 1], `step ${i + 1}: ${step.method}`);
+  }
+  const embedder = openaiEmbeddings({ baseURL: `${srv.url}/v1`, model: 'hashed-bow' });
+  t.after(() => embedder.close?.());
+  await assert.rejects(openMemoryInWorker({ wasm: wasmPath, embeddings: embedder }), { code: 'invalid_params', message: /the options of openaiEmbeddings/ });
 });
