@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -525,27 +526,37 @@ func (r *RootFS) ReadDir(p string) ([]host.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(full)
+	dir, err := os.Open(full)
+	if err != nil {
+		return nil, osError("list", p, err)
+	}
+	defer dir.Close()
+	fi, err := dir.Stat()
 	if err != nil {
 		return nil, osError("list", p, err)
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("list %q: not a directory: %w", p, host.ErrInvalid)
 	}
-	ents, err := os.ReadDir(full)
+	names, err := dir.Readdirnames(-1)
 	if err != nil {
 		return nil, osError("list", p, err)
 	}
-	out := make([]host.DirEntry, 0, len(ents))
-	for _, e := range ents {
-		info, err := e.Info()
+	slices.Sort(names)
+	out := make([]host.DirEntry, 0, len(names))
+	for _, name := range names {
+		d, link, err := lstatIn(dir, full, name)
 		if err != nil {
 			continue // removed since the listing
 		}
-		if info.Mode()&fs.ModeSymlink != 0 {
-			info = r.linkInfo(filepath.Join(full, e.Name()), info)
+		if link {
+			own, err := os.Lstat(filepath.Join(full, name))
+			if err != nil {
+				continue
+			}
+			d = dirEntry(name, r.linkInfo(filepath.Join(full, name), own))
 		}
-		out = append(out, dirEntry(e.Name(), info))
+		out = append(out, d)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package arborhost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -751,5 +752,44 @@ func TestReadAtFollowsThePath(t *testing.T) {
 	}
 	if _, err := r.ReadAt(p, make([]byte, 4), 2); !errors.Is(err, host.ErrDenied) {
 		t.Fatalf("ReadAt through a link out of the root: %v", err)
+	}
+}
+
+// A listing describes each entry as os.Lstat does (a link inside the root
+// by its target), whichever way lstatIn asks the system.
+func TestRootFSListingMatchesLstat(t *testing.T) {
+	r, dir := newRoot(t)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(dir, "notes", "sub"), 0o755))
+	for i, name := range []string{"b.md", "a.md", "c.txt", "Z.md"} {
+		must(os.WriteFile(filepath.Join(dir, "notes", name), bytes.Repeat([]byte("x"), 10*i+1), 0o644))
+	}
+	when := time.Date(2025, 3, 4, 5, 6, 7, 891_234_567, time.UTC)
+	must(os.Chtimes(filepath.Join(dir, "notes", "a.md"), when, when))
+	linked := os.Symlink("a.md", filepath.Join(dir, "notes", "link.md")) == nil
+	got, err := r.ReadDir("notes")
+	must(err)
+	ents, err := os.ReadDir(filepath.Join(dir, "notes"))
+	must(err)
+	if len(got) != len(ents) {
+		t.Fatalf("listed %d entries, the system %d", len(got), len(ents))
+	}
+	for i, e := range ents {
+		fi, err := os.Stat(filepath.Join(dir, "notes", e.Name())) // a link by its target
+		must(err)
+		if want := dirEntry(e.Name(), fi); got[i] != want {
+			t.Errorf("entry %d: %+v, want %+v", i, got[i], want)
+		}
+	}
+	if got[1].Name != "a.md" || got[1].ModTime != when.UnixMilli() {
+		t.Errorf("a.md: %+v, want its time %d", got[1], when.UnixMilli())
+	}
+	if !linked {
+		t.Log("no symbolic links here: the link case was not run")
 	}
 }
