@@ -243,6 +243,56 @@ test('a memory on a folder answers from the files as they are now', { skip: skip
   await mem.close();
 });
 
+/** The inotify watches this process holds (Linux), or null where /proc does not tell. */
+function inotifyWatches() {
+  try {
+    let n = 0;
+    for (const fd of fs.readdirSync('/proc/self/fd')) {
+      let target = '';
+      try {
+        target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (target.includes('inotify')) n += fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify')).length;
+    }
+    return n;
+  } catch {
+    return null;
+  }
+}
+
+test('a folder memory watches each folder once, not each file, and follows folders that come and go', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const write = (p, title, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), `---\ntitle: ${title}\n---\n\n## Narrative\n${text}\n`);
+  };
+  for (let i = 0; i < 30; i++) write(`notes/log/n${i}.md`, `Note ${i}`, `Entry number ${i}.`);
+  const before = inotifyWatches();
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  const after = inotifyWatches();
+  if (before !== null && after !== null) {
+    // The root, notes, notes/log: three folders; Node's recursive watch held one more per file.
+    assert.equal(after - before, 3, `watches held for 30 files in 3 folders`);
+  }
+  // Folders made after the open are watched: a file written into one later is seen.
+  fs.mkdirSync(path.join(dir, 'ops/pager'), { recursive: true });
+  write('ops/pager/rotation.md', 'Pager rotation', 'The pager rotates weekly.');
+  await eventually('a file in a new folder', async () => (await mem.search('pager rotates')).results.length === 1);
+  // The folder's news is spent: only the new folder's own watcher can tell of this one.
+  write('ops/pager/escalation.md', 'Escalation', 'Escalations go to the duty manager.');
+  await eventually('a second file there', async () => (await mem.search('duty manager escalations')).results.length === 1);
+  // A folder moved out of the tree takes its entries with it.
+  fs.renameSync(path.join(dir, 'ops'), path.join(dir, '..', `${path.basename(dir)}-ops-moved`));
+  t.after(() => fs.rmSync(path.join(dir, '..', `${path.basename(dir)}-ops-moved`), { recursive: true, force: true }));
+  await eventually('the folder moved away', async () => (await mem.search('pager rotates')).results.length === 0);
+  fs.rmSync(path.join(dir, 'notes'), { recursive: true });
+  await eventually('the folder removed', async () => (await mem.search('entry number')).results.length === 0);
+  await mem.close();
+});
+
 test('refresh(): a scan finds what changed while nobody watched', { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime, watch: false });
