@@ -366,10 +366,9 @@ func (c *Catalog) Note(p string, fi FileInfo, start int64) {
 // Unchanged reports whether a listing showing fi at p shows the file the
 // catalog read: same size and modification time, when the storage keeps
 // one.
-func (c *Catalog) Unchanged(p string, fi FileInfo) bool {
-	r := c.recs[p]
-	return r.noted && fi.ModTime != 0 && r.seen == fi
-}
+func (c *Catalog) Unchanged(p string, fi FileInfo) bool { return c.recs[p].unchanged(fi) }
+
+func (r rec) unchanged(fi FileInfo) bool { return r.noted && fi.ModTime != 0 && r.seen == fi }
 
 // Unsaved reports whether the catalog changed since it was last saved
 // (Save) or loaded unchanged from the persisted one (Reload).

@@ -158,9 +158,11 @@ func (l *loader) walk(dir string) error {
 			continue
 		}
 		fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
-		if l.mark != 0 && l.cat.Unchanged(p, fi) {
-			l.see(p)
-			if err := l.reuse(p); err != nil {
+		// One look-up of p, not one per question: an open asks these of
+		// every file of the tree.
+		if r, ok := l.cat.recs[p]; ok && l.mark != 0 && r.unchanged(fi) {
+			l.seeRec(p, r)
+			if err := l.reuse(p, r); err != nil {
 				return err
 			}
 			continue
@@ -185,13 +187,12 @@ func (l *loader) walk(dir string) error {
 
 // reuse emits the source of the unchanged file p as the catalog holds it,
 // without reading it.
-func (l *loader) reuse(p string) error {
-	stamp, _ := l.cat.Stamp(p)
-	if l.cat.Has(p) {
-		return l.emit(search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return l.reread(p) }})
+func (l *loader) reuse(p string, r rec) error {
+	if r.entry {
+		return l.emit(search.Source{Path: p, Key: r.stamp, Doc: func() search.Doc { return l.reread(p) }})
 	}
 	if ctx, ok := l.cat.Context(p); ok {
-		return l.emit(search.Source{Path: p, Key: stamp, Doc: func() search.Doc { return ContextDoc(ctx) }})
+		return l.emit(search.Source{Path: p, Key: r.stamp, Doc: func() search.Doc { return ContextDoc(ctx) }})
 	}
 	err, _ := l.cat.Broken(p) // Restore keeps no other kind
 	l.warn(p, err.Error())
@@ -229,7 +230,14 @@ func (c *Catalog) IndexSources(add func(search.Source) error) error {
 
 // see marks the stamped file p as listed.
 func (l *loader) see(p string) {
-	if r, ok := l.cat.recs[p]; ok && r.stamped && r.mark != l.mark {
+	if r, ok := l.cat.recs[p]; ok {
+		l.seeRec(p, r)
+	}
+}
+
+// seeRec marks the stamped file p, whose record is r, as listed.
+func (l *loader) seeRec(p string, r rec) {
+	if r.stamped && r.mark != l.mark {
 		r.mark = l.mark
 		l.cat.recs[p] = r
 		l.listed++
