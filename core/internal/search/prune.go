@@ -105,6 +105,39 @@ func openClauses(clauses []bluge.Query, r bsearch.Reader, opts bsearch.SearcherO
 	return ss, bounds, nil
 }
 
+// openPruning opens a pruning disjunction (min ≤ 1) as a maxScore over the
+// clauses of its clauses that are disjunctions of one clause needed (a
+// term in each field, with its expansions) and over its other clauses:
+// the bound of a term in one field is far tighter than the sum of its
+// bounds in every field, since a document seldom holds a term in all.
+func (q *disjunction) openPruning(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
+	var (
+		ss     []bsearch.Searcher
+		bounds []float64
+		groups []int
+	)
+	for g, c := range q.clauses {
+		sub := []bluge.Query{c}
+		if d, ok := c.(*disjunction); ok && d.min <= 1 && !d.prune {
+			sub = d.clauses
+		}
+		s, b, err := openClauses(sub, r, opts)
+		if err != nil {
+			closeSearchers(ss)
+			return nil, 0, err
+		}
+		ss, bounds = append(ss, s...), append(bounds, b...)
+		for range s {
+			groups = append(groups, g)
+		}
+	}
+	if len(ss) == 0 {
+		s, err := searcher.NewMatchNoneSearcher(r, opts)
+		return s, 0, err
+	}
+	return newMaxScore(ss, bounds, groups), sumBound(bounds), nil
+}
+
 // sumBound is the bound of a sum of scores with the given bounds.
 func sumBound(bounds []float64) float64 {
 	s := 0.0
@@ -123,12 +156,14 @@ type pruner interface {
 	atLeast(min float64)
 }
 
-// maxScore is a disjunction of at least one clause, each with an upper
-// bound of its scores, whose score is the sortedSum of the matching
-// clauses' scores (the disjunction's), that skips the documents scoring
-// less than the threshold it is given (see the comment at the top).
+// maxScore is a disjunction of clauses in groups, each clause with an
+// upper bound of its scores, that skips the documents scoring less than
+// the threshold it is given (see the comment at the top). Its score is that
+// of a disjunction of disjunctions, one per group: the sortedSum over the
+// groups of the sortedSum of their matching clauses' scores.
 type maxScore struct {
 	subs   []bsearch.Searcher // by bound ascending
+	groups []int              // the group of each of subs
 	below  []float64          // below[i]: a bound of the sum of the scores of subs[:i]
 	currs  []*bsearch.DocumentMatch
 	min    float64 // the threshold
@@ -136,10 +171,14 @@ type maxScore struct {
 	inited bool
 	cons   []*bsearch.DocumentMatch
 	idx    []int // the subs of cons, in cons's order
+	byGrp  []int // scratch: indexes of cons by group
+	scores []float64
+	sums   []float64
 }
 
-// newMaxScore builds a maxScore over searchers with their bounds.
-func newMaxScore(ss []bsearch.Searcher, bounds []float64) *maxScore {
+// newMaxScore builds a maxScore over searchers with their bounds and
+// groups.
+func newMaxScore(ss []bsearch.Searcher, bounds []float64, groups []int) *maxScore {
 	order := make([]int, len(ss))
 	for i := range order {
 		order[i] = i
@@ -147,14 +186,16 @@ func newMaxScore(ss []bsearch.Searcher, bounds []float64) *maxScore {
 	// A stable order: the clauses' order breaks ties of bounds.
 	sortStable(order, func(a, b int) bool { return bounds[a] < bounds[b] })
 	m := &maxScore{
-		subs:  make([]bsearch.Searcher, len(ss)),
-		below: make([]float64, len(ss)+1),
-		currs: make([]*bsearch.DocumentMatch, len(ss)),
-		min:   math.Inf(-1),
+		subs:   make([]bsearch.Searcher, len(ss)),
+		groups: make([]int, len(ss)),
+		below:  make([]float64, len(ss)+1),
+		currs:  make([]*bsearch.DocumentMatch, len(ss)),
+		min:    math.Inf(-1),
 	}
 	sum := 0.0
 	for i, o := range order {
 		m.subs[i] = ss[o]
+		m.groups[i] = groups[o]
 		sum += bounds[o]
 		m.below[i+1] = up(sum)
 	}
@@ -243,7 +284,7 @@ func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
 		if keep {
 			// The bounds are loose: a document read whole may still score
 			// too little, and is dropped here rather than by the caller.
-			if score := (sortedSum{}).ScoreComposite(m.cons); score >= m.min {
+			if score := m.score(); score >= m.min {
 				rv = m.cons[0]
 				rv.Score = score
 				rv.FieldTermLocations = bsearch.MergeFieldTermLocations(rv.FieldTermLocations, m.cons[1:])
@@ -268,6 +309,26 @@ func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
 			return rv, nil
 		}
 	}
+}
+
+// score is the score of the document of cons: the sortedSum of its
+// groups' sortedSums, as nested disjunctions compute it.
+func (m *maxScore) score() float64 {
+	m.byGrp = m.byGrp[:0]
+	for k := range m.cons {
+		m.byGrp = append(m.byGrp, k)
+	}
+	sortStable(m.byGrp, func(a, b int) bool { return m.groups[m.idx[a]] < m.groups[m.idx[b]] })
+	m.sums = m.sums[:0]
+	for i := 0; i < len(m.byGrp); {
+		g := m.groups[m.idx[m.byGrp[i]]]
+		m.scores = m.scores[:0]
+		for ; i < len(m.byGrp) && m.groups[m.idx[m.byGrp[i]]] == g; i++ {
+			m.scores = append(m.scores, m.cons[m.byGrp[i]].Score)
+		}
+		m.sums = append(m.sums, sumSorted(m.scores))
+	}
+	return sumSorted(m.sums)
 }
 
 // Advance implements bluge's search.Searcher.

@@ -451,6 +451,9 @@ func (q *disjunction) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (
 }
 
 func (q *disjunction) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
+	if q.prune && q.min <= 1 {
+		return q.openPruning(r, opts)
+	}
 	ss, bounds, err := openClauses(q.clauses, r, opts)
 	if err != nil {
 		return nil, 0, err
@@ -459,9 +462,6 @@ func (q *disjunction) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsea
 		closeSearchers(ss)
 		s, err := searcher.NewMatchNoneSearcher(r, opts)
 		return s, 0, err
-	}
-	if q.prune && q.min <= 1 && len(ss) > 1 {
-		return newMaxScore(ss, bounds), sumBound(bounds), nil
 	}
 	s, err := searcher.NewDisjunctionSearcher(r, ss, q.min, sortedSum{}, opts)
 	if err != nil {
@@ -591,6 +591,11 @@ func (sortedSum) ScoreComposite(cs []*bsearch.DocumentMatch) float64 {
 	for _, c := range cs {
 		v = append(v, c.Score)
 	}
+	return sumSorted(v)
+}
+
+// sumSorted adds v in ascending order (it sorts v).
+func sumSorted(v []float64) float64 {
 	sort.Float64s(v)
 	s := 0.0
 	for _, f := range v {
