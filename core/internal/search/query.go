@@ -1,11 +1,13 @@
 package search
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/RoaringBitmap/roaring"
 	"github.com/blugelabs/bluge"
 	bsearch "github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
@@ -248,7 +250,7 @@ func (x *Index) buildQuery(qs []qterm, and bool) bluge.Query {
 	if and {
 		return &conjunction{clauses: cs}
 	}
-	return &disjunction{clauses: cs, min: 1}
+	return &disjunction{clauses: cs, min: 1, prune: true}
 }
 
 // termClause matches one query term in any field. strict applies the AND
@@ -300,7 +302,7 @@ func (x *Index) termClause(q *qterm, strict, fuzzy bool) bluge.Query {
 func (x *Index) fieldTerms(t string, extra []bluge.Query) bluge.Query {
 	cs := make([]bluge.Query, 0, numFields+len(extra))
 	for f, name := range fieldNames {
-		cs = append(cs, bluge.NewTermQuery(t).SetField(name).SetBoost(x.boosts[f]))
+		cs = append(cs, &termQuery{term: t, field: name, boost: x.boosts[f]})
 	}
 	return &disjunction{clauses: append(cs, extra...), min: 1}
 }
@@ -388,11 +390,21 @@ type phraseQuery struct {
 
 // Searcher implements bluge.Query.
 func (q *phraseQuery) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	s, _, err := q.open(r, opts)
+	return s, err
+}
+
+// open has no bound: a phrase is never skipped.
+func (q *phraseQuery) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
 	s, err := searcher.NewMultiPhraseSearcher(r, q.slots, q.field, nil, opts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &boosted{Searcher: s, boost: q.boost}, nil
+	return &boosted{Searcher: s, boost: q.boost}, math.Inf(1), nil
+}
+
+func (q *phraseQuery) matches(c *counter, seg int) (*roaring.Bitmap, error) {
+	return c.phrase(q, seg)
 }
 
 // boosted multiplies the scores of a searcher.
@@ -423,28 +435,48 @@ func (b *boosted) scale(m *bsearch.DocumentMatch, err error) (*bsearch.DocumentM
 // visits the clauses in, and ties are then broken by path alone.
 
 // disjunction matches documents matching at least min clauses; the score is
-// the sum of the matching clauses' scores.
+// the sum of the matching clauses' scores. With prune, a disjunction of
+// one clause needed skips the documents scoring less than the threshold top
+// gives it (see maxScore): only the root of a pass is given one.
 type disjunction struct {
 	clauses []bluge.Query
 	min     int
+	prune   bool
 }
 
 // Searcher implements bluge.Query.
 func (q *disjunction) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
-	ss, err := searchers(q.clauses, r, opts)
+	s, _, err := q.open(r, opts)
+	return s, err
+}
+
+func (q *disjunction) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
+	if q.prune && q.min <= 1 {
+		return q.openPruning(r, opts)
+	}
+	ss, bounds, err := openClauses(q.clauses, r, opts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(ss) < q.min || len(ss) == 0 {
 		closeSearchers(ss)
-		return searcher.NewMatchNoneSearcher(r, opts)
+		s, err := searcher.NewMatchNoneSearcher(r, opts)
+		return s, 0, err
 	}
 	s, err := searcher.NewDisjunctionSearcher(r, ss, q.min, sortedSum{}, opts)
 	if err != nil {
 		closeSearchers(ss)
+		return nil, 0, err
+	}
+	return s, sumBound(bounds), nil
+}
+
+func (q *disjunction) matches(c *counter, seg int) (*roaring.Bitmap, error) {
+	bms, err := clauseMatches(c, seg, q.clauses)
+	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return atLeast(bms, q.min), nil
 }
 
 // kindContext is the Kind of context.md documents.
@@ -460,27 +492,50 @@ type kindFilter struct {
 
 // Searcher implements bluge.Query.
 func (f *kindFilter) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
-	inner, err := f.q.Searcher(r, opts)
+	s, _, err := f.open(r, opts)
+	return s, err
+}
+
+func (f *kindFilter) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
+	ss, bounds, err := openClauses([]bluge.Query{f.q}, r, opts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	if len(ss) == 0 {
+		s, err := searcher.NewMatchNoneSearcher(r, opts)
+		return s, 0, err
+	}
+	inner, bound := ss[0], bounds[0]
 	// The kind clause only filters: it scores 0, which leaves sums as they were.
 	ks, err := searcher.NewTermSearcher(r, f.kind, kindField, 0, similarity.ConstantScorer(0), opts)
 	if err != nil {
 		_ = inner.Close()
-		return nil, err
+		return nil, 0, err
 	}
-	var s bsearch.Searcher
 	if f.exclude {
-		s, err = searcher.NewBooleanSearcher(inner, nil, ks, sortedSum{}, opts)
-	} else {
-		s, err = searcher.NewConjunctionSearcher(r, []bsearch.Searcher{inner, ks}, sortedSum{}, opts)
+		return &withoutKind{inner: inner, kind: ks}, bound, nil
 	}
+	s, err := searcher.NewConjunctionSearcher(r, []bsearch.Searcher{inner, ks}, sortedSum{}, opts)
 	if err != nil {
 		closeSearchers([]bsearch.Searcher{inner, ks})
+		return nil, 0, err
+	}
+	return s, bound, nil
+}
+
+func (f *kindFilter) matches(c *counter, seg int) (*roaring.Bitmap, error) {
+	bms, err := clauseMatches(c, seg, []bluge.Query{f.q})
+	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	kind, err := c.term(seg, kindField, f.kind)
+	if err != nil {
+		return nil, err
+	}
+	if f.exclude {
+		return roaring.AndNot(bms[0], kind), nil
+	}
+	return roaring.And(bms[0], kind), nil
 }
 
 // conjunction matches documents matching every clause; the score is the sum.
@@ -490,39 +545,34 @@ type conjunction struct {
 
 // Searcher implements bluge.Query.
 func (q *conjunction) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
-	ss, err := searchers(q.clauses, r, opts)
+	s, _, err := q.open(r, opts)
+	return s, err
+}
+
+func (q *conjunction) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
+	ss, bounds, err := openClauses(q.clauses, r, opts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(ss) < len(q.clauses) || len(ss) == 0 {
 		closeSearchers(ss)
-		return searcher.NewMatchNoneSearcher(r, opts)
+		s, err := searcher.NewMatchNoneSearcher(r, opts)
+		return s, 0, err
 	}
 	s, err := searcher.NewConjunctionSearcher(r, ss, sortedSum{}, opts)
 	if err != nil {
 		closeSearchers(ss)
-		return nil, err
+		return nil, 0, err
 	}
-	return s, nil
+	return s, sumBound(bounds), nil
 }
 
-// searchers opens the searchers of clauses, leaving out those that can
-// match nothing.
-func searchers(clauses []bluge.Query, r bsearch.Reader, opts bsearch.SearcherOptions) ([]bsearch.Searcher, error) {
-	ss := make([]bsearch.Searcher, 0, len(clauses))
-	for _, c := range clauses {
-		s, err := c.Searcher(r, opts)
-		if err != nil {
-			closeSearchers(ss)
-			return nil, err
-		}
-		if _, none := s.(*searcher.MatchNoneSearcher); none || s.Count() == 0 {
-			_ = s.Close()
-			continue
-		}
-		ss = append(ss, s)
+func (q *conjunction) matches(c *counter, seg int) (*roaring.Bitmap, error) {
+	bms, err := clauseMatches(c, seg, q.clauses)
+	if err != nil {
+		return nil, err
 	}
-	return ss, nil
+	return allOf(bms), nil
 }
 
 func closeSearchers(ss []bsearch.Searcher) {
@@ -541,6 +591,11 @@ func (sortedSum) ScoreComposite(cs []*bsearch.DocumentMatch) float64 {
 	for _, c := range cs {
 		v = append(v, c.Score)
 	}
+	return sumSorted(v)
+}
+
+// sumSorted adds v in ascending order (it sorts v).
+func sumSorted(v []float64) float64 {
 	sort.Float64s(v)
 	s := 0.0
 	for _, f := range v {

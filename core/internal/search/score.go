@@ -2,6 +2,9 @@ package search
 
 import (
 	"fmt"
+
+	"github.com/RoaringBitmap/roaring"
+	"github.com/blugelabs/bluge"
 	"math"
 	"sort"
 	"sync"
@@ -53,6 +56,25 @@ func (s *bm25) Scorer(boost float64, _ segment.CollectionStats, ts segment.TermS
 	}
 	return &bm25Scorer{weight: boost * idf, k1: s.k1, b: s.b, avg: avg}
 }
+
+// bound is an upper bound of the scores of a term matching n documents of
+// this field, with a boost: weight·(k1+1), since tf/(tf + k1·(1-b+b·dl/avg))
+// < 1 when k1·(1-b+b·dl/avg) ≥ 0, with the margin of rounding (up). Without
+// that (b > 1 lets a long field make it negative), there is no bound.
+func (s *bm25) bound(boost float64, n uint64) float64 {
+	if s.k1 < 0 || s.b < 0 || s.b > 1 {
+		return math.Inf(1)
+	}
+	sc := s.Scorer(boost, nil, docFreq(n)).(*bm25Scorer)
+	return up(sc.weight * (sc.k1 + 1))
+}
+
+// docFreq is a term's document frequency, as bluge's TermSearcher gives
+// it to a similarity.
+type docFreq uint64
+
+// DocumentFrequency implements segment.TermStats.
+func (n docFreq) DocumentFrequency() uint64 { return uint64(n) }
 
 // bm25Scorer scores one term in one field:
 // weight·tf·(k1+1)/(tf + k1·(1-b+b·dl/avg)), Robertson's form, as in bluge,
@@ -121,6 +143,9 @@ type expansions struct {
 	mu    sync.Mutex
 	lev   *lev1
 	cands map[expansionKey][]string
+	// used holds the candidates an expansion uses: the first maxExp of
+	// them matching a live document.
+	used map[expansionKey][]string
 }
 
 type expansionKey struct {
@@ -130,43 +155,93 @@ type expansionKey struct {
 
 // Searcher implements bluge.Query.
 func (q *expansionQuery) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	s, _, err := q.open(r, opts)
+	return s, err
+}
+
+// open bounds the score by the best bound of the expansions (the score is
+// the best expansion's).
+func (q *expansionQuery) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
+	terms, err := q.terms(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	clauses := make([]bluge.Query, len(terms))
+	for i, t := range terms {
+		clauses[i] = &termQuery{term: t, field: q.field, boost: q.boost}
+	}
+	ss, bounds, err := openClauses(clauses, r, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	bound := 0.0
+	for _, b := range bounds {
+		bound = math.Max(bound, b)
+	}
+	switch len(ss) {
+	case 0:
+		s, err := searcher.NewMatchNoneSearcher(r, opts)
+		return s, 0, err
+	case 1:
+		return ss[0], bound, nil
+	}
+	s, err := searcher.NewDisjunctionSearcher(r, ss, 1, maxComposite{}, opts)
+	if err != nil {
+		closeSearchers(ss)
+		return nil, 0, err
+	}
+	return s, bound, nil
+}
+
+func (q *expansionQuery) matches(c *counter, seg int) (*roaring.Bitmap, error) {
+	terms, err := q.terms(c.r)
+	if err != nil {
+		return nil, err
+	}
+	bms := make([]*roaring.Bitmap, len(terms))
+	for i, t := range terms {
+		if bms[i], err = c.term(seg, q.field, t); err != nil {
+			return nil, err
+		}
+	}
+	return atLeast(bms, 1), nil
+}
+
+// terms returns the expansions used: the first maxExp candidates found in
+// a live document (a term of deleted documents only is still in the
+// dictionaries until a merge).
+func (q *expansionQuery) terms(r bsearch.Reader) ([]string, error) {
 	cands, err := q.candidates(r)
 	if err != nil {
 		return nil, err
 	}
-	var ss []bsearch.Searcher
-	closeAll := func() {
-		for _, s := range ss {
-			_ = s.Close()
-		}
+	e := q.seen
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := expansionKey{q.field, q.fuzzy}
+	if t, ok := e.used[key]; ok {
+		return t, nil
 	}
+	var out []string
 	for _, c := range cands {
-		if len(ss) >= q.maxExp {
+		if len(out) >= q.maxExp {
 			break
 		}
-		ts, err := searcher.NewTermSearcher(r, c, q.field, q.boost, nil, opts)
+		it, err := r.PostingsIterator([]byte(c), q.field, false, false, false)
 		if err != nil {
-			closeAll()
-			return nil, err
+			return nil, fmt.Errorf("search: expand %q: postings of %q: %w", q.text, c, err)
 		}
-		if ts.Count() == 0 { // only in deleted documents
-			_ = ts.Close()
-			continue
+		n := it.Count()
+		_ = it.Close()
+		if n > 0 {
+			out = append(out, c)
 		}
-		ss = append(ss, ts)
 	}
-	switch len(ss) {
-	case 0:
-		return searcher.NewMatchNoneSearcher(r, opts)
-	case 1:
-		return ss[0], nil
+	if e.used == nil {
+		e.used = map[expansionKey][]string{}
 	}
-	s, err := searcher.NewDisjunctionSearcher(r, ss, 1, maxComposite{}, opts)
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	return s, nil
+	e.used[key] = out
+	return out, nil
 }
 
 // candidates lists the dictionary terms the query expands to.

@@ -216,7 +216,7 @@ func (x *Index) collect(res *Result, qs []qterm, limit int, order Order) ([]stor
 		wide, pass = x.buildQuery(qs, false), "or"
 		res.Mode = ModeOr
 	}
-	docs, total, err := x.run(&kindFilter{q: wide, kind: kindContext, exclude: true}, limit)
+	docs, err := x.run(&kindFilter{q: wide, kind: kindContext, exclude: true}, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pass, err)
 	}
@@ -224,29 +224,40 @@ func (x *Index) collect(res *Result, qs []qterm, limit int, order Order) ([]stor
 		docs[i].all = wide == and
 	}
 	if wide == and && len(docs) < limit && needsOr(qs) {
+		// The AND pass found all its entries (fewer than limit), and
+		// every one of them matches the OR pass too.
 		wide = x.buildQuery(qs, false)
-		more, n, err := x.run(&kindFilter{q: wide, kind: kindContext, exclude: true}, limit)
+		more, err := x.run(&kindFilter{q: wide, kind: kindContext, exclude: true}, limit)
 		if err != nil {
 			return nil, fmt.Errorf("or: %w", err)
 		}
 		switch {
-		case total == 0:
+		case len(docs) == 0:
 			res.Mode = ModeOr
-		case n > total:
+		case len(more) > len(docs):
 			res.Mode = ModeFill
 		}
-		docs, total = fill(docs, more, limit), n
+		docs = fill(docs, more, limit)
 	}
-	// Run even when entries fill every slot: Total counts the contexts too.
-	ctx, n, err := x.run(&kindFilter{q: wide, kind: kindContext}, max(limit-len(docs), 1))
+	if len(docs) < limit {
+		ctx, err := x.run(&kindFilter{q: wide, kind: kindContext}, limit-len(docs))
+		if err != nil {
+			return nil, fmt.Errorf("contexts: %w", err)
+		}
+		for i := range ctx {
+			ctx[i].all = wide == and
+		}
+		docs = append(docs, ctx...)
+	}
+	// Total: the entries and the contexts the last pass matches.
+	c, err := x.counter()
 	if err != nil {
-		return nil, fmt.Errorf("contexts: %w", err)
+		return nil, err
 	}
-	for i := range ctx {
-		ctx[i].all = wide == and
+	if res.Total, err = c.count(wide.(countable)); err != nil {
+		return nil, fmt.Errorf("count: %w", err)
 	}
-	res.Total = total + n
-	return append(docs, ctx[:min(len(ctx), limit-len(docs))]...), nil
+	return docs, nil
 }
 
 // fill appends to docs the documents of more it does not hold yet, in
@@ -282,14 +293,14 @@ type stored struct {
 
 // run executes one pass and reads the stored fields of the top documents
 // and where the query's terms occur in their summary and content.
-func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
+func (x *Index) run(q bluge.Query, limit int) ([]stored, error) {
 	s, err := x.searcher(q)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	ms, total, err := top(s, limit)
+	ms, err := top(s, limit)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	out := make([]stored, 0, len(ms))
 	for _, m := range ms {
@@ -316,11 +327,11 @@ func (x *Index) run(q bluge.Query, limit int) ([]stored, int, error) {
 			return true
 		})
 		if err != nil {
-			return nil, 0, fmt.Errorf("read stored fields: %w", err)
+			return nil, fmt.Errorf("read stored fields: %w", err)
 		}
 		out = append(out, d)
 	}
-	return out, total, nil
+	return out, nil
 }
 
 // occurrences lists the term locations of one field in text order, without
@@ -348,7 +359,7 @@ func occurrences(locs bsearch.TermLocationMap) []term {
 // exists reports whether a query term matches any document exactly or as a
 // prefix expansion (fuzzy expansions do not count).
 func (x *Index) exists(q *qterm) (bool, error) {
-	docs, _, err := x.run(x.termClause(q, false, false), 1)
+	docs, err := x.run(x.termClause(q, false, false), 1)
 	return len(docs) > 0, err
 }
 

@@ -16,8 +16,9 @@ import (
 const idField = "_id"
 
 // top returns the n best documents s matches (n ≥ 1), by score descending
-// then path ascending, with the locations of their terms, and the number
-// of documents s matches. It closes s.
+// then path ascending, with the locations of their terms. It closes s.
+// Once it holds n documents, it tells a pruning s (see maxScore) the
+// lowest score it keeps: s may skip any document scoring less.
 //
 // bluge's TopN collector sorted by "-_score", "_id" reads the path of
 // every match to build its sort key, decompressing a chunk of paths in
@@ -26,26 +27,28 @@ const idField = "_id"
 // tying with the n-th best score, and reads the paths of the tied ones
 // once at the end. Paths, not document numbers, break the ties: merges
 // renumber documents.
-func top(s bsearch.Searcher, n int) ([]*bsearch.DocumentMatch, int, error) {
+func top(s bsearch.Searcher, n int) ([]*bsearch.DocumentMatch, error) {
 	defer func() { _ = s.Close() }()
 	ctx := bsearch.NewSearchContext(n+1+s.DocumentMatchPoolSize(), 0)
 	var (
-		best  minScores                // at most n, the lowest score first
-		ties  []*bsearch.DocumentMatch // out of best, with best's lowest score
-		total int
+		best minScores                // at most n, the lowest score first
+		ties []*bsearch.DocumentMatch // out of best, with best's lowest score
 	)
+	p, _ := s.(pruner)
 	for {
 		d, err := s.Next(ctx)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		if d == nil {
 			break
 		}
-		total++
 		switch {
 		case len(best) < n:
 			heap.Push(&best, d)
+			if len(best) == n && p != nil {
+				p.atLeast(best[0].Score)
+			}
 		case scoreKey(d) < scoreKey(best[0]):
 			ctx.DocumentMatchPool.Put(d)
 		case scoreKey(d) == scoreKey(best[0]):
@@ -65,12 +68,15 @@ func top(s bsearch.Searcher, n int) ([]*bsearch.DocumentMatch, int, error) {
 				ctx.DocumentMatchPool.Put(t)
 			}
 			ties = ties[:0]
+			if p != nil {
+				p.atLeast(best[0].Score)
+			}
 		}
 	}
 	docs := append([]*bsearch.DocumentMatch(best), ties...)
 	paths, err := tiedPaths(ctx, docs)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	slices.SortFunc(docs, func(a, b *bsearch.DocumentMatch) int {
 		if c := cmp.Compare(scoreKey(b), scoreKey(a)); c != 0 {
@@ -82,7 +88,7 @@ func top(s bsearch.Searcher, n int) ([]*bsearch.DocumentMatch, int, error) {
 	for _, d := range docs {
 		d.Complete(nil)
 	}
-	return docs, total, nil
+	return docs, nil
 }
 
 // tiedPaths reads the paths of the documents whose score another document

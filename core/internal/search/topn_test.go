@@ -47,14 +47,23 @@ type scored struct {
 	score float64
 }
 
-// runTop runs q through the collector under test.
+// runTop runs q through the collector under test, and counts its matches
+// as Search counts them.
 func runTop(t *testing.T, x *Index, q bluge.Query, n int) ([]*bsearch.DocumentMatch, int) {
 	t.Helper()
 	s, err := x.searcher(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, total, err := top(s, n)
+	ms, err := top(s, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := x.counter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, err := c.count(q.(countable))
 	if err != nil {
 		t.Fatal(err)
 	}

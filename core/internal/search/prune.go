@@ -1,0 +1,469 @@
+package search
+
+import (
+	"math"
+
+	"github.com/RoaringBitmap/roaring"
+	"github.com/blugelabs/bluge"
+	bsearch "github.com/blugelabs/bluge/search"
+	"github.com/blugelabs/bluge/search/searcher"
+)
+
+// Top-k pruning. A query of many terms matches a large part of a big index
+// through its common terms, and scoring every match was most of a query's
+// time (bench/scale). top only keeps the documents scoring at least the
+// n-th best score so far, its threshold; the root disjunction of a pass
+// learns that threshold and skips the documents that cannot reach it
+// (MaxScore, Turtle and Flood 1995): each clause has an upper bound of its
+// scores, and once the bounds of the weakest clauses add up to less than
+// the threshold, a document matching only those cannot enter the n best,
+// so those clauses are no longer walked, only advanced to the documents the
+// other clauses match, and a document is dropped as soon as what it scored
+// plus the bounds of the clauses not yet read falls below the threshold.
+// A document that is kept is scored by every clause it matches, exactly as
+// without pruning (sortedSum of the same scores), so rankings are the same
+// bits. The number of matching documents, which pruning no longer sees, is
+// counted apart on the postings' bitmaps (count.go).
+
+// scoredQuery is a query of this package: it opens its searcher with an
+// upper bound of the scores of the documents it matches (+Inf when it has
+// none).
+type scoredQuery interface {
+	bluge.Query
+	open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error)
+}
+
+// boundSlack is the relative margin added to a bound at each sum: the
+// scores are computed in floating point, rounding at every operation (a few
+// units in the last place, 2⁻⁵² each), and a bound must hold for the
+// computed score, not only for the exact one. A document whose score
+// equals the threshold must still be collected: ties are broken by path.
+const boundSlack = 1e-9
+
+// up is x with the margin of boundSlack.
+func up(x float64) float64 { return x * (1 + boundSlack) }
+
+// termQuery matches an index term in one field, scored by the field's
+// similarity with a boost, as bluge's TermQuery does.
+type termQuery struct {
+	term, field string
+	boost       float64
+}
+
+// Searcher implements bluge.Query.
+func (q *termQuery) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	s, _, err := q.open(r, opts)
+	return s, err
+}
+
+func (q *termQuery) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
+	s, err := searcher.NewTermSearcher(r, q.term, q.field, q.boost, nil, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	return s, termBound(opts, q.field, q.boost, s.Count()), nil
+}
+
+// termBound is an upper bound of the scores of a term matching n documents
+// in field, with a boost: the term searcher scores it with the scorer the
+// field's similarity makes of the same figures.
+func termBound(opts bsearch.SearcherOptions, field string, boost float64, n uint64) float64 {
+	sim, ok := opts.SimilarityForField(field).(*bm25)
+	if !ok {
+		return math.Inf(1)
+	}
+	return sim.bound(boost, n)
+}
+
+// openClauses opens the searchers of clauses with their bounds, leaving out those
+// that can match nothing.
+func openClauses(clauses []bluge.Query, r bsearch.Reader, opts bsearch.SearcherOptions) ([]bsearch.Searcher, []float64, error) {
+	ss := make([]bsearch.Searcher, 0, len(clauses))
+	bounds := make([]float64, 0, len(clauses))
+	for _, c := range clauses {
+		var (
+			s   bsearch.Searcher
+			b   = math.Inf(1)
+			err error
+		)
+		if sq, ok := c.(scoredQuery); ok {
+			s, b, err = sq.open(r, opts)
+		} else {
+			s, err = c.Searcher(r, opts)
+		}
+		if err != nil {
+			closeSearchers(ss)
+			return nil, nil, err
+		}
+		if _, none := s.(*searcher.MatchNoneSearcher); none || s.Count() == 0 {
+			_ = s.Close()
+			continue
+		}
+		ss = append(ss, s)
+		bounds = append(bounds, b)
+	}
+	return ss, bounds, nil
+}
+
+// openPruning opens a pruning disjunction (min ≤ 1) as a maxScore over the
+// clauses of its clauses that are disjunctions of one clause needed (a
+// term in each field, with its expansions) and over its other clauses:
+// the bound of a term in one field is far tighter than the sum of its
+// bounds in every field, since a document seldom holds a term in all.
+func (q *disjunction) openPruning(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
+	var (
+		ss     []bsearch.Searcher
+		bounds []float64
+		groups []int
+	)
+	for g, c := range q.clauses {
+		sub := []bluge.Query{c}
+		if d, ok := c.(*disjunction); ok && d.min <= 1 && !d.prune {
+			sub = d.clauses
+		}
+		s, b, err := openClauses(sub, r, opts)
+		if err != nil {
+			closeSearchers(ss)
+			return nil, 0, err
+		}
+		ss, bounds = append(ss, s...), append(bounds, b...)
+		for range s {
+			groups = append(groups, g)
+		}
+	}
+	if len(ss) == 0 {
+		s, err := searcher.NewMatchNoneSearcher(r, opts)
+		return s, 0, err
+	}
+	return newMaxScore(ss, bounds, groups), sumBound(bounds), nil
+}
+
+// sumBound is the bound of a sum of scores with the given bounds.
+func sumBound(bounds []float64) float64 {
+	s := 0.0
+	for _, b := range bounds {
+		s += b
+	}
+	return up(s)
+}
+
+// pruner is a searcher that skips the documents scoring less than a
+// threshold, which its caller raises as it learns better documents.
+type pruner interface {
+	bsearch.Searcher
+	// atLeast tells the searcher that a document scoring less than min
+	// will be dropped; min never decreases.
+	atLeast(min float64)
+}
+
+// maxScore is a disjunction of clauses in groups, each clause with an
+// upper bound of its scores, that skips the documents scoring less than
+// the threshold it is given (see the comment at the top). Its score is that
+// of a disjunction of disjunctions, one per group: the sortedSum over the
+// groups of the sortedSum of their matching clauses' scores.
+type maxScore struct {
+	subs   []bsearch.Searcher // by bound ascending
+	groups []int              // the group of each of subs
+	below  []float64          // below[i]: a bound of the sum of the scores of subs[:i]
+	currs  []*bsearch.DocumentMatch
+	min    float64 // the threshold
+	ess    int     // subs[ess:] are essential: a match must hold one of them
+	inited bool
+	cons   []*bsearch.DocumentMatch
+	idx    []int // the subs of cons, in cons's order
+	byGrp  []int // scratch: indexes of cons by group
+	scores []float64
+	sums   []float64
+}
+
+// newMaxScore builds a maxScore over searchers with their bounds and
+// groups.
+func newMaxScore(ss []bsearch.Searcher, bounds []float64, groups []int) *maxScore {
+	order := make([]int, len(ss))
+	for i := range order {
+		order[i] = i
+	}
+	// A stable order: the clauses' order breaks ties of bounds.
+	sortStable(order, func(a, b int) bool { return bounds[a] < bounds[b] })
+	m := &maxScore{
+		subs:   make([]bsearch.Searcher, len(ss)),
+		groups: make([]int, len(ss)),
+		below:  make([]float64, len(ss)+1),
+		currs:  make([]*bsearch.DocumentMatch, len(ss)),
+		min:    math.Inf(-1),
+	}
+	sum := 0.0
+	for i, o := range order {
+		m.subs[i] = ss[o]
+		m.groups[i] = groups[o]
+		sum += bounds[o]
+		m.below[i+1] = up(sum)
+	}
+	return m
+}
+
+// sortStable sorts the indexes idx by less, stably (a small insertion sort:
+// a query has a handful of clauses).
+func sortStable(idx []int, less func(a, b int) bool) {
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && less(idx[j], idx[j-1]); j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+}
+
+func (m *maxScore) atLeast(min float64) {
+	m.min = min
+	for m.ess < len(m.subs) && m.below[m.ess+1] < min {
+		m.ess++
+	}
+}
+
+func (m *maxScore) init(ctx *bsearch.Context) error {
+	m.inited = true
+	for i, s := range m.subs {
+		d, err := s.Next(ctx)
+		if err != nil {
+			return err
+		}
+		m.currs[i] = d
+	}
+	return nil
+}
+
+// Next implements bluge's search.Searcher.
+func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
+	if !m.inited {
+		if err := m.init(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		// The candidate: the first document an essential clause matches.
+		var doc uint64
+		found := false
+		for i := m.ess; i < len(m.subs); i++ {
+			if c := m.currs[i]; c != nil && (!found || c.Number < doc) {
+				doc, found = c.Number, true
+			}
+		}
+		if !found {
+			return nil, nil
+		}
+		m.cons, m.idx = m.cons[:0], m.idx[:0]
+		sum := 0.0
+		for i := m.ess; i < len(m.subs); i++ {
+			if c := m.currs[i]; c != nil && c.Number == doc {
+				m.cons = append(m.cons, c)
+				m.idx = append(m.idx, i)
+				sum += c.Score
+			}
+		}
+		keep := true
+		for i := m.ess - 1; i >= 0; i-- {
+			if up(sum+m.below[i+1]) < m.min {
+				keep = false
+				break
+			}
+			c := m.currs[i]
+			if c != nil && c.Number < doc {
+				ctx.DocumentMatchPool.Put(c)
+				var err error
+				if c, err = m.subs[i].Advance(ctx, doc); err != nil {
+					return nil, err
+				}
+				m.currs[i] = c
+			}
+			if c != nil && c.Number == doc {
+				m.cons = append(m.cons, c)
+				m.idx = append(m.idx, i)
+				sum += c.Score
+			}
+		}
+		var rv *bsearch.DocumentMatch
+		if keep {
+			// The bounds are loose: a document read whole may still score
+			// too little, and is dropped here rather than by the caller.
+			if score := m.score(); score >= m.min {
+				rv = m.cons[0]
+				rv.Score = score
+				rv.FieldTermLocations = bsearch.MergeFieldTermLocations(rv.FieldTermLocations, m.cons[1:])
+			}
+		}
+		// Every clause at doc moves on; a non-essential one left behind
+		// (its match unread) is advanced when a later candidate needs it.
+		for k, i := range m.idx {
+			if i < m.ess && rv == nil {
+				continue
+			}
+			if m.cons[k] != rv {
+				ctx.DocumentMatchPool.Put(m.cons[k])
+			}
+			d, err := m.subs[i].Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			m.currs[i] = d
+		}
+		if rv != nil {
+			return rv, nil
+		}
+	}
+}
+
+// score is the score of the document of cons: the sortedSum of its
+// groups' sortedSums, as nested disjunctions compute it.
+func (m *maxScore) score() float64 {
+	m.byGrp = m.byGrp[:0]
+	for k := range m.cons {
+		m.byGrp = append(m.byGrp, k)
+	}
+	sortStable(m.byGrp, func(a, b int) bool { return m.groups[m.idx[a]] < m.groups[m.idx[b]] })
+	m.sums = m.sums[:0]
+	for i := 0; i < len(m.byGrp); {
+		g := m.groups[m.idx[m.byGrp[i]]]
+		m.scores = m.scores[:0]
+		for ; i < len(m.byGrp) && m.groups[m.idx[m.byGrp[i]]] == g; i++ {
+			m.scores = append(m.scores, m.cons[m.byGrp[i]].Score)
+		}
+		m.sums = append(m.sums, sumSorted(m.scores))
+	}
+	return sumSorted(m.sums)
+}
+
+// Advance implements bluge's search.Searcher.
+func (m *maxScore) Advance(ctx *bsearch.Context, number uint64) (*bsearch.DocumentMatch, error) {
+	if !m.inited {
+		if err := m.init(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for i := m.ess; i < len(m.subs); i++ {
+		c := m.currs[i]
+		if c == nil || c.Number >= number {
+			continue
+		}
+		ctx.DocumentMatchPool.Put(c)
+		d, err := m.subs[i].Advance(ctx, number)
+		if err != nil {
+			return nil, err
+		}
+		m.currs[i] = d
+	}
+	return m.Next(ctx)
+}
+
+// Close implements bluge's search.Searcher.
+func (m *maxScore) Close() error {
+	var first error
+	for _, s := range m.subs {
+		if err := s.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Count implements bluge's search.Searcher: at most the sum of the clauses'
+// counts, as bluge's disjunction counts.
+func (m *maxScore) Count() uint64 {
+	var n uint64
+	for _, s := range m.subs {
+		n += s.Count()
+	}
+	return n
+}
+
+// Min implements bluge's search.Searcher.
+func (m *maxScore) Min() int { return 1 }
+
+// Size implements bluge's search.Searcher.
+func (m *maxScore) Size() int {
+	n := 0
+	for _, s := range m.subs {
+		n += s.Size()
+	}
+	return n
+}
+
+// DocumentMatchPoolSize implements bluge's search.Searcher.
+func (m *maxScore) DocumentMatchPoolSize() int {
+	n := len(m.currs)
+	for _, s := range m.subs {
+		n += s.DocumentMatchPoolSize()
+	}
+	return n
+}
+
+// withoutKind passes on the documents of a searcher that a kind's term
+// searcher does not match, their scores and locations unchanged (as bluge's
+// BooleanSearcher with a must-not clause does), and the threshold to it.
+type withoutKind struct {
+	inner, kind bsearch.Searcher
+	curr        *bsearch.DocumentMatch // the kind's, at or after the last document
+	done        bool                   // the kind's searcher is exhausted
+}
+
+func (w *withoutKind) atLeast(min float64) {
+	if p, ok := w.inner.(pruner); ok {
+		p.atLeast(min)
+	}
+}
+
+// Next implements bluge's search.Searcher.
+func (w *withoutKind) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
+	d, err := w.inner.Next(ctx)
+	return w.filter(ctx, d, err)
+}
+
+// Advance implements bluge's search.Searcher.
+func (w *withoutKind) Advance(ctx *bsearch.Context, number uint64) (*bsearch.DocumentMatch, error) {
+	d, err := w.inner.Advance(ctx, number)
+	return w.filter(ctx, d, err)
+}
+
+func (w *withoutKind) filter(ctx *bsearch.Context, d *bsearch.DocumentMatch, err error) (*bsearch.DocumentMatch, error) {
+	for ; err == nil && d != nil; d, err = w.inner.Next(ctx) {
+		if !w.done && (w.curr == nil || w.curr.Number < d.Number) {
+			if w.curr != nil {
+				ctx.DocumentMatchPool.Put(w.curr)
+			}
+			if w.curr, err = w.kind.Advance(ctx, d.Number); err != nil {
+				return nil, err
+			}
+			w.done = w.curr == nil
+		}
+		if w.curr == nil || w.curr.Number != d.Number {
+			return d, nil
+		}
+		ctx.DocumentMatchPool.Put(d)
+	}
+	return nil, err
+}
+
+// Close implements bluge's search.Searcher.
+func (w *withoutKind) Close() error {
+	err := w.inner.Close()
+	if err2 := w.kind.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// Count implements bluge's search.Searcher.
+func (w *withoutKind) Count() uint64 { return w.inner.Count() }
+
+// Min implements bluge's search.Searcher.
+func (w *withoutKind) Min() int { return 0 }
+
+// Size implements bluge's search.Searcher.
+func (w *withoutKind) Size() int { return w.inner.Size() + w.kind.Size() }
+
+// DocumentMatchPoolSize implements bluge's search.Searcher.
+func (w *withoutKind) DocumentMatchPoolSize() int {
+	return 1 + w.inner.DocumentMatchPoolSize() + w.kind.DocumentMatchPoolSize()
+}
+
+func (q *termQuery) matches(c *counter, seg int) (*roaring.Bitmap, error) {
+	return c.term(seg, q.field, q.term)
+}
