@@ -295,7 +295,8 @@ func buildNative(dir string, entries, files int) (open, close sample, err error)
 		return sample{}, sample{}, err
 	}
 	close = t.end()
-	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(engine.IndexDir), "manifest.json")); err != nil {
+	// The manifest a save writes last (docs/format.md, ".arbor/").
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(engine.IndexDir), "manifest.bin")); err != nil {
 		return sample{}, sample{}, fmt.Errorf("the build persisted no index: %w", err)
 	}
 	return open, close, nil
