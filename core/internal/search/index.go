@@ -186,6 +186,7 @@ type Index struct {
 	writer *index.Writer
 	reader *index.Snapshot // after the last write
 	closed bool
+	warmed bool // reader's dictionaries are loaded (warm)
 
 	// docs holds every live document's bookkeeping, by path; stats the
 	// totals of its field lengths (BM25, see score.go).
@@ -251,6 +252,7 @@ func (x *Index) start(dir func() index.Directory) error {
 		return fmt.Errorf("search: open index reader: %w", err)
 	}
 	x.writer, x.reader = w, r
+	x.warmed = false
 	return nil
 }
 
@@ -685,11 +687,44 @@ func (x *Index) refresh() error {
 		return fmt.Errorf("search: refresh reader: %w", err)
 	}
 	old := x.reader
-	x.reader = r
+	x.reader, x.warmed = r, false
 	if err := old.Close(); err != nil {
 		return fmt.Errorf("search: close previous reader: %w", err)
 	}
 	x.reap()
+	return nil
+}
+
+// warm loads the term dictionary of every field in every segment of the
+// reader, once per reader, before queries read it. ice (v1.0.0,
+// Segment.dictionary) reads a segment's dictionary at its first use while
+// holding the segment's lock, and a read that fails (a stored segment's
+// file removed by another process: ErrSegmentLost) returns without
+// releasing it: the next query of that segment would wait forever,
+// holding the index's read lock, and the reload that answers the loss
+// would wait for that. Loaded here under the write lock, where no query
+// runs, a dictionary is cached for every later use: no query reads under
+// a segment's lock. A failed read is the index's loss as any other (the
+// caller's retry reloads). Queries use every field, so this loads nothing
+// the first query would not.
+func (x *Index) warm() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.warmed || x.closed {
+		return nil
+	}
+	// A segment whose read failed may hold its lock: once a loss is known,
+	// nothing reads this reader's dictionaries again (a reload replaces it).
+	if f := x.filesLocked(); f != nil && f.lost.Load() {
+		err, _ := f.loss()
+		return err
+	}
+	for _, f := range fieldNames {
+		if _, err := x.reader.DictionaryLookup(f); err != nil {
+			return fmt.Errorf("search: load the dictionary of %s: %w", f, err)
+		}
+	}
+	x.warmed = true
 	return nil
 }
 

@@ -85,6 +85,9 @@ func (x *Index) Rank(query string, limit int, order Order) (Ranked, error) {
 			f.searching.Add(1)
 			defer f.searching.Add(-1)
 		}
+		if err := x.warm(); err != nil {
+			return err
+		}
 		r, err = x.rank(query, limit, order)
 		return err
 	})

@@ -690,3 +690,52 @@ func (f *missingReads) ReadAt(p string, buf []byte, off int64) (int, error) {
 	}
 	return n, err
 }
+
+// Queries running at once over segments whose files went before any query
+// read their dictionaries: each returns (an answer or the loss), none
+// waits forever. ice reads a dictionary under its segment's lock and
+// leaves the lock held when that read fails; a query waiting on it held
+// the index's read lock, which the reload answering the loss waits for.
+func TestStoreConcurrentQueriesOverLostSegments(t *testing.T) {
+	noCache(t)
+	c := newClock()
+	fs := newNamingFS(c)
+	docs := storeDocs(60)
+	closeIndex(t, openProcess(t, fs, c, docs).x)
+	for round := range 5 {
+		x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir, Now: c.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := map[string][]byte{}
+		for name := range storeNames(fs) {
+			p := path.Join(testStoreDir, name)
+			b, _ := fs.ReadFile(p)
+			saved[p] = b
+			_ = fs.Remove(p)
+		}
+		done := make(chan error, 8)
+		for i := range 8 {
+			go func() {
+				_, err := x.Search(fmt.Sprintf("ledger entry %d", i), 5)
+				done <- err
+			}()
+		}
+		for range 8 {
+			select {
+			case err := <-done:
+				if err != nil && !errors.Is(err, ErrSegmentLost) {
+					t.Errorf("round %d: %v, want an answer or ErrSegmentLost", round, err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("round %d: queries over lost segments still waiting after a minute", round)
+			}
+		}
+		_ = x.Abandon()
+		for p, b := range saved {
+			if err := fs.WriteFile(p, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -598,6 +598,11 @@ func (x *Index) reload(seen *fileSet) (ok bool, err error) {
 func (x *Index) files() *fileSet {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	return x.filesLocked()
+}
+
+// filesLocked is files for a caller holding x.mu.
+func (x *Index) filesLocked() *fileSet {
 	if x.store == nil || x.store.dir == nil {
 		return nil
 	}
