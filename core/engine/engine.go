@@ -13,6 +13,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -297,7 +299,8 @@ func (e *Engine) curate(ops []api.Operation) curate.Result {
 // curated brings the lifecycle signals in step with the successful
 // operations of a curate call, in order: ADD starts an entry fresh, an
 // update adds its bonus, a MERGE carries the source's signal into the
-// target, and removed entries lose theirs.
+// target, a MOVE carries each moved entry's to its new path, and removed
+// entries lose theirs.
 func (e *Engine) curated(res curate.Result) {
 	for _, a := range res.Applied {
 		if a.Status != api.StatusSuccess {
@@ -312,6 +315,10 @@ func (e *Engine) curated(res curate.Result) {
 			e.signals.Merged(a.Path, a.Target)
 		case a.Type == api.OpDelete:
 			e.signals.Deleted(a.Path)
+		case a.Type == api.OpMove:
+			for _, from := range slices.Sorted(maps.Keys(a.Moved)) {
+				e.signals.Moved(from, a.Moved[from])
+			}
 		}
 	}
 }

@@ -50,7 +50,7 @@ test('curate, search, query, read, tree, stats on a folder', { skip: skipWithout
   assert.deepEqual(mem.opened, { entries: 0, contexts: 0, warnings: [], index: { reused: 0, indexed: 0, removed: 0 } });
 
   const res = await mem.curate([invoiceOp]);
-  assert.deepEqual(res.summary, { added: 1, updated: 0, merged: 0, deleted: 0, failed: 0 });
+  assert.deepEqual(res.summary, { added: 1, updated: 0, merged: 0, deleted: 0, moved: 0, failed: 0 });
   assert.equal(res.applied.length, 1);
   assert.equal(res.applied[0].type, 'ADD');
   assert.equal(res.applied[0].path, entryPath);

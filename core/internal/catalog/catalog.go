@@ -554,7 +554,7 @@ func (c *Catalog) Backlinks(p string) []string {
 // in the Catalog comment, and false when it points at no entry or at an
 // ambiguous base name.
 func (c *Catalog) Resolve(raw string) (string, bool) {
-	t := linkTarget(raw)
+	t := LinkTarget(raw)
 	if t == "" {
 		return "", false
 	}
@@ -574,10 +574,10 @@ func (c *Catalog) Resolve(raw string) (string, bool) {
 	return "", false
 }
 
-// linkTarget strips what is not part of a link's target: surrounding
+// LinkTarget strips what is not part of a link's target: surrounding
 // space, the legacy "@" and a leading "/" or "./" (links are relative to
 // the root).
-func linkTarget(raw string) string {
+func LinkTarget(raw string) string {
 	t := strings.TrimSpace(raw)
 	t = strings.TrimPrefix(t, "@")
 	for {
@@ -639,7 +639,7 @@ func (c *Catalog) relations() *relations {
 // add indexes the entry at p and its links.
 func (r *relations) add(p string, links []string) {
 	for _, l := range links {
-		addTo(r.rev, linkKey(linkTarget(l)), p)
+		addTo(r.rev, linkKey(LinkTarget(l)), p)
 	}
 	addTo(r.byPath, linkKey(p), p)
 	addTo(r.byBase, linkKey(baseName(p)), p)
@@ -648,7 +648,7 @@ func (r *relations) add(p string, links []string) {
 // remove drops the entry at p and its links.
 func (r *relations) remove(p string, links []string) {
 	for _, l := range links {
-		removeFrom(r.rev, linkKey(linkTarget(l)), p)
+		removeFrom(r.rev, linkKey(LinkTarget(l)), p)
 	}
 	removeFrom(r.byPath, linkKey(p), p)
 	removeFrom(r.byBase, linkKey(baseName(p)), p)
