@@ -411,8 +411,8 @@ export interface OperationContent {
 /** One curation operation (docs/ABI.md §4.2). */
 export interface Operation {
   /** The operation (case-insensitive). */
-  type: 'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE' | Lowercase<'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE'>;
-  /** A folder `domain/topic[/subtopic]` (the file name comes from the title) or a full entry path ending in `.md`. For MERGE: the source. */
+  type: OperationType | Lowercase<OperationType>;
+  /** A folder `domain/topic[/subtopic]` (the file name comes from the title) or a full entry path ending in `.md`. For MERGE and MOVE: the source (MOVE: an entry or a folder). */
   path: string;
   /** The entry's title; DELETE without a title removes the whole folder. */
   title?: string;
@@ -423,11 +423,19 @@ export interface Operation {
   reason: string;
   /** MERGE only: the entry that survives. */
   mergeTarget?: string;
+  /**
+   * MOVE only: for an entry, the folder it moves into (keeping its file name) or its new path ending in
+   * `.md`; for a folder, an existing folder it moves into, else its new path. MOVE takes no content.
+   */
+  to?: string;
 }
+
+/** The six curation operations. */
+export type OperationType = 'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE' | 'MOVE';
 
 /** The outcome of one operation. */
 export interface AppliedOperation {
-  type: 'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE';
+  type: OperationType;
   /** The entry (or folder) the operation touched. */
   path: string;
   /** `conflict`: the file changed on disk since the memory read it, in a way the operation cannot be applied to; nothing was written (it counts as failed). */
@@ -438,12 +446,14 @@ export interface AppliedOperation {
   carried?: string[];
   /** DELETE: entries that still point at what was removed. */
   brokenRelations?: string[];
+  /** MOVE: where `path` went (the entry's or the folder's new path). */
+  to?: string;
 }
 
 /** The answer of {@link ArborMemory.curate}. A failed operation is reported here; it does not reject. */
 export interface CurateResult {
   applied: AppliedOperation[];
-  summary: { added: number; updated: number; merged: number; deleted: number; failed: number };
+  summary: { added: number; updated: number; merged: number; deleted: number; moved: number; failed: number };
 }
 
 /** One ranked result. */
@@ -606,6 +616,13 @@ export interface ArborMemory {
   readonly opened: OpenResult;
   /** Applies operations in order (a single operation is accepted too). */
   curate(operations: Operation[] | Operation): Promise<CurateResult>;
+  /**
+   * Moves an entry or a folder (a MOVE operation): links that named it by its path are rewritten in the
+   * same step. `to` is a folder the entry moves into, or its new path ending in `.md`; a folder moves into
+   * `to` when that folder exists, else it is renamed to `to`. A failed move is reported in the result
+   * and changes nothing.
+   */
+  move(path: string, to: string, reason: string): Promise<CurateResult>;
   /**
    * Splits files into entries (markdown by heading, text by paragraph, JSON/JSONL by record, CSV/TSV by
    * row, .eml, .ics, Go/JS/TS/Python by top-level symbol, chat transcripts by turn or session) and

@@ -16,6 +16,7 @@ const (
 	ToolCurate = "arbor-curate"
 	ToolRead   = "arbor-read"
 	ToolTree   = "arbor-tree"
+	ToolMove   = "arbor-move"
 )
 
 // queryInput is the input of arbor-query.
@@ -34,6 +35,16 @@ type searchInput struct {
 type readInput struct {
 	Path string `json:"path" jsonschema:"the entry's path relative to the memory root, as the other tools return it, e.g. engineering/billing/invoice_retry_policy.md; a folder's context.md can be read too"`
 }
+
+// moveInput is the input of arbor-move.
+type moveInput struct {
+	Path   string `json:"path" jsonschema:"the entry (a path ending in .md) or the folder domain/topic[/subtopic] to move"`
+	To     string `json:"to"`
+	Reason string `json:"reason" jsonschema:"why it moves, recorded in the audit log (required)"`
+}
+
+// moveToDescription says what a MOVE's "to" is, in arbor-move and arbor-curate.
+const moveToDescription = "MOVE only: for an entry, the folder domain/topic[/subtopic] it moves into (keeping its file name) or its new path ending in .md; for a folder, an existing folder it moves into, else its new path"
 
 // treeInput is the input of arbor-tree.
 type treeInput struct {
@@ -66,12 +77,15 @@ Operation types:
 - UPSERT: ADD when missing, UPDATE when present. The safe choice when unsure.
 - MERGE: fold the entry at path into mergeTarget: relations, tags, keywords and facts are united, narratives concatenated, the source deleted and every link to it rewritten.
 - DELETE: remove the entry at path, or a whole folder when path is a folder and no title is given; result lists entries still linking to what was removed.
+- MOVE: move the entry or folder at path to "to" (see arbor-move); links to it are rewritten.
 
 content holds the knowledge: narrative (a string, or an object with structure, dependencies, highlights, rules, examples, diagrams), facts ([{subject, statement, category}]), snippets (code or quotes), rawConcept ({task, changes, files, flow, timestamp, author}: the provenance), relations (paths of related entries), tags, keywords (words people would search for that the text may not contain). summary is one line shown in search results.
 
 Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of duplicating. The result has one item per operation (status "success", "failed", or "conflict" when the file changed on disk since the memory read it in a way the operation would overwrite: read it again and retry; the path actually written, a message) and a summary of counts; the call is flagged as an error when any operation failed.`
 
-// addTools registers the five tools on s.srv, four on a read-only engine.
+const moveDescription = `Move an entry or a whole folder to another place in the memory, as it is: {"path":"engineering/billing/invoice_retry_policy.md","to":"finance/billing","reason":"..."} moves the entry into finance/billing keeping its file name; a "to" ending in .md gives its new path. A folder moves into "to" when that folder exists, else it is renamed to "to". Every relation and wikilink that named what moved by its path is rewritten in the same step; context.md files, the index and the entries' lifecycle follow. Fails, changing nothing, when the destination exists, the source is missing or a folder would move into itself. The result says where it went ("to").`
+
+// addTools registers the six tools on s.srv, four on a read-only engine.
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
@@ -106,6 +120,13 @@ func addTools(s *Server) {
 		InputSchema: curateSchema(), OutputSchema: outputSchema[api.CurateResult]()},
 		func(ctx context.Context, in api.CurateParams) (api.CurateResult, error) {
 			return s.eng.Curate(ctx, in)
+		})
+	addTool(s, &sdk.Tool{Name: ToolMove, Title: "Move an entry or folder", Description: moveDescription,
+		Annotations:  &sdk.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)},
+		InputSchema:  inputSchema[moveInput](func(s *jsonschema.Schema) { s.Properties["to"].Description = moveToDescription }),
+		OutputSchema: outputSchema[api.CurateResult]()},
+		func(ctx context.Context, in moveInput) (api.CurateResult, error) {
+			return s.eng.Curate(ctx, api.CurateParams{Operations: []api.Operation{{Type: api.OpMove, Path: in.Path, To: in.To, Reason: in.Reason}}})
 		})
 }
 

@@ -151,6 +151,30 @@ test('curate on memory() storage', { skip: skipWithoutWasm }, async (t) => {
   assert.equal((await mem.search('escalated')).results[0]?.path, entryPath);
 });
 
+test('move(): an entry moves with the links to it, a folder too; a failed move changes nothing', { skip: skipWithoutWasm }, async (t) => {
+  const store = memory();
+  const mem = await openMemory({ storage: store, fixedTime });
+  defer(t, () => mem.close());
+  await mem.curate([invoiceOp, { type: 'ADD', path: 'engineering/billing', title: 'Dunning emails', content: { relations: [entryPath] }, reason: 'r' }]);
+  const moved = 'finance/billing/invoice_retry_policy.md';
+  const res = await mem.move(entryPath, 'finance/billing', 'finance owns billing');
+  assert.equal(res.applied[0].status, 'success', res.applied[0].message);
+  assert.equal(res.applied[0].to, moved);
+  assert.equal(res.summary.moved, 1);
+  assert.deepEqual((await mem.read(moved)).backlinks, ['engineering/billing/dunning_emails.md']);
+  assert.equal((await mem.search('escalated')).results[0]?.path, moved);
+
+  const before = store.snapshot();
+  const failed = await mem.move(moved, 'engineering/billing/dunning_emails.md', 'r');
+  assert.equal(failed.applied[0].status, 'failed');
+  assert.match(failed.applied[0].message, /already exists/);
+  assert.deepEqual(Object.keys(store.snapshot()).filter((p) => !p.startsWith('.arbor/')), Object.keys(before).filter((p) => !p.startsWith('.arbor/')));
+
+  const folder = await mem.curate({ type: 'move', path: 'engineering', to: 'finance', reason: 'one domain' });
+  assert.equal(folder.applied[0].to, 'finance/engineering');
+  assert.deepEqual((await mem.read(moved)).backlinks, ['finance/engineering/billing/dunning_emails.md']);
+});
+
 test('calls queue in order without awaiting each', { skip: skipWithoutWasm }, async (t) => {
   const mem = await openMemory({ fixedTime });
   defer(t, () => mem.close());

@@ -21,6 +21,8 @@ func TestExitCodes(t *testing.T) {
 		"init":       {"init", t.TempDir()},
 		"add":        {"add", "--path", "a/b", "--title", "T", "--reason", "r"},
 		"curate":     {"curate", "-"},
+		"mv":         {"mv", "a/b/t.md", "c/d", "--reason", "r"},
+		"rm":         {"rm", "a/b/u.md", "--reason", "r"},
 		"search":     {"search", "invoice"},
 		"query":      {"query", "invoice retry"},
 		"show":       {"show", "engineering/billing/invoice_retry_policy.md"},
@@ -34,6 +36,8 @@ func TestExitCodes(t *testing.T) {
 		"init":       {"init", filepath.Join(dir, "engineering/billing/invoice_retry_policy.md")},
 		"add":        {"add", "--path", "../x", "--title", "T", "--reason", "r"},
 		"curate":     {"curate", filepath.Join(dir, "none.json")},
+		"mv":         {"mv", "a/b/none.md", "c/d", "--reason", "r"},
+		"rm":         {"rm", "a/b/none.md", "--reason", "r"},
 		"search":     {"search", "--root", filepath.Join(dir, "missing"), "x"},
 		"query":      {"query", "--root", filepath.Join(dir, "missing"), "x"},
 		"show":       {"show", "nope.md"},
@@ -167,6 +171,10 @@ func TestJSONEverywhere(t *testing.T) {
 			args = []string{"add", "--path", "x/y", "--title", "J", "--reason", "r"}
 		case "curate":
 			args = []string{"curate", "-"}
+		case "mv":
+			args = []string{"mv", "x/y/j.md", "x/z", "--reason", "r"}
+		case "rm":
+			args = []string{"rm", "x/y/k.md", "--reason", "r"}
 		case "search", "query":
 			args = []string{c.name, "invoice"}
 		case "show":

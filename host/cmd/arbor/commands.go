@@ -39,6 +39,8 @@ var commands = []*command{
 	initCommand,
 	addCommand,
 	curateCommand,
+	mvCommand,
+	rmCommand,
 	searchCommand,
 	queryCommand,
 	showCommand,
