@@ -456,6 +456,58 @@ export interface CurateResult {
   summary: { added: number; updated: number; merged: number; deleted: number; moved: number; failed: number };
 }
 
+/** Options of {@link ArborMemory.recent}. */
+export interface RecentOptions {
+  /** Only what changed within a span back from now (`30m`, `12h`, `7d`, `2w`) or since a date (`2026-03-01`) or an RFC 3339 time. */
+  since?: string;
+  /** Only entries under this folder: a domain, or a folder below one. */
+  domain?: string;
+  /** At most this many entries, 1 to 100 (default 20). */
+  limit?: number;
+}
+
+/** One entry of {@link RecentResult}. */
+export interface RecentEntry {
+  path: string;
+  title: string;
+  summary?: string;
+  /** When the entry last changed (RFC 3339). */
+  changed: string;
+  /** What says so: the front matter's dates, or the file's modification time. */
+  changedFrom: 'frontMatter' | 'file';
+}
+
+/** The answer of {@link ArborMemory.recent}: newest first, equal times by path. */
+export interface RecentResult {
+  entries: RecentEntry[];
+  /** Every entry that matched, before the limit. */
+  total: number;
+  /** The time `since` named, when given (RFC 3339). */
+  since?: string;
+  tookMs: number;
+}
+
+/** The answer of {@link ArborMemory.status}. */
+export interface StatusResult {
+  entries: number;
+  contexts: number;
+  domains: Record<string, number>;
+  maturity: Record<Maturity, number>;
+  /** What the scan found changed on disk since the memory read the tree (now taken in). */
+  changed: RefreshResult;
+  /** How the open brought the persisted index in step: what changed since the index was written. */
+  index: { reused: number; indexed: number; removed: number };
+  /** Index changes held in memory, not yet written (flush and close write them). */
+  unflushed: number;
+  /** Entries changed in the last 7 days. */
+  recent: number;
+  /** The newest change (RFC 3339). */
+  lastChanged?: string;
+  warnings: Warning[];
+  /** No warnings. */
+  healthy: boolean;
+}
+
 /** One ranked result. */
 export interface SearchHit {
   path: string;
@@ -623,6 +675,13 @@ export interface ArborMemory {
    * and changes nothing.
    */
   move(path: string, to: string, reason: string): Promise<CurateResult>;
+  /**
+   * The entries changed lately, newest first: by updatedAt (else createdAt) from the front matter, or the
+   * file's modification time for a note without dates.
+   */
+  recent(options?: RecentOptions): Promise<RecentResult>;
+  /** The memory at a glance, after a scan for what changed on disk: counts, what changed, health. */
+  status(): Promise<StatusResult>;
   /**
    * Splits files into entries (markdown by heading, text by paragraph, JSON/JSONL by record, CSV/TSV by
    * row, .eml, .ics, Go/JS/TS/Python by top-level symbol, chat transcripts by turn or session) and

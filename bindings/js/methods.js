@@ -36,6 +36,16 @@ export class MemoryMethods {
     return this.call('curate', { operations: [{ type: 'MOVE', path, to, reason }] });
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['recent']} */
+  recent({ since, domain, limit } = {}) {
+    return this.call('recent', { since, domain, limit });
+  }
+
+  /** @this {ArborMemory} @type {ArborMemory['status']} */
+  status() {
+    return this.call('status', {});
+  }
+
   /** @this {ArborMemory} @type {ArborMemory['refresh']} */
   refresh(paths) {
     return this.call('refresh', paths === undefined ? {} : { paths });

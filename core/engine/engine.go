@@ -87,6 +87,7 @@ type Engine struct {
 	retriever *retrieve.Retriever
 	vectors   *vectors.Store // nil: embeddings off
 	warnings  []api.Warning
+	synced    api.IndexStats  // how the open brought the index in step
 	pending   []curate.Change // committed by the current curate, not yet indexed
 	readOnly  bool
 }
@@ -217,6 +218,7 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 		}
 	}
 	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops, Vectors: e.vectors, Off: off})
+	e.synced = synced
 	res := api.OpenResult{Entries: cat.Len(), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced, Embeddings: embedded}
 	if res.Warnings == nil {
 		res.Warnings = []api.Warning{}

@@ -100,7 +100,7 @@ func TestToolSchemas(t *testing.T) {
 	for _, tool := range list.Tools {
 		tools[tool.Name] = tool
 	}
-	for _, name := range []string{ToolQuery, ToolSearch, ToolCurate, ToolRead, ToolTree, ToolMove} {
+	for _, name := range []string{ToolQuery, ToolSearch, ToolCurate, ToolRead, ToolTree, ToolMove, ToolRecent} {
 		tool := tools[name]
 		if tool == nil {
 			t.Fatalf("tool %s not listed", name)
@@ -167,6 +167,14 @@ func TestMoveTool(t *testing.T) {
 	decode(t, call(t, cs, ToolMove, map[string]any{"path": "engineering/billing/invoice_retry_policy.md", "to": "finance/billing", "reason": "finance owns it"}), &cur)
 	if cur.Summary.Moved != 1 || cur.Applied[0].To != "finance/billing/invoice_retry_policy.md" {
 		t.Fatalf("move: %+v", cur)
+	}
+	var recent api.RecentResult
+	decode(t, call(t, cs, ToolRecent, map[string]any{"since": "1d", "domain": "finance"}), &recent)
+	if recent.Total != 1 || recent.Entries[0].Path != "finance/billing/invoice_retry_policy.md" || recent.Entries[0].Title != "Invoice retry policy" {
+		t.Errorf("recent: %+v", recent)
+	}
+	if res := call(t, cs, ToolRecent, map[string]any{"since": "lately"}); !res.IsError || !strings.Contains(text(res), "since") {
+		t.Errorf("recent with a bad since: %s", text(res))
 	}
 	var read api.ReadResult
 	decode(t, call(t, cs, ToolRead, map[string]any{"path": "finance/billing/invoice_retry_policy.md"}), &read)
@@ -403,7 +411,7 @@ func TestReadOnlyServer(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if !slices.Equal(names, []string{ToolQuery, ToolRead, ToolSearch, ToolTree}) {
+	if !slices.Equal(names, []string{ToolQuery, ToolRead, ToolRecent, ToolSearch, ToolTree}) {
 		t.Fatalf("tools of a read-only server: %v", names)
 	}
 	if in := cs.InitializeResult().Instructions; !strings.Contains(in, "read-only") || strings.Contains(in, ToolCurate) {

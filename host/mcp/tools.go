@@ -17,6 +17,7 @@ const (
 	ToolRead   = "arbor-read"
 	ToolTree   = "arbor-tree"
 	ToolMove   = "arbor-move"
+	ToolRecent = "arbor-recent"
 )
 
 // queryInput is the input of arbor-query.
@@ -42,6 +43,15 @@ type moveInput struct {
 	To     string `json:"to"`
 	Reason string `json:"reason" jsonschema:"why it moves, recorded in the audit log (required)"`
 }
+
+// recentInput is the input of arbor-recent.
+type recentInput struct {
+	Since  string `json:"since,omitempty" jsonschema:"only what changed within a span back from now (30m, 12h, 7d, 2w) or since a date (2026-03-01) or an RFC 3339 time; default: any time"`
+	Domain string `json:"domain,omitempty" jsonschema:"only entries under this folder: a domain such as engineering, or a folder below one"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many entries to return, 1 to 100 (default 20)"`
+}
+
+const recentDescription = `List the entries of the memory that changed lately, newest first: each with path, title, summary and when it changed (changed: updatedAt, else createdAt, from its front matter, or its file's modification time for a note without dates: changedFrom says which). Use it to catch up on what was learned or edited recently ("what changed this week?": since "7d"), before a review, or to find what another agent just wrote; total counts every match before the limit.`
 
 // moveToDescription says what a MOVE's "to" is, in arbor-move and arbor-curate.
 const moveToDescription = "MOVE only: for an entry, the folder domain/topic[/subtopic] it moves into (keeping its file name) or its new path ending in .md; for a folder, an existing folder it moves into, else its new path"
@@ -85,7 +95,7 @@ Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of
 
 const moveDescription = `Move an entry or a whole folder to another place in the memory, as it is: {"path":"engineering/billing/invoice_retry_policy.md","to":"finance/billing","reason":"..."} moves the entry into finance/billing keeping its file name; a "to" ending in .md gives its new path. A folder moves into "to" when that folder exists, else it is renamed to "to". Every relation and wikilink that named what moved by its path is rewritten in the same step; context.md files, the index and the entries' lifecycle follow. Fails, changing nothing, when the destination exists, the source is missing or a folder would move into itself. The result says where it went ("to").`
 
-// addTools registers the six tools on s.srv, four on a read-only engine.
+// addTools registers the seven tools on s.srv, five on a read-only engine.
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
@@ -106,6 +116,11 @@ func addTools(s *Server) {
 				err = fmt.Errorf("%s: %w", in.Path, err)
 			}
 			return res, err
+		})
+	addTool(s, &sdk.Tool{Name: ToolRecent, Title: "Recently changed entries", Description: recentDescription, Annotations: readOnly,
+		InputSchema: inputSchema[recentInput](limitSchema(100, 20)), OutputSchema: outputSchema[api.RecentResult]()},
+		func(ctx context.Context, in recentInput) (api.RecentResult, error) {
+			return s.eng.Recent(ctx, api.RecentParams{Since: in.Since, Domain: in.Domain, Limit: in.Limit})
 		})
 	addTool(s, &sdk.Tool{Name: ToolTree, Title: "Browse the tree", Description: treeDescription, Annotations: readOnly,
 		InputSchema: inputSchema[treeInput](depthSchema), OutputSchema: nodeSchema()},

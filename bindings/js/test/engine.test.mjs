@@ -175,6 +175,26 @@ test('move(): an entry moves with the links to it, a folder too; a failed move c
   assert.deepEqual((await mem.read(moved)).backlinks, ['finance/engineering/billing/dunning_emails.md']);
 });
 
+test('recent() and status()', { skip: skipWithoutWasm }, async (t) => {
+  const store = memory();
+  const mem = await openMemory({ storage: store, fixedTime });
+  defer(t, () => mem.close());
+  await mem.curate([invoiceOp, { type: 'ADD', path: 'ops/pager', title: 'Rota', content: 'weekly', reason: 'r' }]);
+  const recent = await mem.recent({ since: '7d', domain: 'engineering' });
+  assert.equal(recent.total, 1);
+  assert.deepEqual(recent.entries.map((e) => [e.path, e.changed, e.changedFrom]), [[entryPath, fixedTime, 'frontMatter']]);
+  assert.equal(recent.since, '2025-12-25T00:00:00Z');
+  assert.equal((await mem.recent({ limit: 1 })).entries.length, 1);
+  await assert.rejects(mem.recent({ since: 'lately' }), rejectsWith('invalid_params'));
+  const status = await mem.status();
+  assert.equal(status.entries, 2);
+  assert.deepEqual(status.domains, { engineering: 1, ops: 1 });
+  assert.equal(status.recent, 2);
+  assert.equal(status.lastChanged, fixedTime);
+  assert.equal(status.healthy, true);
+  assert.equal(status.changed.scanned, true);
+});
+
 test('calls queue in order without awaiting each', { skip: skipWithoutWasm }, async (t) => {
   const mem = await openMemory({ fixedTime });
   defer(t, () => mem.close());

@@ -28,6 +28,8 @@ func TestExitCodes(t *testing.T) {
 		"show":       {"show", "engineering/billing/invoice_retry_policy.md"},
 		"tree":       {"tree"},
 		"stats":      {"stats"},
+		"recent":     {"recent", "--since", "7d"},
+		"status":     {"status"},
 		"doctor":     {"doctor"},
 		"completion": {"completion", "bash"},
 		"ingest":     {"ingest", outside},
@@ -43,6 +45,8 @@ func TestExitCodes(t *testing.T) {
 		"show":       {"show", "nope.md"},
 		"tree":       {"tree", "nowhere"},
 		"stats":      {"stats", "--root", filepath.Join(dir, "missing")},
+		"recent":     {"recent", "--since", "lately"},
+		"status":     {"status", "--root", filepath.Join(dir, "missing")},
 		"mcp":        {"mcp", "--root", filepath.Join(dir, "missing")},
 		"serve":      {"serve", "--stop"}, // no server runs
 		"doctor":     {"doctor", "--root", filepath.Join(dir, "missing")},
@@ -304,7 +308,9 @@ func TestCompletion(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "arbor.bash")
 	writeFile(t, file, must(t, "", "completion", "bash"))
 	for line, want := range map[string]string{
-		"arbor st":                    "stats",
+		"arbor st":                    "stats status",
+		"arbor sta":                   "stats status",
+		"arbor statu":                 "status",
 		"arbor se":                    "search serve",
 		"arbor ser":                   "serve",
 		"arbor serve --s":             "--stop",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,5 +55,42 @@ func TestMoveAndRemove(t *testing.T) {
 	audit, _ := os.ReadFile(filepath.Join(dir, ".arbor/audit.jsonl"))
 	if !strings.Contains(string(audit), `"op":"MOVE","path":"`+src+`","to":"`+dst+`","reason":"finance owns billing","status":"success"`) {
 		t.Errorf("audit:\n%s", audit)
+	}
+}
+
+func TestRecentAndStatus(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	out := must(t, "", "--root", dir, "--fixed-time", fixedTime, "recent")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], "2025-06-02 10:00") || !strings.Contains(lines[0], "engineering/billing/dunning_emails.md") ||
+		!strings.Contains(lines[1], "engineering/billing/invoice_retry_policy.md") || !strings.HasPrefix(lines[2], "2 entries ·") {
+		t.Fatalf("recent:\n%s", out)
+	}
+	must(t, "", "--root", dir, "--fixed-time", fixedTime, "add", "--path", "ops/pager", "--title", "Rota", "--reason", "r")
+	out = must(t, "", "--root", dir, "--fixed-time", fixedTime, "recent", "--since", "7d", "--limit", "5")
+	if !strings.Contains(out, "ops/pager/rota.md") || strings.Contains(out, "dunning") || !strings.Contains(out, "1 entry ·") {
+		t.Errorf("recent --since 7d:\n%s", out)
+	}
+	if out := must(t, "", "--root", dir, "--fixed-time", fixedTime, "recent", "--domain", "engineering", "--limit", "1"); !strings.Contains(out, "1 of 2 entries") {
+		t.Errorf("recent --domain --limit:\n%s", out)
+	}
+	if r := arbor(t, "", "--root", dir, "recent", "--since", "soon"); r.code != 1 || !strings.Contains(r.stderr, `since "soon"`) {
+		t.Errorf("recent --since soon: %+v", r)
+	}
+	writeFile(t, filepath.Join(dir, "ops/pager/broken.md"), "---\ntitle: [unclosed\n---\n")
+	writeFile(t, filepath.Join(dir, "ops/pager/handover.md"), "# Handover\n\nWritten by hand.\n")
+	out = must(t, "", "--root", dir, "--fixed-time", fixedTime, "status")
+	for _, want := range []string{"entries    4 · 2 context files", "domains    engineering 2 · ops 2", "recent     2 entries changed in the last 7 days", "changed    since the index was written: 1 file indexed, 0 removed", "health     1 warning (arbor doctor", "ops/pager/broken.md"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	var st struct {
+		Entries int
+		Healthy bool
+	}
+	if err := json.Unmarshal([]byte(must(t, "", "--root", dir, "status", "--json")), &st); err != nil || st.Entries != 4 || st.Healthy {
+		t.Errorf("status --json: %+v, %v", st, err)
 	}
 }

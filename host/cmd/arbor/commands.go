@@ -46,6 +46,8 @@ var commands = []*command{
 	showCommand,
 	treeCommand,
 	statsCommand,
+	recentCommand,
+	statusCommand,
 	ingestCommand,
 	mcpCommand,
 	serveCommand,
