@@ -411,8 +411,8 @@ export interface OperationContent {
 /** One curation operation (docs/ABI.md §4.2). */
 export interface Operation {
   /** The operation (case-insensitive). */
-  type: 'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE' | Lowercase<'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE'>;
-  /** A folder `domain/topic[/subtopic]` (the file name comes from the title) or a full entry path ending in `.md`. For MERGE: the source. */
+  type: OperationType | Lowercase<OperationType>;
+  /** A folder `domain/topic[/subtopic]` (the file name comes from the title) or a full entry path ending in `.md`. For MERGE and MOVE: the source (MOVE: an entry or a folder). */
   path: string;
   /** The entry's title; DELETE without a title removes the whole folder. */
   title?: string;
@@ -423,11 +423,19 @@ export interface Operation {
   reason: string;
   /** MERGE only: the entry that survives. */
   mergeTarget?: string;
+  /**
+   * MOVE only: for an entry, the folder it moves into (keeping its file name) or its new path ending in
+   * `.md`; for a folder, an existing folder it moves into, else its new path. MOVE takes no content.
+   */
+  to?: string;
 }
+
+/** The six curation operations. */
+export type OperationType = 'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE' | 'MOVE';
 
 /** The outcome of one operation. */
 export interface AppliedOperation {
-  type: 'ADD' | 'UPDATE' | 'UPSERT' | 'MERGE' | 'DELETE';
+  type: OperationType;
   /** The entry (or folder) the operation touched. */
   path: string;
   /** `conflict`: the file changed on disk since the memory read it, in a way the operation cannot be applied to; nothing was written (it counts as failed). */
@@ -438,12 +446,66 @@ export interface AppliedOperation {
   carried?: string[];
   /** DELETE: entries that still point at what was removed. */
   brokenRelations?: string[];
+  /** MOVE: where `path` went (the entry's or the folder's new path). */
+  to?: string;
 }
 
 /** The answer of {@link ArborMemory.curate}. A failed operation is reported here; it does not reject. */
 export interface CurateResult {
   applied: AppliedOperation[];
-  summary: { added: number; updated: number; merged: number; deleted: number; failed: number };
+  summary: { added: number; updated: number; merged: number; deleted: number; moved: number; failed: number };
+}
+
+/** Options of {@link ArborMemory.recent}. */
+export interface RecentOptions {
+  /** Only what changed within a span back from now (`30m`, `12h`, `7d`, `2w`) or since a date (`2026-03-01`) or an RFC 3339 time. */
+  since?: string;
+  /** Only entries under this folder: a domain, or a folder below one. */
+  domain?: string;
+  /** At most this many entries, 1 to 100 (default 20). */
+  limit?: number;
+}
+
+/** One entry of {@link RecentResult}. */
+export interface RecentEntry {
+  path: string;
+  title: string;
+  summary?: string;
+  /** When the entry last changed (RFC 3339). */
+  changed: string;
+  /** What says so: the front matter's dates, or the file's modification time. */
+  changedFrom: 'frontMatter' | 'file';
+}
+
+/** The answer of {@link ArborMemory.recent}: newest first, equal times by path. */
+export interface RecentResult {
+  entries: RecentEntry[];
+  /** Every entry that matched, before the limit. */
+  total: number;
+  /** The time `since` named, when given (RFC 3339). */
+  since?: string;
+  tookMs: number;
+}
+
+/** The answer of {@link ArborMemory.status}. */
+export interface StatusResult {
+  entries: number;
+  contexts: number;
+  domains: Record<string, number>;
+  maturity: Record<Maturity, number>;
+  /** What the scan found changed on disk since the memory read the tree (now taken in). */
+  changed: RefreshResult;
+  /** How the open brought the persisted index in step: what changed since the index was written. */
+  index: { reused: number; indexed: number; removed: number };
+  /** Index changes held in memory, not yet written (flush and close write them). */
+  unflushed: number;
+  /** Entries changed in the last 7 days. */
+  recent: number;
+  /** The newest change (RFC 3339). */
+  lastChanged?: string;
+  warnings: Warning[];
+  /** No warnings. */
+  healthy: boolean;
 }
 
 /** One ranked result. */
@@ -606,6 +668,20 @@ export interface ArborMemory {
   readonly opened: OpenResult;
   /** Applies operations in order (a single operation is accepted too). */
   curate(operations: Operation[] | Operation): Promise<CurateResult>;
+  /**
+   * Moves an entry or a folder (a MOVE operation): links that named it by its path are rewritten in the
+   * same step. `to` is a folder the entry moves into, or its new path ending in `.md`; a folder moves into
+   * `to` when that folder exists, else it is renamed to `to`. A failed move is reported in the result
+   * and changes nothing.
+   */
+  move(path: string, to: string, reason: string): Promise<CurateResult>;
+  /**
+   * The entries changed lately, newest first: by updatedAt (else createdAt) from the front matter, or the
+   * file's modification time for a note without dates.
+   */
+  recent(options?: RecentOptions): Promise<RecentResult>;
+  /** The memory at a glance, after a scan for what changed on disk: counts, what changed, health. */
+  status(): Promise<StatusResult>;
   /**
    * Splits files into entries (markdown by heading, text by paragraph, JSON/JSONL by record, CSV/TSV by
    * row, .eml, .ics, Go/JS/TS/Python by top-level symbol, chat transcripts by turn or session) and

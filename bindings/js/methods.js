@@ -31,6 +31,21 @@ export class MemoryMethods {
     return this.call('curate', { operations: Array.isArray(operations) ? operations : [operations] });
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['move']} */
+  move(path, to, reason) {
+    return this.call('curate', { operations: [{ type: 'MOVE', path, to, reason }] });
+  }
+
+  /** @this {ArborMemory} @type {ArborMemory['recent']} */
+  recent({ since, domain, limit } = {}) {
+    return this.call('recent', { since, domain, limit });
+  }
+
+  /** @this {ArborMemory} @type {ArborMemory['status']} */
+  status() {
+    return this.call('status', {});
+  }
+
   /** @this {ArborMemory} @type {ArborMemory['refresh']} */
   refresh(paths) {
     return this.call('refresh', paths === undefined ? {} : { paths });

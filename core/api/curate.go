@@ -14,6 +14,7 @@ const (
 	OpUpsert = "UPSERT"
 	OpMerge  = "MERGE"
 	OpDelete = "DELETE"
+	OpMove   = "MOVE"
 )
 
 // Status values of Applied.Status.
@@ -28,7 +29,7 @@ const (
 
 // Operation is one curate operation as it arrives in JSON (docs/ABI.md §4.2).
 type Operation struct {
-	// Type is ADD, UPDATE, UPSERT, MERGE or DELETE (case-insensitive on input).
+	// Type is ADD, UPDATE, UPSERT, MERGE, DELETE or MOVE (case-insensitive on input).
 	Type string `json:"type"`
 	// Path is a folder domain/topic[/subtopic] (the entry is then named
 	// after Title), or a full entry path ending in ".md".
@@ -44,6 +45,11 @@ type Operation struct {
 	Reason string `json:"reason"`
 	// MergeTarget is the entry a MERGE folds Path into (a path, ".md" optional).
 	MergeTarget string `json:"mergeTarget,omitempty"`
+	// To is where a MOVE puts Path (docs/ABI.md §4.2): for an entry, a
+	// folder domain/topic[/subtopic] it moves into keeping its file name,
+	// or a full entry path ending in ".md"; for a folder, an existing
+	// folder it moves into, or else its new path.
+	To string `json:"to,omitempty"`
 }
 
 // Content is the knowledge an operation writes. Every field is optional.
@@ -328,6 +334,9 @@ type Applied struct {
 	// BrokenRelations lists, for a DELETE, the entries outside the deleted
 	// set that still link to a removed path.
 	BrokenRelations []string `json:"brokenRelations,omitempty"`
+	// To is, for a successful MOVE, where Path went: the entry's new path,
+	// or the folder's.
+	To string `json:"to,omitempty"`
 }
 
 // Summary counts the outcomes of a curate call.
@@ -336,6 +345,7 @@ type Summary struct {
 	Updated int `json:"updated"`
 	Merged  int `json:"merged"`
 	Deleted int `json:"deleted"`
+	Moved   int `json:"moved"`
 	Failed  int `json:"failed"`
 }
 

@@ -171,6 +171,16 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 		}
 		return s.eng.Refresh(p)
 	},
+	"recent": func(s *Session, raw json.RawMessage) (any, error) {
+		var p api.RecentParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Recent(p)
+	},
+	"status": func(s *Session, _ json.RawMessage) (any, error) {
+		return s.eng.Status()
+	},
 	"stats": func(s *Session, _ json.RawMessage) (any, error) {
 		return s.eng.Stats(), nil
 	},

@@ -13,6 +13,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,6 +87,7 @@ type Engine struct {
 	retriever *retrieve.Retriever
 	vectors   *vectors.Store // nil: embeddings off
 	warnings  []api.Warning
+	synced    api.IndexStats  // how the open brought the index in step
 	pending   []curate.Change // committed by the current curate, not yet indexed
 	readOnly  bool
 }
@@ -215,6 +218,7 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 		}
 	}
 	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops, Vectors: e.vectors, Off: off})
+	e.synced = synced
 	res := api.OpenResult{Entries: cat.Len(), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced, Embeddings: embedded}
 	if res.Warnings == nil {
 		res.Warnings = []api.Warning{}
@@ -297,7 +301,8 @@ func (e *Engine) curate(ops []api.Operation) curate.Result {
 // curated brings the lifecycle signals in step with the successful
 // operations of a curate call, in order: ADD starts an entry fresh, an
 // update adds its bonus, a MERGE carries the source's signal into the
-// target, and removed entries lose theirs.
+// target, a MOVE carries each moved entry's to its new path, and removed
+// entries lose theirs.
 func (e *Engine) curated(res curate.Result) {
 	for _, a := range res.Applied {
 		if a.Status != api.StatusSuccess {
@@ -312,6 +317,10 @@ func (e *Engine) curated(res curate.Result) {
 			e.signals.Merged(a.Path, a.Target)
 		case a.Type == api.OpDelete:
 			e.signals.Deleted(a.Path)
+		case a.Type == api.OpMove:
+			for _, from := range slices.Sorted(maps.Keys(a.Moved)) {
+				e.signals.Moved(from, a.Moved[from])
+			}
 		}
 	}
 }

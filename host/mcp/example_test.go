@@ -67,6 +67,6 @@ func ExampleServer_Run() {
 		log.Fatal(err)
 	}
 	// Output:
-	// arbor-curate map[added:1 deleted:0 failed:0 merged:0 updated:0]
+	// arbor-curate map[added:1 deleted:0 failed:0 merged:0 moved:0 updated:0]
 	// arbor-query direct personal/preferences/coffee.md
 }

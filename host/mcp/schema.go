@@ -59,15 +59,16 @@ func curateSchema() *jsonschema.Schema {
 	ops.MinItems = new(1)
 	op := ops.Items
 	op.Required = without(op.Required, "content")
-	op.Properties["type"].Enum = []any{api.OpAdd, api.OpUpdate, api.OpUpsert, api.OpMerge, api.OpDelete}
+	op.Properties["type"].Enum = []any{api.OpAdd, api.OpUpdate, api.OpUpsert, api.OpMerge, api.OpDelete, api.OpMove}
 	describe(op, map[string]string{
-		"type":                    "ADD, UPDATE, UPSERT, MERGE or DELETE",
+		"type":                    "ADD, UPDATE, UPSERT, MERGE, DELETE or MOVE",
 		"path":                    "a folder domain/topic or domain/topic/subtopic (lowercase snake_case; the entry's file is named after title), or a full entry path ending in .md",
 		"title":                   "the entry's title; with a folder path it also names the file",
 		"summary":                 "one line that says what the entry holds, shown in search results",
-		"content":                 "the knowledge to write (not needed for DELETE)",
+		"content":                 "the knowledge to write (not needed for DELETE, refused with MOVE)",
 		"reason":                  "why this operation is made: written to the entry's Reason section and the audit log (required)",
 		"mergeTarget":             "MERGE only: the entry that survives and receives path's content",
+		"to":                      moveToDescription,
 		"content.narrative":       narrative.Description,
 		"content.facts":           "short factual statements: {subject, statement, category}",
 		"content.snippets":        "verbatim code or text worth keeping as is",

@@ -100,7 +100,7 @@ func TestToolSchemas(t *testing.T) {
 	for _, tool := range list.Tools {
 		tools[tool.Name] = tool
 	}
-	for _, name := range []string{ToolQuery, ToolSearch, ToolCurate, ToolRead, ToolTree} {
+	for _, name := range []string{ToolQuery, ToolSearch, ToolCurate, ToolRead, ToolTree, ToolMove, ToolRecent} {
 		tool := tools[name]
 		if tool == nil {
 			t.Fatalf("tool %s not listed", name)
@@ -143,11 +143,50 @@ func TestToolSchemas(t *testing.T) {
 	}
 	schema(ToolCurate)
 	op := in.Properties["operations"].Items
-	if !slices.Equal(op.Properties["type"].Enum, []string{"ADD", "UPDATE", "UPSERT", "MERGE", "DELETE"}) {
+	if !slices.Equal(op.Properties["type"].Enum, []string{"ADD", "UPDATE", "UPSERT", "MERGE", "DELETE", "MOVE"}) {
 		t.Errorf("operation type enum: %v", op.Properties["type"].Enum)
 	}
 	if slices.Contains(op.Required, "content") || !slices.Contains(op.Required, "reason") || !slices.Contains(op.Required, "path") {
 		t.Errorf("operation required: %v", op.Required)
+	}
+}
+
+// arbor-move moves an entry and rewrites the link to it; a move onto an
+// existing entry is a tool error that changes nothing.
+func TestMoveTool(t *testing.T) {
+	root := t.TempDir()
+	cs := serve(t, root)
+	add := func(title string, relations ...any) map[string]any {
+		return map[string]any{"type": "ADD", "path": "engineering/billing", "title": title,
+			"content": map[string]any{"narrative": title + " notes.", "relations": relations}, "reason": "r"}
+	}
+	if res := call(t, cs, ToolCurate, map[string]any{"operations": []any{add("Invoice retry policy"), add("Dunning emails", "engineering/billing/invoice_retry_policy.md")}}); res.IsError {
+		t.Fatalf("curate: %s", text(res))
+	}
+	var cur api.CurateResult
+	decode(t, call(t, cs, ToolMove, map[string]any{"path": "engineering/billing/invoice_retry_policy.md", "to": "finance/billing", "reason": "finance owns it"}), &cur)
+	if cur.Summary.Moved != 1 || cur.Applied[0].To != "finance/billing/invoice_retry_policy.md" {
+		t.Fatalf("move: %+v", cur)
+	}
+	var recent api.RecentResult
+	decode(t, call(t, cs, ToolRecent, map[string]any{"since": "1d", "domain": "finance"}), &recent)
+	if recent.Total != 1 || recent.Entries[0].Path != "finance/billing/invoice_retry_policy.md" || recent.Entries[0].Title != "Invoice retry policy" {
+		t.Errorf("recent: %+v", recent)
+	}
+	if res := call(t, cs, ToolRecent, map[string]any{"since": "lately"}); !res.IsError || !strings.Contains(text(res), "since") {
+		t.Errorf("recent with a bad since: %s", text(res))
+	}
+	var read api.ReadResult
+	decode(t, call(t, cs, ToolRead, map[string]any{"path": "finance/billing/invoice_retry_policy.md"}), &read)
+	if !slices.Equal(read.Backlinks, []string{"engineering/billing/dunning_emails.md"}) {
+		t.Errorf("backlinks after the move: %v", read.Backlinks)
+	}
+	res := call(t, cs, ToolMove, map[string]any{"path": "finance/billing/invoice_retry_policy.md", "to": "engineering/billing/dunning_emails.md", "reason": "r"})
+	if !res.IsError || !strings.Contains(text(res), "already exists") {
+		t.Errorf("move onto an entry: %s", text(res))
+	}
+	if _, err := os.Stat(filepath.Join(root, "finance/billing/invoice_retry_policy.md")); err != nil {
+		t.Errorf("a failed move changed the entry: %v", err)
 	}
 }
 
@@ -372,7 +411,7 @@ func TestReadOnlyServer(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if !slices.Equal(names, []string{ToolQuery, ToolRead, ToolSearch, ToolTree}) {
+	if !slices.Equal(names, []string{ToolQuery, ToolRead, ToolRecent, ToolSearch, ToolTree}) {
 		t.Fatalf("tools of a read-only server: %v", names)
 	}
 	if in := cs.InitializeResult().Instructions; !strings.Contains(in, "read-only") || strings.Contains(in, ToolCurate) {

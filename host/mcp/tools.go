@@ -16,6 +16,8 @@ const (
 	ToolCurate = "arbor-curate"
 	ToolRead   = "arbor-read"
 	ToolTree   = "arbor-tree"
+	ToolMove   = "arbor-move"
+	ToolRecent = "arbor-recent"
 )
 
 // queryInput is the input of arbor-query.
@@ -34,6 +36,25 @@ type searchInput struct {
 type readInput struct {
 	Path string `json:"path" jsonschema:"the entry's path relative to the memory root, as the other tools return it, e.g. engineering/billing/invoice_retry_policy.md; a folder's context.md can be read too"`
 }
+
+// moveInput is the input of arbor-move.
+type moveInput struct {
+	Path   string `json:"path" jsonschema:"the entry (a path ending in .md) or the folder domain/topic[/subtopic] to move"`
+	To     string `json:"to"`
+	Reason string `json:"reason" jsonschema:"why it moves, recorded in the audit log (required)"`
+}
+
+// recentInput is the input of arbor-recent.
+type recentInput struct {
+	Since  string `json:"since,omitempty" jsonschema:"only what changed within a span back from now (30m, 12h, 7d, 2w) or since a date (2026-03-01) or an RFC 3339 time; default: any time"`
+	Domain string `json:"domain,omitempty" jsonschema:"only entries under this folder: a domain such as engineering, or a folder below one"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many entries to return, 1 to 100 (default 20)"`
+}
+
+const recentDescription = `List the entries of the memory that changed lately, newest first: each with path, title, summary and when it changed (changed: updatedAt, else createdAt, from its front matter, or its file's modification time for a note without dates: changedFrom says which). Use it to catch up on what was learned or edited recently ("what changed this week?": since "7d"), before a review, or to find what another agent just wrote; total counts every match before the limit.`
+
+// moveToDescription says what a MOVE's "to" is, in arbor-move and arbor-curate.
+const moveToDescription = "MOVE only: for an entry, the folder domain/topic[/subtopic] it moves into (keeping its file name) or its new path ending in .md; for a folder, an existing folder it moves into, else its new path"
 
 // treeInput is the input of arbor-tree.
 type treeInput struct {
@@ -66,12 +87,15 @@ Operation types:
 - UPSERT: ADD when missing, UPDATE when present. The safe choice when unsure.
 - MERGE: fold the entry at path into mergeTarget: relations, tags, keywords and facts are united, narratives concatenated, the source deleted and every link to it rewritten.
 - DELETE: remove the entry at path, or a whole folder when path is a folder and no title is given; result lists entries still linking to what was removed.
+- MOVE: move the entry or folder at path to "to" (see arbor-move); links to it are rewritten.
 
 content holds the knowledge: narrative (a string, or an object with structure, dependencies, highlights, rules, examples, diagrams), facts ([{subject, statement, category}]), snippets (code or quotes), rawConcept ({task, changes, files, flow, timestamp, author}: the provenance), relations (paths of related entries), tags, keywords (words people would search for that the text may not contain). summary is one line shown in search results.
 
 Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of duplicating. The result has one item per operation (status "success", "failed", or "conflict" when the file changed on disk since the memory read it in a way the operation would overwrite: read it again and retry; the path actually written, a message) and a summary of counts; the call is flagged as an error when any operation failed.`
 
-// addTools registers the five tools on s.srv, four on a read-only engine.
+const moveDescription = `Move an entry or a whole folder to another place in the memory, as it is: {"path":"engineering/billing/invoice_retry_policy.md","to":"finance/billing","reason":"..."} moves the entry into finance/billing keeping its file name; a "to" ending in .md gives its new path. A folder moves into "to" when that folder exists, else it is renamed to "to". Every relation and wikilink that named what moved by its path is rewritten in the same step; context.md files, the index and the entries' lifecycle follow. Fails, changing nothing, when the destination exists, the source is missing or a folder would move into itself. The result says where it went ("to").`
+
+// addTools registers the seven tools on s.srv, five on a read-only engine.
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
@@ -93,6 +117,11 @@ func addTools(s *Server) {
 			}
 			return res, err
 		})
+	addTool(s, &sdk.Tool{Name: ToolRecent, Title: "Recently changed entries", Description: recentDescription, Annotations: readOnly,
+		InputSchema: inputSchema[recentInput](limitSchema(100, 20)), OutputSchema: outputSchema[api.RecentResult]()},
+		func(ctx context.Context, in recentInput) (api.RecentResult, error) {
+			return s.eng.Recent(ctx, api.RecentParams{Since: in.Since, Domain: in.Domain, Limit: in.Limit})
+		})
 	addTool(s, &sdk.Tool{Name: ToolTree, Title: "Browse the tree", Description: treeDescription, Annotations: readOnly,
 		InputSchema: inputSchema[treeInput](depthSchema), OutputSchema: nodeSchema()},
 		func(ctx context.Context, in treeInput) (*api.Node, error) {
@@ -106,6 +135,13 @@ func addTools(s *Server) {
 		InputSchema: curateSchema(), OutputSchema: outputSchema[api.CurateResult]()},
 		func(ctx context.Context, in api.CurateParams) (api.CurateResult, error) {
 			return s.eng.Curate(ctx, in)
+		})
+	addTool(s, &sdk.Tool{Name: ToolMove, Title: "Move an entry or folder", Description: moveDescription,
+		Annotations:  &sdk.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)},
+		InputSchema:  inputSchema[moveInput](func(s *jsonschema.Schema) { s.Properties["to"].Description = moveToDescription }),
+		OutputSchema: outputSchema[api.CurateResult]()},
+		func(ctx context.Context, in moveInput) (api.CurateResult, error) {
+			return s.eng.Curate(ctx, api.CurateParams{Operations: []api.Operation{{Type: api.OpMove, Path: in.Path, To: in.To, Reason: in.Reason}}})
 		})
 }
 

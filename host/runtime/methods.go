@@ -126,3 +126,13 @@ func (e *Engine) Flush(ctx context.Context) (api.FlushResult, error) {
 func (e *Engine) Stats(ctx context.Context) (api.StatsResult, error) {
 	return method[api.StatsResult](ctx, e, "stats", nil)
 }
+
+// Recent lists the entries changed since a time, newest first.
+func (e *Engine) Recent(ctx context.Context, p api.RecentParams) (api.RecentResult, error) {
+	return method[api.RecentResult](ctx, e, "recent", p)
+}
+
+// Status is the tree at a glance, after a scan for what changed on disk.
+func (e *Engine) Status(ctx context.Context) (api.StatusResult, error) {
+	return method[api.StatusResult](ctx, e, "status", nil)
+}

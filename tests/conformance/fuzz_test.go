@@ -122,6 +122,9 @@ func FuzzCurate(f *testing.F) {
 	f.Add(uint8(2), "personal/travel", "Lisbon Restaurants", "Try the bifana.", "", "bifana")
 	f.Add(uint8(3), "engineering/billing/invoice_retry_policy.md", "", "", "engineering/billing/currency_rounding.md", "dunning")
 	f.Add(uint8(4), "engineering/billing/invoice_retry_policy.md", "", "", "", "retry")
+	f.Add(uint8(5), "engineering/billing/invoice_retry_policy.md", "", "", "operations/billing", "retry")
+	f.Add(uint8(5), "engineering/auth", "", "", "engineering/security", "session")
+	f.Add(uint8(5), "engineering", "", "", "engineering/billing", "retry")
 	f.Add(uint8(0), "../outside", "x", "y", "", "x")
 	f.Add(uint8(0), "a/b/c/d/e/f", "Deep", "Über café — 価値観 가치관이", "", "가치관")
 
@@ -130,7 +133,7 @@ func FuzzCurate(f *testing.F) {
 		f.Fatal(err)
 	}
 	start := opener(f, fx)
-	types := []string{"ADD", "UPDATE", "UPSERT", "MERGE", "DELETE"}
+	types := []string{"ADD", "UPDATE", "UPSERT", "MERGE", "DELETE", "MOVE"}
 
 	f.Fuzz(func(t *testing.T, kind uint8, p, title, text, target, query string) {
 		fs, s := start(t)
@@ -141,13 +144,15 @@ func FuzzCurate(f *testing.F) {
 		if text != "" {
 			op["content"] = map[string]any{"narrative": map[string]any{"text": text}}
 		}
-		if target != "" {
+		if target != "" && op["type"] == "MOVE" {
+			op["to"] = target
+		} else if target != "" {
 			op["mergeTarget"] = target
 		}
 		before := treeFiles(fs)
 		var cur struct {
 			Applied []struct {
-				Type, Path, Status, Message string
+				Type, Path, Status, Message, To string
 			}
 		}
 		call(t, s, "curate", map[string]any{"operations": []any{op}}, &cur)
@@ -162,7 +167,7 @@ func FuzzCurate(f *testing.F) {
 			if after := treeFiles(fs); !maps.EqualFunc(before, after, bytes.Equal) {
 				t.Fatalf("curate %v failed (%s) but changed the tree", op, a.Message)
 			}
-		} else if kept := keptPath(a.Type, a.Path, target); kept != "" {
+		} else if kept := keptPath(a.Type, a.Path, target, a.To); kept != "" {
 			var read struct{ Path string }
 			call(t, s, "read", map[string]any{"path": kept}, &read)
 			if read.Path != kept {
@@ -187,13 +192,19 @@ func FuzzCurate(f *testing.F) {
 }
 
 // keptPath is the entry a successful operation leaves to read: a MERGE
-// folds its path into the target, a DELETE leaves none.
-func keptPath(typ, p, target string) string {
+// folds its path into the target, a MOVE of an entry puts it at to, a
+// DELETE (or a MOVE of a folder) leaves none.
+func keptPath(typ, p, target, to string) string {
 	switch typ {
 	case "DELETE":
 		return ""
 	case "MERGE":
 		return target
+	case "MOVE":
+		if strings.HasSuffix(to, ".md") {
+			return to
+		}
+		return ""
 	}
 	return p
 }

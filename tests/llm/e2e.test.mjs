@@ -152,7 +152,7 @@ test('curateFrom: a failed operation, the model sees it and retries', async (t) 
     ['ADD', 'engineering/releases/deploy_freeze.md', 'success'],
     ['ADD', 'engineering/releases/hotfix_approval.md', 'success'],
   ]);
-  assert.deepEqual(res.summary, { added: 2, updated: 0, merged: 0, deleted: 0, failed: 0 });
+  assert.deepEqual(res.summary, { added: 2, updated: 0, merged: 0, deleted: 0, moved: 0, failed: 0 });
   assert.match(res.message, /Stored the deploy freeze/);
   assert.equal(res.llm.steps.length, 3);
   // The second turn saw the failure.

@@ -50,7 +50,7 @@ test('curate, search, query, read, tree, stats on a folder', { skip: skipWithout
   assert.deepEqual(mem.opened, { entries: 0, contexts: 0, warnings: [], index: { reused: 0, indexed: 0, removed: 0 } });
 
   const res = await mem.curate([invoiceOp]);
-  assert.deepEqual(res.summary, { added: 1, updated: 0, merged: 0, deleted: 0, failed: 0 });
+  assert.deepEqual(res.summary, { added: 1, updated: 0, merged: 0, deleted: 0, moved: 0, failed: 0 });
   assert.equal(res.applied.length, 1);
   assert.equal(res.applied[0].type, 'ADD');
   assert.equal(res.applied[0].path, entryPath);
@@ -149,6 +149,50 @@ test('curate on memory() storage', { skip: skipWithoutWasm }, async (t) => {
   assert.ok('engineering/context.md' in files);
   assert.ok(Object.keys(files).every((p) => !/\.tmp$/.test(p)));
   assert.equal((await mem.search('escalated')).results[0]?.path, entryPath);
+});
+
+test('move(): an entry moves with the links to it, a folder too; a failed move changes nothing', { skip: skipWithoutWasm }, async (t) => {
+  const store = memory();
+  const mem = await openMemory({ storage: store, fixedTime });
+  defer(t, () => mem.close());
+  await mem.curate([invoiceOp, { type: 'ADD', path: 'engineering/billing', title: 'Dunning emails', content: { relations: [entryPath] }, reason: 'r' }]);
+  const moved = 'finance/billing/invoice_retry_policy.md';
+  const res = await mem.move(entryPath, 'finance/billing', 'finance owns billing');
+  assert.equal(res.applied[0].status, 'success', res.applied[0].message);
+  assert.equal(res.applied[0].to, moved);
+  assert.equal(res.summary.moved, 1);
+  assert.deepEqual((await mem.read(moved)).backlinks, ['engineering/billing/dunning_emails.md']);
+  assert.equal((await mem.search('escalated')).results[0]?.path, moved);
+
+  const before = store.snapshot();
+  const failed = await mem.move(moved, 'engineering/billing/dunning_emails.md', 'r');
+  assert.equal(failed.applied[0].status, 'failed');
+  assert.match(failed.applied[0].message, /already exists/);
+  assert.deepEqual(Object.keys(store.snapshot()).filter((p) => !p.startsWith('.arbor/')), Object.keys(before).filter((p) => !p.startsWith('.arbor/')));
+
+  const folder = await mem.curate({ type: 'move', path: 'engineering', to: 'finance', reason: 'one domain' });
+  assert.equal(folder.applied[0].to, 'finance/engineering');
+  assert.deepEqual((await mem.read(moved)).backlinks, ['finance/engineering/billing/dunning_emails.md']);
+});
+
+test('recent() and status()', { skip: skipWithoutWasm }, async (t) => {
+  const store = memory();
+  const mem = await openMemory({ storage: store, fixedTime });
+  defer(t, () => mem.close());
+  await mem.curate([invoiceOp, { type: 'ADD', path: 'ops/pager', title: 'Rota', content: 'weekly', reason: 'r' }]);
+  const recent = await mem.recent({ since: '7d', domain: 'engineering' });
+  assert.equal(recent.total, 1);
+  assert.deepEqual(recent.entries.map((e) => [e.path, e.changed, e.changedFrom]), [[entryPath, fixedTime, 'frontMatter']]);
+  assert.equal(recent.since, '2025-12-25T00:00:00Z');
+  assert.equal((await mem.recent({ limit: 1 })).entries.length, 1);
+  await assert.rejects(mem.recent({ since: 'lately' }), rejectsWith('invalid_params'));
+  const status = await mem.status();
+  assert.equal(status.entries, 2);
+  assert.deepEqual(status.domains, { engineering: 1, ops: 1 });
+  assert.equal(status.recent, 2);
+  assert.equal(status.lastChanged, fixedTime);
+  assert.equal(status.healthy, true);
+  assert.equal(status.changed.scanned, true);
 });
 
 test('calls queue in order without awaiting each', { skip: skipWithoutWasm }, async (t) => {

@@ -38,17 +38,17 @@ func TestCatalogResolve(t *testing.T) {
 	}
 }
 
-// toSrc matches the links RewriteLinks should move, as a catalog would.
-func toSrc(t *testing.T) func(string) bool {
+// toSrc points the links to a/b/src.md at to, as a catalog would find them.
+func toSrc(t *testing.T, to string) tree.Relink {
 	c := New()
 	c.Put(entryWith("a/b/src.md", nil, ""))
 	c.Put(entryWith("a/d/other.md", nil, ""))
-	return func(raw string) bool {
+	return func(raw string) (string, bool) {
 		if raw == "" {
-			t.Error("match called with an empty link")
+			t.Error("relink called with an empty link")
 		}
 		p, ok := c.Resolve(raw)
-		return ok && p == "a/b/src.md"
+		return to, ok && p == "a/b/src.md"
 	}
 }
 
@@ -65,7 +65,7 @@ func TestRewriteLinks(t *testing.T) {
 		Other:           []tree.Section{{Heading: "On [[src]]", Body: "[[src]] [[]] [[ ]]"}},
 	}
 	before := e.Clone()
-	got, n := e.RewriteLinks(toSrc(t), "a/b/dst.md")
+	got, n := e.RewriteLinks(toSrc(t, "a/b/dst.md"))
 	if !reflect.DeepEqual(e, before) {
 		t.Fatalf("RewriteLinks changed its receiver: %#v", e)
 	}
@@ -84,7 +84,7 @@ func TestRewriteLinks(t *testing.T) {
 	if n != 17 {
 		t.Errorf("rewrote %d links, want 17", n)
 	}
-	if _, n := want.RewriteLinks(toSrc(t), "x.md"); n != 0 {
+	if _, n := want.RewriteLinks(toSrc(t, "x.md")); n != 0 {
 		t.Errorf("rewrote %d links of an entry without any to src", n)
 	}
 }
@@ -97,7 +97,7 @@ func TestRewriteLinksInText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := tree.RewriteLinksInText(text, e, toSrc(t), "a/$1/dst.md")
+	got, ok := tree.RewriteLinksInText(text, e, toSrc(t, "a/$1/dst.md"))
 	want := "---\r\ntitle: Note\r\nrelated: [a/$1/dst.md, 'other', a/b/src.md.bak]\r\n---\r\n\r\n" +
 		"Hand  written: [[a/$1/dst#H|alias]] and `[[src]]`.\r\n" +
 		"```\r\n[[src]]\r\n```\r\n\r\n## Relations\r\n- @a/$1/dst.md\r\n*   @ a/d/other.md\r\n"
@@ -109,22 +109,22 @@ func TestRewriteLinksInText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	re, _ := e.RewriteLinks(toSrc(t), "a/$1/dst.md")
+	re, _ := e.RewriteLinks(toSrc(t, "a/$1/dst.md"))
 	if !reflect.DeepEqual(pe, re) {
 		t.Errorf("edited file parses as\n%#v\nrewrite is\n%#v", pe, re)
 	}
 	// Nothing to change.
-	if s, ok := tree.RewriteLinksInText(want, pe, toSrc(t), "a/b/dst.md"); ok || s != want {
+	if s, ok := tree.RewriteLinksInText(want, pe, toSrc(t, "a/b/dst.md")); ok || s != want {
 		t.Errorf("changed a file without links to src: %q", s)
 	}
 	// Without front matter the whole text is body.
-	if s, ok := tree.RewriteLinksInText("see [[src]]\n---\nrelated: [src]\n---\n", &tree.Entry{}, toSrc(t), "d.md"); !ok || s != "see [[d]]\n---\nrelated: [src]\n---\n" {
+	if s, ok := tree.RewriteLinksInText("see [[src]]\n---\nrelated: [src]\n---\n", &tree.Entry{}, toSrc(t, "d.md")); !ok || s != "see [[d]]\n---\nrelated: [src]\n---\n" {
 		t.Errorf("no front matter: %v %q", ok, s)
 	}
 	// A file that is all front matter, its closing line unterminated, is
 	// left byte for byte.
 	only := "---\ntitle: Only\nrelated: [a/d/other.md]\n---"
-	if s, ok := tree.RewriteLinksInText(only, &tree.Entry{Related: []string{"a/d/other.md"}}, toSrc(t), "d.md"); ok || s != only {
+	if s, ok := tree.RewriteLinksInText(only, &tree.Entry{Related: []string{"a/d/other.md"}}, toSrc(t, "d.md")); ok || s != only {
 		t.Errorf("front matter only: %v %q", ok, s)
 	}
 }

@@ -30,14 +30,16 @@ import (
 // length and its strings. A record is its kind (one byte), path, stamp,
 // size and modification time (varints; a size of -1 when the catalog has
 // no listing of the file, which the next open then reads), then by kind:
-// an entry's title, links, lifecycle keys (key, value, key, value...) and
-// sources; a context file's title and body; a broken file's error.
+// an entry's title, links, lifecycle keys (key, value, key, value...),
+// sources and the time it last changed by its front matter (a varint of
+// Unix seconds, 0 for none); a context file's title and body; a broken
+// file's error.
 
 // catalogMagic begins the file.
 const catalogMagic = "arbor catalog\n"
 
 // catalogFormat changes whenever the layout above changes.
-const catalogFormat = 1
+const catalogFormat = 2
 
 // Record kinds.
 const (
@@ -73,9 +75,10 @@ func catalogFingerprint() string {
 					links     []string
 					lifecycle []tree.KeyValue
 					sources   []string
+					changed   int64
 				}
 				cd := cardOf(en)
-				fmt.Fprintf(h, "%#v\n", card{cd.title, cd.links(), cd.lifecycle(), cd.sources()})
+				fmt.Fprintf(h, "%#v\n", card{cd.title, cd.links(), cd.lifecycle(), cd.sources(), cd.changed})
 			}
 		}
 		catalogFP.fp = fmt.Sprintf("%x", h.Sum(nil))
@@ -133,6 +136,7 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 		}
 		b = binrec.AppendList(b, kv)
 		b = binrec.AppendList(b, cd.sources())
+		b = binary.AppendVarint(b, cd.changed)
 		return b, true
 	}
 	if ctx, ok := c.contexts[p]; ok {
@@ -237,6 +241,7 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 				lc = append(lc, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
 			}
 			rc.card, rc.entry = newCard(title, links, lc, r.List()), true
+			rc.card.changed = r.Varint()
 			c.nEntries++
 		case kindContext:
 			c.PutContext(&tree.Context{Path: p, Title: r.Str(), Body: r.Str()})

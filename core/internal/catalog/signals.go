@@ -237,6 +237,20 @@ func (s *Signals) Merged(from, into string) {
 	s.record(into, merged.Update(s.model, now))
 }
 
+// Moved carries the signal of an entry that moved to its new path: a move
+// changes where knowledge is kept, not how much it is used, so nothing is
+// counted. An entry nothing was recorded for keeps its legacy seed, which
+// moves with its front matter.
+func (s *Signals) Moved(from, to string) {
+	sig, ok := s.byPath[from]
+	if !ok {
+		return
+	}
+	delete(s.byPath, from)
+	s.changed[from] = true
+	s.record(to, sig)
+}
+
 // Deleted drops the signals of path and of every entry below it.
 func (s *Signals) Deleted(path string) {
 	for p := range s.byPath {

@@ -235,9 +235,9 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	}
 	cat := c.catalog()
 	now := c.now()
-	match := linksTo(cat, src)
+	relink := relinkTo(cat, src, dst)
 	merged := mergeEntries(target, source, now)
-	merged, _ = rewriteLinks(merged, match, dst)
+	merged, _ = rewriteLinks(merged, relink)
 	opc := op
 	if !v.named {
 		opc.Title = "" // the title located the source; the target keeps its own
@@ -261,7 +261,7 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 		if !ok {
 			continue
 		}
-		data, parsed, n, err := c.rewriteReferrer(ref, match, dst)
+		data, parsed, n, err := c.rewriteReferrer(ref, relink)
 		if err != nil {
 			return fmt.Errorf("rewrite relations of %s: %w", r, err)
 		}

@@ -1,5 +1,5 @@
 // Package curate applies curate operations (ADD, UPDATE, UPSERT, MERGE,
-// DELETE; docs/ABI.md §4.2) to a Context Tree: it validates each operation, turns
+// DELETE, MOVE; docs/ABI.md §4.2) to a Context Tree: it validates each operation, turns
 // it into entry and context.md files written through the host file
 // interface, keeps the catalog in step, reports a per-operation result and
 // appends every operation, applied or failed, to the audit log
@@ -15,6 +15,7 @@
 package curate
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,13 +86,16 @@ const (
 	outUpdated
 	outMerged
 	outDeleted
+	outMoved
 )
 
 // auditRecord is one line of the audit log.
 type auditRecord struct {
-	Time    string `json:"time"`
-	Op      string `json:"op"`
-	Path    string `json:"path"`
+	Time string `json:"time"`
+	Op   string `json:"op"`
+	Path string `json:"path"`
+	// To is where a MOVE put Path (or was asked to, when it failed).
+	To      string `json:"to,omitempty"`
 	Reason  string `json:"reason"`
 	Status  string `json:"status"`
 	Message string `json:"message"`
@@ -119,7 +123,7 @@ func (c *Curator) Apply(ops []api.Operation) Result {
 			c.Progress(i, len(ops))
 		}
 		a := c.applyOne(op)
-		rec := auditRecord{Time: c.now().Format(time.RFC3339), Op: a.Type, Path: a.Path, Reason: op.Reason, Status: a.Status, Message: a.Message}
+		rec := auditRecord{Time: c.now().Format(time.RFC3339), Op: a.Type, Path: a.Path, To: cmp.Or(a.To, op.To), Reason: op.Reason, Status: a.Status, Message: a.Message}
 		if auditErr == nil {
 			auditErr = c.appendAudit(rec)
 		}
@@ -259,6 +263,9 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 	case api.OpDelete:
 		err = c.delete(&a, v)
 		out = outDeleted
+	case api.OpMove:
+		err = c.move(&a, v)
+		out = outMoved
 	}
 	if err != nil {
 		a = fail(err)

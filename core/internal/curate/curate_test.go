@@ -17,7 +17,7 @@ func TestValidationFailures(t *testing.T) {
 		op   api.Operation
 		want string
 	}{
-		{"unknown type", api.Operation{Type: "FOO", Path: "a/b", Title: "t", Reason: "r"}, `unknown operation type "FOO": want ADD, UPDATE, UPSERT, MERGE or DELETE`},
+		{"unknown type", api.Operation{Type: "FOO", Path: "a/b", Title: "t", Reason: "r"}, `unknown operation type "FOO": want ADD, UPDATE, UPSERT, MERGE, DELETE or MOVE`},
 		{"missing reason", api.Operation{Type: "ADD", Path: "a/b", Title: "t", Content: ok}, "reason is required"},
 		{"blank reason", api.Operation{Type: "ADD", Path: "a/b", Title: "t", Reason: "  "}, "reason is required"},
 		{"dotdot", api.Operation{Type: "ADD", Path: "../etc", Title: "t", Reason: "r"}, `invalid path "../etc"`},
@@ -459,7 +459,7 @@ func TestSummaryAndAudit(t *testing.T) {
 	if lines = auditLines(t, e.fs); len(lines) != 8 || lines[7].Reason != "r8" {
 		t.Errorf("append: %+v", lines)
 	}
-	if b, _ := json.Marshal(res.API()); !strings.Contains(string(b), `"summary":{"added":1,"updated":2,"merged":1,"deleted":1,"failed":2}`) {
+	if b, _ := json.Marshal(res.API()); !strings.Contains(string(b), `"summary":{"added":1,"updated":2,"merged":1,"deleted":1,"moved":0,"failed":2}`) {
 		t.Errorf("json %s", b)
 	}
 }

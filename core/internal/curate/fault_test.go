@@ -1,6 +1,7 @@
 package curate
 
 import (
+	"path"
 	"strings"
 	"testing"
 
@@ -27,6 +28,8 @@ func TestFaultInjection(t *testing.T) {
 		{"delete entry", api.Operation{Type: "DELETE", Path: src, Reason: "drop"}},
 		{"add with contexts", api.Operation{Type: "ADD", Path: "ops/oncall/pager", Title: "Rota", Reason: "new"}},
 		{"update", api.Operation{Type: "UPDATE", Path: dst, Summary: "new", Reason: "edit"}},
+		{"move entry", api.Operation{Type: "MOVE", Path: src, To: "ops/billing/renamed.md", Reason: "move"}},
+		{"move folder", api.Operation{Type: "MOVE", Path: "eng/billing", To: "finance/money", Reason: "move"}},
 	}
 	for _, tc := range ops {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,13 +51,30 @@ func TestFaultInjection(t *testing.T) {
 					a := c.Apply([]api.Operation{tc.op}).Applied[0]
 					got := treeFiles(mem)
 					for p, s := range got {
-						if tree.IsEntryPath(p) && p != "eng/billing/broken.md" {
+						if tree.IsEntryPath(p) && path.Base(p) != "broken.md" {
 							if _, err := tree.ParseEntry(p, []byte(s)); err != nil {
 								t.Fatalf("n=%d sticky=%v: %s does not parse: %v", n, sticky, p, err)
 							}
 						}
 						if s != before[p] && s != after[p] {
 							t.Fatalf("n=%d sticky=%v: %s holds neither its before nor its after content", n, sticky, p)
+						}
+					}
+					if strings.HasPrefix(tc.name, "move") {
+						// A crash never loses what moves: each file is at its
+						// old path or already at its new one.
+						for p := range before {
+							if _, stays := after[p]; stays {
+								continue
+							}
+							np := strings.Replace(p, "eng/billing", "finance/money", 1)
+							if tc.name == "move entry" {
+								np = tc.op.To
+							}
+							_, old := got[p]
+							if _, moved := got[np]; !old && !moved {
+								t.Fatalf("n=%d sticky=%v: %s lost in the move", n, sticky, p)
+							}
 						}
 					}
 					switch {

@@ -24,6 +24,7 @@ type journal struct {
 	Time   string `json:"time"`
 	Op     string `json:"op"`
 	Path   string `json:"path"`
+	To     string `json:"to,omitempty"`
 	Reason string `json:"reason"`
 	// AuditBytes is the audit log's size before the operation: a larger
 	// log holds its line already.
@@ -52,7 +53,7 @@ func (c *Curator) newTxn(cat *catalog.Catalog) *txn {
 
 // writeJournal records the operation in flight and its plan.
 func (c *Curator) writeJournal(plan []planned) error {
-	j := journal{Time: c.now().Format(time.RFC3339), Op: c.current.typ, Path: c.current.path, Reason: c.current.op.Reason}
+	j := journal{Time: c.now().Format(time.RFC3339), Op: c.current.typ, Path: c.current.path, To: c.current.op.To, Reason: c.current.op.Reason}
 	if st, err := c.FS.Stat(AuditPath); err == nil {
 		j.AuditBytes = st.Size
 	}
@@ -117,7 +118,7 @@ func (c *Curator) Recover() (string, error) {
 			other = append(other, f.Path)
 		}
 	}
-	rec := auditRecord{Time: j.Time, Op: j.Op, Path: j.Path, Reason: j.Reason, Status: api.StatusFailed}
+	rec := auditRecord{Time: j.Time, Op: j.Op, Path: j.Path, To: j.To, Reason: j.Reason, Status: api.StatusFailed}
 	switch {
 	case len(done) == len(j.Files):
 		rec.Status, rec.Message = api.StatusSuccess, "applied; the process stopped before logging it"

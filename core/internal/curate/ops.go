@@ -15,6 +15,8 @@ type Applied struct {
 	Created bool
 	// Target names the entry a successful MERGE folded Path into.
 	Target string
+	// Moved maps each entry a successful MOVE moved to its new path.
+	Moved map[string]string
 }
 
 // Result is the outcome of a curate call: one Applied per operation, in
@@ -38,6 +40,8 @@ func (r *Result) Add(a Applied) {
 		s.Merged++
 	case a.Type == api.OpDelete:
 		s.Deleted++
+	case a.Type == api.OpMove:
+		s.Moved++
 	}
 	r.Applied = append(r.Applied, a)
 }

@@ -46,8 +46,8 @@ func (c *Curator) spell(typ string, v valid) (valid, error) {
 		return v, err
 	}
 	v.path = p
-	if v.target == "" {
-		return v, nil
+	if v.target == "" || typ == api.OpMove {
+		return v, nil // a MOVE's destination depends on what the source is (move.go)
 	}
 	t, err := c.spellPath(v.target, "", false, false)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/catalog"
@@ -90,8 +91,12 @@ func (t *txn) write(p string, data []byte) error {
 	if err := t.expect(p, old, existed, false); err != nil {
 		return err
 	}
-	stamp := catalog.SourceKey(data)
-	t.staged = append(t.staged, func() { t.cat.SetStamp(p, stamp) })
+	if strings.HasSuffix(strings.ToLower(p), ".md") {
+		// The catalog stamps the files it reads; a MOVE also carries a
+		// folder's other files (attachments), which it never reads.
+		stamp := catalog.SourceKey(data)
+		t.staged = append(t.staged, func() { t.cat.SetStamp(p, stamp) })
+	}
 	t.plan = append(t.plan, planned{path: p, data: data, old: old, existed: existed})
 	return nil
 }

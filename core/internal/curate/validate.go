@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -26,8 +27,11 @@ type valid struct {
 	// against the tree: a new entry's title, when none is given, comes from
 	// the name as written ("Daily Plan.md"), not its snake_case form.
 	given string
-	// target is the MERGE target entry path.
+	// target is the MERGE target entry path, or where a MOVE puts path
+	// (toFolder tells which MOVE destination it is).
 	target string
+	// toFolder reports that a MOVE's target is a folder, not an entry path.
+	toFolder bool
 	// relations are the content relations, cleaned.
 	relations []string
 }
@@ -38,9 +42,9 @@ type valid struct {
 func validate(typ string, op *api.Operation) (valid, error) {
 	var v valid
 	switch typ {
-	case api.OpAdd, api.OpUpdate, api.OpUpsert, api.OpMerge, api.OpDelete:
+	case api.OpAdd, api.OpUpdate, api.OpUpsert, api.OpMerge, api.OpDelete, api.OpMove:
 	default:
-		return v, fmt.Errorf("unknown operation type %q: want ADD, UPDATE, UPSERT, MERGE or DELETE", op.Type)
+		return v, fmt.Errorf("unknown operation type %q: want ADD, UPDATE, UPSERT, MERGE, DELETE or MOVE", op.Type)
 	}
 	if field, ok := checkUTF8(op); !ok {
 		return v, fmt.Errorf("invalid UTF-8 in %s", field)
@@ -64,7 +68,7 @@ func validate(typ string, op *api.Operation) (valid, error) {
 		v.path, v.named = clean, true
 	case title != "":
 		v.path, v.title = joinPath(clean, tree.EntryName(title)+".md"), title
-	case typ == api.OpDelete:
+	case typ == api.OpDelete, typ == api.OpMove:
 		v.path, v.folder = clean, true
 	case typ == api.OpMerge:
 		// "domain/topic/name" without .md names the entry name.md.
@@ -92,6 +96,11 @@ func validate(typ string, op *api.Operation) (valid, error) {
 			return v, fmt.Errorf("cannot merge %s into itself", t)
 		}
 	}
+	if typ == api.OpMove {
+		if err := validateMove(op, &v); err != nil {
+			return v, err
+		}
+	}
 	for _, r := range op.Content.Relations {
 		cr, err := cleanRelation(r)
 		if err != nil {
@@ -102,6 +111,31 @@ func validate(typ string, op *api.Operation) (valid, error) {
 		}
 	}
 	return v, nil
+}
+
+// validateMove checks what a MOVE names: where to, and nothing it would
+// ignore (a MOVE carries an entry's bytes as they are, so content given
+// with it would be silently lost).
+func validateMove(op *api.Operation, v *valid) error {
+	to := strings.TrimSpace(op.To)
+	if to == "" {
+		return errors.New("to is required for MOVE: the folder domain/topic[/subtopic] to move into, or the new entry path ending in .md")
+	}
+	if strings.TrimSpace(op.Summary) != "" || !reflect.ValueOf(op.Content).IsZero() || strings.TrimSpace(op.MergeTarget) != "" {
+		return errors.New("MOVE moves an entry or a folder as it is: give path, to and reason only (UPDATE it to change what it says)")
+	}
+	t, err := api.CleanPath(to)
+	if err != nil {
+		return fmt.Errorf("invalid to %q: %w", op.To, err)
+	}
+	if path.Base(t) == "context.md" {
+		return fmt.Errorf("to %s is a context file, kept by the engine: give a folder or an entry path ending in .md", t)
+	}
+	v.target, v.toFolder = t, !tree.IsEntryPath(t)
+	if v.folder && !v.toFolder {
+		return fmt.Errorf("cannot move the folder %s to %s: a folder moves to a folder", v.path, t)
+	}
+	return nil
 }
 
 // cleanRelation validates a relation path; a leading "@" (the legacy
@@ -129,7 +163,7 @@ func checkUTF8(op *api.Operation) (string, bool) {
 	}
 	fields := []field{
 		{"type", op.Type}, {"path", op.Path}, {"title", op.Title}, {"summary", op.Summary},
-		{"reason", op.Reason}, {"mergeTarget", op.MergeTarget},
+		{"reason", op.Reason}, {"mergeTarget", op.MergeTarget}, {"to", op.To},
 	}
 	c := &op.Content
 	if r := c.RawConcept; r != nil {

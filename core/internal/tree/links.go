@@ -92,27 +92,31 @@ func wikiLinks(text string) []string {
 	return out
 }
 
-// RewriteLinks returns a copy of e whose links that match accepts point
-// at to instead, and how many links it rewrote; e is not changed. It
-// covers what Links reads: related: items and legacy @path lines become
-// to, and a wikilink outside code becomes [[to]] without ".md", keeping
-// its embed "!", its "#heading" and "|alias" parts and a "\|" escape
-// (as written inside tables). match is given relations as written and a
-// wikilink's target as Links reports it ("[[a#h|b]]" gives "a").
-// Relations are replaced where they stand: whether one that now repeats
-// another, or names e itself, is kept is the caller's choice.
-func (e *Entry) RewriteLinks(match func(raw string) bool, to string) (*Entry, int) {
+// Relink maps a raw link (a relation as written, or a wikilink's target
+// as Links reports it: "[[a#h|b]]" gives "a") to the entry path it must
+// point at instead, and reports false for a link that stays as it is.
+type Relink func(raw string) (to string, ok bool)
+
+// RewriteLinks returns a copy of e whose links relink maps point at their
+// new paths, and how many links it rewrote; e is not changed. It covers
+// what Links reads: related: items and legacy @path lines become the new
+// path, and a wikilink outside code becomes [[new path without ".md"]],
+// keeping its embed "!", its "#heading" and "|alias" parts and a "\|"
+// escape (as written inside tables). Relations are replaced where they
+// stand: whether one that now repeats another, or names e itself, is kept
+// is the caller's choice.
+func (e *Entry) RewriteLinks(relink Relink) (*Entry, int) {
 	out := e.Clone()
 	n := 0
 	for _, list := range [][]string{out.Related, out.LegacyRelations} {
 		for i, r := range list {
-			if match(r) {
+			if to, ok := relink(r); ok {
 				list[i] = to
 				n++
 			}
 		}
 	}
-	link := wikiRewriter(match, to, &n)
+	link := wikiRewriter(relink, &n)
 	for _, t := range out.linkTexts() {
 		*t = mapWikiLinks(*t, link)
 	}
@@ -121,59 +125,62 @@ func (e *Entry) RewriteLinks(match func(raw string) bool, to string) (*Entry, in
 
 // RewriteLinksInText makes the rewrite of RewriteLinks in text, the file
 // e was parsed from, and changes nothing else, so that a hand-written
-// note keeps its layout: a related: item of e that match accepts is
-// replaced by to wherever it stands as a whole item in the front matter
+// note keeps its layout: a related: item of e that relink maps is
+// replaced by its new path wherever it stands as a whole item in the front matter
 // (between spaces, brackets, commas or quotes), a legacy relation on its
 // "@path" line, and wikilinks outside code as RewriteLinks does. It
 // reports false when nothing changed. The edit is textual and may not
 // mean what RewriteLinks gives (an item spelled differently in YAML, a
 // front matter behind a byte-order mark): a caller parses the result and
 // compares it with the rendered rewrite before using it.
-func RewriteLinksInText(text string, e *Entry, match func(raw string) bool, to string) (string, bool) {
+func RewriteLinksInText(text string, e *Entry, relink Relink) (string, bool) {
 	head, _, closed := frontMatterEnd(text) // text[:head] is the front matter, delimiters included
 	if !closed {
 		head = 0
 	}
 	fm, body := text[:head], text[head:]
-	repl := strings.ReplaceAll(to, "$", "$$")
 	for _, r := range e.Related {
-		if match(r) {
+		if to, ok := relink(r); ok {
 			re := regexp.MustCompile(`(?m)(^|[\s\[,'"])` + regexp.QuoteMeta(r) + `([\s\],'"]|$)`)
-			fm = re.ReplaceAllString(fm, "${1}"+repl+"${2}")
+			fm = re.ReplaceAllString(fm, "${1}"+strings.ReplaceAll(to, "$", "$$")+"${2}")
 		}
 	}
 	for _, r := range e.LegacyRelations {
-		if match(r) {
+		if to, ok := relink(r); ok {
 			re := regexp.MustCompile(`(?m)^([ \t]*(?:[-*+][ \t]+)?@[ \t]*)` + regexp.QuoteMeta(r) + `([ \t\r]*)$`)
-			body = re.ReplaceAllString(body, "${1}"+repl+"${2}")
+			body = re.ReplaceAllString(body, "${1}"+strings.ReplaceAll(to, "$", "$$")+"${2}")
 		}
 	}
 	n := 0
-	body = mapWikiLinks(body, wikiRewriter(match, to, &n))
+	body = mapWikiLinks(body, wikiRewriter(relink, &n))
 	out := fm + body
 	return out, out != text
 }
 
 // wikiRewriter returns a function that rewrites one wikilink, as matched
-// by wikiLinkRe, when match accepts its target, to [[to without .md]],
+// by wikiLinkRe, when relink maps its target, to [[new path without .md]],
 // keeping its "!", "#heading", "|alias" and "\|" parts, and counts the
 // rewrites in n.
-func wikiRewriter(match func(string) bool, to string, n *int) func(string) string {
-	toName := strings.TrimSuffix(to, ".md")
+func wikiRewriter(relink Relink, n *int) func(string) string {
 	return func(link string) string {
 		sub := wikiLinkRe.FindStringSubmatch(link)
 		name, rest := sub[2], ""
 		if i := strings.IndexAny(name, "#|"); i >= 0 {
 			name, rest = name[:i], name[i:]
 		}
-		if t := wikiTarget(name); t == "" || !match(t) {
+		t := wikiTarget(name)
+		if t == "" {
+			return link
+		}
+		to, ok := relink(t)
+		if !ok {
 			return link
 		}
 		*n++
 		if strings.HasSuffix(name, `\`) {
 			rest = `\` + rest
 		}
-		return sub[1] + "[[" + toName + rest + "]]"
+		return sub[1] + "[[" + strings.TrimSuffix(to, ".md") + rest + "]]"
 	}
 }
 

@@ -21,11 +21,15 @@ func TestExitCodes(t *testing.T) {
 		"init":       {"init", t.TempDir()},
 		"add":        {"add", "--path", "a/b", "--title", "T", "--reason", "r"},
 		"curate":     {"curate", "-"},
+		"mv":         {"mv", "a/b/t.md", "c/d", "--reason", "r"},
+		"rm":         {"rm", "a/b/u.md", "--reason", "r"},
 		"search":     {"search", "invoice"},
 		"query":      {"query", "invoice retry"},
 		"show":       {"show", "engineering/billing/invoice_retry_policy.md"},
 		"tree":       {"tree"},
 		"stats":      {"stats"},
+		"recent":     {"recent", "--since", "7d"},
+		"status":     {"status"},
 		"doctor":     {"doctor"},
 		"completion": {"completion", "bash"},
 		"ingest":     {"ingest", outside},
@@ -34,11 +38,15 @@ func TestExitCodes(t *testing.T) {
 		"init":       {"init", filepath.Join(dir, "engineering/billing/invoice_retry_policy.md")},
 		"add":        {"add", "--path", "../x", "--title", "T", "--reason", "r"},
 		"curate":     {"curate", filepath.Join(dir, "none.json")},
+		"mv":         {"mv", "a/b/none.md", "c/d", "--reason", "r"},
+		"rm":         {"rm", "a/b/none.md", "--reason", "r"},
 		"search":     {"search", "--root", filepath.Join(dir, "missing"), "x"},
 		"query":      {"query", "--root", filepath.Join(dir, "missing"), "x"},
 		"show":       {"show", "nope.md"},
 		"tree":       {"tree", "nowhere"},
 		"stats":      {"stats", "--root", filepath.Join(dir, "missing")},
+		"recent":     {"recent", "--since", "lately"},
+		"status":     {"status", "--root", filepath.Join(dir, "missing")},
 		"mcp":        {"mcp", "--root", filepath.Join(dir, "missing")},
 		"serve":      {"serve", "--stop"}, // no server runs
 		"doctor":     {"doctor", "--root", filepath.Join(dir, "missing")},
@@ -167,6 +175,10 @@ func TestJSONEverywhere(t *testing.T) {
 			args = []string{"add", "--path", "x/y", "--title", "J", "--reason", "r"}
 		case "curate":
 			args = []string{"curate", "-"}
+		case "mv":
+			args = []string{"mv", "x/y/j.md", "x/z", "--reason", "r"}
+		case "rm":
+			args = []string{"rm", "x/y/k.md", "--reason", "r"}
 		case "search", "query":
 			args = []string{c.name, "invoice"}
 		case "show":
@@ -296,7 +308,9 @@ func TestCompletion(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "arbor.bash")
 	writeFile(t, file, must(t, "", "completion", "bash"))
 	for line, want := range map[string]string{
-		"arbor st":                    "stats",
+		"arbor st":                    "stats status",
+		"arbor sta":                   "stats status",
+		"arbor statu":                 "status",
 		"arbor se":                    "search serve",
 		"arbor ser":                   "serve",
 		"arbor serve --s":             "--stop",

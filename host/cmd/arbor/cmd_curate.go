@@ -60,11 +60,7 @@ var addCommand = &command{
 			}
 			op.Content.Tags, op.Content.Keywords = tags, keywords
 			op.Content.Relations, op.Content.Snippets = relations, snippets
-			params, err := json.Marshal(map[string]any{"operations": []api.Operation{op}})
-			if err != nil {
-				return fmt.Errorf("add: %w", err)
-			}
-			return a.curate(params)
+			return a.curateOne(op)
 		}
 	},
 }
@@ -90,7 +86,7 @@ var curateCommand = &command{
 	name:    "curate",
 	args:    "[FILE|-] | --from FILE...",
 	summary: "apply operations from a JSON file or stdin, or curate raw files through the LLM",
-	help: "Applies curate operations (ADD, UPDATE, UPSERT, MERGE, DELETE) in order: a JSON\n" +
+	help: "Applies curate operations (ADD, UPDATE, UPSERT, MERGE, DELETE, MOVE) in order: a JSON\n" +
 		"array of operations, or {\"operations\": [...]}, read from FILE or from stdin (- or\n" +
 		"no argument). Prints one line per operation; exits 1 if any operation failed.\n\n" +
 		"With --from, the files (at most 5, 40,000 characters each) are raw material: the\n" +
@@ -205,6 +201,9 @@ func printCurate(w io.Writer, p palette, res api.CurateResult) {
 		if len(ap.Carried) > 0 {
 			fmt.Fprintf(w, "         carried over: %s\n", strings.Join(ap.Carried, ", "))
 		}
+		if ap.To != "" {
+			fmt.Fprintf(w, "         now at: %s\n", p.cyan(ap.To))
+		}
 		if len(ap.BrokenRelations) > 0 {
 			fmt.Fprintf(w, "         still linked from: %s\n", strings.Join(ap.BrokenRelations, ", "))
 		}
@@ -214,5 +213,5 @@ func printCurate(w io.Writer, p palette, res api.CurateResult) {
 	if s.Failed > 0 {
 		failed = p.red(failed)
 	}
-	fmt.Fprintf(w, "%d added, %d updated, %d merged, %d deleted, %s\n", s.Added, s.Updated, s.Merged, s.Deleted, failed)
+	fmt.Fprintf(w, "%d added, %d updated, %d merged, %d deleted, %d moved, %s\n", s.Added, s.Updated, s.Merged, s.Deleted, s.Moved, failed)
 }

@@ -268,7 +268,7 @@ func TestLLMCurateFrom(t *testing.T) {
 		"turn 1 ✓ ADD    engineering/releases/deploy_freeze.md — added",
 		"turn 1 ✗ UPDATE engineering/releases/hotfix_approval.md",
 		"turn 2 ✓ ADD    engineering/releases/hotfix_approval.md — added",
-		"2 added, 0 updated, 0 merged, 0 deleted, 0 failed",
+		"2 added, 0 updated, 0 merged, 0 deleted, 0 moved, 0 failed",
 		"model: Stored the deploy freeze",
 		"3 operations proposed, 1 failed or refused in the loop, 2 written",
 		"model: 3 calls to openai-compatible scripted-large",

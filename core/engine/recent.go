@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/arbormem/arbor/core/api"
+)
+
+// recentDays is the span "status" counts recent changes over.
+const recentDays = 7
+
+// Recent lists the entries changed since a time, newest first (docs/ABI.md
+// §4.13). An entry's time is the one its ranking's recency reads
+// (updatedAt, else createdAt: tree.Entry.Changed), or, for a note whose
+// front matter has no dates, its file's modification time.
+func (e *Engine) Recent(p api.RecentParams) (api.RecentResult, error) {
+	start := time.Now()
+	limit, err := p.Check()
+	if err != nil {
+		return api.RecentResult{}, err
+	}
+	res := api.RecentResult{Entries: []api.RecentEntry{}}
+	var since time.Time
+	if strings.TrimSpace(p.Since) != "" {
+		if since, err = api.ParseSince(p.Since, e.clock.Now()); err != nil {
+			return api.RecentResult{}, err
+		}
+		res.Since = &since
+	}
+	folder := ""
+	if strings.TrimSpace(p.Domain) != "" {
+		if folder, err = api.CleanPath(strings.TrimSpace(p.Domain)); err != nil {
+			return api.RecentResult{}, err
+		}
+	}
+	all := e.changes(folder)
+	for _, r := range all {
+		if !r.Changed.Before(since) {
+			res.Entries = append(res.Entries, r)
+		}
+	}
+	res.Total = len(res.Entries)
+	res.Entries = res.Entries[:min(limit, len(res.Entries))]
+	for i := range res.Entries {
+		r := &res.Entries[i]
+		r.Title, _ = e.catalog.Title(r.Path)
+		if en, ok := e.catalog.Get(r.Path); ok {
+			r.Summary = en.Summary
+		}
+	}
+	res.TookMs = api.TookMs(start)
+	return res, nil
+}
+
+// changes returns every entry below folder ("" for all) with when it last
+// changed, newest first, equal times by path; an entry with no time at all
+// (no dates, a storage that keeps no file times) is left out. Only the
+// entries without dates and without a listing the catalog kept cost a
+// stat.
+func (e *Engine) changes(folder string) []api.RecentEntry {
+	var out []api.RecentEntry
+	for _, p := range e.catalog.Paths() {
+		if folder != "" && !strings.HasPrefix(p, folder+"/") {
+			continue
+		}
+		r := api.RecentEntry{Path: p, Changed: e.catalog.Changed(p), ChangedFrom: api.ChangedFrontMatter}
+		if r.Changed.IsZero() {
+			ms, ok := e.catalog.ModTime(p)
+			if !ok {
+				st, err := e.fs.Stat(p)
+				if err != nil || st.ModTime == 0 {
+					continue // gone since the catalog read it, or no time is known: never recent
+				}
+				ms = st.ModTime
+			}
+			r.Changed, r.ChangedFrom = time.UnixMilli(ms).UTC(), api.ChangedFile
+		}
+		out = append(out, r)
+	}
+	slices.SortStableFunc(out, func(a, b api.RecentEntry) int {
+		return cmp.Or(b.Changed.Compare(a.Changed), strings.Compare(a.Path, b.Path))
+	})
+	return out
+}
+
+// Status is the tree at a glance (docs/ABI.md §4.14): it first scans the
+// tree for what changed on disk since the session read it, as "refresh"
+// does, so that the counts are the files' own.
+func (e *Engine) Status() (api.StatusResult, error) {
+	changed, err := e.Refresh(api.RefreshParams{})
+	if err != nil {
+		return api.StatusResult{}, err
+	}
+	st := e.Stats()
+	res := api.StatusResult{
+		Entries: st.Entries, Contexts: st.Contexts, Domains: st.Domains, Maturity: st.Maturity,
+		Changed: changed, Index: e.synced, Unflushed: e.index.Unflushed(),
+		Warnings: st.Warnings, Healthy: len(st.Warnings) == 0,
+	}
+	since := e.clock.Now().AddDate(0, 0, -recentDays)
+	all := e.changes("")
+	if len(all) > 0 {
+		res.LastChanged = &all[0].Changed
+	}
+	for _, r := range all {
+		if !r.Changed.Before(since) {
+			res.Recent++
+		}
+	}
+	return res, nil
+}

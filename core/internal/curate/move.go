@@ -1,0 +1,419 @@
+package curate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/catalog"
+	"github.com/arbormem/arbor/core/internal/tree"
+)
+
+// A MOVE carries an entry, or a folder and everything in it, to another
+// place in the tree, and points every link that named what moved at its
+// new path (docs/ABI.md §4.2). Files move as they are: a move says where
+// knowledge belongs, not what it says, so an entry keeps its bytes (and
+// its dates) unless one of its own links must change. Writes are ordered
+// so that a crash leaves copies, never a loss: the destination first,
+// then the entries whose links change, the sources' removal last.
+
+// moveFile is one file a MOVE carries.
+type moveFile struct {
+	from, to string
+	data     []byte // the bytes written at to
+	entry    *tree.Entry
+	context  *tree.Context
+	broken   bool // an unparseable .md, moved as it is and still reported
+	links    int  // links of the entry itself rewritten
+}
+
+// move moves the entry or the folder v names to where v.target says.
+func (c *Curator) move(a *Applied, v valid) error {
+	src, folder, err := c.moveSource(a, v)
+	if err != nil {
+		return err
+	}
+	dst, err := c.moveDest(src, folder, v)
+	if err != nil {
+		return err
+	}
+	a.Path = src
+	var files, dirs []string
+	if folder {
+		if err := c.walk(src, &files, &dirs); err != nil {
+			return fmt.Errorf("move %s: %w", src, err)
+		}
+	} else {
+		files = []string{src}
+	}
+	if err := c.refreshMoved(src, folder, files); err != nil {
+		return err
+	}
+	cat := c.catalog()
+	newPath := func(p string) string { return dst + strings.TrimPrefix(p, src) }
+	moved := map[string]string{}
+	for _, p := range files {
+		if cat.Has(p) {
+			moved[p] = newPath(p)
+		}
+	}
+	if !folder && !c.known(src) {
+		return fmt.Errorf("cannot move %s: the file is not loaded (over the size limit or unreadable)", src)
+	}
+	pinned := c.pinned(moved)
+	relink := relinkMoved(cat, moved, pinned)
+	referrers, err := c.referrers(moved, pinned)
+	if err != nil {
+		return err
+	}
+
+	var plan []moveFile
+	links, relinked := 0, 0
+	for _, p := range files {
+		f, err := c.planMove(p, newPath(p), relink)
+		if err != nil {
+			return err
+		}
+		plan = append(plan, f)
+		if f.links > 0 {
+			links += f.links
+			relinked++
+		}
+	}
+	type rewrite struct {
+		data   []byte
+		parsed *tree.Entry
+	}
+	var rewrites []rewrite
+	for _, r := range referrers {
+		ref, ok := cat.Get(r)
+		if !ok {
+			continue
+		}
+		data, parsed, n, err := c.rewriteReferrer(ref, relink)
+		if err != nil {
+			return fmt.Errorf("rewrite links of %s: %w", r, err)
+		}
+		if n > 0 {
+			rewrites = append(rewrites, rewrite{data, parsed})
+			links += n
+			relinked++
+		}
+	}
+
+	t := c.newTxn(cat)
+	// Folders above the destination get their context.md first, as ADD's.
+	if up := parentDir(dst); folder && up != "" {
+		err = c.writeContexts(t, up)
+	} else if !folder {
+		err = c.writeContexts(t, path.Dir(dst))
+	}
+	// Each folder's context.md before its entries, outermost first.
+	order := slices.Clone(plan)
+	slices.SortStableFunc(order, func(x, y moveFile) int {
+		if cx, cy := x.context != nil, y.context != nil; cx != cy {
+			if cx {
+				return -1
+			}
+			return 1
+		}
+		return strings.Count(x.to, "/") - strings.Count(y.to, "/")
+	})
+	for _, f := range order {
+		if err != nil {
+			break
+		}
+		if err = t.write(f.to, f.data); err != nil {
+			break
+		}
+		switch {
+		case f.entry != nil:
+			t.putEntry(cat, f.entry)
+		case f.context != nil:
+			t.putContext(cat, f.context)
+		case f.broken:
+			to, data := f.to, f.data
+			t.stage(cat, Change{Path: to, Removed: true}, func(cat *catalog.Catalog) { cat.Take(to, data) })
+		}
+	}
+	for _, rw := range rewrites {
+		if err != nil {
+			break
+		}
+		if err = t.write(rw.parsed.Path, rw.data); err == nil {
+			t.putEntry(cat, rw.parsed)
+		}
+	}
+	// The sources last: deepest first, a folder's context.md after its entries.
+	slices.SortStableFunc(order, func(x, y moveFile) int {
+		if dx, dy := strings.Count(x.from, "/"), strings.Count(y.from, "/"); dx != dy {
+			return dy - dx
+		}
+		if cx, cy := x.context != nil, y.context != nil; cx != cy {
+			if cx {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(x.from, y.from)
+	})
+	for _, f := range order {
+		if err != nil {
+			break
+		}
+		if err = t.remove(f.from); err == nil && (f.entry != nil || f.context != nil || f.broken) {
+			t.removed(cat, f.from)
+		}
+	}
+	if err == nil && folder {
+		// The files go before their folders can.
+		err = t.apply()
+	}
+	var notes []string
+	if err == nil && folder {
+		// An empty folder holds no knowledge: one that cannot be removed
+		// (a dot-file in it) is reported, not a reason to undo the move.
+		slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
+		for _, d := range append(dirs, src) {
+			if rerr := c.FS.Remove(d); rerr != nil && !errors.Is(rerr, host.ErrNotFound) {
+				notes = append(notes, fmt.Sprintf("folder %s kept: %v", d, rerr))
+			}
+		}
+	}
+	if err := c.finish(t, err); err != nil {
+		return fmt.Errorf("move %s to %s: %w", src, dst, err)
+	}
+	a.To, a.Moved = dst, moved
+	if folder {
+		entries, contexts := 0, 0
+		for _, f := range plan {
+			switch {
+			case f.context != nil:
+				contexts++
+			case f.entry != nil:
+				entries++
+			}
+		}
+		a.Message = fmt.Sprintf("moved folder %s to %s: %d entries, %d context files", src, dst, entries, contexts)
+		if other := len(plan) - entries - contexts; other > 0 {
+			a.Message += fmt.Sprintf(", %d other files", other)
+		}
+	} else {
+		a.Message = fmt.Sprintf("moved %s to %s", src, dst)
+	}
+	a.Message += fmt.Sprintf("; rewrote %d links in %d entries", links, relinked)
+	if len(notes) > 0 {
+		a.Message += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return nil
+}
+
+// moveSource resolves what a MOVE moves: an entry, or a folder (a path
+// without .md that is no folder may name the entry path.md, as in DELETE).
+func (c *Curator) moveSource(a *Applied, v valid) (string, bool, error) {
+	if v.folder {
+		st, ok, err := c.exists(v.path)
+		switch {
+		case err != nil:
+			return "", false, err
+		case ok && st.IsDir:
+			return v.path, true, nil
+		case ok:
+			return "", false, fmt.Errorf("not found: %s (a file that is not an entry)", v.path)
+		}
+		p, err := c.spellPath(v.path+".md", "", false, false)
+		if err != nil {
+			return "", false, err
+		}
+		if !c.known(p) {
+			return "", false, fmt.Errorf("not found: %s", v.path)
+		}
+		a.Path = p
+		return p, false, nil
+	}
+	st, ok, err := c.exists(v.path)
+	switch {
+	case err != nil:
+		return "", false, err
+	case ok && st.IsDir:
+		return "", false, fmt.Errorf("not found: %s (a folder; to move it, give its path without .md)", v.path)
+	case !ok && !c.known(v.path):
+		return "", false, fmt.Errorf("not found: %s", v.path)
+	}
+	return v.path, false, nil
+}
+
+// moveDest resolves where src goes. An entry moves into the folder
+// v.target (keeping its file name) or to the entry path v.target; a
+// folder moves into v.target when that folder exists, else becomes
+// v.target, as mv does. Folders that exist keep their spelling and new
+// names take the form the engine creates (spell.go).
+func (c *Curator) moveDest(src string, folder bool, v valid) (string, error) {
+	var dst string
+	switch {
+	case folder:
+		to, err := c.spellPath(v.target, "", true, true)
+		if err != nil {
+			return "", err
+		}
+		st, ok, err := c.exists(to)
+		switch {
+		case err != nil:
+			return "", err
+		case ok && !st.IsDir:
+			return "", fmt.Errorf("cannot move %s to %s: a file is there", src, to)
+		case ok:
+			dst = to + "/" + baseName(src)
+		default:
+			dst = to
+		}
+		if dst == src || below(dst, src) {
+			return "", fmt.Errorf("cannot move %s into itself (%s)", src, dst)
+		}
+		if _, ok, err := c.exists(dst); err != nil {
+			return "", err
+		} else if ok || len(c.twins(true, dst)) > 0 {
+			return "", fmt.Errorf("already exists: %s", dst)
+		}
+		return dst, nil
+	case v.toFolder:
+		to, err := c.spellPath(v.target, "", true, true)
+		if err != nil {
+			return "", err
+		}
+		dst = to + "/" + baseName(src)
+	default:
+		var err error
+		if dst, err = c.spellPath(v.target, "", false, true); err != nil {
+			return "", err
+		}
+	}
+	if dst == src {
+		return "", fmt.Errorf("%s is already there", src)
+	}
+	return dst, nil
+}
+
+// refreshMoved reads again what a MOVE carries, so that it moves what is
+// on disk now; catalog records below a moved folder whose file is gone
+// are forgotten (refresh).
+func (c *Curator) refreshMoved(src string, folder bool, files []string) error {
+	for _, p := range files {
+		if strings.HasSuffix(strings.ToLower(p), ".md") {
+			if _, err := c.refresh(p); err != nil {
+				return err
+			}
+		}
+	}
+	if !folder {
+		return nil
+	}
+	for _, p := range c.catalog().Stamped() {
+		if below(p, src) && !slices.Contains(files, p) {
+			if _, err := c.refresh(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pinned returns the entries that stay where they are but whose base name
+// an entry that moves under a new name takes: links naming them by that
+// name alone would stop resolving (relinkMoved).
+func (c *Curator) pinned(moved map[string]string) map[string]bool {
+	cat := c.catalog()
+	out := map[string]bool{}
+	for from, to := range moved {
+		if strings.EqualFold(baseName(from), baseName(to)) {
+			continue
+		}
+		if q, ok := cat.Resolve(strings.TrimSuffix(baseName(to), ".md")); ok {
+			if _, moves := moved[q]; !moves {
+				out[q] = true
+			}
+		}
+	}
+	return out
+}
+
+// referrers returns, read again from disk, the entries outside the moved
+// set that link to a moved or pinned entry, sorted.
+func (c *Curator) referrers(moved map[string]string, pinned map[string]bool) ([]string, error) {
+	cat := c.catalog()
+	var targets []string
+	for p := range moved {
+		targets = append(targets, p)
+	}
+	for p := range pinned {
+		targets = append(targets, p)
+	}
+	slices.Sort(targets)
+	var out []string
+	for _, p := range targets {
+		for _, r := range cat.Backlinks(p) {
+			if _, moves := moved[r]; !moves && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	for _, r := range out {
+		if _, err := c.refresh(r); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// planMove reads the file from, checks its destination to and returns
+// what is written there: an entry with its links rewritten by relink (or
+// its bytes as they are when none changes), a context.md (the engine's
+// default one written anew for its new folder), or the bytes of any other
+// file.
+func (c *Curator) planMove(from, to string, relink tree.Relink) (moveFile, error) {
+	cat := c.catalog()
+	f := moveFile{from: from, to: to}
+	if err := c.checkAbsent(to); err != nil {
+		return f, err
+	}
+	if tw := c.twins(false, to); len(tw) > 0 {
+		return f, fmt.Errorf("already exists: %s (as %s, which differs only in case or Unicode form)", to, tw[0])
+	}
+	data, err := c.FS.ReadFile(from)
+	if err != nil {
+		return f, fmt.Errorf("read %s: %w", from, err)
+	}
+	f.data = data
+	_, f.broken = cat.Broken(from)
+	switch e, ok := cat.Get(from); {
+	case ok:
+		if err := checkNewEntryPath(to); err != nil {
+			return f, err
+		}
+		if nd, _, n, err := c.rewriteReferrer(e, relink); err != nil {
+			return f, fmt.Errorf("rewrite links of %s: %w", from, err)
+		} else if n > 0 {
+			f.data, f.links = nd, n
+		}
+		if f.entry, err = tree.ParseEntry(to, f.data); err != nil {
+			return f, fmt.Errorf("entry %s does not parse at %s (refused): %w", from, to, err)
+		}
+	case path.Base(from) == "context.md" && !f.broken:
+		if bytes.Equal(data, tree.NewContext(path.Dir(from))) {
+			f.data = tree.NewContext(path.Dir(to))
+		}
+		if f.context, err = tree.ParseContext(to, f.data); err != nil {
+			return f, fmt.Errorf("context %s does not parse at %s (refused): %w", from, to, err)
+		}
+	case f.broken:
+		if err := checkNewEntryPath(to); err != nil && path.Base(from) != "context.md" {
+			return f, err
+		}
+	}
+	return f, nil
+}

@@ -1,0 +1,240 @@
+package curate
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/tree"
+)
+
+// moveOp is a MOVE of p to to.
+func moveOp(p, to string) api.Operation {
+	return api.Operation{Type: "MOVE", Path: p, To: to, Reason: "reorganise"}
+}
+
+// links returns the links e declares that the catalog resolves, resolved.
+func (e *env) resolved(t *testing.T, p string) []string {
+	t.Helper()
+	return e.c.Catalog.Forward(p)
+}
+
+func TestMoveEntryIntoFolder(t *testing.T) {
+	e := newEnv(t, fixture)
+	const src, dst = "eng/billing/old_retry.md", "archive/billing/old_retry.md"
+	before := treeFiles(e.fs)
+	a := one(t, e, moveOp(src, "archive/billing"))
+	mustSucceed(t, a)
+	if a.Path != src || a.To != dst || a.Moved[src] != dst || len(a.Moved) != 1 {
+		t.Fatalf("applied = %+v", a)
+	}
+	got := treeFiles(e.fs)
+	// The entry keeps its bytes: none of its own links named what moved.
+	if got[dst] != before[src] {
+		t.Errorf("moved entry changed:\n%s\nwas\n%s", got[dst], before[src])
+	}
+	if _, ok := got[src]; ok {
+		t.Error("source still there")
+	}
+	for _, cp := range []string{"archive/context.md", "archive/billing/context.md"} {
+		if _, ok := got[cp]; !ok {
+			t.Errorf("%s not written", cp)
+		}
+	}
+	// Every link that named the entry by its path points at the new one,
+	// in each style; the note's [[old_retry]] still finds it by name.
+	if r := e.entry(t, "eng/auth/session.md").Related; !slices.Equal(r, []string{dst}) {
+		t.Errorf("session related = %v", r)
+	}
+	if r := e.entry(t, "eng/auth/login.md").LegacyRelations; !slices.Equal(r, []string{dst}) {
+		t.Errorf("login legacy relations = %v", r)
+	}
+	if r := e.entry(t, "eng/billing/invoice_retry.md").Related; !slices.Equal(r, []string{dst, "eng/auth/login.md"}) {
+		t.Errorf("invoice_retry related = %v", r)
+	}
+	if note := got["notes/Daily Note.md"]; note != "# Daily Note\n\nSee [[old_retry]] and [[archive/billing/old_retry|the old one]] and [[Unrelated]].\n" {
+		t.Errorf("note = %q", note)
+	}
+	// The rewrites are minimal edits: the rest of each file is as it was.
+	if want := strings.Replace(before["eng/auth/session.md"], src, dst, 1); got["eng/auth/session.md"] != want {
+		t.Errorf("session rewritten as\n%s", got["eng/auth/session.md"])
+	}
+	back := e.c.Catalog.Backlinks(dst)
+	if want := []string{"eng/auth/login.md", "eng/auth/session.md", "eng/billing/invoice_retry.md", "notes/Daily Note.md"}; !slices.Equal(back, want) {
+		t.Errorf("backlinks = %v, want %v", back, want)
+	}
+	if e.c.Catalog.Has(src) || !e.c.Catalog.Has(dst) {
+		t.Error("catalog not in step")
+	}
+	if catalogState(e.c.Catalog) != catalogState(load(t, e.fs)) {
+		t.Error("catalog differs from the tree reloaded")
+	}
+	if !strings.Contains(a.Message, "moved eng/billing/old_retry.md to archive/billing/old_retry.md; rewrote 4 links in 4 entries") {
+		t.Errorf("message = %q", a.Message)
+	}
+	var removed, put bool
+	for _, ch := range e.changes {
+		removed = removed || ch.Path == src && ch.Removed
+		put = put || ch.Path == dst && ch.Entry != nil
+	}
+	if !removed || !put {
+		t.Errorf("changes = %+v", e.changes)
+	}
+	lines := auditLines(t, e.fs)
+	if l := lines[len(lines)-1]; l.Op != "MOVE" || l.Path != src || l.To != dst || l.Status != api.StatusSuccess || l.Reason != "reorganise" {
+		t.Errorf("audit = %+v", l)
+	}
+}
+
+func TestMoveEntryRenamed(t *testing.T) {
+	files := maps.Clone(fixture)
+	// A note naming login by its base name: once another entry is called
+	// login too, the name alone would find neither.
+	files["notes/login links.md"] = "# Links\n\n[[login]] and [[old_retry]]\n"
+	e := newEnv(t, files)
+	const src, dst = "eng/billing/old_retry.md", "eng/auth/login_retry.md"
+	mustSucceed(t, one(t, e, moveOp(src, dst)))
+	if note := treeFiles(e.fs)["notes/Daily Note.md"]; !strings.Contains(note, "See [[eng/auth/login_retry]] and [[eng/auth/login_retry|the old one]]") {
+		t.Errorf("a link by the old name was not spelled out: %q", note)
+	}
+	// The entry's own relation to invoice_retry stays; login keeps its links.
+	if fwd := e.resolved(t, dst); !slices.Contains(fwd, "eng/billing/invoice_retry.md") {
+		t.Errorf("forward = %v", fwd)
+	}
+
+	// Renamed onto a base name another entry holds: links naming that one
+	// by name are spelled out, so they still find it.
+	e = newEnv(t, files)
+	mustSucceed(t, one(t, e, moveOp(src, "ops/oncall/login.md")))
+	if note := treeFiles(e.fs)["notes/login links.md"]; note != "# Links\n\n[[eng/auth/login]] and [[ops/oncall/login]]\n" {
+		t.Errorf("note = %q", note)
+	}
+	if back := e.c.Catalog.Backlinks("eng/auth/login.md"); !slices.Contains(back, "notes/login links.md") {
+		t.Errorf("login lost a backlink: %v", back)
+	}
+}
+
+func TestMoveFolder(t *testing.T) {
+	files := fixtureWithSubtopic()
+	files["eng/billing/sub/context.md"] = string(tree.NewContext("eng/billing/sub"))
+	files["eng/billing/diagram.png"] = "\x89PNG"
+	e := newEnv(t, files)
+	before := treeFiles(e.fs)
+	a := one(t, e, moveOp("eng/billing", "finance/money"))
+	mustSucceed(t, a)
+	const to = "finance/money"
+	if a.To != to {
+		t.Fatalf("to = %q", a.To)
+	}
+	got := treeFiles(e.fs)
+	for p := range before {
+		if below(p, "eng/billing") {
+			if _, ok := got[p]; ok {
+				t.Errorf("%s left behind", p)
+			}
+			np := to + strings.TrimPrefix(p, "eng/billing")
+			if _, ok := got[np]; !ok {
+				t.Errorf("%s not moved to %s", p, np)
+			}
+		}
+	}
+	if _, err := e.fs.Stat("eng/billing"); err == nil {
+		t.Error("old folder kept")
+	}
+	// Untouched files keep their bytes; a hand-written context.md moves as
+	// it is, the engine's default one is written for its new folder.
+	for _, p := range []string{"/broken.md", "/diagram.png", "/context.md", "/sub/deep.md"} {
+		if got[to+p] != before["eng/billing"+p] {
+			t.Errorf("%s changed", p)
+		}
+	}
+	if want := string(tree.NewContext(to + "/sub")); got[to+"/sub/context.md"] != want {
+		t.Errorf("default context not renamed:\n%s", got[to+"/sub/context.md"])
+	}
+	if _, ok := got["finance/context.md"]; !ok {
+		t.Error("finance/context.md not written")
+	}
+	// Links between moved entries, and from outside, follow.
+	if r := e.entry(t, to+"/invoice_retry.md").Related; !slices.Equal(r, []string{to + "/old_retry.md", "eng/auth/login.md"}) {
+		t.Errorf("invoice_retry related = %v", r)
+	}
+	if r := e.entry(t, to+"/old_retry.md").Related; !slices.Equal(r, []string{to + "/invoice_retry.md", "eng/auth/session.md"}) {
+		t.Errorf("old_retry related = %v", r)
+	}
+	if r := e.entry(t, "eng/auth/session.md").Related; !slices.Equal(r, []string{to + "/old_retry.md"}) {
+		t.Errorf("session related = %v", r)
+	}
+	if _, broken := e.c.Catalog.Broken(to + "/broken.md"); !broken {
+		t.Error("the broken file is not reported at its new path")
+	}
+	if catalogState(e.c.Catalog) != catalogState(load(t, e.fs)) {
+		t.Errorf("catalog differs from the tree reloaded:\n%s\nvs\n%s", catalogState(e.c.Catalog), catalogState(load(t, e.fs)))
+	}
+	if len(a.Moved) != 3 || a.Moved["eng/billing/sub/deep.md"] != to+"/sub/deep.md" {
+		t.Errorf("moved = %v", a.Moved)
+	}
+	if !strings.HasPrefix(a.Message, "moved folder eng/billing to finance/money: 3 entries, 2 context files, 2 other files") {
+		t.Errorf("message = %q", a.Message)
+	}
+
+	// Into a folder that exists, as mv does.
+	e = newEnv(t, fixtureWithSubtopic())
+	a = one(t, e, moveOp("eng/billing/sub", "eng/auth"))
+	mustSucceed(t, a)
+	if a.To != "eng/auth/sub" || !e.c.Catalog.Has("eng/auth/sub/deep.md") {
+		t.Errorf("to = %q", a.To)
+	}
+}
+
+func TestMoveRefusals(t *testing.T) {
+	cases := []struct {
+		name string
+		op   api.Operation
+		want string
+	}{
+		{"no to", api.Operation{Type: "MOVE", Path: "eng/billing/old_retry.md", Reason: "r"}, "to is required for MOVE"},
+		{"no reason", api.Operation{Type: "MOVE", Path: "eng/billing/old_retry.md", To: "eng/auth"}, "reason is required"},
+		{"missing source", moveOp("eng/billing/nope.md", "eng/auth"), "not found: eng/billing/nope.md"},
+		{"missing folder", moveOp("eng/nope", "ops"), "not found: eng/nope"},
+		{"destination exists", moveOp("eng/billing/old_retry.md", "eng/billing/invoice_retry.md"), "already exists: eng/billing/invoice_retry.md"},
+		{"destination twin", moveOp("eng/auth/login.md", "eng/billing/Old_Retry.md"), "already exists"},
+		{"traversal source", moveOp("../etc/passwd", "eng/auth"), `invalid path "../etc/passwd"`},
+		{"traversal destination", moveOp("eng/billing/old_retry.md", "../outside"), `invalid to "../outside"`},
+		{"absolute destination", moveOp("eng/billing/old_retry.md", "/tmp/x"), `invalid to "/tmp/x"`},
+		{"arbor destination", moveOp("eng/billing/old_retry.md", ".arbor/x"), `invalid to ".arbor/x"`},
+		{"into itself", moveOp("eng/billing", "eng/billing/sub"), "cannot move eng/billing into itself (eng/billing/sub/billing)"},
+		{"onto itself", moveOp("eng/billing", "eng/billing"), "cannot move eng/billing into itself"},
+		{"already there", moveOp("eng/billing/old_retry.md", "eng/billing"), "eng/billing/old_retry.md is already there"},
+		{"folder to entry", moveOp("eng/billing", "ops/x.md"), "a folder moves to a folder"},
+		{"context", moveOp("eng/context.md", "ops/x"), "eng/context.md is a context file"},
+		{"to context", moveOp("eng/billing/old_retry.md", "ops/x/context.md"), "to ops/x/context.md is a context file"},
+		{"too shallow", moveOp("eng/billing/old_retry.md", "ops"), "entries live under domain/topic"},
+		{"folder too deep", moveOp("eng/billing", "a/b/c"), "4 folder levels, at most 3"},
+		{"content", api.Operation{Type: "MOVE", Path: "eng/billing/old_retry.md", To: "ops/x", Reason: "r", Content: api.Content{Tags: []string{"t"}}}, "give path, to and reason only"},
+		{"folder destination exists", moveOp("eng/auth", "ops"), "already exists: ops/auth"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			files := fixtureWithSubtopic()
+			files["ops/auth/keys.md"] = "# Keys\n"
+			e := newEnv(t, files)
+			before, cat := treeFiles(e.fs), catalogState(e.c.Catalog)
+			a := one(t, e, tc.op)
+			if a.Status != api.StatusFailed || !strings.Contains(a.Message, tc.want) {
+				t.Fatalf("got %s %q, want failed %q", a.Status, a.Message, tc.want)
+			}
+			if d := diffFiles(before, treeFiles(e.fs)); d != "" {
+				t.Errorf("a failed MOVE changed the tree:\n%s", d)
+			}
+			if catalogState(e.c.Catalog) != cat {
+				t.Error("a failed MOVE changed the catalog")
+			}
+			lines := auditLines(t, e.fs)
+			if l := lines[len(lines)-1]; l.Op != "MOVE" || l.Status != api.StatusFailed {
+				t.Errorf("audit = %+v", l)
+			}
+		})
+	}
+}
