@@ -126,3 +126,9 @@ func (e *Engine) Flush(ctx context.Context) (api.FlushResult, error) {
 func (e *Engine) Stats(ctx context.Context) (api.StatsResult, error) {
 	return method[api.StatsResult](ctx, e, "stats", nil)
 }
+
+// Merge merges the files two versions of a tree changed since their common
+// ancestor (docs/ABI.md §4.13); it needs no Open.
+func (e *Engine) Merge(ctx context.Context, p api.MergeParams) (api.MergeResult, error) {
+	return method[api.MergeResult](ctx, e, "merge", p)
+}

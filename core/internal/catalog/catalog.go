@@ -91,16 +91,19 @@ type cardMore struct {
 	links     []string        // tree.Entry.Links
 	lifecycle []tree.KeyValue // front-matter keys that seed signals (legacySignal)
 	sources   []string        // tree.Entry.IngestedFrom
+	conflict  bool            // tree.Entry.Conflicted
 }
 
 // newCard is the card of an entry with these fields.
-func newCard(title string, links []string, lifecycle []tree.KeyValue, sources []string) card {
+func newCard(title string, links []string, lifecycle []tree.KeyValue, sources []string, conflict bool) card {
 	cd := card{title: title}
-	if len(links)+len(lifecycle)+len(sources) > 0 {
-		cd.more = &cardMore{links: links, lifecycle: lifecycle, sources: sources}
+	if len(links)+len(lifecycle)+len(sources) > 0 || conflict {
+		cd.more = &cardMore{links: links, lifecycle: lifecycle, sources: sources, conflict: conflict}
 	}
 	return cd
 }
+
+func (cd card) conflict() bool { return cd.more != nil && cd.more.conflict }
 
 func (cd card) links() []string {
 	if cd.more == nil {
@@ -134,7 +137,7 @@ func cardOf(e *tree.Entry) card {
 			lc = append(lc, tree.KeyValue{Key: strings.Clone(kv.Key), Value: strings.Clone(kv.Value)})
 		}
 	}
-	return newCard(strings.Clone(e.Title), cloneAll(e.Links()), lc, cloneAll(e.IngestedFrom()))
+	return newCard(strings.Clone(e.Title), cloneAll(e.Links()), lc, cloneAll(e.IngestedFrom()), e.Conflicted())
 }
 
 // card returns the card of the entry at p.
@@ -755,3 +758,22 @@ func (c *Catalog) Broken(path string) (error, bool) {
 
 // BrokenPaths returns every broken path, sorted.
 func (c *Catalog) BrokenPaths() []string { return sortedKeys(c.broken) }
+
+// Conflicts lists, sorted, the files of the tree that hold a merge
+// conflict section (tree.ConflictHeading): entries and context files.
+func (c *Catalog) Conflicts() []string {
+	c.init()
+	var out []string
+	for p, r := range c.recs {
+		if r.entry && r.card.conflict() {
+			out = append(out, p)
+		}
+	}
+	for p, cx := range c.contexts {
+		if cx.Conflicted() {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -244,7 +244,7 @@ func TestRelationsKeptInStep(t *testing.T) {
 			for range rnd.IntN(3) {
 				links = append(links, targets[rnd.IntN(len(targets))])
 			}
-			c.putCard(p, newCard(p, links, nil, nil))
+			c.putCard(p, newCard(p, links, nil, nil, false))
 		}
 		fresh := &Catalog{recs: c.recs}
 		if !reflect.DeepEqual(c.rel, fresh.relations()) {
