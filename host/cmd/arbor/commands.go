@@ -45,6 +45,7 @@ var commands = []*command{
 	treeCommand,
 	statsCommand,
 	ingestCommand,
+	syncCommand,
 	mcpCommand,
 	serveCommand,
 	doctorCommand,
