@@ -315,9 +315,11 @@ export interface Warning {
    * `file`: a file of the tree that cannot be used (too large, unreadable, not parseable), left as it is;
    * `state`: `.arbor/state.json` could not be used and the lifecycle signals start afresh;
    * `twins`: names in one folder that differ only in case or Unicode form, which Windows and macOS hold as one;
-   * `interrupted`: a curate operation a killed process left without its audit line, now recorded as the files show it.
+   * `interrupted`: a curate operation a killed process left without its audit line, now recorded as the files show it;
+   * `conflict`: a file in which a sync's merge kept both versions of what two sides changed differently, in a
+   * `## Merge Conflict` section; an UPDATE of the entry resolves it (docs/sync.md).
    */
-  kind: 'file' | 'state' | 'twins' | 'interrupted';
+  kind: 'file' | 'state' | 'twins' | 'interrupted' | 'conflict';
   path: string;
   message: string;
   /** For `twins`: every path of the group, sorted (`path` is the first). */

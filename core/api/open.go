@@ -179,8 +179,8 @@ func (p LifecycleModel) Validate() error {
 // Warning reports something in the tree the engine could not use, or that
 // another file system could not hold, and why. Nothing is changed on disk.
 type Warning struct {
-	// Kind is what the warning is about: WarnFile, WarnState, WarnTwins or
-	// WarnInterrupted.
+	// Kind is what the warning is about: WarnFile, WarnState, WarnTwins,
+	// WarnInterrupted or WarnConflict.
 	Kind    string `json:"kind"`
 	Path    string `json:"path"`
 	Message string `json:"message"`
@@ -207,6 +207,11 @@ const (
 	// its audit line (.arbor/journal.json): opening recorded it in the
 	// audit log as the files show it, and the message says how.
 	WarnInterrupted = "interrupted"
+	// WarnConflict is a file in which a merge (docs/sync.md) kept both
+	// versions of what two sides changed differently, in a "## Merge
+	// Conflict" section. An UPDATE of the entry resolves it (for a context
+	// file, an edit that deletes the section).
+	WarnConflict = "conflict"
 )
 
 // OpenResult describes the tree that was opened.

@@ -92,8 +92,16 @@ func decodeParams(raw json.RawMessage, v any) error {
 }
 
 func (s *Session) dispatch(req request) (any, error) {
-	if req.Method == "open" {
+	switch req.Method {
+	case "open":
 		return s.open(req.Params)
+	case "merge":
+		// A merge reads nothing of the root: it needs no open engine.
+		var p api.MergeParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return Merge(p)
 	}
 	if _, known := methods[req.Method]; !known {
 		return nil, api.Errorf(api.CodeUnknownMethod, "unknown method %q", req.Method)

@@ -219,10 +219,7 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 	}
 	e.retriever = retrieve.New(retrieve.Config{Index: idx, Catalog: cat, Signals: e.signals, FS: e.fs, Clock: e.clock, Log: e.log, Loops: e.loops, Vectors: e.vectors, Off: off})
 	e.synced = synced
-	res := api.OpenResult{Entries: cat.Len(), Contexts: len(cat.ContextPaths()), Warnings: e.warnings, Index: synced, Embeddings: embedded}
-	if res.Warnings == nil {
-		res.Warnings = []api.Warning{}
-	}
+	res := api.OpenResult{Entries: cat.Len(), Contexts: len(cat.ContextPaths()), Warnings: e.currentWarnings(), Index: synced, Embeddings: embedded}
 	e.log.Log("info", fmt.Sprintf("opened %d entries, %d context files, %d warnings; index: %d reused, %d indexed, %d removed",
 		res.Entries, res.Contexts, len(res.Warnings), synced.Reused, synced.Indexed, synced.Removed))
 	return res, nil
@@ -517,7 +514,7 @@ func (e *Engine) Tree(p api.TreeParams) (*api.Node, error) { return e.catalog.Ou
 
 // Stats counts the tree.
 func (e *Engine) Stats() api.StatsResult {
-	s := api.StatsResult{Domains: map[string]int{}, Warnings: e.warnings}
+	s := api.StatsResult{Domains: map[string]int{}, Warnings: e.currentWarnings()}
 	for _, p := range e.catalog.Paths() {
 		s.Entries++
 		domain, _, _ := strings.Cut(p, "/")
@@ -529,10 +526,19 @@ func (e *Engine) Stats() api.StatsResult {
 	}
 	s.Contexts = len(e.catalog.ContextPaths())
 	s.Maturity = e.signals.Maturity()
-	if s.Warnings == nil {
-		s.Warnings = []api.Warning{}
-	}
 	return s
+}
+
+// currentWarnings are the warnings of the open and, as the tree holds them
+// now, the files a merge left in conflict (an UPDATE resolves one, a sync
+// brings one): never nil.
+func (e *Engine) currentWarnings() []api.Warning {
+	ws := append([]api.Warning{}, e.warnings...)
+	for _, p := range e.catalog.Conflicts() {
+		ws = append(ws, api.Warning{Kind: api.WarnConflict, Path: p,
+			Message: "a merge kept both versions of what two sides changed differently, in its \"" + tree.ConflictHeading + "\" section: resolve it with an UPDATE of the entry (or edit the file and delete the section)"})
+	}
+	return ws
 }
 
 // Flush writes what the engine holds in memory: the search index's changes

@@ -136,3 +136,9 @@ func (e *Engine) Recent(ctx context.Context, p api.RecentParams) (api.RecentResu
 func (e *Engine) Status(ctx context.Context) (api.StatusResult, error) {
 	return method[api.StatusResult](ctx, e, "status", nil)
 }
+
+// Merge merges the files two versions of a tree changed since their common
+// ancestor (docs/ABI.md §4.15); it needs no Open.
+func (e *Engine) Merge(ctx context.Context, p api.MergeParams) (api.MergeResult, error) {
+	return method[api.MergeResult](ctx, e, "merge", p)
+}

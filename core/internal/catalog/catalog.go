@@ -31,10 +31,11 @@ type Catalog struct {
 	// every stamp, what the listing said of each stamped file. An entry
 	// restored from the persisted catalog (Restore) has a card only, until
 	// Get reads its file; entries holds the entries parsed so far.
-	recs     map[string]rec
-	nStamped int    // the records stamped
-	nEntries int    // the records of entries
-	marks    uint32 // the last rec.mark a Reload used
+	recs      map[string]rec
+	nStamped  int    // the records stamped
+	nEntries  int    // the records of entries
+	nConflict int    // the entries whose card says they hold a merge conflict
+	marks     uint32 // the last rec.mark a Reload used
 	// entries caches parsed entries. With files set, it keeps at most
 	// maxParsed of them, the oldest parsed leaving first (parsed), so that
 	// a tree of a million entries is not held parsed in memory; without
@@ -95,16 +96,19 @@ type cardMore struct {
 	links     []string        // tree.Entry.Links
 	lifecycle []tree.KeyValue // front-matter keys that seed signals (legacySignal)
 	sources   []string        // tree.Entry.IngestedFrom
+	conflict  bool            // tree.Entry.Conflicted
 }
 
 // newCard is the card of an entry with these fields.
-func newCard(title string, links []string, lifecycle []tree.KeyValue, sources []string) card {
+func newCard(title string, links []string, lifecycle []tree.KeyValue, sources []string, conflict bool) card {
 	cd := card{title: title}
-	if len(links)+len(lifecycle)+len(sources) > 0 {
-		cd.more = &cardMore{links: links, lifecycle: lifecycle, sources: sources}
+	if len(links)+len(lifecycle)+len(sources) > 0 || conflict {
+		cd.more = &cardMore{links: links, lifecycle: lifecycle, sources: sources, conflict: conflict}
 	}
 	return cd
 }
+
+func (cd card) conflict() bool { return cd.more != nil && cd.more.conflict }
 
 func (cd card) links() []string {
 	if cd.more == nil {
@@ -138,7 +142,7 @@ func cardOf(e *tree.Entry) card {
 			lc = append(lc, tree.KeyValue{Key: strings.Clone(kv.Key), Value: strings.Clone(kv.Value)})
 		}
 	}
-	cd := newCard(strings.Clone(e.Title), cloneAll(e.Links()), lc, cloneAll(e.IngestedFrom()))
+	cd := newCard(strings.Clone(e.Title), cloneAll(e.Links()), lc, cloneAll(e.IngestedFrom()), e.Conflicted())
 	if t := e.Changed(); !t.IsZero() {
 		cd.changed = t.Unix()
 	}
@@ -227,7 +231,7 @@ func (c *Catalog) Clone() *Catalog {
 	n := New()
 	c.init()
 	maps.Copy(n.recs, c.recs)
-	n.nStamped, n.nEntries, n.marks = c.nStamped, c.nEntries, c.marks
+	n.nStamped, n.nEntries, n.nConflict, n.marks = c.nStamped, c.nEntries, c.nConflict, c.marks
 	maps.Copy(n.entries, c.entries)
 	n.parsed = slices.Clone(c.parsed)
 	n.files = c.files
@@ -284,6 +288,9 @@ func (c *Catalog) putCard(p string, cd card) {
 	r.card, r.entry = cd, true
 	c.recs[p] = r
 	c.nEntries++
+	if cd.conflict() {
+		c.nConflict++
+	}
 	if c.rel != nil {
 		c.rel.add(p, cd.links())
 	}
@@ -300,6 +307,9 @@ func (c *Catalog) Delete(path string) {
 		c.rel.remove(path, r.card.links())
 	}
 	c.dirty = true
+	if r.card.conflict() {
+		c.nConflict--
+	}
 	r.card, r.entry = card{}, false
 	c.setRec(path, r)
 	c.nEntries--
@@ -782,3 +792,25 @@ func (c *Catalog) Broken(path string) (error, bool) {
 
 // BrokenPaths returns every broken path, sorted.
 func (c *Catalog) BrokenPaths() []string { return sortedKeys(c.broken) }
+
+// Conflicts lists, sorted, the files of the tree that hold a merge
+// conflict section (tree.ConflictHeading): entries and context files.
+func (c *Catalog) Conflicts() []string {
+	c.init()
+	var out []string
+	for p, r := range c.recs {
+		if c.nConflict == len(out) {
+			break // the rest holds none: no open pays for a scan of every entry
+		}
+		if r.entry && r.card.conflict() {
+			out = append(out, p)
+		}
+	}
+	for p, cx := range c.contexts {
+		if cx.Conflicted() {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

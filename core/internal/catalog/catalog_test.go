@@ -244,7 +244,7 @@ func TestRelationsKeptInStep(t *testing.T) {
 			for range rnd.IntN(3) {
 				links = append(links, targets[rnd.IntN(len(targets))])
 			}
-			c.putCard(p, newCard(p, links, nil, nil))
+			c.putCard(p, newCard(p, links, nil, nil, false))
 		}
 		fresh := &Catalog{recs: c.recs}
 		if !reflect.DeepEqual(c.rel, fresh.relations()) {
@@ -268,12 +268,25 @@ func TestCatalogCountsFollowChanges(t *testing.T) {
 		if c.nStamped != len(c.Stamped()) {
 			t.Fatalf("%s: counted %d stamps, holds %d", when, c.nStamped, len(c.Stamped()))
 		}
+		conflicts := 0
+		for _, r := range c.recs {
+			if r.entry && r.card.conflict() {
+				conflicts++
+			}
+		}
+		if c.nConflict != conflicts {
+			t.Fatalf("%s: counted %d conflicts, holds %d", when, c.nConflict, conflicts)
+		}
 	}
 	for i := range 2000 {
 		p := paths[rnd.IntN(len(paths))]
 		switch rnd.IntN(7) {
-		case 0, 1:
+		case 0:
 			c.Put(entryWith(p, nil, ""))
+		case 1:
+			e := entryWith(p, nil, "")
+			e.Other = []tree.Section{{Heading: tree.ConflictHeading, Body: "ours and theirs"}}
+			c.Put(e)
 		case 2:
 			c.Delete(p)
 		case 3:

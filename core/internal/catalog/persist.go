@@ -32,20 +32,22 @@ import (
 // no listing of the file, which the next open then reads), then by kind:
 // an entry's title, links, lifecycle keys (key, value, key, value...),
 // sources and the time it last changed by its front matter (a varint of
-// Unix seconds, 0 for none); a context file's title and body; a broken
+// Unix seconds, 0 for none) (kind 4 is an entry holding a merge conflict
+// section, laid out as kind 1); a context file's title and body; a broken
 // file's error.
 
 // catalogMagic begins the file.
 const catalogMagic = "arbor catalog\n"
 
 // catalogFormat changes whenever the layout above changes.
-const catalogFormat = 2
+const catalogFormat = 3
 
 // Record kinds.
 const (
-	kindEntry   = 1
-	kindContext = 2
-	kindBroken  = 3
+	kindEntry         = 1
+	kindContext       = 2
+	kindBroken        = 3
+	kindEntryConflict = 4
 )
 
 // racySlack is how recent a file's modification time may be, when the
@@ -76,9 +78,10 @@ func catalogFingerprint() string {
 					lifecycle []tree.KeyValue
 					sources   []string
 					changed   int64
+					conflict  bool
 				}
 				cd := cardOf(en)
-				fmt.Fprintf(h, "%#v\n", card{cd.title, cd.links(), cd.lifecycle(), cd.sources(), cd.changed})
+				fmt.Fprintf(h, "%#v\n", card{cd.title, cd.links(), cd.lifecycle(), cd.sources(), cd.changed, cd.conflict()})
 			}
 		}
 		catalogFP.fp = fmt.Sprintf("%x", h.Sum(nil))
@@ -127,7 +130,11 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 		b = binary.AppendVarint(b, fi.ModTime)
 	}
 	if cd, ok := c.card(p); ok {
-		head(kindEntry)
+		if cd.conflict() {
+			head(kindEntryConflict)
+		} else {
+			head(kindEntry)
+		}
 		b = binrec.AppendString(b, cd.title)
 		b = binrec.AppendList(b, cd.links())
 		kv := make([]string, 0, 2*len(cd.lifecycle()))
@@ -231,7 +238,7 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 		}
 		rc := rec{stamp: stamp, stamped: true}
 		switch kind {
-		case kindEntry:
+		case kindEntry, kindEntryConflict:
 			title, links, kv := r.Str(), r.List(), r.List()
 			if len(kv)%2 != 0 {
 				return nil, errDamaged
@@ -240,9 +247,12 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 			for j := 0; j < len(kv); j += 2 {
 				lc = append(lc, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
 			}
-			rc.card, rc.entry = newCard(title, links, lc, r.List()), true
+			rc.card, rc.entry = newCard(title, links, lc, r.List(), kind == kindEntryConflict), true
 			rc.card.changed = r.Varint()
 			c.nEntries++
+			if rc.card.conflict() {
+				c.nConflict++
+			}
 		case kindContext:
 			c.PutContext(&tree.Context{Path: p, Title: r.Str(), Body: r.Str()})
 		case kindBroken:

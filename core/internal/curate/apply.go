@@ -127,6 +127,12 @@ func (c *Curator) writeUpdate(a *Applied, op api.Operation, v valid) error {
 		msg     = "updated"
 	)
 	if old, ok := cat.Get(p); ok {
+		// An UPDATE of an entry a merge left in conflict is its resolution:
+		// the conflict section goes (docs/sync.md).
+		old, resolved := old.WithoutConflict()
+		if resolved {
+			msg = "updated: the merge conflict is resolved (its section removed)"
+		}
 		e, carried = updateEntry(old, op, v.relations, c.now())
 	} else if berr, broken := cat.Broken(p); broken {
 		e = newEntry(p, op, v, c.now())

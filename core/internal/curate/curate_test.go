@@ -2,6 +2,7 @@ package curate
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -244,6 +245,28 @@ func TestUpdateCarriesOver(t *testing.T) {
 	mustSucceed(t, a)
 	if n := e.entry(t, "notes/Daily Note.md"); !strings.Contains(n.Preamble+n.Narrative.Text, "[[old_retry]]") || n.Title != "Daily Note" {
 		t.Errorf("note %+v", n)
+	}
+}
+
+func TestUpdateResolvesMergeConflict(t *testing.T) {
+	files := maps.Clone(fixture)
+	p := "eng/billing/invoice_retry.md"
+	files[p] += "\n## " + tree.ConflictHeading + "\nBoth sides changed this entry.\n\n### summary\n\n**theirs**: invoices are retried twice\n"
+	e := newEnv(t, files)
+	if !e.entry(t, p).Conflicted() {
+		t.Fatal("the fixture has no conflict section")
+	}
+	a := one(t, e, api.Operation{Type: "UPDATE", Path: p, Summary: "invoices are retried twice", Reason: "resolve the sync conflict"})
+	mustSucceed(t, a)
+	if !strings.Contains(a.Message, "merge conflict is resolved") {
+		t.Errorf("message %q", a.Message)
+	}
+	en := e.entry(t, p)
+	if en.Conflicted() || en.Summary != "invoices are retried twice" {
+		t.Errorf("after the update: conflicted %v, summary %q", en.Conflicted(), en.Summary)
+	}
+	if !slices.ContainsFunc(en.Other, func(s tree.Section) bool { return s.Heading == "Notes" }) {
+		t.Error("the update dropped another section")
 	}
 }
 

@@ -94,3 +94,39 @@ type Section struct {
 	Heading string `json:"heading"`
 	Body    string `json:"body"`
 }
+
+// ConflictHeading is the heading of the "## " section in which a merge of
+// two versions of a file (core/internal/merge) keeps both sides of what they
+// changed differently. The file still parses (the section is an unknown
+// one, kept as it is); open reports it and an UPDATE of the entry resolves
+// it, dropping the section.
+const ConflictHeading = "Merge Conflict"
+
+// conflictKey is ConflictHeading as sectionKey reads it.
+var conflictKey = sectionKey(ConflictHeading)
+
+// IsConflictSection reports whether a "## " heading is ConflictHeading.
+func IsConflictSection(heading string) bool { return sectionKey(heading) == conflictKey }
+
+// Conflicted reports whether e holds a merge conflict section.
+func (e *Entry) Conflicted() bool {
+	return slices.ContainsFunc(e.Other, func(s Section) bool { return IsConflictSection(s.Heading) })
+}
+
+// WithoutConflict returns e without its merge conflict sections, and
+// whether it had any; e is not changed.
+func (e *Entry) WithoutConflict() (*Entry, bool) {
+	if !e.Conflicted() {
+		return e, false
+	}
+	n := e.Clone()
+	n.Other = slices.DeleteFunc(n.Other, func(s Section) bool { return IsConflictSection(s.Heading) })
+	return n, true
+}
+
+// Conflicted reports whether the context file holds a merge conflict
+// section (a "## Merge Conflict" heading outside code).
+func (c *Context) Conflicted() bool {
+	_, secs := splitSections(c.Body)
+	return slices.ContainsFunc(secs, func(s rawSection) bool { return IsConflictSection(s.heading) })
+}

@@ -17,6 +17,7 @@ func TestExitCodes(t *testing.T) {
 	dir := newTree(t)
 	outside := filepath.Join(t.TempDir(), "notes.md") // ingest refuses a file inside the root
 	writeFile(t, outside, "# Notes\n\nInvoices are retried.\n")
+	remote := bareRemote(t)
 	ok := map[string][]string{
 		"init":       {"init", t.TempDir()},
 		"add":        {"add", "--path", "a/b", "--title", "T", "--reason", "r"},
@@ -33,6 +34,7 @@ func TestExitCodes(t *testing.T) {
 		"doctor":     {"doctor"},
 		"completion": {"completion", "bash"},
 		"ingest":     {"ingest", outside},
+		"sync":       {"sync", "--remote", remote},
 	}
 	fail := map[string][]string{
 		"init":       {"init", filepath.Join(dir, "engineering/billing/invoice_retry_policy.md")},
@@ -52,6 +54,7 @@ func TestExitCodes(t *testing.T) {
 		"doctor":     {"doctor", "--root", filepath.Join(dir, "missing")},
 		"completion": {"completion", "tcsh"},
 		"ingest":     {"ingest", filepath.Join(dir, "no-such-file.md")},
+		"sync":       {"sync", "--remote", filepath.Join(dir, "no-such-remote.git")},
 	}
 	for _, c := range commands {
 		if args, found := ok[c.name]; found {
@@ -185,6 +188,8 @@ func TestJSONEverywhere(t *testing.T) {
 			args = []string{"show", "engineering/billing/invoice_retry_policy.md"}
 		case "completion":
 			args = []string{"completion", "zsh"}
+		case "sync":
+			args = []string{"sync", "--remote", bareRemote(t)}
 		case "ingest":
 			outside := filepath.Join(t.TempDir(), "notes.md")
 			writeFile(t, outside, "# Notes\n\nInvoices are retried.\n")

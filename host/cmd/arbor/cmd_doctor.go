@@ -25,7 +25,8 @@ var doctorCommand = &command{
 	help: "Checks what Arbor needs and says what is wrong: the memory root and how it was\n" +
 		"found, .arbor/ and whether it is writable, the engine module and its compiled-code\n" +
 		"cache (with the start-up time), the tree and the files that cannot be parsed, names\n" +
-		"that differ only in case or Unicode form (one name on Windows and macOS), the\n" +
+		"that differ only in case or Unicode form (one name on Windows and macOS), files\n" +
+		"a sync left in conflict (a \"## Merge Conflict\" section; docs/sync.md), the\n" +
 		"persisted index, the lifecycle state, the audit log, and the model that arbor\n" +
 		"query would use (config files and environment; no key is printed, no call made).\n" +
 		"It reports what a killed process left behind: an operation without its audit\n" +
@@ -152,12 +153,14 @@ func (a *app) diagnose(fix bool) doctorReport {
 		return rep
 	}
 	rep.add("tree", checkOK, fmt.Sprintf("%d entries, %d context files", open.Entries, open.Contexts))
-	var unusable, twins []string
+	var unusable, twins, conflicts []string
 	recovered := ""
 	for _, w := range open.Warnings {
 		switch w.Kind {
 		case api.WarnTwins:
 			twins = append(twins, strings.Join(w.Paths, " · "))
+		case api.WarnConflict:
+			conflicts = append(conflicts, w.Path)
 		case api.WarnInterrupted:
 			recovered = w.Message
 		default:
@@ -166,6 +169,9 @@ func (a *app) diagnose(fix bool) doctorReport {
 	}
 	if n := len(unusable); n > 0 {
 		rep.add("files", checkWarn, fmt.Sprintf("%d files could not be used; they are left as they are", n), unusable...)
+	}
+	if n := len(conflicts); n > 0 {
+		rep.add("conflicts", checkWarn, fmt.Sprintf("%d files hold both versions of what a sync could not merge, in a \"## Merge Conflict\" section: resolve each with an UPDATE of the entry (arbor curate), or edit the file and delete the section (docs/sync.md)", n), conflicts...)
 	}
 	if n := len(twins); n > 0 {
 		rep.add("twins", checkWarn, fmt.Sprintf("%d groups of names differ only in case or Unicode form: Windows and macOS hold one name of each, so a copy there loses the others; rename or merge them", n), twins...)

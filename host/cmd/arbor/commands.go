@@ -49,6 +49,7 @@ var commands = []*command{
 	recentCommand,
 	statusCommand,
 	ingestCommand,
+	syncCommand,
 	mcpCommand,
 	serveCommand,
 	doctorCommand,

@@ -1,0 +1,444 @@
+package gitsync
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/host/arborhost"
+	"github.com/arbormem/arbor/host/rootlock"
+)
+
+// maxRounds bounds how often a sync fetches and merges again when its push
+// is refused because the remote moved on meanwhile.
+const maxRounds = 3
+
+// Sync commits the root's changes, fetches the branch from the remote,
+// merges it and pushes. It holds the root's lock while it writes, so that
+// no engine writes the tree meanwhile. A sync that fails leaves the root
+// as it was, or with its own changes committed.
+func Sync(ctx context.Context, root string, m Merger, o Options) (Report, error) {
+	// A remote given is tried before anything is made or remembered, so
+	// that a wrong URL leaves the root as it was.
+	if o.Remote != "" {
+		if err := reachable(ctx, o.Remote, o.Auth); err != nil {
+			return Report{}, err
+		}
+	}
+	g, err := open(root, o.Branch, o.Remote != "", o.Now)
+	if err != nil {
+		return Report{}, err
+	}
+	url, err := g.setRemote(o.Remote)
+	if err != nil {
+		return Report{}, err
+	}
+	auth := o.Auth
+	if auth == nil {
+		if auth, err = Auth(url); err != nil {
+			return Report{}, err
+		}
+	}
+	rep := Report{Branch: g.branch, Remote: url, Changed: []string{}, Conflicts: []string{}}
+	lock, err := rootlock.Acquire(ctx, root)
+	if err != nil {
+		return rep, fmt.Errorf("gitsync: %w", err)
+	}
+	defer lock.Release()
+	fsys, err := arborhost.NewRootFS(root)
+	if err != nil {
+		return rep, fmt.Errorf("gitsync: %w", err)
+	}
+	last := readState(root)
+	if rep.Committed, rep.Operations, err = g.commitLocal(last); err != nil {
+		return rep, err
+	}
+	changed := map[string]bool{}
+	for round := 1; ; round++ {
+		found, err := g.fetch(ctx, auth)
+		if err != nil {
+			return rep, err
+		}
+		rep.Merge = "initial"
+		if found {
+			if err := g.integrate(ctx, fsys, m, &rep, changed); err != nil {
+				return rep, err
+			}
+		}
+		if head, err := g.head(); err != nil || head == nil {
+			if err == nil {
+				err = errors.New("gitsync: nothing to push: the root has no files and the remote no branch " + g.branch)
+			}
+			return rep, err
+		}
+		err = g.push(ctx, auth)
+		if errors.Is(err, errRejected) && round < maxRounds {
+			continue
+		}
+		if err != nil {
+			return rep, err
+		}
+		break
+	}
+	rep.Pushed = true
+	for p := range changed {
+		rep.Changed = append(rep.Changed, p)
+	}
+	sort.Strings(rep.Changed)
+	head, _ := g.head()
+	rep.Head = head.Hash.String()
+	_, auditBytes := auditSince(root, syncState{})
+	if err := writeState(root, syncState{LastSync: g.now().UTC(), Head: rep.Head, AuditBytes: auditBytes}); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// reachable lists the remote at url, without remembering it anywhere: an
+// empty repository is reachable.
+func reachable(ctx context.Context, url string, auth transport.AuthMethod) error {
+	if auth == nil {
+		var err error
+		if auth, err = Auth(url); err != nil {
+			return err
+		}
+	}
+	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: RemoteName, URLs: []string{url}})
+	if _, err := rem.ListContext(ctx, &git.ListOptions{Auth: auth}); err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return fmt.Errorf("gitsync: remote %s: %w", redact(url), err)
+	}
+	return nil
+}
+
+// integrate brings the fetched remote branch into the local one: nothing
+// when the local one has it already, a fast-forward when it is behind, a
+// merge commit when both moved on.
+func (g *repo) integrate(ctx context.Context, fsys *arborhost.RootFS, m Merger, rep *Report, changed map[string]bool) error {
+	local, err := g.head()
+	if err != nil {
+		return err
+	}
+	remote, err := g.remoteHead()
+	if err != nil || remote == nil {
+		return err
+	}
+	rep.Merge = "none"
+	if local != nil && local.Hash == remote.Hash {
+		return nil
+	}
+	var base *object.Commit
+	if local != nil {
+		bases, err := local.MergeBase(remote)
+		if err != nil {
+			return fmt.Errorf("gitsync: merge base: %w", err)
+		}
+		if len(bases) > 0 {
+			base = bases[0]
+		}
+		if base != nil && base.Hash == remote.Hash {
+			return nil // the remote's commits are all here already
+		}
+	}
+	bt, err := treeOf(base)
+	if err != nil {
+		return err
+	}
+	lt, err := treeOf(local)
+	if err != nil {
+		return err
+	}
+	rt, err := treeOf(remote)
+	if err != nil {
+		return err
+	}
+	if local == nil || (base != nil && base.Hash == local.Hash) {
+		rep.Merge = "fast-forward"
+		paths, err := changes(lt, rt)
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			ours, err := blob(lt, p)
+			if err != nil {
+				return err
+			}
+			theirs, err := blob(rt, p)
+			if err != nil {
+				return err
+			}
+			if err := g.put(fsys, p, ours, theirs, changed); err != nil {
+				return err
+			}
+		}
+		if err := g.r.Storer.SetReference(plumbing.NewHashReference(g.localRef(), remote.Hash)); err != nil {
+			return fmt.Errorf("gitsync: move %s: %w", g.branch, err)
+		}
+		if err := g.setHead(); err != nil {
+			return err
+		}
+		if err := g.wt.Reset(&git.ResetOptions{Commit: remote.Hash, Mode: git.MixedReset}); err != nil {
+			return fmt.Errorf("gitsync: index after the fast-forward: %w", err)
+		}
+		return nil
+	}
+
+	rep.Merge = "merge"
+	ours, err := changes(bt, lt)
+	if err != nil {
+		return err
+	}
+	theirs, err := changes(bt, rt)
+	if err != nil {
+		return err
+	}
+	paths := append(ours, theirs...)
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	p := api.MergeParams{Ours: "local", Theirs: fmt.Sprintf("%s/%s %s", RemoteName, g.branch, remote.Hash.String()[:7])}
+	for _, path := range paths {
+		f := api.MergeFile{Path: path}
+		if f.Base, err = blob(bt, path); err != nil {
+			return err
+		}
+		if f.Ours, err = blob(lt, path); err != nil {
+			return err
+		}
+		if f.Theirs, err = blob(rt, path); err != nil {
+			return err
+		}
+		p.Files = append(p.Files, f)
+	}
+	res, err := m.Merge(ctx, p)
+	if err != nil {
+		return fmt.Errorf("gitsync: merge: %w", err)
+	}
+	var names []string
+	for _, f := range res.Files {
+		ours, err := blob(lt, f.Path)
+		if err != nil {
+			return err
+		}
+		if err := g.put(fsys, f.Path, ours, f.Content, changed); err != nil {
+			return err
+		}
+		if !same(ours, f.Content) {
+			if err := g.stage(f.Path, f.Content != nil); err != nil {
+				return err
+			}
+		}
+		if f.Status != api.MergeOurs {
+			rep.Files = append(rep.Files, f)
+		}
+		if f.Status == api.MergeConflict {
+			rep.Conflicts = append(rep.Conflicts, f.Path)
+		}
+		if f.Status != api.MergeOurs && f.Status != api.MergeTheirs {
+			names = append(names, fmt.Sprintf("- %s %s", f.Status, f.Path))
+		}
+	}
+	msg := fmt.Sprintf("arbor sync: merge %s/%s (%d files, %d in conflict)", RemoteName, g.branch, len(res.Files), res.Conflicts)
+	if len(names) > 0 {
+		msg += "\n\n" + strings.Join(names, "\n")
+	}
+	h, err := g.wt.Commit(msg+"\n", &git.CommitOptions{Author: g.signature(), Parents: []plumbing.Hash{local.Hash, remote.Hash}, AllowEmptyCommits: true})
+	if err != nil {
+		return fmt.Errorf("gitsync: merge commit: %w", err)
+	}
+	rep.Merged = h.String()
+	return nil
+}
+
+// stage puts the root's file at p in the index as it is now: present
+// (exists) or removed. The index is updated for that path alone, without
+// go-git's status of the whole tree.
+func (g *repo) stage(p string, exists bool) error {
+	var err error
+	if exists {
+		err = g.wt.AddWithOptions(&git.AddOptions{Path: p, SkipStatus: true})
+	} else {
+		_, err = g.wt.Remove(p)
+	}
+	if err != nil {
+		return fmt.Errorf("gitsync: stage %s: %w", p, err)
+	}
+	return nil
+}
+
+// setHead points HEAD at the branch (a fresh repository's HEAD may name
+// another).
+func (g *repo) setHead() error {
+	if err := g.r.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, g.localRef())); err != nil {
+		return fmt.Errorf("gitsync: HEAD: %w", err)
+	}
+	return nil
+}
+
+// put makes the root's file at p hold want (nil: no file), where it held
+// had (nil: nothing) as last committed. Files of the tree are written
+// through the root's confined file system, as a compare-and-swap on had:
+// an edit made since the sync committed fails it rather than being
+// overwritten. Dot-files (.gitignore) are git's, outside the tree.
+func (g *repo) put(fsys *arborhost.RootFS, p string, had, want *[]byte, changed map[string]bool) error {
+	if same(had, want) {
+		return nil
+	}
+	changed[p] = true
+	dot := strings.HasPrefix(p, ".") || strings.Contains(p, "/.")
+	var err error
+	switch {
+	case want == nil && dot:
+		err = os.Remove(rel(g.root, p))
+		if errors.Is(err, os.ErrNotExist) {
+			err = nil
+		}
+	case want == nil:
+		if err = fsys.Remove(p); errors.Is(err, host.ErrNotFound) {
+			err = nil
+		}
+	case dot:
+		err = writeFileAtomic(rel(g.root, p), *want)
+	default:
+		var old []byte
+		if had != nil {
+			old = *had
+		}
+		err = fsys.Swap(p, *want, old, had != nil)
+	}
+	if err != nil {
+		return fmt.Errorf("gitsync: write %s: %w", p, err)
+	}
+	if want == nil {
+		// git keeps no folders: one a deletion empties goes too.
+		for dir := filepath.Dir(rel(g.root, p)); dir != filepath.Clean(g.root); dir = filepath.Dir(dir) {
+			if os.Remove(dir) != nil {
+				break // not empty
+			}
+		}
+	}
+	return nil
+}
+
+func same(a, b *[]byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return bytes.Equal(*a, *b)
+}
+
+// syncState is .arbor/sync.json.
+type syncState struct {
+	LastSync time.Time `json:"lastSync"`
+	Head     string    `json:"head"`
+	// AuditBytes is the audit log's size at the sync: the operations of
+	// the next commit's message are the lines after it.
+	AuditBytes int64 `json:"auditBytes"`
+}
+
+func readState(root string) syncState {
+	var s syncState
+	if b, err := os.ReadFile(filepath.Join(root, stateFile)); err == nil {
+		json.Unmarshal(b, &s)
+	}
+	return s
+}
+
+func writeState(root string, s syncState) error {
+	b, _ := json.Marshal(s)
+	if err := writeFileAtomic(filepath.Join(root, stateFile), append(b, '\n')); err != nil {
+		return fmt.Errorf("gitsync: record the sync: %w", err)
+	}
+	return nil
+}
+
+// GetStatus says how the root stands against its remote: fetch first when
+// fetch is set (it needs the network), else as of the last fetch.
+func GetStatus(ctx context.Context, root string, o Options, fetch bool) (Status, error) {
+	g, err := open(root, o.Branch, false, o.Now)
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{Branch: g.branch, Unsynced: []string{}}
+	if rem, err := g.r.Remote(RemoteName); err == nil {
+		st.Remote = rem.Config().URLs[0]
+	}
+	if fetch && st.Remote != "" {
+		auth := o.Auth
+		if auth == nil {
+			if auth, err = Auth(st.Remote); err != nil {
+				return st, err
+			}
+		}
+		if _, err := g.fetch(ctx, auth); err != nil {
+			return st, err
+		}
+		st.Fetched = true
+	}
+	if st.Unsynced, err = g.changedFiles(); err != nil {
+		return st, err
+	}
+	last := readState(root)
+	if !last.LastSync.IsZero() {
+		st.LastSync = last.LastSync.Format(time.RFC3339)
+	}
+	ops, _ := auditSince(root, last)
+	st.Operations = len(ops)
+	local, err := g.head()
+	if err != nil {
+		return st, err
+	}
+	remote, err := g.remoteHead()
+	if err != nil {
+		return st, err
+	}
+	st.Ahead, err = countNotIn(g.r, local, remote)
+	if err != nil {
+		return st, err
+	}
+	st.Behind, err = countNotIn(g.r, remote, local)
+	return st, err
+}
+
+// countNotIn counts the commits reachable from a and not from b.
+func countNotIn(r *git.Repository, a, b *object.Commit) (int, error) {
+	if a == nil {
+		return 0, nil
+	}
+	seen := map[plumbing.Hash]bool{}
+	if b != nil {
+		err := object.NewCommitPreorderIter(b, nil, nil).ForEach(func(c *object.Commit) error {
+			seen[c.Hash] = true
+			return nil
+		})
+		if err != nil {
+			return 0, fmt.Errorf("gitsync: history: %w", err)
+		}
+	}
+	n := 0
+	err := object.NewCommitPreorderIter(a, seen, nil).ForEach(func(c *object.Commit) error {
+		if !seen[c.Hash] {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("gitsync: history: %w", err)
+	}
+	return n, nil
+}

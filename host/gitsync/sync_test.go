@@ -1,0 +1,343 @@
+package gitsync_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/gitsync"
+	"github.com/arbormem/arbor/host/runtime"
+)
+
+func entry(title, summary, narrative string, facts ...string) string {
+	s := "---\ntitle: " + title + "\nsummary: " + summary + "\ncreatedAt: 2026-01-05T09:00:00Z\nupdatedAt: 2026-01-05T09:00:00Z\n---\n\n## Narrative\n" + narrative + "\n"
+	if len(facts) > 0 {
+		s += "\n## Facts\n- " + strings.Join(facts, "\n- ") + "\n"
+	}
+	return s
+}
+
+func write(t *testing.T, root, p, text string) {
+	t.Helper()
+	full := filepath.Join(root, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, root, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// files lists every file of a root outside .git/ and .arbor/ with its bytes.
+func files(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".arbor") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			r, _ := filepath.Rel(root, p)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[filepath.ToSlash(r)] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// engine starts the engine module on root, unopened (a merge needs no
+// open), and opens it when asked.
+func engine(t *testing.T, root string) *runtime.Engine {
+	t.Helper()
+	eng, err := runtime.New(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close(context.Background()) })
+	return eng
+}
+
+func opened(t *testing.T, root string) (*runtime.Engine, api.OpenResult) {
+	t.Helper()
+	eng := engine(t, root)
+	res, err := eng.Open(context.Background(), api.OpenParams{FixedTime: "2026-03-01T00:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, res
+}
+
+func sync(t *testing.T, root, remote string, clock *time.Time) gitsync.Report {
+	t.Helper()
+	*clock = clock.Add(time.Minute)
+	now := *clock
+	rep, err := gitsync.Sync(context.Background(), root, engine(t, root), gitsync.Options{Remote: remote, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatalf("sync %s: %v", filepath.Base(root), err)
+	}
+	return rep
+}
+
+// Two roots and a bare repository, with work on both sides between syncs:
+// the same entry edited on both, an edit against a delete, adds on both
+// (one path added by both), a move on one side against an edit on the
+// other, a true conflict. Synced both ways they converge: nothing lost,
+// both roots byte-identical, both answer alike; .arbor/ is in no commit;
+// and the engine re-reads only what a sync changed.
+func TestTwoRootsConverge(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	remote := filepath.Join(dir, "team.git")
+	if _, err := git.PlainInit(remote, true); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
+	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+	// Alice's root, with an engine that has written its .arbor/.
+	write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday.\nThe outgoing engineer writes a handover note."))
+	write(t, a, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the secondary after fifteen minutes."))
+	write(t, a, "ops/pager/old_runbook.md", entry("Old runbook", "The old paging runbook.", "Restart the pager bridge by hand."))
+	write(t, a, "ops/deploys/freeze.md", entry("Deploy freeze", "No deploys on Fridays.", "Deploys stop on Friday at noon.\nHotfixes need two approvals.\nThe freeze ends on Monday at nine."))
+	write(t, a, "ops/billing/refunds.md", entry("Refunds", "Refunds up to 100 EUR.", "Support approves refunds up to 100 EUR."))
+	write(t, a, "ops/pager/context.md", "# Pager\n\n## Overview\nPaging and on-call.\n")
+	eng, _ := opened(t, a)
+	eng.Close(ctx)
+
+	first := sync(t, a, remote, &clock)
+	if first.Merge != "initial" || !first.Pushed || first.Committed == "" {
+		t.Fatalf("first sync: %+v", first)
+	}
+	// Bob starts from the remote: his root is made a repository and
+	// fast-forwarded to it.
+	if err := os.MkdirAll(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if rep := sync(t, b, remote, &clock); rep.Merge != "fast-forward" || len(rep.Changed) != 6 {
+		t.Fatalf("bob's first sync: %+v", rep)
+	}
+
+	// Alice works through the engine (audited), Bob in his editor.
+	eng, _ = opened(t, a)
+	cr, err := eng.Curate(ctx, api.CurateParams{Operations: []api.Operation{
+		{Type: api.OpUpdate, Path: "ops/pager/rotation.md", Content: api.Content{Narrative: &api.Narrative{Text: "The pager rotates every Monday.\nThe outgoing engineer writes a handover note.\nHandover notes live in the ops channel."}, Tags: []string{"oncall"}}, Reason: "where handovers go"},
+		{Type: api.OpDelete, Path: "ops/pager/escalation.md", Reason: "escalation moved to the incident policy"},
+		{Type: api.OpAdd, Path: "ops/incidents", Title: "Incident policy", Content: api.Content{Narrative: &api.Narrative{Text: "Incidents get a commander within five minutes."}}, Reason: "new policy"},
+		{Type: api.OpUpsert, Path: "ops/pager/old_runbook.md", Content: api.Content{Narrative: &api.Narrative{Text: "Restart the pager bridge by hand, then page the secondary."}}, Reason: "runbook step"},
+		{Type: api.OpUpdate, Path: "ops/billing/refunds.md", Summary: "Refunds up to 150 EUR.", Reason: "limit raised"},
+	}})
+	if err != nil || cr.Summary.Failed != 0 {
+		t.Fatalf("alice's curate: %+v %v", cr, err)
+	}
+	eng.Close(ctx)
+
+	bobRotation := strings.Replace(read(t, b, "ops/pager/rotation.md"), "The pager rotates every Monday.", "The pager rotates every Monday at ten.", 1)
+	bobRotation = strings.Replace(bobRotation, "---\n\n## Narrative", "---\n\n## Narrative", 1) + "\n## Facts\n- **handover**: handover is at ten on Mondays\n"
+	write(t, b, "ops/pager/rotation.md", bobRotation)
+	write(t, b, "ops/pager/escalation.md", strings.Replace(read(t, b, "ops/pager/escalation.md"), "fifteen minutes", "ten minutes", 1))
+	write(t, b, "ops/oncall/pairing.md", entry("On-call pairing", "New engineers shadow.", "New engineers shadow two rotations first."))
+	// Bob moves the old runbook into a folder of runbooks.
+	runbook := read(t, b, "ops/pager/old_runbook.md")
+	os.Remove(filepath.Join(b, "ops/pager/old_runbook.md"))
+	write(t, b, "ops/runbooks/old_runbook.md", runbook)
+	write(t, b, "ops/billing/refunds.md", strings.Replace(read(t, b, "ops/billing/refunds.md"), "Refunds up to 100 EUR.", "Refunds up to 120 EUR.", 1))
+	// Both add the same path (Alice below, after her curate).
+	write(t, b, "ops/deploys/rollback.md", entry("Rollback", "Roll back first.", "Roll back before debugging.", "**rollback**: a bad deploy is rolled back within ten minutes"))
+	write(t, a, "ops/deploys/rollback.md", entry("Rollback", "Roll back first.", "Roll back before debugging.", "**owner**: the deployer owns the rollback"))
+
+	ra := sync(t, a, remote, &clock)
+	if ra.Merge != "none" || !strings.Contains(commitMessage(t, a, ra.Committed), "UPDATE ops/pager/rotation.md: where handovers go") {
+		t.Fatalf("alice's sync: %+v\n%s", ra, commitMessage(t, a, ra.Committed))
+	}
+	rb := sync(t, b, remote, &clock)
+	if rb.Merge != "merge" {
+		t.Fatalf("bob's sync: %+v", rb)
+	}
+	statuses := map[string]string{}
+	for _, f := range rb.Files {
+		statuses[f.Path] = f.Status
+	}
+	want := map[string]string{
+		"ops/pager/rotation.md":       api.MergeMerged,
+		"ops/pager/escalation.md":     api.MergeKept,
+		"ops/runbooks/old_runbook.md": api.MergeMoved,
+		"ops/pager/old_runbook.md":    api.MergeDeleted,
+		"ops/billing/refunds.md":      api.MergeConflict,
+		"ops/deploys/rollback.md":     api.MergeMerged,
+	}
+	for p, s := range want {
+		if statuses[p] != s {
+			t.Errorf("merge of %s: %s, want %s (%v)", p, statuses[p], s, statuses)
+		}
+	}
+
+	// Alice fast-forwards to Bob's merge; a second round changes nothing.
+	eng, _ = opened(t, a) // the index is in step before the sync
+	eng.Close(ctx)
+	ra = sync(t, a, remote, &clock)
+	if ra.Merge != "fast-forward" {
+		t.Fatalf("alice's second sync: %+v", ra)
+	}
+	_, open := opened(t, a)
+	changedDocs := 0
+	for _, p := range ra.Changed {
+		if strings.HasSuffix(p, ".md") {
+			changedDocs++
+		}
+	}
+	t.Logf("after the fast-forward (%d files changed, %d markdown): index %+v", len(ra.Changed), changedDocs, open.Index)
+	if open.Index.Indexed > changedDocs || open.Index.Reused == 0 {
+		t.Errorf("after the sync the engine re-indexed %d documents (reused %d), the sync changed %d: %v", open.Index.Indexed, open.Index.Reused, changedDocs, ra.Changed)
+	}
+	if rb2 := sync(t, b, remote, &clock); rb2.Merge != "none" || rb2.Committed != "" {
+		t.Errorf("bob's second sync: %+v", rb2)
+	}
+
+	fa, fb := files(t, a), files(t, b)
+	if len(fa) != len(fb) {
+		t.Errorf("alice has %d files, bob %d", len(fa), len(fb))
+	}
+	for p, x := range fa {
+		if fb[p] != x {
+			t.Errorf("%s differs:\nalice\n%s\nbob\n%s", p, x, fb[p])
+		}
+	}
+	// Nothing lost.
+	for p, subs := range map[string][]string{
+		"ops/pager/rotation.md":            {"Monday at ten", "Handover notes live in the ops channel", "handover is at ten", "oncall"},
+		"ops/pager/escalation.md":          {"ten minutes"},
+		"ops/runbooks/old_runbook.md":      {"then page the secondary"},
+		"ops/billing/refunds.md":           {"150 EUR", "120 EUR", "## Merge Conflict"},
+		"ops/deploys/rollback.md":          {"rolled back within ten minutes", "the deployer owns the rollback"},
+		"ops/incidents/incident_policy.md": {"commander"},
+		"ops/oncall/pairing.md":            {"shadow"},
+	} {
+		for _, s := range subs {
+			if !strings.Contains(fa[p], s) {
+				t.Errorf("%s lacks %q:\n%s", p, s, fa[p])
+			}
+		}
+	}
+	if _, ok := fa["ops/pager/old_runbook.md"]; ok {
+		t.Error("the moved entry is still at its old path")
+	}
+
+	// Both answer alike, and both report the conflict.
+	ea, oa := opened(t, a)
+	eb, ob := opened(t, b)
+	conflicted := func(ws []api.Warning) []string {
+		var out []string
+		for _, w := range ws {
+			if w.Kind == api.WarnConflict {
+				out = append(out, w.Path)
+			}
+		}
+		return out
+	}
+	if ca, cb := conflicted(oa.Warnings), conflicted(ob.Warnings); !slices.Equal(ca, []string{"ops/billing/refunds.md"}) || !slices.Equal(ca, cb) {
+		t.Errorf("conflicts reported: alice %v, bob %v", ca, cb)
+	}
+	for _, q := range []string{"when does the pager rotate", "who owns a rollback", "how fast are pages escalated"} {
+		x, err1 := ea.Query(ctx, api.SearchParams{Query: q})
+		y, err2 := eb.Query(ctx, api.SearchParams{Query: q})
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if paths(x.Results) != paths(y.Results) || x.Tier != y.Tier || x.Answer != y.Answer {
+			t.Errorf("%q: alice %s (tier %d), bob %s (tier %d)", q, paths(x.Results), x.Tier, paths(y.Results), y.Tier)
+		}
+	}
+
+	// .arbor/ is in no commit of the remote.
+	r, err := git.PlainOpen(remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := r.Reference(plumbing.NewBranchReferenceName(gitsync.DefaultBranch), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	iter, _ := r.Log(&git.LogOptions{From: head.Hash()})
+	iter.ForEach(func(c *object.Commit) error {
+		tr, _ := c.Tree()
+		return tr.Files().ForEach(func(f *object.File) error {
+			if strings.HasPrefix(f.Name, ".arbor/") {
+				t.Errorf("commit %s holds %s", c.Hash, f.Name)
+			}
+			return nil
+		})
+	})
+	c, _ := r.CommitObject(head.Hash())
+	if c.NumParents() != 2 {
+		t.Errorf("the remote's head %s has %d parents, want the merge commit's 2", c.Hash, c.NumParents())
+	}
+
+	st, err := gitsync.GetStatus(ctx, b, gitsync.Options{}, true)
+	if err != nil || st.Ahead != 0 || st.Behind != 0 || len(st.Unsynced) != 0 {
+		t.Errorf("bob's status after converging: %+v %v", st, err)
+	}
+	write(t, b, "ops/pager/rotation.md", bobRotation+"\nmore\n")
+	if st, _ := gitsync.GetStatus(ctx, b, gitsync.Options{}, false); !slices.Equal(st.Unsynced, []string{"ops/pager/rotation.md"}) {
+		t.Errorf("an unsynced edit: %+v", st)
+	}
+}
+
+func paths(rs []api.Hit) string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Path)
+	}
+	return strings.Join(out, ",")
+}
+
+func commitMessage(t *testing.T, root, hash string) string {
+	t.Helper()
+	r, err := git.PlainOpen(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{hash} {
+		h, err := r.ResolveRevision("HEAD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		co, err := r.CommitObject(*h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for co.Hash.String() != c && co.NumParents() > 0 {
+			co, _ = co.Parent(0)
+		}
+		return co.Message
+	}
+	return ""
+}
