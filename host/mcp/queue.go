@@ -161,9 +161,13 @@ type orderedConn struct {
 	pending   jsonrpc.ID // that call
 	inflight  map[jsonrpc.ID]bool
 	idle      *sync.Cond // inflight emptied, or closed
+	ended     bool       // the input ended and that was reported
 }
 
-const methodCallTool = "tools/call"
+const (
+	methodCallTool = "tools/call"
+	methodListen   = "subscriptions/listen"
+)
 
 func (c *orderedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
@@ -179,12 +183,15 @@ func (c *orderedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		for len(c.inflight) > 0 && !c.closed {
 			c.idle.Wait()
 		}
+		c.ended = true
 		c.mu.Unlock()
 		c.gate <- struct{}{}
 		return nil, err
 	}
 	req, ok := msg.(*jsonrpc.Request)
-	if ok && req.IsCall() {
+	// A subscriptions/listen call (protocol 2026-07-28) is answered only
+	// when its stream ends: it is no call to wait for at end of input.
+	if ok && req.IsCall() && req.Method != methodListen {
 		c.mu.Lock()
 		c.inflight[req.ID] = true
 		keep := req.Method == methodCallTool
@@ -213,8 +220,18 @@ func (c *orderedConn) open() {
 // Write notes answered calls, and puts the token back when the call
 // keeping it is answered without reaching the queue (an unknown tool,
 // arguments the schema refuses).
+//
+// Once the end of input has been reported, the only writes left answer
+// the requests the SDK cancels as it ends the session (a listen stream's):
+// the client has gone, and a write that fails for it is no failure of the
+// session.
 func (c *orderedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	err := c.Connection.Write(ctx, msg)
+	c.mu.Lock()
+	if err != nil && c.ended {
+		err = nil
+	}
+	c.mu.Unlock()
 	if res, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
 		if c.holding && res.ID == c.pending {

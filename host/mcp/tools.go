@@ -145,23 +145,27 @@ func addTools(s *Server) {
 		})
 }
 
-// addTool registers a tool that makes one engine call in its turn. An
+// addTool registers a tool that makes one engine call in its turn; the
+// entries a curate wrote are announced to their subscribers. An
 // engine error becomes the tool error the agent reads ("arbor-read x.md:
 // not_found: …"): the SDK sends it as a result with isError, so a bad
 // request never ends the session. A curate with a failed operation is a
 // result, not an error, but is flagged isError too so that the agent looks.
 func addTool[In, Out any](s *Server, tool *sdk.Tool, call func(context.Context, In) (Out, error)) {
-	sdk.AddTool(s.srv, tool, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+	sdk.AddTool(s.srv, tool, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
 		var out Out
-		err := s.call(ctx, func(ctx context.Context) (err error) {
+		err := s.call(ctx, callerOf(req), func(ctx context.Context) (err error) {
 			out, err = call(ctx, in)
 			return err
 		})
 		if err != nil {
 			return nil, out, fmt.Errorf("%s: %w", tool.Name, err)
 		}
-		if res, ok := any(out).(api.CurateResult); ok && res.Summary.Failed > 0 {
-			return &sdk.CallToolResult{IsError: true}, out, nil
+		if res, ok := any(out).(api.CurateResult); ok {
+			s.announce(ctx, curated(res))
+			if res.Summary.Failed > 0 {
+				return &sdk.CallToolResult{IsError: true}, out, nil
+			}
 		}
 		return nil, out, nil
 	})

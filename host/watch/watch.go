@@ -33,6 +33,7 @@ type Watcher struct {
 	changed map[string]bool
 	rescan  bool
 	done    chan struct{}
+	signal  chan struct{}
 }
 
 // New starts watching the folder root (absolute, symbolic links
@@ -43,7 +44,7 @@ func New(root string) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", root, err)
 	}
-	w := &Watcher{root: root, fsw: fsw, changed: map[string]bool{}, done: make(chan struct{})}
+	w := &Watcher{root: root, fsw: fsw, changed: map[string]bool{}, done: make(chan struct{}), signal: make(chan struct{}, 1)}
 	if err := w.addTree(root); err != nil {
 		fsw.Close()
 		return nil, fmt.Errorf("watch %s: %w", root, err)
@@ -68,6 +69,12 @@ func (w *Watcher) Take() (paths []string, rescan bool) {
 	return paths, rescan
 }
 
+// Changed receives a value when changes were recorded since the last
+// value was received, for a host that acts on changes as they happen
+// rather than before its next call; Take then returns them. It is closed
+// by Close.
+func (w *Watcher) Changed() <-chan struct{} { return w.signal }
+
 // Close stops watching.
 func (w *Watcher) Close() error {
 	err := w.fsw.Close()
@@ -77,6 +84,7 @@ func (w *Watcher) Close() error {
 
 func (w *Watcher) run() {
 	defer close(w.done)
+	defer close(w.signal)
 	for {
 		select {
 		case ev, ok := <-w.fsw.Events:
@@ -118,6 +126,10 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	w.mu.Lock()
 	w.changed[rel] = true
 	w.mu.Unlock()
+	select {
+	case w.signal <- struct{}{}:
+	default: // one pending value covers every change until it is taken
+	}
 }
 
 // rel turns an event's path into a root-relative one; false for the root

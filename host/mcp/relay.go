@@ -1,0 +1,112 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/runtime"
+)
+
+// Relay carries what the engine reports during a call to the client that
+// made it: log lines as notifications/message (at or above the level the
+// client set with logging/setLevel, none before it set one), and progress
+// as notifications/progress when the request carried a progress token.
+// The engine reports to the options it was created with, before any
+// server exists, so the Relay is made first, its EngineOptions given to
+// runtime.New and the Relay itself to New (WithRelay). Calls run one at a
+// time, so the relay has one caller at a time.
+type Relay struct {
+	stderr io.Writer
+	mu     sync.Mutex
+	cur    *sink
+}
+
+// sink is the caller of the running call.
+type sink struct {
+	ctx context.Context
+	caller
+	// MCP progress must grow with every notification, while the engine
+	// counts each phase (write, then index) from zero: progress is the
+	// sum of the earlier phases' counts and the current one's.
+	phase string
+	base  int // the earlier phases' counts
+	done  int // the current phase's
+	sent  float64
+	any   bool // a notification was sent
+}
+
+// NewRelay returns a relay that also writes the engine's warnings and
+// errors to stderr, as the engine does by default.
+func NewRelay(stderr io.Writer) *Relay { return &Relay{stderr: stderr} }
+
+// EngineOptions are the options that give the engine's log lines and
+// progress reports to r.
+func (r *Relay) EngineOptions() []runtime.Option {
+	return []runtime.Option{runtime.WithLogger(r.log), runtime.WithProgress(r.progress)}
+}
+
+// begin makes who the caller until the returned end; a nil relay does
+// nothing.
+func (r *Relay) begin(ctx context.Context, who caller) (end func()) {
+	if r == nil || who.session == nil {
+		return func() {}
+	}
+	r.mu.Lock()
+	r.cur = &sink{ctx: ctx, caller: who}
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		r.cur = nil
+		r.mu.Unlock()
+	}
+}
+
+func (r *Relay) current() *sink {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cur
+}
+
+// mcpLevels maps the engine's levels (runtime.LevelDebug to LevelError)
+// to MCP's.
+var mcpLevels = [...]sdk.LoggingLevel{"debug", "info", "warning", "error"}
+
+func (r *Relay) log(level int, msg string) {
+	if level >= runtime.LevelWarn {
+		fmt.Fprintf(r.stderr, "arbor: %s: %s\n", mcpLevels[min(level, runtime.LevelError)], msg)
+	}
+	c := r.current()
+	if c == nil || level < 0 || level > runtime.LevelError {
+		return
+	}
+	// Log drops what is below the session's level; a client that has gone
+	// is no reason to fail the call.
+	_ = c.session.Log(c.ctx, &sdk.LoggingMessageParams{Level: mcpLevels[level], Logger: "arbor", Data: msg})
+}
+
+func (r *Relay) progress(p api.Progress) {
+	c := r.current()
+	if c == nil || c.token == nil {
+		return
+	}
+	if p.Phase != c.phase {
+		c.base += c.done
+		c.phase, c.done = p.Phase, 0
+	}
+	c.done = max(c.done, p.Done)
+	value := float64(c.base + c.done)
+	if c.any && value <= c.sent {
+		return
+	}
+	c.sent, c.any = value, true
+	msg := fmt.Sprintf("%s: %d", p.Phase, p.Done)
+	if p.Total > 0 {
+		msg += fmt.Sprintf(" of %d", p.Total)
+	}
+	_ = c.session.NotifyProgress(c.ctx, &sdk.ProgressNotificationParams{ProgressToken: c.token, Progress: value, Message: msg})
+}
