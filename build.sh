@@ -2,7 +2,8 @@
 # The one entry point (README.md):
 #   ./build.sh         build dist/arbor.wasm and bin/arbor, then run the demo
 #   ./build.sh test    build, then run every check and test (vet, gofmt, tsc,
-#                      Go, Node, conformance, Chromium)
+#                      Go, Node, conformance, Chromium, the MCP conformance
+#                      suite against arbor mcp --http)
 #   ./build.sh wasm    build dist/arbor.wasm only
 #   ./build.sh bench   build the wasm, then run bench/retrieval on the data sets in
 #                      bench/data (or $ARBOR_BENCH_DATA; bench/data/fetch.sh downloads
@@ -78,6 +79,67 @@ run_tests() {
   go test -count=1 ./...
   log "node tests"
   npm test --silent
+  mcp_conformance
+}
+
+# mcp_scenarios are the scenarios of @modelcontextprotocol/conformance that
+# apply to Arbor's server; docs/mcp.md says why each of the others cannot
+# (most call the SDKs' own fixture tools, prompts and resources, such as
+# test_simple_text or test://static-text).
+mcp_scenarios=(
+  server-initialize server-session-lifecycle ping logging-set-level
+  completion-complete tools-list resources-list prompts-list
+  server-sse-multiple-streams dns-rebinding-protection
+)
+
+# mcp_conformance runs the official MCP conformance suite against
+# `arbor mcp --http` on a free loopback port, with the Node 22 the suite
+# needs (the npm package node@22, a dev dependency) and no token (the
+# suite sends none; --no-token is allowed on loopback only).
+mcp_conformance() {
+  log "mcp conformance: @modelcontextprotocol/conformance against arbor mcp --http"
+  local node=node_modules/.bin/node suite=node_modules/@modelcontextprotocol/conformance/dist/index.js
+  if [ ! -x "$node" ] || [ ! -f "$suite" ]; then
+    echo "mcp conformance: $node or $suite is missing: run npm ci" >&2
+    exit 1
+  fi
+  local dir pid url="" s i
+  dir=$(mktemp -d)
+  mkdir -p "$dir/root"
+  cp -r examples/notes/. "$dir/root/"
+  ./bin/arbor --root "$dir/root" init >/dev/null
+  ./bin/arbor --root "$dir/root" mcp --http 127.0.0.1:0 --no-token 2>"$dir/server.log" &
+  pid=$!
+  for i in $(seq 600); do
+    url=$(grep -o 'http://[^ ]*' "$dir/server.log" || true)
+    [ -n "$url" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$url" ]; then
+    echo "mcp conformance: the server did not start:" >&2
+    cat "$dir/server.log" >&2
+    kill "$pid" 2>/dev/null || true
+    rm -rf "$dir"
+    exit 1
+  fi
+  local failed=""
+  for s in "${mcp_scenarios[@]}"; do
+    if ! "$node" "$suite" server --url "$url" --scenario "$s" -o "$dir/results" >"$dir/$s.out" 2>&1; then
+      cat "$dir/$s.out" >&2
+      failed="$failed $s"
+    fi
+  done
+  kill -TERM "$pid"
+  wait "$pid" || failed="$failed (the server's exit: $?)"
+  if [ -n "$failed" ]; then
+    echo "mcp conformance: failed:$failed; the server said:" >&2
+    cat "$dir/server.log" >&2
+    rm -rf "$dir"
+    exit 1
+  fi
+  rm -rf "$dir"
+  log "mcp conformance: ${#mcp_scenarios[@]} scenarios passed"
 }
 
 # bench_data finds the data sets of run_bench in bench/data (or
