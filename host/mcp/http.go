@@ -26,7 +26,7 @@ const DefaultMaxBodyBytes = 4 << 20
 // flight before it closes their connections.
 const shutdownGrace = 10 * time.Second
 
-// HTTPOptions configure Serve and Handler.
+// HTTPOptions configure Serve.
 type HTTPOptions struct {
 	// Token is the bearer token every request must carry (Authorization:
 	// Bearer TOKEN). Empty serves without one, which Serve allows on a
@@ -51,19 +51,14 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 }
 
-// Handler serves the server's registry over Streamable HTTP at Endpoint:
+// handler serves the server's registry over Streamable HTTP at Endpoint:
 // one session per client, each call answered as a server-sent event
 // stream (or JSON, as the client accepts) with its progress and log
 // notifications, a GET stream per session for the notifications that
 // answer no request (resources/updated), and streams resumable with
 // Last-Event-ID. Requests are checked in this order: Host (403), Origin
-// (403), path (404), token (401), body size (413). The queue must be
-// running (Serve runs it).
-func (s *Server) Handler(o HTTPOptions) http.Handler {
-	return s.handler(o, nil)
-}
-
-// handler is Handler whose GET streams end when stopping does.
+// (403), path (404), token (401), body size (413). GET streams end when
+// stopping does.
 func (s *Server) handler(o HTTPOptions, stopping context.Context) http.Handler {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
@@ -110,7 +105,7 @@ func (s *Server) handler(o HTTPOptions, stopping context.Context) http.Handler {
 				return
 			}
 		}
-		if stopping != nil && r.Method == http.MethodGet {
+		if r.Method == http.MethodGet {
 			// A GET stream lasts as long as its session: it would hold a
 			// graceful shutdown for its whole grace.
 			ctx, cancel := context.WithCancel(r.Context())
@@ -178,7 +173,7 @@ func IsLoopback(addr string) bool {
 	return isLoopbackHost(strings.Trim(host, "[]"))
 }
 
-// Serve serves the registry over Streamable HTTP on ln (Handler) until
+// Serve serves the registry over Streamable HTTP on ln until
 // ctx ends, then stops taking requests, lets those in flight finish for up
 // to 10 seconds, finishes the calls already queued and flushes the
 // engine's lifecycle signals and index. Serving without a token is

@@ -139,7 +139,7 @@ func (t ordered) Connect(ctx context.Context) (sdk.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &orderedConn{Connection: conn, gate: make(chan struct{}, 1), closing: make(chan struct{}), inflight: map[jsonrpc.ID]bool{}}
+	c := &orderedConn{Connection: conn, gate: make(chan struct{}, 1), closing: make(chan struct{}), inflight: map[jsonrpc.ID]bool{}, listens: map[jsonrpc.ID]bool{}}
 	c.idle = sync.NewCond(&c.mu)
 	c.gate <- struct{}{}
 	t.q.mu.Lock()
@@ -160,8 +160,8 @@ type orderedConn struct {
 	holding   bool       // a tools/call keeps the token
 	pending   jsonrpc.ID // that call
 	inflight  map[jsonrpc.ID]bool
-	idle      *sync.Cond // inflight emptied, or closed
-	ended     bool       // the input ended and that was reported
+	idle      *sync.Cond          // inflight emptied, or closed
+	listens   map[jsonrpc.ID]bool // subscriptions/listen calls not yet answered
 }
 
 const (
@@ -183,7 +183,6 @@ func (c *orderedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		for len(c.inflight) > 0 && !c.closed {
 			c.idle.Wait()
 		}
-		c.ended = true
 		c.mu.Unlock()
 		c.gate <- struct{}{}
 		return nil, err
@@ -191,7 +190,11 @@ func (c *orderedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	req, ok := msg.(*jsonrpc.Request)
 	// A subscriptions/listen call (protocol 2026-07-28) is answered only
 	// when its stream ends: it is no call to wait for at end of input.
-	if ok && req.IsCall() && req.Method != methodListen {
+	if ok && req.IsCall() && req.Method == methodListen {
+		c.mu.Lock()
+		c.listens[req.ID] = true
+		c.mu.Unlock()
+	} else if ok && req.IsCall() {
 		c.mu.Lock()
 		c.inflight[req.ID] = true
 		keep := req.Method == methodCallTool
@@ -221,19 +224,17 @@ func (c *orderedConn) open() {
 // keeping it is answered without reaching the queue (an unknown tool,
 // arguments the schema refuses).
 //
-// Once the end of input has been reported, the only writes left answer
-// the requests the SDK cancels as it ends the session (a listen stream's):
-// the client has gone, and a write that fails for it is no failure of the
-// session.
+// A listen stream is answered when it ends, which is when its client
+// cancels it, often as it closes the connection: an answer that cannot be
+// written then is no failure of the session.
 func (c *orderedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	err := c.Connection.Write(ctx, msg)
-	c.mu.Lock()
-	if err != nil && c.ended {
-		err = nil
-	}
-	c.mu.Unlock()
 	if res, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
+		if c.listens[res.ID] {
+			delete(c.listens, res.ID)
+			err = nil
+		}
 		if c.holding && res.ID == c.pending {
 			c.holding = false
 			c.gate <- struct{}{}
