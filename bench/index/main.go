@@ -17,13 +17,13 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/arbormem/arbor/bench/internal/gentree"
 	"github.com/arbormem/arbor/bench/internal/measure"
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/engine"
@@ -49,7 +49,7 @@ func run(n int, src, cli string, runs int, profile string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	entries, bytesTotal, err := generate(src, dir, n)
+	entries, bytesTotal, err := gentree.Repeat(src, dir, n)
 	if err != nil {
 		return err
 	}
@@ -228,49 +228,6 @@ func (ts timings) String() string {
 func addOp(i int) api.Operation {
 	return api.Operation{Type: "ADD", Path: "benchmark/curate", Title: fmt.Sprintf("Benchmark note %d", i),
 		Content: api.Content{Keywords: []string{"benchmark"}}, Reason: "bench/index measures curate and flush"}
-}
-
-// generate copies src into dir about n/len(src) times, as dom<k>_<domain>,
-// appending a line that makes each copy's text distinct.
-func generate(src, dir string, n int) (count int, total int64, err error) {
-	var files []string
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-			files = append(files, p)
-		}
-		return err
-	})
-	if err != nil || len(files) == 0 {
-		return 0, 0, fmt.Errorf("read %s: %v (%d files)", src, err, len(files))
-	}
-	slices.Sort(files)
-	for k := 0; count < n; k++ {
-		for _, p := range files {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return 0, 0, err
-			}
-			rel, _ := filepath.Rel(src, p)
-			rel = filepath.ToSlash(rel)
-			domain, rest, _ := strings.Cut(rel, "/")
-			if rest == "" {
-				domain, rest = "root", rel
-			}
-			out := filepath.Join(dir, fmt.Sprintf("c%03d_%s", k, domain), filepath.FromSlash(rest))
-			if path.Base(rel) != "context.md" {
-				b = append(b, fmt.Sprintf("\nCopy %d of %s; marker m%dx%d.\n", k, rel, k, count)...)
-			}
-			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-				return 0, 0, err
-			}
-			if err := os.WriteFile(out, b, 0o644); err != nil {
-				return 0, 0, err
-			}
-			count++
-			total += int64(len(b))
-		}
-	}
-	return count, total, os.MkdirAll(filepath.Join(dir, ".arbor"), 0o755)
 }
 
 // touch edits one generated entry on disk.
