@@ -368,3 +368,67 @@ func TestListenStreamSubscription(t *testing.T) {
 		t.Fatal("no notifications/resources/updated on the listen stream")
 	}
 }
+
+// What the engine reports during a call reaches the caller: its log lines
+// at the caller's level (warnings and errors also to stderr), its progress
+// as one value that only grows across the engine's phases.
+func TestRelay(t *testing.T) {
+	ctx := context.Background()
+	eng, err := runtime.New(ctx, t.TempDir(), runtime.WithCacheDir(""))
+	if errors.Is(err, runtime.ErrNoModule) {
+		t.Skip("host/runtime/arbor.wasm is the empty placeholder: run ./build.sh wasm")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(ctx)
+	var stderr strings.Builder
+	relay := NewRelay(&stderr)
+	srv := New(eng, WithRelay(relay))
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 8)
+	progress := make(chan string, 16)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) { lines <- fmt.Sprintf("%s %v", r.Params.Level, r.Params.Data) },
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			progress <- fmt.Sprintf("%v %g %s", r.Params.ProgressToken, r.Params.Progress, r.Params.Message)
+		},
+	}).Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if err := cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+
+	relay.log(runtime.LevelWarn, "outside any call") // stderr only
+	end := relay.begin(ctx, caller{session: ss, token: "p1"})
+	relay.log(runtime.LevelDebug, "below the level")
+	relay.log(runtime.LevelWarn, "index rebuilt")
+	for _, p := range []api.Progress{{Phase: "write", Done: 0, Total: 3}, {Phase: "write", Done: 2, Total: 3}, {Phase: "write", Done: 3, Total: 3},
+		{Phase: "index", Done: 0, Total: 2}, {Phase: "index", Done: 2, Total: 2}} {
+		relay.progress(p)
+	}
+	end()
+	relay.progress(api.Progress{Phase: "write", Done: 9}) // after the call: dropped
+
+	if got := <-lines; got != "warning index rebuilt" {
+		t.Errorf("log line %q", got)
+	}
+	var got []string
+	for range 4 {
+		got = append(got, <-progress)
+	}
+	want := []string{"p1 0 write: 0 of 3", "p1 2 write: 2 of 3", "p1 3 write: 3 of 3", "p1 5 index: 2 of 2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	if s := stderr.String(); s != "arbor: warn: outside any call\narbor: warn: index rebuilt\n" {
+		t.Errorf("stderr %q", s)
+	}
+}

@@ -15,7 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Endpoint is the path ServeHTTP's handler answers MCP on.
+// Endpoint is the path Serve answers MCP on.
 const Endpoint = "/mcp"
 
 // DefaultMaxBodyBytes bounds a request's body unless HTTPOptions say

@@ -77,8 +77,11 @@ func (r *Relay) current() *sink {
 var mcpLevels = [...]sdk.LoggingLevel{"debug", "info", "warning", "error"}
 
 func (r *Relay) log(level int, msg string) {
-	if level >= runtime.LevelWarn {
-		fmt.Fprintf(r.stderr, "arbor: %s: %s\n", mcpLevels[min(level, runtime.LevelError)], msg)
+	switch {
+	case level == runtime.LevelWarn:
+		fmt.Fprintf(r.stderr, "arbor: warn: %s\n", msg) // as the engine's default logger writes it
+	case level >= runtime.LevelError:
+		fmt.Fprintf(r.stderr, "arbor: error: %s\n", msg)
 	}
 	c := r.current()
 	if c == nil || level < 0 || level > runtime.LevelError {

@@ -6,7 +6,7 @@
 // Arbor's own.
 //
 // One Server is one registry of tools, resources and prompts, served over
-// stdio to one client (Run) or over Streamable HTTP to many (ServeHTTP).
+// stdio to one client (Run) or over Streamable HTTP to many (Serve).
 // Calls reach the engine one at a time, first come first served across all
 // clients; on stdio in the order they arrived on the wire. The package
 // never touches the memory root except through the engine.
@@ -35,7 +35,7 @@ type Server struct {
 	q             *queue
 	mu            sync.Mutex
 	dirty         bool // a call since the last flush
-	serving       bool // Run or ServeHTTP is serving
+	serving       bool // Run or Serve is serving
 }
 
 // Option configures New.
@@ -106,7 +106,7 @@ func New(eng *runtime.Engine, opts ...Option) *Server {
 	return s
 }
 
-// errServing refuses a second Run or ServeHTTP while one serves: the
+// errServing refuses a second Run or Serve while one serves: the
 // queue and the flush ticker belong to one serving.
 var errServing = errors.New("arbor mcp: the server is already serving")
 
