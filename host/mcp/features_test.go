@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -393,7 +396,9 @@ func TestRelay(t *testing.T) {
 	lines := make(chan string, 8)
 	progress := make(chan string, 16)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
-		LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) { lines <- fmt.Sprintf("%s %v", r.Params.Level, r.Params.Data) },
+		LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) {
+			lines <- fmt.Sprintf("%s %v", r.Params.Level, r.Params.Data)
+		},
 		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
 			progress <- fmt.Sprintf("%v %g %s", r.Params.ProgressToken, r.Params.Progress, r.Params.Message)
 		},
@@ -414,8 +419,9 @@ func TestRelay(t *testing.T) {
 		{Phase: "index", Done: 0, Total: 2}, {Phase: "index", Done: 2, Total: 2}} {
 		relay.progress(p)
 	}
-	end()
+	drain := end()
 	relay.progress(api.Progress{Phase: "write", Done: 9}) // after the call: dropped
+	drain()
 
 	if got := <-lines; got != "warning index rebuilt" {
 		t.Errorf("log line %q", got)
@@ -430,5 +436,71 @@ func TestRelay(t *testing.T) {
 	}
 	if s := stderr.String(); s != "arbor: warn: outside any call\narbor: warn: index rebuilt\n" {
 		t.Errorf("stderr %q", s)
+	}
+}
+
+// A client that stops reading does not stall the engine: the notifications
+// of its call wait in their own queue, and beyond it are dropped. (Sent by
+// the engine's goroutine, the first one would block on the unread pipe.)
+func TestRelayDoesNotWaitForAClient(t *testing.T) {
+	ctx := context.Background()
+	eng, err := runtime.New(ctx, t.TempDir(), runtime.WithCacheDir(""))
+	if errors.Is(err, runtime.ErrNoModule) {
+		t.Skip("host/runtime/arbor.wasm is the empty placeholder: run ./build.sh wasm")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(ctx)
+	relay := NewRelay(io.Discard)
+	srv := New(eng, WithRelay(relay))
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	// A client that initializes, then never reads again.
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	init, _ := jsonrpc.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	initialized, _ := jsonrpc.DecodeMessage([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	if err := conn.Write(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Write(ctx, initialized); err != nil {
+		t.Fatal(err)
+	}
+
+	end := relay.begin(ctx, caller{session: ss, token: "p"})
+	for i := range 4 * relayBuffer {
+		relay.progress(api.Progress{Phase: "write", Done: i + 1, Total: 4 * relayBuffer})
+	}
+	end() // its drain would wait for the client: never called
+}
+
+// A folder the watch reports stands for the entries in it, dot-folders
+// aside; a path that is no folder stays as it is.
+func TestEntriesBelow(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"a/b/x.md", "a/b/context.md", "a/.hidden/y.md", "a/c.txt", "other/z.md"} {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := entriesBelow(root, []string{"a", "gone/removed.md", "other/z.md"})
+	want := []string{"a/b/context.md", "a/b/x.md", "gone/removed.md", "other/z.md"}
+	if !slices.Equal(got, want) {
+		t.Errorf("entriesBelow: %v, want %v", got, want)
 	}
 }

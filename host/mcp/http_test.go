@@ -229,8 +229,8 @@ func TestServeWithoutTokenOnlyOnLoopback(t *testing.T) {
 }
 
 // Two clients of one server: each sees the other's writes at once, and a
-// client subscribed to an entry hears of a change made by the other, by a
-// person's editor, and by a delete.
+// client subscribed to an entry hears of a change made by the other or by
+// a person's editor, and of nothing once it has unsubscribed.
 func TestHTTPClientsShareOneMemory(t *testing.T) {
 	root := t.TempDir()
 	url := serveHTTP(t, root, HTTPOptions{Token: testToken}, runtime.WithWatch(0))
@@ -240,40 +240,53 @@ func TestHTTPClientsShareOneMemory(t *testing.T) {
 		updated <- r.Params.URI
 	}})
 	const entry = "engineering/billing/invoice_retry_policy.md"
-	uri := EntryURI(entry)
-	if err := b.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor := func(what string) {
-		t.Helper()
-		select {
-		case got := <-updated:
-			if got != uri {
-				t.Fatalf("%s: updated %s, want %s", what, got, uri)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("%s: no notifications/resources/updated for %s", what, uri)
+	const personal = "engineering/billing/notes_from_the_sync.md"
+	uri, personalURI := EntryURI(entry), EntryURI(personal)
+	for _, u := range []string{uri, personalURI} {
+		if err := b.Subscribe(context.Background(), &sdk.SubscribeParams{URI: u}); err != nil {
+			t.Fatal(err)
 		}
-		// A change may be announced twice (by the curate and by the
-		// watcher): take what is pending before the next step.
+	}
+	waitFor := func(what, want string) {
+		t.Helper()
 		for {
 			select {
-			case <-updated:
-				continue
-			default:
+			case got := <-updated:
+				if got == want {
+					return
+				}
+				// Another subscribed entry, announced again by the watch.
+			case <-time.After(30 * time.Second):
+				t.Fatalf("%s: no notifications/resources/updated for %s", what, want)
 			}
-			return
 		}
 	}
 
+	// A person writes a note in an editor: only the server's watch of the
+	// root can tell b, and a reads it at once.
+	file := filepath.Join(root, filepath.FromSlash(personal))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	note := "---\ntitle: Notes from the sync\n---\n\nFinance reviews failed invoices weekly.\n"
+	if err := os.WriteFile(file, []byte(note), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("a person's new note", personalURI)
+	var read api.ReadResult
+	decode(t, call(t, a, ToolRead, map[string]any{"path": personal}), &read)
+	if !strings.Contains(read.Markdown, "reviews failed invoices weekly") {
+		t.Fatalf("a does not see the person's note:\n%s", read.Markdown)
+	}
+
+	// a curates: b is told and reads the write at once.
 	res := call(t, a, ToolCurate, map[string]any{"operations": []map[string]any{{
 		"type": "UPSERT", "path": "engineering/billing", "title": "Invoice retry policy",
 		"summary": "four retries", "content": map[string]any{"narrative": "Failed invoices are retried four times."}, "reason": "test"}}})
 	if res.IsError {
 		t.Fatalf("curate: %+v", res.Content)
 	}
-	waitFor("curate by the other client")
-	var read api.ReadResult
+	waitFor("curate by the other client", uri)
 	decode(t, call(t, b, ToolRead, map[string]any{"path": entry}), &read)
 	if !strings.Contains(read.Markdown, "retried four times") {
 		t.Fatalf("b does not see a's write:\n%s", read.Markdown)
@@ -283,32 +296,53 @@ func TestHTTPClientsShareOneMemory(t *testing.T) {
 		t.Fatalf("resources/read: %v %+v", err, rr)
 	}
 
-	// A person edits the file: b hears of it, and a reads the new text.
-	file := filepath.Join(root, filepath.FromSlash(entry))
-	text, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
+	// After an unsubscribe nothing more comes for the entry. Notifications
+	// reach b on one stream in the order they were sent, so a change to
+	// another subscribed entry (the sentinel) marks a point in that order:
+	// what came before the first sentinel may have been sent before the
+	// unsubscribe; between the two sentinels, around the delete, nothing
+	// may come for the entry.
+	// Each sentinel is its own entry: one may be announced twice.
+	sentinel := func(n int) string { return EntryURI(fmt.Sprintf("engineering/billing/sentinel_%d.md", n)) }
+	for n := 1; n <= 2; n++ {
+		if err := b.Subscribe(context.Background(), &sdk.SubscribeParams{URI: sentinel(n)}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	edited := strings.Replace(string(text), "retried four times", "retried five times", 1)
-	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	waitFor("a person's edit")
-	decode(t, call(t, a, ToolRead, map[string]any{"path": entry}), &read)
-	if !strings.Contains(read.Markdown, "retried five times") {
-		t.Fatalf("a does not see the edit:\n%s", read.Markdown)
-	}
-
 	if err := b.Unsubscribe(context.Background(), &sdk.UnsubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
+	mark := func(n int) []string {
+		t.Helper()
+		res := call(t, a, ToolCurate, map[string]any{"operations": []map[string]any{{"type": "ADD", "path": "engineering/billing", "title": fmt.Sprintf("Sentinel %d", n),
+			"content": map[string]any{"narrative": "a mark"}, "reason": "test"}}})
+		if res.IsError {
+			t.Fatalf("sentinel: %+v", res.Content)
+		}
+		var before []string
+		for {
+			select {
+			case got := <-updated:
+				switch got {
+				case sentinel(n):
+					return before
+				case sentinel(1), sentinel(2):
+					continue
+				}
+				before = append(before, got)
+			case <-time.After(30 * time.Second):
+				t.Fatal("no notification for the sentinel")
+			}
+		}
+	}
+	mark(1)
 	res = call(t, a, ToolCurate, map[string]any{"operations": []map[string]any{{"type": "DELETE", "path": entry, "reason": "test"}}})
 	if res.IsError {
 		t.Fatalf("delete: %+v", res.Content)
 	}
-	// b's list no longer has the entry; no notification came after the
-	// unsubscribe (the list call is answered after any notification the
-	// delete sent, on the same session).
+	if got := mark(2); len(got) > 0 {
+		t.Errorf("notified of %v after unsubscribing", got)
+	}
 	list, err := b.ListResources(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -317,11 +351,6 @@ func TestHTTPClientsShareOneMemory(t *testing.T) {
 		if r.URI == uri {
 			t.Errorf("deleted entry still listed")
 		}
-	}
-	select {
-	case got := <-updated:
-		t.Errorf("notified of %s after unsubscribing", got)
-	default:
 	}
 }
 

@@ -20,6 +20,12 @@ import (
 // server exists, so the Relay is made first, its EngineOptions given to
 // runtime.New and the Relay itself to New (WithRelay). Calls run one at a
 // time, so the relay has one caller at a time.
+//
+// The notifications are sent by a goroutine of the call's own, not by the
+// engine's: a client that stops reading its stream would otherwise stall
+// the engine, and every other client with it. They queue up to
+// relayBuffer; beyond it, while the client does not read, the engine's
+// reports are dropped. The call is answered once they are all sent.
 type Relay struct {
 	stderr io.Writer
 	mu     sync.Mutex
@@ -38,6 +44,20 @@ type sink struct {
 	done  int // the current phase's
 	sent  float64
 	any   bool // a notification was sent
+	out   chan func()
+}
+
+// relayBuffer is how many notifications of one call may wait for its
+// client.
+const relayBuffer = 256
+
+// send queues a notification of c's call, or drops it when the client has
+// let relayBuffer of them wait.
+func (c *sink) send(f func()) {
+	select {
+	case c.out <- f:
+	default:
+	}
 }
 
 // NewRelay returns a relay that also writes the engine's warnings and
@@ -50,26 +70,41 @@ func (r *Relay) EngineOptions() []runtime.Option {
 	return []runtime.Option{runtime.WithLogger(r.log), runtime.WithProgress(r.progress)}
 }
 
-// begin makes who the caller until the returned end; a nil relay does
-// nothing.
-func (r *Relay) begin(ctx context.Context, who caller) (end func()) {
+// begin makes who the caller until end, which returns drain: drain
+// waits until the call's notifications are sent. end is called in the
+// engine's turn, drain after it. A nil relay does nothing.
+func (r *Relay) begin(ctx context.Context, who caller) (end func() (drain func())) {
 	if r == nil || who.session == nil {
-		return func() {}
+		return func() func() { return func() {} }
 	}
+	c := &sink{ctx: ctx, caller: who, out: make(chan func(), relayBuffer)}
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for f := range c.out {
+			f()
+		}
+	}()
 	r.mu.Lock()
-	r.cur = &sink{ctx: ctx, caller: who}
+	r.cur = c
 	r.mu.Unlock()
-	return func() {
+	return func() func() {
 		r.mu.Lock()
 		r.cur = nil
+		close(c.out)
 		r.mu.Unlock()
+		return func() { <-sent }
 	}
 }
 
-func (r *Relay) current() *sink {
+// withCall runs f with the running call's sink, if there is one, under
+// the relay's lock: end cannot close the sink's queue under f.
+func (r *Relay) withCall(f func(c *sink)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.cur
+	if r.cur != nil {
+		f(r.cur)
+	}
 }
 
 // mcpLevels maps the engine's levels (runtime.LevelDebug to LevelError)
@@ -83,33 +118,38 @@ func (r *Relay) log(level int, msg string) {
 	case level >= runtime.LevelError:
 		fmt.Fprintf(r.stderr, "arbor: error: %s\n", msg)
 	}
-	c := r.current()
-	if c == nil || level < 0 || level > runtime.LevelError {
+	if level < 0 || level > runtime.LevelError {
 		return
 	}
-	// Log drops what is below the session's level; a client that has gone
-	// is no reason to fail the call.
-	_ = c.session.Log(c.ctx, &sdk.LoggingMessageParams{Level: mcpLevels[level], Logger: "arbor", Data: msg})
+	r.withCall(func(c *sink) {
+		// Log drops what is below the session's level; a client that has
+		// gone is no reason to fail the call.
+		c.send(func() {
+			_ = c.session.Log(c.ctx, &sdk.LoggingMessageParams{Level: mcpLevels[level], Logger: "arbor", Data: msg})
+		})
+	})
 }
 
 func (r *Relay) progress(p api.Progress) {
-	c := r.current()
-	if c == nil || c.token == nil {
-		return
-	}
-	if p.Phase != c.phase {
-		c.base += c.done
-		c.phase, c.done = p.Phase, 0
-	}
-	c.done = max(c.done, p.Done)
-	value := float64(c.base + c.done)
-	if c.any && value <= c.sent {
-		return
-	}
-	c.sent, c.any = value, true
-	msg := fmt.Sprintf("%s: %d", p.Phase, p.Done)
-	if p.Total > 0 {
-		msg += fmt.Sprintf(" of %d", p.Total)
-	}
-	_ = c.session.NotifyProgress(c.ctx, &sdk.ProgressNotificationParams{ProgressToken: c.token, Progress: value, Message: msg})
+	r.withCall(func(c *sink) {
+		if c.token == nil {
+			return
+		}
+		if p.Phase != c.phase {
+			c.base += c.done
+			c.phase, c.done = p.Phase, 0
+		}
+		c.done = max(c.done, p.Done)
+		value := float64(c.base + c.done)
+		if c.any && value <= c.sent {
+			return
+		}
+		c.sent, c.any = value, true
+		msg := fmt.Sprintf("%s: %d", p.Phase, p.Done)
+		if p.Total > 0 {
+			msg += fmt.Sprintf(" of %d", p.Total)
+		}
+		params := &sdk.ProgressNotificationParams{ProgressToken: c.token, Progress: value, Message: msg}
+		c.send(func() { _ = c.session.NotifyProgress(c.ctx, params) })
+	})
 }

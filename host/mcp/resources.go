@@ -5,8 +5,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -181,12 +184,41 @@ func curated(res api.CurateResult) []string {
 	return paths
 }
 
+// entriesBelow replaces the folders among paths (relative to root) by
+// the markdown files they hold: files written into a folder just created
+// may land before the watch of it does, and only the folder is seen.
+func entriesBelow(root string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		dir := filepath.Join(root, filepath.FromSlash(p))
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		filepath.WalkDir(dir, func(f string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return nil // gone while walking: its removal is its own event
+			case strings.HasPrefix(d.Name(), ".") && f != dir:
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+			case !d.IsDir() && path.Ext(f) == ".md":
+				rel, _ := filepath.Rel(root, f)
+				out = append(out, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+	}
+	return out
+}
+
 // announce sends notifications/resources/updated for the entries at
 // paths to the sessions subscribed to them (the SDK knows which).
 func (s *Server) announce(ctx context.Context, paths []string) {
 	for _, p := range paths {
 		if path.Ext(p) != ".md" {
-			continue // a folder: its entries are announced one by one when seen
+			continue // a folder a curate deleted, or a file that is no entry
 		}
 		// An error means a subscriber's connection failed, which is
 		// theirs to notice; the write it announces has been made.
@@ -210,7 +242,7 @@ func (s *Server) watchRoot() (stop func()) {
 		defer close(done)
 		for range w.Changed() {
 			paths, _ := w.Take()
-			s.announce(context.Background(), paths)
+			s.announce(context.Background(), entriesBelow(s.eng.Root(), paths))
 		}
 	}()
 	return func() {

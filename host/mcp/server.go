@@ -9,7 +9,8 @@
 // stdio to one client (Run) or over Streamable HTTP to many (Serve).
 // Calls reach the engine one at a time, first come first served across all
 // clients; on stdio in the order they arrived on the wire. The package
-// never touches the memory root except through the engine.
+// writes to the memory root only through the engine; it watches the root
+// itself, to tell subscribed clients of changes made by others.
 package mcp
 
 import (
@@ -231,17 +232,20 @@ func callerOf(req sdk.Request) caller {
 func (s *Server) call(ctx context.Context, who caller, f func(ctx context.Context) error) error {
 	var err error
 	var waited, ran time.Duration
+	drain := func() {}
 	queued := time.Now()
 	qerr := s.q.do(ctx, true, func(ctx context.Context) {
-		defer s.relay.begin(ctx, who)()
+		end := s.relay.begin(ctx, who)
 		started := time.Now()
 		waited = started.Sub(queued)
 		err = f(ctx)
 		ran = time.Since(started)
+		drain = end()
 	})
 	if qerr != nil {
 		return qerr
 	}
+	drain() // out of the engine's turn: a slow client delays only itself
 	s.markDirty()
 	if who.session != nil && who.what != "" {
 		_ = who.session.Log(ctx, &sdk.LoggingMessageParams{Level: "debug", Logger: "arbor",
