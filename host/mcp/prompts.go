@@ -161,9 +161,10 @@ func (s *Server) tidy(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetP
 	}
 	text := fmt.Sprintf(`Tidy the folder %s of Arbor's memory. Its content:
 %s
-Read its entries with arbor-read, then make one arbor-curate call that:
+Read its entries with arbor-read, then make the changes, in one arbor-curate call where you can, that:
 - MERGEs entries that say the same thing (mergeTarget: the better one; links to the merged entry are rewritten),
 - UPDATEs entries that are stale, contradict a newer entry, or lack a summary, tags, keywords or relations to the entries they depend on,
+- MOVEs entries that belong in another folder (arbor-move does one at a time; links to them are rewritten),
 - DELETEs only what is wrong and superseded, never what is merely old.
 Give each operation a reason that says what was wrong. Change nothing that is fine, and report what you changed and why.`, folder, listing)
 	return &sdk.GetPromptResult{Description: "tidy " + folder, Messages: []*sdk.PromptMessage{userText(text)}}, nil

@@ -24,13 +24,14 @@ var mcpCommand = &command{
 	name:    "mcp",
 	summary: "serve the memory to AI agents over MCP (stdio, or Streamable HTTP with --http)",
 	help: "Runs a Model Context Protocol server for agent clients (Claude Desktop, Claude\n" +
-		"Code, Cursor, …) with the tools arbor-query, arbor-search, arbor-read, arbor-tree\n" +
-		"and arbor-curate, the entries as arbor:// resources (subscribe to hear of\n" +
-		"changes), and the prompts arbor-recall, arbor-record and arbor-tidy. No LLM key is\n" +
-		"needed: the agent is the curator. Calls are served one at a time in the order\n" +
-		"they arrive; each sees the files as they are on disk (the root is watched).\n" +
-		"Diagnostics go to stderr. The server stops when stdin closes (stdio) or on\n" +
-		"SIGINT/SIGTERM, after writing the lifecycle signals and the index.\n\n" +
+		"Code, Cursor, …) with the tools arbor-query, arbor-search, arbor-read,\n" +
+		"arbor-recent, arbor-tree, arbor-curate and arbor-move, the entries as arbor://\n" +
+		"resources (subscribe to hear of changes), and the prompts arbor-recall,\n" +
+		"arbor-record and arbor-tidy. No LLM key is needed: the agent is the curator.\n" +
+		"Calls are served one at a time in the order they arrive; each sees the files as\n" +
+		"they are on disk (the root is watched). Diagnostics go to stderr. The server\n" +
+		"stops when stdin closes (stdio) or on SIGINT/SIGTERM, after writing the\n" +
+		"lifecycle signals and the index.\n\n" +
 		"With --http ADDR it serves any number of clients at http://ADDR/mcp instead, all\n" +
 		"on one engine, each seeing the others' writes. ADDR is host:port; a bare port or\n" +
 		":port means 127.0.0.1, and port 0 picks a free one (the URL is printed). Every\n" +
