@@ -54,6 +54,30 @@ type Options struct {
 	Auth transport.AuthMethod
 	// Now is the time commits carry; nil: time.Now.
 	Now func() time.Time
+	// Progress, when set, hears of each step as it starts: a sync that
+	// talks to a slow remote may take a while, and a caller (the MCP
+	// tool, a benchmark timing the phases) wants to say where it is.
+	Progress func(Step)
+}
+
+// The phases of a sync, in the order a round runs them: commit once, then
+// fetch, merge (only when the remote has the branch) and push, again for
+// each round a refused push starts.
+const (
+	PhaseCommit = "commit"
+	PhaseFetch  = "fetch"
+	PhaseMerge  = "merge"
+	PhasePush   = "push"
+)
+
+// Step is one step of a sync as it starts.
+type Step struct {
+	Phase string `json:"phase"`
+	// Round counts the rounds of fetch, merge and push from 1 (0 for the
+	// commit).
+	Round int `json:"round"`
+	// Message says what the step does, for a person.
+	Message string `json:"message"`
 }
 
 // Report says what a sync did.
@@ -69,12 +93,16 @@ type Report struct {
 	// "initial" (the remote branch did not exist yet).
 	Merge  string `json:"merge"`
 	Merged string `json:"merged,omitempty"`
+	// Behind counts the commits the sync brought in from the remote, and
+	// Ahead those its push sent there (the root's own and the merge's).
+	Ahead  int `json:"ahead"`
+	Behind int `json:"behind"`
 	// Changed are the files of the root the sync wrote or removed, sorted:
 	// what the engine reads again.
 	Changed []string `json:"changed"`
 	// Files are the merge's results for the files both sides changed (and
-	// its moves, regenerations and copies); Conflicts those left in
-	// conflict.
+	// its moves, regenerations and copies), without their content, which
+	// is in the root now; Conflicts those left in conflict.
 	Files     []api.MergedFile `json:"files,omitempty"`
 	Conflicts []string         `json:"conflicts"`
 	Pushed    bool             `json:"pushed"`

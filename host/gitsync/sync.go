@@ -56,7 +56,7 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (Report, error)
 			return Report{}, err
 		}
 	}
-	rep := Report{Branch: g.branch, Remote: url, Changed: []string{}, Conflicts: []string{}}
+	rep := Report{Branch: g.branch, Remote: redact(url), Changed: []string{}, Conflicts: []string{}}
 	lock, err := rootlock.Acquire(ctx, root)
 	if err != nil {
 		return rep, fmt.Errorf("gitsync: %w", err)
@@ -66,18 +66,31 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (Report, error)
 	if err != nil {
 		return rep, fmt.Errorf("gitsync: %w", err)
 	}
+	step := func(phase string, round int, format string, args ...any) {
+		if o.Progress != nil {
+			o.Progress(Step{Phase: phase, Round: round, Message: fmt.Sprintf(format, args...)})
+		}
+	}
 	last := readState(root)
+	step(PhaseCommit, 0, "committing the root's changes")
 	if rep.Committed, rep.Operations, err = g.commitLocal(last); err != nil {
 		return rep, err
 	}
 	changed := map[string]bool{}
 	for round := 1; ; round++ {
+		step(PhaseFetch, round, "fetching %s/%s from %s", RemoteName, g.branch, rep.Remote)
 		found, err := g.fetch(ctx, auth)
 		if err != nil {
 			return rep, err
 		}
 		rep.Merge = "initial"
 		if found {
+			step(PhaseMerge, round, "merging %s/%s", RemoteName, g.branch)
+			n, err := g.notIn(g.remoteHead, g.head)
+			if err != nil {
+				return rep, err
+			}
+			rep.Behind += n
 			if err := g.integrate(ctx, fsys, m, &rep, changed); err != nil {
 				return rep, err
 			}
@@ -88,6 +101,10 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (Report, error)
 			}
 			return rep, err
 		}
+		if rep.Ahead, err = g.notIn(g.head, g.remoteHead); err != nil {
+			return rep, err
+		}
+		step(PhasePush, round, "pushing %s to %s", g.branch, rep.Remote)
 		err = g.push(ctx, auth)
 		if errors.Is(err, errRejected) && round < maxRounds {
 			continue
@@ -244,6 +261,7 @@ func (g *repo) integrate(ctx context.Context, fsys *arborhost.RootFS, m Merger, 
 			}
 		}
 		if f.Status != api.MergeOurs {
+			f.Content = nil
 			rep.Files = append(rep.Files, f)
 		}
 		if f.Status == api.MergeConflict {
@@ -413,6 +431,20 @@ func GetStatus(ctx context.Context, root string, o Options, fetch bool) (Status,
 	}
 	st.Behind, err = countNotIn(g.r, remote, local)
 	return st, err
+}
+
+// notIn counts the commits reachable from the commit a returns and not
+// from b's.
+func (g *repo) notIn(a, b func() (*object.Commit, error)) (int, error) {
+	ca, err := a()
+	if err != nil {
+		return 0, err
+	}
+	cb, err := b()
+	if err != nil {
+		return 0, err
+	}
+	return countNotIn(g.r, ca, cb)
 }
 
 // countNotIn counts the commits reachable from a and not from b.

@@ -2,6 +2,7 @@ package gitsync_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -98,13 +99,27 @@ func opened(t *testing.T, root string) (*runtime.Engine, api.OpenResult) {
 
 func sync(t *testing.T, root, remote string, clock *time.Time) gitsync.Report {
 	t.Helper()
+	rep, _ := syncSteps(t, root, remote, clock)
+	return rep
+}
+
+// syncSteps is sync with the steps the sync reported, as "phase round".
+func syncSteps(t *testing.T, root, remote string, clock *time.Time) (gitsync.Report, []string) {
+	t.Helper()
 	*clock = clock.Add(time.Minute)
 	now := *clock
-	rep, err := gitsync.Sync(context.Background(), root, engine(t, root), gitsync.Options{Remote: remote, Now: func() time.Time { return now }})
+	var steps []string
+	rep, err := gitsync.Sync(context.Background(), root, engine(t, root), gitsync.Options{Remote: remote, Now: func() time.Time { return now },
+		Progress: func(s gitsync.Step) {
+			if s.Message == "" {
+				t.Errorf("step %+v without a message", s)
+			}
+			steps = append(steps, fmt.Sprint(s.Phase, " ", s.Round))
+		}})
 	if err != nil {
 		t.Fatalf("sync %s: %v", filepath.Base(root), err)
 	}
-	return rep
+	return rep, steps
 }
 
 // Two roots and a bare repository, with work on both sides between syncs:
@@ -133,16 +148,19 @@ func TestTwoRootsConverge(t *testing.T) {
 	eng, _ := opened(t, a)
 	eng.Close(ctx)
 
-	first := sync(t, a, remote, &clock)
-	if first.Merge != "initial" || !first.Pushed || first.Committed == "" {
+	first, steps := syncSteps(t, a, remote, &clock)
+	if first.Merge != "initial" || !first.Pushed || first.Committed == "" || first.Ahead != 1 || first.Behind != 0 {
 		t.Fatalf("first sync: %+v", first)
+	}
+	if want := []string{"commit 0", "fetch 1", "push 1"}; !slices.Equal(steps, want) {
+		t.Errorf("the first sync's steps: %v, want %v", steps, want)
 	}
 	// Bob starts from the remote: his root is made a repository and
 	// fast-forwarded to it.
 	if err := os.MkdirAll(b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if rep := sync(t, b, remote, &clock); rep.Merge != "fast-forward" || len(rep.Changed) != 6 {
+	if rep := sync(t, b, remote, &clock); rep.Merge != "fast-forward" || len(rep.Changed) != 6 || rep.Behind != 1 || rep.Ahead != 0 {
 		t.Fatalf("bob's first sync: %+v", rep)
 	}
 
@@ -178,13 +196,20 @@ func TestTwoRootsConverge(t *testing.T) {
 	if ra.Merge != "none" || !strings.Contains(commitMessage(t, a, ra.Committed), "UPDATE ops/pager/rotation.md: where handovers go") {
 		t.Fatalf("alice's sync: %+v\n%s", ra, commitMessage(t, a, ra.Committed))
 	}
-	rb := sync(t, b, remote, &clock)
-	if rb.Merge != "merge" {
+	rb, steps := syncSteps(t, b, remote, &clock)
+	// Bob brings in Alice's commit and sends his own and the merge.
+	if rb.Merge != "merge" || rb.Behind != 1 || rb.Ahead != 2 {
 		t.Fatalf("bob's sync: %+v", rb)
+	}
+	if want := []string{"commit 0", "fetch 1", "merge 1", "push 1"}; !slices.Equal(steps, want) {
+		t.Errorf("bob's steps: %v, want %v", steps, want)
 	}
 	statuses := map[string]string{}
 	for _, f := range rb.Files {
 		statuses[f.Path] = f.Status
+		if f.Content != nil {
+			t.Errorf("the report carries the content of %s", f.Path)
+		}
 	}
 	want := map[string]string{
 		"ops/pager/rotation.md":       api.MergeMerged,
@@ -204,7 +229,7 @@ func TestTwoRootsConverge(t *testing.T) {
 	eng, _ = opened(t, a) // the index is in step before the sync
 	eng.Close(ctx)
 	ra = sync(t, a, remote, &clock)
-	if ra.Merge != "fast-forward" {
+	if ra.Merge != "fast-forward" || ra.Behind != 2 || ra.Ahead != 0 {
 		t.Fatalf("alice's second sync: %+v", ra)
 	}
 	_, open := opened(t, a)

@@ -106,7 +106,7 @@ func printSync(w io.Writer, p palette, r syncReport) {
 			fmt.Fprintf(w, "              %s\n", p.dim(f.Message))
 		}
 	}
-	fmt.Fprintf(w, "pushed %s to %s (%s)\n", r.Branch, r.Remote, short(r.Head))
+	fmt.Fprintf(w, "pushed %s to %s (%s): %d commits sent, %d brought in\n", r.Branch, r.Remote, short(r.Head), r.Ahead, r.Behind)
 	fmt.Fprintf(w, "index: %d files re-read, %d reused, %d removed\n", r.Index.Indexed, r.Index.Reused, r.Index.Removed)
 	if n := len(r.Conflicts); n > 0 {
 		fmt.Fprintln(w, p.yellow(fmt.Sprintf("%d files hold both versions in a \"## Merge Conflict\" section: resolve each with an UPDATE of the entry (arbor doctor lists them)", n)))

@@ -36,13 +36,13 @@ func TestSyncCommand(t *testing.T) {
 	if !strings.Contains(st, "1 operations audited since") || !strings.Contains(st, "engineering/billing/refund_limits.md") {
 		t.Errorf("status before the sync:\n%s", st)
 	}
-	if out := must(t, "", "--root", a, "sync"); !strings.Contains(out, "committed the root's changes (1 audited operations)") {
+	if out := must(t, "", "--root", a, "sync"); !strings.Contains(out, "committed the root's changes (1 audited operations)") || !strings.Contains(out, "1 commits sent, 0 brought in") {
 		t.Errorf("sync of the addition:\n%s", out)
 	}
 	// The entry and the two context.md files the ADD wrote reach the
 	// other root, and its engine re-reads those three alone.
 	out = must(t, "", "--root", b, "sync")
-	if !strings.Contains(out, "fast-forwarded to origin/main: 3 files changed") || !strings.Contains(out, "index: 3 files re-read, 2 reused") {
+	if !strings.Contains(out, "fast-forwarded to origin/main: 3 files changed") || !strings.Contains(out, "0 commits sent, 1 brought in") || !strings.Contains(out, "index: 3 files re-read, 2 reused") {
 		t.Errorf("the other root's sync:\n%s", out)
 	}
 	if q := must(t, "", "--root", b, "search", "refunds"); !strings.Contains(q, "refund_limits.md") {
