@@ -33,8 +33,10 @@ const maxRounds = 3
 // Sync commits the root's changes, fetches the branch from the remote,
 // merges it and pushes. It holds the root's lock while it writes, so that
 // no engine writes the tree meanwhile. A sync that fails leaves the root
-// as it was, or with its own changes committed.
-func Sync(ctx context.Context, root string, m Merger, o Options) (Report, error) {
+// as it was, or with its own changes committed; its report still lists
+// the files it changed before it failed (Changed), for an engine to read
+// again.
+func Sync(ctx context.Context, root string, m Merger, o Options) (rep Report, err error) {
 	// A remote given is tried before anything is made or remembered, so
 	// that a wrong URL leaves the root as it was.
 	if o.Remote != "" {
@@ -56,7 +58,14 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (Report, error)
 			return Report{}, err
 		}
 	}
-	rep := Report{Branch: g.branch, Remote: redact(url), Changed: []string{}, Conflicts: []string{}}
+	rep = Report{Branch: g.branch, Remote: redact(url), Changed: []string{}, Conflicts: []string{}}
+	changed := map[string]bool{}
+	defer func() {
+		for p := range changed {
+			rep.Changed = append(rep.Changed, p)
+		}
+		sort.Strings(rep.Changed)
+	}()
 	lock, err := rootlock.Acquire(ctx, root)
 	if err != nil {
 		return rep, fmt.Errorf("gitsync: %w", err)
@@ -76,7 +85,6 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (Report, error)
 	if rep.Committed, rep.Operations, err = g.commitLocal(last); err != nil {
 		return rep, err
 	}
-	changed := map[string]bool{}
 	for round := 1; ; round++ {
 		step(PhaseFetch, round, "fetching %s/%s from %s", RemoteName, g.branch, rep.Remote)
 		found, err := g.fetch(ctx, auth)
@@ -115,10 +123,6 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (Report, error)
 		break
 	}
 	rep.Pushed = true
-	for p := range changed {
-		rep.Changed = append(rep.Changed, p)
-	}
-	sort.Strings(rep.Changed)
 	head, _ := g.head()
 	rep.Head = head.Hash.String()
 	_, auditBytes := auditSince(root, syncState{})

@@ -366,3 +366,46 @@ func commitMessage(t *testing.T, root, hash string) string {
 	}
 	return ""
 }
+
+// A sync that fails after it wrote files (here its push: the remote is
+// gone by then) still lists them, for the engine to read again; the next
+// sync, with the remote back, pushes what the first committed.
+func TestFailedSyncListsWhatItChanged(t *testing.T) {
+	dir := t.TempDir()
+	remote := filepath.Join(dir, "team.git")
+	if _, err := git.PlainInit(remote, true); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
+	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
+	sync(t, a, remote, &clock)
+	if err := os.MkdirAll(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, b, remote, &clock)
+	write(t, a, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the secondary."))
+	sync(t, a, remote, &clock)
+	write(t, b, "ops/pager/handover.md", entry("Handover", "Write a note.", "The outgoing engineer writes a note."))
+
+	away := remote + ".away"
+	rep, err := gitsync.Sync(context.Background(), b, engine(t, b), gitsync.Options{Progress: func(s gitsync.Step) {
+		if s.Phase == gitsync.PhasePush {
+			if err := os.Rename(remote, away); err != nil {
+				t.Error(err)
+			}
+		}
+	}})
+	if err == nil {
+		t.Fatalf("a push to a remote that is gone succeeded: %+v", rep)
+	}
+	if !slices.Equal(rep.Changed, []string{"ops/pager/escalation.md"}) || read(t, b, "ops/pager/escalation.md") == "" {
+		t.Fatalf("the failed sync's report: %+v (%v)", rep, err)
+	}
+	if err := os.Rename(away, remote); err != nil {
+		t.Fatal(err)
+	}
+	if rep := sync(t, b, remote, &clock); rep.Merge != "none" || rep.Ahead != 2 || rep.Committed != "" {
+		t.Errorf("the sync after: %+v", rep)
+	}
+}
