@@ -131,24 +131,40 @@ func (r *Relay) log(level int, msg string) {
 }
 
 func (r *Relay) progress(p api.Progress) {
+	msg := fmt.Sprintf("%s: %d", p.Phase, p.Done)
+	if p.Total > 0 {
+		msg += fmt.Sprintf(" of %d", p.Total)
+	}
+	r.advance(p.Phase, p.Done, msg)
+}
+
+// step reports a step of work the server does in a call around the
+// engine's (a sync's fetch, its push) as one unit of progress of its own
+// phase, so that the value keeps growing across the steps and the
+// engine's phases between them. A nil relay does nothing.
+func (r *Relay) step(phase, msg string) {
+	if r != nil {
+		r.advance(phase, 1, msg)
+	}
+}
+
+// advance sends the progress of the running call, done in phase, when its
+// caller asked for progress and the value grew.
+func (r *Relay) advance(phase string, done int, msg string) {
 	r.withCall(func(c *sink) {
 		if c.token == nil {
 			return
 		}
-		if p.Phase != c.phase {
+		if phase != c.phase {
 			c.base += c.done
-			c.phase, c.done = p.Phase, 0
+			c.phase, c.done = phase, 0
 		}
-		c.done = max(c.done, p.Done)
+		c.done = max(c.done, done)
 		value := float64(c.base + c.done)
 		if c.any && value <= c.sent {
 			return
 		}
 		c.sent, c.any = value, true
-		msg := fmt.Sprintf("%s: %d", p.Phase, p.Done)
-		if p.Total > 0 {
-			msg += fmt.Sprintf(" of %d", p.Total)
-		}
 		params := &sdk.ProgressNotificationParams{ProgressToken: c.token, Progress: value, Message: msg}
 		c.send(func() { _ = c.session.NotifyProgress(c.ctx, params) })
 	})

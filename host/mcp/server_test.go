@@ -100,7 +100,7 @@ func TestToolSchemas(t *testing.T) {
 	for _, tool := range list.Tools {
 		tools[tool.Name] = tool
 	}
-	for _, name := range []string{ToolQuery, ToolSearch, ToolCurate, ToolRead, ToolTree, ToolMove, ToolRecent} {
+	for _, name := range []string{ToolQuery, ToolSearch, ToolCurate, ToolRead, ToolTree, ToolMove, ToolRecent, ToolSync} {
 		tool := tools[name]
 		if tool == nil {
 			t.Fatalf("tool %s not listed", name)

@@ -18,6 +18,7 @@ const (
 	ToolTree   = "arbor-tree"
 	ToolMove   = "arbor-move"
 	ToolRecent = "arbor-recent"
+	ToolSync   = "arbor-sync"
 )
 
 // queryInput is the input of arbor-query.
@@ -95,7 +96,7 @@ Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of
 
 const moveDescription = `Move an entry or a whole folder to another place in the memory, as it is: {"path":"engineering/billing/invoice_retry_policy.md","to":"finance/billing","reason":"..."} moves the entry into finance/billing keeping its file name; a "to" ending in .md gives its new path. A folder moves into "to" when that folder exists, else it is renamed to "to". Every relation and wikilink that named what moved by its path is rewritten in the same step; context.md files, the index and the entries' lifecycle follow. Fails, changing nothing, when the destination exists, the source is missing or a folder would move into itself. The result says where it went ("to").`
 
-// addTools registers the seven tools on s.srv, five on a read-only engine.
+// addTools registers the eight tools on s.srv, five on a read-only engine.
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
@@ -143,10 +144,11 @@ func addTools(s *Server) {
 		func(ctx context.Context, in moveInput) (api.CurateResult, error) {
 			return s.eng.Curate(ctx, api.CurateParams{Operations: []api.Operation{{Type: api.OpMove, Path: in.Path, To: in.To, Reason: in.Reason}}})
 		})
+	addSyncTool(s)
 }
 
 // addTool registers a tool that makes one engine call in its turn; the
-// entries a curate wrote are announced to their subscribers. An
+// entries a curate or a sync wrote are announced to their subscribers. An
 // engine error becomes the tool error the agent reads ("arbor-read x.md:
 // not_found: …"): the SDK sends it as a result with isError, so a bad
 // request never ends the session. A curate with a failed operation is a
@@ -161,11 +163,14 @@ func addTool[In, Out any](s *Server, tool *sdk.Tool, call func(context.Context, 
 		if err != nil {
 			return nil, out, fmt.Errorf("%s: %w", tool.Name, err)
 		}
-		if res, ok := any(out).(api.CurateResult); ok {
+		switch res := any(out).(type) {
+		case api.CurateResult:
 			s.announce(ctx, curated(res))
 			if res.Summary.Failed > 0 {
 				return &sdk.CallToolResult{IsError: true}, out, nil
 			}
+		case SyncResult:
+			s.announce(ctx, res.Changed)
 		}
 		return nil, out, nil
 	})
