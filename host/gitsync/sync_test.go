@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -407,5 +408,53 @@ func TestFailedSyncListsWhatItChanged(t *testing.T) {
 	}
 	if rep := sync(t, b, remote, &clock); rep.Merge != "none" || rep.Ahead != 2 || rep.Committed != "" {
 		t.Errorf("the sync after: %+v", rep)
+	}
+}
+
+// Many changes at once (past the count staged one by one) are committed
+// alike: additions, edits and deletions, and nothing of .arbor/.
+func TestManyChangesCommitted(t *testing.T) {
+	dir := t.TempDir()
+	remote := filepath.Join(dir, "team.git")
+	if _, err := git.PlainInit(remote, true); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(dir, "alice")
+	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i := range 100 {
+		write(t, a, fmt.Sprintf("ops/batch/entry_%03d.md", i), entry(fmt.Sprintf("Entry %d", i), "One of many.", fmt.Sprintf("Entry number %d.", i)))
+	}
+	write(t, a, ".arbor/state.json", "{}\n")
+	sync(t, a, remote, &clock)
+	for i := range 100 {
+		p := filepath.Join(a, fmt.Sprintf("ops/batch/entry_%03d.md", i))
+		switch {
+		case i < 40:
+			os.Remove(p)
+		case i < 80:
+			write(t, a, fmt.Sprintf("ops/batch/entry_%03d.md", i), entry(fmt.Sprintf("Entry %d", i), "One of many.", fmt.Sprintf("Entry number %d, edited.", i)))
+		}
+	}
+	write(t, a, "ops/other/new.md", entry("New", "A new one.", "Added with the rest."))
+	if rep := sync(t, a, remote, &clock); rep.Committed == "" || rep.Ahead != 1 {
+		t.Fatalf("the sync of 81 changes: %+v", rep)
+	}
+	r, err := git.PlainOpen(remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := r.Reference(plumbing.NewBranchReferenceName(gitsync.DefaultBranch), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := r.CommitObject(head.Hash())
+	tr, _ := c.Tree()
+	pushed := map[string]string{}
+	tr.Files().ForEach(func(f *object.File) error {
+		pushed[f.Name], _ = f.Contents()
+		return nil
+	})
+	if local := files(t, a); !maps.Equal(pushed, local) {
+		t.Errorf("the remote has %d files, the root %d", len(pushed), len(local))
 	}
 }
