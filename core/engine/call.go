@@ -186,6 +186,13 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 		}
 		return s.eng.Recent(p)
 	},
+	"context": func(s *Session, raw json.RawMessage) (any, error) {
+		var p api.ContextParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Context(p)
+	},
 	"status": func(s *Session, _ json.RawMessage) (any, error) {
 		return s.eng.Status()
 	},

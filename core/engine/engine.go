@@ -462,26 +462,14 @@ func (e *Engine) Ingest(p api.IngestParams) (res api.IngestResult, err error) {
 
 // Read returns one entry or context file with its relations.
 func (e *Engine) Read(p api.ReadParams) (api.ReadResult, error) {
-	clean, err := api.CleanPath(p.Path)
+	clean, err := e.locate(p.Path)
 	if err != nil {
 		return api.ReadResult{}, err
-	}
-	if _, known := e.catalog.Stamp(clean); !known && tree.IsEntryPath(clean) {
-		// Another spelling of an entry: as curate finds it (docs/format.md, "Paths").
-		if clean, err = e.curator.Locate(clean); err != nil {
-			return api.ReadResult{}, api.Errorf(api.CodeNotFound, "%v", err)
-		}
 	}
 	ctx, isContext := e.catalog.Context(clean)
 	en, isEntry := e.catalog.Get(clean)
 	if !isContext && !isEntry {
-		if berr, broken := e.catalog.Broken(clean); broken {
-			return api.ReadResult{}, api.Errorf(api.CodeMalformed, "%s cannot be parsed (the file is left as it is): %v", clean, berr)
-		}
-		if e.catalog.HasFolder(clean) {
-			return api.ReadResult{}, api.Errorf(api.CodeNotFound, "%s is a folder, not an entry: list it with \"tree\"", clean)
-		}
-		return api.ReadResult{}, api.Errorf(api.CodeNotFound, "no entry %s", clean)
+		return api.ReadResult{}, e.missing(clean)
 	}
 	data, err := e.fs.ReadFile(clean)
 	if err != nil {
@@ -507,6 +495,35 @@ func (e *Engine) Read(p api.ReadParams) (api.ReadResult, error) {
 	res.Backlinks = append(res.Backlinks, e.catalog.Backlinks(clean)...)
 	e.signals.Access(clean)
 	return res, nil
+}
+
+// locate cleans a path from outside and, when it names no file the
+// catalog knows, finds the entry it spells differently, as curate does
+// (docs/format.md, "Paths").
+func (e *Engine) locate(p string) (string, error) {
+	clean, err := api.CleanPath(p)
+	if err != nil {
+		return "", err
+	}
+	if _, known := e.catalog.Stamp(clean); !known && tree.IsEntryPath(clean) {
+		if clean, err = e.curator.Locate(clean); err != nil {
+			return "", api.Errorf(api.CodeNotFound, "%v", err)
+		}
+	}
+	return clean, nil
+}
+
+// missing is the error for a located path that holds no entry (or
+// context file) the engine can read: a file it cannot parse, a folder, or
+// nothing.
+func (e *Engine) missing(clean string) error {
+	if berr, broken := e.catalog.Broken(clean); broken {
+		return api.Errorf(api.CodeMalformed, "%s cannot be parsed (the file is left as it is): %v", clean, berr)
+	}
+	if e.catalog.HasFolder(clean) {
+		return api.Errorf(api.CodeNotFound, "%s is a folder, not an entry: list it with \"tree\"", clean)
+	}
+	return api.Errorf(api.CodeNotFound, "no entry %s", clean)
 }
 
 // Tree returns the hierarchy below a folder, depth-limited when Depth > 0.

@@ -18,7 +18,7 @@ import (
 // distinct by a line, as bench/index does on disk. Its files are dated a
 // day before benchNow, as files on disk are, so that their sizes and times
 // can stand for their bytes (catalog.Catalog.Note).
-func benchTree(b *testing.B, copies int) *host.MemFS {
+func benchTree(b testing.TB, copies int) *host.MemFS {
 	b.Helper()
 	src := filepath.Join("..", "..", "examples", "notes")
 	mfs := host.NewMemFS()

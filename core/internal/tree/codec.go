@@ -208,21 +208,33 @@ func Render(e *Entry) []byte {
 	if e == nil {
 		return nil
 	}
+	title, body := renderBody(e)
+	var b strings.Builder
+	writeFrontMatter(&b, e, title)
+	b.WriteString(body)
+	return []byte(b.String())
+}
+
+// Body returns the markdown below the front matter as Render writes it,
+// without the newlines around it.
+func Body(e *Entry) string {
+	_, body := renderBody(e)
+	return strings.Trim(body, "\n")
+}
+
+// renderBody returns the title Render writes and the body below the front
+// matter.
+func renderBody(e *Entry) (title, body string) {
 	secs := renderSections(e)
 	pre := safeContent(e.Preamble, demote2)
-	title := strings.TrimSpace(strings.ToValidUTF8(e.Title, "\uFFFD"))
+	title = strings.TrimSpace(strings.ToValidUTF8(e.Title, "\uFFFD"))
 	if title == "" {
 		title = firstH1(joinBody(pre, secs))
 	}
 	if title == "" {
 		title = titleFromPath(e.Path)
 	}
-	pre = stripTitle(pre, title)
-
-	var b strings.Builder
-	writeFrontMatter(&b, e, title)
-	b.WriteString(joinBody(pre, secs))
-	return []byte(b.String())
+	return title, joinBody(stripTitle(pre, title), secs)
 }
 
 // joinBody lays out the body: blocks separated by blank lines.
