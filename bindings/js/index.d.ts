@@ -510,6 +510,54 @@ export interface StatusResult {
   healthy: boolean;
 }
 
+/** Options of {@link ArborMemory.context}: exactly one of `path` and `query`. */
+export interface ContextOptions {
+  /** The entry to start from, matched as {@link ArborMemory.read} matches a path. */
+  path?: string;
+  /** Instead of `path`: the entry a search ranks first (at most 4,096 bytes). */
+  query?: string;
+  /** How many links away to go, 0 to 3 (default 1; 0: the entry alone). */
+  depth?: number;
+  /** The most tokens the markdown may take, 100 to 200,000 (default 2,000), estimated at 4 characters a token. */
+  budget?: number;
+}
+
+/** One entry of {@link ContextResult}, in the order of the walk. */
+export interface ContextEntry {
+  path: string;
+  title: string;
+  /** Links away from the entry asked for (0 for it). */
+  depth: number;
+  /** The entry that led to this one (absent at depth 0). */
+  via?: string;
+  /** `relation`: `via` relates to this entry; `backlink`: this entry links to `via`. */
+  link?: 'relation' | 'backlink';
+  /** How it is in the markdown: whole, cut to the budget (the entry asked for only), by its title, path and summary, or not at all. */
+  included: 'full' | 'truncated' | 'summary' | 'omitted';
+  /** Why not whole: over the budget left, or its file could not be read. */
+  reason?: 'budget' | 'unreadable';
+  /** The estimated tokens of its part of the markdown (0 when omitted). */
+  tokens: number;
+  /** The estimated tokens the whole entry would take. */
+  fullTokens: number;
+}
+
+/** The answer of {@link ArborMemory.context}. */
+export interface ContextResult {
+  /** The entry the context is built around: the one asked for, or the best match of the query. */
+  path: string;
+  query?: string;
+  /** One `# Title` part per entry that got in, in the walk's order, ready for a prompt. */
+  markdown: string;
+  /** The markdown's estimated tokens, at most `budget`. */
+  tokens: number;
+  budget: number;
+  depth: number;
+  /** Every entry the walk reached, those cut included. */
+  entries: ContextEntry[];
+  tookMs: number;
+}
+
 /** One ranked result. */
 export interface SearchHit {
   path: string;
@@ -682,6 +730,12 @@ export interface ArborMemory {
    * file's modification time for a note without dates.
    */
   recent(options?: RecentOptions): Promise<RecentResult>;
+  /**
+   * An entry (by path, or the best match of a query) with the entries it relates to and those linking to it,
+   * breadth-first up to `depth` links away, as markdown for a prompt within a token `budget`: each entry whole
+   * while the budget holds it, else by its summary, else left out (`entries` says which and why).
+   */
+  context(options: ContextOptions): Promise<ContextResult>;
   /** The memory at a glance, after a scan for what changed on disk: counts, what changed, health. */
   status(): Promise<StatusResult>;
   /**

@@ -41,6 +41,11 @@ export class MemoryMethods {
     return this.call('recent', { since, domain, limit });
   }
 
+  /** @this {ArborMemory} @type {ArborMemory['context']} */
+  context({ path, query, depth, budget }) {
+    return this.call('context', { path, query, depth, budget });
+  }
+
   /** @this {ArborMemory} @type {ArborMemory['status']} */
   status() {
     return this.call('status', {});

@@ -62,7 +62,7 @@ func WithRelay(r *Relay) Option {
 // whole; each tool's description says the rest.
 const instructions = `Arbor is a long-term memory kept as a tree of markdown entries (domain/topic[/subtopic]/entry.md).
 Before answering from your own knowledge about this user, project or domain, call arbor-query; when you learn something worth keeping (a decision, a fact, a preference, a procedure), call arbor-curate with an ADD or UPSERT and a reason.
-Use arbor-search for ranked candidates, arbor-read to open an entry with its relations and backlinks, arbor-tree to see the hierarchy.
+Use arbor-search for ranked candidates, arbor-read to open an entry with its relations and backlinks, arbor-context to gather an entry and its linked entries within a token budget, arbor-tree to see the hierarchy.
 Entries are also resources (arbor://domain/topic/entry.md; subscribe to one to hear when it changes), and the prompts arbor-recall and arbor-record wrap the usual before-a-task and after-a-task steps.
 Paths are relative to the memory root. Nothing here calls an LLM: you are the curator.`
 
@@ -70,7 +70,7 @@ Paths are relative to the memory root. Nothing here calls an LLM: you are the cu
 // read-only (docs/sandbox.md): there is no arbor-curate to call.
 const readOnlyInstructions = `Arbor is a long-term memory kept as a tree of markdown entries (domain/topic[/subtopic]/entry.md). This server grants it read-only: you can consult it, not change it.
 Before answering from your own knowledge about this user, project or domain, call arbor-query.
-Use arbor-search for ranked candidates, arbor-read to open an entry with its relations and backlinks, arbor-tree to see the hierarchy.
+Use arbor-search for ranked candidates, arbor-read to open an entry with its relations and backlinks, arbor-context to gather an entry and its linked entries within a token budget, arbor-tree to see the hierarchy.
 Entries are also resources (arbor://domain/topic/entry.md), and the prompt arbor-recall wraps the usual before-a-task step.
 Paths are relative to the memory root. Nothing here calls an LLM.`
 

@@ -100,7 +100,7 @@ func TestToolSchemas(t *testing.T) {
 	for _, tool := range list.Tools {
 		tools[tool.Name] = tool
 	}
-	for _, name := range []string{ToolQuery, ToolSearch, ToolCurate, ToolRead, ToolTree, ToolMove, ToolRecent, ToolSync} {
+	for _, name := range []string{ToolQuery, ToolSearch, ToolCurate, ToolRead, ToolTree, ToolMove, ToolRecent, ToolSync, ToolContext} {
 		tool := tools[name]
 		if tool == nil {
 			t.Fatalf("tool %s not listed", name)
@@ -141,6 +141,11 @@ func TestToolSchemas(t *testing.T) {
 	if l := in.Properties["limit"]; l.Maximum == nil || *l.Maximum != 100 || string(l.Default) != "10" {
 		t.Errorf("arbor-search limit: %+v", l)
 	}
+	schema(ToolContext)
+	if d, b := in.Properties["depth"], in.Properties["budget"]; d.Maximum == nil || *d.Maximum != 3 || string(d.Default) != "1" ||
+		b.Minimum == nil || *b.Minimum != 100 || string(b.Default) != "2000" || len(in.Required) != 0 {
+		t.Errorf("arbor-context input schema: %+v", in)
+	}
 	schema(ToolCurate)
 	op := in.Properties["operations"].Items
 	if !slices.Equal(op.Properties["type"].Enum, []string{"ADD", "UPDATE", "UPSERT", "MERGE", "DELETE", "MOVE"}) {
@@ -180,6 +185,15 @@ func TestMoveTool(t *testing.T) {
 	decode(t, call(t, cs, ToolRead, map[string]any{"path": "finance/billing/invoice_retry_policy.md"}), &read)
 	if !slices.Equal(read.Backlinks, []string{"engineering/billing/dunning_emails.md"}) {
 		t.Errorf("backlinks after the move: %v", read.Backlinks)
+	}
+	var ctx api.ContextResult
+	decode(t, call(t, cs, ToolContext, map[string]any{"query": "dunning", "budget": 400}), &ctx)
+	if ctx.Path != "engineering/billing/dunning_emails.md" || len(ctx.Entries) != 2 || ctx.Entries[1].Path != "finance/billing/invoice_retry_policy.md" ||
+		ctx.Entries[1].Link != api.ContextLinkRelation || ctx.Tokens > 400 || !strings.Contains(ctx.Markdown, "# Invoice retry policy\nPath: finance/billing/invoice_retry_policy.md") {
+		t.Errorf("context: %+v", ctx)
+	}
+	if res := call(t, cs, ToolContext, map[string]any{"path": "finance/billing/invoice_retry_policy.md", "depth": 7}); !res.IsError || !strings.Contains(text(res), "depth") {
+		t.Errorf("context with a depth of 7: %s", text(res))
 	}
 	res := call(t, cs, ToolMove, map[string]any{"path": "finance/billing/invoice_retry_policy.md", "to": "engineering/billing/dunning_emails.md", "reason": "r"})
 	if !res.IsError || !strings.Contains(text(res), "already exists") {
@@ -411,7 +425,7 @@ func TestReadOnlyServer(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if !slices.Equal(names, []string{ToolQuery, ToolRead, ToolRecent, ToolSearch, ToolTree}) {
+	if !slices.Equal(names, []string{ToolContext, ToolQuery, ToolRead, ToolRecent, ToolSearch, ToolTree}) {
 		t.Fatalf("tools of a read-only server: %v", names)
 	}
 	if in := cs.InitializeResult().Instructions; !strings.Contains(in, "read-only") || strings.Contains(in, ToolCurate) {

@@ -11,14 +11,15 @@ import (
 
 // Tool names.
 const (
-	ToolQuery  = "arbor-query"
-	ToolSearch = "arbor-search"
-	ToolCurate = "arbor-curate"
-	ToolRead   = "arbor-read"
-	ToolTree   = "arbor-tree"
-	ToolMove   = "arbor-move"
-	ToolRecent = "arbor-recent"
-	ToolSync   = "arbor-sync"
+	ToolQuery   = "arbor-query"
+	ToolSearch  = "arbor-search"
+	ToolCurate  = "arbor-curate"
+	ToolRead    = "arbor-read"
+	ToolTree    = "arbor-tree"
+	ToolMove    = "arbor-move"
+	ToolRecent  = "arbor-recent"
+	ToolSync    = "arbor-sync"
+	ToolContext = "arbor-context"
 )
 
 // queryInput is the input of arbor-query.
@@ -53,6 +54,16 @@ type recentInput struct {
 }
 
 const recentDescription = `List the entries of the memory that changed lately, newest first: each with path, title, summary and when it changed (changed: updatedAt, else createdAt, from its front matter, or its file's modification time for a note without dates: changedFrom says which). Use it to catch up on what was learned or edited recently ("what changed this week?": since "7d"), before a review, or to find what another agent just wrote; total counts every match before the limit.`
+
+// contextInput is the input of arbor-context.
+type contextInput struct {
+	Path   string `json:"path,omitempty" jsonschema:"the entry to start from, e.g. engineering/billing/invoice_retry_policy.md (give path or query)"`
+	Query  string `json:"query,omitempty" jsonschema:"words to find the entry to start from: the best search match is used (give path or query)"`
+	Depth  *int   `json:"depth,omitempty" jsonschema:"how many links away to go, 0 to 3 (default 1)"`
+	Budget int    `json:"budget,omitempty" jsonschema:"the most tokens the markdown may take, 100 to 200000 (default 2000), estimated at 4 characters a token"`
+}
+
+const contextDescription = `Gather what the memory knows around one entry, ready to put in a prompt: the entry (by path, or the best match of query), then the entries it relates to and the entries that link to it, breadth-first up to depth links away, each whole while the token budget holds it, else by its title, path and summary, else left out. markdown holds them as "# Title" parts in that order; entries lists every entry reached with its depth, via (the entry that led to it), link (relation or backlink), included (full, summary, truncated for a start entry over the budget, omitted) and why (reason). One call instead of an arbor-read per relation; arbor-read an entry given by its summary when you need all of it.`
 
 // moveToDescription says what a MOVE's "to" is, in arbor-move and arbor-curate.
 const moveToDescription = "MOVE only: for an entry, the folder domain/topic[/subtopic] it moves into (keeping its file name) or its new path ending in .md; for a folder, an existing folder it moves into, else its new path"
@@ -96,7 +107,7 @@ Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of
 
 const moveDescription = `Move an entry or a whole folder to another place in the memory, as it is: {"path":"engineering/billing/invoice_retry_policy.md","to":"finance/billing","reason":"..."} moves the entry into finance/billing keeping its file name; a "to" ending in .md gives its new path. A folder moves into "to" when that folder exists, else it is renamed to "to". Every relation and wikilink that named what moved by its path is rewritten in the same step; context.md files, the index and the entries' lifecycle follow. Fails, changing nothing, when the destination exists, the source is missing or a folder would move into itself. The result says where it went ("to").`
 
-// addTools registers the eight tools on s.srv, five on a read-only engine.
+// addTools registers the nine tools on s.srv, six on a read-only engine.
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
@@ -122,6 +133,11 @@ func addTools(s *Server) {
 		InputSchema: inputSchema[recentInput](limitSchema(100, 20)), OutputSchema: outputSchema[api.RecentResult]()},
 		func(ctx context.Context, in recentInput) (api.RecentResult, error) {
 			return s.eng.Recent(ctx, api.RecentParams{Since: in.Since, Domain: in.Domain, Limit: in.Limit})
+		})
+	addTool(s, &sdk.Tool{Name: ToolContext, Title: "Build context around an entry", Description: contextDescription, Annotations: readOnly,
+		InputSchema: inputSchema[contextInput](contextSchema), OutputSchema: outputSchema[api.ContextResult]()},
+		func(ctx context.Context, in contextInput) (api.ContextResult, error) {
+			return s.eng.Context(ctx, api.ContextParams{Path: in.Path, Query: in.Query, Depth: in.Depth, Budget: in.Budget})
 		})
 	addTool(s, &sdk.Tool{Name: ToolTree, Title: "Browse the tree", Description: treeDescription, Annotations: readOnly,
 		InputSchema: inputSchema[treeInput](depthSchema), OutputSchema: nodeSchema()},
@@ -184,6 +200,15 @@ func limitSchema(max, def int) func(*jsonschema.Schema) {
 		l.Minimum, l.Maximum = new(float64(1)), new(float64(max))
 		l.Default = []byte(fmt.Sprint(def))
 	}
+}
+
+// contextSchema bounds arbor-context's depth and budget with their defaults.
+func contextSchema(s *jsonschema.Schema) {
+	d, b := s.Properties["depth"], s.Properties["budget"]
+	d.Minimum, d.Maximum = new(float64(0)), new(float64(api.MaxContextDepth))
+	d.Default = []byte(fmt.Sprint(api.DefaultContextDepth))
+	b.Minimum, b.Maximum = new(float64(api.MinContextBudget)), new(float64(api.MaxContextBudget))
+	b.Default = []byte(fmt.Sprint(api.DefaultContextBudget))
 }
 
 func depthSchema(s *jsonschema.Schema) {

@@ -142,3 +142,9 @@ func (e *Engine) Status(ctx context.Context) (api.StatusResult, error) {
 func (e *Engine) Merge(ctx context.Context, p api.MergeParams) (api.MergeResult, error) {
 	return method[api.MergeResult](ctx, e, "merge", p)
 }
+
+// Context builds an entry's context for a prompt: the entry with its
+// relations and backlinks, breadth-first within a token budget.
+func (e *Engine) Context(ctx context.Context, p api.ContextParams) (api.ContextResult, error) {
+	return method[api.ContextResult](ctx, e, "context", p)
+}

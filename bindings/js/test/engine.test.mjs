@@ -175,6 +175,28 @@ test('move(): an entry moves with the links to it, a folder too; a failed move c
   assert.deepEqual((await mem.read(moved)).backlinks, ['finance/engineering/billing/dunning_emails.md']);
 });
 
+test('context(): an entry with its relations and backlinks within a budget, by path or query', { skip: skipWithoutWasm }, async (t) => {
+  const mem = await openMemory({ fixedTime });
+  defer(t, () => mem.close());
+  const dunning = 'engineering/billing/dunning_emails.md';
+  await mem.curate([invoiceOp, { type: 'ADD', path: 'engineering/billing', title: 'Dunning emails', summary: 'reminders after each failed retry', content: { narrative: 'A reminder email goes out.', relations: [entryPath] }, reason: 'r' }]);
+  const res = await mem.context({ path: entryPath });
+  assert.equal(res.path, entryPath);
+  assert.deepEqual(res.entries.map((e) => [e.path, e.depth, e.via, e.link, e.included]), [
+    [entryPath, 0, undefined, undefined, 'full'],
+    [dunning, 1, entryPath, 'backlink', 'full'],
+  ]);
+  assert.match(res.markdown, /^# Invoice retry policy\nPath: engineering\/billing\/invoice_retry_policy\.md\n/);
+  assert.match(res.markdown, /\n\n# Dunning emails\nPath: engineering\/billing\/dunning_emails\.md \(links to engineering\/billing\/invoice_retry_policy\.md\)\nSummary: reminders after each failed retry\n/);
+  assert.ok(res.tokens <= res.budget && res.budget === 2000 && res.depth === 1);
+  const byQuery = await mem.context({ query: 'reminder email', depth: 0, budget: 100 });
+  assert.equal(byQuery.path, dunning);
+  assert.equal(byQuery.query, 'reminder email');
+  assert.deepEqual(byQuery.entries.map((e) => e.path), [dunning]);
+  await assert.rejects(mem.context({ path: entryPath, depth: 4 }), rejectsWith('invalid_params'));
+  await assert.rejects(mem.context({ path: 'engineering/billing/nope.md' }), rejectsWith('not_found'));
+});
+
 test('recent() and status()', { skip: skipWithoutWasm }, async (t) => {
   const store = memory();
   const mem = await openMemory({ storage: store, fixedTime });

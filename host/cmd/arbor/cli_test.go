@@ -27,6 +27,7 @@ func TestExitCodes(t *testing.T) {
 		"search":     {"search", "invoice"},
 		"query":      {"query", "invoice retry"},
 		"show":       {"show", "engineering/billing/invoice_retry_policy.md"},
+		"context":    {"context", "engineering/billing/invoice_retry_policy.md"},
 		"tree":       {"tree"},
 		"stats":      {"stats"},
 		"recent":     {"recent", "--since", "7d"},
@@ -45,6 +46,7 @@ func TestExitCodes(t *testing.T) {
 		"search":     {"search", "--root", filepath.Join(dir, "missing"), "x"},
 		"query":      {"query", "--root", filepath.Join(dir, "missing"), "x"},
 		"show":       {"show", "nope.md"},
+		"context":    {"context", "nope.md"},
 		"tree":       {"tree", "nowhere"},
 		"stats":      {"stats", "--root", filepath.Join(dir, "missing")},
 		"recent":     {"recent", "--since", "lately"},
@@ -184,8 +186,8 @@ func TestJSONEverywhere(t *testing.T) {
 			args = []string{"rm", "x/y/k.md", "--reason", "r"}
 		case "search", "query":
 			args = []string{c.name, "invoice"}
-		case "show":
-			args = []string{"show", "engineering/billing/invoice_retry_policy.md"}
+		case "show", "context":
+			args = []string{c.name, "engineering/billing/invoice_retry_policy.md"}
 		case "completion":
 			args = []string{"completion", "zsh"}
 		case "sync":

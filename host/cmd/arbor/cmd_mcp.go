@@ -25,10 +25,11 @@ var mcpCommand = &command{
 	summary: "serve the memory to AI agents over MCP (stdio, or Streamable HTTP with --http)",
 	help: "Runs a Model Context Protocol server for agent clients (Claude Desktop, Claude\n" +
 		"Code, Cursor, …) with the tools arbor-query, arbor-search, arbor-read,\n" +
-		"arbor-recent, arbor-tree, arbor-curate, arbor-move and arbor-sync (with the\n" +
-		"root's git remote, when the agent is asked to: see arbor sync), the entries as\n" +
-		"arbor:// resources (subscribe to hear of changes), and the prompts arbor-recall,\n" +
-		"arbor-record and arbor-tidy. No LLM key is needed: the agent is the curator.\n" +
+		"arbor-context, arbor-recent, arbor-tree, arbor-curate, arbor-move and\n" +
+		"arbor-sync (with the root's git remote, when the agent is asked to: see arbor\n" +
+		"sync), the entries as arbor:// resources (subscribe to hear of changes), and the\n" +
+		"prompts arbor-recall, arbor-record and arbor-tidy. No LLM key is needed: the\n" +
+		"agent is the curator.\n" +
 		"Calls are served one at a time in the order they arrive; each sees the files as\n" +
 		"they are on disk (the root is watched). Diagnostics go to stderr. The server\n" +
 		"stops when stdin closes (stdio) or on SIGINT/SIGTERM, after writing the\n" +

@@ -44,6 +44,7 @@ var commands = []*command{
 	searchCommand,
 	queryCommand,
 	showCommand,
+	contextCommand,
 	treeCommand,
 	statsCommand,
 	recentCommand,

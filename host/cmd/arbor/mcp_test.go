@@ -124,7 +124,7 @@ func TestMCPBinaryTools(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if strings.Join(names, " ") != "arbor-curate arbor-move arbor-query arbor-read arbor-recent arbor-search arbor-sync arbor-tree" {
+	if strings.Join(names, " ") != "arbor-context arbor-curate arbor-move arbor-query arbor-read arbor-recent arbor-search arbor-sync arbor-tree" {
 		t.Fatalf("tools: %v", names)
 	}
 
@@ -539,7 +539,7 @@ func TestMCPBinaryReadOnly(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if strings.Join(names, " ") != "arbor-query arbor-read arbor-recent arbor-search arbor-tree" {
+	if strings.Join(names, " ") != "arbor-context arbor-query arbor-read arbor-recent arbor-search arbor-tree" {
 		t.Fatalf("tools of a read-only server: %v", names)
 	}
 	var q api.QueryResult
