@@ -83,7 +83,7 @@ async function refreshTree() {
   if (top.children.length === 0) {
     const p = document.createElement('p');
     p.className = 'hint';
-    p.textContent = 'The tree is empty. Write a note, or import a folder of markdown.';
+    p.textContent = 'The tree is empty. Load the sample notes below to try search and curation at once, write a note, or import a folder of markdown.';
     holder.append(p);
   } else {
     holder.append(top);
@@ -249,6 +249,8 @@ function wire() {
     if (r) location.hash = `#/entry/${encodeURI(target)}`;
   });
 
+  $('sample-button').addEventListener('click', loadSample);
+
   $('import-button').addEventListener('click', async () => {
     if (!window.showDirectoryPicker) return $('import-input').click();
     let dir;
@@ -288,16 +290,49 @@ function wire() {
   });
 }
 
-async function importFiles(files) {
+/** Imports files into the tree and says what came in; the report, or null when the import failed. */
+async function importFiles(files, what = 'Imported') {
   clearMessage();
+  let r = null;
   try {
-    const r = await mem.importFiles(files);
+    r = await mem.importFiles(files);
     const skipped = r.skipped.length ? ` Skipped ${r.skipped.length}: ${r.skipped.slice(0, 5).map((s) => `${s.path} (${s.reason})`).join('; ')}${r.skipped.length > 5 ? '; …' : ''}.` : '';
-    say(`Imported ${r.imported.length} ${r.imported.length === 1 ? 'file' : 'files'}.${skipped}`, r.imported.length ? 'ok' : 'error');
+    say(`${what} ${r.imported.length} ${r.imported.length === 1 ? 'file' : 'files'}.${skipped}`, r.imported.length ? 'ok' : 'error');
   } catch (err) {
-    say(`Import failed: ${err.message}`, 'error');
+    say(`${what === 'Imported' ? 'Import' : 'Loading the sample notes'} failed: ${err.message}`, 'error');
   }
   await Promise.all([refreshTree(), refreshStatus()]);
+  return r;
+}
+
+/** The sample question a first visitor sees answered once the sample notes are in. */
+const SAMPLE_QUESTION = 'how often are failed invoices retried';
+
+/**
+ * Loads the sample notes (examples/notes, served bundled as one JSON) into
+ * the tree, never replacing a note already there, then searches them for a
+ * sample question so that search, and the entries to curate, show at once.
+ */
+async function loadSample() {
+  const button = $('sample-button');
+  button.disabled = true;
+  try {
+    let files;
+    try {
+      const res = await fetch('sample-notes.json');
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      ({ files } = await res.json());
+    } catch (err) {
+      say(`The sample notes could not be fetched: ${err.message}`, 'error');
+      return;
+    }
+    const r = await importFiles(files, 'Loaded the sample notes:');
+    if (!r) return;
+    $('search').value = SAMPLE_QUESTION;
+    await runSearch();
+  } finally {
+    button.disabled = false;
+  }
 }
 
 /** Another tab (or worker) saved changes to the same database: show them. */

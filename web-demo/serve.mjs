@@ -1,7 +1,8 @@
 // A tiny static server for the web demo (./build.sh demo-web), with no
 // dependencies: the demo's own files at /, the JS package at
-// /bindings/js/ and the engine at /dist/arbor.wasm, so the page, its
-// worker and its service worker share one origin and one scope.
+// /bindings/js/, the engine at /dist/arbor.wasm and the sample notes
+// (examples/notes, bundled as one JSON) at /sample-notes.json, so the
+// page, its worker and its service worker share one origin and one scope.
 //
 //   node web-demo/serve.mjs [port]     (default 8080; 0 picks a free one)
 
@@ -24,6 +25,33 @@ const types = {
   '.png': 'image/png',
   '.webmanifest': 'application/manifest+json',
 };
+
+/** Where the sample notes come from: the tree the CLI's demo and the conformance fixture use. */
+const SAMPLE_ROOT = path.join(repo, 'examples/notes');
+
+/**
+ * The sample notes the demo's "Load sample notes" imports: every markdown
+ * file of examples/notes with its path in the tree, sorted, as the JSON of
+ * `{files: [{path, data}]}`. Read at each request, so it is always the
+ * tree as it is in the repository, and one request fetches it whole.
+ *
+ * @returns {string}
+ */
+export function sampleNotes() {
+  /** @type {{ path: string, data: string }[]} */
+  const files = [];
+  /** @param {string} rel */
+  const walk = (rel) => {
+    const entries = fs.readdirSync(path.join(SAMPLE_ROOT, rel), { withFileTypes: true });
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const p = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.md')) files.push({ path: p, data: fs.readFileSync(path.join(SAMPLE_ROOT, p), 'utf8') });
+    }
+  };
+  walk('');
+  return JSON.stringify({ files });
+}
 
 /** The file a URL path names, or null when it is outside what is served. */
 function locate(urlPath) {
@@ -52,6 +80,12 @@ function locate(urlPath) {
 export function serve({ port = 8080 } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/sample-notes.json' && (req.method === 'GET' || req.method === 'HEAD')) {
+      const body = Buffer.from(sampleNotes());
+      res.writeHead(200, { 'content-type': types['.json'], 'cache-control': 'no-cache', 'content-length': body.length });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
     const file = req.method === 'GET' || req.method === 'HEAD' ? locate(url.pathname) : null;
     let st;
     try {

@@ -2,7 +2,7 @@
 // service worker installs; requests go to the network first (so a rebuilt
 // engine or page shows up at once) and fall back to the cache offline.
 
-const CACHE = 'arbor-notes-v3';
+const CACHE = 'arbor-notes-v4';
 const APP = [
   './',
   'index.html',
@@ -34,6 +34,7 @@ const APP = [
   'bindings/js/storage/indexeddb.js',
   'bindings/js/storage/memory.js',
   'dist/arbor.wasm',
+  'sample-notes.json',
 ];
 
 self.addEventListener('install', (ev) => {

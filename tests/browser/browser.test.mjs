@@ -72,6 +72,57 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
     assert.match(await page.textContent('#llm-note'), /No LLM is configured/);
   });
 
+  await t.test('a first visitor loads the sample notes and sees search and curation work at once', async () => {
+    // A context of its own: a first visit, with an empty IndexedDB.
+    const visit = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const tab = await visit.newPage();
+    tab.on('pageerror', (err) => errors.push(err.message));
+    await tab.goto(server.url);
+    await tab.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+    assert.match(await tab.textContent('#tree'), /Load the sample notes/);
+    const sample = Object.keys(readTree(path.join(repo, 'examples/notes'))).filter((p) => p.endsWith('.md'));
+    const entries = sample.filter((p) => !p.endsWith('/context.md')).length;
+
+    await tab.click('#sample-button');
+    await tab.waitForSelector('#message:not([hidden])');
+    assert.equal(await tab.textContent('#message'), `Loaded the sample notes: ${sample.length} files.`);
+    assert.match(await tab.textContent('#status'), new RegExp(`^${entries} entries in 4 domains`));
+    // The sample question is searched at once, and the answer's entry ranks first.
+    const question = 'how often are failed invoices retried';
+    await tab.waitForFunction((q) => document.getElementById('search-meta').dataset.query === q, question);
+    assert.equal(await tab.inputValue('#search'), question);
+    assert.equal(await tab.textContent('#results li:first-child .path'), 'engineering/billing/invoice_retry_policy.md');
+    assert.match(await tab.textContent('#tree'), /Invoice Retry Policy/);
+
+    // Search as you type finds another part of the sample.
+    await tab.fill('#search', 'korean tokenizer');
+    await tab.waitForFunction((q) => document.getElementById('search-meta').dataset.query === q, 'korean tokenizer');
+    assert.equal(await tab.textContent('#results li:first-child .path'), 'research/retrieval/korean_tokenizer_findings.md');
+
+    // Curation on the sample: a note related to an entry shows among its backlinks.
+    await tab.evaluate(() => document.getElementById('message').setAttribute('hidden', ''));
+    await tab.fill('#note-domain', 'engineering');
+    await tab.fill('#note-topic', 'billing');
+    await tab.fill('#note-title', 'Retry emails');
+    await tab.fill('#note-text', 'Each failed retry sends the customer an email with a link to update the card.');
+    await tab.fill('#note-relations', 'engineering/billing/invoice_retry_policy.md');
+    await tab.fill('#note-reason', 'agreed with support');
+    await tab.click('#note-form button[type=submit]');
+    await tab.waitForSelector('#message:not([hidden])');
+    assert.match(await tab.textContent('#message'), /engineering\/billing\/retry_emails\.md \(added\)/);
+    await tab.goto(`${server.url}#/entry/engineering/billing/invoice_retry_policy.md`);
+    await tab.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+    await tab.waitForFunction(() => document.getElementById('entry-path').textContent === 'engineering/billing/invoice_retry_policy.md');
+    assert.ok((await tab.$$eval('#entry-backlinks a', (as) => as.map((a) => a.textContent))).includes('engineering/billing/retry_emails.md'));
+
+    // Loaded again, nothing is replaced: every file is already there.
+    await tab.evaluate(() => document.getElementById('message').setAttribute('hidden', ''));
+    await tab.click('#sample-button');
+    await tab.waitForSelector('#message:not([hidden])');
+    assert.match(await tab.textContent('#message'), new RegExp(`^Loaded the sample notes: 0 files\\. Skipped ${sample.length}: `));
+    await visit.close();
+  });
+
   await t.test('a note added is found by search as you type, with tier, score and latency', async () => {
     const m = await writeNote({ domain: 'engineering', topic: 'billing', title: 'Invoice retry policy', text: 'Failed invoices are retried three times, then escalated to finance.', reason: 'agreed in the billing sync' });
     assert.equal(m.error, false, m.text);
