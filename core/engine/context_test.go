@@ -153,7 +153,7 @@ func TestContextBudget(t *testing.T) {
 // depth under budgets from the least to more than the tree: the markdown
 // never goes over, and lists exactly the parts the entries say it holds.
 func TestContextWithinBudget(t *testing.T) {
-	fs := benchTree(t, 1)
+	fs := benchTree(t, 0)
 	e, _ := openEngine(t, fs, &clock{now: day0}, Options{})
 	t.Cleanup(func() { e.Close() })
 	for _, p := range e.catalog.Paths() {
@@ -232,4 +232,28 @@ func TestContextOverTheWire(t *testing.T) {
 	if _, errObj := call(t, s, "context", map[string]any{"path": "a/t/one.md", "depth": "two"}); errObj == nil || errObj["code"] != api.CodeInvalidParams {
 		t.Errorf("a depth of the wrong type: %v", errObj)
 	}
+}
+
+// BenchmarkContext builds the context of every entry of examples/notes at
+// depth 3 with the default budget, beside a read of each entry with its
+// relations and backlinks (what an agent would call instead, once per
+// entry reached) as the baseline.
+func BenchmarkContext(b *testing.B) {
+	e, _ := openEngine(b, benchTree(b, 0), &clock{now: day0}, Options{})
+	defer e.Close()
+	paths := e.catalog.Paths()
+	b.Run("context", func(b *testing.B) {
+		for i := range b.N {
+			if _, err := e.Context(api.ContextParams{Path: paths[i%len(paths)], Depth: depth(3)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		for i := range b.N {
+			if _, err := e.Read(api.ReadParams{Path: paths[i%len(paths)]}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -15,9 +15,10 @@ import (
 )
 
 // benchTree copies examples/notes copies times into a MemFS, each copy made
-// distinct by a line, as bench/index does on disk. Its files are dated a
-// day before benchNow, as files on disk are, so that their sizes and times
-// can stand for their bytes (catalog.Catalog.Note).
+// distinct by a line, as bench/index does on disk; 0 copies is the tree
+// once, as it is, where every relation by path still resolves. Its files
+// are dated a day before benchNow, as files on disk are, so that their
+// sizes and times can stand for their bytes (catalog.Catalog.Note).
 func benchTree(b testing.TB, copies int) *host.MemFS {
 	b.Helper()
 	src := filepath.Join("..", "..", "examples", "notes")
@@ -33,6 +34,9 @@ func benchTree(b testing.TB, copies int) *host.MemFS {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
+		if copies == 0 {
+			return mfs.WriteFile(filepath.ToSlash(rel), data)
+		}
 		for k := range copies {
 			out := fmt.Sprintf("c%03d/%s", k, filepath.ToSlash(rel))
 			content := data

@@ -59,7 +59,7 @@ func newFS(t *testing.T, files map[string]string) *countingFS {
 	return fs
 }
 
-func openEngine(t *testing.T, fs host.FS, c host.Clock, opts Options) (*Engine, api.OpenResult) {
+func openEngine(t testing.TB, fs host.FS, c host.Clock, opts Options) (*Engine, api.OpenResult) {
 	t.Helper()
 	opts.FS, opts.Clock = fs, c
 	e, res, err := Open(opts)
