@@ -75,7 +75,9 @@ func DriveWith(ctx context.Context, e MethodCaller, method string, params any, c
 			rp.Error = llmError(cerr)
 		} else {
 			if resp.LatencyMs == 0 {
-				resp.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
+				// In nanoseconds: an answer within the microsecond (a
+				// scripted model) still has a latency, not none.
+				resp.LatencyMs = float64(time.Since(start).Nanoseconds()) / 1e6
 			}
 			rp.Response = &resp
 		}
