@@ -8,6 +8,8 @@ type SearchParams struct {
 	// Limit bounds the results, 1 to 100; 0 means 10 for search, 5 for
 	// query.
 	Limit int `json:"limit,omitempty"`
+	// Filters narrow the search and choose the order of its results.
+	Filters
 }
 
 // MaxLimit is the most results a search or query may ask for.

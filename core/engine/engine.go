@@ -400,7 +400,11 @@ func (e *Engine) Search(p api.SearchParams) (api.SearchResult, error) {
 	if err != nil {
 		return api.SearchResult{}, err
 	}
-	r, err := e.index.Search(p.Query, limit)
+	sc, err := e.retriever.Scope(p.Filters)
+	if err != nil {
+		return api.SearchResult{}, err
+	}
+	r, err := e.index.SearchIn(p.Query, limit, sc)
 	if err != nil {
 		return api.SearchResult{}, fmt.Errorf("search %q: %w", p.Query, err)
 	}

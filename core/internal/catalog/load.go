@@ -475,7 +475,7 @@ func docFingerprint() string {
 // what the person said, and long assistant answers would otherwise outweigh
 // it (bench/retrieval/REPORT.md).
 func EntryDoc(en *tree.Entry) search.Doc {
-	d := search.Doc{Path: en.Path, Kind: "entry", Title: en.Title, Summary: en.Summary, Tags: en.Tags, Keywords: en.Keywords}
+	d := search.Doc{Path: en.Path, Kind: "entry", Title: en.Title, Summary: en.Summary, Tags: en.Tags, Keywords: en.Keywords, Date: en.Changed()}
 	said, assistant := atoms.Split(en.Narrative.Text)
 	if assistant == nil {
 		d.Content = en.Text()

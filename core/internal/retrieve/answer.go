@@ -48,22 +48,25 @@ func (rv *Retriever) answer(o outcome, answered string, start time.Time) outcome
 	}
 	// The lifecycle reorders the entries, then the contexts (a folder
 	// overview only fills the slots entries leave, see search.Search).
-	// Equal scores go by path, as everywhere in a ranking.
-	slices.SortFunc(hits, func(a, b search.Hit) int {
-		if pa, pb := a.Path == answered, b.Path == answered; pa != pb {
-			if pa {
-				return -1
+	// Equal scores go by path, as everywhere in a ranking. Hits sorted by
+	// a key (byKey) stay in that order.
+	if o.by == nil {
+		slices.SortFunc(hits, func(a, b search.Hit) int {
+			if pa, pb := a.Path == answered, b.Path == answered; pa != pb {
+				if pa {
+					return -1
+				}
+				return 1
 			}
-			return 1
-		}
-		if c := cmp.Compare(group(a), group(b)); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(scores[b.Path], scores[a.Path]); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
+			if c := cmp.Compare(group(a), group(b)); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(scores[b.Path], scores[a.Path]); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Path, b.Path)
+		})
+	}
 	o.hits = hits
 	o.res.Results = make([]api.Hit, len(hits))
 	for i, h := range hits {

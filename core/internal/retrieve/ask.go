@@ -234,9 +234,9 @@ func (t *askTask) final(c *agent.Conv, a prompt.Answer, why string) api.QueryRes
 // kept, while the tree stays as the answer saw it: the same question is
 // then answered at once, with or without a model. Not cached: answers
 // worked out while the tree changed, incomplete loops, fallbacks (a later
-// call may do better). The trace stays with this result only.
+// call may do better), answers to a filtered or sorted question. The trace stays with this result only.
 func (t *askTask) cache(res api.QueryResult) {
-	if t.rv.gen != t.gen {
+	if t.rv.gen != t.gen || t.base.scoped {
 		return
 	}
 	res.LLM = nil

@@ -24,10 +24,10 @@ const rrfK = 60
 // the evidence rules and the direct-answer rule that follow read scores on
 // the scale they were set for. A pool BM25 left empty stays empty: what
 // shares no word with the tree is out of its domain, whatever is nearest.
-// It returns the reason's note ("" when embeddings are off) and whether
+// Only the files keep keeps are fused (a query's filters). It returns the reason's note ("" when embeddings are off) and whether
 // the answer lacks the vectors it should have had (an embedding call
 // failed), which must then not be cached.
-func (rv *Retriever) fuse(r *search.Result, question string, pool int) (string, bool) {
+func (rv *Retriever) fuse(r *search.Result, question string, pool int, keep func(path string) bool) (string, bool) {
 	if rv.vectors == nil || rv.vectors.Len() == 0 || len(r.Hits) == 0 {
 		return "", false
 	}
@@ -36,7 +36,7 @@ func (rv *Retriever) fuse(r *search.Result, question string, pool int) (string, 
 		rv.log.Log("warn", fmt.Sprintf("embeddings: the question could not be embedded: %v; ranked by BM25 alone", err))
 		return fmt.Sprintf("embeddings: the question could not be embedded (%v); ranked by BM25 alone", err), true
 	}
-	near := rv.vectors.Nearest(q, pool)
+	near := rv.vectors.Nearest(q, pool, keep)
 	fused := map[string]float64{}
 	hits := make(map[string]search.Hit, len(r.Hits)+len(near))
 	raws := make([]float64, len(r.Hits))

@@ -81,6 +81,11 @@ func (rv *Retriever) Query(p api.SearchParams) (api.QueryResult, error) {
 type outcome struct {
 	res  api.QueryResult
 	hits []search.Hit
+	// by orders the results by a key (a sort other than relevance) rather
+	// than by the lifecycle's compound score.
+	by func(string) (float64, bool)
+	// scoped: filtered or sorted, an answer the caches must not keep.
+	scoped bool
 }
 
 // query is Query, with the hits as the ordering left them.
@@ -104,18 +109,27 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 		}
 		norm = b.String()
 	}
-	if hit, answered, ok := rv.cache.lookup(p.Query, norm, limit, rv.covers); ok {
-		return rv.answer(hit, answered, start), nil
+	sc, err := rv.Scope(p.Filters)
+	if err != nil {
+		return outcome{}, err
+	}
+	// A filtered or sorted query is not cached: the lifecycle and the
+	// spans back from now it may read change without a write to the tree.
+	scoped := !sc.Filter.IsZero() || sc.By != nil
+	if !scoped {
+		if hit, answered, ok := rv.cache.lookup(p.Query, norm, limit, rv.covers); ok {
+			return rv.answer(hit, answered, start), nil
+		}
 	}
 	// The excerpts are built for the hits kept after rerank only.
-	ranked, err := rv.index.Rank(withoutFraming(p.Query, rv.off), max(limit, rerankPool), search.ByScore)
+	ranked, err := rv.index.RankIn(withoutFraming(p.Query, rv.off), max(limit, rerankPool), search.ByScore, sc)
 	if err != nil {
 		return outcome{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}
 	r := ranked.Result
 	r.Unmatched = slices.DeleteFunc(r.Unmatched, rv.frameWord)
 	var certs []string
-	fused, degraded := rv.fuse(&r, p.Query, max(limit, rerankPool))
+	fused, degraded := rv.fuse(&r, p.Query, max(limit, rerankPool), func(path string) bool { return rv.admits(sc, path) })
 	if fused != "" {
 		certs = append(certs, fused)
 	}
@@ -131,6 +145,10 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	if c := rv.ownWords(&r, ranked.Says); c != "" {
 		certs = append(certs, c)
 	}
+	pool := r.Hits
+	if sc.By != nil {
+		pool = slices.Clone(r.Hits)
+	}
 	// decide reads the decideDepth best matches whatever the limit, so
 	// that the verdict does not depend on it; o.hits holds limit of them.
 	rerank(&r, max(limit, decideDepth))
@@ -140,7 +158,15 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 		o.res.Reason += "; " + c
 	}
 	answered := directPath(o)
-	if !degraded {
+	if sc.By != nil {
+		// Sorted by a key: the limit first of the pool by it (the entry a
+		// direct answer presents among them), not the limit best.
+		o.by = sc.By
+		o.hits = byKey(pool, sc.By, answered, limit)
+		ranked.Materialize(o.hits)
+	}
+	o.scoped = scoped
+	if !degraded && !scoped {
 		rv.cache.put(p.Query, norm, limit, answered, o)
 	}
 	return rv.answer(o, answered, start), nil
@@ -436,6 +462,48 @@ func directAnswer(h search.Hit) string {
 	b.WriteString(h.Path)
 	b.WriteString(")")
 	return b.String()
+}
+
+// byKey returns the limit first of hits by a key, descending (hits with
+// no key after those with one), equal keys by raw score then path,
+// entries before contexts; the hit at answered, if any, comes first.
+func byKey(hits []search.Hit, by func(string) (float64, bool), answered string, limit int) []search.Hit {
+	hits = slices.Clone(hits)
+	type k struct {
+		v   float64
+		has bool
+	}
+	keys := make(map[string]k, len(hits))
+	for _, h := range hits {
+		v, has := by(h.Path)
+		keys[h.Path] = k{v, has}
+	}
+	slices.SortFunc(hits, func(a, b search.Hit) int {
+		if pa, pb := a.Path == answered, b.Path == answered; pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(group(a), group(b)); c != 0 {
+			return c
+		}
+		ka, kb := keys[a.Path], keys[b.Path]
+		if ka.has != kb.has {
+			if ka.has {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(kb.v, ka.v); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Raw, a.Raw); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	return hits[:min(len(hits), limit)]
 }
 
 // rerank orders the hits again by their raw scores, entries before

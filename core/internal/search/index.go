@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
@@ -29,6 +30,9 @@ type Doc struct {
 	Aside    string
 	Tags     []string // curated tags, boosted ×2 by default
 	Keywords []string // curated keywords, boosted ×2 by default
+	// Date is when the document last changed (an entry's updatedAt, else
+	// createdAt); zero when it has none. Only filters read it.
+	Date time.Time
 }
 
 // Hit is one ranked result: what crosses the ABI (api.Hit) and what the
@@ -705,8 +709,9 @@ func (x *Index) refresh() error {
 // would wait for that. Loaded here under the write lock, where no query
 // runs, a dictionary is cached for every later use: no query reads under
 // a segment's lock. A failed read is the index's loss as any other (the
-// caller's retry reloads). Queries use every field, so this loads nothing
-// the first query would not.
+// caller's retry reloads). Queries use every searchable field, so this
+// loads nothing the first query would not but the keyword fields of
+// filters (filter.go), which are small beside the text.
 func (x *Index) warm() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -719,7 +724,7 @@ func (x *Index) warm() error {
 		err, _ := f.loss()
 		return err
 	}
-	for _, f := range fieldNames {
+	for _, f := range append(fieldNames[:], filterFields...) {
 		if _, err := x.reader.DictionaryLookup(f); err != nil {
 			return fmt.Errorf("search: load the dictionary of %s: %w", f, err)
 		}
@@ -761,6 +766,7 @@ func document(d Doc) (*bluge.Document, [numFields]*textField) {
 	}
 	doc := bluge.NewDocument(d.Path)
 	doc.AddField(bluge.NewKeywordField(kindField, kind).StoreValue())
+	filterTerms(doc, d)
 	var texts [numFields]string
 	texts[fTitle] = d.Title
 	texts[fPath] = pathText(d.Path)

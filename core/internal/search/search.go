@@ -37,7 +37,13 @@ import (
 // Search is Rank in the order FullMatchesFirst followed by Materialize of
 // every hit.
 func (x *Index) Search(query string, limit int) (Result, error) {
-	r, err := x.Rank(query, limit, FullMatchesFirst)
+	return x.SearchIn(query, limit, Scope{})
+}
+
+// SearchIn is Search within a scope: over the documents its filter keeps
+// (in the index: see filter.go), in its order.
+func (x *Index) SearchIn(query string, limit int, sc Scope) (Result, error) {
+	r, err := x.RankIn(query, limit, FullMatchesFirst, sc)
 	if err != nil {
 		return Result{}, err
 	}
@@ -79,6 +85,14 @@ const (
 // what Materialize needs and no reference to the index, so it may be
 // materialized after the index has changed.
 func (x *Index) Rank(query string, limit int, order Order) (Ranked, error) {
+	return x.RankIn(query, limit, order, Scope{})
+}
+
+// RankIn is Rank within a scope. A filter narrows every pass to the
+// documents it keeps, and Total and Unmatched count those alone. With
+// Scope.By, each pass keeps its matches first by the key (equal keys by
+// score, then path), in place of their score.
+func (x *Index) RankIn(query string, limit int, order Order, sc Scope) (Ranked, error) {
 	var r Ranked
 	err := x.retry(func() (err error) {
 		if f := x.files(); f != nil {
@@ -88,13 +102,13 @@ func (x *Index) Rank(query string, limit int, order Order) (Ranked, error) {
 		if err := x.warm(); err != nil {
 			return err
 		}
-		r, err = x.rank(query, limit, order)
+		r, err = x.rank(query, limit, order, sc)
 		return err
 	})
 	return r, err
 }
 
-func (x *Index) rank(query string, limit int, order Order) (Ranked, error) {
+func (x *Index) rank(query string, limit int, order Order, sc Scope) (Ranked, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
@@ -111,7 +125,16 @@ func (x *Index) rank(query string, limit int, order Order) (Ranked, error) {
 	if len(qs) == 0 {
 		return r, nil
 	}
-	docs, err := x.collect(&r.Result, qs, limit, order)
+	c, err := x.counter()
+	if err != nil {
+		return Ranked{}, fmt.Errorf("search: %q: %w", query, err)
+	}
+	allow, err := x.allowed(c, sc.Filter)
+	if err != nil {
+		return Ranked{}, fmt.Errorf("search: %q: filter: %w", query, err)
+	}
+	p := pass{x: x, allow: allow, by: sc.By, offsets: c.offsets}
+	docs, err := x.collect(&r.Result, c, p, qs, limit, order)
 	if err != nil {
 		return Ranked{}, fmt.Errorf("search: %q: %w", query, err)
 	}
@@ -127,7 +150,7 @@ func (x *Index) rank(query string, limit int, order Order) (Ranked, error) {
 		if !q.significant || literal[i] {
 			continue
 		}
-		found, err := x.exists(&q)
+		found, err := p.exists(&q)
 		if err != nil {
 			return Ranked{}, fmt.Errorf("search: %q: probe %q: %w", query, q.key, err)
 		}
@@ -209,19 +232,53 @@ func (x *Index) Terms(text string) []string {
 	return out
 }
 
+// pass runs the passes of one search: within its filter (allow; nil
+// keeps every document), in its order (by; nil orders by score).
+type pass struct {
+	x       *Index
+	allow   *allowSet
+	by      func(string) (float64, bool)
+	offsets []uint64
+}
+
+// within narrows q to the documents the filter keeps.
+func (p pass) within(q bluge.Query) bluge.Query {
+	if p.allow == nil {
+		return q
+	}
+	return &filtered{q: q, allow: p.allow}
+}
+
+// run runs one pass of the entries (or, with contexts, the context
+// files) that q matches within the filter.
+func (p pass) run(q bluge.Query, contexts bool, limit int) ([]stored, error) {
+	k := &kindFilter{q: p.within(q), kind: kindContext, exclude: !contexts}
+	if p.by != nil {
+		return p.x.runBy(k, limit, p.by, p.offsets)
+	}
+	return p.x.run(k, limit)
+}
+
+// exists reports whether a query term matches any document the filter
+// keeps exactly or as a prefix expansion (fuzzy expansions do not count).
+func (p pass) exists(q *qterm) (bool, error) {
+	docs, err := p.x.run(p.within(p.x.termClause(q, false, false)), 1)
+	return len(docs) > 0, err
+}
+
 // collect runs the passes of Rank and returns the top documents in rank
 // order, setting res.Mode and res.Total.
-func (x *Index) collect(res *Result, qs []qterm, limit int, order Order) ([]stored, error) {
+func (x *Index) collect(res *Result, c *counter, p pass, qs []qterm, limit int, order Order) ([]stored, error) {
 	and := x.buildQuery(qs, true)
 	wide := and
-	pass := "and"
+	which := "and"
 	if order == ByScore && needsOr(qs) {
-		wide, pass = x.buildQuery(qs, false), "or"
+		wide, which = x.buildQuery(qs, false), "or"
 		res.Mode = ModeOr
 	}
-	docs, err := x.run(&kindFilter{q: wide, kind: kindContext, exclude: true}, limit)
+	docs, err := p.run(wide, false, limit)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", pass, err)
+		return nil, fmt.Errorf("%s: %w", which, err)
 	}
 	for i := range docs {
 		docs[i].all = wide == and
@@ -230,7 +287,7 @@ func (x *Index) collect(res *Result, qs []qterm, limit int, order Order) ([]stor
 		// The AND pass found all its entries (fewer than limit), and
 		// every one of them matches the OR pass too.
 		wide = x.buildQuery(qs, false)
-		more, err := x.run(&kindFilter{q: wide, kind: kindContext, exclude: true}, limit)
+		more, err := p.run(wide, false, limit)
 		if err != nil {
 			return nil, fmt.Errorf("or: %w", err)
 		}
@@ -243,7 +300,7 @@ func (x *Index) collect(res *Result, qs []qterm, limit int, order Order) ([]stor
 		docs = fill(docs, more, limit)
 	}
 	if len(docs) < limit {
-		ctx, err := x.run(&kindFilter{q: wide, kind: kindContext}, limit-len(docs))
+		ctx, err := p.run(wide, true, limit-len(docs))
 		if err != nil {
 			return nil, fmt.Errorf("contexts: %w", err)
 		}
@@ -253,11 +310,7 @@ func (x *Index) collect(res *Result, qs []qterm, limit int, order Order) ([]stor
 		docs = append(docs, ctx...)
 	}
 	// Total: the entries and the contexts the last pass matches.
-	c, err := x.counter()
-	if err != nil {
-		return nil, err
-	}
-	if res.Total, err = c.count(wide.(countable)); err != nil {
+	if res.Total, err = c.count(p.within(wide).(countable)); err != nil {
 		return nil, fmt.Errorf("count: %w", err)
 	}
 	return docs, nil
@@ -357,13 +410,6 @@ func occurrences(locs bsearch.TermLocationMap) []term {
 		return a.text < b.text
 	})
 	return slices.CompactFunc(out, func(a, b term) bool { return a == b })
-}
-
-// exists reports whether a query term matches any document exactly or as a
-// prefix expansion (fuzzy expansions do not count).
-func (x *Index) exists(q *qterm) (bool, error) {
-	docs, err := x.run(x.termClause(q, false, false), 1)
-	return len(docs) > 0, err
 }
 
 // literals reports which significant query terms the documents hold

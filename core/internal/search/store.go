@@ -660,17 +660,21 @@ func docHash(d Doc) string {
 	field(strings.Join(d.Tags, listSep))
 	field(strings.Join(d.Keywords, listSep))
 	field(d.Aside)
+	if !d.Date.IsZero() {
+		field(dateKey(d.Date))
+	}
 	return strconv.FormatUint(h.Sum64(), 16)
 }
 
 // schemaProbes are analyzed to fingerprint the index schema: their analyzed
-// fields exercise stemming, stop words, splitting, CJK and every field.
+// fields exercise stemming, stop words, splitting, CJK and every field,
+// the keyword fields of filters included.
 var schemaProbes = []Doc{
 	{Path: "Engineering/Billing-Ops/invoice_retry.policy.md", Kind: "entry", Title: "The Invoice Retry Policies",
 		Summary: "Failed invoices are retried 3 times; the customer's card isn't charged twice.",
 		Content: "Running runners ran quickly through e-mail, C++ and v2.1.0 notes. 価値観 가치관을 존중한다. Café naïve STRASSE.",
 		Tags:    []string{"billing", "E-mail"}, Keywords: []string{"retry", "invoices"},
-		Aside: "In reply to Ann: the retries failed."},
+		Aside: "In reply to Ann: the retries failed.", Date: time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC)},
 	{Path: "engineering/context.md", Kind: "context", Title: "Engineering", Content: "Systems we build and run."},
 }
 

@@ -265,9 +265,11 @@ type Near struct {
 }
 
 // Nearest returns the k files whose vectors are nearest q by cosine,
-// nearest first, equal ones by path. It compares q with every vector
-// (brute force: linear in the files, measured in BenchmarkNearest).
-func (s *Store) Nearest(q []float32, k int) []Near {
+// nearest first, equal ones by path, among those keep keeps (nil keeps
+// all). It compares q with every vector (brute force: linear in the
+// files, measured in BenchmarkNearest); keep is asked only of the files
+// that would enter the k nearest so far.
+func (s *Store) Nearest(q []float32, k int, keep func(path string) bool) []Near {
 	if k <= 0 || len(q) != s.dims {
 		return nil
 	}
@@ -279,7 +281,7 @@ func (s *Store) Nearest(q []float32, k int) []Near {
 	}
 	for p, it := range s.items {
 		n := Near{p, dot(q, it.vec)}
-		if len(top) == k && !before(n, top[k-1]) {
+		if len(top) == k && !before(n, top[k-1]) || keep != nil && !keep(p) {
 			continue
 		}
 		i := len(top)

@@ -43,7 +43,7 @@ func TestSaveLoadAndNearest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near := back.Nearest(q, 2)
+	near := back.Nearest(q, 2, nil)
 	if len(near) != 2 || near[0].Path != "c.md" || near[1].Path != "a.md" {
 		t.Fatalf("nearest %v", near)
 	}
@@ -109,7 +109,7 @@ func BenchmarkNearest(b *testing.B) {
 			q := s.items["d/000000.md"].vec
 			b.ResetTimer()
 			for b.Loop() {
-				s.Nearest(q, 50)
+				s.Nearest(q, 50, nil)
 			}
 		})
 	}
