@@ -176,6 +176,7 @@ func (x *Index) allowed(c *counter, f Filter) (*allowSet, error) {
 	// The paths given are looked up one by one in each segment's path
 	// postings: the fewer of those kept and those left out.
 	var keep, drop []string
+	complement := false // drop holds the paths left out
 	if f.Keep != nil {
 		for p := range f.Keep {
 			if _, ok := x.docs[p]; ok && f.Keep[p] {
@@ -183,7 +184,7 @@ func (x *Index) allowed(c *counter, f Filter) (*allowSet, error) {
 			}
 		}
 		if len(keep) > len(x.docs)/2 {
-			keep = nil
+			keep, complement = nil, true
 			for p := range x.docs {
 				if !f.Keep[p] {
 					drop = append(drop, p)
@@ -232,7 +233,7 @@ func (x *Index) allowed(c *counter, f Filter) (*allowSet, error) {
 			if err != nil {
 				return nil, err
 			}
-			if drop != nil {
+			if complement {
 				// bm is empty: every document but those dropped.
 				bm.AddRange(0, c.segs[seg].Count())
 				out, err := c.paths(seg, drop)

@@ -76,8 +76,9 @@ func randomFilter(rng *rand.Rand, docs []Doc) Filter {
 		case 4:
 			f.Until = time.Date(2025, time.Month(1+rng.IntN(12)), 1+rng.IntN(28), 0, 0, 0, 0, time.UTC)
 		case 5:
-			// Few paths kept, or most (the index then looks up those left out).
-			share := []float64{0.1, 0.9}[rng.IntN(2)]
+			// Few paths kept, or most (the index then looks up those left
+			// out), or all.
+			share := []float64{0.1, 0.9, 1}[rng.IntN(3)]
 			f.Keep = map[string]bool{}
 			for _, d := range docs {
 				if rng.Float64() < share {

@@ -19,10 +19,11 @@ var searchCommand = &command{
 	args:    "QUERY",
 	summary: "ranked full-text search, with scores and excerpts",
 	help: "Searches titles, paths and content (BM25). The score is the normalized\n" +
-		"s/(1+s) of the BM25 score. Several words may be given without quotes.",
+		"s/(1+s) of the BM25 score. Several words may be given without quotes.\n" + filterHelp,
 	example:  `arbor search "invoice retry" --limit 5`,
 	complete: "none",
 	examples: []string{
+		`arbor search invoice --domain engineering --tag billing --since 30d --sort recent`,
 		`arbor search '"connection pool" postgres'`,
 		`arbor search 가치관 --json | jq -r '.results[].path'`,
 	},
@@ -30,8 +31,9 @@ var searchCommand = &command{
 	maxArgs: -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
 		limit := fs.Int("limit", 10, "the maximum number of results `N` (at most 100)")
+		filters := filterFlags(fs)
 		return func(a *app, args []string) error {
-			p := api.SearchParams{Query: strings.Join(args, " "), Limit: *limit}
+			p := api.SearchParams{Query: strings.Join(args, " "), Limit: *limit, Filters: filters()}
 			return a.ask("search", p, func(w io.Writer, raw json.RawMessage) error {
 				var res api.SearchResult
 				if err := json.Unmarshal(raw, &res); err != nil {
@@ -54,11 +56,12 @@ var queryCommand = &command{
 		"they do not cover the question, an agentic loop over the tree's tools (tier 4),\n" +
 		"with each model call's tokens and latency; without one, the best entries. With -,\n" +
 		"reads one question per line from stdin and answers each in the same session, so\n" +
-		"repeats hit the cache.",
+		"repeats hit the cache (a filtered or sorted question is never cached).\n" + filterHelp,
 	example:  `arbor query "how often are failed invoices retried?"`,
 	complete: "none",
 	examples: []string{
 		`arbor query "refund approval limit" --limit 3 --json`,
+		`arbor query "what changed in billing?" --topic billing --sort recent`,
 		`printf 'invoice retries\nrefund limit\n' | arbor query -`,
 	},
 	minArgs: 1,
@@ -67,6 +70,7 @@ var queryCommand = &command{
 		limit := fs.Int("limit", 0, "the maximum number of sources `N` (default: the engine's, 5)")
 		noLLM := fs.Bool("no-llm", false, "answer from tiers 0–2 only, even with an LLM provider configured")
 		budget := fs.Int("budget", 0, "the token budget `N` of the model calls (default: the engine's)")
+		filters := filterFlags(fs)
 		return func(a *app, args []string) error {
 			questions := []string{strings.Join(args, " ")}
 			if len(args) == 1 && args[0] == "-" {
@@ -83,7 +87,7 @@ var queryCommand = &command{
 					if len(questions) > 1 && !a.json {
 						fmt.Fprintf(a.stdout, "? %s\n", q)
 					}
-					p := api.QueryParams{SearchParams: api.SearchParams{Query: q, Limit: *limit}, TokenBudget: *budget}
+					p := api.QueryParams{SearchParams: api.SearchParams{Query: q, Limit: *limit, Filters: filters()}, TokenBudget: *budget}
 					if err := a.queryOne(ctx, eng, m, p); err != nil {
 						return err
 					}
@@ -92,6 +96,40 @@ var queryCommand = &command{
 			})
 		}
 	},
+}
+
+// filterHelp is the help of the flags of filterFlags.
+const filterHelp = "\nFilters narrow the search inside the index (the best N are the best N of what\n" +
+	"they keep): --domain and --topic (a topic's name or domain/topic) by folder,\n" +
+	"--tag (repeatable: every one) by tag, --since and --until by the entries'\n" +
+	"updatedAt (else createdAt): a span back (7d, 2w), a date (a whole day for\n" +
+	"--until) or an RFC 3339 time; --maturity (draft, validated, core; comma-separated:\n" +
+	"any of them) and --min-importance by the lifecycle as of now. --sort recent or\n" +
+	"importance orders the matches by that key, ties by relevance."
+
+// filterFlags defines the flags of api.Filters on fs; the function returned
+// reads them once fs is parsed.
+func filterFlags(fs *flag.FlagSet) func() api.Filters {
+	var f api.Filters
+	var tags stringList
+	maturity := fs.String("maturity", "", "only entries at the lifecycle `TIERS` (draft, validated, core; comma-separated)")
+	fs.StringVar(&f.Domain, "domain", "", "only the files of the `DOMAIN`")
+	fs.StringVar(&f.Topic, "topic", "", "only the files of the `TOPIC` (its name, or domain/topic)")
+	fs.Var(&tags, "tag", "only entries tagged `TAG` (repeatable: every one)")
+	fs.StringVar(&f.Since, "since", "", "only entries changed since `WHEN` (7d, 2w, a date, an RFC 3339 time)")
+	fs.StringVar(&f.Until, "until", "", "only entries changed until `WHEN` (a date keeps its whole day)")
+	fs.Float64Var(&f.MinImportance, "min-importance", 0, "only entries of importance at least `N` (0 to 100)")
+	fs.StringVar(&f.Sort, "sort", "", "order by `KEY`: relevance (default), recent or importance")
+	return func() api.Filters {
+		f.Tags = tags
+		f.Maturity = nil
+		for _, m := range strings.Split(*maturity, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				f.Maturity = append(f.Maturity, api.Maturity(m))
+			}
+		}
+		return f
+	}
 }
 
 // readLines returns the non-blank lines of r, trimmed. A line may be
@@ -167,7 +205,9 @@ func printHit(w io.Writer, p palette, prefix string, h api.Hit) {
 	}
 }
 
-func printQuery(w io.Writer, p palette, res api.QueryResult) {
+// printQuery prints a query's answer and its results, which came in the
+// order sort asked for ("" is relevance: the lifecycle's score).
+func printQuery(w io.Writer, p palette, res api.QueryResult, sort string) {
 	switch {
 	case res.Answer != "" && (res.NeedsLLM || res.OutOfDomain):
 		fmt.Fprintln(w, p.yellow(strings.TrimRight(res.Answer, "\n")))
@@ -202,7 +242,11 @@ func printQuery(w io.Writer, p palette, res api.QueryResult) {
 		// The answer lists its own sources; these are what the model was given.
 		header = "search results given to the model"
 	}
-	fmt.Fprintln(w, "\n"+p.dim(header+": ŝ · lifecycle score, by the latter"))
+	order := "by the latter"
+	if sort != "" && sort != api.SortRelevance {
+		order = "by " + sort
+	}
+	fmt.Fprintln(w, "\n"+p.dim(header+": ŝ · lifecycle score, "+order))
 	for _, h := range res.Results {
 		scores := fmt.Sprintf("%.4f", h.Score)
 		if h.Lifecycle != nil {

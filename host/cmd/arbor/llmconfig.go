@@ -107,7 +107,7 @@ func (a *app) queryOne(ctx context.Context, eng engine, m *hostllm.Client, p api
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return fmt.Errorf("query: decode result: %w", err)
 	}
-	printQuery(a.stdout, a.p, res)
+	printQuery(a.stdout, a.p, res, p.Sort)
 	switch {
 	case res.LLM != nil:
 		if !res.NeedsLLM {
