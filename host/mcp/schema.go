@@ -14,11 +14,13 @@ import (
 // inference cannot see: bounds, defaults, enums and the descriptions an
 // agent reads.
 
-// inputSchema infers the schema of T and applies edit to it.
-func inputSchema[T any](edit func(*jsonschema.Schema)) *jsonschema.Schema {
+// inputSchema infers the schema of T and applies the edits to it.
+func inputSchema[T any](edits ...func(*jsonschema.Schema)) *jsonschema.Schema {
 	s := mustSchema[T](nil)
-	if edit != nil {
-		edit(s)
+	for _, edit := range edits {
+		if edit != nil {
+			edit(s)
+		}
 	}
 	return s
 }

@@ -146,6 +146,17 @@ func TestToolSchemas(t *testing.T) {
 		b.Minimum == nil || *b.Minimum != 100 || string(b.Default) != "2000" || len(in.Required) != 0 {
 		t.Errorf("arbor-context input schema: %+v", in)
 	}
+	for _, name := range []string{ToolQuery, ToolSearch} {
+		schema(name)
+		for _, f := range []string{"domain", "topic", "tags", "since", "until", "maturity", "minImportance", "sort"} {
+			if in.Properties[f].Description == "" {
+				t.Errorf("%s: filter %s not described: %+v", name, f, in.Properties[f])
+			}
+		}
+		if imp := in.Properties["minImportance"]; imp.Maximum == nil || *imp.Maximum != 100 {
+			t.Errorf("%s minImportance: %+v", name, imp)
+		}
+	}
 	schema(ToolCurate)
 	op := in.Properties["operations"].Items
 	if !slices.Equal(op.Properties["type"].Enum, []string{"ADD", "UPDATE", "UPSERT", "MERGE", "DELETE", "MOVE"}) {
@@ -153,6 +164,42 @@ func TestToolSchemas(t *testing.T) {
 	}
 	if slices.Contains(op.Required, "content") || !slices.Contains(op.Required, "reason") || !slices.Contains(op.Required, "path") {
 		t.Errorf("operation required: %v", op.Required)
+	}
+}
+
+// arbor-search and arbor-query take the filters and sort of the engine; a
+// bad one is a tool error.
+func TestFilterTools(t *testing.T) {
+	root := t.TempDir()
+	cs := serve(t, root)
+	add := func(path, title string, tags ...any) map[string]any {
+		return map[string]any{"type": "ADD", "path": path, "title": title,
+			"content": map[string]any{"narrative": title + " invoice notes.", "tags": tags}, "reason": "r"}
+	}
+	ops := []any{add("engineering/billing", "Invoice retry", "billing"), add("ops/billing", "Invoice runbook", "billing", "payments"), add("ops/pager", "Invoice pager")}
+	if res := call(t, cs, ToolCurate, map[string]any{"operations": ops}); res.IsError {
+		t.Fatalf("curate: %s", text(res))
+	}
+	paths := func(hs []api.Hit) []string {
+		var out []string
+		for _, h := range hs {
+			out = append(out, h.Path)
+		}
+		slices.Sort(out)
+		return out
+	}
+	var sr api.SearchResult
+	decode(t, call(t, cs, ToolSearch, map[string]any{"query": "invoice", "domain": "ops", "tags": []string{"BILLING"}}), &sr)
+	if got := paths(sr.Results); !slices.Equal(got, []string{"ops/billing/invoice_runbook.md"}) || sr.Total != 1 {
+		t.Errorf("search in ops tagged billing: %v (total %d)", got, sr.Total)
+	}
+	var qr api.QueryResult
+	decode(t, call(t, cs, ToolQuery, map[string]any{"query": "invoice", "topic": "billing", "sort": "recent", "minImportance": 10, "maturity": []string{"draft"}}), &qr)
+	if got := paths(qr.Results); !slices.Equal(got, []string{"engineering/billing/invoice_retry.md", "ops/billing/invoice_runbook.md"}) {
+		t.Errorf("query in topic billing: %v", got)
+	}
+	if res := call(t, cs, ToolSearch, map[string]any{"query": "invoice", "sort": "title"}); !res.IsError || !strings.Contains(text(res), "sort") {
+		t.Errorf("a bad sort: %s", text(res))
 	}
 }
 

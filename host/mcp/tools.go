@@ -26,12 +26,41 @@ const (
 type queryInput struct {
 	Query string `json:"query" jsonschema:"the question or keywords, in any language, at most 4096 bytes; quotes match a phrase (\"connection pool\")"`
 	Limit int    `json:"limit,omitempty" jsonschema:"how many source entries to return, 1 to 20 (default 5)"`
+	filtersInput
+}
+
+// filtersInput are the filters and sort of arbor-query and arbor-search
+// (api.Filters).
+type filtersInput struct {
+	Domain        string         `json:"domain,omitempty" jsonschema:"only files of this domain (the first folder), e.g. engineering"`
+	Topic         string         `json:"topic,omitempty" jsonschema:"only files of this topic (the second folder): its name, e.g. billing, or domain/topic"`
+	Tags          []string       `json:"tags,omitempty" jsonschema:"only entries carrying every one of these tags (case-insensitive)"`
+	Since         string         `json:"since,omitempty" jsonschema:"only entries changed (updatedAt, else createdAt) within a span back from now (30m, 12h, 7d, 2w) or since a date (2026-03-01) or an RFC 3339 time"`
+	Until         string         `json:"until,omitempty" jsonschema:"only entries changed up to a span back from now, a date (kept whole) or an RFC 3339 time"`
+	Maturity      []api.Maturity `json:"maturity,omitempty" jsonschema:"only entries at one of these lifecycle tiers, as of now"`
+	MinImportance float64        `json:"minImportance,omitempty" jsonschema:"only entries whose importance (0 to 100, as of now) is at least this"`
+	Sort          string         `json:"sort,omitempty" jsonschema:"order of the results: relevance (default), recent (newest change first) or importance (highest first); ties by relevance"`
+}
+
+// filters is in as the engine takes it.
+func (in filtersInput) filters() api.Filters {
+	return api.Filters{Domain: in.Domain, Topic: in.Topic, Tags: in.Tags, Since: in.Since, Until: in.Until,
+		Maturity: in.Maturity, MinImportance: in.MinImportance, Sort: in.Sort}
+}
+
+// filtersSchema sets the enums and bounds of the filters in the schema.
+func filtersSchema(s *jsonschema.Schema) {
+	s.Properties["sort"].Enum = []any{api.SortRelevance, api.SortRecent, api.SortImportance}
+	s.Properties["maturity"].Items.Enum = []any{string(api.MaturityDraft), string(api.MaturityValidated), string(api.MaturityCore)}
+	imp := s.Properties["minImportance"]
+	imp.Minimum, imp.Maximum = new(float64(0)), new(float64(api.MaxImportance))
 }
 
 // searchInput is the input of arbor-search.
 type searchInput struct {
 	Query string `json:"query" jsonschema:"words to look for in titles, paths, tags, keywords and content, at most 4096 bytes; quotes match a phrase"`
 	Limit int    `json:"limit,omitempty" jsonschema:"how many results to return, 1 to 100 (default 10)"`
+	filtersInput
 }
 
 // readInput is the input of arbor-read.
@@ -83,9 +112,11 @@ Read the result this way:
 - results: the source entries, each with score (normalized BM25 relevance ŝ in 0..1) and lifecycle (importance, maturity, recency and the compound score they are ordered by; entries matching every query word come first).
 - reason: why retrieval stopped where it did; tookMs: how long it took.
 
+Filters narrow the search inside the index, so the best matches are the best of what they keep: domain, topic, tags (every one), since/until (when the entry last changed), maturity and minImportance (the lifecycle as of now). sort "recent" or "importance" orders the results by that key instead (ties by relevance). A filtered or sorted question is never answered from, or kept in, the caches.
+
 Works for questions ("how often are failed invoices retried?") and keywords ("invoice retry"), in English, other Latin-script languages, Chinese, Japanese and Korean.`
 
-const searchDescription = `Ranked full-text search over the memory (BM25: titles weigh most, then paths, tags and keywords, then content). Returns raw results best first, each with path, kind (entry, or context for a folder's context.md), title, summary, score (normalized relevance ŝ = s/(1+s), 0..1) and the passage that best matches. Unlike arbor-query it never decides on an answer and never counts as an access; use it to find candidates, to check whether something is already stored before adding it, or to find the exact path for an UPDATE, MERGE or DELETE.`
+const searchDescription = `Ranked full-text search over the memory (BM25: titles weigh most, then paths, tags and keywords, then content). Returns raw results best first, each with path, kind (entry, or context for a folder's context.md), title, summary, score (normalized relevance ŝ = s/(1+s), 0..1) and the passage that best matches. Unlike arbor-query it never decides on an answer and never counts as an access; use it to find candidates, to check whether something is already stored before adding it, or to find the exact path for an UPDATE, MERGE or DELETE. Filters (domain, topic, tags, since, until, maturity, minImportance) narrow the search inside the index, so the best results are the best of what they keep; sort "recent" or "importance" orders every match by that key (ties by relevance), e.g. the newest entries about a topic.`
 
 const readDescription = `Read one entry of the memory in full: its markdown as stored (front matter, then the sections Reason, Raw Concept, Narrative, Facts, Snippets), its title, summary, tags, keywords and dates, the entries it relates to (relations) and the entries that link to it (backlinks). Follow relations and backlinks with further arbor-read calls to gather context. An unknown path or a path outside the root is an error that says so.`
 
@@ -111,14 +142,14 @@ const moveDescription = `Move an entry or a whole folder to another place in the
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
-		InputSchema: inputSchema[queryInput](limitSchema(20, 5)), OutputSchema: outputSchema[api.QueryResult]()},
+		InputSchema: inputSchema[queryInput](limitSchema(20, 5), filtersSchema), OutputSchema: outputSchema[api.QueryResult]()},
 		func(ctx context.Context, in queryInput) (api.QueryResult, error) {
-			return s.eng.Query(ctx, api.SearchParams{Query: in.Query, Limit: in.Limit})
+			return s.eng.Query(ctx, api.SearchParams{Query: in.Query, Limit: in.Limit, Filters: in.filters()})
 		})
 	addTool(s, &sdk.Tool{Name: ToolSearch, Title: "Search memory", Description: searchDescription, Annotations: readOnly,
-		InputSchema: inputSchema[searchInput](limitSchema(100, 10)), OutputSchema: outputSchema[api.SearchResult]()},
+		InputSchema: inputSchema[searchInput](limitSchema(100, 10), filtersSchema), OutputSchema: outputSchema[api.SearchResult]()},
 		func(ctx context.Context, in searchInput) (api.SearchResult, error) {
-			return s.eng.Search(ctx, api.SearchParams{Query: in.Query, Limit: in.Limit})
+			return s.eng.Search(ctx, api.SearchParams{Query: in.Query, Limit: in.Limit, Filters: in.filters()})
 		})
 	addTool(s, &sdk.Tool{Name: ToolRead, Title: "Read an entry", Description: readDescription, Annotations: readOnly,
 		InputSchema: inputSchema[readInput](nil), OutputSchema: outputSchema[api.ReadResult]()},
