@@ -298,6 +298,29 @@ export interface LifecycleOptions {
 
 export type Maturity = 'draft' | 'validated' | 'core';
 
+/**
+ * The filters and sort of {@link ArborMemory.search} and {@link ArborMemory.query} (docs/ABI.md §4.3).
+ * Filters run inside the index: the best N results are the best N of what they keep.
+ */
+export interface SearchFilters {
+  /** Only files of this domain (the first folder), e.g. `engineering`. */
+  domain?: string;
+  /** Only files of this topic (the second folder): its name, or `domain/topic`. */
+  topic?: string;
+  /** Only entries carrying every one of these tags (case-insensitive). */
+  tags?: string[];
+  /** Only entries changed (updatedAt, else createdAt) since a span back (`30m`, `12h`, `7d`, `2w`), a date or an RFC 3339 time. */
+  since?: string;
+  /** Only entries changed up to a span back, a date (kept whole) or an RFC 3339 time. */
+  until?: string;
+  /** Only entries at one of these lifecycle tiers, as of the call. */
+  maturity?: Maturity[];
+  /** Only entries whose importance (0 to 100, as of the call) is at least this. */
+  minImportance?: number;
+  /** Order of the results: by relevance, or by the key, ties by relevance. @default 'relevance' */
+  sort?: 'relevance' | 'recent' | 'importance';
+}
+
 /** What the lifecycle says about one result of {@link ArborMemory.query}. */
 export interface LifecycleRank {
   /** ι ∈ [0, 100] as of the query, 4 decimals. */
@@ -752,15 +775,16 @@ export interface ArborMemory {
    */
   refresh(paths?: string[]): Promise<RefreshResult>;
   /** Ranked full-text results. A query holds at most 4,096 bytes of UTF-8; a longer one rejects with `invalid_params`. */
-  search(query: string, options?: { /** @default 10, at most 100 */ limit?: number }): Promise<SearchResult>;
+  search(query: string, options?: SearchFilters & { /** @default 10, at most 100 */ limit?: number }): Promise<SearchResult>;
   /**
    * Tiered retrieval: an answer without a model when tiers 0–2 can give
    * one; otherwise, with an LLM adapter, tier 3 (one call over the best
    * entries) and tier 4 (an agentic loop over the tree's tools), the model
    * calls made behind this one promise. A query holds at most 4,096 bytes
-   * of UTF-8; a longer one rejects with `invalid_params`.
+   * of UTF-8; a longer one rejects with `invalid_params`. A filtered or
+   * sorted query is never answered from, or kept in, the caches.
    */
-  query(query: string, options?: LLMCallOptions & { /** @default 5 */ limit?: number }): Promise<QueryResult>;
+  query(query: string, options?: LLMCallOptions & SearchFilters & { /** @default 5 */ limit?: number }): Promise<QueryResult>;
   /**
    * Turns raw material (at most 5 files, 40,000 characters each) into
    * entries through the model: it proposes operations, sees each one's

@@ -57,14 +57,14 @@ export class MemoryMethods {
   }
 
   /** @this {ArborMemory} @type {ArborMemory['search']} */
-  search(query, { limit } = {}) {
-    return this.call('search', { query, limit });
+  search(query, { limit, ...filters } = {}) {
+    return this.call('search', { query, limit, ...pickFilters(filters) });
   }
 
   /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['query']} */
-  query(query, { limit, llm = this.#llm, signal, onStep, tokenBudget, maxIterations } = {}) {
-    if (!llm) return this.call('query', { query, limit });
-    return drive(this, 'query', { query, limit, llm: true, tokenBudget, maxIterations }, { llm, signal, onStep });
+  query(query, { limit, llm = this.#llm, signal, onStep, tokenBudget, maxIterations, ...filters } = {}) {
+    if (!llm) return this.call('query', { query, limit, ...pickFilters(filters) });
+    return drive(this, 'query', { query, limit, llm: true, tokenBudget, maxIterations, ...pickFilters(filters) }, { llm, signal, onStep });
   }
 
   /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['curateFrom']} */
@@ -147,4 +147,14 @@ function sourceFile(f, i) {
     throw new ArborError('invalid_params', `curateFrom: file ${i} must be { name: string, content: string | Uint8Array }`);
   }
   return w;
+}
+
+/**
+ * The filters and sort of search and query, as the engine takes them
+ * (docs/ABI.md §4.3): nothing else of the options goes with them.
+ *
+ * @param {import('./index.d.ts').SearchFilters} f
+ */
+function pickFilters({ domain, topic, tags, since, until, maturity, minImportance, sort }) {
+  return { domain, topic, tags, since, until, maturity, minImportance, sort };
 }

@@ -217,6 +217,24 @@ test('recent() and status()', { skip: skipWithoutWasm }, async (t) => {
   assert.equal(status.changed.scanned, true);
 });
 
+test('search() and query() take filters and sort', { skip: skipWithoutWasm }, async (t) => {
+  const mem = await openMemory({ fixedTime });
+  defer(t, () => mem.close());
+  const add = (path, title, tags) => ({ type: 'ADD', path, title, content: { narrative: `${title}: invoice notes.`, tags }, reason: 'r' });
+  await mem.curate([add('engineering/billing', 'Invoice retry', ['billing']), add('ops/billing', 'Invoice runbook', ['Billing', 'payments']), add('ops/pager', 'Invoice pager', [])]);
+  const paths = (r) => r.results.map((h) => h.path);
+  assert.deepEqual(paths(await mem.search('invoice', { domain: 'ops', tags: ['billing'] })), ['ops/billing/invoice_runbook.md']);
+  assert.equal(paths(await mem.search('invoice', { topic: 'billing', limit: 1, maturity: ['draft'], since: '1d' })).length, 1);
+  assert.deepEqual(paths(await mem.search('invoice', { maturity: ['core'] })), []);
+  // Reading an entry raises its importance: first by importance at once.
+  await mem.read('ops/pager/invoice_pager.md');
+  assert.equal(paths(await mem.search('invoice', { sort: 'importance' }))[0], 'ops/pager/invoice_pager.md');
+  const q = await mem.query('invoice', { sort: 'importance', minImportance: 51, limit: 10 });
+  assert.deepEqual(paths(q), ['ops/pager/invoice_pager.md']);
+  await assert.rejects(mem.search('invoice', { sort: 'title' }), rejectsWith('invalid_params'));
+  await assert.rejects(mem.query('invoice', { until: 'later' }), rejectsWith('invalid_params'));
+});
+
 test('calls queue in order without awaiting each', { skip: skipWithoutWasm }, async (t) => {
   const mem = await openMemory({ fixedTime });
   defer(t, () => mem.close());
