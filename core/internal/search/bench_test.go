@@ -77,6 +77,22 @@ func BenchmarkPool(b *testing.B) {
 			}
 		}
 	})
+	// Filters narrow the walk: one domain of six, one topic of 150.
+	for _, f := range []struct {
+		name string
+		f    Filter
+	}{{"domain", Filter{Domain: "chat_03"}}, {"topic", Filter{Domain: "chat_03", Topic: "session_05"}}} {
+		b.Run("Search 50, "+f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, q := range queries {
+					if _, err := x.SearchIn(q, 50, Scope{Filter: f.f}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
 	b.Run("Rank 50, Materialize 10", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
