@@ -63,7 +63,7 @@ func (s Scope) IsZero() bool {
 // Resolve checks f and resolves its times as of now. A bad value is an
 // *Error with CodeInvalidParams.
 func (f Filters) Resolve(now time.Time) (Scope, error) {
-	s := Scope{Tags: []string{}, Maturity: f.Maturity, MinImportance: f.MinImportance, Sort: f.Sort}
+	s := Scope{Maturity: f.Maturity, MinImportance: f.MinImportance, Sort: f.Sort}
 	folder := func(what, v string) (string, error) {
 		v = strings.TrimSpace(v)
 		if v == "" {

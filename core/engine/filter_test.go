@@ -22,7 +22,7 @@ func filterEngine(t *testing.T) (*Engine, *host.MemFS) {
 		"eng/billing/retry.md":    entry("Invoice retry", "billing, Payments", "2026-02-20T00:00:00Z", "90"),
 		"eng/billing/dunning.md":  entry("Invoice dunning emails", "billing", "2026-01-10T00:00:00Z", "40"),
 		"eng/auth/tokens.md":      entry("Invoice tokens", "security", "2026-02-27T00:00:00Z", "60"),
-		"ops/billing/runbook.md":  entry("Invoice runbook", "payments", "2026-02-01T00:00:00Z", "70"),
+		"ops/billing/runbook.md":  entry("Invoice runbook", "payments", "2026-02-01T15:00:00Z", "70"),
 		"ops/pager/invoice.md":    entry("Invoice pager", "", "2025-12-01T00:00:00Z", "50"),
 		"eng/billing/context.md":  "---\ntitle: Billing\n---\n\nInvoices and payments.\n",
 		"notes/misc/undated.md":   "# Undated invoice note\n\nNo front matter.\n",

@@ -22,9 +22,6 @@ func (rv *Retriever) Scope(f api.Filters) (search.Scope, error) {
 		return search.Scope{}, err
 	}
 	sc := search.Scope{Filter: search.Filter{Domain: s.Domain, Topic: s.Topic, Tags: s.Tags, Since: s.Since, Until: s.Until}}
-	if len(sc.Tags) == 0 {
-		sc.Tags = nil
-	}
 	p := rv.signals.Model()
 	if s.Lifecycle() {
 		sc.Keep = map[string]bool{}
