@@ -150,11 +150,13 @@ function sourceFile(f, i) {
 }
 
 /**
- * The filters and sort of search and query, as the engine takes them
- * (docs/ABI.md §4.3): nothing else of the options goes with them.
+ * The filters and sort of search and query that were given, as the engine
+ * takes them (docs/ABI.md §4.3): nothing else of the options goes with them.
  *
  * @param {import('./index.d.ts').SearchFilters} f
+ * @returns {import('./index.d.ts').SearchFilters}
  */
 function pickFilters({ domain, topic, tags, since, until, maturity, minImportance, sort }) {
-  return { domain, topic, tags, since, until, maturity, minImportance, sort };
+  const all = { domain, topic, tags, since, until, maturity, minImportance, sort };
+  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
 }
