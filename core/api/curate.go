@@ -100,6 +100,25 @@ type Narrative struct {
 	Diagrams     string `json:"diagrams,omitempty"`
 }
 
+// NarrativePart is one part of a Narrative: its name (its JSON key) and
+// where it is.
+type NarrativePart struct {
+	Name string
+	Get  func(*Narrative) *string
+}
+
+// NarrativeParts lists the parts of a Narrative in rendering order, Text
+// first.
+var NarrativeParts = []NarrativePart{
+	{"text", func(n *Narrative) *string { return &n.Text }},
+	{"structure", func(n *Narrative) *string { return &n.Structure }},
+	{"dependencies", func(n *Narrative) *string { return &n.Dependencies }},
+	{"highlights", func(n *Narrative) *string { return &n.Highlights }},
+	{"rules", func(n *Narrative) *string { return &n.Rules }},
+	{"examples", func(n *Narrative) *string { return &n.Examples }},
+	{"diagrams", func(n *Narrative) *string { return &n.Diagrams }},
+}
+
 // UnmarshalJSON accepts a JSON string (stored as Text), an object, or null.
 func (n *Narrative) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)

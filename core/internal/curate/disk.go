@@ -142,8 +142,8 @@ func replacedBoth(before, now *tree.Entry, op api.Operation) []string {
 	c := op.Content
 	if c.Narrative != nil {
 		n := *c.Narrative
-		for _, np := range narrativeParts {
-			part("narrative."+np.name, *np.get(&n), *np.get(&before.Narrative), *np.get(&now.Narrative))
+		for _, np := range api.NarrativeParts {
+			part("narrative."+np.Name, *np.Get(&n), *np.Get(&before.Narrative), *np.Get(&now.Narrative))
 		}
 	}
 	if c.RawConcept != nil {

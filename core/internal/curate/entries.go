@@ -109,11 +109,11 @@ func updateEntry(old *tree.Entry, op api.Operation, rels []string, now time.Time
 	if c.Narrative != nil {
 		nn = trimNarrative(*c.Narrative)
 	}
-	for _, p := range narrativeParts {
-		nv, ov := p.get(&nn), p.get(&old.Narrative)
+	for _, p := range api.NarrativeParts {
+		nv, ov := p.Get(&nn), p.Get(&old.Narrative)
 		if *nv == "" && strings.TrimSpace(*ov) != "" {
 			*nv = *ov
-			carried = append(carried, "narrative."+p.name)
+			carried = append(carried, "narrative."+p.Name)
 		}
 	}
 	e.Narrative = nn
@@ -150,8 +150,8 @@ func mergeEntries(target, source *tree.Entry, now time.Time) *tree.Entry {
 	e.Keywords = uniqueStrings(uniqueStrings(nil, target.Keywords), source.Keywords)
 	e.Facts = uniqueFacts(uniqueFacts(nil, target.Facts), source.Facts)
 	e.Snippets = uniqueSnippets(uniqueSnippets(nil, target.Snippets), source.Snippets)
-	for _, p := range narrativeParts {
-		*p.get(&e.Narrative) = joinText(*p.get(&target.Narrative), *p.get(&source.Narrative), "\n\n")
+	for _, p := range api.NarrativeParts {
+		*p.Get(&e.Narrative) = joinText(*p.Get(&target.Narrative), *p.Get(&source.Narrative), "\n\n")
 	}
 	rc := &e.RawConcept
 	rc.Task = joinText(rc.Task, source.RawConcept.Task, "\n")
@@ -202,8 +202,8 @@ func joinText(a, b, sep string) string {
 }
 
 func trimNarrative(n api.Narrative) api.Narrative {
-	for _, p := range narrativeParts {
-		s := p.get(&n)
+	for _, p := range api.NarrativeParts {
+		s := p.Get(&n)
 		*s = strings.TrimSpace(*s)
 	}
 	return n

@@ -174,8 +174,8 @@ func checkUTF8(op *api.Operation) (string, bool) {
 		}
 	}
 	if n := c.Narrative; n != nil {
-		for _, p := range narrativeParts {
-			fields = append(fields, field{"narrative." + p.name, *p.get((*api.Narrative)(n))})
+		for _, p := range api.NarrativeParts {
+			fields = append(fields, field{"narrative." + p.Name, *p.Get((*api.Narrative)(n))})
 		}
 	}
 	for _, f := range c.Facts {
@@ -196,20 +196,6 @@ func checkUTF8(op *api.Operation) (string, bool) {
 		}
 	}
 	return "", true
-}
-
-// narrativeParts names the parts of a narrative, in rendering order.
-var narrativeParts = []struct {
-	name string
-	get  func(*api.Narrative) *string
-}{
-	{"text", func(n *api.Narrative) *string { return &n.Text }},
-	{"structure", func(n *api.Narrative) *string { return &n.Structure }},
-	{"dependencies", func(n *api.Narrative) *string { return &n.Dependencies }},
-	{"highlights", func(n *api.Narrative) *string { return &n.Highlights }},
-	{"rules", func(n *api.Narrative) *string { return &n.Rules }},
-	{"examples", func(n *api.Narrative) *string { return &n.Examples }},
-	{"diagrams", func(n *api.Narrative) *string { return &n.Diagrams }},
 }
 
 // rawConceptFields names the text fields of a raw concept.

@@ -50,10 +50,12 @@ func entries(base, ours, theirs *tree.Entry) (*tree.Entry, []partConflict) {
 	rc.Flow = m.text("rawConcept.flow", base.RawConcept.Flow, ours.RawConcept.Flow, theirs.RawConcept.Flow)
 	rc.Timestamp = m.scalar("rawConcept.timestamp", base.RawConcept.Timestamp, ours.RawConcept.Timestamp, theirs.RawConcept.Timestamp)
 	rc.Author = m.text("rawConcept.author", base.RawConcept.Author, ours.RawConcept.Author, theirs.RawConcept.Author)
-	n := &e.Narrative
-	n.Text = m.text("narrative", base.Narrative.Text, ours.Narrative.Text, theirs.Narrative.Text)
-	for _, p := range narrativeParts {
-		*p.get(n) = m.text("narrative."+p.name, *p.get(&base.Narrative), *p.get(&ours.Narrative), *p.get(&theirs.Narrative))
+	for _, p := range api.NarrativeParts {
+		part := "narrative." + p.Name
+		if p.Name == "text" {
+			part = "narrative" // the narrative's own text
+		}
+		*p.Get(&e.Narrative) = m.text(part, *p.Get(&base.Narrative), *p.Get(&ours.Narrative), *p.Get(&theirs.Narrative))
 	}
 	e.Facts = m.facts(base.Facts, ours.Facts, theirs.Facts)
 	e.Snippets = list3(base.Snippets, ours.Snippets, theirs.Snippets)
@@ -61,19 +63,6 @@ func entries(base, ours, theirs *tree.Entry) (*tree.Entry, []partConflict) {
 	e.Preamble = m.text("preamble", base.Preamble, ours.Preamble, theirs.Preamble)
 	e.Other = m.sections(base.Other, ours.Other, theirs.Other)
 	return e, m.conflicts
-}
-
-// narrativeParts name the parts of a narrative as docs/format.md does.
-var narrativeParts = []struct {
-	name string
-	get  func(*api.Narrative) *string
-}{
-	{"structure", func(n *api.Narrative) *string { return &n.Structure }},
-	{"dependencies", func(n *api.Narrative) *string { return &n.Dependencies }},
-	{"highlights", func(n *api.Narrative) *string { return &n.Highlights }},
-	{"rules", func(n *api.Narrative) *string { return &n.Rules }},
-	{"examples", func(n *api.Narrative) *string { return &n.Examples }},
-	{"diagrams", func(n *api.Narrative) *string { return &n.Diagrams }},
 }
 
 // entryMerger collects the conflicts of one entry's merge.
