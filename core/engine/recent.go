@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"cmp"
-	"slices"
 	"strings"
 	"time"
 
@@ -36,7 +34,7 @@ func (e *Engine) Recent(p api.RecentParams) (api.RecentResult, error) {
 			return api.RecentResult{}, err
 		}
 	}
-	all := e.changes(folder)
+	all := e.catalog.Changes(folder, e.fs.Stat)
 	for _, r := range all {
 		if !r.Changed.Before(since) {
 			res.Entries = append(res.Entries, r)
@@ -55,37 +53,6 @@ func (e *Engine) Recent(p api.RecentParams) (api.RecentResult, error) {
 	return res, nil
 }
 
-// changes returns every entry below folder ("" for all) with when it last
-// changed, newest first, equal times by path; an entry with no time at all
-// (no dates, a storage that keeps no file times) is left out. Only the
-// entries without dates and without a listing the catalog kept cost a
-// stat.
-func (e *Engine) changes(folder string) []api.RecentEntry {
-	var out []api.RecentEntry
-	for _, p := range e.catalog.Paths() {
-		if folder != "" && !strings.HasPrefix(p, folder+"/") {
-			continue
-		}
-		r := api.RecentEntry{Path: p, Changed: e.catalog.Changed(p), ChangedFrom: api.ChangedFrontMatter}
-		if r.Changed.IsZero() {
-			ms, ok := e.catalog.ModTime(p)
-			if !ok {
-				st, err := e.fs.Stat(p)
-				if err != nil || st.ModTime == 0 {
-					continue // gone since the catalog read it, or no time is known: never recent
-				}
-				ms = st.ModTime
-			}
-			r.Changed, r.ChangedFrom = time.UnixMilli(ms).UTC(), api.ChangedFile
-		}
-		out = append(out, r)
-	}
-	slices.SortStableFunc(out, func(a, b api.RecentEntry) int {
-		return cmp.Or(b.Changed.Compare(a.Changed), strings.Compare(a.Path, b.Path))
-	})
-	return out
-}
-
 // Status is the tree at a glance (docs/ABI.md §4.14): it first scans the
 // tree for what changed on disk since the session read it, as "refresh"
 // does, so that the counts are the files' own.
@@ -101,7 +68,7 @@ func (e *Engine) Status() (api.StatusResult, error) {
 		Warnings: st.Warnings, Healthy: len(st.Warnings) == 0,
 	}
 	since := e.clock.Now().AddDate(0, 0, -recentDays)
-	all := e.changes("")
+	all := e.catalog.Changes("", e.fs.Stat)
 	if len(all) > 0 {
 		res.LastChanged = &all[0].Changed
 	}
