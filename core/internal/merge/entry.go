@@ -232,7 +232,7 @@ func (m *entryMerger) facts(base, ours, theirs []api.Fact) []api.Fact {
 			}
 			keys = append(keys, k)
 			byKey[k] = f
-			lines[k] = factLine(f)
+			lines[k] = tree.FactText(f)
 		}
 		return keys, lines, byKey
 	}
@@ -256,18 +256,6 @@ func (m *entryMerger) facts(base, ours, theirs []api.Fact) []api.Fact {
 		}
 	}
 	return out
-}
-
-// factLine is a fact as the file writes it.
-func factLine(f api.Fact) string {
-	s := f.Statement
-	if f.Subject != "" {
-		s = "**" + f.Subject + "**: " + s
-	}
-	if f.Category != "" {
-		s += " [" + f.Category + "]"
-	}
-	return "- " + s
 }
 
 // sections merges the unknown "## " sections, matched by heading (and the

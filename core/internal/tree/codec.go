@@ -584,12 +584,12 @@ var noBrackets = strings.NewReplacer("[", "", "]", "")
 // one line).
 func normalizeFact(f api.Fact) api.Fact {
 	cat := oneLine(noBrackets.Replace(f.Category))
-	return parseFactText(factText(api.Fact{Subject: stripStars(oneLine(f.Subject)), Statement: oneLine(f.Statement), Category: cat}))
+	return parseFactText(FactText(api.Fact{Subject: stripStars(oneLine(f.Subject)), Statement: oneLine(f.Statement), Category: cat}))
 }
 
-// factText is a fact's line without the bullet:
+// FactText is a fact's line without the bullet, as an entry's file writes it:
 // "**subject**: statement [category]", absent parts left out.
-func factText(f api.Fact) string {
+func FactText(f api.Fact) string {
 	var parts []string
 	if f.Subject != "" {
 		parts = append(parts, "**"+f.Subject+"**:")
@@ -705,7 +705,7 @@ func renderFacts(facts []api.Fact) string {
 		if f == (api.Fact{}) {
 			continue
 		}
-		line := "- " + factText(f)
+		line := "- " + FactText(f)
 		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n")
