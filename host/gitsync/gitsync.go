@@ -396,6 +396,10 @@ func changes(a, b *object.Tree) ([]string, error) {
 // stateFile records the last sync.
 var stateFile = filepath.Join(api.StateDir, "sync.json")
 
+// syncLock is the lock file that makes syncs of one root take turns
+// (slash-separated, relative to the root, as rootlock takes it).
+const syncLock = api.StateDir + "/sync.lock"
+
 func rel(root, p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
 
 // writeFileAtomic replaces a file of the root: a temporary file beside it,

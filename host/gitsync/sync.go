@@ -31,11 +31,15 @@ import (
 const maxRounds = 3
 
 // Sync commits the root's changes, fetches the branch from the remote,
-// merges it and pushes. It holds the root's lock while it writes, so that
-// no engine writes the tree meanwhile. A sync that fails leaves the root
-// as it was, or with its own changes committed; its report still lists
-// the files it changed before it failed (Changed), for an engine to read
-// again.
+// merges it and pushes. Syncs of one root take turns (.arbor/sync.lock);
+// the root's own lock, which keeps engines from the tree, is held only
+// while the sync commits and writes the merge, never during network time,
+// so agents keep writing while a slow remote answers. What an engine
+// writes between the commit and the merge is caught by the merge's
+// compare-and-swap and committed by the next round. A sync that fails
+// leaves the root as it was, or with its own changes committed; its
+// report still lists the files it changed before it failed (Changed), for
+// an engine to read again.
 func Sync(ctx context.Context, root string, m Merger, o Options) (rep Report, err error) {
 	// A remote given is tried before anything is made or remembered, so
 	// that a wrong URL leaves the root as it was.
@@ -44,6 +48,11 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (rep Report, er
 			return Report{}, err
 		}
 	}
+	turn, err := rootlock.AcquireFile(ctx, root, syncLock)
+	if err != nil {
+		return Report{}, fmt.Errorf("gitsync: another sync of this root: %w", err)
+	}
+	defer turn.Release()
 	g, err := open(root, o.Branch, o.Remote != "", o.Now)
 	if err != nil {
 		return Report{}, err
@@ -66,11 +75,6 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (rep Report, er
 		}
 		sort.Strings(rep.Changed)
 	}()
-	lock, err := rootlock.Acquire(ctx, root)
-	if err != nil {
-		return rep, fmt.Errorf("gitsync: %w", err)
-	}
-	defer lock.Release()
 	fsys, err := arborhost.NewRootFS(root)
 	if err != nil {
 		return rep, fmt.Errorf("gitsync: %w", err)
@@ -81,8 +85,23 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (rep Report, er
 		}
 	}
 	last := readState(root)
+	// commit records the root's changes since the last commit: the first
+	// call's are the sync's own commit; a later round's are what engines
+	// wrote while this sync was on the network.
+	commit := func() error {
+		h, ops, err := g.commitLocal(last)
+		if err != nil || h == "" {
+			return err
+		}
+		if rep.Committed == "" {
+			rep.Committed = h
+		}
+		rep.Operations += ops
+		_, last.AuditBytes = auditSince(root, syncState{})
+		return nil
+	}
 	step(PhaseCommit, 0, "committing the root's changes")
-	if rep.Committed, rep.Operations, err = g.commitLocal(last); err != nil {
+	if err := withRootLock(ctx, root, commit); err != nil {
 		return rep, err
 	}
 	for round := 1; ; round++ {
@@ -92,16 +111,20 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (rep Report, er
 			return rep, err
 		}
 		rep.Merge = "initial"
-		if found {
+		err = withRootLock(ctx, root, func() error {
+			if err := commit(); err != nil || !found {
+				return err
+			}
 			step(PhaseMerge, round, "merging %s/%s", RemoteName, g.branch)
 			n, err := g.notIn(g.remoteHead, g.head)
 			if err != nil {
-				return rep, err
+				return err
 			}
 			rep.Behind += n
-			if err := g.integrate(ctx, fsys, m, &rep, changed); err != nil {
-				return rep, err
-			}
+			return g.integrate(ctx, fsys, m, &rep, changed)
+		})
+		if err != nil {
+			return rep, err
 		}
 		if head, err := g.head(); err != nil || head == nil {
 			if err == nil {
@@ -125,11 +148,21 @@ func Sync(ctx context.Context, root string, m Merger, o Options) (rep Report, er
 	rep.Pushed = true
 	head, _ := g.head()
 	rep.Head = head.Hash.String()
-	_, auditBytes := auditSince(root, syncState{})
-	if err := writeState(root, syncState{LastSync: g.now().UTC(), Head: rep.Head, AuditBytes: auditBytes}); err != nil {
+	if err := writeState(root, syncState{LastSync: g.now().UTC(), Head: rep.Head, AuditBytes: last.AuditBytes}); err != nil {
 		return rep, err
 	}
 	return rep, nil
+}
+
+// withRootLock runs f holding the root's lock, the one every engine takes
+// around its writes.
+func withRootLock(ctx context.Context, root string, f func() error) error {
+	lock, err := rootlock.Acquire(ctx, root)
+	if err != nil {
+		return fmt.Errorf("gitsync: %w", err)
+	}
+	defer lock.Release()
+	return f()
 }
 
 // reachable lists the remote at url, without remembering it anywhere: an

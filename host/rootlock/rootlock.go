@@ -76,12 +76,20 @@ type Lock struct {
 // is served unlocked: nil Lock and nil error, since this process cannot
 // write there either.
 func Acquire(ctx context.Context, dir string) (*Lock, error) {
+	return AcquireFile(ctx, dir, Path)
+}
+
+// AcquireFile takes a lock of the same kind as Acquire's, on the file rel
+// (slash-separated, relative to dir) instead of the root's lock: a lock
+// that serializes one kind of work (a sync's git state) without keeping
+// engines from the tree meanwhile.
+func AcquireFile(ctx context.Context, dir, rel string) (*Lock, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultWait)
 		defer cancel()
 	}
-	file := filepath.Join(dir, filepath.FromSlash(Path))
+	file := filepath.Join(dir, filepath.FromSlash(rel))
 	host, _ := os.Hostname()
 	owner := Owner{PID: os.Getpid(), Host: host, Token: token()}
 	delay := time.Millisecond
