@@ -296,7 +296,7 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	if err := c.finish(t, err); err != nil {
 		return fmt.Errorf("merge %s into %s: %w", src, dst, err)
 	}
-	a.Message = fmt.Sprintf("merged %s into %s; rewrote %d relations", src, dst, count)
+	a.Message = fmt.Sprintf("merged %s into %s; rewrote %s", src, dst, plural(count, "relation", "relations"))
 	return nil
 }
 
@@ -335,7 +335,7 @@ func (c *Curator) delete(a *Applied, v valid) error {
 	}
 	a.Message = "deleted " + p
 	if len(refs) > 0 {
-		a.Message += fmt.Sprintf("; %d entries still link to it", len(refs))
+		a.Message += "; still linked from " + plural(len(refs), "entry", "entries")
 	}
 	a.BrokenRelations = refs
 	return nil
@@ -467,12 +467,9 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 	if err := c.finish(t, err); err != nil {
 		return fmt.Errorf("delete folder %s: %w", folder, err)
 	}
-	a.Message = fmt.Sprintf("deleted folder %s: %d entries, %d context files", folder, entries, contexts)
-	if other := len(files) - entries - contexts; other > 0 {
-		a.Message += fmt.Sprintf(", %d other files", other)
-	}
+	a.Message = fmt.Sprintf("deleted folder %s: %s", folder, folderCounts(entries, contexts, len(files)))
 	if len(refs) > 0 {
-		a.Message += fmt.Sprintf("; %d entries still link to removed entries", len(refs))
+		a.Message += "; removed entries still linked from " + plural(len(refs), "entry", "entries")
 	}
 	if len(notes) > 0 {
 		a.Message += " (" + strings.Join(notes, "; ") + ")"

@@ -419,7 +419,7 @@ func TestDeleteFolder(t *testing.T) {
 	e := newEnv(t, files)
 	a := one(t, e, api.Operation{Type: "DELETE", Path: "eng/billing", Reason: "drop billing"})
 	mustSucceed(t, a)
-	if a.Path != "eng/billing" || a.Message != "deleted folder eng/billing: 4 entries, 2 context files, 1 other files; 3 entries still link to removed entries" {
+	if a.Path != "eng/billing" || a.Message != "deleted folder eng/billing: 4 entries, 2 context files, 1 other file; removed entries still linked from 3 entries" {
 		t.Errorf("applied %+v", a)
 	}
 	if want := []string{"eng/auth/login.md", "eng/auth/session.md", "notes/Daily Note.md"}; !slices.Equal(a.BrokenRelations, want) {

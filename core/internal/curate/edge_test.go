@@ -51,7 +51,7 @@ func TestMergeAmbiguousBaseName(t *testing.T) {
 	})
 	a := one(t, e, api.Operation{Type: "MERGE", Path: "a/b/src.md", MergeTarget: "a/b/dst.md", Reason: "r"})
 	mustSucceed(t, a)
-	if !strings.HasSuffix(a.Message, "rewrote 1 relations") {
+	if !strings.HasSuffix(a.Message, "rewrote 1 relation") {
 		t.Errorf("message %q", a.Message)
 	}
 	if b, _ := e.fs.ReadFile("a/c/note.md"); !strings.Contains(string(b), "see [[src]] and [[a/b/dst]]") {

@@ -198,14 +198,11 @@ func (c *Curator) move(a *Applied, v valid) error {
 				entries++
 			}
 		}
-		a.Message = fmt.Sprintf("moved folder %s to %s: %d entries, %d context files", src, dst, entries, contexts)
-		if other := len(plan) - entries - contexts; other > 0 {
-			a.Message += fmt.Sprintf(", %d other files", other)
-		}
+		a.Message = fmt.Sprintf("moved folder %s to %s: %s", src, dst, folderCounts(entries, contexts, len(plan)))
 	} else {
 		a.Message = fmt.Sprintf("moved %s to %s", src, dst)
 	}
-	a.Message += fmt.Sprintf("; rewrote %d links in %d entries", links, relinked)
+	a.Message += fmt.Sprintf("; rewrote %s in %s", plural(links, "link", "links"), plural(relinked, "entry", "entries"))
 	if len(notes) > 0 {
 		a.Message += " (" + strings.Join(notes, "; ") + ")"
 	}
@@ -416,4 +413,21 @@ func (c *Curator) planMove(from, to string, relink tree.Relink) (moveFile, error
 		}
 	}
 	return f, nil
+}
+
+// folderCounts says what a folder operation touched, of files in all.
+func folderCounts(entries, contexts, files int) string {
+	s := plural(entries, "entry", "entries") + ", " + plural(contexts, "context file", "context files")
+	if other := files - entries - contexts; other > 0 {
+		s += ", " + plural(other, "other file", "other files")
+	}
+	return s
+}
+
+// plural is n with its noun, for messages: "1 link", "3 links".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

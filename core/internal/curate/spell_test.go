@@ -115,7 +115,7 @@ func TestExistingPathsResolve(t *testing.T) {
 		{"update an existing name Windows cannot hold", api.Operation{Type: "UPDATE", Path: "legacy/CON/aux.md", Summary: "s"}, "legacy/CON/aux.md", "updated"},
 		{"delete in another case", api.Operation{Type: "DELETE", Path: "projects/plan.md"}, "Projects/Plan.md", "deleted Projects/Plan.md"},
 		{"delete without .md", api.Operation{Type: "DELETE", Path: "projects/plan"}, "Projects/Plan.md", "deleted Projects/Plan.md"},
-		{"delete a folder in another case", api.Operation{Type: "DELETE", Path: "PROJECTS/roadmap"}, "Projects/Roadmap", "deleted folder Projects/Roadmap: 1 entries"},
+		{"delete a folder in another case", api.Operation{Type: "DELETE", Path: "PROJECTS/roadmap"}, "Projects/Roadmap", "deleted folder Projects/Roadmap: 1 entry"},
 		{"merge across spellings", api.Operation{Type: "MERGE", Path: "projects/roadmap/q3 goals.md", MergeTarget: "projects/plan"}, "Projects/Roadmap/Q3 Goals.md", "merged Projects/Roadmap/Q3 Goals.md into Projects/Plan.md"},
 	}
 	for _, tc := range cases {
