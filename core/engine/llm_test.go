@@ -275,6 +275,51 @@ func TestTier4ToolLoop(t *testing.T) {
 	}
 }
 
+// A filtered question's agentic loop works within the filters, as tiers 2
+// and 3 do: its searches walk only what they keep, and an entry outside
+// them is neither read, listed, followed nor shown in the overview.
+func TestTier4WithinFilters(t *testing.T) {
+	s, _ := llmSession(t, nil)
+	final := "## Summary\nCards are retried after an hour and a day.\n## Details\nSee engineering/payments/card_retries.md.\n## Sources\n- engineering/payments/card_retries.md\n## Gaps\nnone"
+	res, reqs := drive(t, s, "query", map[string]any{"query": retryQuestion, "llm": true, "domain": "engineering"}, script(t,
+		reply(prompt.NotCovered),
+		reply("", call1("a", "search_knowledge", `{"query":"billing lead paged"}`),
+			call1("b", "read_entry", `{"path":"operations/oncall/escalation.md"}`),
+			call1("c", "follow_relations", `{"path":"operations/oncall/escalation.md"}`),
+			call1("d", "list_tree", `{"path":"","depth":3}`),
+			call1("e", "read_entry", `{"path":"engineering/payments/card_retries.md"}`)),
+		reply(final),
+	))
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls, want 3", len(reqs))
+	}
+	if sys := reqs[1].Messages[0].Content; strings.Contains(sys, "operations") || !strings.Contains(sys, "engineering/billing/") {
+		t.Errorf("the overview of a question filtered to engineering:\n%s", sys)
+	}
+	msgs := reqs[2].Messages
+	got := map[string]string{}
+	for _, m := range msgs[len(msgs)-5:] {
+		got[m.ToolCallID] = m.Content
+	}
+	if strings.Contains(got["a"], "operations/") || !strings.Contains(got["a"], "engineering/") {
+		t.Errorf("search within the filters: %s", got["a"])
+	}
+	for _, id := range []string{"b", "c"} {
+		if !strings.Contains(got[id], "error: operations/oncall/escalation.md is outside this question's filters") {
+			t.Errorf("tool call %s on an entry outside the filters: %s", id, got[id])
+		}
+	}
+	if strings.Contains(got["d"], "operations") || !strings.Contains(got["d"], "engineering/payments/card_retries.md") {
+		t.Errorf("list_tree within the filters:\n%s", got["d"])
+	}
+	if !strings.Contains(got["e"], "retried after one hour") || !strings.Contains(got["e"], "links to: engineering/billing/invoice_retry_policy.md") {
+		t.Errorf("read_entry within the filters: %s", got["e"])
+	}
+	if res["tier"].(float64) != 4 || fmt.Sprint(res["sources"]) != "[engineering/payments/card_retries.md]" {
+		t.Fatalf("want a tier-4 answer citing the card entry, got %v", res)
+	}
+}
+
 func TestTier4MalformedToolCalls(t *testing.T) {
 	s, _ := llmSession(t, nil)
 	res, reqs := drive(t, s, "query", map[string]any{"query": retryQuestion, "llm": true}, script(t,

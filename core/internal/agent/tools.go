@@ -29,6 +29,12 @@ type Toolbox struct {
 	// read lists the entries read in full, in order: a loop that ends
 	// without an answer presents them.
 	readOrder []string
+	// filter and admit, set by Within, confine the tools to what a
+	// query's filters keep (docs/ABI.md §4.4): the model of a question
+	// asked of one domain, tag or span searches, reads and lists only
+	// that, as tiers 2 and 3 do.
+	filter search.Filter
+	admit  func(path string) bool
 }
 
 // NewToolbox returns the tools offered over a view of the tree (cat,
@@ -37,8 +43,19 @@ func NewToolbox(index *search.Index, cat *catalog.Catalog, fsys host.FS, offered
 	return &Toolbox{index: index, cat: cat, fs: fsys, offered: offered, seen: map[string]bool{}}
 }
 
-// Catalog is the view of the tree the tools read.
-func (tb *Toolbox) Catalog() *catalog.Catalog { return tb.cat }
+// Within confines the tools to the files filter keeps; admit says
+// whether it keeps the file at a path (as the filtered search would).
+func (tb *Toolbox) Within(filter search.Filter, admit func(path string) bool) {
+	tb.filter, tb.admit = filter, admit
+}
+
+// admits reports whether the tools may show the file at path.
+func (tb *Toolbox) admits(path string) bool { return tb.admit == nil || tb.admit(path) }
+
+// outside is the answer to a tool call about a file the filters leave out.
+func outside(path string) error {
+	return fmt.Errorf("%s is outside this question's filters", path)
+}
 
 // See records that the model was shown path (an answer may cite it).
 func (tb *Toolbox) See(path string) { tb.seen[path] = true }
@@ -147,7 +164,7 @@ func (tb *Toolbox) search(q string, limit int) (string, error) {
 	case limit < 0 || limit > prompt.SearchMax:
 		return "", fmt.Errorf("limit %d: want 1 to %d", limit, prompt.SearchMax)
 	}
-	r, err := tb.index.Search(q, limit)
+	r, err := tb.index.SearchIn(q, limit, search.Scope{Filter: tb.filter})
 	if err != nil {
 		return "", fmt.Errorf("search %q: %v", q, err)
 	}
@@ -197,6 +214,9 @@ func (tb *Toolbox) read(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if !tb.admits(clean) {
+		return "", outside(clean)
+	}
 	data, err := tb.fs.ReadFile(clean)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %v", clean, err)
@@ -207,10 +227,10 @@ func (tb *Toolbox) read(p string) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "path: %s\n", clean)
-	if fw := tb.cat.Forward(clean); len(fw) > 0 {
+	if fw := tb.kept(tb.cat.Forward(clean)); len(fw) > 0 {
 		fmt.Fprintf(&b, "links to: %s\n", strings.Join(fw, ", "))
 	}
-	if bl := tb.cat.Backlinks(clean); len(bl) > 0 {
+	if bl := tb.kept(tb.cat.Backlinks(clean)); len(bl) > 0 {
 		fmt.Fprintf(&b, "linked from: %s\n", strings.Join(bl, ", "))
 	}
 	b.WriteString("\n")
@@ -238,7 +258,60 @@ func (tb *Toolbox) list(p string, depth int) (string, error) {
 	} else if err != nil {
 		return "", err
 	}
-	return renderTree(n, prompt.ListMaxLines), nil
+	return renderTree(tb.prune(n), prompt.ListMaxLines), nil
+}
+
+// mayHold reports whether the folder at path may hold entries the domain
+// and topic filters keep.
+func (tb *Toolbox) mayHold(path string) bool {
+	parts := strings.Split(path, "/")
+	if tb.filter.Domain != "" && parts[0] != tb.filter.Domain {
+		return false
+	}
+	return tb.filter.Topic == "" || len(parts) < 2 || parts[1] == tb.filter.Topic
+}
+
+// kept is paths without those the filters leave out.
+func (tb *Toolbox) kept(paths []string) []string {
+	if tb.admit == nil {
+		return paths
+	}
+	var out []string
+	for _, p := range paths {
+		if tb.admit(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// prune drops from an outline the entries the filters leave out, and the
+// folders that held only those. Folders cut by the outline's depth stay:
+// what they hold is not known here.
+func (tb *Toolbox) prune(n *api.Node) *api.Node {
+	if tb.admit == nil {
+		return n
+	}
+	out := *n
+	out.Children = nil
+	for _, c := range n.Children {
+		if c.Kind == "entry" {
+			if tb.admit(c.Path) {
+				out.Children = append(out.Children, c)
+			}
+			continue
+		}
+		if len(c.Children) == 0 {
+			if tb.mayHold(c.Path) {
+				out.Children = append(out.Children, c)
+			}
+			continue
+		}
+		if k := tb.prune(c); len(k.Children) > 0 {
+			out.Children = append(out.Children, k)
+		}
+	}
+	return &out
 }
 
 // renderTree lists a node's descendants one per line, indented, at most
@@ -288,13 +361,16 @@ func (tb *Toolbox) relations(p, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if !tb.admits(clean) {
+		return "", outside(clean)
+	}
 	type link struct {
 		Path  string `json:"path"`
 		Title string `json:"title,omitempty"`
 	}
 	titled := func(paths []string) []link {
 		out := []link{}
-		for _, q := range paths {
+		for _, q := range tb.kept(paths) {
 			l := link{Path: q}
 			l.Title, _ = tb.cat.Title(q)
 			out = append(out, l)
@@ -313,11 +389,12 @@ func (tb *Toolbox) relations(p, dir string) (string, error) {
 }
 
 // Overview is the tree's domains and topics for a system prompt (the
-// paper injects such a listing, up to 200 lines, for ambient awareness).
-func Overview(cat *catalog.Catalog) string {
-	n, err := cat.Outline(api.TreeParams{Depth: 2})
+// paper injects such a listing, up to 200 lines, for ambient awareness),
+// within the filters.
+func (tb *Toolbox) Overview() string {
+	n, err := tb.cat.Outline(api.TreeParams{Depth: 2})
 	if err != nil {
 		return "(empty: no entries yet)"
 	}
-	return renderTree(n, prompt.ListMaxLines)
+	return renderTree(tb.prune(n), prompt.ListMaxLines)
 }

@@ -274,7 +274,7 @@ func truncateToFit(s string, fits func(string) bool) string {
 func (t *curateTask) startCurate(c *agent.Conv) (*api.LLMRequest, any) {
 	t.stage = "curate"
 	t.msgs = []api.Message{
-		{Role: api.RoleSystem, Content: prompt.CurateSystem(agent.Overview(t.tools.Catalog()))},
+		{Role: api.RoleSystem, Content: prompt.CurateSystem(t.tools.Overview())},
 		{Role: api.RoleUser, Content: prompt.CurateUser(t.instruction, t.material)},
 	}
 	return t.next(c)

@@ -80,7 +80,7 @@ func (t *askTask) tier3(c *agent.Conv) (*api.LLMRequest, any) {
 	if room == 0 {
 		return nil, t.fallback(c, "tier 3 not tried: "+c.Exhausted())
 	}
-	t.tools = t.rv.tools()
+	t.tools = t.rv.tools(t.base.scope)
 	var docs []prompt.Document
 	for _, h := range t.base.res.Results {
 		data, err := t.rv.fs.ReadFile(h.Path)
@@ -126,7 +126,7 @@ func (t *askTask) known(p string) bool { return t.tools.Seen(p) }
 func (t *askTask) startTier4(c *agent.Conv, note string) (*api.LLMRequest, any) {
 	t.tier = api.TierAgentic
 	if t.tools == nil {
-		t.tools = t.rv.tools()
+		t.tools = t.rv.tools(t.base.scope)
 	}
 	var hits strings.Builder
 	for _, h := range t.base.res.Results {
@@ -134,7 +134,7 @@ func (t *askTask) startTier4(c *agent.Conv, note string) (*api.LLMRequest, any) 
 		fmt.Fprintf(&hits, "- %s (%.4f) %s — %s\n", h.Path, h.Score, h.Title, h.Excerpt)
 	}
 	t.msgs = []api.Message{
-		{Role: api.RoleSystem, Content: prompt.Tier4System(agent.Overview(t.rv.catalog))},
+		{Role: api.RoleSystem, Content: prompt.Tier4System(t.tools.Overview())},
 		{Role: api.RoleUser, Content: prompt.Tier4User(t.question, hits.String(), note)},
 	}
 	return t.next(c)

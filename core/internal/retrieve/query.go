@@ -86,6 +86,9 @@ type outcome struct {
 	by func(string) (float64, bool)
 	// scoped: filtered or sorted, an answer the caches must not keep.
 	scoped bool
+	// scope is what the filters keep: a model asked beyond tier 2 works
+	// within it.
+	scope search.Scope
 }
 
 // query is Query, with the hits as the ordering left them.
@@ -165,7 +168,7 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 		o.hits = byKey(pool, sc.By, answered, limit)
 		ranked.Materialize(o.hits)
 	}
-	o.scoped = scoped
+	o.scoped, o.scope = scoped, sc
 	if !degraded && !scoped {
 		rv.cache.put(p.Query, norm, limit, answered, o)
 	}

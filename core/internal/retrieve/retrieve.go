@@ -82,7 +82,12 @@ func (rv *Retriever) Changed() {
 	rv.gen++
 }
 
-// tools are the read-only tools of a query's model over the live tree.
-func (rv *Retriever) tools() *agent.Toolbox {
-	return agent.NewToolbox(rv.index, rv.catalog, rv.fs, prompt.QueryTools())
+// tools are the read-only tools of a query's model over the live tree,
+// within what the query's filters keep.
+func (rv *Retriever) tools(sc search.Scope) *agent.Toolbox {
+	tb := agent.NewToolbox(rv.index, rv.catalog, rv.fs, prompt.QueryTools())
+	if !sc.Filter.IsZero() {
+		tb.Within(sc.Filter, func(path string) bool { return rv.admits(sc, path) })
+	}
+	return tb
 }
