@@ -55,8 +55,9 @@ func bareRepo(t *testing.T, dir, name string) {
 	}
 }
 
-// pushedFiles lists the files of the remote branch's head.
-func pushedFiles(t *testing.T, bare string) map[string]string {
+// remoteHead is the bare repository and the head commit of its default
+// branch.
+func remoteHead(t *testing.T, bare string) (*git.Repository, *object.Commit) {
 	t.Helper()
 	r, err := git.PlainOpen(bare)
 	if err != nil {
@@ -70,6 +71,13 @@ func pushedFiles(t *testing.T, bare string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, c
+}
+
+// pushedFiles lists the files of the remote branch's head.
+func pushedFiles(t *testing.T, bare string) map[string]string {
+	t.Helper()
+	_, c := remoteHead(t, bare)
 	tr, err := c.Tree()
 	if err != nil {
 		t.Fatal(err)

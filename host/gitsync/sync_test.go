@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/arbormem/arbor/core/api"
@@ -304,15 +303,8 @@ func TestTwoRootsConverge(t *testing.T) {
 	}
 
 	// .arbor/ is in no commit of the remote.
-	r, err := git.PlainOpen(remote)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, err := r.Reference(plumbing.NewBranchReferenceName(gitsync.DefaultBranch), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	iter, _ := r.Log(&git.LogOptions{From: head.Hash()})
+	r, c := remoteHead(t, remote)
+	iter, _ := r.Log(&git.LogOptions{From: c.Hash})
 	iter.ForEach(func(c *object.Commit) error {
 		tr, _ := c.Tree()
 		return tr.Files().ForEach(func(f *object.File) error {
@@ -322,7 +314,6 @@ func TestTwoRootsConverge(t *testing.T) {
 			return nil
 		})
 	})
-	c, _ := r.CommitObject(head.Hash())
 	if c.NumParents() != 2 {
 		t.Errorf("the remote's head %s has %d parents, want the merge commit's 2", c.Hash, c.NumParents())
 	}
@@ -439,21 +430,7 @@ func TestManyChangesCommitted(t *testing.T) {
 	if rep := sync(t, a, remote, &clock); rep.Committed == "" || rep.Ahead != 1 {
 		t.Fatalf("the sync of 81 changes: %+v", rep)
 	}
-	r, err := git.PlainOpen(remote)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, err := r.Reference(plumbing.NewBranchReferenceName(gitsync.DefaultBranch), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := r.CommitObject(head.Hash())
-	tr, _ := c.Tree()
-	pushed := map[string]string{}
-	tr.Files().ForEach(func(f *object.File) error {
-		pushed[f.Name], _ = f.Contents()
-		return nil
-	})
+	pushed := pushedFiles(t, remote)
 	if local := files(t, a); !maps.Equal(pushed, local) {
 		t.Errorf("the remote has %d files, the root %d", len(pushed), len(local))
 	}
