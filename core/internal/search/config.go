@@ -69,8 +69,13 @@ func newConfig(dir func() index.Directory, sims map[string]bsearch.Similarity) c
 			return s.DefaultSimilarity.ComputeNorm(length)
 		})
 	ic.MergePlanOptions = mergePolicy
+	ic.MergeBufferSize = mergeBufferSize
 	return config{search: s, index: ic}
 }
+
+// mergeBufferSize is the buffer through which a merge writes its segment
+// (bluge's default): with spillBytes, what a merge holds of its output.
+var mergeBufferSize = 1 << 20 // a variable for the tests
 
 // searcher opens a searcher of q on the index's current snapshot that
 // records where the matched terms occur, as bluge.Reader.Search opens one

@@ -21,15 +21,15 @@ import (
 // A segment loaded from a Store whose file system reads ranges is not in
 // memory: bluge reads it from its file, by checked blocks (segFile), and
 // so is a new segment of spillBytes or more, which the directory writes
-// to the Store as soon as bluge makes it (spill), named by its content.
+// to the Store as bluge makes it (spillWriter), named by its content.
 type memDirectory struct {
 	mu    sync.Mutex
 	items map[string]map[uint64]*segItem // kind → id → item
 	// files is the stored files this directory reads (nil when the file
-	// system reads no ranges); spill, when not nil, writes a new segment
-	// to the store.
+	// system reads no ranges); spill, when not nil, returns the writer of
+	// a new segment, which goes to the store once it is large.
 	files *fileSet
-	spill func(d *memDirectory, id uint64, b []byte) (*segFile, error)
+	spill func(d *memDirectory, id uint64) *spillWriter
 	// spilled names the files spill wrote (from before each write): a save
 	// keeps them though its manifest does not name them, since bluge may
 	// be about to use them (a merge persists its segment, then introduces
@@ -63,7 +63,7 @@ func (d *memDirectory) inUse() map[string]bool {
 	return out
 }
 
-// noteSpill records that name is about to be written by spill.
+// noteSpill records that name is about to be written by a spillWriter.
 func (d *memDirectory) noteSpill(name string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -71,6 +71,14 @@ func (d *memDirectory) noteSpill(name string) {
 		d.spilled = map[string]bool{}
 	}
 	d.spilled[name] = true
+}
+
+// forgetSpill records that the spilled file name is gone (a partial file
+// renamed or removed).
+func (d *memDirectory) forgetSpill(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.spilled, name)
 }
 
 // segItem is a segment or snapshot of a memDirectory: its bytes, or the
@@ -127,19 +135,26 @@ func (d *memDirectory) Load(kind string, id uint64) (*segment.Data, io.Closer, e
 	return segment.NewDataBytes(it.b), nil, nil
 }
 
-// Persist implements index.Directory.
+// Persist implements index.Directory. A segment goes through a
+// spillWriter when the store takes spills, so that a large one is never
+// held whole to be written.
 func (d *memDirectory) Persist(kind string, id uint64, w index.WriterTo, closeCh chan struct{}) error {
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf, closeCh); err != nil {
+	if kind != index.ItemKindSegment || d.spill == nil {
+		var buf bytes.Buffer
+		if _, err := w.WriteTo(&buf, closeCh); err != nil {
+			return err
+		}
+		d.put(kind, id, &segItem{b: buf.Bytes()})
+		return nil
+	}
+	sw := d.spill(d, id)
+	if _, err := w.WriteTo(sw, closeCh); err != nil {
+		sw.abort()
 		return err
 	}
-	it := &segItem{b: buf.Bytes()}
-	if kind == index.ItemKindSegment && d.spill != nil && len(it.b) >= spillBytes {
-		// A failed write (a full disk) keeps the segment in memory; the
-		// save writes it, or reports the failure.
-		if f, err := d.spill(d, id, it.b); err == nil {
-			it = &segItem{file: f}
-		}
+	it, err := sw.finish()
+	if err != nil {
+		return err
 	}
 	d.put(kind, id, it)
 	return nil

@@ -59,11 +59,19 @@ type segmentEntry struct {
 
 // newSegmentEntry describes the segment id whose bytes are b.
 func newSegmentEntry(id uint64, b []byte) segmentEntry {
-	e := segmentEntry{ID: id, Size: len(b), Hash: crc64.Checksum(b, crc64Table), Blocks: make([]uint32, 0, blocksOf(len(b)))}
+	e := segmentEntry{ID: id, Blocks: make([]uint32, 0, blocksOf(len(b)))}
+	e.add(b)
+	return e
+}
+
+// add extends e with the bytes b that follow those it describes, which
+// must be whole blocks.
+func (e *segmentEntry) add(b []byte) {
+	e.Hash = crc64.Update(e.Hash, crc64Table, b)
 	for off := 0; off < len(b); off += blockSize {
 		e.Blocks = append(e.Blocks, binrec.Checksum(b[off:min(off+blockSize, len(b))]))
 	}
-	return e
+	e.Size += len(b)
 }
 
 func blocksOf(size int) int { return (size + blockSize - 1) / blockSize }

@@ -165,16 +165,128 @@ func (s *storeState) adopt(d *memDirectory, m *manifest) {
 	}
 }
 
-// spill writes a new segment of d to the store and returns its file.
-func (s *storeState) spill(d *memDirectory, id uint64, b []byte) (*segFile, error) {
-	e := newSegmentEntry(id, b)
-	e.Spill = s.tag
-	p := path.Join(s.Dir, e.name())
-	d.noteSpill(e.name())
-	if err := s.FS.WriteFile(p, b); err != nil {
-		return nil, fmt.Errorf("write segment %d: %w", id, err)
+// spill returns the writer of the new segment id of d.
+func (s *storeState) spill(d *memDirectory, id uint64) *spillWriter {
+	return &spillWriter{s: s, d: d, entry: segmentEntry{ID: id}}
+}
+
+// spillWriter receives a new segment as bluge writes it (a batch's, or a
+// merge's as the merge makes it): the first spillBytes in memory; past
+// that, the segment goes to the store in whole blocks as it comes, into a
+// partial file that takes its content's name at the end. No segment is
+// held whole for its writing: a merge of a 1M-entry tree makes segments of
+// 280 MB, and the growing buffer that held each took twice that, the
+// largest part of a WebAssembly cold build's peak. When the store refuses
+// a write (a full disk), what the partial file holds is read back and the
+// segment stays in memory, as a small one does: the next save writes it,
+// or reports the failure.
+type spillWriter struct {
+	s *storeState
+	d *memDirectory
+	// pending is what the partial file does not hold yet: the whole
+	// segment while it is in memory.
+	pending []byte
+	part    string       // the partial file's name, "" while in memory
+	entry   segmentEntry // of the bytes in the partial file
+	kept    bool         // the store refused a write: in memory to the end
+	err     error        // the bytes written could not be read back
+}
+
+// Write implements io.Writer.
+func (w *spillWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
 	}
-	return &segFile{set: d.files, path: p, entry: e}, nil
+	w.pending = append(w.pending, p...)
+	if !w.kept && len(w.pending) >= spillBytes {
+		w.flush(false)
+	}
+	return len(p), w.err
+}
+
+// flush appends pending to the partial file: its whole blocks, or all of
+// it at the end, so that each block's checksum is computed once.
+func (w *spillWriter) flush(end bool) {
+	n := len(w.pending)
+	if !end {
+		n -= n % blockSize
+	}
+	if n == 0 {
+		return
+	}
+	if w.part == "" {
+		w.part = fmt.Sprintf("%012x-part-%016x.seg", w.entry.ID, w.s.tag)
+		w.d.noteSpill(w.part)
+	}
+	if err := w.s.FS.Append(path.Join(w.s.Dir, w.part), w.pending[:n]); err != nil {
+		w.keep(fmt.Errorf("write segment %d: %w", w.entry.ID, err))
+		return
+	}
+	w.entry.add(w.pending[:n])
+	w.pending = append(w.pending[:0], w.pending[n:]...)
+}
+
+// keep brings the segment back into memory after the store refused a
+// write (cause).
+func (w *spillWriter) keep(cause error) {
+	w.kept = true
+	if w.part == "" {
+		return
+	}
+	p := path.Join(w.s.Dir, w.part)
+	b, err := w.s.FS.ReadFile(p)
+	w.drop()
+	switch {
+	case err != nil:
+		w.err = fmt.Errorf("%w; reading back its %d bytes: %w", cause, w.entry.Size, err)
+	case len(b) < w.entry.Size:
+		w.err = fmt.Errorf("%w; %d of its %d bytes read back", cause, len(b), w.entry.Size)
+	default:
+		// A failed append may have left part of its bytes.
+		w.pending = append(b[:w.entry.Size], w.pending...)
+	}
+	w.s.warn(fmt.Sprintf("search index: %v; the segment stays in memory until a save", cause))
+}
+
+// drop removes the partial file.
+func (w *spillWriter) drop() {
+	if w.part != "" {
+		w.s.FS.Remove(path.Join(w.s.Dir, w.part))
+		w.d.forgetSpill(w.part)
+		w.part = ""
+	}
+}
+
+// abort removes what a failed write of the segment left.
+func (w *spillWriter) abort() { w.drop() }
+
+// finish returns the written segment: in memory, or read from its file.
+func (w *spillWriter) finish() (*segItem, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	if !w.kept && (w.part != "" || len(w.pending) >= spillBytes) {
+		w.flush(true)
+	}
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.kept || w.part == "" {
+		return &segItem{b: w.pending}, nil
+	}
+	e := w.entry
+	e.Spill = w.s.tag
+	w.d.noteSpill(e.name())
+	if err := w.s.FS.Rename(path.Join(w.s.Dir, w.part), path.Join(w.s.Dir, e.name())); err != nil {
+		w.d.forgetSpill(e.name())
+		w.keep(fmt.Errorf("name segment %d: %w", e.ID, err))
+		if w.err != nil {
+			return nil, w.err
+		}
+		return &segItem{b: w.pending}, nil
+	}
+	w.d.forgetSpill(w.part)
+	return &segItem{file: &segFile{set: w.d.files, path: path.Join(w.s.Dir, e.name()), entry: e}}, nil
 }
 
 // Open returns the index stored in st, or an empty one when st holds none
