@@ -20,6 +20,7 @@ const (
 	ToolRecent  = "arbor-recent"
 	ToolSync    = "arbor-sync"
 	ToolContext = "arbor-context"
+	ToolTidy    = "arbor-tidy"
 )
 
 // queryInput is the input of arbor-query.
@@ -46,6 +47,17 @@ type filtersInput struct {
 func (in filtersInput) filters() api.Filters {
 	return api.Filters{Domain: in.Domain, Topic: in.Topic, Tags: in.Tags, Since: in.Since, Until: in.Until,
 		Maturity: in.Maturity, MinImportance: in.MinImportance, Sort: in.Sort}
+}
+
+// tidySchema sets the enum and bounds of arbor-tidy's input.
+func tidySchema(s *jsonschema.Schema) {
+	kinds := make([]any, len(api.TidyKinds))
+	for i, k := range api.TidyKinds {
+		kinds[i] = k
+	}
+	s.Properties["kinds"].Items.Enum = kinds
+	sim := s.Properties["similarity"]
+	sim.Minimum, sim.Maximum = new(0.5), new(1.0)
 }
 
 // filtersSchema sets the enums and bounds of the filters in the schema.
@@ -97,6 +109,19 @@ const contextDescription = `Gather what the memory knows around one entry, ready
 // moveToDescription says what a MOVE's "to" is, in arbor-move and arbor-curate.
 const moveToDescription = "MOVE only: for an entry, the folder domain/topic[/subtopic] it moves into (keeping its file name) or its new path ending in .md; for a folder, an existing folder it moves into, else its new path"
 
+// tidyInput is the input of arbor-tidy.
+type tidyInput struct {
+	Folder     string   `json:"folder,omitempty" jsonschema:"only the entries under this folder, e.g. engineering/billing (default: the whole memory)"`
+	Kinds      []string `json:"kinds,omitempty" jsonschema:"which suggestions: merge (near-duplicates), split (entries over splitBytes), archive (stale low-importance drafts), crowded (topics of too many entries); default all"`
+	Apply      bool     `json:"apply,omitempty" jsonschema:"apply the plan (default false: only return it)"`
+	Similarity float64  `json:"similarity,omitempty" jsonschema:"near-duplicates from this word-shingle Jaccard similarity, 0.5 to 1 (default 0.8)"`
+	SplitBytes int      `json:"splitBytes,omitempty" jsonschema:"split entries whose file is over this many bytes (default 8192)"`
+	StaleDays  int      `json:"staleDays,omitempty" jsonschema:"archive drafts unchanged and unused for this many days (default 180)"`
+	Crowded    int      `json:"crowded,omitempty" jsonschema:"propose subtopics for topics holding more than this many entries directly (default 40)"`
+}
+
+const tidyDescription = `Plan the upkeep of the memory, and with apply carry it out. Each suggestion has a kind, the entries it is about (paths), a reason and the curate operations that do it: merge (near-duplicate entries, word-shingle similarity at least 0.8, MERGEd into the fullest one: facts united, the fuller text kept, sentences that differ kept and marked "Differs in"), split (an entry over the size limit, split by its sections and fact groups into entries related to each other, the first keeping its path), archive (a draft nobody changed or used for 180 days MOVEd under _archive/, which search, query, recent and context leave out; arbor-move brings it back) and crowded (a topic of more than 40 entries given subtopics by shared tags). Without apply nothing is written: review the plan, then call again with apply (or apply only some suggestions with arbor-curate). With apply, each suggestion is applied in order and stops at its first failed operation; applied holds curate's result.`
+
 // treeInput is the input of arbor-tree.
 type treeInput struct {
 	Path  string `json:"path,omitempty" jsonschema:"a folder to start from, e.g. engineering or engineering/billing (default: the whole tree)"`
@@ -138,7 +163,7 @@ Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of
 
 const moveDescription = `Move an entry or a whole folder to another place in the memory, as it is: {"path":"engineering/billing/invoice_retry_policy.md","to":"finance/billing","reason":"..."} moves the entry into finance/billing keeping its file name; a "to" ending in .md gives its new path. A folder moves into "to" when that folder exists, else it is renamed to "to". Every relation and wikilink that named what moved by its path is rewritten in the same step; context.md files, the index and the entries' lifecycle follow. Fails, changing nothing, when the destination exists, the source is missing or a folder would move into itself. The result says where it went ("to").`
 
-// addTools registers the nine tools on s.srv, six on a read-only engine.
+// addTools registers the ten tools on s.srv, six on a read-only engine.
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
@@ -183,6 +208,13 @@ func addTools(s *Server) {
 		InputSchema: curateSchema(), OutputSchema: outputSchema[api.CurateResult]()},
 		func(ctx context.Context, in api.CurateParams) (api.CurateResult, error) {
 			return s.eng.Curate(ctx, in)
+		})
+	addTool(s, &sdk.Tool{Name: ToolTidy, Title: "Tidy the memory", Description: tidyDescription,
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
+		InputSchema: inputSchema[tidyInput](tidySchema), OutputSchema: tidyOutputSchema()},
+		func(ctx context.Context, in tidyInput) (api.TidyResult, error) {
+			return s.eng.Tidy(ctx, api.TidyParams{Folder: in.Folder, Kinds: in.Kinds, Apply: in.Apply, Similarity: in.Similarity,
+				SplitBytes: in.SplitBytes, StaleDays: in.StaleDays, Crowded: in.Crowded})
 		})
 	addTool(s, &sdk.Tool{Name: ToolMove, Title: "Move an entry or folder", Description: moveDescription,
 		Annotations:  &sdk.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)},
