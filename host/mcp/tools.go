@@ -41,12 +41,13 @@ type filtersInput struct {
 	Maturity      []api.Maturity `json:"maturity,omitempty" jsonschema:"only entries at one of these lifecycle tiers, as of now"`
 	MinImportance float64        `json:"minImportance,omitempty" jsonschema:"only entries whose importance (0 to 100, as of now) is at least this"`
 	Sort          string         `json:"sort,omitempty" jsonschema:"order of the results: relevance (default), recent (newest change first) or importance (highest first); ties by relevance"`
+	Archived      bool           `json:"archived,omitempty" jsonschema:"include the entries under _archive/ (moved there by arbor-tidy), left out by default"`
 }
 
 // filters is in as the engine takes it.
 func (in filtersInput) filters() api.Filters {
 	return api.Filters{Domain: in.Domain, Topic: in.Topic, Tags: in.Tags, Since: in.Since, Until: in.Until,
-		Maturity: in.Maturity, MinImportance: in.MinImportance, Sort: in.Sort}
+		Maturity: in.Maturity, MinImportance: in.MinImportance, Sort: in.Sort, Archived: in.Archived}
 }
 
 // tidySchema sets the enum and bounds of arbor-tidy's input.
@@ -89,19 +90,21 @@ type moveInput struct {
 
 // recentInput is the input of arbor-recent.
 type recentInput struct {
-	Since  string `json:"since,omitempty" jsonschema:"only what changed within a span back from now (30m, 12h, 7d, 2w) or since a date (2026-03-01) or an RFC 3339 time; default: any time"`
-	Domain string `json:"domain,omitempty" jsonschema:"only entries under this folder: a domain such as engineering, or a folder below one"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"how many entries to return, 1 to 100 (default 20)"`
+	Since    string `json:"since,omitempty" jsonschema:"only what changed within a span back from now (30m, 12h, 7d, 2w) or since a date (2026-03-01) or an RFC 3339 time; default: any time"`
+	Domain   string `json:"domain,omitempty" jsonschema:"only entries under this folder: a domain such as engineering, or a folder below one"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"how many entries to return, 1 to 100 (default 20)"`
+	Archived bool   `json:"archived,omitempty" jsonschema:"include the entries under _archive/ (moved there by arbor-tidy), left out by default"`
 }
 
 const recentDescription = `List the entries of the memory that changed lately, newest first: each with path, title, summary and when it changed (changed: updatedAt, else createdAt, from its front matter, or its file's modification time for a note without dates: changedFrom says which). Use it to catch up on what was learned or edited recently ("what changed this week?": since "7d"), before a review, or to find what another agent just wrote; total counts every match before the limit.`
 
 // contextInput is the input of arbor-context.
 type contextInput struct {
-	Path   string `json:"path,omitempty" jsonschema:"the entry to start from, e.g. engineering/billing/invoice_retry_policy.md (give path or query)"`
-	Query  string `json:"query,omitempty" jsonschema:"words to find the entry to start from: the best search match is used (give path or query)"`
-	Depth  *int   `json:"depth,omitempty" jsonschema:"how many links away to go, 0 to 3 (default 1)"`
-	Budget int    `json:"budget,omitempty" jsonschema:"the most tokens the markdown may take, 100 to 200000 (default 2000), estimated at 4 characters a token"`
+	Path     string `json:"path,omitempty" jsonschema:"the entry to start from, e.g. engineering/billing/invoice_retry_policy.md (give path or query)"`
+	Query    string `json:"query,omitempty" jsonschema:"words to find the entry to start from: the best search match is used (give path or query)"`
+	Depth    *int   `json:"depth,omitempty" jsonschema:"how many links away to go, 0 to 3 (default 1)"`
+	Budget   int    `json:"budget,omitempty" jsonschema:"the most tokens the markdown may take, 100 to 200000 (default 2000), estimated at 4 characters a token"`
+	Archived bool   `json:"archived,omitempty" jsonschema:"reach the entries under _archive/ (moved there by arbor-tidy) too, left out by default"`
 }
 
 const contextDescription = `Gather what the memory knows around one entry, ready to put in a prompt: the entry (by path, or the best match of query), then the entries it relates to and the entries that link to it, breadth-first up to depth links away, each whole while the token budget holds it, else by its title, path and summary, else left out. markdown holds them as "# Title" parts in that order; entries lists every entry reached with its depth, via (the entry that led to it), link (relation or backlink), included (full, summary, truncated for a start entry over the budget, omitted) and why (reason). One call instead of an arbor-read per relation; arbor-read an entry given by its summary when you need all of it.`
@@ -188,12 +191,12 @@ func addTools(s *Server) {
 	addTool(s, &sdk.Tool{Name: ToolRecent, Title: "Recently changed entries", Description: recentDescription, Annotations: readOnly,
 		InputSchema: inputSchema[recentInput](limitSchema(100, 20)), OutputSchema: outputSchema[api.RecentResult]()},
 		func(ctx context.Context, in recentInput) (api.RecentResult, error) {
-			return s.eng.Recent(ctx, api.RecentParams{Since: in.Since, Domain: in.Domain, Limit: in.Limit})
+			return s.eng.Recent(ctx, api.RecentParams{Since: in.Since, Domain: in.Domain, Limit: in.Limit, Archived: in.Archived})
 		})
 	addTool(s, &sdk.Tool{Name: ToolContext, Title: "Build context around an entry", Description: contextDescription, Annotations: readOnly,
 		InputSchema: inputSchema[contextInput](contextSchema), OutputSchema: outputSchema[api.ContextResult]()},
 		func(ctx context.Context, in contextInput) (api.ContextResult, error) {
-			return s.eng.Context(ctx, api.ContextParams{Path: in.Path, Query: in.Query, Depth: in.Depth, Budget: in.Budget})
+			return s.eng.Context(ctx, api.ContextParams{Path: in.Path, Query: in.Query, Depth: in.Depth, Budget: in.Budget, Archived: in.Archived})
 		})
 	addTool(s, &sdk.Tool{Name: ToolTree, Title: "Browse the tree", Description: treeDescription, Annotations: readOnly,
 		InputSchema: inputSchema[treeInput](depthSchema), OutputSchema: nodeSchema()},
