@@ -61,6 +61,9 @@ func TestTidy(t *testing.T) {
 	if out := must(t, "", "--root", dir, "--color", "never", "status"); !strings.Contains(out, "upkeep") {
 		t.Errorf("status does not mention the upkeep:\n%s", out)
 	}
+	if out := must(t, "", "--root", dir, "--color", "never", "doctor"); !strings.Contains(out, "upkeep") || !strings.Contains(out, "arbor tidy") {
+		t.Errorf("doctor does not mention the upkeep:\n%s", out)
+	}
 	must(t, "", "--root", dir, "tidy", "--kind", "archive", "--stale-days", "100", "--apply")
 	archived := api.ArchiveFolder + "/" + stale
 	if _, err := os.Stat(filepath.Join(dir, archived)); err != nil {
