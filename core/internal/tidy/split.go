@@ -165,7 +165,7 @@ func chunks(text string, limit int) []string {
 }
 
 // split is the suggestion that splits e. The first part keeps e's title,
-// summary, raw concept, snippets and relations and ends at e's path, so
+// summary, raw concept, snippets, relations and reason and ends at e's path, so
 // that what linked to e links to it; the others are new entries beside
 // it, related both ways. The operations: ADD each other part, ADD the
 // first at a new path, DELETE e, MOVE the first part to e's path: a
@@ -219,8 +219,14 @@ func split(t Tree, e *tree.Entry, size, limit int, taken map[string]bool) (api.T
 	}
 	first.Relations = append(first.Relations, rest...)
 	tmp := uniquePath(t.Catalog, taken, folder, stem+"_part_1")
+	// The first part's reason keeps the entry's own, which a split
+	// would otherwise replace.
+	firstReason := reason
+	if r := strings.TrimSpace(e.Reason); r != "" {
+		firstReason += "\n\n" + r
+	}
 	s.Operations = append(s.Operations,
-		api.Operation{Type: api.OpAdd, Path: tmp, Title: e.Title, Summary: e.Summary, Content: first, Reason: reason},
+		api.Operation{Type: api.OpAdd, Path: tmp, Title: e.Title, Summary: e.Summary, Content: first, Reason: firstReason},
 		api.Operation{Type: api.OpDelete, Path: e.Path, Reason: reason},
 		api.Operation{Type: api.OpMove, Path: tmp, To: e.Path, Reason: reason})
 	s.Paths = append(s.Paths, rest...)
