@@ -319,6 +319,8 @@ export interface SearchFilters {
   minImportance?: number;
   /** Order of the results: by relevance, or by the key, ties by relevance. @default 'relevance' */
   sort?: 'relevance' | 'recent' | 'importance';
+  /** Include the entries under `_archive/` ({@link ArborMemory.tidy}), left out by default. */
+  archived?: boolean;
 }
 
 /** What the lifecycle says about one result of {@link ArborMemory.query}. */
@@ -489,6 +491,8 @@ export interface RecentOptions {
   domain?: string;
   /** At most this many entries, 1 to 100 (default 20). */
   limit?: number;
+  /** Include the entries under `_archive/` ({@link ArborMemory.tidy}), left out by default. */
+  archived?: boolean;
 }
 
 /** One entry of {@link RecentResult}. */
@@ -528,9 +532,59 @@ export interface StatusResult {
   recent: number;
   /** The newest change (RFC 3339). */
   lastChanged?: string;
+  /** Upkeep suggestions that need no entry read: stale entries to archive and crowded topics ({@link ArborMemory.tidy} finds near-duplicates and oversized entries too). */
+  upkeep: number;
   warnings: Warning[];
   /** No warnings. */
   healthy: boolean;
+}
+
+/** A kind of upkeep suggestion of {@link ArborMemory.tidy}. */
+export type TidyKind = 'merge' | 'split' | 'archive' | 'crowded';
+
+/** Options of {@link ArborMemory.tidy} (docs/ABI.md §4.17). */
+export interface TidyOptions {
+  /** Which suggestions (default all): near-duplicates, oversized entries, stale entries, crowded topics. */
+  kinds?: TidyKind[];
+  /** Only the entries under this folder. */
+  folder?: string;
+  /** Apply the plan through curate (default: return it only). */
+  apply?: boolean;
+  /** Near-duplicates from this word-shingle Jaccard similarity, 0.5 to 1 (default 0.8). */
+  similarity?: number;
+  /** Split entries whose file is over this many bytes (default 8192, at least 1024). */
+  splitBytes?: number;
+  /** Archive drafts unchanged and unused for this many days (default 180). */
+  staleDays?: number;
+  /** Archive drafts of importance at most this (default: the initial importance, 50). */
+  archiveImportance?: number;
+  /** Propose subtopics for topics holding more than this many entries directly (default 40). */
+  crowded?: number;
+}
+
+/** One suggestion of a tidy plan: the curate operations that carry it out, and why. */
+export interface TidySuggestion {
+  kind: TidyKind;
+  /** merge: the entry kept, then those merged into it; split: the entry, then its new parts; archive: the entry; crowded: the topic. */
+  paths: string[];
+  reason: string;
+  /** merge: the lowest similarity of a merged entry with the one kept. */
+  similarity?: number;
+  operations: Operation[];
+}
+
+/** The answer of {@link ArborMemory.tidy}. */
+export interface TidyResult {
+  suggestions: TidySuggestion[];
+  /** Suggestions by kind, for every kind asked for. */
+  counts: Partial<Record<TidyKind, number>>;
+  /** The entries the plan looked at. */
+  entries: number;
+  /** With `apply`: curate's result, the operations in the plan's order. */
+  applied?: CurateResult;
+  /** Operations of a split that failed part-way, undone so that the entry stays whole. */
+  undone?: number;
+  tookMs: number;
 }
 
 /** Options of {@link ArborMemory.context}: exactly one of `path` and `query`. */
@@ -543,6 +597,8 @@ export interface ContextOptions {
   depth?: number;
   /** The most tokens the markdown may take, 100 to 200,000 (default 2,000), estimated at 4 characters a token. */
   budget?: number;
+  /** Reach the entries under `_archive/` ({@link ArborMemory.tidy}) too, left out by default. */
+  archived?: boolean;
 }
 
 /** One entry of {@link ContextResult}, in the order of the walk. */
@@ -761,6 +817,13 @@ export interface ArborMemory {
   context(options: ContextOptions): Promise<ContextResult>;
   /** The memory at a glance, after a scan for what changed on disk: counts, what changed, health. */
   status(): Promise<StatusResult>;
+  /**
+   * Plans the upkeep of the memory (docs/ABI.md §4.17): near-duplicates to merge, entries over a size limit
+   * to split, stale low-importance drafts to move under `_archive/`, crowded topics to divide, each with its
+   * reason and curate operations. Nothing is written unless `apply` is set; then each suggestion is applied
+   * in order, stopping at its first failed operation.
+   */
+  tidy(options?: TidyOptions): Promise<TidyResult>;
   /**
    * Splits files into entries (markdown by heading, text by paragraph, JSON/JSONL by record, CSV/TSV by
    * row, .eml, .ics, Go/JS/TS/Python by top-level symbol, chat transcripts by turn or session) and

@@ -37,13 +37,18 @@ export class MemoryMethods {
   }
 
   /** @this {ArborMemory} @type {ArborMemory['recent']} */
-  recent({ since, domain, limit } = {}) {
-    return this.call('recent', { since, domain, limit });
+  recent({ since, domain, limit, archived } = {}) {
+    return this.call('recent', { since, domain, limit, archived });
   }
 
   /** @this {ArborMemory} @type {ArborMemory['context']} */
-  context({ path, query, depth, budget }) {
-    return this.call('context', { path, query, depth, budget });
+  context({ path, query, depth, budget, archived }) {
+    return this.call('context', { path, query, depth, budget, archived });
+  }
+
+  /** @this {ArborMemory} @type {ArborMemory['tidy']} */
+  tidy({ kinds, folder, apply, similarity, splitBytes, staleDays, archiveImportance, crowded } = {}) {
+    return this.call('tidy', { kinds, folder, apply, similarity, splitBytes, staleDays, archiveImportance, crowded });
   }
 
   /** @this {ArborMemory} @type {ArborMemory['status']} */
@@ -156,7 +161,7 @@ function sourceFile(f, i) {
  * @param {import('./index.d.ts').SearchFilters} f
  * @returns {import('./index.d.ts').SearchFilters}
  */
-function pickFilters({ domain, topic, tags, since, until, maturity, minImportance, sort }) {
-  const all = { domain, topic, tags, since, until, maturity, minImportance, sort };
+function pickFilters({ domain, topic, tags, since, until, maturity, minImportance, sort, archived }) {
+  const all = { domain, topic, tags, since, until, maturity, minImportance, sort, archived };
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
 }

@@ -14,6 +14,9 @@ type ContextParams struct {
 	// Budget is the most estimated tokens the markdown may take,
 	// MinContextBudget to MaxContextBudget; 0 means DefaultContextBudget.
 	Budget int `json:"budget,omitempty"`
+	// Archived lets the walk (and Query) reach the entries under
+	// ArchiveFolder, left out by default.
+	Archived bool `json:"archived,omitempty"`
 }
 
 // The bounds and defaults of ContextParams.

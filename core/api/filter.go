@@ -30,6 +30,9 @@ type Filters struct {
 	// Sort orders the results: SortRelevance (the default), SortRecent or
 	// SortImportance.
 	Sort string `json:"sort,omitempty"`
+	// Archived includes the entries under ArchiveFolder, which are left
+	// out by default.
+	Archived bool `json:"archived,omitempty"`
 }
 
 // The orders of Filters.Sort.
@@ -48,6 +51,8 @@ type Scope struct {
 	Maturity      []Maturity
 	MinImportance float64
 	Sort          string // SortRelevance, SortRecent or SortImportance
+	// Archived includes what is under ArchiveFolder.
+	Archived bool
 }
 
 // Lifecycle reports whether s filters by lifecycle signals, which change
@@ -63,7 +68,7 @@ func (s Scope) IsZero() bool {
 // Resolve checks f and resolves its times as of now. A bad value is an
 // *Error with CodeInvalidParams.
 func (f Filters) Resolve(now time.Time) (Scope, error) {
-	s := Scope{Maturity: f.Maturity, MinImportance: f.MinImportance, Sort: f.Sort}
+	s := Scope{Maturity: f.Maturity, MinImportance: f.MinImportance, Sort: f.Sort, Archived: f.Archived}
 	folder := func(what, v string) (string, error) {
 		v = strings.TrimSpace(v)
 		if v == "" {

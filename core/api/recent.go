@@ -17,6 +17,9 @@ type RecentParams struct {
 	Domain string `json:"domain,omitempty"`
 	// Limit bounds the entries, 1 to MaxLimit; 0 means DefaultRecentLimit.
 	Limit int `json:"limit,omitempty"`
+	// Archived includes the entries under ArchiveFolder, left out by
+	// default (but when Domain names the archive).
+	Archived bool `json:"archived,omitempty"`
 }
 
 // DefaultRecentLimit is how many entries "recent" returns when no limit is given.
@@ -107,6 +110,11 @@ type StatusResult struct {
 	// LastChanged is the newest change (RecentEntry.Changed).
 	Recent      int        `json:"recent"`
 	LastChanged *time.Time `json:"lastChanged,omitempty"`
+	// Upkeep counts the upkeep suggestions "tidy" would make that need no
+	// entry read: stale entries to archive and crowded topics (docs/ABI.md
+	// §4.17). Near-duplicates and oversized entries need every entry read,
+	// which "tidy" does and "status" does not.
+	Upkeep int `json:"upkeep"`
 	// Warnings are the files the engine could not use and what else the
 	// open reported; Healthy is true when there are none.
 	Warnings []Warning `json:"warnings"`

@@ -193,6 +193,13 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 		}
 		return s.eng.Context(p)
 	},
+	"tidy": func(s *Session, raw json.RawMessage) (any, error) {
+		var p api.TidyParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Tidy(p)
+	},
 	"status": func(s *Session, _ json.RawMessage) (any, error) {
 		return s.eng.Status()
 	},

@@ -19,7 +19,7 @@ func (e *Engine) Context(p api.ContextParams) (api.ContextResult, error) {
 	}
 	var root string
 	if p.Query != "" {
-		if root, err = e.bestEntry(p.Query); err != nil {
+		if root, err = e.bestEntry(p.Query, p.Archived); err != nil {
 			return api.ContextResult{}, err
 		}
 	} else {
@@ -33,7 +33,7 @@ func (e *Engine) Context(p api.ContextParams) (api.ContextResult, error) {
 			return api.ContextResult{}, e.missing(root)
 		}
 	}
-	res := gather.Build(e.catalog, root, depth, budget)
+	res := gather.Build(e.catalog, root, depth, budget, p.Archived)
 	res.Query = p.Query
 	e.signals.Access(root)
 	res.TookMs = api.TookMs(start)
@@ -43,8 +43,8 @@ func (e *Engine) Context(p api.ContextParams) (api.ContextResult, error) {
 // bestEntry returns the entry "search" ranks first for q. Search ranks
 // context files after every entry, so when its first result is not an
 // entry, no entry matches.
-func (e *Engine) bestEntry(q string) (string, error) {
-	r, err := e.Search(api.SearchParams{Query: q, Limit: 1})
+func (e *Engine) bestEntry(q string, archived bool) (string, error) {
+	r, err := e.Search(api.SearchParams{Query: q, Limit: 1, Filters: api.Filters{Archived: archived}})
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/tidy"
 )
 
 // recentDays is the span "status" counts recent changes over.
@@ -35,8 +36,9 @@ func (e *Engine) Recent(p api.RecentParams) (api.RecentResult, error) {
 		}
 	}
 	all := e.catalog.Changes(folder, e.fs.Stat)
+	archived := p.Archived || api.IsArchived(folder)
 	for _, r := range all {
-		if !r.Changed.Before(since) {
+		if !r.Changed.Before(since) && (archived || !api.IsArchived(r.Path)) {
 			res.Entries = append(res.Entries, r)
 		}
 	}
@@ -77,5 +79,7 @@ func (e *Engine) Status() (api.StatusResult, error) {
 			res.Recent++
 		}
 	}
+	p, _ := api.TidyParams{}.Check(e.signals.Model().InitialImportance) // the defaults check
+	res.Upkeep = tidy.Pending(e.tidyTree(), p)
 	return res, nil
 }

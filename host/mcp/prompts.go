@@ -159,9 +159,9 @@ func (s *Server) tidy(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetP
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PromptTidy, err)
 	}
-	text := fmt.Sprintf(`Tidy the folder %s of Arbor's memory. Its content:
-%s
-Read its entries with arbor-read, then make the changes, in one arbor-curate call where you can, that:
+	text := fmt.Sprintf(`Tidy the folder %[1]s of Arbor's memory. Its content:
+%[2]s
+Start with arbor-tidy (folder %[1]s, without apply): its plan names near-duplicates, oversized entries, stale entries and crowded topics, with the operations that fix them; apply what you agree with. Then read its entries with arbor-read, and make the changes, in one arbor-curate call where you can, that:
 - MERGEs entries that say the same thing (mergeTarget: the better one; links to the merged entry are rewritten),
 - UPDATEs entries that are stale, contradict a newer entry, or lack a summary, tags, keywords or relations to the entries they depend on,
 - MOVEs entries that belong in another folder (arbor-move does one at a time; links to them are rewritten),

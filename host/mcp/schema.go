@@ -44,15 +44,7 @@ var narrativeParts = []string{"text", "structure", "dependencies", "highlights",
 // decodes both), content is optional (DELETE needs none) and type is one of
 // the five operations.
 func curateSchema() *jsonschema.Schema {
-	narrative := &jsonschema.Schema{
-		Types:                []string{"string", "object"},
-		Description:          "free prose (a string), or an object of named parts, each a string: " + strings.Join(narrativeParts[1:], ", ") + " (text: prose outside the parts)",
-		Properties:           map[string]*jsonschema.Schema{},
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-	}
-	for _, p := range narrativeParts {
-		narrative.Properties[p] = &jsonschema.Schema{Type: "string"}
-	}
+	narrative := narrativeSchema()
 	s := mustSchema[api.CurateParams](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[api.Narrative](): narrative,
 	}})
@@ -81,6 +73,29 @@ func curateSchema() *jsonschema.Schema {
 		"content.facts.statement": "the fact itself",
 	})
 	return s
+}
+
+// narrativeSchema is a narrative as api.Narrative reads and writes it: a
+// string, or an object of its parts.
+func narrativeSchema() *jsonschema.Schema {
+	narrative := &jsonschema.Schema{
+		Types:                []string{"string", "object"},
+		Description:          "free prose (a string), or an object of named parts, each a string: " + strings.Join(narrativeParts[1:], ", ") + " (text: prose outside the parts)",
+		Properties:           map[string]*jsonschema.Schema{},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+	for _, p := range narrativeParts {
+		narrative.Properties[p] = &jsonschema.Schema{Type: "string"}
+	}
+	return narrative
+}
+
+// tidyOutputSchema is the output schema of arbor-tidy: api.TidyResult,
+// whose operations write a narrative as curate reads it.
+func tidyOutputSchema() *jsonschema.Schema {
+	return mustSchema[api.TidyResult](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[api.Narrative](): narrativeSchema(),
+	}})
 }
 
 // describe sets descriptions of properties below s, named by dotted paths

@@ -20,6 +20,7 @@ const (
 	ToolRecent  = "arbor-recent"
 	ToolSync    = "arbor-sync"
 	ToolContext = "arbor-context"
+	ToolTidy    = "arbor-tidy"
 )
 
 // queryInput is the input of arbor-query.
@@ -40,12 +41,24 @@ type filtersInput struct {
 	Maturity      []api.Maturity `json:"maturity,omitempty" jsonschema:"only entries at one of these lifecycle tiers, as of now"`
 	MinImportance float64        `json:"minImportance,omitempty" jsonschema:"only entries whose importance (0 to 100, as of now) is at least this"`
 	Sort          string         `json:"sort,omitempty" jsonschema:"order of the results: relevance (default), recent (newest change first) or importance (highest first); ties by relevance"`
+	Archived      bool           `json:"archived,omitempty" jsonschema:"include the entries under _archive/ (moved there by arbor-tidy), left out by default"`
 }
 
 // filters is in as the engine takes it.
 func (in filtersInput) filters() api.Filters {
 	return api.Filters{Domain: in.Domain, Topic: in.Topic, Tags: in.Tags, Since: in.Since, Until: in.Until,
-		Maturity: in.Maturity, MinImportance: in.MinImportance, Sort: in.Sort}
+		Maturity: in.Maturity, MinImportance: in.MinImportance, Sort: in.Sort, Archived: in.Archived}
+}
+
+// tidySchema sets the enum and bounds of arbor-tidy's input.
+func tidySchema(s *jsonschema.Schema) {
+	kinds := make([]any, len(api.TidyKinds))
+	for i, k := range api.TidyKinds {
+		kinds[i] = k
+	}
+	s.Properties["kinds"].Items.Enum = kinds
+	sim := s.Properties["similarity"]
+	sim.Minimum, sim.Maximum = new(0.5), new(1.0)
 }
 
 // filtersSchema sets the enums and bounds of the filters in the schema.
@@ -77,25 +90,40 @@ type moveInput struct {
 
 // recentInput is the input of arbor-recent.
 type recentInput struct {
-	Since  string `json:"since,omitempty" jsonschema:"only what changed within a span back from now (30m, 12h, 7d, 2w) or since a date (2026-03-01) or an RFC 3339 time; default: any time"`
-	Domain string `json:"domain,omitempty" jsonschema:"only entries under this folder: a domain such as engineering, or a folder below one"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"how many entries to return, 1 to 100 (default 20)"`
+	Since    string `json:"since,omitempty" jsonschema:"only what changed within a span back from now (30m, 12h, 7d, 2w) or since a date (2026-03-01) or an RFC 3339 time; default: any time"`
+	Domain   string `json:"domain,omitempty" jsonschema:"only entries under this folder: a domain such as engineering, or a folder below one"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"how many entries to return, 1 to 100 (default 20)"`
+	Archived bool   `json:"archived,omitempty" jsonschema:"include the entries under _archive/ (moved there by arbor-tidy), left out by default"`
 }
 
 const recentDescription = `List the entries of the memory that changed lately, newest first: each with path, title, summary and when it changed (changed: updatedAt, else createdAt, from its front matter, or its file's modification time for a note without dates: changedFrom says which). Use it to catch up on what was learned or edited recently ("what changed this week?": since "7d"), before a review, or to find what another agent just wrote; total counts every match before the limit.`
 
 // contextInput is the input of arbor-context.
 type contextInput struct {
-	Path   string `json:"path,omitempty" jsonschema:"the entry to start from, e.g. engineering/billing/invoice_retry_policy.md (give path or query)"`
-	Query  string `json:"query,omitempty" jsonschema:"words to find the entry to start from: the best search match is used (give path or query)"`
-	Depth  *int   `json:"depth,omitempty" jsonschema:"how many links away to go, 0 to 3 (default 1)"`
-	Budget int    `json:"budget,omitempty" jsonschema:"the most tokens the markdown may take, 100 to 200000 (default 2000), estimated at 4 characters a token"`
+	Path     string `json:"path,omitempty" jsonschema:"the entry to start from, e.g. engineering/billing/invoice_retry_policy.md (give path or query)"`
+	Query    string `json:"query,omitempty" jsonschema:"words to find the entry to start from: the best search match is used (give path or query)"`
+	Depth    *int   `json:"depth,omitempty" jsonschema:"how many links away to go, 0 to 3 (default 1)"`
+	Budget   int    `json:"budget,omitempty" jsonschema:"the most tokens the markdown may take, 100 to 200000 (default 2000), estimated at 4 characters a token"`
+	Archived bool   `json:"archived,omitempty" jsonschema:"reach the entries under _archive/ (moved there by arbor-tidy) too, left out by default"`
 }
 
 const contextDescription = `Gather what the memory knows around one entry, ready to put in a prompt: the entry (by path, or the best match of query), then the entries it relates to and the entries that link to it, breadth-first up to depth links away, each whole while the token budget holds it, else by its title, path and summary, else left out. markdown holds them as "# Title" parts in that order; entries lists every entry reached with its depth, via (the entry that led to it), link (relation or backlink), included (full, summary, truncated for a start entry over the budget, omitted) and why (reason). One call instead of an arbor-read per relation; arbor-read an entry given by its summary when you need all of it.`
 
 // moveToDescription says what a MOVE's "to" is, in arbor-move and arbor-curate.
 const moveToDescription = "MOVE only: for an entry, the folder domain/topic[/subtopic] it moves into (keeping its file name) or its new path ending in .md; for a folder, an existing folder it moves into, else its new path"
+
+// tidyInput is the input of arbor-tidy.
+type tidyInput struct {
+	Folder     string   `json:"folder,omitempty" jsonschema:"only the entries under this folder, e.g. engineering/billing (default: the whole memory)"`
+	Kinds      []string `json:"kinds,omitempty" jsonschema:"which suggestions: merge (near-duplicates), split (entries over splitBytes), archive (stale low-importance drafts), crowded (topics of too many entries); default all"`
+	Apply      bool     `json:"apply,omitempty" jsonschema:"apply the plan (default false: only return it)"`
+	Similarity float64  `json:"similarity,omitempty" jsonschema:"near-duplicates from this word-shingle Jaccard similarity, 0.5 to 1 (default 0.8)"`
+	SplitBytes int      `json:"splitBytes,omitempty" jsonschema:"split entries whose file is over this many bytes (default 8192)"`
+	StaleDays  int      `json:"staleDays,omitempty" jsonschema:"archive drafts unchanged and unused for this many days (default 180)"`
+	Crowded    int      `json:"crowded,omitempty" jsonschema:"propose subtopics for topics holding more than this many entries directly (default 40)"`
+}
+
+const tidyDescription = `Plan the upkeep of the memory, and with apply carry it out. Each suggestion has a kind, the entries it is about (paths), a reason and the curate operations that do it: merge (near-duplicate entries, word-shingle similarity at least 0.8, MERGEd into the fullest one: facts united, the fuller text kept, sentences that differ kept and marked "Differs in"), split (an entry over the size limit, split by its sections and fact groups into entries related to each other, the first keeping its path), archive (a draft nobody changed or used for 180 days MOVEd under _archive/, which search, query, recent and context leave out; arbor-move brings it back) and crowded (a topic of more than 40 entries given subtopics by shared tags). Without apply nothing is written: review the plan, then call again with apply (or apply only some suggestions with arbor-curate). With apply, each suggestion is applied in order and stops at its first failed operation; applied holds curate's result.`
 
 // treeInput is the input of arbor-tree.
 type treeInput struct {
@@ -138,7 +166,7 @@ Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of
 
 const moveDescription = `Move an entry or a whole folder to another place in the memory, as it is: {"path":"engineering/billing/invoice_retry_policy.md","to":"finance/billing","reason":"..."} moves the entry into finance/billing keeping its file name; a "to" ending in .md gives its new path. A folder moves into "to" when that folder exists, else it is renamed to "to". Every relation and wikilink that named what moved by its path is rewritten in the same step; context.md files, the index and the entries' lifecycle follow. Fails, changing nothing, when the destination exists, the source is missing or a folder would move into itself. The result says where it went ("to").`
 
-// addTools registers the nine tools on s.srv, six on a read-only engine.
+// addTools registers the ten tools on s.srv, six on a read-only engine.
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,
@@ -163,12 +191,12 @@ func addTools(s *Server) {
 	addTool(s, &sdk.Tool{Name: ToolRecent, Title: "Recently changed entries", Description: recentDescription, Annotations: readOnly,
 		InputSchema: inputSchema[recentInput](limitSchema(100, 20)), OutputSchema: outputSchema[api.RecentResult]()},
 		func(ctx context.Context, in recentInput) (api.RecentResult, error) {
-			return s.eng.Recent(ctx, api.RecentParams{Since: in.Since, Domain: in.Domain, Limit: in.Limit})
+			return s.eng.Recent(ctx, api.RecentParams{Since: in.Since, Domain: in.Domain, Limit: in.Limit, Archived: in.Archived})
 		})
 	addTool(s, &sdk.Tool{Name: ToolContext, Title: "Build context around an entry", Description: contextDescription, Annotations: readOnly,
 		InputSchema: inputSchema[contextInput](contextSchema), OutputSchema: outputSchema[api.ContextResult]()},
 		func(ctx context.Context, in contextInput) (api.ContextResult, error) {
-			return s.eng.Context(ctx, api.ContextParams{Path: in.Path, Query: in.Query, Depth: in.Depth, Budget: in.Budget})
+			return s.eng.Context(ctx, api.ContextParams{Path: in.Path, Query: in.Query, Depth: in.Depth, Budget: in.Budget, Archived: in.Archived})
 		})
 	addTool(s, &sdk.Tool{Name: ToolTree, Title: "Browse the tree", Description: treeDescription, Annotations: readOnly,
 		InputSchema: inputSchema[treeInput](depthSchema), OutputSchema: nodeSchema()},
@@ -183,6 +211,13 @@ func addTools(s *Server) {
 		InputSchema: curateSchema(), OutputSchema: outputSchema[api.CurateResult]()},
 		func(ctx context.Context, in api.CurateParams) (api.CurateResult, error) {
 			return s.eng.Curate(ctx, in)
+		})
+	addTool(s, &sdk.Tool{Name: ToolTidy, Title: "Tidy the memory", Description: tidyDescription,
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
+		InputSchema: inputSchema[tidyInput](tidySchema), OutputSchema: tidyOutputSchema()},
+		func(ctx context.Context, in tidyInput) (api.TidyResult, error) {
+			return s.eng.Tidy(ctx, api.TidyParams{Folder: in.Folder, Kinds: in.Kinds, Apply: in.Apply, Similarity: in.Similarity,
+				SplitBytes: in.SplitBytes, StaleDays: in.StaleDays, Crowded: in.Crowded})
 		})
 	addTool(s, &sdk.Tool{Name: ToolMove, Title: "Move an entry or folder", Description: moveDescription,
 		Annotations:  &sdk.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)},

@@ -137,6 +137,12 @@ func (e *Engine) Status(ctx context.Context) (api.StatusResult, error) {
 	return method[api.StatusResult](ctx, e, "status", nil)
 }
 
+// Tidy plans the upkeep of the tree and, with p.Apply, applies it
+// (docs/ABI.md §4.17).
+func (e *Engine) Tidy(ctx context.Context, p api.TidyParams) (api.TidyResult, error) {
+	return method[api.TidyResult](ctx, e, "tidy", p)
+}
+
 // Merge merges the files two versions of a tree changed since their common
 // ancestor (docs/ABI.md §4.15); it needs no Open.
 func (e *Engine) Merge(ctx context.Context, p api.MergeParams) (api.MergeResult, error) {

@@ -335,10 +335,15 @@ func folderDepth(dir string) int {
 }
 
 // checkNewEntryPath enforces the tree's shape for entries the engine
-// creates: under domain/topic, at most one subtopic level.
+// creates: under domain/topic, at most one subtopic level; an archived
+// entry keeps its path under api.ArchiveFolder, one level more.
 func checkNewEntryPath(p string) error {
 	dir := path.Dir(p)
-	switch d := folderDepth(dir); {
+	d := folderDepth(dir)
+	if api.IsArchived(dir) {
+		d--
+	}
+	switch {
 	case d < 2:
 		if d == 0 {
 			dir = "the root"

@@ -240,6 +240,9 @@ func normalPath(p string, folder bool) (string, error) {
 		if !folder && i == len(segs)-1 && tree.IsEntryPath(s) {
 			stem, ext = s[:len(s)-len(".md")], ".md"
 		}
+		if i == 0 && stem == api.ArchiveFolder && len(segs) > 1 {
+			continue // the archive's name is not a slug: it sorts apart from the domains
+		}
 		if strings.IndexFunc(stem, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
 			return "", fmt.Errorf("%q has no letter or digit to make a name of", s)
 		}

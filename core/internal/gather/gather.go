@@ -37,8 +37,10 @@ type step struct {
 // backlinks (sorted). An entry gets in whole if it fits in what is left of
 // the budget, else by its title, path and summary if those fit, else not at
 // all; the entry asked for is cut to the budget instead. Only the entries
-// that got in lead further.
-func Build(cat *catalog.Catalog, root string, depth, budget int) api.ContextResult {
+// that got in lead further. Entries under api.ArchiveFolder are not
+// reached unless archived is set or root is one of them.
+func Build(cat *catalog.Catalog, root string, depth, budget int, archived bool) api.ContextResult {
+	archived = archived || api.IsArchived(root)
 	res := api.ContextResult{Path: root, Budget: budget, Depth: depth, Entries: []api.ContextEntry{}}
 	var parts []string
 	left := budget
@@ -75,7 +77,7 @@ func Build(cat *catalog.Catalog, root string, depth, budget int) api.ContextResu
 				parts = append(parts, part)
 				ce.Tokens = agent.EstimateTokens(part)
 				if d < depth {
-					next = append(next, neighbours(cat, s, seen)...)
+					next = append(next, neighbours(cat, s, seen, archived)...)
 				}
 			}
 			res.Entries = append(res.Entries, ce)
@@ -88,11 +90,12 @@ func Build(cat *catalog.Catalog, root string, depth, budget int) api.ContextResu
 }
 
 // neighbours returns the entries s leads to that the walk has not reached:
-// its relations that name an entry, then its backlinks.
-func neighbours(cat *catalog.Catalog, s step, seen map[string]bool) []step {
+// its relations that name an entry, then its backlinks; archived ones
+// only when archived is set.
+func neighbours(cat *catalog.Catalog, s step, seen map[string]bool, archived bool) []step {
 	var out []step
 	add := func(p, link string) {
-		if !seen[p] && cat.Has(p) {
+		if !seen[p] && cat.Has(p) && (archived || !api.IsArchived(p)) {
 			seen[p] = true
 			out = append(out, step{path: p, via: s.path, link: link, depth: s.depth + 1})
 		}

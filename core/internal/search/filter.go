@@ -58,11 +58,14 @@ type Filter struct {
 	Since, Until time.Time
 	// Keep, when not nil, keeps only the documents whose path it holds.
 	Keep map[string]bool
+	// Without leaves out the documents whose path's first folder is
+	// Without (the archive, api.ArchiveFolder).
+	Without string
 }
 
 // IsZero reports whether f keeps every document.
 func (f Filter) IsZero() bool {
-	return f.Domain == "" && f.Topic == "" && len(f.Tags) == 0 && f.Since.IsZero() && f.Until.IsZero() && f.Keep == nil
+	return f.Domain == "" && f.Topic == "" && len(f.Tags) == 0 && f.Since.IsZero() && f.Until.IsZero() && f.Keep == nil && f.Without == ""
 }
 
 // Admits reports whether f keeps the document at path carrying tags and
@@ -70,6 +73,9 @@ func (f Filter) IsZero() bool {
 // found outside the index (the files nearest a question by meaning).
 func (f Filter) Admits(path string, tags []string, date time.Time) bool {
 	if f.Domain != "" && domainOf(path) != f.Domain {
+		return false
+	}
+	if f.Without != "" && domainOf(path) == f.Without {
 		return false
 	}
 	if f.Topic != "" && topicOf(path) != f.Topic {
@@ -244,7 +250,18 @@ func (x *Index) allowed(c *counter, f Filter) (*allowSet, error) {
 			}
 			bms = append(bms, bm)
 		}
-		a.segs[seg] = allOf(bms)
+		all := allOf(bms)
+		if f.Without != "" {
+			if len(bms) == 0 {
+				all.AddRange(0, c.segs[seg].Count())
+			}
+			out, err := c.term(seg, domainField, f.Without)
+			if err != nil {
+				return nil, err
+			}
+			all.AndNot(out)
+		}
+		a.segs[seg] = all
 	}
 	return a, nil
 }

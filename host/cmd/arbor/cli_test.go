@@ -32,6 +32,7 @@ func TestExitCodes(t *testing.T) {
 		"stats":      {"stats"},
 		"recent":     {"recent", "--since", "7d"},
 		"status":     {"status"},
+		"tidy":       {"tidy"},
 		"doctor":     {"doctor"},
 		"completion": {"completion", "bash"},
 		"ingest":     {"ingest", outside},
@@ -51,6 +52,7 @@ func TestExitCodes(t *testing.T) {
 		"stats":      {"stats", "--root", filepath.Join(dir, "missing")},
 		"recent":     {"recent", "--since", "lately"},
 		"status":     {"status", "--root", filepath.Join(dir, "missing")},
+		"tidy":       {"tidy", "--kind", "dedupe"},
 		"mcp":        {"mcp", "--root", filepath.Join(dir, "missing")},
 		"serve":      {"serve", "--stop"}, // no server runs
 		"doctor":     {"doctor", "--root", filepath.Join(dir, "missing")},

@@ -30,8 +30,9 @@ var contextCommand = &command{
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
 		depth := fs.Int("depth", api.DefaultContextDepth, fmt.Sprintf("follow links `N` steps away (0 to %d)", api.MaxContextDepth))
 		budget := fs.Int("budget", api.DefaultContextBudget, fmt.Sprintf("at most `TOKENS` of markdown (%d to %d)", api.MinContextBudget, api.MaxContextBudget))
+		archived := fs.Bool("archived", false, "reach the entries under _archive/ too (arbor tidy)")
 		return func(a *app, args []string) error {
-			p := api.ContextParams{Depth: depth, Budget: *budget}
+			p := api.ContextParams{Depth: depth, Budget: *budget, Archived: *archived}
 			if arg := strings.Join(args, " "); len(args) == 1 && strings.HasSuffix(strings.ToLower(arg), ".md") {
 				p.Path = arg
 			} else {

@@ -176,6 +176,11 @@ func (a *app) diagnose(fix bool) doctorReport {
 	if n := len(twins); n > 0 {
 		rep.add("twins", checkWarn, fmt.Sprintf("%d groups of names differ only in case or Unicode form: Windows and macOS hold one name of each, so a copy there loses the others; rename or merge them", n), twins...)
 	}
+	// Upkeep is worth knowing, never wrong: the status counts what needs
+	// no entry read (stale entries, crowded topics), as cheap as a scan.
+	if st, err := eng.Status(a.ctx); err == nil && st.Upkeep > 0 {
+		rep.add("upkeep", checkInfo, fmt.Sprintf("%s pending (stale entries to archive, crowded topics): 'arbor tidy' shows the plan, and finds near-duplicates and oversized entries too", plural(st.Upkeep, "suggestion", "suggestions")))
+	}
 
 	ix := open.Index
 	switch {

@@ -28,6 +28,7 @@ var recentCommand = &command{
 		fs.StringVar(&p.Since, "since", "", "only what changed since a `SPAN` back (30m, 12h, 7d, 2w) or a date")
 		fs.StringVar(&p.Domain, "domain", "", "only entries under the `FOLDER` (a domain, or a folder below one)")
 		fs.IntVar(&p.Limit, "limit", api.DefaultRecentLimit, "at most `N` entries (1 to 100)")
+		fs.BoolVar(&p.Archived, "archived", false, "include the entries under _archive/ (arbor tidy)")
 		return func(a *app, _ []string) error {
 			return a.ask("recent", p, func(w io.Writer, raw json.RawMessage) error {
 				var res api.RecentResult
@@ -76,8 +77,9 @@ var statusCommand = &command{
 	help: "Scans the tree for what changed on disk since the engine read it, then prints\n" +
 		"the entries and context files, the entries per domain and lifecycle tier, what\n" +
 		"changed since the index was written (taken in when the engine opened), index\n" +
-		"changes not yet written, the entries changed in the last 7 days, and the\n" +
-		"files the engine could not use (arbor doctor says more).",
+		"changes not yet written, the entries changed in the last 7 days, the upkeep\n" +
+		"suggestions that need no entry read (stale entries, crowded topics: arbor tidy),\n" +
+		"and the files the engine could not use (arbor doctor says more).",
 	example:  "arbor status",
 	examples: []string{"arbor status --json | jq .healthy"},
 	setup: func(*flag.FlagSet) func(*app, []string) error {
@@ -119,6 +121,9 @@ func printStatus(w io.Writer, p palette, s api.StatusResult) {
 		label("changed"), plural(s.Index.Indexed, "file", "files"), s.Index.Removed, s.Index.Reused)
 	if c := s.Changed; c.Added+c.Updated+c.Removed > 0 {
 		fmt.Fprintf(w, "%s on disk since the engine read the tree: %d added, %d updated, %d removed (now taken in)\n", label(""), c.Added, c.Updated, c.Removed)
+	}
+	if s.Upkeep > 0 {
+		fmt.Fprintf(w, "%s %s: stale entries to archive, crowded topics (arbor tidy plans them, and finds near-duplicates and oversized entries)\n", label("upkeep"), plural(s.Upkeep, "suggestion", "suggestions"))
 	}
 	if s.Unflushed > 0 {
 		fmt.Fprintf(w, "%s %d index changes not written yet (a flush or close writes them)\n", label("unflushed"), s.Unflushed)

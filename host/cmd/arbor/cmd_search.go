@@ -105,7 +105,8 @@ const filterHelp = "\nFilters narrow the search inside the index (the best N are
 	"updatedAt (else createdAt): a span back (7d, 2w), a date (a whole day for\n" +
 	"--until) or an RFC 3339 time; --maturity (draft, validated, core; comma-separated:\n" +
 	"any of them) and --min-importance by the lifecycle as of now. --sort recent or\n" +
-	"importance orders the matches by that key, ties by relevance."
+	"importance orders the matches by that key, ties by relevance. Entries under\n" +
+	"_archive/ (arbor tidy) are left out unless --archived."
 
 // filterFlags defines the flags of api.Filters on fs; the function returned
 // reads them once fs is parsed.
@@ -120,6 +121,7 @@ func filterFlags(fs *flag.FlagSet) func() api.Filters {
 	fs.StringVar(&f.Until, "until", "", "only entries changed until `WHEN` (a date keeps its whole day)")
 	fs.Float64Var(&f.MinImportance, "min-importance", 0, "only entries of importance at least `N` (0 to 100)")
 	fs.StringVar(&f.Sort, "sort", "", "order by `KEY`: relevance (default), recent or importance")
+	fs.BoolVar(&f.Archived, "archived", false, "include the entries under _archive/ (arbor tidy)")
 	return func() api.Filters {
 		f.Tags = tags
 		f.Maturity = nil

@@ -49,6 +49,7 @@ var commands = []*command{
 	statsCommand,
 	recentCommand,
 	statusCommand,
+	tidyCommand,
 	ingestCommand,
 	syncCommand,
 	mcpCommand,

@@ -1,0 +1,160 @@
+package api
+
+import "strings"
+
+// ArchiveFolder is the folder "tidy" moves stale entries into, under
+// their own path (docs/ABI.md §4.17): ArchiveFolder/engineering/billing/x.md.
+// Search, query, recent and context leave it out unless asked.
+const ArchiveFolder = "_archive"
+
+// IsArchived reports whether p is under ArchiveFolder.
+func IsArchived(p string) bool {
+	return p == ArchiveFolder || strings.HasPrefix(p, ArchiveFolder+"/")
+}
+
+// The kinds of upkeep suggestions (TidySuggestion.Kind, TidyParams.Kinds).
+const (
+	TidyMerge   = "merge"   // near-duplicates: MERGE into the fullest of them
+	TidySplit   = "split"   // an entry over the size limit: its parts as entries
+	TidyArchive = "archive" // a stale, low-importance entry: MOVE under ArchiveFolder
+	TidyCrowded = "crowded" // a topic with too many entries: MOVE into new subtopics
+)
+
+// TidyKinds lists every kind, in the order a plan holds them.
+var TidyKinds = []string{TidyMerge, TidySplit, TidyArchive, TidyCrowded}
+
+// The defaults of TidyParams (docs/ABI.md §4.17 says why each).
+const (
+	DefaultTidySimilarity = 0.8
+	DefaultTidySplitBytes = 8192
+	DefaultTidyStaleDays  = 180
+	DefaultTidyCrowded    = 40
+	// MinTidySplitBytes keeps a split from making parts too small to be
+	// worth an entry each.
+	MinTidySplitBytes = 1024
+)
+
+// TidyParams are the parameters of "tidy" (docs/ABI.md §4.17). The zero
+// value plans every kind over the whole tree with the defaults, and
+// applies nothing.
+type TidyParams struct {
+	// Kinds chooses the suggestions (TidyMerge, TidySplit, TidyArchive,
+	// TidyCrowded); empty means all.
+	Kinds []string `json:"kinds,omitempty"`
+	// Folder limits the plan to the entries under a folder.
+	Folder string `json:"folder,omitempty"`
+	// Apply applies the plan through curate.
+	Apply bool `json:"apply,omitempty"`
+	// Similarity is the word-shingle Jaccard similarity at or above which
+	// two entries are near-duplicates, 0.5 to 1; 0 means
+	// DefaultTidySimilarity.
+	Similarity float64 `json:"similarity,omitempty"`
+	// SplitBytes is the size of an entry's file above which it is split;
+	// 0 means DefaultTidySplitBytes.
+	SplitBytes int `json:"splitBytes,omitempty"`
+	// StaleDays is how long an entry must have gone without change or use
+	// to be archived; 0 means DefaultTidyStaleDays.
+	StaleDays int `json:"staleDays,omitempty"`
+	// ArchiveImportance is the importance at or below which a stale draft
+	// is archived; 0 means the lifecycle's initial importance (an entry
+	// that never gained any).
+	ArchiveImportance float64 `json:"archiveImportance,omitempty"`
+	// Crowded is the number of entries directly in one topic above which
+	// new subtopics are proposed; 0 means DefaultTidyCrowded.
+	Crowded int `json:"crowded,omitempty"`
+}
+
+// Check returns p with its defaults filled in (initial is the lifecycle's
+// initial importance), or an *Error with CodeInvalidParams.
+func (p TidyParams) Check(initial float64) (TidyParams, error) {
+	for _, k := range p.Kinds {
+		if !containsFold(TidyKinds, k) {
+			return p, Errorf(CodeInvalidParams, "kinds: %q: want %s", k, strings.Join(TidyKinds, ", "))
+		}
+	}
+	if len(p.Kinds) == 0 {
+		p.Kinds = TidyKinds
+	}
+	if p.Folder = strings.TrimSpace(p.Folder); p.Folder != "" {
+		c, err := CleanPath(p.Folder)
+		if err != nil {
+			return p, Errorf(CodeInvalidParams, "folder: %v", err)
+		}
+		p.Folder = c
+	}
+	switch {
+	case p.Similarity == 0:
+		p.Similarity = DefaultTidySimilarity
+	case p.Similarity < 0.5 || p.Similarity > 1:
+		return p, Errorf(CodeInvalidParams, "similarity %g: want 0.5 to 1", p.Similarity)
+	}
+	switch {
+	case p.SplitBytes == 0:
+		p.SplitBytes = DefaultTidySplitBytes
+	case p.SplitBytes < MinTidySplitBytes:
+		return p, Errorf(CodeInvalidParams, "splitBytes %d: want at least %d", p.SplitBytes, MinTidySplitBytes)
+	}
+	switch {
+	case p.StaleDays == 0:
+		p.StaleDays = DefaultTidyStaleDays
+	case p.StaleDays < 0:
+		return p, Errorf(CodeInvalidParams, "staleDays %d: want a positive number", p.StaleDays)
+	}
+	switch {
+	case p.ArchiveImportance == 0:
+		p.ArchiveImportance = initial
+	case p.ArchiveImportance < 0 || p.ArchiveImportance > 100:
+		return p, Errorf(CodeInvalidParams, "archiveImportance %g: want 0 to 100", p.ArchiveImportance)
+	}
+	switch {
+	case p.Crowded == 0:
+		p.Crowded = DefaultTidyCrowded
+	case p.Crowded < 2:
+		return p, Errorf(CodeInvalidParams, "crowded %d: want at least 2", p.Crowded)
+	}
+	return p, nil
+}
+
+// Wants reports whether p asks for kind.
+func (p TidyParams) Wants(kind string) bool { return containsFold(p.Kinds, kind) }
+
+func containsFold(l []string, s string) bool {
+	for _, x := range l {
+		if strings.EqualFold(strings.TrimSpace(x), s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TidySuggestion is one proposal of a tidy plan: the curate operations
+// that carry it out, applied together, and why.
+type TidySuggestion struct {
+	Kind string `json:"kind"`
+	// Paths are the entries it is about: for TidyMerge the one kept
+	// first, then those merged into it; for TidyCrowded the topic.
+	Paths  []string `json:"paths"`
+	Reason string   `json:"reason"`
+	// Similarity is, for TidyMerge, the lowest Jaccard similarity of a
+	// merged entry with the one kept.
+	Similarity float64     `json:"similarity,omitempty"`
+	Operations []Operation `json:"operations"`
+}
+
+// TidyResult is the answer of "tidy": the plan, and when it was applied
+// what curate did.
+type TidyResult struct {
+	Suggestions []TidySuggestion `json:"suggestions"`
+	// Counts are the suggestions by kind (every kind asked for).
+	Counts map[string]int `json:"counts"`
+	// Entries counts the entries the plan looked at.
+	Entries int `json:"entries"`
+	// Applied is curate's result, its operations in the plan's order,
+	// when Apply was set.
+	Applied *CurateResult `json:"applied,omitempty"`
+	// Undone counts the operations of suggestions that failed part-way
+	// and were undone (TidySplit), so that the tree holds each suggestion
+	// whole or not at all.
+	Undone int     `json:"undone,omitempty"`
+	TookMs float64 `json:"tookMs"`
+}

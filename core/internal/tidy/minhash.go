@@ -1,0 +1,201 @@
+package tidy
+
+import (
+	"hash/fnv"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// The near-duplicate finder (docs/ABI.md §4.17): MinHash over word
+// shingles, with locality-sensitive hashing by bands, so that only
+// entries sharing a band are compared and a tree of 100,000 entries is
+// never compared pair by pair. Every candidate pair is then verified by
+// its exact Jaccard similarity, so the signatures only choose what is
+// compared, never what is reported.
+//
+// No Go library for MinHash is both maintained and deterministic across
+// architectures and wasm; the hashing is FNV-1a (the standard library's)
+// and SplitMix64 with fixed seeds, so a plan is the same in every host.
+const (
+	// shingleWords is the number of words in a shingle: three words keep
+	// a reworded sentence from sharing all of its shingles with the old
+	// one, while short entries still have enough of them.
+	shingleWords = 3
+	// bands × rows = the hashes of a signature. A pair of similarity s
+	// becomes a candidate with probability 1 − (1 − s^rows)^bands: 0.9998
+	// at 0.8, 0.99 at 0.6, 0.64 at 0.5, 0.12 at 0.3, 0.0001 at 0.05 (two
+	// unrelated messages), so a threshold from 0.6 up loses almost no
+	// pair to the bands, and the signature costs 64 multiply-adds a
+	// shingle.
+	bands     = 16
+	rows      = 4
+	numHashes = bands * rows
+	// bigBucket: a band bucket holding more entries than this (boilerplate
+	// every entry shares) is compared by each entry against the bucket's
+	// first, not pair by pair, so that its cost stays linear.
+	bigBucket = 32
+)
+
+// The hash functions of a signature are h_i(x) = a_i·x + b_i (mod 2^64)
+// of x, the shingle's hash mixed to 64 bits: a_i odd, so each is a
+// permutation of uint64 (multiply-add hashing, one multiplication per
+// shingle and hash). The a_i and b_i are fixed, so every run and every
+// host computes the same signatures.
+var mulA, addB = func() (a, b [numHashes]uint64) {
+	x := uint64(0x5eed_a4b0_7d1d_e5a1)
+	for i := range a {
+		x += 0x9e3779b97f4a7c15
+		a[i] = mix(x) | 1
+		x += 0x9e3779b97f4a7c15
+		b[i] = mix(x)
+	}
+	return a, b
+}()
+
+// mix is SplitMix64's finalizer: a bijection of uint64 that spreads every
+// input bit over the output.
+func mix(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// words cuts text into lower-case words of letters and digits.
+func words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// shingles returns the sorted, distinct hashes of text's runs of
+// shingleWords words (a text of fewer words is one shingle).
+func shingles(text string) []uint32 {
+	ws := words(text)
+	if len(ws) == 0 {
+		return nil
+	}
+	n := max(1, len(ws)-shingleWords+1)
+	out := make([]uint32, 0, n)
+	h := fnv.New64a()
+	for i := 0; i < n; i++ {
+		h.Reset()
+		for j := i; j < min(i+shingleWords, len(ws)); j++ {
+			h.Write([]byte(ws[j]))
+			h.Write([]byte{0})
+		}
+		v := h.Sum64()
+		out = append(out, uint32(v^v>>32))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// signature is the MinHash signature of a shingle set.
+func signature(sh []uint32) [numHashes]uint64 {
+	var sig [numHashes]uint64
+	for i := range sig {
+		sig[i] = ^uint64(0)
+	}
+	for _, s := range sh {
+		x := mix(uint64(s))
+		for i := range sig {
+			if v := mulA[i]*x + addB[i]; v < sig[i] {
+				sig[i] = v
+			}
+		}
+	}
+	return sig
+}
+
+// jaccard is |a ∩ b| / |a ∪ b| of two sorted sets.
+func jaccard(a, b []uint32) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	i, j, both := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			both++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(both) / float64(len(a)+len(b)-both)
+}
+
+// Pair is two documents (by index, A < B) and their verified similarity.
+type Pair struct {
+	A, B       int
+	Similarity float64
+}
+
+// SimilarPairs returns the pairs of sets whose Jaccard similarity is at
+// least threshold, among the candidates LSH finds, ordered by A then B.
+// Empty sets are never similar to anything.
+func SimilarPairs(sets [][]uint32, threshold float64) []Pair {
+	buckets := make([]map[uint64][]int, bands)
+	for b := range buckets {
+		buckets[b] = map[uint64][]int{}
+	}
+	for i, sh := range sets {
+		if len(sh) == 0 {
+			continue
+		}
+		sig := signature(sh)
+		for b := range bands {
+			h := fnv.New64a()
+			for _, v := range sig[b*rows : (b+1)*rows] {
+				var buf [8]byte
+				for k := range buf {
+					buf[k] = byte(v >> (8 * k))
+				}
+				h.Write(buf[:])
+			}
+			key := h.Sum64()
+			buckets[b][key] = append(buckets[b][key], i)
+		}
+	}
+	seen := map[[2]int]bool{}
+	var out []Pair
+	try := func(a, b int) {
+		if a > b {
+			a, b = b, a
+		}
+		k := [2]int{a, b}
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if s := jaccard(sets[a], sets[b]); s >= threshold {
+			out = append(out, Pair{A: a, B: b, Similarity: s})
+		}
+	}
+	for _, m := range buckets {
+		for _, members := range m {
+			if len(members) > bigBucket {
+				for _, x := range members[1:] {
+					try(members[0], x)
+				}
+				continue
+			}
+			for x := range members {
+				for y := x + 1; y < len(members); y++ {
+					try(members[x], members[y])
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(p, q Pair) int {
+		if p.A != q.A {
+			return p.A - q.A
+		}
+		return p.B - q.B
+	})
+	return out
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/arbormem/arbor/core/api"
+)
+
+var tidyCommand = &command{
+	name:    "tidy",
+	args:    "[PATH]",
+	summary: "upkeep: merge near-duplicates, split big entries, archive stale ones",
+	help: "Plans the upkeep of the tree (or of the folder PATH) and prints it, each\n" +
+		"suggestion with its reason and the curate operations that carry it out:\n" +
+		"near-duplicates (word-shingle similarity at least --similarity) merged into the\n" +
+		"fullest of them, the fuller text kept and differing sentences marked; entries\n" +
+		"over --split-bytes split by their sections and fact groups; drafts unchanged and\n" +
+		"unused for --stale-days, of importance at most --archive-importance, moved under\n" +
+		"_archive/ (left out of search, query, recent and context unless asked with\n" +
+		"--archived; arbor mv brings one back); topics of more than --crowded entries\n" +
+		"given subtopics by shared tags. Nothing is written without --apply, which applies\n" +
+		"each suggestion through curate (atomic, audited), stopping a suggestion at its\n" +
+		"first failure and undoing a split that failed before it deleted its entry.",
+	example: "arbor tidy",
+	examples: []string{
+		"arbor tidy --apply --kind merge,archive",
+		"arbor tidy engineering --kind split --split-bytes 16384 --json | jq '.suggestions[].reason'",
+	},
+	complete: "dirs",
+	maxArgs:  1,
+	setup: func(fs *flag.FlagSet) func(*app, []string) error {
+		var p api.TidyParams
+		kinds := fs.String("kind", "", "only these `KINDS` of suggestion: "+strings.Join(api.TidyKinds, ", ")+" (comma-separated; default all)")
+		fs.BoolVar(&p.Apply, "apply", false, "apply the plan (default: print it only)")
+		fs.Float64Var(&p.Similarity, "similarity", api.DefaultTidySimilarity, "near-duplicates from this word-shingle Jaccard `SIMILARITY` (0.5 to 1)")
+		fs.IntVar(&p.SplitBytes, "split-bytes", api.DefaultTidySplitBytes, "split entries over `BYTES`")
+		fs.IntVar(&p.StaleDays, "stale-days", api.DefaultTidyStaleDays, "archive drafts unchanged and unused for `DAYS`")
+		fs.Float64Var(&p.ArchiveImportance, "archive-importance", 0, "archive drafts of importance at most `N` (default: the initial importance)")
+		fs.IntVar(&p.Crowded, "crowded", api.DefaultTidyCrowded, "propose subtopics for topics of more than `N` entries")
+		return func(a *app, args []string) error {
+			for _, k := range strings.Split(*kinds, ",") {
+				if k = strings.TrimSpace(k); k != "" {
+					p.Kinds = append(p.Kinds, k)
+				}
+			}
+			if len(args) == 1 {
+				p.Folder = args[0]
+			}
+			return a.withEngine(func(eng engine) error {
+				raw, err := eng.CallMethod(a.ctx, "tidy", p)
+				if err != nil {
+					return err
+				}
+				var res api.TidyResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					return fmt.Errorf("tidy: decode result: %w", err)
+				}
+				if a.json {
+					if err := printJSON(a.stdout, raw); err != nil {
+						return err
+					}
+				} else {
+					printTidy(a.stdout, a.p, res)
+				}
+				if res.Applied != nil && res.Applied.Summary.Failed > 0 {
+					return fmt.Errorf("tidy: %s of %d failed; a suggestion stops at its first failure", plural(res.Applied.Summary.Failed, "operation", "operations"), len(res.Applied.Applied))
+				}
+				return nil
+			})
+		}
+	},
+}
+
+func printTidy(w io.Writer, p palette, res api.TidyResult) {
+	if len(res.Suggestions) == 0 {
+		fmt.Fprintf(w, "nothing to tidy in %s · %s\n", plural(res.Entries, "entry", "entries"), ms(res.TookMs))
+		return
+	}
+	for _, s := range res.Suggestions {
+		fmt.Fprintf(w, "%s %s\n", p.bold(fmt.Sprintf("%-8s", s.Kind)), p.cyan(strings.Join(s.Paths, ", ")))
+		fmt.Fprintf(w, "         %s\n", s.Reason)
+		for _, op := range s.Operations {
+			line := op.Type + " " + op.Path
+			switch {
+			case op.MergeTarget != "":
+				line += " → " + op.MergeTarget
+			case op.To != "":
+				line += " → " + op.To
+			}
+			fmt.Fprintf(w, "         %s\n", p.dim(line))
+		}
+	}
+	var counts []string
+	for _, k := range api.TidyKinds {
+		if n, ok := res.Counts[k]; ok {
+			counts = append(counts, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	fmt.Fprintf(w, "%s in %s: %s · %s\n", plural(len(res.Suggestions), "suggestion", "suggestions"), plural(res.Entries, "entry", "entries"), strings.Join(counts, " · "), ms(res.TookMs))
+	if res.Applied == nil {
+		fmt.Fprintln(w, p.dim("nothing written: arbor tidy --apply applies the plan"))
+		return
+	}
+	printCurate(w, p, *res.Applied)
+	if res.Undone > 0 {
+		fmt.Fprintf(w, "undid %s of a split that failed\n", plural(res.Undone, "operation", "operations"))
+	}
+}
