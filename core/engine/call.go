@@ -179,6 +179,13 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 		}
 		return s.eng.Refresh(p)
 	},
+	"signals": func(s *Session, raw json.RawMessage) (any, error) {
+		var p api.SignalsParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Signals(p)
+	},
 	"recent": func(s *Session, raw json.RawMessage) (any, error) {
 		var p api.RecentParams
 		if err := decodeParams(raw, &p); err != nil {

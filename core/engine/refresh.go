@@ -25,3 +25,12 @@ func (e *Engine) Refresh(p api.RefreshParams) (api.RefreshResult, error) {
 	res.TookMs = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
 }
+
+// Signals keeps the lifecycle signals of engines sharing a root in step
+// (docs/ABI.md §4.18): it counts the accesses and takes the signals
+// another engine hands over, and returns what this one counted and
+// changed since the last call. It writes nothing itself; accesses it
+// counts are flushed as any.
+func (e *Engine) Signals(p api.SignalsParams) (api.SignalsResult, error) {
+	return e.signals.Exchange(p)
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -540,3 +541,63 @@ func TestLegacyFrontMatterSeedsSignals(t *testing.T) {
 
 // round4 rounds as a query's lifecycle figures are rounded.
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// TestSignalsExchange: a reader open read-only on the writer's root counts
+// accesses only once the exchange has begun; the writer counts them as its
+// own, persists them, and hands the signals back, which the reader then
+// ranks with.
+func TestSignalsExchange(t *testing.T) {
+	fs := newFS(t, map[string]string{retryPath: billingEntry, "engineering/billing/dunning_emails.md": linkingEntry})
+	writer, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
+	reader, _ := openEngine(t, fs, host.FixedClock(day0), Options{ReadOnly: true})
+	directQuery(t, reader, "how many times are failed invoices retried") // before the books open: not handed over
+	if res, err := reader.Signals(api.SignalsParams{}); err != nil || len(res.Accessed) != 0 || len(res.Changed) != 0 {
+		t.Fatalf("first exchange = %+v, %v; want nothing counted before it", res, err)
+	}
+	if _, err := writer.Signals(api.SignalsParams{}); err != nil {
+		t.Fatal(err)
+	}
+	directQuery(t, reader, "how many times are failed invoices retried")
+	if _, err := reader.Read(api.ReadParams{Path: retryPath}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := reader.Signals(api.SignalsParams{})
+	if err != nil || len(got.Accessed) != 1 || got.Accessed[retryPath] != 2 {
+		t.Fatalf("reader's exchange = %+v, %v; want 2 accesses of %s", got, err, retryPath)
+	}
+	if again, _ := reader.Signals(api.SignalsParams{}); len(again.Accessed) != 0 || len(again.Changed) != 0 {
+		t.Fatalf("second exchange = %+v; want what the first took forgotten", again)
+	}
+	w, err := writer.Signals(api.SignalsParams{Accessed: got.Accessed})
+	if err != nil || len(w.Accessed) != 0 {
+		t.Fatalf("writer's exchange = %+v, %v; want the handed accesses counted, not handed back", w, err)
+	}
+	sig := w.Changed[retryPath]
+	if sig == nil || sig.Accesses != 2 || sig.Importance != 56 {
+		t.Fatalf("writer's changed signal = %+v; want 2 accesses, importance 56", sig)
+	}
+	if _, err := writer.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if s := readState(t, fs).Entries[retryPath]; s.Accesses != 2 {
+		t.Fatalf("state.json holds %+v, want the reader's 2 accesses", s)
+	}
+	if _, err := reader.Signals(api.SignalsParams{Set: w.Changed}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := reader.Query(api.SearchParams{Query: "invoice retry", Filters: api.Filters{Sort: api.SortImportance}})
+	if err != nil || len(res.Results) == 0 || res.Results[0].Path != retryPath || res.Results[0].Lifecycle == nil || res.Results[0].Lifecycle.Importance != 56 {
+		t.Fatalf("reader's search after the set = %+v, %v; want importance 56 for %s", res, err, retryPath)
+	}
+	// A bad signal changes nothing.
+	if _, err := reader.Signals(api.SignalsParams{}); err != nil { // the query's own access
+		t.Fatal(err)
+	}
+	_, err = reader.Signals(api.SignalsParams{Set: map[string]*api.Signal{retryPath: {Importance: 500, Maturity: api.MaturityCore}}, Accessed: map[string]int{retryPath: 1}})
+	if e := (*api.Error)(nil); !errors.As(err, &e) || e.Code != api.CodeInvalidParams {
+		t.Fatalf("set of importance 500: %v, want invalid_params", err)
+	}
+	if again, _ := reader.Signals(api.SignalsParams{}); len(again.Accessed) != 0 {
+		t.Fatalf("a refused exchange counted %+v", again.Accessed)
+	}
+}

@@ -46,6 +46,11 @@ type Signals struct {
 	flushAfter int
 	flushEvery time.Duration // 0: no time-based flush
 	readOnly   bool
+	// Since the first Exchange, the accesses this engine's reads counted
+	// and the paths whose signals changed, for the next Exchange; nil
+	// before it, so that an engine alone on its root keeps no such books.
+	accessed map[string]int
+	outgoing map[string]bool
 }
 
 // SignalOptions are the lifecycle model and the flush policy of Signals.
@@ -205,15 +210,86 @@ func (s *Signals) record(path string, sig lifecycle.Signal) {
 	s.changed[path] = true
 	s.dirty = true
 	s.pending++
+	s.gone(path)
 	s.flushIfDue()
+}
+
+// gone notes for the next Exchange that the signal of path changed (or
+// was dropped).
+func (s *Signals) gone(path string) {
+	if s.outgoing != nil {
+		s.outgoing[path] = true
+	}
 }
 
 // Access records one access of path when it is an entry.
 func (s *Signals) Access(path string) {
+	if s.access(path) && s.accessed != nil {
+		s.accessed[path]++
+	}
+}
+
+// access records one access of path when it is an entry, and reports
+// whether it did.
+func (s *Signals) access(path string) bool {
 	if !s.cat.Has(path) {
-		return
+		return false
 	}
 	s.record(path, s.Of(path).Access(s.model, s.clock.Now()))
+	return true
+}
+
+// maxExchangedAccesses bounds the accesses of one entry an Exchange
+// counts: far above what reads between two exchanges count, low enough
+// that a bad request cannot keep the engine busy.
+const maxExchangedAccesses = 1 << 16
+
+// Exchange keeps the signals of several engines on one root in step
+// (docs/ABI.md §4.18): it takes p.Set as the entries' signals, counts
+// p.Accessed, and returns the accesses this engine's own reads counted and
+// the signals that changed since the previous Exchange, by any cause but
+// Set. The first call starts those books. Nothing changes when p is
+// invalid.
+func (s *Signals) Exchange(p api.SignalsParams) (api.SignalsResult, error) {
+	for path, sig := range p.Set {
+		if sig != nil && !validSignal(lifecycle.Signal(*sig)) {
+			return api.SignalsResult{}, api.Errorf(api.CodeInvalidParams, "signals: set: %s: importance must lie in 0..%d, maturity be draft, validated or core, and counts not be negative", path, api.MaxImportance)
+		}
+	}
+	for path, n := range p.Accessed {
+		if n < 0 || n > maxExchangedAccesses {
+			return api.SignalsResult{}, api.Errorf(api.CodeInvalidParams, "signals: accessed: %s: %d accesses (0 to %d)", path, n, maxExchangedAccesses)
+		}
+	}
+	if s.outgoing == nil {
+		s.accessed, s.outgoing = map[string]int{}, map[string]bool{}
+	}
+	for path, sig := range p.Set {
+		if sig == nil {
+			delete(s.byPath, path)
+		} else {
+			s.byPath[path] = lifecycle.Signal(*sig)
+		}
+		s.changed[path] = true
+		s.dirty = true
+		delete(s.outgoing, path)
+	}
+	for path, n := range p.Accessed {
+		for range n {
+			s.access(path)
+		}
+	}
+	res := api.SignalsResult{Accessed: s.accessed, Changed: make(map[string]*api.Signal, len(s.outgoing))}
+	for path := range s.outgoing {
+		if sig, ok := s.byPath[path]; ok {
+			a := api.Signal(sig)
+			res.Changed[path] = &a
+		} else {
+			res.Changed[path] = nil
+		}
+	}
+	s.accessed, s.outgoing = map[string]int{}, map[string]bool{}
+	return res, nil
 }
 
 // Created starts the signal of a new entry.
@@ -234,6 +310,7 @@ func (s *Signals) Merged(from, into string) {
 	}
 	delete(s.byPath, from)
 	s.changed[from] = true
+	s.gone(from)
 	s.record(into, merged.Update(s.model, now))
 }
 
@@ -248,6 +325,7 @@ func (s *Signals) Moved(from, to string) {
 	}
 	delete(s.byPath, from)
 	s.changed[from] = true
+	s.gone(from)
 	s.record(to, sig)
 }
 
@@ -258,6 +336,7 @@ func (s *Signals) Deleted(path string) {
 			delete(s.byPath, p)
 			s.changed[p] = true
 			s.dirty = true
+			s.gone(p)
 		}
 	}
 }
