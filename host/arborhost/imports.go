@@ -206,13 +206,16 @@ func (r *RootFS) abiStat(mem Memory, pathPtr, pathLen, bufPtr, bufCap uint32) in
 	return sized(mem, out, bufPtr, bufCap)
 }
 
-// Instantiate registers the arbor_host module in rt, its file functions
-// served by fsys, its embed function by em (nil: no embedding model, the
-// engine ranks by BM25 alone) and its log lines (level 0 debug to 3 error)
-// sent to logf, which may be nil.
-func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, em Embedder, logf func(level int, msg string)) (api.Module, error) {
+// Instantiate registers the arbor_host module in rt under name (ModuleName,
+// unless several engine instances in rt each need their own, resolved with
+// experimental.WithImportResolver), its file functions served by fsys,
+// its embed function by em (nil: no embedding model, the engine ranks by
+// BM25 alone) and its log lines (level 0 debug to 3 error, 4 progress)
+// sent to logf with the context of the call that made them, which may be
+// nil.
+func Instantiate(ctx context.Context, rt wazero.Runtime, name string, fsys *RootFS, em Embedder, logf func(ctx context.Context, level int, msg string)) (api.Module, error) {
 	i32 := api.ValueTypeI32
-	b := rt.NewHostModuleBuilder(ModuleName)
+	b := rt.NewHostModuleBuilder(name)
 	fn4 := func(name string, f func(Memory, uint32, uint32, uint32, uint32) int32) {
 		b.NewFunctionBuilder().
 			WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
@@ -224,7 +227,7 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, em Embedd
 	// read-only grant is logged, so that whoever reads the log learns why.
 	granted := func(name string, rc int32) int32 {
 		if rc == codeDenied && fsys.readOnly && logf != nil {
-			logf(2, name+": refused: the memory root is granted read-only")
+			logf(ctx, 2, name+": refused: the memory root is granted read-only")
 		}
 		return rc
 	}
@@ -258,10 +261,10 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, em Embedd
 		}), []api.ValueType{}, []api.ValueType{i32}).
 		Export("fs_lock")
 	b.NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, _ api.Module, s []uint64) {
+		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, s []uint64) {
 			err := fsys.Unlock()
 			if err != nil && logf != nil {
-				logf(3, err.Error())
+				logf(ctx, 3, err.Error())
 			}
 			s[0] = api.EncodeI32(errorCode(err))
 		}), []api.ValueType{}, []api.ValueType{i32}).
@@ -274,12 +277,19 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, fsys *RootFS, em Embedd
 		}), []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).
 		Export("embed")
 	b.NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
+		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
 			level := int(api.DecodeI32(s[0]))
 			if msg, ok := guestString(m.Memory(), api.DecodeU32(s[1]), api.DecodeU32(s[2])); ok && logf != nil {
-				logf(level, msg)
+				logf(ctx, level, msg)
 			}
 		}), []api.ValueType{i32, i32, i32}, []api.ValueType{}).
 		Export("log")
-	return b.Instantiate(ctx)
+	// Compiled and instantiated apart, not with b.Instantiate, whose
+	// module wazero's import resolver cannot take (its wrapper is not the
+	// instance the resolver asserts).
+	compiled, err := b.Compile(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig())
 }

@@ -37,6 +37,51 @@ type RootFS struct {
 	open     openFiles // the files ReadAt read, kept open
 	lockMu   sync.Mutex
 	held     *rootlock.Lock // nil when unlocked, or when the root is read-only
+	// written holds the tree's paths this RootFS wrote, removed or renamed
+	// since the last TakeWritten, once RecordWrites was called.
+	writtenMu sync.Mutex
+	written   map[string]bool
+}
+
+// RecordWrites makes r note the paths of the tree it writes, removes and
+// renames (paths in dot-folders such as .arbor/ left out), for
+// TakeWritten: a host that serves reads from other engines on the same
+// root tells them what changed, at once and exactly, where a watcher
+// would hear of it later.
+func (r *RootFS) RecordWrites() {
+	r.writtenMu.Lock()
+	defer r.writtenMu.Unlock()
+	if r.written == nil {
+		r.written = map[string]bool{}
+	}
+}
+
+// TakeWritten returns the paths noted since the last call (sorted), and
+// forgets them.
+func (r *RootFS) TakeWritten() []string {
+	r.writtenMu.Lock()
+	defer r.writtenMu.Unlock()
+	paths := make([]string, 0, len(r.written))
+	for p := range r.written {
+		paths = append(paths, p)
+	}
+	clear(r.written)
+	slices.Sort(paths)
+	return paths
+}
+
+// noteWritten notes paths for TakeWritten.
+func (r *RootFS) noteWritten(paths ...string) {
+	r.writtenMu.Lock()
+	defer r.writtenMu.Unlock()
+	if r.written == nil {
+		return
+	}
+	for _, p := range paths {
+		if !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.") {
+			r.written[p] = true
+		}
+	}
 }
 
 var (
@@ -353,6 +398,7 @@ func (r *RootFS) write(p string, data []byte, check func(full string) error) err
 		return osError("write", p, err)
 	}
 	done = true
+	r.noteWritten(p)
 	syncDir(dir)
 	return nil
 }
@@ -481,6 +527,7 @@ func (r *RootFS) Remove(p string) error {
 	if err := os.Remove(full); err != nil {
 		return osError("remove", p, err)
 	}
+	r.noteWritten(p)
 	return nil
 }
 
@@ -514,6 +561,7 @@ func (r *RootFS) Rename(from, to string) error {
 	if err := os.Rename(src, dst); err != nil {
 		return osError("rename", from, err)
 	}
+	r.noteWritten(from, to)
 	syncDir(filepath.Dir(dst))
 	return nil
 }

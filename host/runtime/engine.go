@@ -48,7 +48,13 @@ type Engine struct {
 	fs       *arborhost.RootFS
 	logf     func(level int, msg string)
 	out      *outputWatch // the module's stderr
-	// follow, for a WithWatch engine, keeps it in step with the disk.
+	// name and host name the instance's modules in the runtime, which
+	// the writer and its readers share (readers.go).
+	name, hostName string
+	host           api.Module
+	fam            *family
+	// follow, for a WithWatch engine and for a reader, keeps it in step
+	// with the disk and with the writer.
 	follow *follower
 	// stopped is why the module stopped: its state is lost, and the next
 	// call restarts it. nil while it runs.
@@ -82,7 +88,8 @@ func New(ctx context.Context, root string, opts ...Option) (*Engine, error) {
 	if cfg.cacheDir != nil {
 		cacheDir = *cfg.cacheDir
 	}
-	e := &Engine{cfg: cfg, fs: fsys, logf: cfg.logf, out: &outputWatch{w: cfg.stderr}}
+	e := &Engine{cfg: cfg, fs: fsys, logf: cfg.logf, out: &outputWatch{w: cfg.stderr}, name: "arbor", hostName: arborhost.ModuleName}
+	e.fam = &family{writer: e}
 	if err := e.startCached(ctx, cacheDir); err != nil {
 		return nil, err
 	}
@@ -134,7 +141,7 @@ func (e *Engine) start(ctx context.Context, cache wazero.CompilationCache) (err 
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, e.rt); err != nil {
 		return fmt.Errorf("arbor: instantiate WASI: %w", err)
 	}
-	if _, err := arborhost.Instantiate(ctx, e.rt, e.fs, e.cfg.embedder, e.cfg.logf); err != nil {
+	if e.host, err = arborhost.Instantiate(ctx, e.rt, e.hostName, e.fs, e.cfg.embedder, e.cfg.logCtx); err != nil {
 		return fmt.Errorf("arbor: instantiate %s: %w", arborhost.ModuleName, err)
 	}
 	compiled, err := e.rt.CompileModule(ctx, e.cfg.wasm)
@@ -147,7 +154,17 @@ func (e *Engine) start(ctx context.Context, cache wazero.CompilationCache) (err 
 
 // instantiate starts an instance of the compiled module and initializes it.
 func (e *Engine) instantiate(ctx context.Context) error {
-	mod, err := e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, linearMemory()), e.compiled, moduleConfig(e.cfg, e.out).WithName("arbor"))
+	ictx := experimental.WithMemoryAllocator(ctx, linearMemory())
+	if e.hostName != arborhost.ModuleName {
+		// A reader's imports of arbor_host go to its own host module.
+		ictx = experimental.WithImportResolver(ictx, func(name string) api.Module {
+			if name == arborhost.ModuleName {
+				return e.host
+			}
+			return nil
+		})
+	}
+	mod, err := e.rt.InstantiateModule(ictx, e.compiled, moduleConfig(e.cfg, e.out).WithName(e.name))
 	if err != nil {
 		return fmt.Errorf("arbor: instantiate engine module: %w", err)
 	}
@@ -165,9 +182,9 @@ func (e *Engine) instantiate(ctx context.Context) error {
 	if initialize == nil {
 		return errors.New("arbor: engine module does not export _initialize (not a reactor)")
 	}
-	ictx, cancel := e.cfg.callContext(ctx)
+	cctx, cancel := e.cfg.callContext(ctx)
 	defer cancel()
-	if _, err := initialize.Call(ictx); err != nil {
+	if _, err := initialize.Call(cctx); err != nil {
 		return fmt.Errorf("arbor: initialize engine module: %w", e.stopError("_initialize", err))
 	}
 	version := mod.ExportedFunction("arbor_abi_version")
@@ -358,7 +375,7 @@ func (e *Engine) restart(ctx context.Context) error {
 		e.opened = nil
 		return fmt.Errorf("arbor: open the memory root again after the engine stopped: %w", err)
 	}
-	return nil
+	return e.openBooks(ctx)
 }
 
 // Close closes the engine (flushing its state to the root when it is
@@ -371,14 +388,18 @@ func (e *Engine) Close(ctx context.Context) error {
 	if e.closed {
 		return nil
 	}
-	var errs []error
+	// The readers go first: they run in the writer's runtime.
+	errs := e.fam.closeReaders(ctx, e)
 	if e.stopped == nil {
 		if _, err := e.methodLocked(ctx, "close", nil); err != nil && !isCode(err, "not_open") {
 			errs = append(errs, err)
 		}
 	}
 	e.stopFollowing()
-	if err := e.rt.Close(ctx); err != nil {
+	if e.fam.writer != e {
+		// A reader's modules go; the runtime is the writer's.
+		errs = append(errs, closeModules(ctx, e.mod, e.host)...)
+	} else if err := e.rt.Close(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("arbor: close runtime: %w", err))
 	}
 	e.closed, e.mod, e.opened = true, nil, nil

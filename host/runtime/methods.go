@@ -26,7 +26,8 @@ func (e *Engine) CallMethod(ctx context.Context, method string, params any) (jso
 }
 
 func (e *Engine) methodLocked(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	e.catchUp(ctx, method)
+	e.before(ctx, method)
+	defer e.after(ctx, method)
 	return e.rawMethod(ctx, method, params)
 }
 
@@ -65,8 +66,20 @@ func isCode(err error, code string) bool {
 	return errors.As(err, &e) && e.Code == code
 }
 
-// method calls method and decodes its result into a new R.
+// method calls method and decodes its result into a new R. A read
+// method (readMethods) goes to a reader when e has readers.
 func method[R any](ctx context.Context, e *Engine, name string, params any) (R, error) {
+	if readMethods[name] {
+		r, release, err := e.reader(ctx)
+		if err != nil {
+			var zero R
+			return zero, err
+		}
+		if r != nil {
+			defer release()
+			e = r
+		}
+	}
 	return decodeResult[R](name)(e.CallMethod(ctx, name, params))
 }
 

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -107,6 +108,44 @@ func newConfig(opts []Option) *config {
 		}
 	}
 	return c
+}
+
+// reportsKey carries a call's own receivers of log lines and progress
+// (WithReports).
+type reportsKey struct{}
+
+type reports struct {
+	log      func(level int, msg string)
+	progress func(api.Progress)
+}
+
+// WithReports returns ctx carrying where the engine's log lines (level
+// LevelDebug to LevelError) and progress reports go during a call made
+// with it, instead of WithLogger's and WithProgress's receivers: a host
+// serving several clients at once, whose calls may run at the same time
+// on an engine with readers, sends each call's reports to its own client.
+// Either may be nil to drop them.
+func WithReports(ctx context.Context, log func(level int, msg string), progress func(api.Progress)) context.Context {
+	return context.WithValue(ctx, reportsKey{}, &reports{log: log, progress: progress})
+}
+
+// logCtx is the arbor_host log import: the call's own receivers when its
+// ctx carries them (WithReports), else the engine's.
+func (c *config) logCtx(ctx context.Context, level int, msg string) {
+	r, _ := ctx.Value(reportsKey{}).(*reports)
+	switch {
+	case r == nil:
+		c.logf(level, msg)
+	case level != LevelProgress:
+		if r.log != nil {
+			r.log(level, msg)
+		}
+	case r.progress != nil:
+		var p api.Progress
+		if json.Unmarshal([]byte(msg), &p) == nil {
+			r.progress(p)
+		}
+	}
 }
 
 func levelName(level int) string {

@@ -405,7 +405,7 @@ func TestReadOnlyHostRefusesWrites(t *testing.T) {
 	defer rt.Close(ctx)
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 	var lines []string
-	if _, err := arborhost.Instantiate(ctx, rt, root.ReadOnly(), nil, func(level int, msg string) { lines = append(lines, msg) }); err != nil {
+	if _, err := arborhost.Instantiate(ctx, rt, arborhost.ModuleName, root.ReadOnly(), nil, func(_ context.Context, level int, msg string) { lines = append(lines, msg) }); err != nil {
 		t.Fatal(err)
 	}
 	mod, err := rt.Instantiate(ctx, writerProbe())

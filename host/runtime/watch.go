@@ -17,7 +17,8 @@ import (
 // docs/ABI.md §4.12). Where watching fails or may have missed events, the
 // engine lists the whole tree instead, at most once every scanEvery, and
 // reads only the files whose size or time moved; scanEvery <= 0 means
-// DefaultScanEvery.
+// DefaultScanEvery. The engine's readers (AddReaders) follow the same
+// watcher.
 func WithWatch(scanEvery time.Duration) Option {
 	return func(c *config) {
 		if scanEvery <= 0 {
@@ -31,13 +32,18 @@ func WithWatch(scanEvery time.Duration) Option {
 // whole tree when it cannot rely on the watcher.
 const DefaultScanEvery = 2 * time.Second
 
-// follower is how an engine follows its root: a watcher, or only scans.
+// follower is how one instance follows its root and, for a reader, its
+// writer: what it must take in before its next call.
 type follower struct {
-	w         *watch.Watcher // nil: watching failed, scan instead
-	scanEvery time.Duration
-	lastScan  time.Time
-	retry     bool // the last refresh failed: scan at the next call
-	opened    bool
+	lastScan time.Time
+	retry    bool // the last refresh failed: scan at the next call
+	opened   bool
+	// Under the family's lock: the paths others changed (the watcher's,
+	// the writer's writes), whether to scan the whole tree, and the
+	// lifecycle signals the writer changed.
+	paths  map[string]bool
+	rescan bool
+	set    map[string]*api.Signal
 }
 
 // startFollowing starts the watcher of a WithWatch engine.
@@ -45,72 +51,77 @@ func (e *Engine) startFollowing(cfg *config) {
 	if cfg.scanEvery <= 0 {
 		return
 	}
-	f := &follower{scanEvery: cfg.scanEvery}
+	e.fam.scanEvery = cfg.scanEvery
 	w, err := watch.New(e.fs.Dir())
 	if err != nil {
 		e.logf(LevelWarn, fmt.Sprintf("%v; the tree is scanned for changes instead, at most every %s", err, cfg.scanEvery))
 	} else {
-		f.w = w
+		e.fam.w = w
 	}
-	e.follow = f
+	e.follow = &follower{}
 }
 
 // catchUp runs before a call of method: it has the engine read again what
-// changed on disk since the last call. A failure is logged; the call
-// still runs, and the changes are scanned for at the next one.
+// changed on disk since the last call, and take in the signals its writer
+// changed. A failure is logged; the call still runs, and the changes are
+// scanned for at the next one.
 func (e *Engine) catchUp(ctx context.Context, method string) {
 	f := e.follow
-	if f == nil || !f.opened || method == "open" || method == "close" || method == "refresh" {
+	switch {
+	case f == nil || !f.opened:
+		return
+	case method == "open" || method == "close" || method == "refresh" || method == "signals":
 		return
 	}
-	rescan := f.retry || (f.w == nil && time.Since(f.lastScan) >= f.scanEvery)
-	var paths []string
-	if f.w != nil {
-		var missed bool
-		paths, missed = f.w.Take()
-		rescan = rescan || missed
+	paths, rescan, set := e.fam.take(e)
+	rescan = rescan || f.retry || (e.fam.scanEvery > 0 && e.fam.w == nil && time.Since(f.lastScan) >= e.fam.scanEvery)
+	if rescan || len(paths) > 0 {
+		p := api.RefreshParams{Paths: paths}
+		if rescan {
+			p.Paths = nil
+			f.lastScan = time.Now()
+		}
+		_, err := e.rawMethod(ctx, "refresh", p)
+		// Paths taken and not refreshed are found by a scan next time.
+		f.retry = err != nil
+		if err != nil {
+			e.logf(LevelWarn, fmt.Sprintf("refresh after changes on disk: %v", err))
+		}
 	}
-	if !rescan && len(paths) == 0 {
-		return
-	}
-	p := api.RefreshParams{Paths: paths}
-	if rescan {
-		p.Paths = nil
-		f.lastScan = time.Now()
-	}
-	_, err := e.rawMethod(ctx, "refresh", p)
-	// Paths taken and not refreshed are found by a scan next time.
-	f.retry = err != nil
-	if err != nil {
-		e.logf(LevelWarn, fmt.Sprintf("refresh after changes on disk: %v", err))
+	if len(set) > 0 {
+		if _, err := e.rawMethod(ctx, "signals", api.SignalsParams{Set: set}); err != nil {
+			e.logf(LevelWarn, fmt.Sprintf("take in the lifecycle signals the writer changed: %v", err))
+		}
 	}
 }
 
-// followCall catches up before a raw request of method and notes a
-// successful open after it.
+// followCall runs a raw request of method between before and after.
 func (e *Engine) followCall(ctx context.Context, method string, call func() ([]byte, error)) ([]byte, error) {
-	if e.follow == nil {
-		return call()
-	}
-	e.catchUp(ctx, method)
+	e.before(ctx, method)
 	out, err := call()
 	var env envelope
-	if err == nil && method == "open" && json.Unmarshal(out, &env) == nil && env.Error == nil {
+	if err == nil && method == "open" && e.follow != nil && json.Unmarshal(out, &env) == nil && env.Error == nil {
 		e.follow.opened = true
 	}
+	e.after(ctx, method)
 	return out, err
 }
 
 // stopFollowing stops the watcher.
 func (e *Engine) stopFollowing() {
-	if e.follow != nil && e.follow.w != nil {
-		e.follow.w.Close()
+	if e.fam.writer == e && e.fam.w != nil {
+		e.fam.w.Close()
 	}
 }
 
 // Refresh has the engine read again the paths others changed (files or
-// folders), or, with none, scan the whole tree (docs/ABI.md §4.12). A
-// WithWatch engine does this itself before each call.
+// folders), or, with none, scan the whole tree (docs/ABI.md §4.12); its
+// readers do so before their next call. A WithWatch engine does this
+// itself before each call.
 func (e *Engine) Refresh(ctx context.Context, p api.RefreshParams) (api.RefreshResult, error) {
-	return method[api.RefreshResult](ctx, e, "refresh", p)
+	res, err := method[api.RefreshResult](ctx, e, "refresh", p)
+	if e.fam.writer == e {
+		e.fam.spread(p.Paths, len(p.Paths) == 0, nil)
+	}
+	return res, err
 }
