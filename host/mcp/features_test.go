@@ -411,16 +411,17 @@ func TestRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	relay.log(runtime.LevelWarn, "outside any call") // stderr only
-	end := relay.begin(ctx, caller{session: ss, token: "p1"})
-	relay.log(runtime.LevelDebug, "below the level")
-	relay.log(runtime.LevelWarn, "index rebuilt")
+	warn(&stderr, runtime.LevelWarn, "outside any call") // what EngineOptions' logger does: stderr only
+	cctx, end := relay.begin(ctx, caller{session: ss, token: "p1"})
+	c := cctx.Value(sinkKey{}).(*sink)
+	c.log(runtime.LevelDebug, "below the level")
+	c.log(runtime.LevelWarn, "index rebuilt")
 	for _, p := range []api.Progress{{Phase: "write", Done: 0, Total: 3}, {Phase: "write", Done: 2, Total: 3}, {Phase: "write", Done: 3, Total: 3},
 		{Phase: "index", Done: 0, Total: 2}, {Phase: "index", Done: 2, Total: 2}} {
-		relay.progress(p)
+		c.progress(p)
 	}
 	drain := end()
-	relay.progress(api.Progress{Phase: "write", Done: 9}) // after the call: dropped
+	c.progress(api.Progress{Phase: "write", Done: 9}) // after the call: dropped
 	drain()
 
 	if got := <-lines; got != "warning index rebuilt" {
@@ -478,9 +479,10 @@ func TestRelayDoesNotWaitForAClient(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	end := relay.begin(ctx, caller{session: ss, token: "p"})
+	cctx, end := relay.begin(ctx, caller{session: ss, token: "p"})
+	c := cctx.Value(sinkKey{}).(*sink)
 	for i := range 4 * relayBuffer {
-		relay.progress(api.Progress{Phase: "write", Done: i + 1, Total: 4 * relayBuffer})
+		c.progress(api.Progress{Phase: "write", Done: i + 1, Total: 4 * relayBuffer})
 	}
 	end() // its drain would wait for the client: never called
 }

@@ -27,6 +27,13 @@ const testToken = "s3cret-token"
 // the server and checks that Serve ended cleanly.
 func serveHTTP(t *testing.T, root string, o HTTPOptions, engineOpts ...runtime.Option) string {
 	t.Helper()
+	return serveHTTPReaders(t, root, o, 0, nil, engineOpts...)
+}
+
+// serveHTTPReaders is serveHTTP with an engine of readers readers (none
+// below 2), whose server setup may change before it serves.
+func serveHTTPReaders(t *testing.T, root string, o HTTPOptions, readers int, setup func(*Server), engineOpts ...runtime.Option) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	relay := NewRelay(io.Discard)
 	eng, err := runtime.New(ctx, root, append(append([]runtime.Option{runtime.WithCacheDir("")}, relay.EngineOptions()...), engineOpts...)...)
@@ -43,8 +50,17 @@ func serveHTTP(t *testing.T, root string, o HTTPOptions, engineOpts ...runtime.O
 	if err != nil {
 		t.Fatal(err)
 	}
+	if readers > 1 {
+		if err := eng.AddReaders(ctx, readers); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := New(eng, WithRelay(relay))
+	if setup != nil {
+		setup(srv)
+	}
 	done := make(chan error, 1)
-	go func() { done <- New(eng, WithRelay(relay)).Serve(ctx, ln, o) }()
+	go func() { done <- srv.Serve(ctx, ln, o) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -81,7 +81,7 @@ func (s *Server) recall(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.Ge
 		return nil, err
 	}
 	var found []api.ReadResult
-	err = s.call(ctx, callerOf(req), func(ctx context.Context) error {
+	err = s.read(ctx, callerOf(req), func(ctx context.Context) error {
 		res, err := s.eng.Search(ctx, api.SearchParams{Query: topic, Limit: recallEntries})
 		if err != nil {
 			return err
@@ -178,7 +178,7 @@ func (s *Server) outline(ctx context.Context, req sdk.Request, folder string) (s
 		depth = 2
 	}
 	var root *api.Node
-	err := s.call(ctx, callerOf(req), func(ctx context.Context) (err error) {
+	err := s.read(ctx, callerOf(req), func(ctx context.Context) (err error) {
 		root, err = s.eng.Tree(ctx, api.TreeParams{Path: folder, Depth: depth})
 		return err
 	})
@@ -226,7 +226,7 @@ func (s *Server) complete(ctx context.Context, req *sdk.CompleteRequest) (*sdk.C
 		return res, nil
 	}
 	var root *api.Node
-	err := s.call(ctx, callerOf(req), func(ctx context.Context) (err error) {
+	err := s.read(ctx, callerOf(req), func(ctx context.Context) (err error) {
 		root, err = s.eng.Tree(ctx, api.TreeParams{})
 		return err
 	})

@@ -17,28 +17,37 @@ var errStopped = errors.New("the Arbor MCP server is shutting down")
 type job struct {
 	ctx     context.Context
 	run     func(ctx context.Context)
+	read    bool // may run beside other reads
 	done    chan struct{}
 	started bool // under queue.mu
 }
 
-// queue serves engine calls one at a time, first in first out. The engine
-// is single-threaded (docs/ABI.md §5), and a FIFO also gives agents
-// read-your-writes: with the ordered transport below, a curate sent before
-// a query is applied before that query runs, even when the client does not
-// wait for the first answer. A job is one engine call, so a host that adds
-// LLM tiers can wait for the model outside the queue and let reads pass.
+// queue starts engine calls first in first out: a write alone, once the
+// calls started before it have ended, and reads up to readers at once (the
+// engine's readers, runtime.Engine.AddReaders; one at a time without
+// them, the engine being single-threaded, docs/ABI.md §5). The order gives
+// agents read-your-writes: with the ordered transport below, a curate sent
+// before a query is applied before that query starts, even when the client
+// does not wait for the first answer, and the engine's readers reflect a
+// write before their next call. A job is one engine call, so a host that
+// adds LLM tiers can wait for the model outside the queue and let reads
+// pass.
 type queue struct {
-	mu     sync.Mutex
-	wake   *sync.Cond
-	jobs   []*job
-	closed bool
+	mu      sync.Mutex
+	wake    *sync.Cond
+	jobs    []*job
+	closed  bool
+	readers int // reads that may run at once
+	running int // jobs started and not ended
+	// mostReads is the most reads seen running at once (for tests).
+	mostReads int
 	// arrived is called when a job is queued; the ordered transport uses it
 	// to let the next message in.
 	arrived func()
 }
 
-func newQueue() *queue {
-	q := &queue{arrived: func() {}}
+func newQueue(readers int) *queue {
+	q := &queue{arrived: func() {}, readers: max(readers, 1)}
 	q.wake = sync.NewCond(&q.mu)
 	return q
 }
@@ -49,9 +58,10 @@ func newQueue() *queue {
 // halfway would have written some of its files and not others, and any
 // stopped call costs the next one a restart of the engine. do then
 // reports it as run. A job for a tool call says so (call), so that its
-// arrival lets the ordered transport read on.
-func (q *queue) do(ctx context.Context, call bool, run func(ctx context.Context)) error {
-	j := &job{ctx: ctx, run: run, done: make(chan struct{})}
+// arrival lets the ordered transport read on; a read may run beside other
+// reads.
+func (q *queue) do(ctx context.Context, call, read bool, run func(ctx context.Context)) error {
+	j := &job{ctx: ctx, run: run, read: read, done: make(chan struct{})}
 	q.mu.Lock()
 	arrived := q.arrived
 	if q.closed {
@@ -62,7 +72,7 @@ func (q *queue) do(ctx context.Context, call bool, run func(ctx context.Context)
 		return errStopped
 	}
 	q.jobs = append(q.jobs, j)
-	q.wake.Signal()
+	q.wake.Broadcast()
 	q.mu.Unlock()
 	if call {
 		arrived()
@@ -82,31 +92,56 @@ func (q *queue) do(ctx context.Context, call bool, run func(ctx context.Context)
 	return ctx.Err() // serve skips it: its ctx has ended
 }
 
-// serve runs the jobs in order until close, then returns once the jobs
+// serve starts the jobs in order until close, then returns once the jobs
 // queued before close have run.
 func (q *queue) serve() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	for {
-		q.mu.Lock()
 		for len(q.jobs) == 0 && !q.closed {
 			q.wake.Wait()
 		}
 		if len(q.jobs) == 0 {
-			q.mu.Unlock()
+			for q.running > 0 {
+				q.wake.Wait()
+			}
 			return
 		}
 		j := q.jobs[0]
+		// A write waits for every call before it to end; a read for a
+		// free reader.
+		for (!j.read && q.running > 0) || (j.read && q.running >= q.readers) {
+			q.wake.Wait()
+		}
 		q.jobs[0] = nil
 		q.jobs = q.jobs[1:]
 		j.started = j.ctx.Err() == nil
-		q.mu.Unlock()
-		if j.started {
-			// A started call is not cancelled with its request (see do):
-			// only the engine's own deadline (runtime.WithCallTimeout)
-			// stops it.
-			j.run(context.WithoutCancel(j.ctx))
+		if !j.started {
+			close(j.done) // skipped: its ctx has ended
+			continue
 		}
-		close(j.done)
+		q.running++
+		if j.read {
+			q.mostReads = max(q.mostReads, q.running)
+			go q.run(j)
+			continue
+		}
+		q.mu.Unlock()
+		q.run(j)
+		q.mu.Lock()
 	}
+}
+
+// run runs a started job. A started call is not cancelled with its
+// request (see do): only the engine's own deadline
+// (runtime.WithCallTimeout) stops it.
+func (q *queue) run(j *job) {
+	j.run(context.WithoutCancel(j.ctx))
+	close(j.done)
+	q.mu.Lock()
+	q.running--
+	q.wake.Broadcast()
+	q.mu.Unlock()
 }
 
 // close stops taking jobs; serve drains the ones already queued.

@@ -10,7 +10,7 @@ import (
 // Jobs run one at a time in order; one cancelled before its turn never
 // runs, and one cancelled while it runs is waited for and reported as run.
 func TestQueue(t *testing.T) {
-	q := newQueue()
+	q := newQueue(1)
 	served := make(chan struct{})
 	go func() { q.serve(); close(served) }()
 
@@ -20,7 +20,7 @@ func TestQueue(t *testing.T) {
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	res1 := make(chan error)
 	go func() {
-		res1 <- q.do(ctx1, true, func(context.Context) {
+		res1 <- q.do(ctx1, true, false, func(context.Context) {
 			close(first)
 			<-release
 			order = append(order, 1)
@@ -30,10 +30,12 @@ func TestQueue(t *testing.T) {
 
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	res2 := make(chan error)
-	go func() { res2 <- q.do(ctx2, true, func(context.Context) { order = append(order, 2) }) }()
+	go func() { res2 <- q.do(ctx2, true, false, func(context.Context) { order = append(order, 2) }) }()
 	waitQueued(q, 1)
 	res3 := make(chan error)
-	go func() { res3 <- q.do(context.Background(), true, func(context.Context) { order = append(order, 3) }) }()
+	go func() {
+		res3 <- q.do(context.Background(), true, false, func(context.Context) { order = append(order, 3) })
+	}()
 	waitQueued(q, 2)
 
 	cancel2() // before its turn: skipped
@@ -53,7 +55,7 @@ func TestQueue(t *testing.T) {
 	if len(order) != 2 || order[0] != 1 || order[1] != 3 {
 		t.Errorf("ran %v, want [1 3]", order)
 	}
-	if err := q.do(context.Background(), false, func(context.Context) { t.Error("ran after close") }); !errors.Is(err, errStopped) {
+	if err := q.do(context.Background(), false, false, func(context.Context) { t.Error("ran after close") }); !errors.Is(err, errStopped) {
 		t.Errorf("after close: %v", err)
 	}
 }

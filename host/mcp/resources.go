@@ -97,7 +97,7 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	var res api.ReadResult
-	err = s.call(ctx, callerOf(req), func(ctx context.Context) (err error) {
+	err = s.read(ctx, callerOf(req), func(ctx context.Context) (err error) {
 		res, err = s.eng.Read(ctx, api.ReadParams{Path: p})
 		return err
 	})
@@ -125,7 +125,7 @@ func (s *Server) listResources(ctx context.Context, req sdk.Request, cursor stri
 		}
 	}
 	var root *api.Node
-	err := s.call(ctx, callerOf(req), func(ctx context.Context) (err error) {
+	err := s.read(ctx, callerOf(req), func(ctx context.Context) (err error) {
 		root, err = s.eng.Tree(ctx, api.TreeParams{})
 		return err
 	})

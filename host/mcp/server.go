@@ -7,8 +7,10 @@
 //
 // One Server is one registry of tools, resources and prompts, served over
 // stdio to one client (Run) or over Streamable HTTP to many (Serve).
-// Calls reach the engine one at a time, first come first served across all
-// clients; on stdio in the order they arrived on the wire. The package
+// Calls reach the engine first come first served across all clients (on
+// stdio in the order they arrived on the wire): a write alone, reads at
+// the same time on an engine with readers (runtime.Engine.AddReaders),
+// each of which reflects every write before the next read starts. The package
 // writes to the memory root only through the engine; it watches the root
 // itself, to tell subscribed clients of changes made by others.
 package mcp
@@ -37,6 +39,8 @@ type Server struct {
 	mu            sync.Mutex
 	dirty         bool // a call since the last flush
 	serving       bool // Run or Serve is serving
+	// readHook, set by tests, runs in every read's turn.
+	readHook func()
 }
 
 // Option configures New.
@@ -123,7 +127,7 @@ func (s *Server) begin() (end func(ctx context.Context, err error) error, _ erro
 	}
 	s.serving = true
 	s.mu.Unlock()
-	s.q = newQueue()
+	s.q = newQueue(s.eng.Readers())
 	served := make(chan struct{})
 	go func() {
 		s.q.serve()
@@ -175,7 +179,7 @@ func (s *Server) startFlushTicker() (stop func()) {
 		if !dirty {
 			return
 		}
-		s.q.do(context.Background(), false, func(ctx context.Context) {
+		s.q.do(context.Background(), false, false, func(ctx context.Context) {
 			if _, err := s.eng.Flush(ctx); err != nil {
 				// The signals stay pending in the engine; the next
 				// flush or the one at shutdown retries them.
@@ -225,19 +229,33 @@ func callerOf(req sdk.Request) caller {
 	return c
 }
 
-// call runs f on the engine in its turn; while it runs, the engine's log
-// lines and progress go to who, and then a debug line saying how long the
-// call waited for its turn and ran, which is what tells a client sharing
-// the server with others why a call was slow.
+// call runs f on the engine in its turn, alone: a call that writes (or
+// may). While it runs, the engine's log lines and progress go to who, and
+// then a debug line saying how long the call waited for its turn and ran,
+// which is what tells a client sharing the server with others why a call
+// was slow.
 func (s *Server) call(ctx context.Context, who caller, f func(ctx context.Context) error) error {
+	return s.run(ctx, who, false, f)
+}
+
+// read is call for a call that only reads: it may run beside other reads,
+// on the engine's readers (runtime.Engine.AddReaders).
+func (s *Server) read(ctx context.Context, who caller, f func(ctx context.Context) error) error {
+	return s.run(ctx, who, true, f)
+}
+
+func (s *Server) run(ctx context.Context, who caller, read bool, f func(ctx context.Context) error) error {
 	var err error
 	var waited, ran time.Duration
 	drain := func() {}
 	queued := time.Now()
-	qerr := s.q.do(ctx, true, func(ctx context.Context) {
-		end := s.relay.begin(ctx, who)
+	qerr := s.q.do(ctx, true, read, func(ctx context.Context) {
+		ctx, end := s.relay.begin(ctx, who)
 		started := time.Now()
 		waited = started.Sub(queued)
+		if read && s.readHook != nil {
+			s.readHook()
+		}
 		err = f(ctx)
 		ran = time.Since(started)
 		drain = end()

@@ -58,14 +58,14 @@ func (s *Server) sync(ctx context.Context) (SyncResult, error) {
 	sctx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
 	rep, err := gitsync.Sync(sctx, s.eng.Root(), s.eng, gitsync.Options{
-		Progress: func(st gitsync.Step) { s.relay.step(st.Phase, st.Message) },
+		Progress: func(st gitsync.Step) { step(ctx, st.Phase, st.Message) },
 	})
 	if errors.Is(err, gitsync.ErrNoRemote) {
 		err = errors.New("the memory has no git remote yet: the user sets one once with arbor sync --remote URL in the memory root")
 	}
 	res := SyncResult{Report: rep}
 	if len(rep.Changed) > 0 {
-		s.relay.step("refresh", fmt.Sprintf("reading the %d files the sync changed", len(rep.Changed)))
+		step(ctx, "refresh", fmt.Sprintf("reading the %d files the sync changed", len(rep.Changed)))
 		ref, rerr := s.eng.Refresh(ctx, api.RefreshParams{Paths: rep.Changed})
 		if rerr != nil {
 			err = errors.Join(err, fmt.Errorf("read the synced files: %w", rerr))

@@ -229,16 +229,22 @@ func addTools(s *Server) {
 	addSyncTool(s)
 }
 
-// addTool registers a tool that makes one engine call in its turn; the
+// addTool registers a tool that makes one engine call in its turn (a
+// read, beside other reads, when the tool is annotated read-only); the
 // entries a curate or a sync wrote are announced to their subscribers. An
 // engine error becomes the tool error the agent reads ("arbor-read x.md:
 // not_found: …"): the SDK sends it as a result with isError, so a bad
 // request never ends the session. A curate with a failed operation is a
 // result, not an error, but is flagged isError too so that the agent looks.
 func addTool[In, Out any](s *Server, tool *sdk.Tool, call func(context.Context, In) (Out, error)) {
+	// A tool that only reads may run beside other reads.
+	run := s.call
+	if tool.Annotations != nil && tool.Annotations.ReadOnlyHint {
+		run = s.read
+	}
 	sdk.AddTool(s.srv, tool, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
 		var out Out
-		err := s.call(ctx, callerOf(req), func(ctx context.Context) (err error) {
+		err := run(ctx, callerOf(req), func(ctx context.Context) (err error) {
 			out, err = call(ctx, in)
 			return err
 		})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -30,8 +32,11 @@ var mcpCommand = &command{
 		"sync), the entries as arbor:// resources (subscribe to hear of changes), and the\n" +
 		"prompts arbor-recall, arbor-record and arbor-tidy. No LLM key is needed: the\n" +
 		"agent is the curator.\n" +
-		"Calls are served one at a time in the order they arrive; each sees the files as\n" +
-		"they are on disk (the root is watched). Diagnostics go to stderr. The server\n" +
+		"Calls are served in the order they arrive: a write alone, reads at the same time\n" +
+		"on --readers engine instances (default 1 on stdio, with --http the number of\n" +
+		"CPUs up to 4; each holds its own index in memory); every call sees the writes\n" +
+		"before it and the files as they are on disk (the root is watched). Diagnostics\n" +
+		"go to stderr. The server\n" +
 		"stops when stdin closes (stdio) or on SIGINT/SIGTERM, after writing the\n" +
 		"lifecycle signals and the index.\n\n" +
 		"With --http ADDR it serves any number of clients at http://ADDR/mcp instead, all\n" +
@@ -60,6 +65,7 @@ var mcpCommand = &command{
 		maxMemory := fs.Int("max-memory", 0, "cap the engine's memory at `MIB` mebibytes (0: no cap; wazero's own is 4096)")
 		addr := fs.String("http", "", "serve Streamable HTTP on `ADDR` (host:port; a bare port is on 127.0.0.1) instead of stdio")
 		token := fs.String("token", "", "with --http: the bearer `TOKEN` clients must send (default $ARBOR_MCP_TOKEN, else .arbor/mcp-token)")
+		readers := fs.Int("readers", 0, "answer reads on `N` engine instances at once, beside the one that writes (default: 1 on stdio, the CPUs up to 4 with --http; 1: one engine answers every call)")
 		noToken := fs.Bool("no-token", false, "with --http on a loopback address: require no token (for tests and conformance suites)")
 		var origins, hosts listFlag
 		fs.Var(&origins, "allow-origin", "with --http: also accept browser requests from `ORIGIN` (scheme://host[:port]; repeatable)")
@@ -67,6 +73,13 @@ var mcpCommand = &command{
 		return func(a *app, _ []string) error {
 			if *timeout < 0 || *maxMemory < 0 {
 				return usageErr("mcp: --call-timeout and --max-memory must not be negative")
+			}
+			if *readers < 0 || *readers > maxReaders {
+				return usageErr(fmt.Sprintf("mcp: --readers must lie in 1..%d", maxReaders))
+			}
+			n := *readers
+			if n == 0 {
+				n = defaultReaders(*addr != "")
 			}
 			if *addr == "" && (*token != "" || *noToken || len(origins) > 0 || len(hosts) > 0) {
 				return usageErr("mcp: --token, --no-token, --allow-origin and --allow-host go with --http")
@@ -87,6 +100,9 @@ var mcpCommand = &command{
 			srvOpts := []mcp.Option{mcp.WithFlushInterval(*every), mcp.WithRelay(relay)}
 			if *addr == "" {
 				return a.withDirect(func(eng *runtime.Engine) error {
+					if err := addReaders(ctx, eng, n); err != nil {
+						return err
+					}
 					// One line for the client's MCP log, and for a person who
 					// started it by hand and sees nothing else.
 					fmt.Fprintf(a.stderr, "arbor mcp: serving %s on stdin/stdout; end of input or SIGINT/SIGTERM stops it\n", eng.Root())
@@ -98,6 +114,9 @@ var mcpCommand = &command{
 				return usageErr(fmt.Sprintf("mcp: --no-token is refused on %s: only a loopback address (127.0.0.1, ::1, localhost) may serve without a token", listen))
 			}
 			return a.withDirect(func(eng *runtime.Engine) error {
+				if err := addReaders(ctx, eng, n); err != nil {
+					return err
+				}
 				hopts := mcp.HTTPOptions{AllowedOrigins: origins, AllowedHosts: hosts, SessionTimeout: time.Hour}
 				from := "--no-token: none"
 				if !*noToken {
@@ -117,6 +136,32 @@ var mcpCommand = &command{
 			}, opts...)
 		}
 	},
+}
+
+// maxReaders bounds --readers: each reader holds the whole index.
+const maxReaders = 64
+
+// defaultReaders is --readers when not given: on stdio one client calls in
+// order, so readers would only cost memory; over HTTP, one per CPU the
+// process may use, up to 4, beyond which the measured gain is small
+// (bench/mcphttp/REPORT.md) and each costs its own index.
+func defaultReaders(http bool) int {
+	if !http {
+		return 1
+	}
+	return min(goruntime.GOMAXPROCS(0), 4)
+}
+
+// addReaders starts n readers beside eng when n > 1 (1: eng answers every
+// call itself).
+func addReaders(ctx context.Context, eng *runtime.Engine, n int) error {
+	if n <= 1 {
+		return nil
+	}
+	if err := eng.AddReaders(ctx, n); err != nil {
+		return fmt.Errorf("mcp: --readers %d: %w", n, err)
+	}
+	return nil
 }
 
 // httpAddr completes an --http address: a bare port or ":port" is on

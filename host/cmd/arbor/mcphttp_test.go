@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -182,6 +183,7 @@ func TestMCPHTTPFlags(t *testing.T) {
 		{[]string{"--http", "0.0.0.0:0", "--no-token"}, exitUsage, "only a loopback address"},
 		{[]string{"--http", "192.0.2.1:7000", "--no-token"}, exitUsage, "only a loopback address"},
 		{[]string{"--http", "127.0.0.1:0", "--read-only"}, exitUsage, "writes nothing, not even a token"},
+		{[]string{"--http", "127.0.0.1:0", "--readers", "-1"}, exitUsage, "--readers must lie in 1..64"},
 	} {
 		r := arbor(t, "", append([]string{"--root", root, "mcp"}, c.flags...)...)
 		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
@@ -195,5 +197,37 @@ func TestMCPHTTPFlags(t *testing.T) {
 		if got := httpAddr(addr); got != want {
 			t.Errorf("httpAddr(%q) = %q, want %q", addr, got, want)
 		}
+	}
+}
+
+// With --readers, two clients each see the other's write at their next
+// call, and the readers' accesses are persisted at exit.
+func TestMCPHTTPReaders(t *testing.T) {
+	root := examplesCopy(t)
+	s := startHTTP(t, root, nil, "--no-token", "--readers", "3")
+	connect := func() *sdk.ClientSession {
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: s.url}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	a, b := connect(), connect()
+	for i := range 3 {
+		word := fmt.Sprintf("quokka%dword", i)
+		callTool(t, a, mcp.ToolCurate, map[string]any{"operations": []map[string]any{{"type": "UPSERT", "path": "notes/shared", "title": "Shared",
+			"content": map[string]any{"narrative": "The word is " + word + "."}, "reason": "test"}}}, nil)
+		for range 3 {
+			if out := callTool(t, b, mcp.ToolSearch, map[string]any{"query": word}, nil); !strings.Contains(toolText(out), "notes/shared/shared.md") {
+				t.Fatalf("b does not find a's write %d: %s", i, toolText(out))
+			}
+		}
+	}
+	callTool(t, b, mcp.ToolQuery, map[string]any{"query": "which tokenizer did we pick for Korean"}, nil)
+	a.Close()
+	b.Close()
+	s.stop(t)
+	if b, err := os.ReadFile(filepath.Join(root, ".arbor/state.json")); err != nil || !strings.Contains(string(b), `"accesses": 1`) {
+		t.Errorf("state after SIGTERM: %v\n%s", err, b)
 	}
 }
