@@ -360,6 +360,8 @@ export interface RefreshResult {
   added: number;
   updated: number;
   removed: number;
+  /** The files added, updated and removed, sorted; absent when none. */
+  paths?: string[];
   tookMs: number;
 }
 

@@ -11,10 +11,14 @@ type RefreshParams struct {
 // their listing changed (Checked), and of those the ones the engine now
 // holds anew (Added), differently (Updated) or no more (Removed).
 type RefreshResult struct {
-	Scanned bool    `json:"scanned"` // the whole tree was listed
-	Checked int     `json:"checked"`
-	Added   int     `json:"added"`
-	Updated int     `json:"updated"`
-	Removed int     `json:"removed"`
-	TookMs  float64 `json:"tookMs"`
+	Scanned bool `json:"scanned"` // the whole tree was listed
+	Checked int  `json:"checked"`
+	Added   int  `json:"added"`
+	Updated int  `json:"updated"`
+	Removed int  `json:"removed"`
+	// Paths are the files added, updated and removed, sorted: what a host
+	// announces as changed when it could not watch (a scan after the
+	// watcher lost events). Absent when none.
+	Paths  []string `json:"paths,omitempty"`
+	TookMs float64  `json:"tookMs"`
 }

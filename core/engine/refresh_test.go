@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,7 +47,7 @@ func TestRefreshSeesOutsideChanges(t *testing.T) {
 	// knows nothing of it.
 	mem.WriteFile("ops/pager/rotation.md", []byte(entryText("Pager rotation", "The pager rotates every second Thursday.")))
 	res, err := e.Refresh(api.RefreshParams{Paths: []string{"ops/pager/rotation.md", ".arbor/state.json", ".git/index"}})
-	if err != nil || res.Updated != 1 || res.Checked != 1 || res.Scanned {
+	if err != nil || res.Updated != 1 || res.Checked != 1 || res.Scanned || !slices.Equal(res.Paths, []string{"ops/pager/rotation.md"}) {
 		t.Fatalf("refresh of the edited file: %+v, %v", res, err)
 	}
 	r, err := e.Query(q)
@@ -61,7 +62,8 @@ func TestRefreshSeesOutsideChanges(t *testing.T) {
 	mem.Remove("ops/pager/escalation.md")
 	mem.WriteFile("ops/oncall/handover.md", []byte(entryText("Handover", "Handover happens at nine in the morning.")))
 	res, err = e.Refresh(api.RefreshParams{})
-	if err != nil || !res.Scanned || res.Added != 1 || res.Removed != 1 || res.Updated != 0 {
+	if err != nil || !res.Scanned || res.Added != 1 || res.Removed != 1 || res.Updated != 0 ||
+		!slices.Equal(res.Paths, []string{"ops/oncall/handover.md", "ops/pager/escalation.md"}) {
 		t.Fatalf("scan: %+v, %v", res, err)
 	}
 	if _, err := e.Read(api.ReadParams{Path: "ops/pager/escalation.md"}); err == nil {
@@ -76,14 +78,14 @@ func TestRefreshSeesOutsideChanges(t *testing.T) {
 
 	// Nothing changed: the scan lists folders and reads no file.
 	fs.reads = 0
-	if res, err = e.Refresh(api.RefreshParams{}); err != nil || res.Checked != 0 || fs.reads != 0 {
+	if res, err = e.Refresh(api.RefreshParams{}); err != nil || res.Checked != 0 || fs.reads != 0 || res.Paths != nil {
 		t.Fatalf("scan of an unchanged tree: %+v, %d reads, %v", res, fs.reads, err)
 	}
 
 	// A folder removed as a whole, reported by its path.
 	mem.Remove("ops/oncall/handover.md")
 	mem.Remove("ops/oncall")
-	if res, err = e.Refresh(api.RefreshParams{Paths: []string{"ops/oncall"}}); err != nil || res.Removed != 1 {
+	if res, err = e.Refresh(api.RefreshParams{Paths: []string{"ops/oncall"}}); err != nil || res.Removed != 1 || !slices.Equal(res.Paths, []string{"ops/oncall/handover.md"}) {
 		t.Fatalf("refresh of a removed folder: %+v, %v", res, err)
 	}
 	if _, err := e.Refresh(api.RefreshParams{Paths: []string{"../etc"}}); err == nil {

@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -148,5 +150,138 @@ func TestHTTPReadsOverlap(t *testing.T) {
 	wg.Wait()
 	if most != readers {
 		t.Fatalf("%d reads in their turn at once at most, want %d", most, readers)
+	}
+}
+
+// notes collects notifications/resources/updated.
+func notes() (chan string, *sdk.ClientOptions) {
+	updated := make(chan string, 64)
+	return updated, &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
+		updated <- r.Params.URI
+	}}
+}
+
+// until returns the URIs announced before want, waiting for it.
+func until(t *testing.T, updated chan string, want string) []string {
+	t.Helper()
+	var before []string
+	for {
+		select {
+		case got := <-updated:
+			if got == want {
+				return before
+			}
+			before = append(before, got)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no notifications/resources/updated for %s (got %v)", want, before)
+		}
+	}
+}
+
+// A curate's write is announced once: as the curate answers, and not
+// again when the watch of the root hears of the same file.
+func TestCurateAnnouncedOnce(t *testing.T) {
+	root := t.TempDir()
+	url := serveHTTPReaders(t, root, HTTPOptions{Token: testToken}, 2, nil, runtime.WithWatch(0))
+	updated, opts := notes()
+	a := connectHTTP(t, url, nil)
+	b := connectHTTP(t, url, opts)
+	const entry, later = "notes/shared/a_decision.md", "notes/shared/b_later.md"
+	for _, p := range []string{entry, later} {
+		if err := b.Subscribe(context.Background(), &sdk.SubscribeParams{URI: EntryURI(p)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		res := call(t, a, ToolCurate, map[string]any{"operations": []map[string]any{{"type": "UPSERT", "path": "notes/shared", "title": "A decision",
+			"content": map[string]any{"narrative": fmt.Sprintf("Decision number %d.", i)}, "reason": "test"}}})
+		if res.IsError {
+			t.Fatalf("curate: %+v", res.Content)
+		}
+		// A person's edit after the curate: the watch hears of it after
+		// the curate's file, so its announcement comes after any the
+		// watch makes of the curate's.
+		writeNote(t, root, later, fmt.Sprintf("Later note %d.", i))
+		got := until(t, updated, EntryURI(later))
+		n := 0
+		for _, u := range got {
+			if u == EntryURI(entry) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("round %d: the curated entry announced %d times before the later note (%v), want once", i, n, got)
+		}
+	}
+}
+
+// writeNote writes an entry as an editor saves one: whole, by a rename
+// (a write in place is two changes, the file emptied then filled, each
+// of which may be announced).
+func writeNote(t *testing.T, root, rel, text string) {
+	t.Helper()
+	full := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-save.tmp")
+	if err := os.WriteFile(tmp, []byte("---\ntitle: "+strings.TrimSuffix(filepath.Base(rel), ".md")+"\n---\n\n## Narrative\n"+text+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, full); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lossyWatcher hears nothing, and reports lost events when told.
+type lossyWatcher struct {
+	mu     sync.Mutex
+	lost   bool
+	signal chan struct{}
+}
+
+func (w *lossyWatcher) Changed() <-chan struct{} { return w.signal }
+func (w *lossyWatcher) Close() error             { close(w.signal); return nil }
+func (w *lossyWatcher) Take() ([]string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lost := w.lost
+	w.lost = false
+	return nil, lost
+}
+func (w *lossyWatcher) lose() {
+	w.mu.Lock()
+	w.lost = true
+	w.mu.Unlock()
+	w.signal <- struct{}{}
+}
+
+// A change the watch missed (its events were lost) is still announced:
+// the server has the engine scan the tree, and announces what the scan
+// found changed; every reader reads the change.
+func TestMissedChangeAnnounced(t *testing.T) {
+	w := &lossyWatcher{signal: make(chan struct{}, 1)}
+	defer func(old func(string) (rootWatcher, error)) { newRootWatcher = old }(newRootWatcher)
+	newRootWatcher = func(string) (rootWatcher, error) { return w, nil }
+	root := t.TempDir()
+	const entry = "notes/shared/handbook.md"
+	writeNote(t, root, entry, "The first version.")
+	// No runtime.WithWatch: the engine sees the disk only through the
+	// server's scan.
+	url := serveHTTPReaders(t, root, HTTPOptions{Token: testToken}, 2, nil)
+	updated, opts := notes()
+	b := connectHTTP(t, url, opts)
+	if err := b.Subscribe(context.Background(), &sdk.SubscribeParams{URI: EntryURI(entry)}); err != nil {
+		t.Fatal(err)
+	}
+	writeNote(t, root, entry, "The second version, edited by a person.")
+	w.lose()
+	until(t, updated, EntryURI(entry))
+	for k := range 2 {
+		var read api.ReadResult
+		decode(t, call(t, b, ToolRead, map[string]any{"path": entry}), &read)
+		if !strings.Contains(read.Markdown, "second version") {
+			t.Fatalf("read %d after the announcement: %s", k+1, read.Markdown)
+		}
 	}
 }

@@ -27,7 +27,9 @@ import (
 // relayBuffer; beyond it, while the client does not read, the engine's
 // reports are dropped. The call is answered once they are all sent.
 type Relay struct {
-	stderr io.Writer
+	stderr  io.Writer
+	mu      sync.Mutex
+	changes func(paths []string) // the server's announceLater
 }
 
 // sink is the caller of one running call.
@@ -72,9 +74,31 @@ func (c *sink) send(f func()) {
 func NewRelay(stderr io.Writer) *Relay { return &Relay{stderr: stderr} }
 
 // EngineOptions are the options that write the engine's warnings and
-// errors outside any client's call to r's stderr.
+// errors outside any client's call to r's stderr, and give the server the
+// files the engine's refreshes find changed on disk, to announce them to
+// their subscribers.
 func (r *Relay) EngineOptions() []runtime.Option {
-	return []runtime.Option{runtime.WithLogger(func(level int, msg string) { warn(r.stderr, level, msg) })}
+	return []runtime.Option{
+		runtime.WithLogger(func(level int, msg string) { warn(r.stderr, level, msg) }),
+		runtime.WithChanges(func(paths []string) {
+			r.mu.Lock()
+			f := r.changes
+			r.mu.Unlock()
+			if f != nil {
+				f(paths)
+			}
+		}),
+	}
+}
+
+// announceWith gives r the server's announcement of changed files. A nil
+// relay does nothing.
+func (r *Relay) announceWith(f func(paths []string)) {
+	if r != nil {
+		r.mu.Lock()
+		r.changes = f
+		r.mu.Unlock()
+	}
 }
 
 // warn writes a warning or an error as the engine's default logger does.

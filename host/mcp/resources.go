@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/runtime"
 	"github.com/arbormem/arbor/host/watch"
 )
 
@@ -214,11 +216,18 @@ func entriesBelow(root string, paths []string) []string {
 }
 
 // announce sends notifications/resources/updated for the entries at
-// paths to the sessions subscribed to them (the SDK knows which).
+// paths to the sessions subscribed to them (the SDK knows which), once per
+// change: an entry whose file holds what it held when it was last
+// announced is not announced again, so that a curate's write, announced
+// as the curate answers, is not announced a second time when the watch or
+// a refresh reports the same file.
 func (s *Server) announce(ctx context.Context, paths []string) {
 	for _, p := range paths {
 		if path.Ext(p) != ".md" {
 			continue // a folder a curate deleted, or a file that is no entry
+		}
+		if !s.news(p) {
+			continue
 		}
 		// An error means a subscriber's connection failed, which is
 		// theirs to notice; the write it announces has been made.
@@ -226,14 +235,66 @@ func (s *Server) announce(ctx context.Context, paths []string) {
 	}
 }
 
+// absent stands for a file that is not there in announced.
+var absent = [sha256.Size]byte{}
+
+// news reports whether the file at p (relative to the root) differs from
+// what it held when it was last announced, absent counting as a content,
+// and notes what it holds now. A file that cannot be read is news each
+// time.
+func (s *Server) news(p string) bool {
+	sum := absent
+	b, err := os.ReadFile(filepath.Join(s.eng.Root(), filepath.FromSlash(p)))
+	switch {
+	case err == nil:
+		sum = sha256.Sum256(b)
+	case !errors.Is(err, fs.ErrNotExist):
+		return true
+	}
+	s.announcedMu.Lock()
+	defer s.announcedMu.Unlock()
+	if prev, ok := s.announced[p]; ok && prev == sum {
+		return false
+	}
+	if s.announced == nil {
+		s.announced = map[string][sha256.Size]byte{}
+	}
+	s.announced[p] = sum
+	return true
+}
+
+// announceLater announces, apart from the engine's call that found them,
+// the files a refresh of the engine found changed (runtime.WithChanges,
+// through the relay): changes the watch below missed reach their
+// subscribers too.
+func (s *Server) announceLater(paths []string) {
+	s.pending.Add(1)
+	go func() {
+		defer s.pending.Done()
+		s.announce(context.Background(), paths)
+	}()
+}
+
+// rootWatcher is what watchRoot needs of a watch.Watcher; tests replace
+// newRootWatcher to lose events on purpose.
+type rootWatcher interface {
+	Changed() <-chan struct{}
+	Take() (paths []string, rescan bool)
+	Close() error
+}
+
+var newRootWatcher = func(root string) (rootWatcher, error) { return watch.New(root) }
+
 // watchRoot announces the entries that change on disk, whoever changed
-// them: another process, a person's editor, or this server (whose curates
-// are also announced as they answer, so an entry may be announced twice;
-// an update notification only asks the client to read again). It returns
-// its stop. Where the root cannot be watched (the engine has said so on
-// stderr), only this server's own writes are announced.
+// them: another process, a person's editor, or this server (whose writes
+// are announced as they answer, and not again). When the watch may have
+// lost events (an overflowing kernel queue), the engine scans the tree in
+// the next turn, and what the scan finds changed is announced
+// (announceLater). It returns its stop. Where the root cannot be watched
+// (the engine has said so on stderr), only this server's own writes and
+// what the engine's refreshes find are announced.
 func (s *Server) watchRoot() (stop func()) {
-	w, err := watch.New(s.eng.Root())
+	w, err := newRootWatcher(s.eng.Root())
 	if err != nil {
 		return func() {}
 	}
@@ -241,8 +302,19 @@ func (s *Server) watchRoot() (stop func()) {
 	go func() {
 		defer close(done)
 		for range w.Changed() {
-			paths, _ := w.Take()
+			paths, missed := w.Take()
 			s.announce(context.Background(), entriesBelow(s.eng.Root(), paths))
+			if missed {
+				s.pending.Add(1)
+				go func() {
+					defer s.pending.Done()
+					_ = s.q.do(context.Background(), false, false, func(ctx context.Context) {
+						if _, err := s.eng.Refresh(ctx, api.RefreshParams{}); err != nil && s.relay != nil {
+							warn(s.relay.stderr, runtime.LevelWarn, fmt.Sprintf("scan after the watch of the root lost events: %v", err))
+						}
+					})
+				}()
+			}
 		}
 	}()
 	return func() {

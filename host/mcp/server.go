@@ -17,6 +17,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"reflect"
@@ -41,6 +42,12 @@ type Server struct {
 	serving       bool // Run or Serve is serving
 	// readHook, set by tests, runs in every read's turn.
 	readHook func()
+	// announced holds a hash of each entry as last announced (announce).
+	announcedMu sync.Mutex
+	announced   map[string][sha256.Size]byte
+	// pending counts the goroutines that announce or scan apart from the
+	// calls; the end of serving waits for them.
+	pending sync.WaitGroup
 }
 
 // Option configures New.
@@ -108,6 +115,7 @@ func New(eng *runtime.Engine, opts ...Option) *Server {
 	addTools(s)
 	addResources(s)
 	addPrompts(s)
+	s.relay.announceWith(s.announceLater)
 	return s
 }
 
@@ -140,6 +148,7 @@ func (s *Server) begin() (end func(ctx context.Context, err error) error, _ erro
 		stopTicker()
 		s.q.close()
 		<-served
+		s.pending.Wait()
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			err = nil
 		}

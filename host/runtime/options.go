@@ -24,6 +24,7 @@ type config struct {
 	embedder arborhost.Embedder
 	// scanEvery > 0 makes the engine follow changes on disk (WithWatch).
 	scanEvery time.Duration
+	changes   func(paths []string)
 	sandbox   // the limits of sandbox.go
 }
 
@@ -76,6 +77,15 @@ func WithLogger(f func(level int, msg string)) Option {
 // making the call. By default they are dropped.
 func WithProgress(f func(api.Progress)) Option {
 	return func(c *config) { c.progress = f }
+}
+
+// WithChanges receives the files each refresh of the engine found added,
+// updated or removed on disk (api.RefreshResult.Paths): those it makes
+// before a call (WithWatch) and those it is asked for (Refresh). Its
+// readers' refreshes, which find the same, are not reported. f is called
+// in the engine's call: it must not call the engine, nor wait for long.
+func WithChanges(f func(paths []string)) Option {
+	return func(c *config) { c.changes = f }
 }
 
 // WithWasm runs this module instead of the embedded one (for tests).

@@ -81,12 +81,13 @@ func (e *Engine) catchUp(ctx context.Context, method string) {
 			p.Paths = nil
 			f.lastScan = time.Now()
 		}
-		_, err := e.rawMethod(ctx, "refresh", p)
+		res, err := decodeResult[api.RefreshResult]("refresh")(e.rawMethod(ctx, "refresh", p))
 		// Paths taken and not refreshed are found by a scan next time.
 		f.retry = err != nil
 		if err != nil {
 			e.logf(LevelWarn, fmt.Sprintf("refresh after changes on disk: %v", err))
 		}
+		e.changed(res.Paths)
 	}
 	if len(set) > 0 {
 		if _, err := e.rawMethod(ctx, "signals", api.SignalsParams{Set: set}); err != nil {
@@ -123,5 +124,13 @@ func (e *Engine) Refresh(ctx context.Context, p api.RefreshParams) (api.RefreshR
 	if e.fam.writer == e {
 		e.fam.spread(p.Paths, len(p.Paths) == 0, nil)
 	}
+	e.changed(res.Paths)
 	return res, err
+}
+
+// changed reports what a refresh of the writer found (WithChanges).
+func (e *Engine) changed(paths []string) {
+	if len(paths) > 0 && e.fam.writer == e && e.cfg.changes != nil {
+		e.cfg.changes(paths)
+	}
 }

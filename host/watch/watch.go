@@ -96,10 +96,7 @@ func (w *Watcher) run() {
 			if !ok {
 				return
 			}
-			// An overflow, or any other failure, may have lost events.
-			w.mu.Lock()
-			w.rescan = true
-			w.mu.Unlock()
+			w.lost()
 		}
 	}
 }
@@ -114,9 +111,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		// have landed before the watch did; the engine scans the folder).
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
 			if err := w.addTree(ev.Name); err != nil {
-				w.mu.Lock()
-				w.rescan = true
-				w.mu.Unlock()
+				w.lost()
 			}
 		}
 	}
@@ -126,6 +121,21 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	w.mu.Lock()
 	w.changed[rel] = true
 	w.mu.Unlock()
+	w.notify()
+}
+
+// lost records that events may have been lost (an overflow, any other
+// failure, a folder that could not be watched) and says so on Changed:
+// a host acting on changes as they happen must scan now, not at its next
+// event, which may never come.
+func (w *Watcher) lost() {
+	w.mu.Lock()
+	w.rescan = true
+	w.mu.Unlock()
+	w.notify()
+}
+
+func (w *Watcher) notify() {
 	select {
 	case w.signal <- struct{}{}:
 	default: // one pending value covers every change until it is taken

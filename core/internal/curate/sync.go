@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/arbormem/arbor/core/api"
@@ -41,6 +42,8 @@ func (c *Curator) Refresh(paths []string) (api.RefreshResult, []string, error) {
 			return api.RefreshResult{}, nil, err
 		}
 	}
+	slices.Sort(r.res.Paths)
+	r.res.Paths = slices.Compact(r.res.Paths)
 	return r.res, r.removed, nil
 }
 
@@ -171,6 +174,7 @@ func (r *refresher) check(p string) error {
 		return nil
 	}
 	_, after := r.c.catalog().Stamp(p)
+	r.res.Paths = append(r.res.Paths, p)
 	switch {
 	case before && !after:
 		r.res.Removed++
