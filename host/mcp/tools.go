@@ -226,6 +226,7 @@ func addTools(s *Server) {
 		func(ctx context.Context, in moveInput) (api.CurateResult, error) {
 			return s.eng.Curate(ctx, api.CurateParams{Operations: []api.Operation{{Type: api.OpMove, Path: in.Path, To: in.To, Reason: in.Reason}}})
 		})
+	addIngestTool(s)
 	addSyncTool(s)
 }
 
@@ -259,6 +260,11 @@ func addTool[In, Out any](s *Server, tool *sdk.Tool, call func(context.Context, 
 			}
 		case SyncResult:
 			s.announce(ctx, res.Changed)
+		case api.IngestResult:
+			s.announce(ctx, ingested(res))
+			if res.Summary.FailedFiles > 0 {
+				return &sdk.CallToolResult{IsError: true}, out, nil
+			}
 		}
 		return nil, out, nil
 	})
