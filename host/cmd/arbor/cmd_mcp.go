@@ -27,18 +27,17 @@ var mcpCommand = &command{
 	summary: "serve the memory to AI agents over MCP (stdio, or Streamable HTTP with --http)",
 	help: "Runs a Model Context Protocol server for agent clients (Claude Desktop, Claude\n" +
 		"Code, Cursor, …) with the tools arbor-query, arbor-search, arbor-read,\n" +
-		"arbor-context, arbor-recent, arbor-tree, arbor-curate, arbor-move and\n" +
-		"arbor-sync (with the root's git remote, when the agent is asked to: see arbor\n" +
-		"sync), the entries as arbor:// resources (subscribe to hear of changes), and the\n" +
-		"prompts arbor-recall, arbor-record and arbor-tidy. No LLM key is needed: the\n" +
-		"agent is the curator.\n" +
+		"arbor-context, arbor-recent, arbor-tree, arbor-curate, arbor-move,\n" +
+		"arbor-ingest and arbor-sync (with the root's git remote, when the agent is\n" +
+		"asked to: see arbor sync), the entries as arbor:// resources (subscribe to hear\n" +
+		"of changes), and the prompts arbor-recall, arbor-record and arbor-tidy. No LLM\n" +
+		"key is needed: the agent is the curator.\n" +
 		"Calls are served in the order they arrive: a write alone, reads at the same time\n" +
 		"on --readers engine instances (default 1 on stdio, with --http the number of\n" +
 		"CPUs up to 4; each holds its own index in memory); every call sees the writes\n" +
 		"before it and the files as they are on disk (the root is watched). Diagnostics\n" +
-		"go to stderr. The server\n" +
-		"stops when stdin closes (stdio) or on SIGINT/SIGTERM, after writing the\n" +
-		"lifecycle signals and the index.\n\n" +
+		"go to stderr. The server stops when stdin closes (stdio) or on SIGINT/SIGTERM,\n" +
+		"after writing the lifecycle signals and the index.\n\n" +
 		"With --http ADDR it serves any number of clients at http://ADDR/mcp instead, all\n" +
 		"on one engine, each seeing the others' writes. ADDR is host:port; a bare port or\n" +
 		":port means 127.0.0.1, and port 0 picks a free one (the URL is printed). Every\n" +
