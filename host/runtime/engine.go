@@ -375,7 +375,11 @@ func (e *Engine) restart(ctx context.Context) error {
 		e.opened = nil
 		return fmt.Errorf("arbor: open the memory root again after the engine stopped: %w", err)
 	}
-	return e.openBooks(ctx)
+	if e.fam.pooled() {
+		// The new instance keeps no books of accesses until told to.
+		return e.openBooks(ctx)
+	}
+	return nil
 }
 
 // Close closes the engine (flushing its state to the root when it is

@@ -69,9 +69,6 @@ func (e *Engine) AddReaders(ctx context.Context, n int) error {
 		return fmt.Errorf("arbor: add readers: %w", err)
 	}
 	e.fs.RecordWrites()
-	if e.follow == nil {
-		e.follow = &follower{opened: true}
-	}
 	for range n {
 		if err := e.addReader(ctx); err != nil {
 			return err
@@ -131,19 +128,6 @@ func (e *Engine) Readers() int {
 	e.fam.mu.Lock()
 	defer e.fam.mu.Unlock()
 	return len(e.fam.readers)
-}
-
-// ReaderMemoryBytes is the linear memory of each of e's readers, as
-// MemoryBytes.
-func (e *Engine) ReaderMemoryBytes() []uint64 {
-	e.fam.mu.Lock()
-	readers := append([]*Engine(nil), e.fam.readers...)
-	e.fam.mu.Unlock()
-	out := make([]uint64, len(readers))
-	for i, r := range readers {
-		out[i] = r.MemoryBytes()
-	}
-	return out
 }
 
 // openBooks starts the instance's accounts of accesses and changed
