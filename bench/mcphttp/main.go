@@ -1,5 +1,6 @@
 // Command mcphttp measures tool-call latency of `arbor mcp --http` with
-// 1, 4 and 16 clients calling at once on one server, on a generated tree
+// 1, 4 and 16 clients calling at once on one server, with 1 and 4 readers
+// (engine instances answering reads at once), on a generated tree
 // of about 10k entries (examples/notes repeated, bench/internal/gentree).
 // Each client is the official Go SDK's Streamable HTTP client with its own
 // session, calling arbor-query, arbor-search and arbor-read (5:3:2) as fast
@@ -47,8 +48,9 @@ func main() {
 	cli := flag.String("cli", "bin/arbor", "the arbor binary to serve with")
 	levels := flag.String("clients", "1,4,16", "numbers of concurrent clients")
 	calls := flag.Int("calls", 480, "tool calls per level, shared among its clients")
+	readers := flag.String("readers", "1,4", "values of arbor mcp --readers, each its own server over every level")
 	flag.Parse()
-	if err := run(*n, *src, *cli, *levels, *calls); err != nil {
+	if err := run(*n, *src, *cli, *levels, *readers, *calls); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/mcphttp:", err)
 		os.Exit(1)
 	}
@@ -66,7 +68,7 @@ type sample struct {
 	ms   float64
 }
 
-func run(n int, src, cli, levels string, calls int) error {
+func run(n int, src, cli, levels, readerList string, calls int) error {
 	dir, err := os.MkdirTemp("", "arbor-bench-mcphttp-")
 	if err != nil {
 		return err
@@ -85,20 +87,107 @@ func run(n int, src, cli, levels string, calls int) error {
 	if out, err := exec.Command(cli, "--root", dir, "query", "invoice retry policy").CombinedOutput(); err != nil {
 		return fmt.Errorf("warm the index: %v\n%s", err, out)
 	}
-	const token = "bench-token"
-	srv := exec.Command(cli, "--root", dir, "mcp", "--http", "127.0.0.1:0", "--flush-every", "0")
+	fmt.Printf("# MCP over Streamable HTTP: tool-call latency against concurrent clients\n\n")
+	fmt.Printf("Command: `go run ./bench/mcphttp -n %d -cli %s -clients %s -readers %s -calls %d` (%s, %s/%s, %d CPUs, %s).\n\n",
+		n, cli, levels, readerList, calls, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
+	fmt.Printf("Tree: %s repeated, %d markdown files, %.1f MiB, its index built before the server starts. "+
+		"One `arbor mcp --http --readers R` process per R, one after another on the same tree; each client is the Go SDK's Streamable HTTP client with its own session, "+
+		"calling arbor-query, arbor-search and arbor-read (5:3:2) one after another as fast as the answers come, "+
+		"each call about another entry (a query or search for the marker only that entry holds, or its read), so that no "+
+		"answer comes from the query cache; %d calls per level shared among its clients, after one "+
+		"unmeasured call each. Latency is the wall time a client waits for an answer; server CPU is the processor "+
+		"time of the server process (/proc) over the level, per call and per second of the level (how many processors it kept busy), "+
+		"and client CPU that of the benchmark process, where the clients run, on the same machine. Server memory is the server's "+
+		"resident set (VmRSS) after its levels.\n\n", src, files, float64(size)/(1<<20), calls)
+
+	var taken atomic.Int64
+	next := func() call { return work[int(taken.Add(1)-1)%len(work)] }
+	var base []float64
+	var table, perTool, memory []string
+	for _, rf := range strings.Split(readerList, ",") {
+		readers, err := strconv.Atoi(strings.TrimSpace(rf))
+		if err != nil || readers < 1 {
+			return fmt.Errorf("-readers: %q", rf)
+		}
+		srv, url, err := serve(cli, dir, readers)
+		if err != nil {
+			return err
+		}
+		pid := srv.Process.Pid
+		stop := func() {
+			srv.Process.Signal(syscall.SIGTERM)
+			srv.Wait()
+		}
+		for _, f := range strings.Split(levels, ",") {
+			c, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || c < 1 {
+				stop()
+				return fmt.Errorf("-clients: %q", f)
+			}
+			samples, wall, cpu, clientCPU, err := level(url, token, pid, c, max(calls/c, 1), next)
+			if err != nil {
+				stop()
+				return err
+			}
+			var all []float64
+			byTool := map[string][]float64{}
+			for _, s := range samples {
+				all = append(all, s.ms)
+				byTool[s.tool] = append(byTool[s.tool], s.ms)
+			}
+			p50, p95 := measure.Percentile(all, 50), measure.Percentile(all, 95)
+			if base == nil {
+				base = []float64{p50, p95}
+			}
+			perCall := func(d time.Duration) string {
+				if d < 0 {
+					return "n/a"
+				}
+				return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000/float64(len(all)))
+			}
+			cores := "n/a"
+			if cpu >= 0 {
+				cores = fmt.Sprintf("%.2f", cpu.Seconds()/wall.Seconds())
+			}
+			table = append(table, fmt.Sprintf("| %d | %d | %d | %.1f | %.1f | %.2f×, %.2f× | %.0f | %s | %s | %s |", readers, c, len(all), p50, p95, p50/base[0], p95/base[1],
+				float64(len(all))/wall.Seconds(), perCall(cpu), cores, perCall(clientCPU)))
+			tools := make([]string, 0, len(byTool))
+			for t := range byTool {
+				tools = append(tools, t)
+			}
+			slices.Sort(tools)
+			for _, t := range tools {
+				perTool = append(perTool, fmt.Sprintf("| %d | %d | %s | %d | %.1f | %.1f |", readers, c, t, len(byTool[t]),
+					measure.Percentile(byTool[t], 50), measure.Percentile(byTool[t], 95)))
+			}
+		}
+		memory = append(memory, fmt.Sprintf("| %d | %s |", readers, procRSS(pid)))
+		stop()
+	}
+	fmt.Println("| readers | clients | calls | p50 ms | p95 ms | p50, p95 against the first row | calls/s | server CPU ms/call | server CPU s/s | client CPU ms/call |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println(strings.Join(table, "\n"))
+	fmt.Println("\nServer memory:\n\n| readers | VmRSS MiB |\n|---:|---:|")
+	fmt.Println(strings.Join(memory, "\n"))
+	fmt.Println("\nBy tool:\n\n| readers | clients | tool | calls | p50 ms | p95 ms |\n|---:|---:|---|---:|---:|---:|")
+	fmt.Println(strings.Join(perTool, "\n"))
+	return nil
+}
+
+const token = "bench-token"
+
+// serve starts `arbor mcp --http --readers readers` on dir and returns it
+// with its URL once it listens; its stderr after that goes to ours.
+func serve(cli, dir string, readers int) (*exec.Cmd, string, error) {
+	srv := exec.Command(cli, "--root", dir, "mcp", "--http", "127.0.0.1:0", "--flush-every", "0", "--readers", strconv.Itoa(readers))
 	srv.Env = append(os.Environ(), "ARBOR_MCP_TOKEN="+token)
 	stderr, err := srv.StderrPipe()
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if err := srv.Start(); err != nil {
-		return err
+		return nil, "", err
 	}
-	defer func() {
-		srv.Process.Signal(syscall.SIGTERM)
-		srv.Wait()
-	}()
 	sc := bufio.NewScanner(stderr)
 	url := ""
 	for url == "" && sc.Scan() {
@@ -107,72 +196,33 @@ func run(n int, src, cli, levels string, calls int) error {
 		}
 	}
 	if url == "" {
-		return errors.New("the server did not say where it listens")
+		srv.Process.Kill()
+		srv.Wait()
+		return nil, "", errors.New("the server did not say where it listens")
 	}
 	go func() {
 		for sc.Scan() {
 			fmt.Fprintln(os.Stderr, sc.Text())
 		}
 	}()
+	return srv, url, nil
+}
 
-	fmt.Printf("# MCP over Streamable HTTP: tool-call latency against concurrent clients\n\n")
-	fmt.Printf("Command: `go run ./bench/mcphttp -n %d -cli %s -clients %s -calls %d` (%s, %s/%s, %d CPUs, %s).\n\n",
-		n, cli, levels, calls, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
-	fmt.Printf("Tree: %s repeated, %d markdown files, %.1f MiB, its index built before the server starts. "+
-		"One `arbor mcp --http` process; each client is the Go SDK's Streamable HTTP client with its own session, "+
-		"calling arbor-query, arbor-search and arbor-read (5:3:2) one after another as fast as the answers come, "+
-		"each call about another entry (a query or search for the marker only that entry holds, or its read), so that no "+
-		"answer comes from the query cache; %d calls per level shared among its clients, after one "+
-		"unmeasured call each. Latency is the wall time a client waits for an answer; server CPU is the processor "+
-		"time of the server process (/proc) over the level, per call, and client CPU that of the benchmark process, "+
-		"where the clients run, on the same machine.\n\n", src, files, float64(size)/(1<<20), calls)
-
-	var taken atomic.Int64
-	next := func() call { return work[int(taken.Add(1)-1)%len(work)] }
-	var base []float64
-	fmt.Println("| clients | calls | p50 ms | p95 ms | p50, p95 against 1 client | calls/s | server CPU ms/call | client CPU ms/call |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|")
-	var perTool []string
-	for _, f := range strings.Split(levels, ",") {
-		c, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || c < 1 {
-			return fmt.Errorf("-clients: %q", f)
-		}
-		samples, wall, cpu, clientCPU, err := level(url, token, srv.Process.Pid, c, max(calls/c, 1), next)
-		if err != nil {
-			return err
-		}
-		var all []float64
-		byTool := map[string][]float64{}
-		for _, s := range samples {
-			all = append(all, s.ms)
-			byTool[s.tool] = append(byTool[s.tool], s.ms)
-		}
-		p50, p95 := measure.Percentile(all, 50), measure.Percentile(all, 95)
-		if base == nil {
-			base = []float64{p50, p95}
-		}
-		perCall := func(d time.Duration) string {
-			if d < 0 {
-				return "n/a"
+// procRSS is the resident set of process pid in MiB, from /proc, or n/a.
+func procRSS(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "n/a"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if kb, err := strconv.Atoi(f[0]); err == nil {
+				return fmt.Sprintf("%.0f", float64(kb)/1024)
 			}
-			return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000/float64(len(all)))
-		}
-		fmt.Printf("| %d | %d | %.1f | %.1f | %.2f×, %.2f× | %.0f | %s | %s |\n", c, len(all), p50, p95, p50/base[0], p95/base[1],
-			float64(len(all))/wall.Seconds(), perCall(cpu), perCall(clientCPU))
-		tools := make([]string, 0, len(byTool))
-		for t := range byTool {
-			tools = append(tools, t)
-		}
-		slices.Sort(tools)
-		for _, t := range tools {
-			perTool = append(perTool, fmt.Sprintf("| %d | %s | %d | %.1f | %.1f |", c, t, len(byTool[t]),
-				measure.Percentile(byTool[t], 50), measure.Percentile(byTool[t], 95)))
 		}
 	}
-	fmt.Println("\nBy tool:\n\n| clients | tool | calls | p50 ms | p95 ms |\n|---:|---|---:|---:|---:|")
-	fmt.Println(strings.Join(perTool, "\n"))
-	return nil
+	return "n/a"
 }
 
 // level connects c clients to the server (process pid), has each make k
