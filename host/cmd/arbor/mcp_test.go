@@ -124,7 +124,7 @@ func TestMCPBinaryTools(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if strings.Join(names, " ") != "arbor-context arbor-curate arbor-move arbor-query arbor-read arbor-recent arbor-search arbor-sync arbor-tidy arbor-tree" {
+	if strings.Join(names, " ") != "arbor-context arbor-curate arbor-ingest arbor-move arbor-query arbor-read arbor-recent arbor-search arbor-sync arbor-tidy arbor-tree" {
 		t.Fatalf("tools: %v", names)
 	}
 
