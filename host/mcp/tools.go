@@ -166,7 +166,7 @@ Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of
 
 const moveDescription = `Move an entry or a whole folder to another place in the memory, as it is: {"path":"engineering/billing/invoice_retry_policy.md","to":"finance/billing","reason":"..."} moves the entry into finance/billing keeping its file name; a "to" ending in .md gives its new path. A folder moves into "to" when that folder exists, else it is renamed to "to". Every relation and wikilink that named what moved by its path is rewritten in the same step; context.md files, the index and the entries' lifecycle follow. Fails, changing nothing, when the destination exists, the source is missing or a folder would move into itself. The result says where it went ("to").`
 
-// addTools registers the ten tools on s.srv, six on a read-only engine.
+// addTools registers the eleven tools on s.srv, six on a read-only engine.
 func addTools(s *Server) {
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query memory", Description: queryDescription, Annotations: readOnly,

@@ -27,7 +27,7 @@ var mcpCommand = &command{
 	summary: "serve the memory to AI agents over MCP (stdio, or Streamable HTTP with --http)",
 	help: "Runs a Model Context Protocol server for agent clients (Claude Desktop, Claude\n" +
 		"Code, Cursor, …) with the tools arbor-query, arbor-search, arbor-read,\n" +
-		"arbor-context, arbor-recent, arbor-tree, arbor-curate, arbor-move,\n" +
+		"arbor-context, arbor-recent, arbor-tree, arbor-curate, arbor-move, arbor-tidy,\n" +
 		"arbor-ingest and arbor-sync (with the root's git remote, when the agent is\n" +
 		"asked to: see arbor sync), the entries as arbor:// resources (subscribe to hear\n" +
 		"of changes), and the prompts arbor-recall, arbor-record and arbor-tidy. No LLM\n" +
