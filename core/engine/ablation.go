@@ -33,6 +33,7 @@ func ablate(o *search.Options, r *retrieve.Off) {
 		Siblings:      off.Has(ablation.Siblings),
 		Openers:       off.Has(ablation.Openers),
 		OwnWords:      off.Has(ablation.OwnWords),
+		PieceLength:   off.Has(ablation.PieceLength),
 		FuzzyCache:    off.Has(ablation.FuzzyCache),
 	}
 }

@@ -32,6 +32,7 @@ const (
 	Siblings                         // retrieve: pieces of an exchange by their episode's evidence
 	Openers                          // retrieve: the piece opening an episode ×1.3
 	OwnWords                         // retrieve: pieces by the share of the question's terms they say themselves
+	PieceLength                      // retrieve: pieces by how many words they say, relative to the pool's median
 	FuzzyCache                       // retrieve: tier 1, a cached direct answer serving a near-copy question
 	numMechanisms
 )
@@ -48,6 +49,7 @@ var names = [numMechanisms]string{
 	Siblings:        "siblings",
 	Openers:         "openers",
 	OwnWords:        "own-words",
+	PieceLength:     "piece-length",
 	FuzzyCache:      "fuzzy-cache",
 }
 

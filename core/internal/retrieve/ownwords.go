@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/search"
@@ -28,12 +29,13 @@ const ownWeight = 0.5
 const ownCap = 16384
 
 // ownCached is the Words of an entry's own words, and of those with its
-// title and summary (statedOf), valid while the catalog holds that very
+// title and summary (statedOf), and how many words it says, valid while the catalog holds that very
 // entry (a change loads a new one).
 type ownCached struct {
 	en     *tree.Entry
 	words  search.Words
 	stated search.Words
+	said   int // the number of words of its own words, for pieceLength
 }
 
 // ownWords raises the scores of the pieces by the share of the question's
@@ -83,7 +85,10 @@ func (rv *Retriever) ownCached(en *tree.Entry) ownCached {
 	own := *en
 	own.RawConcept = api.RawConcept{}
 	text := own.Text()
-	c := ownCached{en, search.Analyze(text), search.Analyze(en.Title + "\n" + en.Summary + "\n" + text)}
+	// What it says, without the reason it was written for (curate's, the
+	// same for every turn of an import).
+	own.Reason = ""
+	c := ownCached{en, search.Analyze(text), search.Analyze(en.Title + "\n" + en.Summary + "\n" + text), len(strings.Fields(own.Text()))}
 	if len(rv.own) >= ownCap || rv.own == nil {
 		rv.own = map[string]ownCached{}
 	}

@@ -148,6 +148,9 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	if c := rv.ownWords(&r, ranked.Says); c != "" {
 		certs = append(certs, c)
 	}
+	if c := rv.pieceLength(r.Hits); c != "" {
+		certs = append(certs, c)
+	}
 	pool := r.Hits
 	if sc.By != nil {
 		pool = slices.Clone(r.Hits)
