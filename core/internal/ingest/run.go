@@ -61,7 +61,14 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 			continue
 		}
 		plans[i] = fp
-		r.Status, r.Entries, r.Unchanged = fp.Status, fp.Pieces, fp.Unchanged
+	}
+	pl.Link(plans)
+	for i, fp := range plans {
+		r := &res.Files[i]
+		if r.Status == api.IngestFailed {
+			continue
+		}
+		r.Status, r.Entries, r.Unchanged, r.Warnings = fp.Status, fp.Pieces, fp.Unchanged, fp.Warnings
 		ops = append(ops, fp.Ops...)
 	}
 	if len(p.Prune) > 0 {

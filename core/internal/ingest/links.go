@@ -1,0 +1,164 @@
+package ingest
+
+import (
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/arbormem/arbor/core/api"
+)
+
+// A link is one note's link to another, as written: a markdown link
+// "[x](../other.md)" by a path relative to the note, or a wikilink
+// "[[other]]" by name (a file name, a path from the root of the notes, or
+// an alias), heading and label dropped.
+type link struct {
+	wiki   bool
+	target string
+}
+
+var (
+	// mdLink matches "[text](target)" and "[text](<target> "title")".
+	mdLink = regexp.MustCompile(`\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	// wikiLink matches "[[name]]", "[[name#heading]]", "[[name|label]]"
+	// and embeds "![[name]]".
+	wikiLink = regexp.MustCompile(`\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]`)
+	// codeSpan matches inline code, whose brackets are not links.
+	codeSpan = regexp.MustCompile("`[^`\n]*`")
+)
+
+// noteLinks lists the links of a note's text to other notes, outside fenced
+// and inline code, in order and once each: markdown links to a relative
+// ".md" or ".markdown" path (not a URL, not an anchor of the same note) and
+// wikilinks.
+func noteLinks(text string) []link {
+	var out []link
+	add := func(l link) {
+		if l.target != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	var code fence
+	for _, l := range strings.Split(text, "\n") {
+		if code.line(l) || code.open() {
+			continue
+		}
+		l = codeSpan.ReplaceAllString(l, "")
+		// Both kinds, in the order they are written.
+		type at struct {
+			pos int
+			l   link
+		}
+		var found []at
+		for _, m := range wikiLink.FindAllStringSubmatchIndex(l, -1) {
+			found = append(found, at{m[0], link{wiki: true, target: strings.TrimSpace(l[m[2]:m[3]])}})
+		}
+		for _, m := range mdLink.FindAllStringSubmatchIndex(l, -1) {
+			if t, ok := pathLink(l[m[2]:m[3]]); ok {
+				found = append(found, at{m[0], link{target: t}})
+			}
+		}
+		slices.SortFunc(found, func(a, b at) int { return a.pos - b.pos })
+		for _, f := range found {
+			add(f.l)
+		}
+	}
+	return out
+}
+
+// pathLink is the note a markdown link's target names, relative to the
+// note, and false for a URL (a scheme), a path from elsewhere, an anchor of
+// the same note or a file that is not markdown.
+func pathLink(t string) (string, bool) {
+	if strings.Contains(t, ":") || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "#") {
+		return "", false
+	}
+	t, _, _ = strings.Cut(t, "#")
+	t, _, _ = strings.Cut(t, "?")
+	if u, err := url.PathUnescape(t); err == nil {
+		t = u
+	}
+	ext := strings.ToLower(path.Ext(t))
+	return t, ext == ".md" || ext == ".markdown"
+}
+
+// noteRef is a note a link may name: the entry it became (its first, for
+// a note cut in parts) and its aliases.
+type noteRef struct {
+	entry   string
+	aliases []string
+}
+
+// known records that the note name became entries (paths): a link naming
+// it resolves to the first. Other formats are not notes.
+func (p *Planner) known(name string, aliases, paths []string) {
+	if api.FormatOf(name) != api.FormatMarkdown || len(paths) == 0 {
+		return
+	}
+	if p.notes == nil {
+		p.notes = map[string]noteRef{}
+	}
+	p.notes[name] = noteRef{entry: paths[0], aliases: aliases}
+}
+
+// primary is the first of a note's entries, in path order (a note cut in
+// parts lists part 1 first).
+func primary(paths []string) []string {
+	if len(paths) == 0 {
+		return nil
+	}
+	return []string{slices.Min(paths)}
+}
+
+// resolve finds the entry a link of note from names, and false when it
+// names no note of this call or of the manifest. A path link names a file
+// relative to the note. A wikilink names a note by its path from the root
+// of the notes, else by the end of its path (its file name), else by an
+// alias, case-insensitively, with or without ".md", as Obsidian reads them;
+// among several, the one in the note's own folder, else the shortest path,
+// else the first by name.
+func (p *Planner) resolve(from string, l link) (string, bool) {
+	if !l.wiki {
+		n, ok := p.notes[path.Join(path.Dir(from), l.target)]
+		return n.entry, ok
+	}
+	want := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(l.target, ".md"), ".markdown"))
+	var best string
+	better := func(name string) bool {
+		if best == "" {
+			return true
+		}
+		dir := path.Dir(from)
+		if a, b := path.Dir(name) == dir, path.Dir(best) == dir; a != b {
+			return a
+		}
+		if len(name) != len(best) {
+			return len(name) < len(best)
+		}
+		return name < best
+	}
+	for _, match := range []func(name string, n noteRef) bool{
+		func(name string, _ noteRef) bool { return stemOf(name) == want },
+		func(name string, _ noteRef) bool { return strings.HasSuffix(stemOf(name), "/"+want) },
+		func(_ string, n noteRef) bool {
+			return slices.ContainsFunc(n.aliases, func(a string) bool { return strings.EqualFold(a, l.target) })
+		},
+	} {
+		for name, n := range p.notes {
+			if match(name, n) && better(name) {
+				best = name
+			}
+		}
+		if best != "" {
+			return p.notes[best].entry, true
+		}
+	}
+	return "", false
+}
+
+// stemOf is a note's name without its extension, lowercase.
+func stemOf(name string) string {
+	return strings.ToLower(strings.TrimSuffix(name, path.Ext(name)))
+}
