@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"maps"
 	"net/url"
 	"path"
 	"regexp"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/curate"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // A link is one note's link to another, as written: a markdown link
@@ -17,6 +20,23 @@ import (
 type link struct {
 	wiki   bool
 	target string
+}
+
+// spec writes a link as a note's manifest record keeps it while it names no
+// note: "[[name]]" or the path as written.
+func (l link) spec() string {
+	if l.wiki {
+		return "[[" + l.target + "]]"
+	}
+	return l.target
+}
+
+// parseSpec reads a link written by spec.
+func parseSpec(s string) link {
+	if t, ok := strings.CutPrefix(s, "[["); ok {
+		return link{wiki: true, target: strings.TrimSuffix(t, "]]")}
+	}
+	return link{target: s}
 }
 
 var (
@@ -112,17 +132,18 @@ func primary(paths []string) []string {
 	return []string{slices.Min(paths)}
 }
 
-// resolve finds the entry a link of note from names, and false when it
-// names no note of this call or of the manifest. A path link names a file
+// resolve finds the note a link of note from names, and the entry it
+// became, and false when it names no note of this call or of the manifest. A path link names a file
 // relative to the note. A wikilink names a note by its path from the root
 // of the notes, else by the end of its path (its file name), else by an
 // alias, case-insensitively, with or without ".md", as Obsidian reads them;
 // among several, the one in the note's own folder, else the shortest path,
 // else the first by name.
-func (p *Planner) resolve(from string, l link) (string, bool) {
+func (p *Planner) resolve(from string, l link) (name, entry string, ok bool) {
 	if !l.wiki {
-		n, ok := p.notes[path.Join(path.Dir(from), l.target)]
-		return n.entry, ok
+		name = path.Join(path.Dir(from), l.target)
+		n, ok := p.notes[name]
+		return name, n.entry, ok
 	}
 	want := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(l.target, ".md"), ".markdown"))
 	var best string
@@ -152,10 +173,85 @@ func (p *Planner) resolve(from string, l link) (string, bool) {
 			}
 		}
 		if best != "" {
-			return p.notes[best].entry, true
+			return best, p.notes[best].entry, true
 		}
 	}
-	return "", false
+	return "", "", false
+}
+
+// Follow plans, in the plan of each file of the call, the UPDATEs that give
+// the entries of notes ingested before (not in sent) the relations their
+// pending links now resolve to, to the notes of that file: a note whose
+// link named a note not yet ingested (one the CLI sends in a later call of
+// the same folder) is linked once that note comes. The entry keeps its
+// text and its times; the reason stays the note's.
+func (p *Planner) Follow(plans []FilePlan, sent map[string]bool) {
+	byName := map[string]int{}
+	for i, fp := range plans {
+		if fp.taken != nil {
+			byName[fp.Name] = i
+		}
+	}
+	for _, source := range slices.Sorted(maps.Keys(p.Manifest.Sources)) {
+		rec := p.Manifest.Sources[source]
+		if sent[source] || len(rec.Pending) == 0 {
+			continue
+		}
+		for _, at := range slices.Sorted(maps.Keys(rec.Pending)) {
+			e, ok := p.Catalog.Get(at)
+			if !ok {
+				continue // gone or moved: the note's next ingest links it
+			}
+			per := map[int]*followUp{}
+			rels := map[int][]string{}
+			for _, spec := range rec.Pending[at] {
+				name, entry, ok := p.resolve(source, parseSpec(spec))
+				i, here := byName[name]
+				if !ok || !here || entry == at {
+					continue
+				}
+				if per[i] == nil {
+					per[i] = &followUp{source: source, path: at}
+				}
+				per[i].resolved = append(per[i].resolved, spec)
+				if !slices.Contains(rels[i], entry) {
+					rels[i] = append(rels[i], entry)
+				}
+			}
+			for _, i := range slices.Sorted(maps.Keys(per)) {
+				fp := &plans[i]
+				fp.Follow = append(fp.Follow, api.Operation{
+					Type: api.OpUpdate, Path: at, Content: api.Content{Relations: rels[i]},
+					Reason: tree.IngestReason + source, Note: &api.NoteMeta{UpdatedAt: e.UpdatedAt},
+				})
+				fp.follows = append(fp.follows, *per[i])
+			}
+		}
+	}
+}
+
+// RecordFollow drops from the records of the notes that Follow linked the
+// pending links it resolved (applied[i] for Follow[i]); a failed UPDATE
+// keeps them for the next ingest. It returns the number that failed.
+func (p *Planner) RecordFollow(fp FilePlan, applied []curate.Applied) int {
+	failed := 0
+	for i, f := range fp.follows {
+		if i >= len(applied) || applied[i].Status != api.StatusSuccess {
+			failed++
+			continue
+		}
+		rec := p.Manifest.Sources[f.source]
+		left := slices.DeleteFunc(slices.Clone(rec.Pending[f.path]), func(s string) bool { return slices.Contains(f.resolved, s) })
+		if len(left) == 0 {
+			delete(rec.Pending, f.path)
+		} else {
+			rec.Pending[f.path] = left
+		}
+		if len(rec.Pending) == 0 {
+			rec.Pending = nil
+		}
+	}
+	return failed
 }
 
 // stemOf is a note's name without its extension, lowercase.

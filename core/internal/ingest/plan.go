@@ -42,6 +42,10 @@ type SourceRecord struct {
 	// Aliases are a note's other names (its front matter's aliases), which
 	// wikilinks of notes ingested later may use.
 	Aliases []string `json:"aliases,omitempty"`
+	// Pending maps an entry of a note to its links that named no note
+	// yet ("[[name]]", or the relative path as written): an ingest that
+	// brings the note they name adds the relation (Planner.Follow).
+	Pending map[string][]string `json:"pending,omitempty"`
 }
 
 // manifestVersion is the version this package reads and writes.
@@ -120,13 +124,26 @@ type FilePlan struct {
 	entries map[string]string // path → piece hash of the unchanged pieces
 	// pieces and paths are the file's pieces and where Plan placed them,
 	// taken the set of those paths, rec the manifest's record (Link plans
-	// the operations from them); unresolved says a link found no note.
-	pieces     []Piece
-	paths      []string
-	taken      map[string]bool
-	rec        *SourceRecord
-	unresolved bool
-	aliases    []string
+	// the operations from them); pending holds, by entry, the links that
+	// found no note.
+	pieces  []Piece
+	paths   []string
+	taken   map[string]bool
+	rec     *SourceRecord
+	pending map[string][]string
+	aliases []string
+
+	// Follow are the UPDATEs that give notes ingested before the relations
+	// their pending links now resolve to, to notes of this file (Follow);
+	// follows says whose they are.
+	Follow  []api.Operation
+	follows []followUp
+}
+
+// followUp is one pending link list of an earlier note resolved.
+type followUp struct {
+	source, path string
+	resolved     []string // the link specs resolved
 }
 
 // Planner plans the ingestion of the files of one call against a tree.
@@ -177,7 +194,7 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 	fp.Pieces = len(pieces)
 	fp.hash = SourceHash(f, p.Options)
 	rec := p.Manifest.Sources[f.Name]
-	if rec != nil && rec.Hash == fp.hash {
+	if rec != nil && rec.Hash == fp.hash && len(rec.Pending) == 0 {
 		fp.Unchanged = len(rec.Entries)
 		fp.Pieces = len(rec.Entries)
 		p.known(f.Name, src.aliases, primary(slices.Collect(maps.Keys(rec.Entries))))
@@ -277,9 +294,8 @@ func (p *Planner) followMoves(fp *FilePlan) {
 // relations (to the entries of notes of this call, or of sources ingested
 // before) and plans the operations: nothing for a piece written as it is,
 // UPDATE for one whose text, provenance or relations changed, ADD for a
-// new one, DELETE for an entry whose piece disappeared. A note with a link
-// it cannot resolve yet keeps no source hash, so that the next ingest that
-// sends it plans it again (the note it names may have come by then).
+// new one, DELETE for an entry whose piece disappeared. A link that names
+// no note yet is recorded as pending (Follow).
 func (p *Planner) Link(plans []FilePlan) {
 	for i := range plans {
 		if plans[i].taken != nil && slices.ContainsFunc(plans[i].pieces, func(pc Piece) bool { return len(pc.Links) > 0 }) {
@@ -290,7 +306,7 @@ func (p *Planner) Link(plans []FilePlan) {
 
 // build plans the operations of one placed file, anew each time.
 func (p *Planner) build(fp *FilePlan) {
-	fp.Ops, fp.Hashes, fp.Unchanged, fp.unresolved = nil, nil, 0, false
+	fp.Ops, fp.Hashes, fp.Unchanged, fp.pending = nil, nil, 0, nil
 	if fp.rec != nil {
 		fp.Status = api.IngestUpdated
 	}
@@ -303,10 +319,13 @@ func (p *Planner) build(fp *FilePlan) {
 		pc.Relations = nil
 		path := fp.paths[i]
 		for _, l := range pc.Links {
-			to, ok := p.resolve(fp.Name, l)
+			_, to, ok := p.resolve(fp.Name, l)
 			switch {
 			case !ok:
-				fp.unresolved = true
+				if fp.pending == nil {
+					fp.pending = map[string][]string{}
+				}
+				fp.pending[path] = append(fp.pending[path], l.spec())
 			case to != path && !slices.Contains(pc.Relations, to):
 				pc.Relations = append(pc.Relations, to)
 			}
@@ -521,8 +540,9 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 			rec.Entries[applied[i].Path] = fp.Hashes[i]
 		}
 	}
-	if failed == 0 && !fp.unresolved {
+	if failed == 0 {
 		rec.Hash = fp.hash
+		rec.Pending = fp.pending
 	}
 	p.Manifest.Sources[fp.Name] = rec
 	return failed

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/curate"
 )
 
 // TestNoteFrontMatter: a note's own front matter becomes its entry's.
@@ -79,14 +80,14 @@ func TestNoteLinks(t *testing.T) {
 	if got, want := rels(plans[1]), []string{"notes/a/a.md"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("b relations %q, want %q", got, want)
 	}
-	if !plans[0].unresolved || plans[1].unresolved || plans[2].unresolved {
-		t.Errorf("unresolved: %v %v %v", plans[0].unresolved, plans[1].unresolved, plans[2].unresolved)
+	if want := map[string][]string{"notes/a/a.md": {"gone.md"}}; !reflect.DeepEqual(plans[0].pending, want) || plans[1].pending != nil || plans[2].pending != nil {
+		t.Errorf("pending: %v %v %v", plans[0].pending, plans[1].pending, plans[2].pending)
 	}
 	for _, fp := range plans {
 		pl.Record(fp, m.apply(fp.Ops))
 	}
-	if m.man.Sources["notes/a.md"].Hash != "" || m.man.Sources["notes/billing/b.md"].Hash == "" {
-		t.Errorf("hashes: a %q b %q", m.man.Sources["notes/a.md"].Hash, m.man.Sources["notes/billing/b.md"].Hash)
+	if a := m.man.Sources["notes/a.md"]; a.Hash == "" || !reflect.DeepEqual(a.Pending, map[string][]string{"notes/a/a.md": {"gone.md"}}) {
+		t.Errorf("a's record: %+v", a)
 	}
 	// A later call resolves a link to a note recorded before.
 	pl = m.planner(api.IngestOptions{})
@@ -94,6 +95,44 @@ func TestNoteLinks(t *testing.T) {
 	pl.Link([]FilePlan{fp})
 	if got, want := rels(fp), []string{"notes/billing/b.md", "notes/x/c.md"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("d relations %q, want %q", got, want)
+	}
+}
+
+// TestPendingLinks: a note whose link names a note not yet ingested (the
+// CLI sends a folder in calls of 32 files) gets the relation when a later
+// call brings that note, in that note's plan; then it is unchanged.
+func TestPendingLinks(t *testing.T) {
+	m := newMemory(t)
+	a := md("notes/a.md", "See [[later]] and [[never]].\n")
+	fpA := m.ingest(m.planner(api.IngestOptions{}), a)
+	if len(fpA.Ops) != 1 || fpA.Ops[0].Content.Relations != nil {
+		t.Fatalf("a: %+v", fpA.Ops)
+	}
+	pl := m.planner(api.IngestOptions{})
+	fp, _ := pl.Plan(md("notes/sub/later.md", "Later.\n"))
+	plans := []FilePlan{fp}
+	pl.Link(plans)
+	pl.Follow(plans, map[string]bool{"notes/sub/later.md": true})
+	fp = plans[0]
+	if len(fp.Follow) != 1 || fp.Follow[0].Type != api.OpUpdate || fp.Follow[0].Path != "notes/a/a.md" ||
+		!reflect.DeepEqual(fp.Follow[0].Content.Relations, []string{"notes/sub/later.md"}) || fp.Follow[0].Reason != "ingest notes/a.md" {
+		t.Fatalf("follow: %+v", fp.Follow)
+	}
+	pl.Record(fp, m.apply(fp.Ops))
+	if failed := pl.RecordFollow(fp, []curate.Applied{{Applied: api.Applied{Status: api.StatusSuccess}}}); failed != 0 {
+		t.Fatal(failed)
+	}
+	if rec := m.man.Sources["notes/a.md"]; !reflect.DeepEqual(rec.Pending, map[string][]string{"notes/a/a.md": {"[[never]]"}}) {
+		t.Errorf("a still pending: %v", rec.Pending)
+	}
+	// Sent again, a is planned again while a link is pending, and its piece
+	// now carries the relation: an UPDATE, once.
+	fpA = m.ingest(m.planner(api.IngestOptions{}), a)
+	if got := opList(fpA); !reflect.DeepEqual(got, []string{"UPDATE notes/a/a.md"}) || !reflect.DeepEqual(fpA.Ops[0].Content.Relations, []string{"notes/sub/later.md"}) {
+		t.Errorf("a again: %q %+v", got, fpA.Ops)
+	}
+	if fpA = m.ingest(m.planner(api.IngestOptions{}), a); len(fpA.Ops) != 0 {
+		t.Errorf("a a third time: %q", opList(fpA))
 	}
 }
 

@@ -213,11 +213,16 @@ func TestIngestPrune(t *testing.T) {
 	for i := 1; i <= ingestBatchFiles+8; i++ {
 		writeFile(t, filepath.Join(notes, fmt.Sprintf("n%02d.md", i)), fmt.Sprintf("# Note %d\n\nBody of note %d.\n", i, i))
 	}
+	// A link to a note of a later call: the relation is added when it comes.
+	writeFile(t, filepath.Join(notes, "n01.md"), "# Note 1\n\nBody of note 1, before [[n40]].\n")
 	writeFile(t, filepath.Join(notes, "b.md"), "## One\n\nFirst thing.\n\n## Two\n\nSecond thing.\n")
 	writeFile(t, filepath.Join(notes, "sub", "c.txt"), "A plain text note.\n")
 	other := filepath.Join(dir, "other.md")
 	writeFile(t, other, "# Other\n\nOutside the folder.\n")
 	must(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", notes, other)
+	if show := must(t, "", "--root", root, "show", "notes/n01/n01.md"); !strings.Contains(show, "relations:\n  → notes/n40/n40.md\n") {
+		t.Errorf("the link to a note of a later call:\n%s", show)
+	}
 
 	must(t, "", "--root", root, "show", "notes/b/b.md")
 	os.Remove(filepath.Join(notes, "b.md"))
