@@ -696,6 +696,11 @@ func TestIngestKeepsNoteShape(t *testing.T) {
 	if mv.Summary.Failed != 0 {
 		t.Fatalf("move: %+v", mv.Applied)
 	}
+	// A note ingested later links to it where it now is.
+	res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{{Name: "notes/later.md", Content: "See [[webhooks]].\n"}}})
+	if later, _ := eng.catalog.Get("notes/later/later.md"); res.Summary.Added != 1 || !slices.Equal(later.Related, []string{"finance/stripe/webhooks.md"}) {
+		t.Errorf("a link to the moved note: %+v %+v", res.Summary, later)
+	}
 	files[0].Content = strings.Replace(files[0].Content, "Keys rotate yearly.", "Keys rotate every six months.", 1)
 	res = mustIngest(t, eng, api.IngestParams{Files: files})
 	if f := res.Files[0]; f.Status != api.IngestUpdated || len(f.Applied) != 1 || f.Applied[0].Type+" "+f.Applied[0].Path != "UPDATE finance/stripe/webhooks.md" {

@@ -109,6 +109,9 @@ func pathLink(t string) (string, bool) {
 type noteRef struct {
 	entry   string
 	aliases []string
+	// recorded: known from the manifest, not placed by this call; its
+	// entry may have moved since (resolve looks for it).
+	recorded bool
 }
 
 // known records that the note name became entries (paths): a link naming
@@ -142,8 +145,10 @@ func primary(paths []string) []string {
 func (p *Planner) resolve(from string, l link) (name, entry string, ok bool) {
 	if !l.wiki {
 		name = path.Join(path.Dir(from), l.target)
-		n, ok := p.notes[name]
-		return name, n.entry, ok
+		if _, ok := p.notes[name]; !ok {
+			return "", "", false
+		}
+		return name, p.entryOf(name), true
 	}
 	want := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(l.target, ".md"), ".markdown"))
 	var best string
@@ -173,7 +178,7 @@ func (p *Planner) resolve(from string, l link) (name, entry string, ok bool) {
 			}
 		}
 		if best != "" {
-			return best, p.notes[best].entry, true
+			return best, p.entryOf(best), true
 		}
 	}
 	return "", "", false
@@ -252,6 +257,22 @@ func (p *Planner) RecordFollow(fp FilePlan, applied []curate.Applied) int {
 		}
 	}
 	return failed
+}
+
+// entryOf is the entry the note name became, where it lives now: an entry
+// the manifest records that is no longer there was moved (a MOVE keeps its
+// file name), and is found by its provenance as followMoves finds it.
+func (p *Planner) entryOf(name string) string {
+	n := p.notes[name]
+	if !n.recorded || p.Catalog.Has(n.entry) {
+		return n.entry
+	}
+	for _, q := range p.provenanceIndex()[name] {
+		if _, recorded := p.owners[q]; !recorded && path.Base(q) == path.Base(n.entry) && p.Catalog.Has(q) {
+			return q
+		}
+	}
+	return n.entry
 }
 
 // stemOf is a note's name without its extension, lowercase.

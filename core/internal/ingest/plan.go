@@ -394,6 +394,10 @@ func (p *Planner) index() {
 			p.owners[path] = name
 		}
 		p.known(name, r.Aliases, primary(slices.Collect(maps.Keys(r.Entries))))
+		if n, ok := p.notes[name]; ok {
+			n.recorded = true
+			p.notes[name] = n
+		}
 	}
 }
 
