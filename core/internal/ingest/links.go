@@ -121,9 +121,18 @@ func (p *Planner) known(name string, aliases, paths []string) {
 		return
 	}
 	if p.notes == nil {
-		p.notes = map[string]noteRef{}
+		p.notes, p.byBase, p.byAlias = map[string]noteRef{}, map[string][]string{}, map[string][]string{}
 	}
 	p.notes[name] = noteRef{entry: paths[0], aliases: aliases}
+	index := func(m map[string][]string, k string) {
+		if !slices.Contains(m[k], name) {
+			m[k] = append(m[k], name)
+		}
+	}
+	index(p.byBase, path.Base(stemOf(name)))
+	for _, a := range aliases {
+		index(p.byAlias, strings.ToLower(a))
+	}
 }
 
 // primary is the first of a note's entries, in path order (a note cut in
@@ -151,35 +160,35 @@ func (p *Planner) resolve(from string, l link) (name, entry string, ok bool) {
 		return name, p.entryOf(name), true
 	}
 	want := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(l.target, ".md"), ".markdown"))
-	var best string
-	better := func(name string) bool {
-		if best == "" {
-			return true
-		}
-		dir := path.Dir(from)
-		if a, b := path.Dir(name) == dir, path.Dir(best) == dir; a != b {
-			return a
-		}
-		if len(name) != len(best) {
-			return len(name) < len(best)
-		}
-		return name < best
-	}
-	for _, match := range []func(name string, n noteRef) bool{
-		func(name string, _ noteRef) bool { return stemOf(name) == want },
-		func(name string, _ noteRef) bool { return strings.HasSuffix(stemOf(name), "/"+want) },
-		func(_ string, n noteRef) bool {
-			return slices.ContainsFunc(n.aliases, func(a string) bool { return strings.EqualFold(a, l.target) })
-		},
-	} {
-		for name, n := range p.notes {
-			if match(name, n) && better(name) {
+	dir := path.Dir(from)
+	// The notes a name may mean, by index (byBase, byAlias), not by a scan
+	// of every note: a vault's links are many.
+	pick := func(names []string, match func(name string) bool) string {
+		best := ""
+		for _, name := range names {
+			if !match(name) {
+				continue
+			}
+			switch a, b := path.Dir(name) == dir, path.Dir(best) == dir; {
+			case best == "", a && !b, a == b && (len(name) < len(best) || len(name) == len(best) && name < best):
 				best = name
 			}
 		}
-		if best != "" {
+		return best
+	}
+	same := p.byBase[path.Base(want)]
+	for _, match := range []func(name string) bool{
+		func(name string) bool { return stemOf(name) == want },
+		func(name string) bool { return strings.HasSuffix(stemOf(name), "/"+want) },
+	} {
+		if best := pick(same, match); best != "" {
 			return best, p.entryOf(best), true
 		}
+	}
+	if best := pick(p.byAlias[strings.ToLower(l.target)], func(name string) bool {
+		return slices.ContainsFunc(p.notes[name].aliases, func(a string) bool { return strings.EqualFold(a, l.target) })
+	}); best != "" {
+		return best, p.entryOf(best), true
 	}
 	return "", "", false
 }

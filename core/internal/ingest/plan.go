@@ -161,8 +161,11 @@ type Planner struct {
 
 	owners map[string]string // entry path → source, from the manifest and this call
 	// notes are the sources a link may name: this call's files and those the
-	// manifest records, by name (index, known).
-	notes map[string]noteRef
+	// manifest records, by name (index, known); byBase and byAlias index
+	// them by the last segment of their name without extension and by
+	// alias, lowercase.
+	notes           map[string]noteRef
+	byBase, byAlias map[string][]string
 	// bySource indexes the tree's ingested entries by the source their
 	// provenance names, built on the first source without a record.
 	bySource map[string][]string

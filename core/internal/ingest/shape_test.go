@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -212,5 +213,50 @@ func TestLongNoteIsCutAtHeadings(t *testing.T) {
 	}
 	if p := ps[1]; p.Text != "#### Three\n\n"+strings.TrimSpace(body) || p.Title != "Guide (part 2 of 2)" || p.Task != "Note (lines 13-15)" {
 		t.Errorf("part 2: %q %q, %d bytes", p.Title, p.Task, len(p.Text))
+	}
+}
+
+// TestWikilinkPrefersTheNoteNearby: of two notes a name means, a wikilink
+// takes the one in the linking note's folder, else the shortest name.
+func TestWikilinkPrefersTheNoteNearby(t *testing.T) {
+	pl := newMemory(t).planner(api.IngestOptions{})
+	var plans []FilePlan
+	for _, f := range []api.SourceFile{
+		md("work/deep/er/plan.md", "A."), md("home/plan.md", "B."), md("work/deep/er/todo.md", "[[plan]]"), md("todo.md", "[[Plan]]"),
+	} {
+		fp, err := pl.Plan(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, fp)
+	}
+	pl.Link(plans)
+	if got := plans[2].Ops[0].Content.Relations; !reflect.DeepEqual(got, []string{"work/deep/er/plan.md"}) {
+		t.Errorf("nearby: %q", got)
+	}
+	if got := plans[3].Ops[0].Content.Relations; !reflect.DeepEqual(got, []string{"home/plan/plan.md"}) {
+		t.Errorf("shortest: %q", got)
+	}
+}
+
+// BenchmarkLinkNotes plans and links a folder of 2,000 notes of five links
+// each: resolving is by index, not a scan of every note per link.
+func BenchmarkLinkNotes(b *testing.B) {
+	var files []api.SourceFile
+	for i := range 2000 {
+		var text strings.Builder
+		fmt.Fprintf(&text, "# Note %d\n\n", i)
+		for k := 1; k <= 5; k++ {
+			fmt.Fprintf(&text, "See [[n%04d]] and more.\n", (i*7+k*13)%2000)
+		}
+		files = append(files, md(fmt.Sprintf("vault/topic%02d/n%04d.md", i%20, i), text.String()))
+	}
+	for b.Loop() {
+		pl := newMemory(&testing.T{}).planner(api.IngestOptions{})
+		plans := make([]FilePlan, len(files))
+		for i, f := range files {
+			plans[i], _ = pl.Plan(f)
+		}
+		pl.Link(plans)
 	}
 }
