@@ -363,9 +363,10 @@ func (p *Planner) build(fp *FilePlan) {
 	}
 	sort.Strings(gone)
 	for _, path := range gone {
-		exists := p.Catalog.Has(path)
-		_, broken := p.Catalog.Broken(path)
-		if exists || broken {
+		// Only while it is still the source's, as Prune: an entry the user
+		// took over (an UPDATE with a reason of their own), or one that no
+		// longer parses, is theirs now and is left alone (and forgotten).
+		if _, broken := p.Catalog.Broken(path); !broken && p.Catalog.Has(path) && p.provenance(path, fp.Name) {
 			fp.Ops = append(fp.Ops, api.Operation{Type: api.OpDelete, Path: path, Reason: reason})
 		}
 	}

@@ -260,3 +260,29 @@ func BenchmarkLinkNotes(b *testing.B) {
 		pl.Link(plans)
 	}
 }
+
+// TestGonePiecesTakenOverStay: an entry whose piece is gone from its
+// source is deleted only while it is still the source's; one the user took
+// over, or one that no longer parses, stays, and the record forgets it.
+// (A note laid out anew, its sections gone, must not lose what the user
+// made of them.)
+func TestGonePiecesTakenOverStay(t *testing.T) {
+	m := newMemory(t)
+	v1 := md("notes.jsonl", `{"title":"Alpha","text":"a"}`+"\n"+`{"title":"Beta","text":"b"}`+"\n"+`{"title":"Gamma","text":"c"}`+"\n")
+	m.ingest(m.planner(api.IngestOptions{}), v1)
+	beta, _ := m.cat.Get("data/notes/beta.md")
+	mine := beta.Clone()
+	mine.Reason = "kept by hand"
+	m.cat.Put(mine)
+	m.cat.MarkBroken("data/notes/gamma.md", fmt.Errorf("bad YAML"))
+	fp := m.ingest(m.planner(api.IngestOptions{}), md("notes.jsonl", `{"title":"Alpha","text":"a"}`+"\n"))
+	if got := opList(fp); len(got) != 0 {
+		t.Errorf("ops %q, want none", got)
+	}
+	if _, ok := m.cat.Get("data/notes/beta.md"); !ok {
+		t.Error("the entry the user took over was deleted")
+	}
+	if rec := m.man.Sources["notes.jsonl"]; len(rec.Entries) != 1 {
+		t.Errorf("record %v", rec.Entries)
+	}
+}
