@@ -770,6 +770,8 @@ export interface IngestFileResult {
   /** `added`: a source not seen before; `unchanged`: nothing was written; `removed`: a source pruned (its entries `deleted`); `failed`: see `message`. */
   status: 'added' | 'updated' | 'unchanged' | 'removed' | 'failed';
   message?: string;
+  /** What of the file was read otherwise than written: a note's front matter that does not parse, kept in its text. */
+  warnings?: string[];
   /** Entries the file makes (0 for a removed source). */
   entries: number;
   added: number;
@@ -827,7 +829,7 @@ export interface ArborMemory {
    */
   tidy(options?: TidyOptions): Promise<TidyResult>;
   /**
-   * Splits files into entries (markdown by heading, text by paragraph, JSON/JSONL by record, CSV/TSV by
+   * Splits files into entries (a markdown note whole, keeping its folders, front matter, headings and links; text by paragraph, JSON/JSONL by record, CSV/TSV by
    * row, .eml, .ics, Go/JS/TS/Python by top-level symbol, chat transcripts by turn or session) and
    * writes them through curate. Re-ingesting an unchanged file writes nothing; a changed one updates
    * only the entries whose pieces changed; with `prune`, the sources no longer sent are removed.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Operation types, as they appear in Applied.Type and the audit log.
@@ -50,6 +51,30 @@ type Operation struct {
 	// or a full entry path ending in ".md"; for a folder, an existing
 	// folder it moves into, or else its new path.
 	To string `json:"to,omitempty"`
+	// Note is what ingestion carries from a source note's own front matter
+	// that the fields above cannot say (docs/ABI.md §4.11): its dates and
+	// the keys an entry has no field for. Only the engine's ingest sets it,
+	// in process; a request never does (it is not part of the JSON).
+	Note *NoteMeta `json:"-"`
+}
+
+// NoteMeta is the front matter an ingested note gives its entry beyond the
+// title, summary, tags and keywords: CreatedAt and UpdatedAt replace the
+// times the engine would set when they are not zero, and Extra sets those
+// keys (YAML values on one line, as KeyValue says) and keeps the others.
+type NoteMeta struct {
+	CreatedAt, UpdatedAt time.Time
+	Extra                []KeyValue
+}
+
+// KeyValue is one front-matter key an entry has no field for; Value is the
+// YAML text of the value as it is rendered after "key: ". The codec stores
+// it in flow style on one line ("82", "validated", "[a, b]", "{k: v}") and
+// accepts any single YAML value (a scalar, a flow value, or an indented
+// block beginning with a newline), written back in that one-line form.
+type KeyValue struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // Content is the knowledge an operation writes. Every field is optional.

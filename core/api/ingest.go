@@ -62,6 +62,9 @@ type IngestFile struct {
 	Status string `json:"status"`
 	// Message says why a file failed (bad input, failed operations).
 	Message string `json:"message,omitempty"`
+	// Warnings say what of the file was read otherwise than written (a
+	// note's front matter that does not parse, kept in its text).
+	Warnings []string `json:"warnings,omitempty"`
 	// Entries counts the entries the file makes (0 for a removed source).
 	Entries   int `json:"entries"`
 	Added     int `json:"added"`

@@ -1,13 +1,13 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -84,7 +84,7 @@ func TestIngestUnchangedWritesNothing(t *testing.T) {
 	eng := openIngest(t, mem, clock)
 	files := []api.SourceFile{testFile(t, "guide.md"), testFile(t, "contacts.csv"), testFile(t, "locomo_sample.json"), testFile(t, "store.go")}
 	res := mustIngest(t, eng, api.IngestParams{Files: files})
-	want := api.IngestSummary{Files: 4, Added: 7 + 3 + 6 + 7}
+	want := api.IngestSummary{Files: 4, Added: 1 + 3 + 6 + 7}
 	if res.Summary != want {
 		t.Fatalf("first ingest: %+v, want %+v", res.Summary, want)
 	}
@@ -93,8 +93,8 @@ func TestIngestUnchangedWritesNothing(t *testing.T) {
 			t.Errorf("%s: %+v", f.Name, f)
 		}
 	}
-	if _, ok := eng.catalog.Get("documents/guide/canary.md"); !ok {
-		t.Fatal("no canary entry")
+	if _, ok := eng.catalog.Get("documents/guide/guide.md"); !ok {
+		t.Fatal("no guide entry")
 	}
 	before := mem.Files()
 
@@ -106,7 +106,7 @@ func TestIngestUnchangedWritesNothing(t *testing.T) {
 	eng = openIngest(t, w, clock)
 	w.writes = nil
 	res = mustIngest(t, eng, api.IngestParams{Files: files})
-	if res.Summary != (api.IngestSummary{Files: 4, Unchanged: 23}) {
+	if res.Summary != (api.IngestSummary{Files: 4, Unchanged: 17}) {
 		t.Errorf("second ingest: %+v", res.Summary)
 	}
 	for _, f := range res.Files {
@@ -131,56 +131,33 @@ func TestIngestChangedFile(t *testing.T) {
 	clock := &clockVar{t1}
 	eng := openIngest(t, mem, clock)
 	guide := testFile(t, "guide.md")
-	mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide}})
+	mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide, testFile(t, "contacts.csv")}})
 
-	// Secrets reworded in place (same lines), Examples removed (the section
-	// after it moves up), a new section appended.
+	// Secrets reworded, Examples removed, a section appended: the note's
+	// entry is updated, the other source's left alone.
 	changed := strings.Replace(guide.Content, "Secrets live in the vault; never in environment files.", "Secrets live in the vault and rotate every 90 days.", 1)
 	changed = strings.Replace(changed, "Examples\n--------\n\nSee the `examples/` folder of each service.\n\n", "", 1)
 	changed += "\n## Contacts\n\nThe platform team answers in #platform.\n"
 	clock.t = t2
-	res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{{Name: "guide.md", Content: changed}}})
+	res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{{Name: "guide.md", Content: changed}, testFile(t, "contacts.csv")}})
 	f := res.Files[0]
-	if f.Status != api.IngestUpdated || f.Added != 1 || f.Updated != 2 || f.Deleted != 1 || f.Unchanged != 4 || f.Failed != 0 {
+	if f.Status != api.IngestUpdated || f.Added != 0 || f.Updated != 1 || f.Deleted != 0 || f.Unchanged != 0 || f.Failed != 0 ||
+		len(f.Applied) != 1 || f.Applied[0].Type+" "+f.Applied[0].Path != "UPDATE documents/guide/guide.md" {
 		t.Fatalf("changed file: %+v", f)
 	}
-	var touched []string
-	for _, a := range f.Applied {
-		touched = append(touched, a.Type+" "+a.Path)
+	if c := res.Files[1]; c.Status != api.IngestUnchanged || len(c.Applied) != 0 {
+		t.Errorf("unchanged file: %+v", c)
 	}
-	sort.Strings(touched)
-	want := []string{
-		"ADD documents/guide/contacts.md",
-		"DELETE documents/guide/examples.md",
-		"UPDATE documents/guide/deploy_guide_pipeline_2.md", // moved: its lines changed
-		"UPDATE documents/guide/secrets.md",
-	}
-	if strings.Join(touched, "\n") != strings.Join(want, "\n") {
-		t.Errorf("operations:\n%s\nwant\n%s", strings.Join(touched, "\n"), strings.Join(want, "\n"))
-	}
-	secrets, _ := eng.catalog.Get("documents/guide/secrets.md")
-	if !strings.Contains(secrets.Narrative.Text, "rotate every 90 days") || strings.Contains(secrets.Narrative.Text, "environment files") ||
-		!secrets.CreatedAt.Equal(t1) || !secrets.UpdatedAt.Equal(t2) {
-		t.Errorf("secrets: %+v", secrets)
-	}
-	canary, _ := eng.catalog.Get("documents/guide/canary.md")
-	if !canary.UpdatedAt.Equal(t1) {
-		t.Errorf("an unchanged piece was rewritten: updatedAt %v", canary.UpdatedAt)
-	}
-	if _, ok := eng.catalog.Get("documents/guide/examples.md"); ok {
-		t.Error("the removed section's entry is still there")
-	}
-	pipeline, _ := eng.catalog.Get("documents/guide/deploy_guide_pipeline_2.md")
-	if !strings.Contains(pipeline.RawConcept.Task, "lines 37-41") || pipeline.RawConcept.Files[0] != "guide.md" {
-		t.Errorf("moved section's provenance: %+v", pipeline.RawConcept)
+	e, _ := eng.catalog.Get("documents/guide/guide.md")
+	if !strings.Contains(e.Narrative.Text, "rotate every 90 days") || strings.Contains(e.Narrative.Text, "environment files") ||
+		strings.Contains(e.Narrative.Text, "examples/") || !strings.Contains(e.Narrative.Text, "#### Contacts\n\nThe platform team") ||
+		!e.CreatedAt.Equal(t1) || !e.UpdatedAt.Equal(t2) || e.RawConcept.Task != "Note (lines 7-44)" {
+		t.Errorf("guide: %+v", e)
 	}
 	man := readManifest(t, mem)
 	rec := man.Sources["guide.md"]
-	if rec == nil || rec.Hash != ingest.SourceHash(api.SourceFile{Name: "guide.md", Content: changed}, api.IngestOptions{}) || len(rec.Entries) != 7 {
+	if rec == nil || rec.Hash != ingest.SourceHash(api.SourceFile{Name: "guide.md", Content: changed}, api.IngestOptions{}) || len(rec.Entries) != 1 {
 		t.Fatalf("manifest: %+v", rec)
-	}
-	if _, ok := rec.Entries["documents/guide/examples.md"]; ok {
-		t.Error("manifest keeps the deleted entry")
 	}
 }
 
@@ -250,11 +227,11 @@ func TestIngestRecoversWithoutManifest(t *testing.T) {
 		clock.t = clock.t.Add(time.Hour)
 		res := mustIngest(t, eng, api.IngestParams{Files: files})
 		// The entries are found by their provenance: rewritten once, never duplicated.
-		if res.Summary.Added != 0 || res.Summary.Updated != 10 || res.Summary.Failed != 0 || len(eng.catalog.Paths()) != entries {
+		if res.Summary.Added != 0 || res.Summary.Updated != 4 || res.Summary.Failed != 0 || len(eng.catalog.Paths()) != entries {
 			t.Errorf("%s manifest: %+v, %d entries (had %d)", damage, res.Summary, len(eng.catalog.Paths()), entries)
 		}
 		res = mustIngest(t, eng, api.IngestParams{Files: files})
-		if res.Summary.Unchanged != 10 || res.Summary.Updated != 0 {
+		if res.Summary.Unchanged != 4 || res.Summary.Updated != 0 {
 			t.Errorf("%s manifest, third ingest: %+v", damage, res.Summary)
 		}
 	}
@@ -271,8 +248,8 @@ func TestIngestRecoversFromAStaleManifest(t *testing.T) {
 	mem := host.NewMemFS()
 	clock := &clockVar{t1}
 	eng := openIngest(t, mem, clock)
-	v1 := api.SourceFile{Name: "notes.md", Content: "# Alpha\na\n"}
-	v2 := api.SourceFile{Name: "notes.md", Content: "# Alpha\na\n# Beta\nb\n"}
+	v1 := api.SourceFile{Name: "notes.jsonl", Content: `{"title":"Alpha","text":"a"}` + "\n"}
+	v2 := api.SourceFile{Name: "notes.jsonl", Content: v1.Content + `{"title":"Beta","text":"b"}` + "\n"}
 	mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{v1}})
 	stale, err := mem.ReadFile(ingest.ManifestPath)
 	if err != nil {
@@ -287,52 +264,52 @@ func TestIngestRecoversFromAStaleManifest(t *testing.T) {
 			t.Fatalf("ingest %d after the stale manifest: %+v", i+1, f)
 		}
 	}
-	if rec := readManifest(t, mem).Sources["notes.md"]; len(rec.Entries) != 2 {
+	if rec := readManifest(t, mem).Sources["notes.jsonl"]; len(rec.Entries) != 2 {
 		t.Errorf("manifest: %+v", rec)
 	}
 }
 
 func TestIngestLeavesUserEntriesAlone(t *testing.T) {
 	mem := host.NewMemFS()
-	const mine = "---\ntitle: Secrets\n---\n\n## Narrative\nMy own note about secrets.\n"
-	mem.WriteFile("documents/guide/secrets.md", []byte(mine))
+	const mine = "---\ntitle: Guide\n---\n\n## Narrative\nMy own note about the guide.\n"
+	mem.WriteFile("documents/guide/guide.md", []byte(mine))
 	eng := openIngest(t, mem, &clockVar{t1})
 	res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{testFile(t, "guide.md")}})
-	if res.Summary.Added != 7 || res.Summary.Failed != 0 {
+	if res.Summary.Added != 1 || res.Summary.Failed != 0 {
 		t.Fatalf("%+v", res.Summary)
 	}
-	if b, _ := mem.ReadFile("documents/guide/secrets.md"); string(b) != mine {
+	if b, _ := mem.ReadFile("documents/guide/guide.md"); string(b) != mine {
 		t.Errorf("the user's entry was changed:\n%s", b)
 	}
-	e, ok := eng.catalog.Get("documents/guide/secrets_2.md")
+	e, ok := eng.catalog.Get("documents/guide/guide_2.md")
 	if !ok || !strings.Contains(e.Narrative.Text, "vault") {
-		t.Errorf("ingested section not at secrets_2.md: %+v", e)
+		t.Errorf("ingested note not at guide_2.md: %+v", e)
 	}
-	// Re-ingesting finds its own entry at secrets_2.md again.
+	// Re-ingesting finds its own entry at guide_2.md again.
 	mem.Remove(ingest.ManifestPath)
 	res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{testFile(t, "guide.md")}})
-	if res.Summary.Added != 0 || res.Summary.Updated != 7 {
+	if res.Summary.Added != 0 || res.Summary.Updated != 1 {
 		t.Errorf("re-ingest without manifest: %+v", res.Summary)
 	}
 }
 
 func TestIngestFailedWriteIsRetried(t *testing.T) {
 	mem := host.NewMemFS()
-	w := &watchFS{FS: mem, fail: map[string]bool{"documents/guide/secrets.md": true}}
+	w := &watchFS{FS: mem, fail: map[string]bool{"data/contacts/bruno_lima.md": true}}
 	eng := openIngest(t, w, &clockVar{t1})
-	guide := testFile(t, "guide.md")
-	res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide}})
+	contacts := testFile(t, "contacts.csv")
+	res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{contacts}})
 	f := res.Files[0]
-	if f.Status != api.IngestFailed || f.Failed != 1 || f.Added != 6 || !strings.Contains(f.Message, "1 of 7 operations failed") {
+	if f.Status != api.IngestFailed || f.Failed != 1 || f.Added != 2 || !strings.Contains(f.Message, "1 of 3 operations failed") {
 		t.Fatalf("%+v", f)
 	}
-	if rec := readManifest(t, mem).Sources["guide.md"]; rec.Hash != "" || len(rec.Entries) != 6 {
+	if rec := readManifest(t, mem).Sources["contacts.csv"]; rec.Hash != "" || len(rec.Entries) != 2 {
 		t.Errorf("manifest after a failed write: %+v", rec)
 	}
 	w.fail = nil
-	res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide}})
+	res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{contacts}})
 	f = res.Files[0]
-	if f.Status != api.IngestUpdated || f.Added != 1 || f.Unchanged != 6 || len(f.Applied) != 1 || f.Applied[0].Path != "documents/guide/secrets.md" {
+	if f.Status != api.IngestUpdated || f.Added != 1 || f.Unchanged != 2 || len(f.Applied) != 1 || f.Applied[0].Path != "data/contacts/bruno_lima.md" {
 		t.Errorf("retry: %+v", f)
 	}
 }
@@ -349,11 +326,11 @@ func TestIngestOverABI(t *testing.T) {
 	files := res["files"].([]any)
 	f := files[0].(map[string]any)
 	applied := f["applied"].([]any)[0].(map[string]any)
-	if f["status"] != "added" || f["format"] != "markdown" || applied["path"] != "work/notes_plan/plan.md" {
+	if f["status"] != "added" || f["format"] != "markdown" || applied["path"] != "work/notes/plan.md" {
 		t.Errorf("result: %v", res)
 	}
-	b, _ := fs.ReadFile("work/notes_plan/plan.md")
-	for _, want := range []string{"**Files:** notes/plan.md", "**Task:** Section Plan (lines 1-3)", "Ship in May.", "## Reason\ningest notes/plan.md"} {
+	b, _ := fs.ReadFile("work/notes/plan.md")
+	for _, want := range []string{"**Files:** notes/plan.md", "**Task:** Note (line 3)", "Ship in May.", "## Reason\ningest notes/plan.md"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("entry lacks %q:\n%s", want, b)
 		}
@@ -372,7 +349,7 @@ func TestIngestOverABI(t *testing.T) {
 // pruneFolder is a folder of three sources, and one source outside it.
 var pruneFolder = []api.SourceFile{
 	{Name: "notes/a.md", Content: "# Alpha\n\nThe alpha plan ships in May.\n"},
-	{Name: "notes/b.md", Content: "## One\n\nFirst thing.\n\n## Two\n\nSecond thing.\n\n## Three\n\nThird thing.\n"},
+	{Name: "notes/b.jsonl", Content: `{"title":"One","text":"First thing."}` + "\n" + `{"title":"Two","text":"Second thing."}` + "\n" + `{"title":"Three","text":"Third thing."}` + "\n"},
 	{Name: "notes/c.csv", Content: "name,role\nAna,lead\nBruno,ops\n"},
 	{Name: "other/d.md", Content: "# Delta\n\nOutside the folder.\n"},
 }
@@ -397,10 +374,10 @@ func TestIngestPrune(t *testing.T) {
 	eng := openIngest(t, mem, clock)
 	mustIngest(t, eng, api.IngestParams{Files: pruneFolder})
 	// The user writes a note beside b's entries and takes one of them over
-	// (its reason is no longer "ingest notes/b.md"): both are theirs now.
+	// (its reason is no longer "ingest notes/b.jsonl"): both are theirs now.
 	res := eng.Curate(api.CurateParams{Operations: []api.Operation{
-		{Type: api.OpAdd, Path: "documents/notes_b/mine.md", Title: "Mine", Content: api.Content{Narrative: &api.Narrative{Text: "My own note."}}, Reason: "a note of mine"},
-		{Type: api.OpUpdate, Path: "documents/notes_b/two.md", Title: "Two", Content: api.Content{Narrative: &api.Narrative{Text: "Second thing, rewritten by hand."}}, Reason: "kept by hand"},
+		{Type: api.OpAdd, Path: "data/notes_b/mine.md", Title: "Mine", Content: api.Content{Narrative: &api.Narrative{Text: "My own note."}}, Reason: "a note of mine"},
+		{Type: api.OpUpdate, Path: "data/notes_b/two.md", Title: "Two", Content: api.Content{Narrative: &api.Narrative{Text: "Second thing, rewritten by hand."}}, Reason: "kept by hand"},
 	}})
 	if res.Summary.Failed != 0 {
 		t.Fatalf("user writes: %+v", res.Applied)
@@ -409,7 +386,7 @@ func TestIngestPrune(t *testing.T) {
 
 	// notes/b.md is gone from the folder.
 	clock.t = t2
-	res2 := mustIngest(t, eng, api.IngestParams{Files: dropSource(pruneFolder, "notes/b.md")[:2], Prune: []string{"notes/"}})
+	res2 := mustIngest(t, eng, api.IngestParams{Files: dropSource(pruneFolder, "notes/b.jsonl")[:2], Prune: []string{"notes/"}})
 	if res2.Summary != (api.IngestSummary{Files: 3, Removed: 1, Deleted: 2, Unchanged: 3}) {
 		t.Errorf("summary %+v", res2.Summary)
 	}
@@ -418,19 +395,19 @@ func TestIngestPrune(t *testing.T) {
 	for _, a := range removed.Applied {
 		ops = append(ops, a.Type+" "+a.Path+" "+a.Status)
 	}
-	if removed.Name != "notes/b.md" || removed.Status != api.IngestRemoved || removed.Format != "markdown" || removed.Deleted != 2 || removed.Entries != 0 ||
-		strings.Join(ops, ", ") != "DELETE documents/notes_b/one.md success, DELETE documents/notes_b/three.md success" {
+	if removed.Name != "notes/b.jsonl" || removed.Status != api.IngestRemoved || removed.Format != "jsonl" || removed.Deleted != 2 || removed.Entries != 0 ||
+		strings.Join(ops, ", ") != "DELETE data/notes_b/one.md success, DELETE data/notes_b/three.md success" {
 		t.Errorf("removed item: %+v", removed)
 	}
-	want := strings.NewReplacer("documents/notes_b/one.md\n", "", "documents/notes_b/three.md\n", "").Replace(before)
+	want := strings.NewReplacer("data/notes_b/one.md\n", "", "data/notes_b/three.md\n", "").Replace(before)
 	if got := entryPaths(eng); got != want {
 		t.Errorf("entries after the prune:\n%s\nwant\n%s", got, want)
 	}
-	if e, ok := eng.catalog.Get("documents/notes_b/two.md"); !ok || !strings.Contains(e.Narrative.Text, "by hand") {
+	if e, ok := eng.catalog.Get("data/notes_b/two.md"); !ok || !strings.Contains(e.Narrative.Text, "by hand") {
 		t.Errorf("the entry the user took over: %+v", e)
 	}
 	man := readManifest(t, mem)
-	if _, ok := man.Sources["notes/b.md"]; ok || len(man.Sources) != 3 {
+	if _, ok := man.Sources["notes/b.jsonl"]; ok || len(man.Sources) != 3 {
 		t.Errorf("manifest sources after the prune: %v", man.Sources)
 	}
 
@@ -439,7 +416,7 @@ func TestIngestPrune(t *testing.T) {
 	eng.Close()
 	eng = openIngest(t, w, clock)
 	w.writes = nil
-	res2 = mustIngest(t, eng, api.IngestParams{Files: dropSource(pruneFolder, "notes/b.md")[:2], Prune: []string{"notes/"}})
+	res2 = mustIngest(t, eng, api.IngestParams{Files: dropSource(pruneFolder, "notes/b.jsonl")[:2], Prune: []string{"notes/"}})
 	if res2.Summary != (api.IngestSummary{Files: 2, Unchanged: 3}) || len(w.writes) != 0 {
 		t.Errorf("second prune: %+v, wrote %v", res2.Summary, w.writes)
 	}
@@ -454,7 +431,7 @@ func TestIngestPrune(t *testing.T) {
 	if strings.Join(names, ", ") != "notes/c.csv removed, other/d.md removed" || res2.Summary != (api.IngestSummary{Files: 2, Removed: 2, Deleted: 3}) {
 		t.Errorf("prune everything but notes/a.md: %v %+v", names, res2.Summary)
 	}
-	if got := entryPaths(eng); got != "documents/notes_a/alpha.md\ndocuments/notes_b/mine.md\ndocuments/notes_b/two.md" {
+	if got := entryPaths(eng); got != "data/notes_b/mine.md\ndata/notes_b/two.md\nnotes/a/a.md" {
 		t.Errorf("entries left:\n%s", got)
 	}
 }
@@ -466,24 +443,24 @@ func TestIngestPruneWithoutManifest(t *testing.T) {
 	// Without a record, the entries are b's by their provenance; one the
 	// user took over keeps the source in its Raw Concept but is theirs.
 	res0 := eng.Curate(api.CurateParams{Operations: []api.Operation{
-		{Type: api.OpUpdate, Path: "documents/notes_b/two.md", Title: "Two", Content: api.Content{Narrative: &api.Narrative{Text: "Second thing, by hand."}}, Reason: "kept by hand"},
+		{Type: api.OpUpdate, Path: "data/notes_b/two.md", Title: "Two", Content: api.Content{Narrative: &api.Narrative{Text: "Second thing, by hand."}}, Reason: "kept by hand"},
 	}})
-	if e, _ := eng.catalog.Get("documents/notes_b/two.md"); res0.Summary.Failed != 0 || !slices.Contains(e.RawConcept.Files, "notes/b.md") {
+	if e, _ := eng.catalog.Get("data/notes_b/two.md"); res0.Summary.Failed != 0 || !slices.Contains(e.RawConcept.Files, "notes/b.jsonl") {
 		t.Fatalf("take-over: %+v", res0.Applied)
 	}
 	mem.Remove(ingest.ManifestPath)
-	res := mustIngest(t, eng, api.IngestParams{Files: dropSource(pruneFolder, "notes/b.md"), Prune: []string{"notes/"}})
+	res := mustIngest(t, eng, api.IngestParams{Files: dropSource(pruneFolder, "notes/b.jsonl"), Prune: []string{"notes/"}})
 	if res.Summary != (api.IngestSummary{Files: 4, Removed: 1, Updated: 4, Deleted: 2}) {
 		t.Errorf("summary %+v", res.Summary)
 	}
-	if f := res.Files[3]; f.Name != "notes/b.md" || f.Status != api.IngestRemoved || f.Deleted != 2 {
+	if f := res.Files[3]; f.Name != "notes/b.jsonl" || f.Status != api.IngestRemoved || f.Deleted != 2 {
 		t.Errorf("removed item: %+v", f)
 	}
-	want := "data/notes_c/ana.md\ndata/notes_c/bruno.md\ndocuments/notes_a/alpha.md\ndocuments/notes_b/two.md\ndocuments/other_d/delta.md"
+	want := "data/notes_b/two.md\ndata/notes_c/ana.md\ndata/notes_c/bruno.md\nnotes/a/a.md\nother/d/d.md"
 	if got := entryPaths(eng); got != want {
 		t.Errorf("entries:\n%s\nwant\n%s", got, want)
 	}
-	if man := readManifest(t, mem); len(man.Sources) != 3 || man.Sources["notes/b.md"] != nil {
+	if man := readManifest(t, mem); len(man.Sources) != 3 || man.Sources["notes/b.jsonl"] != nil {
 		t.Errorf("manifest sources: %v", man.Sources)
 	}
 }
@@ -511,24 +488,24 @@ func TestIngestPruneFailedDeleteIsRetried(t *testing.T) {
 	w := &watchFS{FS: mem}
 	eng := openIngest(t, w, &clockVar{t1})
 	mustIngest(t, eng, api.IngestParams{Files: pruneFolder})
-	w.fail = map[string]bool{"documents/notes_b/two.md": true}
-	rest := dropSource(pruneFolder, "notes/b.md")
+	w.fail = map[string]bool{"data/notes_b/two.md": true}
+	rest := dropSource(pruneFolder, "notes/b.jsonl")
 	res := mustIngest(t, eng, api.IngestParams{Files: rest, Prune: []string{"notes/"}})
 	f := res.Files[3]
 	if f.Status != api.IngestFailed || f.Deleted != 2 || f.Failed != 1 || !strings.Contains(f.Message, "1 of 3 deletions failed") ||
 		res.Summary != (api.IngestSummary{Files: 4, FailedFiles: 1, Deleted: 2, Unchanged: 4, Failed: 1}) {
 		t.Fatalf("failed delete: %+v\n%+v", f, res.Summary)
 	}
-	rec := readManifest(t, mem).Sources["notes/b.md"]
-	if rec == nil || rec.Hash != "" || len(rec.Entries) != 1 || rec.Entries["documents/notes_b/two.md"] == "" {
+	rec := readManifest(t, mem).Sources["notes/b.jsonl"]
+	if rec == nil || rec.Hash != "" || len(rec.Entries) != 1 || rec.Entries["data/notes_b/two.md"] == "" {
 		t.Errorf("record after the failed delete: %+v", rec)
 	}
 	w.fail = nil
 	res = mustIngest(t, eng, api.IngestParams{Files: rest, Prune: []string{"notes/"}})
-	if f := res.Files[3]; f.Status != api.IngestRemoved || len(f.Applied) != 1 || f.Applied[0].Path != "documents/notes_b/two.md" || res.Summary.Removed != 1 {
+	if f := res.Files[3]; f.Status != api.IngestRemoved || len(f.Applied) != 1 || f.Applied[0].Path != "data/notes_b/two.md" || res.Summary.Removed != 1 {
 		t.Errorf("retry: %+v", f)
 	}
-	if _, ok := readManifest(t, mem).Sources["notes/b.md"]; ok {
+	if _, ok := readManifest(t, mem).Sources["notes/b.jsonl"]; ok {
 		t.Error("the record survives a successful retry")
 	}
 	if strings.Contains(entryPaths(eng), "notes_b") {
@@ -551,7 +528,7 @@ func TestIngestPruneOverABI(t *testing.T) {
 	}
 	raw, _ := json.Marshal(res)
 	for _, want := range []string{
-		`{"added":0,"applied":[{"message":"deleted documents/notes_old/old.md","path":"documents/notes_old/old.md","status":"success","type":"DELETE"}],"deleted":1,"entries":0,"failed":0,"format":"markdown","name":"notes/old.md","status":"removed","unchanged":0,"updated":0}`,
+		`{"added":0,"applied":[{"message":"deleted notes/old/old.md","path":"notes/old/old.md","status":"success","type":"DELETE"}],"deleted":1,"entries":0,"failed":0,"format":"markdown","name":"notes/old.md","status":"removed","unchanged":0,"updated":0}`,
 		`"summary":{"added":0,"deleted":1,"failed":0,"failedFiles":0,"files":2,"removed":1,"unchanged":1,"updated":0}`,
 	} {
 		if !strings.Contains(string(raw), want) {
@@ -563,55 +540,51 @@ func TestIngestPruneOverABI(t *testing.T) {
 	}
 }
 
-// TestIngestAnyHeading ingests sections whose headings are named like the
-// folder's context file and like the sections of an entry: each becomes an
-// entry whose narrative is the section's text, read back from disk, and
-// the folder keeps its context.md.
+// TestIngestAnyHeading ingests a note whose headings are named like the
+// folder's context file, the sections of an entry and the parts of its
+// narrative: they stay headings of the entry's narrative, their levels 2, 3
+// and 4 renested as 4, 5 and 6 below its own, and read back from disk as
+// nothing but narrative.
 func TestIngestAnyHeading(t *testing.T) {
 	mem := host.NewMemFS()
 	eng := openIngest(t, mem, &clockVar{t1})
-	bodies := []struct{ heading, name, body string }{
-		{"Context", "context_entry", "Why we moved the queue to Lisbon."},
-		{"Reason", "reason", "The old broker lost messages."},
-		{"Raw Concept", "raw_concept", "**Task:** not a field of this entry"},
-		{"Narrative", "narrative", "A story.\n\n#### Narrative\n\nA deeper heading stays."},
-		{"Facts", "facts", "- broker: RabbitMQ"},
-		{"Snippets", "snippets", "```\n## Reason\ninside a fence\n```"},
-		{"Relations", "relations", "@ops/queue/lisbon.md"},
+	bodies := []struct{ heading, body, want string }{
+		{"Context", "Why we moved the queue to Lisbon.", ""},
+		{"Reason", "The old broker lost messages.", ""},
+		{"Raw Concept", "**Task:** not a field of this entry", ""},
+		{"Narrative", "A story.\n\n#### Narrative\n\nA deeper heading stays.", "A story.\n\n###### Narrative\n\nA deeper heading stays."},
+		{"Facts", "- broker: RabbitMQ", ""},
+		{"Snippets", "```\n## Reason\ninside a fence\n```", ""},
+		{"Relations", "@ops/queue/lisbon.md", ""},
+		{"Rules", "### Highlights\n\nNot a part of the narrative.", "##### Highlights\n\nNot a part of the narrative."},
 	}
-	var doc strings.Builder
+	var doc, want strings.Builder
 	doc.WriteString("# Queue\n")
-	for _, b := range bodies {
+	for i, b := range bodies {
 		doc.WriteString("\n## " + b.heading + "\n\n" + b.body + "\n")
+		if i > 0 {
+			want.WriteString("\n\n")
+		}
+		want.WriteString("#### " + b.heading + "\n\n" + cmp.Or(b.want, b.body))
 	}
 	files := []api.SourceFile{{Name: "queue.md", Content: doc.String()}}
 	res := mustIngest(t, eng, api.IngestParams{Files: files})
-	if f := res.Files[0]; f.Status != api.IngestAdded || f.Added != len(bodies) || f.Failed != 0 {
+	if f := res.Files[0]; f.Status != api.IngestAdded || f.Added != 1 || f.Failed != 0 {
 		t.Fatalf("ingest: %+v", f)
 	}
-	for _, b := range bodies {
-		p := "documents/queue/" + b.name + ".md"
-		data, err := mem.ReadFile(p)
-		if err != nil {
-			t.Fatalf("%s: %v", b.heading, err)
-		}
-		en, err := tree.ParseEntry(p, data)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		if en.Title != b.heading || en.Narrative.Text != b.body || len(en.Related) != 0 || len(en.Facts) != 0 || len(en.Snippets) != 0 || len(en.Other) != 0 {
-			t.Errorf("%s: title %q, narrative %q, related %v, facts %v, snippets %v, other %v", p, en.Title, en.Narrative.Text, en.Related, en.Facts, en.Snippets, en.Other)
-		}
-	}
-	data, err := mem.ReadFile("documents/queue/context.md")
+	const p = "documents/queue/queue.md"
+	data, err := mem.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tree.ParseContext("documents/queue/context.md", data); err != nil || !strings.HasPrefix(string(data), "# Queue\n") {
-		t.Errorf("the folder's context.md: %v\n%s", err, data)
+	en, err := tree.ParseEntry(p, data)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
 	}
-	if res := mustIngest(t, eng, api.IngestParams{Files: files}); res.Summary != (api.IngestSummary{Files: 1, Unchanged: len(bodies)}) {
-		t.Errorf("again: %+v", res.Summary)
+	if en.Title != "Queue" || en.Narrative.Text != want.String() || en.Reason != "ingest queue.md" || en.RawConcept.Task != "Note (lines 3-42)" ||
+		en.Narrative.Rules != "" || en.Narrative.Highlights != "" ||
+		len(en.Related) != 0 || len(en.Facts) != 0 || len(en.Snippets) != 0 || len(en.Other) != 0 || len(en.LegacyRelations) != 0 {
+		t.Errorf("%s: title %q, narrative %q, task %q, related %v, facts %v, snippets %v, other %v", p, en.Title, en.Narrative.Text, en.RawConcept.Task, en.Related, en.Facts, en.Snippets, en.Other)
 	}
 }
 
@@ -666,5 +639,80 @@ func TestIngestDetectsEncodings(t *testing.T) {
 		if f := f.(map[string]any); f["status"] != "unchanged" {
 			t.Errorf("as UTF-8: %v", f)
 		}
+	}
+}
+
+// TestIngestKeepsNoteShape ingests a small folder of notes: each note is
+// one entry in the folder its file sits in, with its front matter's title,
+// summary, tags, aliases, dates and other keys, its headings, and its links
+// to the other notes as relations (with backlinks); a note moved away is
+// updated where it now lives when it is ingested again.
+func TestIngestKeepsNoteShape(t *testing.T) {
+	mem := host.NewMemFS()
+	clock := &clockVar{t2}
+	eng := openIngest(t, mem, clock)
+	files := []api.SourceFile{
+		{Name: "notes/billing/stripe/webhooks.md", Content: "---\ntitle: Stripe webhooks\ndescription: How Stripe's events reach us.\n" +
+			"tags: [billing, stripe]\naliases: [hooks]\ncreated: 2025-06-01\nupdated: 2025-07-15T08:00:00Z\nimportance: 80\nowner: ana\n---\n" +
+			"# Stripe webhooks\n\nEvents are retried, see [retries](../retries.md).\n\n## Signing\n\nEvery event is signed.\n\n### Rotation\n\nKeys rotate yearly.\n"},
+		{Name: "notes/billing/retries.md", Content: "# Retries\n\nFailed invoices are retried three times; the [[hooks]] say when.\n"},
+		{Name: "notes/todo.md", Content: "Check [[webhooks]] and [[nowhere]].\n"},
+	}
+	res := mustIngest(t, eng, api.IngestParams{Files: files})
+	if res.Summary != (api.IngestSummary{Files: 3, Added: 3}) {
+		t.Fatalf("ingest: %+v", res.Summary)
+	}
+	const hooks = "notes/billing/stripe/webhooks.md"
+	e, ok := eng.catalog.Get(hooks)
+	if !ok {
+		t.Fatalf("no %s: %s", hooks, entryPaths(eng))
+	}
+	day := func(s string) time.Time { t, _ := time.Parse(time.RFC3339, s); return t }
+	if e.Title != "Stripe webhooks" || e.Summary != "How Stripe's events reach us." || !slices.Equal(e.Tags, []string{"billing", "stripe"}) ||
+		!slices.Equal(e.Keywords, []string{"hooks"}) || !e.CreatedAt.Equal(day("2025-06-01T00:00:00Z")) || !e.UpdatedAt.Equal(day("2025-07-15T08:00:00Z")) ||
+		!slices.Equal(e.Related, []string{"notes/billing/retries.md"}) {
+		t.Errorf("entry: %+v", e)
+	}
+	if want := []tree.KeyValue{{Key: "importance", Value: "80"}, {Key: "owner", Value: "ana"}}; !slices.Equal(e.Extra, want) {
+		t.Errorf("extra %v, want %v", e.Extra, want)
+	}
+	if !strings.Contains(e.Narrative.Text, "#### Signing\n\nEvery event is signed.\n\n##### Rotation") || strings.Contains(e.Narrative.Text, "# Stripe webhooks") {
+		t.Errorf("narrative:\n%s", e.Narrative.Text)
+	}
+	if s := eng.signals.Of(hooks); s.Importance != 80 {
+		t.Errorf("importance %v, want the note's 80", s.Importance)
+	}
+	rd, err := eng.Read(api.ReadParams{Path: hooks})
+	if err != nil || !slices.Equal(rd.Backlinks, []string{"notes/billing/retries.md", "notes/todo/todo.md"}) {
+		t.Errorf("backlinks %v %v", rd.Backlinks, err)
+	}
+	todo, _ := eng.catalog.Get("notes/todo/todo.md")
+	if !slices.Equal(todo.Related, []string{hooks}) || !strings.Contains(todo.Narrative.Text, "[[nowhere]]") {
+		t.Errorf("todo: %+v", todo)
+	}
+
+	// The note moved by a MOVE is updated where it lives.
+	mv := eng.Curate(api.CurateParams{Operations: []api.Operation{{Type: api.OpMove, Path: hooks, To: "finance/stripe", Reason: "finance owns it"}}})
+	if mv.Summary.Failed != 0 {
+		t.Fatalf("move: %+v", mv.Applied)
+	}
+	// A note ingested later links to it where it now is.
+	res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{{Name: "notes/later.md", Content: "See [[webhooks]].\n"}}})
+	if later, _ := eng.catalog.Get("notes/later/later.md"); res.Summary.Added != 1 || !slices.Equal(later.Related, []string{"finance/stripe/webhooks.md"}) {
+		t.Errorf("a link to the moved note: %+v %+v", res.Summary, later)
+	}
+	files[0].Content = strings.Replace(files[0].Content, "Keys rotate yearly.", "Keys rotate every six months.", 1)
+	res = mustIngest(t, eng, api.IngestParams{Files: files})
+	if f := res.Files[0]; f.Status != api.IngestUpdated || len(f.Applied) != 1 || f.Applied[0].Type+" "+f.Applied[0].Path != "UPDATE finance/stripe/webhooks.md" {
+		t.Errorf("re-ingest after the move: %+v", f)
+	}
+	if _, ok := eng.catalog.Get(hooks); ok {
+		t.Errorf("written again at its old path")
+	}
+	if e, _ := eng.catalog.Get("finance/stripe/webhooks.md"); !strings.Contains(e.Narrative.Text, "six months") {
+		t.Errorf("moved entry not updated: %+v", e)
+	}
+	if rec := readManifest(t, mem).Sources[files[0].Name]; len(rec.Entries) != 1 || rec.Entries["finance/stripe/webhooks.md"] == "" {
+		t.Errorf("manifest: %+v", rec)
 	}
 }

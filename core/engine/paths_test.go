@@ -90,16 +90,24 @@ func TestIngestPathsAsTheTreeSpellsThem(t *testing.T) {
 	}
 	clock := &clockVar{t1}
 	eng := openIngest(t, mem, clock)
-	guide := api.SourceFile{Name: "guide.md", Content: "# Setup\n\nInstall it.\n\n## Con\n\nThe cons.\n\n## Usage\n\nRun it.\n"}
-	res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide}})
-	var paths []string
-	for _, a := range res.Files[0].Applied {
-		if a.Status != api.StatusSuccess {
-			t.Errorf("%+v", a)
-		}
-		paths = append(paths, a.Path)
+	files := []api.SourceFile{
+		{Name: "guide.md", Content: "# Setup\n\nInstall it.\n"},
+		{Name: "Guide/Con.md", Content: "The cons.\n"},
+		{Name: "Guide/usage.md", Content: "Run it.\n"},
 	}
-	want := []string{"Documents/Guide/setup.md", "Documents/Guide/con_2.md", "Documents/Guide/usage.md"}
+	res := mustIngest(t, eng, api.IngestParams{Files: files, IngestOptions: api.IngestOptions{Domain: "Documents"}})
+	var paths []string
+	for _, f := range res.Files {
+		for _, a := range f.Applied {
+			if a.Status != api.StatusSuccess {
+				t.Errorf("%+v", a)
+			}
+			paths = append(paths, a.Path)
+		}
+	}
+	// The domain, then the note's folders: guide.md has none and takes
+	// its name as its topic; Guide/Con.md is documents/guide/con.md.
+	want := []string{"Documents/Guide/guide.md", "Documents/Guide/con_2.md", "Documents/Guide/usage.md"}
 	if !reflect.DeepEqual(paths, want) {
 		t.Errorf("paths %q, want %q", paths, want)
 	}
@@ -108,10 +116,10 @@ func TestIngestPathsAsTheTreeSpellsThem(t *testing.T) {
 			t.Errorf("a twin folder was created: %s", p)
 		}
 	}
-	rec := readManifest(t, mem).Sources["guide.md"]
-	for _, p := range want {
-		if _, ok := rec.Entries[p]; !ok {
-			t.Errorf("manifest lacks %s: %v", p, rec.Entries)
+	man := readManifest(t, mem)
+	for i, p := range want {
+		if _, ok := man.Sources[files[i].Name].Entries[p]; !ok {
+			t.Errorf("manifest lacks %s: %v", p, man.Sources[files[i].Name])
 		}
 	}
 	// Again, after reopening: nothing changed, nothing written.
@@ -119,15 +127,16 @@ func TestIngestPathsAsTheTreeSpellsThem(t *testing.T) {
 	w := &watchFS{FS: mem}
 	eng = openIngest(t, w, clock)
 	w.writes = nil
-	res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide}})
-	if res.Summary != (api.IngestSummary{Files: 1, Unchanged: 3}) || len(w.writes) != 0 {
+	opts := api.IngestOptions{Domain: "Documents"}
+	res = mustIngest(t, eng, api.IngestParams{Files: files, IngestOptions: opts})
+	if res.Summary != (api.IngestSummary{Files: 3, Unchanged: 3}) || len(w.writes) != 0 {
 		t.Errorf("second ingest %+v, wrote %v", res.Summary, w.writes)
 	}
 	// Changed: updated in place.
-	guide.Content = strings.Replace(guide.Content, "Run it.", "Run it daily.", 1)
-	res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide}})
-	if res.Summary != (api.IngestSummary{Files: 1, Updated: 1, Unchanged: 2}) {
-		t.Errorf("changed ingest %+v", res.Files[0])
+	files[2].Content = "Run it daily.\n"
+	res = mustIngest(t, eng, api.IngestParams{Files: files, IngestOptions: opts})
+	if res.Summary != (api.IngestSummary{Files: 3, Updated: 1, Unchanged: 2}) {
+		t.Errorf("changed ingest %+v", res.Files[2])
 	}
 	if en, ok := eng.catalog.Get("Documents/Guide/usage.md"); !ok || !strings.Contains(en.Narrative.Text, "daily") {
 		t.Errorf("usage: %+v", en)

@@ -145,18 +145,18 @@ func TestStoppedCallRestartsAndReopens(t *testing.T) {
 	if _, err := e.Open(ctx, api.OpenParams{FixedTime: "yesterday"}); !isCode(err, api.CodeInvalidParams) {
 		t.Fatalf("open with a bad fixedTime: %v", err)
 	}
-	var notes strings.Builder
+	var steps strings.Builder
 	for i := range 12 {
-		fmt.Fprintf(&notes, "## Step %d\nStep %d of the deploy checklist.\n\n", i, i)
+		fmt.Fprintf(&steps, `{"title":"Step %d","text":"Step %d of the deploy checklist."}`+"\n", i, i)
 	}
-	_, err := e.Ingest(ctx, api.IngestParams{Files: []api.SourceFile{{Name: "deploy.md", Content: "# Deploy\n\n" + notes.String()}}})
+	_, err := e.Ingest(ctx, api.IngestParams{Files: []api.SourceFile{{Name: "deploy.jsonl", Content: steps.String()}}})
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "restarts at the next call") {
 		t.Fatalf("ingest: %v, want it stopped by the cancel", err)
 	}
 	if tmp := tempFiles(t, dir); len(tmp) > 0 {
 		t.Fatalf("temporary files left by the stopped call: %v", tmp)
 	}
-	written, err := filepath.Glob(filepath.Join(dir, "documents/deploy/step_*.md"))
+	written, err := filepath.Glob(filepath.Join(dir, "data/deploy/step_*.md"))
 	if err != nil || len(written) != 12 {
 		t.Fatalf("entries written before the stop: %v %v", written, err)
 	}

@@ -278,7 +278,7 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
     });
     assert.deepEqual(out.first, { files: 2, failedFiles: 0, added: 2, updated: 0, deleted: 0, unchanged: 0, failed: 0 });
     assert.deepEqual(out.again, { files: 2, failedFiles: 0, added: 0, updated: 0, deleted: 0, unchanged: 2, failed: 0 });
-    assert.equal(out.top, 'documents/notes_deploy/canary.md');
+    assert.equal(out.top, 'notes/deploy/deploy.md');
     // The worker passes the lifecycle option on (the default importance is 50).
     assert.equal(out.lifecycle?.importance, 70);
     assert.equal(out.lifecycle?.maturity, 'validated');

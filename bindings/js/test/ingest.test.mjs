@@ -15,7 +15,7 @@ test('ingest splits files into entries, then leaves unchanged files alone', { sk
   const files = ['guide.md', 'contacts.csv', 'team.ics', 'ratelimit.py', 'lme_sample.json'].map(read);
 
   const res = await mem.ingest(files);
-  assert.deepEqual(res.summary, { files: 5, failedFiles: 0, added: 7 + 3 + 3 + 4 + 3, updated: 0, deleted: 0, unchanged: 0, failed: 0 });
+  assert.deepEqual(res.summary, { files: 5, failedFiles: 0, added: 1 + 3 + 3 + 4 + 3, updated: 0, deleted: 0, unchanged: 0, failed: 0 });
   assert.deepEqual(res.files.map((f) => [f.name, f.format, f.status]), [
     ['guide.md', 'markdown', 'added'],
     ['contacts.csv', 'csv', 'added'],
@@ -23,26 +23,28 @@ test('ingest splits files into entries, then leaves unchanged files alone', { sk
     ['ratelimit.py', 'python', 'added'],
     ['lme_sample.json', 'chat', 'added'],
   ]);
-  const canary = fs.readFileSync(path.join(dir, 'documents/guide/canary.md'), 'utf8');
-  assert.match(canary, /\*\*Task:\*\* Section Deploy guide › Pipeline › Canary \(lines 14-23\)/);
-  assert.match(canary, /\*\*Files:\*\* guide\.md/);
+  // A note is one entry, its headings kept below the entry's own.
+  const note = fs.readFileSync(path.join(dir, 'documents/guide/guide.md'), 'utf8');
+  assert.match(note, /\*\*Task:\*\* Note \(lines 7-45\)/);
+  assert.match(note, /\*\*Files:\*\* guide\.md/);
+  assert.match(note, /^##### Canary$/m);
   assert.ok(fs.existsSync(path.join(dir, '.arbor/ingest.json')));
 
   const tree = await mem.tree({ depth: 2 });
   assert.deepEqual(tree.children.map((c) => c.name), ['calendar', 'chats', 'code', 'data', 'documents']);
 
   const again = await mem.ingest(files);
-  assert.deepEqual(again.summary, { files: 5, failedFiles: 0, added: 0, updated: 0, deleted: 0, unchanged: 20, failed: 0 });
+  assert.deepEqual(again.summary, { files: 5, failedFiles: 0, added: 0, updated: 0, deleted: 0, unchanged: 14, failed: 0 });
   assert.ok(again.files.every((f) => f.status === 'unchanged' && f.applied.length === 0));
 
-  // One section reworded: only its entry is written.
+  // One section reworded: only its note's entry is written.
   const guide = read('guide.md');
   guide.content = guide.content.replace('never in environment files', 'rotated every 90 days');
   const changed = await mem.ingest(guide);
   assert.equal(changed.files[0].status, 'updated');
-  assert.deepEqual(changed.files[0].applied.map((a) => `${a.type} ${a.path}`), ['UPDATE documents/guide/secrets.md']);
+  assert.deepEqual(changed.files[0].applied.map((a) => `${a.type} ${a.path}`), ['UPDATE documents/guide/guide.md']);
   const hit = await mem.search('rotated every 90 days');
-  assert.equal(hit.results[0].path, 'documents/guide/secrets.md');
+  assert.equal(hit.results[0].path, 'documents/guide/guide.md');
   // Before tmpdir's cleanup: close writes the lifecycle signals.
   await mem.close();
 });
@@ -57,7 +59,7 @@ test('ingest reports a bad file in the result and writes nothing of it', { skip:
   assert.equal(res.files[0].status, 'failed');
   assert.match(res.files[0].message, /malformed JSON on line 2/);
   assert.equal(res.files[1].status, 'added');
-  assert.equal(res.files[1].applied[0].path, 'work/notes_plan/plan.md');
+  assert.equal(res.files[1].applied[0].path, 'work/notes/plan.md');
   const stats = await mem.stats();
   assert.deepEqual(stats.domains, { work: 1 });
 
@@ -99,21 +101,20 @@ test('ingest with prune removes the sources no longer sent, and only their own e
     { name: 'notes/c.csv', content: 'name,role\nAna,lead\n' },
   ];
   await mem.ingest([...folder, { name: 'other.md', content: '# Other\n\nOutside the folder.\n' }]);
-  await mem.curate({ type: 'ADD', path: 'documents/notes_b/mine.md', title: 'Mine', content: { narrative: 'My own note.' }, reason: 'a note of mine' });
+  await mem.curate({ type: 'ADD', path: 'notes/b/mine.md', title: 'Mine', content: { narrative: 'My own note.' }, reason: 'a note of mine' });
 
   const res = await mem.ingest([folder[0], folder[2]], { prune: ['notes/'] });
-  assert.deepEqual(res.summary, { files: 3, failedFiles: 0, removed: 1, added: 0, updated: 0, deleted: 2, unchanged: 2, failed: 0 });
+  assert.deepEqual(res.summary, { files: 3, failedFiles: 0, removed: 1, added: 0, updated: 0, deleted: 1, unchanged: 2, failed: 0 });
   assert.deepEqual(res.files.map((f) => [f.name, f.status, f.deleted]), [
     ['notes/a.md', 'unchanged', 0],
     ['notes/c.csv', 'unchanged', 0],
-    ['notes/b.md', 'removed', 2],
+    ['notes/b.md', 'removed', 1],
   ]);
   assert.deepEqual(res.files[2].applied.map((a) => `${a.type} ${a.path} ${a.status}`), [
-    'DELETE documents/notes_b/one.md success',
-    'DELETE documents/notes_b/two.md success',
+    'DELETE notes/b/b.md success',
   ]);
-  assert.ok(!fs.existsSync(path.join(dir, 'documents/notes_b/one.md')));
-  assert.ok(fs.existsSync(path.join(dir, 'documents/notes_b/mine.md')));
+  assert.ok(!fs.existsSync(path.join(dir, 'notes/b/b.md')));
+  assert.ok(fs.existsSync(path.join(dir, 'notes/b/mine.md')));
   assert.ok(fs.existsSync(path.join(dir, 'documents/other/other.md')));
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, '.arbor/ingest.json'), 'utf8'));
   assert.deepEqual(Object.keys(manifest.sources).sort(), ['notes/a.md', 'notes/c.csv', 'other.md']);

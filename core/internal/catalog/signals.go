@@ -292,8 +292,15 @@ func (s *Signals) Exchange(p api.SignalsParams) (api.SignalsResult, error) {
 	return res, nil
 }
 
-// Created starts the signal of a new entry.
-func (s *Signals) Created(path string) { s.record(path, lifecycle.New(s.model, s.clock.Now())) }
+// Created starts the signal of a new entry, seeded from the lifecycle keys
+// of its front matter when it has them (an ingested note's importance).
+func (s *Signals) Created(path string) {
+	sig := lifecycle.New(s.model, s.clock.Now())
+	if cd, ok := s.cat.card(path); ok {
+		sig = legacySignal(sig, cd.lifecycle())
+	}
+	s.record(path, sig)
+}
 
 // Updated records one update of path.
 func (s *Signals) Updated(path string) {

@@ -48,7 +48,31 @@ func newEntry(p string, op api.Operation, v valid, now time.Time) *tree.Entry {
 	if c.RawConcept != nil {
 		e.RawConcept = trimRawConcept(*c.RawConcept)
 	}
+	applyNote(e, op.Note)
 	return e
+}
+
+// applyNote sets what an ingested note's own front matter says (the
+// note's dates, its keys the entry has no field for) over what the engine
+// set; keys of the entry that the note does not name are kept.
+func applyNote(e *tree.Entry, n *api.NoteMeta) {
+	if n == nil {
+		return
+	}
+	if !n.CreatedAt.IsZero() {
+		e.CreatedAt = n.CreatedAt.UTC()
+	}
+	if !n.UpdatedAt.IsZero() {
+		e.UpdatedAt = n.UpdatedAt.UTC()
+	}
+	for _, kv := range n.Extra {
+		i := slices.IndexFunc(e.Extra, func(x tree.KeyValue) bool { return x.Key == kv.Key })
+		if i < 0 {
+			e.Extra = append(e.Extra, kv)
+		} else {
+			e.Extra[i] = kv
+		}
+	}
 }
 
 // updateEntry applies an operation on top of an existing entry: the title,
@@ -133,6 +157,7 @@ func updateEntry(old *tree.Entry, op api.Operation, rels []string, now time.Time
 		carried = append(carried, "rawConcept.files")
 	}
 	e.RawConcept = nr
+	applyNote(e, op.Note)
 	return e, carried
 }
 

@@ -121,7 +121,7 @@ func turnEntries(s *source, c Conversation) {
 			}
 		}
 	}
-	domain := tree.Slug(strings.Join(people, " and "))
+	domain := folderSlug(strings.Join(people, " and "))
 	ctx := contextTurns(s.opts)
 	for _, se := range c.Sessions {
 		folder := s.folder(domain, fmt.Sprintf("session_%02d", se.N))

@@ -1,8 +1,9 @@
 // Package ingest splits files into Context Tree entries, deterministically
-// and without a language model: markdown at headings, plain text by
-// paragraph, JSON/JSONL by record, CSV/TSV by row, e-mail messages, iCalendar
-// events, source code by top-level symbol and chat transcripts by turn or by
-// session. Each piece becomes one entry placed under a domain/topic derived
+// and without a language model: a markdown note whole, keeping its shape
+// (its folders, front matter, headings and links to other notes), plain
+// text by paragraph, JSON/JSONL by record, CSV/TSV by row, e-mail messages,
+// iCalendar events, source code by top-level symbol and chat transcripts by
+// turn or by session. Each piece becomes one entry placed under a domain/topic derived
 // from the source's kind, name and content (the rules are in docs/ABI.md
 // §4.11), with its provenance — source file, lines or turn ids,
 // timestamp — in the entry's Raw Concept.
@@ -11,8 +12,10 @@
 // source wrote (the Manifest, kept in .arbor/ingest.json, or, when it is
 // lost, the provenance of the entries themselves) and returns the curate
 // operations that bring the tree in step: nothing for an unchanged file,
-// UPDATE for a piece whose text or provenance changed, ADD for a new one,
-// DELETE for a piece that disappeared. Planner.Prune plans the DELETEs of
+// UPDATE for a piece whose text or provenance changed (where its entry now
+// lives, if it was moved), ADD for a new one, DELETE for a piece that
+// disappeared; Planner.Link resolves the links between the notes once every
+// file of a call is placed. Planner.Prune plans the DELETEs of
 // the entries of sources that are gone, for an ingest that mirrors a
 // folder. Run is the whole "ingest" method: it plans every file, applies
 // the operations through the engine's curate path and keeps the manifest.
@@ -27,6 +30,7 @@ import (
 	"hash/fnv"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/tree"
@@ -70,6 +74,16 @@ type Piece struct {
 	Task, Flow, Author, Timestamp string
 	// Source is the file name, recorded in the Raw Concept's files.
 	Source string
+	// Summary, Tags, Keywords, Created, Updated and Extra come from a
+	// note's own front matter (tree.NoteMatter).
+	Summary          string
+	Tags, Keywords   []string
+	Created, Updated time.Time
+	Extra            []api.KeyValue
+	// Links are the other notes the piece links to, as written (noteLinks);
+	// Relations the entry paths they resolve to (Planner.Resolve).
+	Links     []link
+	Relations []string
 }
 
 // Path is the entry path of the piece.
@@ -83,6 +97,13 @@ func (p Piece) Hash() string {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
+	if p.Summary != "" || len(p.Tags)+len(p.Keywords)+len(p.Extra)+len(p.Relations) > 0 || !p.Created.IsZero() || !p.Updated.IsZero() {
+		// What a note's front matter and links add; a piece without any
+		// hashes as it always did, so that trees ingested before are
+		// unchanged.
+		fmt.Fprintf(h, "%s\x00%q\x00%q\x00%q\x00%q\x00%s\x00%s\x00", p.Summary, p.Tags, p.Keywords, p.Extra, p.Relations,
+			p.Created.UTC().Format(time.RFC3339), p.Updated.UTC().Format(time.RFC3339))
+	}
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
@@ -90,13 +111,19 @@ func (p Piece) Hash() string {
 // is ADD, UPDATE or UPSERT.
 func (p Piece) Operation(typ, reason string) api.Operation {
 	rc := &api.RawConcept{Task: p.Task, Files: []string{p.Source}, Flow: p.Flow, Author: p.Author, Timestamp: p.Timestamp}
-	return api.Operation{
+	op := api.Operation{
 		Type:    typ,
 		Path:    p.Path(),
 		Title:   p.Title,
-		Content: api.Content{RawConcept: rc, Narrative: &api.Narrative{Text: p.Text}},
-		Reason:  reason,
+		Summary: p.Summary,
+		Content: api.Content{RawConcept: rc, Narrative: &api.Narrative{Text: p.Text},
+			Tags: p.Tags, Keywords: p.Keywords, Relations: p.Relations},
+		Reason: reason,
 	}
+	if !p.Created.IsZero() || !p.Updated.IsZero() || len(p.Extra) > 0 {
+		op.Note = &api.NoteMeta{CreatedAt: p.Created, UpdatedAt: p.Updated, Extra: p.Extra}
+	}
+	return op
 }
 
 // Split cuts one file into pieces and reports the format it used. A file
@@ -108,11 +135,16 @@ func Split(f api.SourceFile, opts api.IngestOptions) ([]Piece, api.Format, error
 	if err != nil {
 		return nil, api.FormatOf(f.Name), err
 	}
-	return split(f.Name, text, opts)
+	src, format, err := split(f.Name, text, opts)
+	if err != nil {
+		return nil, format, err
+	}
+	return src.pieces, format, nil
 }
 
-// split is Split of a source's text, already checked.
-func split(name, text string, opts api.IngestOptions) ([]Piece, api.Format, error) {
+// split is Split of a source's text, already checked; the source holds
+// the pieces, and the warnings and aliases of a note.
+func split(name, text string, opts api.IngestOptions) (*source, api.Format, error) {
 	format := api.FormatOf(name)
 	src := newSource(name, text, opts)
 	var err error
@@ -143,7 +175,7 @@ func split(name, text string, opts api.IngestOptions) ([]Piece, api.Format, erro
 	if err != nil {
 		return nil, format, err
 	}
-	return src.pieces, format, nil
+	return src, format, nil
 }
 
 func badf(format string, args ...any) error {
@@ -161,6 +193,15 @@ type source struct {
 	opts   api.IngestOptions
 	pieces []Piece
 	used   map[string]int // entry paths taken, for suffixes
+	// warnings say what was read otherwise than written (a note's front
+	// matter that does not parse); aliases are a note's other names, which
+	// wikilinks to it may use.
+	warnings []string
+	aliases  []string
+}
+
+func (s *source) warnf(format string, args ...any) {
+	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
 }
 
 func newSource(name, text string, opts api.IngestOptions) *source {
@@ -175,14 +216,25 @@ func newSource(name, text string, opts api.IngestOptions) *source {
 // together and two files never share a topic by accident).
 func (s *source) folder(domain, topic string) string {
 	if s.opts.Domain != "" {
-		domain = tree.Slug(s.opts.Domain)
+		domain = folderSlug(s.opts.Domain)
 	}
 	return domain + "/" + topic
 }
 
 // topic is the default topic: the slug of the file name without its
 // extension, folders included ("notes/2026/plan.md" → notes_2026_plan).
-func (s *source) topic() string { return tree.Slug(s.stem) }
+func (s *source) topic() string { return folderSlug(s.stem) }
+
+// folderSlug is the slug of a folder the engine creates: a name Windows
+// reserves ("con", "aux") takes "_2", as an entry named so does, since
+// the planner can only suffix an entry's name, never its folder.
+func folderSlug(name string) string {
+	s := tree.Slug(name)
+	if api.CheckPortableName(s) != nil {
+		s += "_2"
+	}
+	return s
+}
 
 // add appends a piece, cutting a text over maxPieceBytes into parts
 // (addParts).

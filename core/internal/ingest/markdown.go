@@ -2,107 +2,258 @@ package ingest
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strings"
+	"time"
+
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
-// mdSplitLevel is the deepest heading level that starts a new entry: deeper
-// headings stay in their section's text, so that an entry is a readable
-// unit rather than a sentence under a "####".
-const mdSplitLevel = 3
+// A markdown file is a note, and it keeps its shape (docs/ABI.md §4.11):
+// its folders are where it goes, its own front matter becomes the entry's,
+// its headings stay in the entry's text with their nesting, and its links
+// to other notes become relations.
 
-type mdSection struct {
-	path     []string // heading path, outermost first; empty before the first heading
-	from, to int      // 1-based lines of the body (the heading line included)
-	body     []string
-	line     int // 1-based line of body[0]
-}
+// noteHeadingLevels are the heading levels a note's headings take inside
+// its entry: the Narrative section is a "## " heading and its parts are
+// "### " headings (Highlights, Rules, …), so a note's "## Facts" or
+// "### Rules" written as they are would read back as the entry's own
+// sections. The note's heading levels, outermost first, take levels 4, 5
+// and 6; deeper ones stay at 6.
+var noteHeadingLevels = []int{4, 5, 6}
 
-// splitMarkdown cuts a markdown file at its headings of levels 1 to 3
-// (ATX "## Title" and setext underlines), outside fenced code. Each section
-// with text becomes an entry titled by its heading; its task keeps the
-// heading path ("Install › Linux") and its lines. A section over partBytes
-// becomes entries of whole paragraphs, "Heading (part 2 of 9)", each with
-// its own lines. Text before the first heading becomes an entry titled by
-// the file's name. YAML front matter at the top is not content and is
-// skipped.
+// maxFolderLevels is how deep an entry's folder may be: domain, topic and
+// subtopic (docs/format.md).
+const maxFolderLevels = 3
+
+// splitMarkdown makes a note one entry: titled by its front matter's title,
+// else by a level-1 heading that opens it, else by its file name; its text
+// the note's body with its headings renested (noteHeadingLevels) and the
+// opening heading that titles it dropped; named by its file. A note over
+// partBytes becomes entries of whole sections (cutNote), "Title (part 2 of
+// 3)", each with its own lines. A front matter that does not parse is a
+// warning: the note is ingested with it kept in its text, as a fenced yaml
+// block.
 func splitMarkdown(s *source) error {
-	all := strings.Split(strings.TrimSuffix(s.text, "\n"), "\n")
-	start := frontMatterEnd(all)
-	var secs []*mdSection
-	cur := &mdSection{from: start + 1, line: start + 1}
-	var stack []string
-	var levels []int
-	var code fence
-	for i := start; i < len(all); i++ {
-		l := all[i]
-		if code.line(l) {
-			cur.body = append(cur.body, l)
-			continue
-		}
-		level, text, head := 0, "", i
-		if !code.open() {
-			level, text = atxHeading(l)
-			if level == 0 && i > start && len(cur.body) > 0 {
-				if lv := setextLevel(l); lv > 0 && strings.TrimSpace(all[i-1]) != "" && atxLevel(all[i-1]) == 0 {
-					// The previous line was the heading's text, not body.
-					level, text, head = lv, strings.TrimSpace(all[i-1]), i-1
-					cur.body = cur.body[:len(cur.body)-1]
-				}
-			}
-		}
-		if level == 0 || level > mdSplitLevel {
-			cur.body = append(cur.body, l)
-			continue
-		}
-		cur.to = head
-		secs = append(secs, cur)
-		for len(levels) > 0 && levels[len(levels)-1] >= level {
-			levels, stack = levels[:len(levels)-1], stack[:len(stack)-1]
-		}
-		levels, stack = append(levels, level), append(stack, text)
-		cur = &mdSection{path: append([]string(nil), stack...), from: head + 1, line: i + 2}
+	text := s.text
+	ls := strings.Split(text, "\n")
+	if end := frontMatterEnd(ls); end > 0 && strings.TrimSpace(ls[end-1]) == "..." {
+		// YAML's end-of-document line closes a front matter as "---" does.
+		ls[end-1] = "---"
+		text = strings.Join(ls, "\n")
 	}
-	cur.to = len(all)
-	secs = append(secs, cur)
-
-	count := map[string]int{}
-	for _, sec := range secs {
-		if len(sec.path) > 0 {
-			count[sec.path[len(sec.path)-1]]++
+	meta, body, err := tree.ReadNoteMatter(text)
+	offset := strings.Count(text[:len(text)-len(body)], "\n")
+	if err != nil {
+		s.warnf("front matter not read (%v); the note is ingested with it kept as text", err)
+		meta, body, offset = tree.NoteMatter{}, s.text, 0
+		if end := frontMatterEnd(strings.Split(s.text, "\n")); end > 0 {
+			fm := strings.SplitN(s.text, "\n", end+1)
+			// The block keeps the lines it had: the fence lines take the
+			// places of the lines that opened and closed it.
+			fm[0], fm[end-1] = "```yaml", "```"
+			body = strings.Join(fm, "\n")
 		}
 	}
-	base := s.stem[strings.LastIndexByte(s.stem, '/')+1:]
-	for _, sec := range secs {
-		body := strings.TrimSpace(strings.Join(sec.body, "\n"))
-		if body == "" {
-			continue
+	all := strings.Split(body, "\n")
+	title := meta.Title
+	if i := firstLine(all); i >= 0 {
+		if lv, h := atxHeading(all[i]); lv == 1 && (title == "" || h == title) {
+			title, all[i] = h, ""
 		}
-		title, task := base, "Introduction"
-		if n := len(sec.path); n > 0 {
-			title = sec.path[n-1]
-			if count[title] > 1 && n > 1 {
-				title = sec.path[n-2] + " › " + title
-			}
-			task = "Section " + strings.Join(sec.path, " › ")
+	}
+	base := path.Base(s.stem)
+	if title == "" {
+		title = base
+	}
+	renest(all)
+	text = strings.Join(all, "\n")
+	p := Piece{
+		Folder:   s.noteFolder(),
+		Name:     tree.EntryName(base),
+		Title:    title,
+		Summary:  meta.Summary,
+		Tags:     meta.Tags,
+		Keywords: meta.Keywords,
+		Created:  meta.Created,
+		Updated:  meta.Updated,
+		Extra:    meta.Extra,
+	}
+	s.aliases = meta.Aliases
+	if t := cmpTime(meta.Created, meta.Updated); !t.IsZero() {
+		p.Timestamp = t.Format(time.RFC3339)
+	}
+	task := func(from, to int) string { return fmt.Sprintf("Note (%s)", lines(offset+from+1, offset+to+1)) }
+	var parts []part
+	if trimmed := strings.TrimSpace(text); trimmed == "" {
+		if offset == 0 {
+			return nil // an empty file
 		}
-		p := Piece{Folder: s.folder("documents", s.topic()), Title: title}
-		if len(body) <= partBytes {
-			p.Text, p.Task = body, fmt.Sprintf("%s (%s)", task, lines(sec.from, max(sec.to, sec.from)))
-			s.add(p)
-			continue
+		// A note of front matter alone is still a note: its entry holds
+		// what the front matter says.
+		parts = []part{{}}
+	} else if len(text) <= partBytes {
+		first, last := firstLine(all), len(all)-1
+		for last > first && isBlank(all[last]) {
+			last--
 		}
-		// A long section: entries of whole paragraphs, each with its lines
-		// (the first from the heading on).
-		parts := cutText(strings.Join(sec.body, "\n"), partBytes)
-		s.addParts(p, parts, func(i int, pt part) string {
-			from := sec.line + pt.first
-			if i == 0 {
-				from = sec.from
-			}
-			return fmt.Sprintf("%s (%s)", task, lines(from, sec.line+pt.last))
-		})
+		parts = []part{{text: trimmed, first: first, last: last}}
+	} else {
+		parts = cutNote(all, partBytes)
+	}
+	var links []link
+	for _, r := range meta.Links {
+		// "related: [[[other]]]" or "related: [other.md]".
+		r = strings.TrimSuffix(strings.TrimPrefix(r, "[["), "]]")
+		ext := strings.ToLower(path.Ext(r))
+		links = append(links, link{wiki: ext != ".md" && ext != ".markdown", target: r})
+	}
+	s.addParts(p, parts, func(_ int, pt part) string {
+		if pt.text == "" {
+			return "Note (front matter)"
+		}
+		return task(pt.first, pt.last)
+	})
+	for i := len(s.pieces) - len(parts); i < len(s.pieces); i++ {
+		s.pieces[i].Links = append(slices.Clone(links), noteLinks(s.pieces[i].Text)...)
 	}
 	return nil
+}
+
+// cutNote cuts a long note's lines into parts of at most max bytes at its
+// headings: whole sections (a heading and what follows it, outside fenced
+// code) go together while they fit, and a section longer than max is cut
+// by cutText, at paragraphs, then lines. Part lines index ls.
+func cutNote(ls []string, max int) []part {
+	var starts []int
+	var code fence
+	for i, l := range ls {
+		if code.line(l) || code.open() {
+			continue
+		}
+		if lv, _ := atxHeading(l); lv > 0 && i > 0 {
+			starts = append(starts, i)
+		}
+	}
+	starts = append([]int{0}, append(starts, len(ls))...)
+	var parts []part
+	from, size := 0, 0
+	flush := func(to int) {
+		if text := strings.TrimSpace(strings.Join(ls[from:to], "\n")); text != "" {
+			first, last := from+firstLine(ls[from:to]), to-1
+			for isBlank(ls[last]) {
+				last--
+			}
+			parts = append(parts, part{text: text, first: first, last: last})
+		}
+		from, size = to, 0
+	}
+	for k := 0; k+1 < len(starts); k++ {
+		a, b := starts[k], starts[k+1]
+		n := len(strings.Join(ls[a:b], "\n")) + 1
+		if size > 0 && size+n > max {
+			flush(a)
+		}
+		if n > max {
+			for _, pt := range cutText(strings.Join(ls[a:b], "\n"), max) {
+				parts = append(parts, part{text: pt.text, first: a + pt.first, last: a + pt.last})
+			}
+			from = b
+			continue
+		}
+		size += n
+	}
+	flush(len(ls))
+	return parts
+}
+
+// cmpTime is the first of the times that is not zero.
+func cmpTime(ts ...time.Time) time.Time {
+	for _, t := range ts {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// firstLine is the index of the first line that is not blank, -1 when all
+// are.
+func firstLine(ls []string) int {
+	for i, l := range ls {
+		if !isBlank(l) {
+			return i
+		}
+	}
+	return -1
+}
+
+// renest rewrites a note's headings outside fenced code, in place, at the
+// levels noteHeadingLevels gives their nesting: the distinct levels the note
+// uses, outermost first, take 4, 5 and 6. A setext heading becomes an ATX
+// one, its underline a blank line, so that every line keeps its number.
+func renest(ls []string) {
+	type head struct {
+		i, level int
+		text     string
+	}
+	var heads []head
+	var code fence
+	for i, l := range ls {
+		if code.line(l) || code.open() {
+			continue
+		}
+		if lv, t := atxHeading(l); lv > 0 {
+			heads = append(heads, head{i, lv, t})
+			continue
+		}
+		if lv := setextLevel(l); lv > 0 && i > 0 && !isBlank(ls[i-1]) && atxLevel(ls[i-1]) == 0 &&
+			(len(heads) == 0 || heads[len(heads)-1].i != i-1) {
+			heads = append(heads, head{i - 1, lv, strings.TrimSpace(ls[i-1])})
+			ls[i] = ""
+		}
+	}
+	var used []int
+	for _, h := range heads {
+		if !slices.Contains(used, h.level) {
+			used = append(used, h.level)
+		}
+	}
+	slices.Sort(used)
+	for _, h := range heads {
+		lv := noteHeadingLevels[min(slices.Index(used, h.level), len(noteHeadingLevels)-1)]
+		ls[h.i] = strings.Repeat("#", lv) + " " + h.text
+	}
+}
+
+// noteFolder is where a note's entries go: its folders as domain, topic and
+// subtopic, slugged ("notes/billing/stripe/webhooks.md" →
+// notes/billing/stripe). The domain option comes first, before the folders;
+// folders deeper than maxFolderLevels fold into the last level
+// ("a/b/c/d/x.md" → a/b/c_d); a note with no folder goes to the domain
+// documents, and a note with one folder level gets its file name as its
+// topic ("notes/todo.md" → notes/todo), since an entry sits in a topic.
+func (s *source) noteFolder() string {
+	var dirs []string
+	if s.opts.Domain != "" {
+		dirs = append(dirs, folderSlug(s.opts.Domain))
+	}
+	if d := path.Dir(s.name); d != "." {
+		for _, seg := range strings.Split(d, "/") {
+			dirs = append(dirs, folderSlug(seg))
+		}
+	}
+	switch len(dirs) {
+	case 0:
+		dirs = []string{"documents", folderSlug(path.Base(s.stem))}
+	case 1:
+		dirs = append(dirs, folderSlug(path.Base(s.stem)))
+	}
+	if len(dirs) > maxFolderLevels {
+		dirs = append(dirs[:maxFolderLevels-1], strings.Join(dirs[maxFolderLevels-1:], "_"))
+	}
+	return strings.Join(dirs, "/")
 }
 
 // frontMatterEnd returns the index of the first line after a leading YAML

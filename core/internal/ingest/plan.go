@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -38,6 +39,13 @@ type SourceRecord struct {
 	// Entries maps each entry path to its piece's hash ("" when unknown,
 	// which makes the next ingest rewrite it).
 	Entries map[string]string `json:"entries"`
+	// Aliases are a note's other names (its front matter's aliases), which
+	// wikilinks of notes ingested later may use.
+	Aliases []string `json:"aliases,omitempty"`
+	// Pending maps an entry of a note to its links that named no note
+	// yet ("[[name]]", or the relative path as written): an ingest that
+	// brings the note they name adds the relation (Planner.Follow).
+	Pending map[string][]string `json:"pending,omitempty"`
 }
 
 // manifestVersion is the version this package reads and writes.
@@ -84,6 +92,11 @@ func (m *Manifest) Encode() []byte {
 func SourceHash(f api.SourceFile, opts api.IngestOptions) string {
 	h := fnv.New128a()
 	fmt.Fprintf(h, "%s\x00%d\x00", opts.Domain, contextTurns(opts))
+	if api.FormatOf(f.Name) == api.FormatMarkdown {
+		// Notes were entries per section before they kept their shape:
+		// a tree ingested then is laid out again at its next ingest.
+		h.Write([]byte("note\x00"))
+	}
 	h.Write([]byte(f.Content))
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
@@ -103,9 +116,34 @@ type FilePlan struct {
 	// are the DELETEs of the source's entries.
 	Pieces, Unchanged int
 
+	// Warnings say what of the file was read otherwise than written.
+	Warnings []string
+
 	hash    string
 	old     map[string]string
 	entries map[string]string // path → piece hash of the unchanged pieces
+	// pieces and paths are the file's pieces and where Plan placed them,
+	// taken the set of those paths, rec the manifest's record (Link plans
+	// the operations from them); pending holds, by entry, the links that
+	// found no note.
+	pieces  []Piece
+	paths   []string
+	taken   map[string]bool
+	rec     *SourceRecord
+	pending map[string][]string
+	aliases []string
+
+	// Follow are the UPDATEs that give notes ingested before the relations
+	// their pending links now resolve to, to notes of this file (Follow);
+	// follows says whose they are.
+	Follow  []api.Operation
+	follows []followUp
+}
+
+// followUp is one pending link list of an earlier note resolved.
+type followUp struct {
+	source, path string
+	resolved     []string // the link specs resolved
 }
 
 // Planner plans the ingestion of the files of one call against a tree.
@@ -122,14 +160,23 @@ type Planner struct {
 	Spell func(p string) (string, error)
 
 	owners map[string]string // entry path → source, from the manifest and this call
+	// notes are the sources a link may name: this call's files and those the
+	// manifest records, by name (index, known); byBase and byAlias index
+	// them by the last segment of their name without extension and by
+	// alias, lowercase.
+	notes           map[string]noteRef
+	byBase, byAlias map[string][]string
 	// bySource indexes the tree's ingested entries by the source their
 	// provenance names, built on the first source without a record.
 	bySource map[string][]string
 }
 
-// Plan splits one file and returns the operations that bring its entries
-// in step with it. A file that cannot be split is an error (wrapping
-// ErrBadInput) and plans nothing.
+// Plan splits one file, places its pieces (where each goes, as the tree
+// spells it and clear of other sources' entries and the user's) and plans
+// their operations, with the links of a note resolved to the notes placed
+// so far; Link plans them again once every file of the call is placed. A
+// file that cannot be split is an error (wrapping ErrBadInput) and plans
+// nothing.
 func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 	p.index()
 	fp := FilePlan{Name: f.Name, Format: api.FormatOf(f.Name), Status: api.IngestUnchanged}
@@ -140,17 +187,20 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 	// The text, not the bytes, identifies the source: a file re-encoded
 	// as it was (UTF-16 saved as UTF-8) is unchanged.
 	f = api.SourceFile{Name: f.Name, Content: text}
-	pieces, format, err := split(f.Name, text, p.Options)
+	src, format, err := split(f.Name, text, p.Options)
 	fp.Format = format
 	if err != nil {
 		return fp, err
 	}
+	pieces := src.pieces
+	fp.Warnings = src.warnings
 	fp.Pieces = len(pieces)
 	fp.hash = SourceHash(f, p.Options)
 	rec := p.Manifest.Sources[f.Name]
-	if rec != nil && rec.Hash == fp.hash {
+	if rec != nil && rec.Hash == fp.hash && len(rec.Pending) == 0 {
 		fp.Unchanged = len(rec.Entries)
 		fp.Pieces = len(rec.Entries)
+		p.known(f.Name, src.aliases, primary(slices.Collect(maps.Keys(rec.Entries))))
 		return fp, nil
 	}
 	fp.Status = api.IngestUpdated
@@ -168,22 +218,121 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 			fp.Status = api.IngestUpdated
 		}
 	}
-	reason := p.Reason
-	if reason == "" {
-		reason = tree.IngestReason + f.Name
-	}
-	fp.entries = map[string]string{}
-	taken := map[string]bool{}
+	fp.taken = map[string]bool{}
 	for _, pc := range pieces {
 		base := pc.Name
 		path, ok := p.spell(pc.Path())
-		for n := 2; !ok || p.taken(path, f.Name, fp.old, taken); n++ {
+		for n := 2; !ok || p.taken(path, f.Name, fp.old, fp.taken); n++ {
 			// A name Windows reserves ("con") takes a suffix as a taken one does.
 			pc.Name = fmt.Sprintf("%s_%d", base, n)
 			path, ok = p.spell(pc.Path())
 		}
-		taken[path] = true
+		fp.taken[path] = true
 		p.owners[path] = f.Name
+		fp.pieces = append(fp.pieces, pc)
+		fp.paths = append(fp.paths, path)
+	}
+	p.followMoves(&fp)
+	p.known(f.Name, src.aliases, fp.paths)
+	fp.rec, fp.aliases = rec, src.aliases
+	p.build(&fp)
+	return fp, nil
+}
+
+// followMoves places a piece whose entry is not where ingest puts it at
+// the entry's present path, when the entry was moved (a MOVE, or by hand):
+// there it is updated, not written again at its old path. The moved
+// entries are the source's own by their provenance that no record lists
+// and no piece of the call takes; a piece takes the one with its file name
+// (a MOVE keeps it), else the one left takes the piece left (an entry
+// renamed).
+func (p *Planner) followMoves(fp *FilePlan) {
+	var lost []int
+	for i, path := range fp.paths {
+		if _, broken := p.Catalog.Broken(path); !p.Catalog.Has(path) && !broken {
+			lost = append(lost, i)
+		}
+	}
+	if len(lost) == 0 {
+		return
+	}
+	var found []string
+	for _, path := range p.provenanceIndex()[fp.Name] {
+		if _, recorded := p.owners[path]; !recorded && !fp.taken[path] && p.Catalog.Has(path) {
+			found = append(found, path)
+		}
+	}
+	sort.Strings(found)
+	take := func(i int, to string) {
+		from := fp.paths[i]
+		delete(fp.taken, from)
+		delete(p.owners, from)
+		fp.taken[to], p.owners[to] = true, fp.Name
+		if h, ok := fp.old[from]; ok {
+			fp.old[to] = h
+		}
+		fp.paths[i] = to
+		found = slices.DeleteFunc(found, func(c string) bool { return c == to })
+	}
+	var left []int
+	for _, i := range lost {
+		var same []string
+		for _, c := range found {
+			if path.Base(c) == path.Base(fp.paths[i]) {
+				same = append(same, c)
+			}
+		}
+		if len(same) == 1 {
+			take(i, same[0])
+		} else {
+			left = append(left, i)
+		}
+	}
+	if len(left) == 1 && len(found) == 1 {
+		take(left[0], found[0])
+	}
+}
+
+// Link resolves the links of the pieces of every plan of the call into
+// relations (to the entries of notes of this call, or of sources ingested
+// before) and plans the operations: nothing for a piece written as it is,
+// UPDATE for one whose text, provenance or relations changed, ADD for a
+// new one, DELETE for an entry whose piece disappeared. A link that names
+// no note yet is recorded as pending (Follow).
+func (p *Planner) Link(plans []FilePlan) {
+	for i := range plans {
+		if plans[i].taken != nil && slices.ContainsFunc(plans[i].pieces, func(pc Piece) bool { return len(pc.Links) > 0 }) {
+			p.build(&plans[i])
+		}
+	}
+}
+
+// build plans the operations of one placed file, anew each time.
+func (p *Planner) build(fp *FilePlan) {
+	fp.Ops, fp.Hashes, fp.Unchanged, fp.pending = nil, nil, 0, nil
+	if fp.rec != nil {
+		fp.Status = api.IngestUpdated
+	}
+	reason := p.Reason
+	if reason == "" {
+		reason = tree.IngestReason + fp.Name
+	}
+	fp.entries = map[string]string{}
+	for i, pc := range fp.pieces {
+		pc.Relations = nil
+		path := fp.paths[i]
+		for _, l := range pc.Links {
+			_, to, ok := p.resolve(fp.Name, l)
+			switch {
+			case !ok:
+				if fp.pending == nil {
+					fp.pending = map[string][]string{}
+				}
+				fp.pending[path] = append(fp.pending[path], l.spec())
+			case to != path && !slices.Contains(pc.Relations, to):
+				pc.Relations = append(pc.Relations, to)
+			}
+		}
 		h := pc.Hash()
 		oh, had := fp.old[path]
 		exists := p.Catalog.Has(path)
@@ -208,24 +357,24 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 	}
 	var gone []string
 	for path := range fp.old {
-		if !taken[path] {
+		if !fp.taken[path] {
 			gone = append(gone, path)
 		}
 	}
 	sort.Strings(gone)
 	for _, path := range gone {
-		exists := p.Catalog.Has(path)
-		_, broken := p.Catalog.Broken(path)
-		if exists || broken {
+		// Only while it is still the source's, as Prune: an entry the user
+		// took over (an UPDATE with a reason of their own), or one that no
+		// longer parses, is theirs now and is left alone (and forgotten).
+		if _, broken := p.Catalog.Broken(path); !broken && p.Catalog.Has(path) && p.provenance(path, fp.Name) {
 			fp.Ops = append(fp.Ops, api.Operation{Type: api.OpDelete, Path: path, Reason: reason})
 		}
 	}
-	if len(fp.Ops) == 0 && rec != nil {
+	if len(fp.Ops) == 0 && fp.rec != nil {
 		// The file changed in ways its entries do not show (trailing
 		// blank lines, a skipped front matter): Record notes the new hash.
 		fp.Status = api.IngestUnchanged
 	}
-	return fp, nil
 }
 
 // spell is where curate writes the entry p, and false when it would refuse
@@ -247,6 +396,11 @@ func (p *Planner) index() {
 	for name, r := range p.Manifest.Sources {
 		for path := range r.Entries {
 			p.owners[path] = name
+		}
+		p.known(name, r.Aliases, primary(slices.Collect(maps.Keys(r.Entries))))
+		if n, ok := p.notes[name]; ok {
+			n.recorded = true
+			p.notes[name] = n
 		}
 	}
 }
@@ -374,7 +528,7 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 	if fp.entries == nil {
 		return 0 // the source's hash matched: nothing was planned
 	}
-	rec := &SourceRecord{Format: fp.Format, Entries: map[string]string{}}
+	rec := &SourceRecord{Format: fp.Format, Entries: map[string]string{}, Aliases: fp.aliases}
 	for k, v := range fp.entries {
 		rec.Entries[k] = v
 	}
@@ -396,6 +550,7 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 	}
 	if failed == 0 {
 		rec.Hash = fp.hash
+		rec.Pending = fp.pending
 	}
 	p.Manifest.Sources[fp.Name] = rec
 	return failed

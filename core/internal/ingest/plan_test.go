@@ -93,20 +93,20 @@ func opList(fp FilePlan) []string {
 func md(name, content string) api.SourceFile { return api.SourceFile{Name: name, Content: content} }
 
 const (
-	notesV1 = "# Alpha\na\n# Beta\nb\n# Gamma\nc\n"
+	notesV1 = "{\"title\":\"Alpha\",\"text\":\"a\"}\n{\"title\":\"Beta\",\"text\":\"b\"}\n{\"title\":\"Gamma\",\"text\":\"c\"}\n"
 	// Beta's text changes, Gamma goes, Delta comes (at Gamma's lines).
-	notesV2 = "# Alpha\na\n# Beta\nb changed\n# Delta\nd\n"
+	notesV2 = "{\"title\":\"Alpha\",\"text\":\"a\"}\n{\"title\":\"Beta\",\"text\":\"b changed\"}\n{\"title\":\"Delta\",\"text\":\"d\"}\n"
 )
 
 func TestPlanNewFile(t *testing.T) {
 	m := newMemory(t)
-	f := md("notes.md", notesV1)
+	f := md("notes.jsonl", notesV1)
 	fp, err := m.planner(api.IngestOptions{}).Plan(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fp.Name != "notes.md" || fp.Format != api.FormatMarkdown || fp.Status != api.IngestAdded || fp.Pieces != 3 || fp.Unchanged != 0 {
-		t.Errorf("got name %q format %s status %s pieces %d unchanged %d, want notes.md markdown added 3 0", fp.Name, fp.Format, fp.Status, fp.Pieces, fp.Unchanged)
+	if fp.Name != "notes.jsonl" || fp.Format != api.FormatJSONL || fp.Status != api.IngestAdded || fp.Pieces != 3 || fp.Unchanged != 0 {
+		t.Errorf("got name %q format %s status %s pieces %d unchanged %d, want notes.jsonl jsonl added 3 0", fp.Name, fp.Format, fp.Status, fp.Pieces, fp.Unchanged)
 	}
 	// The operations are the pieces' own, in document order, with their hashes.
 	pieces, _, _ := Split(f, api.IngestOptions{})
@@ -114,7 +114,7 @@ func TestPlanNewFile(t *testing.T) {
 		t.Fatalf("%d ops, %d hashes, want %d", len(fp.Ops), len(fp.Hashes), len(pieces))
 	}
 	for i, pc := range pieces {
-		if want := pc.Operation(api.OpAdd, "ingest notes.md"); !reflect.DeepEqual(fp.Ops[i], want) {
+		if want := pc.Operation(api.OpAdd, "ingest notes.jsonl"); !reflect.DeepEqual(fp.Ops[i], want) {
 			t.Errorf("op %d =\n%#v\nwant\n%#v", i, fp.Ops[i], want)
 		}
 		if fp.Hashes[i] != pc.Hash() {
@@ -149,19 +149,19 @@ func TestPlanLifecycle(t *testing.T) {
 		unchanged int
 	}{
 		{"new", notesV1, api.IngestAdded,
-			[]string{"ADD documents/notes/alpha.md", "ADD documents/notes/beta.md", "ADD documents/notes/gamma.md"}, 3, 0},
+			[]string{"ADD data/notes/alpha.md", "ADD data/notes/beta.md", "ADD data/notes/gamma.md"}, 3, 0},
 		{"same again", notesV1, api.IngestUnchanged, nil, 3, 3},
 		// ADD and UPDATE in document order, then the DELETEs.
 		{"changed", notesV2, api.IngestUpdated,
-			[]string{"UPDATE documents/notes/beta.md", "ADD documents/notes/delta.md", "DELETE documents/notes/gamma.md"}, 3, 1},
+			[]string{"UPDATE data/notes/beta.md", "ADD data/notes/delta.md", "DELETE data/notes/gamma.md"}, 3, 1},
 		// Other bytes, same pieces: nothing to write, the new hash is recorded.
 		{"CRLF", strings.ReplaceAll(notesV2, "\n", "\r\n"), api.IngestUnchanged, nil, 3, 3},
 		{"CRLF again", strings.ReplaceAll(notesV2, "\n", "\r\n"), api.IngestUnchanged, nil, 3, 3},
 		{"emptied", "", api.IngestUpdated,
-			[]string{"DELETE documents/notes/alpha.md", "DELETE documents/notes/beta.md", "DELETE documents/notes/delta.md"}, 0, 0},
+			[]string{"DELETE data/notes/alpha.md", "DELETE data/notes/beta.md", "DELETE data/notes/delta.md"}, 0, 0},
 	}
 	for _, st := range steps {
-		f := md("notes.md", st.content)
+		f := md("notes.jsonl", st.content)
 		pl := m.planner(api.IngestOptions{})
 		fp := m.ingest(pl, f)
 		if fp.Status != st.status || !reflect.DeepEqual(opList(fp), st.ops) || fp.Pieces != st.pieces || fp.Unchanged != st.unchanged {
@@ -170,8 +170,8 @@ func TestPlanLifecycle(t *testing.T) {
 		}
 		// After each step the manifest holds the source's hash and one
 		// entry per piece, and every recorded entry is in the tree.
-		rec := m.man.Sources["notes.md"]
-		if rec == nil || rec.Hash != SourceHash(f, api.IngestOptions{}) || rec.Format != api.FormatMarkdown || len(rec.Entries) != st.pieces {
+		rec := m.man.Sources["notes.jsonl"]
+		if rec == nil || rec.Hash != SourceHash(f, api.IngestOptions{}) || rec.Format != api.FormatJSONL || len(rec.Entries) != st.pieces {
 			t.Fatalf("%s: manifest record %+v", st.name, rec)
 		}
 		for path, h := range rec.Entries {
@@ -190,25 +190,25 @@ func TestPlanLifecycle(t *testing.T) {
 // not the source's any more.
 func TestPlanLostManifest(t *testing.T) {
 	m := newMemory(t)
-	m.ingest(m.planner(api.IngestOptions{}), md("notes.md", notesV1))
+	m.ingest(m.planner(api.IngestOptions{}), md("notes.jsonl", notesV1))
 	m.man = NewManifest()
 	// The user rewrote Alpha: its reason is no longer the ingest's.
-	alpha, _ := m.cat.Get("documents/notes/alpha.md")
+	alpha, _ := m.cat.Get("data/notes/alpha.md")
 	took := alpha.Clone()
 	took.Reason = "rewritten by hand"
 	m.cat.Put(took)
 
-	fp, err := m.planner(api.IngestOptions{}).Plan(md("notes.md", notesV2))
+	fp, err := m.planner(api.IngestOptions{}).Plan(md("notes.jsonl", notesV2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		// Alpha's place is the user's now: the piece goes next to it.
-		"ADD documents/notes/alpha_2.md",
+		"ADD data/notes/alpha_2.md",
 		// The others are the source's: rewritten, since their hash is unknown.
-		"UPDATE documents/notes/beta.md",
-		"ADD documents/notes/delta.md",
-		"DELETE documents/notes/gamma.md",
+		"UPDATE data/notes/beta.md",
+		"ADD data/notes/delta.md",
+		"DELETE data/notes/gamma.md",
 	}
 	if fp.Status != api.IngestUpdated || !reflect.DeepEqual(opList(fp), want) || fp.Unchanged != 0 {
 		t.Errorf("got status %s ops %q unchanged %d, want updated %q 0", fp.Status, opList(fp), fp.Unchanged, want)
@@ -216,9 +216,9 @@ func TestPlanLostManifest(t *testing.T) {
 
 	// With nothing of the source in the tree it is a new source.
 	m2 := newMemory(t)
-	m2.note("documents/notes/beta.md")
-	fp, _ = m2.planner(api.IngestOptions{}).Plan(md("notes.md", notesV1))
-	if fp.Status != api.IngestAdded || !reflect.DeepEqual(opList(fp), []string{"ADD documents/notes/alpha.md", "ADD documents/notes/beta_2.md", "ADD documents/notes/gamma.md"}) {
+	m2.note("data/notes/beta.md")
+	fp, _ = m2.planner(api.IngestOptions{}).Plan(md("notes.jsonl", notesV1))
+	if fp.Status != api.IngestAdded || !reflect.DeepEqual(opList(fp), []string{"ADD data/notes/alpha.md", "ADD data/notes/beta_2.md", "ADD data/notes/gamma.md"}) {
 		t.Errorf("new source beside a note: status %s ops %q", fp.Status, opList(fp))
 	}
 }
@@ -228,18 +228,18 @@ func TestPlanLostManifest(t *testing.T) {
 // added again, which curate would refuse on every ingest from then on.
 func TestPlanStaleManifest(t *testing.T) {
 	m := newMemory(t)
-	m.ingest(m.planner(api.IngestOptions{}), md("notes.md", "# Alpha\na\n"))
+	m.ingest(m.planner(api.IngestOptions{}), md("notes.jsonl", "{\"title\":\"Alpha\",\"text\":\"a\"}\n"))
 	saved, err := ParseManifest(m.man.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.ingest(m.planner(api.IngestOptions{}), md("notes.md", "# Alpha\na\n# Beta\nb\n"))
+	m.ingest(m.planner(api.IngestOptions{}), md("notes.jsonl", "{\"title\":\"Alpha\",\"text\":\"a\"}\n{\"title\":\"Beta\",\"text\":\"b\"}\n"))
 	m.man = saved
-	fp, err := m.planner(api.IngestOptions{}).Plan(md("notes.md", "# Alpha\na\n# Beta\nb\n"))
+	fp, err := m.planner(api.IngestOptions{}).Plan(md("notes.jsonl", "{\"title\":\"Alpha\",\"text\":\"a\"}\n{\"title\":\"Beta\",\"text\":\"b\"}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"UPDATE documents/notes/beta.md"}; !reflect.DeepEqual(opList(fp), want) || fp.Unchanged != 1 {
+	if want := []string{"UPDATE data/notes/beta.md"}; !reflect.DeepEqual(opList(fp), want) || fp.Unchanged != 1 {
 		t.Errorf("ops %q unchanged %d, want %q and alpha unchanged", opList(fp), fp.Unchanged, want)
 	}
 }
@@ -254,25 +254,25 @@ func TestPlanTakenPaths(t *testing.T) {
 		want  []string
 	}{
 		{"free", func(m *memory) {},
-			[]string{"ADD documents/notes/alpha.md", "ADD documents/notes/beta.md", "ADD documents/notes/gamma.md"}},
-		{"a note of the user's", func(m *memory) { m.note("documents/notes/beta.md") },
-			[]string{"ADD documents/notes/alpha.md", "ADD documents/notes/beta_2.md", "ADD documents/notes/gamma.md"}},
-		{"two notes", func(m *memory) { m.note("documents/notes/beta.md"); m.note("documents/notes/beta_2.md") },
-			[]string{"ADD documents/notes/alpha.md", "ADD documents/notes/beta_3.md", "ADD documents/notes/gamma.md"}},
+			[]string{"ADD data/notes/alpha.md", "ADD data/notes/beta.md", "ADD data/notes/gamma.md"}},
+		{"a note of the user's", func(m *memory) { m.note("data/notes/beta.md") },
+			[]string{"ADD data/notes/alpha.md", "ADD data/notes/beta_2.md", "ADD data/notes/gamma.md"}},
+		{"two notes", func(m *memory) { m.note("data/notes/beta.md"); m.note("data/notes/beta_2.md") },
+			[]string{"ADD data/notes/alpha.md", "ADD data/notes/beta_3.md", "ADD data/notes/gamma.md"}},
 		{"another source's by the manifest, even if missing", func(m *memory) {
-			m.man.Sources["other.md"] = &SourceRecord{Hash: "h", Entries: map[string]string{"documents/notes/gamma.md": "x"}}
-		}, []string{"ADD documents/notes/alpha.md", "ADD documents/notes/beta.md", "ADD documents/notes/gamma_2.md"}},
+			m.man.Sources["other.md"] = &SourceRecord{Hash: "h", Entries: map[string]string{"data/notes/gamma.md": "x"}}
+		}, []string{"ADD data/notes/alpha.md", "ADD data/notes/beta.md", "ADD data/notes/gamma_2.md"}},
 		{"another source's by provenance", func(m *memory) {
-			m.put(&tree.Entry{Path: "documents/notes/alpha.md", Title: "Alpha", Reason: "ingest other.md", RawConcept: api.RawConcept{Files: []string{"other.md"}}})
-		}, []string{"ADD documents/notes/alpha_2.md", "ADD documents/notes/beta.md", "ADD documents/notes/gamma.md"}},
-		{"a broken file", func(m *memory) { m.cat.MarkBroken("documents/notes/alpha.md", errors.New("bad YAML")) },
-			[]string{"ADD documents/notes/alpha_2.md", "ADD documents/notes/beta.md", "ADD documents/notes/gamma.md"}},
+			m.put(&tree.Entry{Path: "data/notes/alpha.md", Title: "Alpha", Reason: "ingest other.md", RawConcept: api.RawConcept{Files: []string{"other.md"}}})
+		}, []string{"ADD data/notes/alpha_2.md", "ADD data/notes/beta.md", "ADD data/notes/gamma.md"}},
+		{"a broken file", func(m *memory) { m.cat.MarkBroken("data/notes/alpha.md", errors.New("bad YAML")) },
+			[]string{"ADD data/notes/alpha_2.md", "ADD data/notes/beta.md", "ADD data/notes/gamma.md"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMemory(t)
 			tc.setup(m)
-			fp, err := m.planner(api.IngestOptions{}).Plan(md("notes.md", notesV1))
+			fp, err := m.planner(api.IngestOptions{}).Plan(md("notes.jsonl", notesV1))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -282,14 +282,14 @@ func TestPlanTakenPaths(t *testing.T) {
 		})
 	}
 	t.Run("an earlier file of the call", func(t *testing.T) {
-		// notes.txt has the topic of notes.md; its first line names its piece Alpha.
+		// notes.csv has the topic of notes.jsonl; its row names its piece Alpha.
 		m := newMemory(t)
 		pl := m.planner(api.IngestOptions{})
-		if fp, _ := pl.Plan(md("notes.txt", "Alpha")); !reflect.DeepEqual(opList(fp), []string{"ADD documents/notes/alpha.md"}) {
-			t.Fatalf("notes.txt: %q", opList(fp))
+		if fp, _ := pl.Plan(md("notes.csv", "title\nAlpha\n")); !reflect.DeepEqual(opList(fp), []string{"ADD data/notes/alpha.md"}) {
+			t.Fatalf("notes.csv: %q", opList(fp))
 		}
-		fp, _ := pl.Plan(md("notes.md", notesV1))
-		if want := []string{"ADD documents/notes/alpha_2.md", "ADD documents/notes/beta.md", "ADD documents/notes/gamma.md"}; !reflect.DeepEqual(opList(fp), want) {
+		fp, _ := pl.Plan(md("notes.jsonl", notesV1))
+		if want := []string{"ADD data/notes/alpha_2.md", "ADD data/notes/beta.md", "ADD data/notes/gamma.md"}; !reflect.DeepEqual(opList(fp), want) {
 			t.Errorf("ops %q, want %q", opList(fp), want)
 		}
 	})
@@ -300,20 +300,20 @@ func TestPlanTakenPaths(t *testing.T) {
 // away is deleted only if something is there to delete.
 func TestPlanMissingAndBrokenEntries(t *testing.T) {
 	m := newMemory(t)
-	m.ingest(m.planner(api.IngestOptions{}), md("notes.md", notesV1))
-	m.cat.Delete("documents/notes/alpha.md")
-	m.cat.Delete("documents/notes/gamma.md")
-	m.cat.Delete("documents/notes/beta.md")
-	m.cat.MarkBroken("documents/notes/beta.md", errors.New("unclosed front matter"))
+	m.ingest(m.planner(api.IngestOptions{}), md("notes.jsonl", notesV1))
+	m.cat.Delete("data/notes/alpha.md")
+	m.cat.Delete("data/notes/gamma.md")
+	m.cat.Delete("data/notes/beta.md")
+	m.cat.MarkBroken("data/notes/beta.md", errors.New("unclosed front matter"))
 
 	// Same bytes: the source's hash matches and nothing is looked at.
-	fp, _ := m.planner(api.IngestOptions{}).Plan(md("notes.md", notesV1))
+	fp, _ := m.planner(api.IngestOptions{}).Plan(md("notes.jsonl", notesV1))
 	if fp.Status != api.IngestUnchanged || len(fp.Ops) != 0 {
 		t.Fatalf("same file: status %s ops %q, want unchanged and none", fp.Status, opList(fp))
 	}
 	// Changed bytes, same Alpha and Beta, no Gamma.
-	fp, _ = m.planner(api.IngestOptions{}).Plan(md("notes.md", "# Alpha\na\n# Beta\nb\n"))
-	want := []string{"ADD documents/notes/alpha.md", "UPDATE documents/notes/beta.md"}
+	fp, _ = m.planner(api.IngestOptions{}).Plan(md("notes.jsonl", "{\"title\":\"Alpha\",\"text\":\"a\"}\n{\"title\":\"Beta\",\"text\":\"b\"}\n"))
+	want := []string{"ADD data/notes/alpha.md", "UPDATE data/notes/beta.md"}
 	if fp.Status != api.IngestUpdated || !reflect.DeepEqual(opList(fp), want) || fp.Unchanged != 0 || fp.Pieces != 2 {
 		t.Errorf("got status %s ops %q unchanged %d pieces %d, want updated %q 0 2", fp.Status, opList(fp), fp.Unchanged, fp.Pieces, want)
 	}
@@ -321,7 +321,7 @@ func TestPlanMissingAndBrokenEntries(t *testing.T) {
 
 func TestPlanOptionsChange(t *testing.T) {
 	m := newMemory(t)
-	f := md("notes.md", notesV1)
+	f := md("notes.jsonl", notesV1)
 	m.ingest(m.planner(api.IngestOptions{}), f)
 
 	// ContextTurns nil is 2, and MaxSourceBytes does not shape entries.
@@ -334,7 +334,7 @@ func TestPlanOptionsChange(t *testing.T) {
 	fp := m.ingest(m.planner(api.IngestOptions{Domain: "Wiki"}), f)
 	want := []string{
 		"ADD wiki/notes/alpha.md", "ADD wiki/notes/beta.md", "ADD wiki/notes/gamma.md",
-		"DELETE documents/notes/alpha.md", "DELETE documents/notes/beta.md", "DELETE documents/notes/gamma.md",
+		"DELETE data/notes/alpha.md", "DELETE data/notes/beta.md", "DELETE data/notes/gamma.md",
 	}
 	if fp.Status != api.IngestUpdated || !reflect.DeepEqual(opList(fp), want) {
 		t.Errorf("Domain Wiki: status %s ops %q, want updated %q", fp.Status, opList(fp), want)
@@ -369,7 +369,7 @@ func TestPlanBadInput(t *testing.T) {
 }
 
 func TestSourceHash(t *testing.T) {
-	f := md("notes.md", notesV1)
+	f := md("notes.jsonl", notesV1)
 	base := SourceHash(f, api.IngestOptions{})
 	if len(base) != 32 {
 		t.Fatalf("SourceHash = %q, want 32 hex digits", base)
@@ -381,13 +381,13 @@ func TestSourceHash(t *testing.T) {
 		changes bool
 	}{
 		{"same", f, api.IngestOptions{}, false},
-		{"content", md("notes.md", notesV2), api.IngestOptions{}, true},
-		{"one byte", md("notes.md", notesV1+" "), api.IngestOptions{}, true},
+		{"content", md("notes.jsonl", notesV2), api.IngestOptions{}, true},
+		{"one byte", md("notes.jsonl", notesV1+" "), api.IngestOptions{}, true},
 		{"domain", f, api.IngestOptions{Domain: "wiki"}, true},
 		{"context turns 0", f, api.IngestOptions{ContextTurns: intp(0)}, true},
 		{"context turns 3", f, api.IngestOptions{ContextTurns: intp(3)}, true},
 		{"context turns 2 is the default", f, api.IngestOptions{ContextTurns: intp(2)}, false},
-		{"name is not content", md("moved/notes.md", notesV1), api.IngestOptions{}, false},
+		{"name is not content", md("moved/notes.jsonl", notesV1), api.IngestOptions{}, false},
 		{"size limit does not shape entries", f, api.IngestOptions{MaxSourceBytes: 10}, false},
 	}
 	for _, tc := range tests {
@@ -406,7 +406,7 @@ func TestSourceHash(t *testing.T) {
 // Record keeps what was written; what failed is retried by the next ingest.
 func TestRecord(t *testing.T) {
 	m := newMemory(t)
-	f := md("notes.md", notesV1)
+	f := md("notes.jsonl", notesV1)
 	pl := m.planner(api.IngestOptions{})
 	fp, _ := pl.Plan(f)
 	// Beta's ADD fails; the applied list is one short (Gamma counts as failed).
@@ -414,8 +414,8 @@ func TestRecord(t *testing.T) {
 	if n := pl.Record(fp, applied); n != 2 {
 		t.Errorf("Record = %d failed, want 2", n)
 	}
-	rec := m.man.Sources["notes.md"]
-	if rec.Hash != "" || !reflect.DeepEqual(rec.Entries, map[string]string{"documents/notes/alpha.md": fp.Hashes[0]}) {
+	rec := m.man.Sources["notes.jsonl"]
+	if rec.Hash != "" || !reflect.DeepEqual(rec.Entries, map[string]string{"data/notes/alpha.md": fp.Hashes[0]}) {
 		t.Fatalf("after failures: %+v", rec)
 	}
 	// The next ingest retries what failed and keeps what was written.
@@ -423,37 +423,37 @@ func TestRecord(t *testing.T) {
 	// between the write and the record): it is there, naming this source,
 	// so it is updated rather than added again.
 	fp = m.ingest(m.planner(api.IngestOptions{}), f)
-	if fp.Status != api.IngestUpdated || !reflect.DeepEqual(opList(fp), []string{"ADD documents/notes/beta.md", "UPDATE documents/notes/gamma.md"}) || fp.Unchanged != 1 {
+	if fp.Status != api.IngestUpdated || !reflect.DeepEqual(opList(fp), []string{"ADD data/notes/beta.md", "UPDATE data/notes/gamma.md"}) || fp.Unchanged != 1 {
 		t.Errorf("retry: status %s ops %q unchanged %d", fp.Status, opList(fp), fp.Unchanged)
 	}
-	if rec := m.man.Sources["notes.md"]; rec.Hash != SourceHash(f, api.IngestOptions{}) || len(rec.Entries) != 3 {
+	if rec := m.man.Sources["notes.jsonl"]; rec.Hash != SourceHash(f, api.IngestOptions{}) || len(rec.Entries) != 3 {
 		t.Errorf("after the retry: %+v", rec)
 	}
 
 	// A failed UPDATE keeps the old hash and a failed DELETE keeps the
 	// entry recorded, so that both are planned again.
-	old := maps.Clone(m.man.Sources["notes.md"].Entries)
+	old := maps.Clone(m.man.Sources["notes.jsonl"].Entries)
 	pl = m.planner(api.IngestOptions{})
-	fp, _ = pl.Plan(md("notes.md", notesV2))
-	if got := opList(fp); !reflect.DeepEqual(got, []string{"UPDATE documents/notes/beta.md", "ADD documents/notes/delta.md", "DELETE documents/notes/gamma.md"}) {
+	fp, _ = pl.Plan(md("notes.jsonl", notesV2))
+	if got := opList(fp); !reflect.DeepEqual(got, []string{"UPDATE data/notes/beta.md", "ADD data/notes/delta.md", "DELETE data/notes/gamma.md"}) {
 		t.Fatalf("v2 ops %q", got)
 	}
 	if n := pl.Record(fp, m.apply(fp.Ops, 0, 2)); n != 2 {
 		t.Errorf("Record = %d failed, want 2", n)
 	}
-	rec = m.man.Sources["notes.md"]
-	if rec.Hash != "" || rec.Entries["documents/notes/beta.md"] != old["documents/notes/beta.md"] ||
-		rec.Entries["documents/notes/gamma.md"] != old["documents/notes/gamma.md"] || rec.Entries["documents/notes/delta.md"] != fp.Hashes[1] {
+	rec = m.man.Sources["notes.jsonl"]
+	if rec.Hash != "" || rec.Entries["data/notes/beta.md"] != old["data/notes/beta.md"] ||
+		rec.Entries["data/notes/gamma.md"] != old["data/notes/gamma.md"] || rec.Entries["data/notes/delta.md"] != fp.Hashes[1] {
 		t.Errorf("after failed UPDATE and DELETE: %+v (before %v)", rec, old)
 	}
-	fp = m.ingest(m.planner(api.IngestOptions{}), md("notes.md", notesV2))
-	if got := opList(fp); !reflect.DeepEqual(got, []string{"UPDATE documents/notes/beta.md", "DELETE documents/notes/gamma.md"}) {
+	fp = m.ingest(m.planner(api.IngestOptions{}), md("notes.jsonl", notesV2))
+	if got := opList(fp); !reflect.DeepEqual(got, []string{"UPDATE data/notes/beta.md", "DELETE data/notes/gamma.md"}) {
 		t.Errorf("retry of v2: ops %q", got)
 	}
 
 	// An unchanged file planned nothing: Record changes nothing.
 	before := string(m.man.Encode())
-	fp, _ = m.planner(api.IngestOptions{}).Plan(md("notes.md", notesV2))
+	fp, _ = m.planner(api.IngestOptions{}).Plan(md("notes.jsonl", notesV2))
 	if n := m.planner(api.IngestOptions{}).Record(fp, nil); n != 0 || string(m.man.Encode()) != before {
 		t.Errorf("Record of an unchanged file: %d failed, manifest changed %v", n, string(m.man.Encode()) != before)
 	}
@@ -464,8 +464,8 @@ func TestRecord(t *testing.T) {
 func pruneMemory(t *testing.T) *memory {
 	m := newMemory(t)
 	pl := m.planner(api.IngestOptions{})
-	m.ingest(pl, md("notes/a.md", "# One\n1\n# Two\n2\n"))
-	m.ingest(pl, md("notes/b.md", "# Three\n3\n"))
+	m.ingest(pl, md("notes/a.jsonl", "{\"title\":\"One\",\"text\":\"1\"}\n{\"title\":\"Two\",\"text\":\"2\"}\n"))
+	m.ingest(pl, md("notes/b.jsonl", "{\"title\":\"Three\",\"text\":\"3\"}\n"))
 	m.ingest(pl, md("other/c.csv", "name\nfour\n"))
 	return m
 }
@@ -476,8 +476,8 @@ func TestPrune(t *testing.T) {
 		format       api.Format
 		ops          []string
 	}
-	aPlan := plan{"notes/a.md", api.IngestRemoved, api.FormatMarkdown, []string{"DELETE documents/notes_a/one.md", "DELETE documents/notes_a/two.md"}}
-	bPlan := plan{"notes/b.md", api.IngestRemoved, api.FormatMarkdown, []string{"DELETE documents/notes_b/three.md"}}
+	aPlan := plan{"notes/a.jsonl", api.IngestRemoved, api.FormatJSONL, []string{"DELETE data/notes_a/one.md", "DELETE data/notes_a/two.md"}}
+	bPlan := plan{"notes/b.jsonl", api.IngestRemoved, api.FormatJSONL, []string{"DELETE data/notes_b/three.md"}}
 	cPlan := plan{"other/c.csv", api.IngestRemoved, api.FormatCSV, []string{"DELETE data/other_c/four.md"}}
 	tests := []struct {
 		name     string
@@ -488,28 +488,28 @@ func TestPrune(t *testing.T) {
 	}{
 		{"every source", []string{""}, nil, nil, []plan{aPlan, bPlan, cPlan}},
 		{"a prefix", []string{"notes/"}, nil, nil, []plan{aPlan, bPlan}},
-		{"a prefix and a kept source", []string{"notes/"}, map[string]bool{"notes/b.md": true}, nil, []plan{aPlan}},
+		{"a prefix and a kept source", []string{"notes/"}, map[string]bool{"notes/b.jsonl": true}, nil, []plan{aPlan}},
 		{"two prefixes", []string{"other/", "notes/a"}, nil, nil, []plan{aPlan, cPlan}},
 		{"no prefix", nil, nil, nil, nil},
 		{"nothing under the prefix", []string{"archive/"}, nil, nil, nil},
 		// An entry the user took over stays; the source is still removed.
 		{"an entry taken over", []string{"notes/a"}, nil, func(m *memory) {
-			e, _ := m.cat.Get("documents/notes_a/one.md")
+			e, _ := m.cat.Get("data/notes_a/one.md")
 			e = e.Clone()
 			e.Reason = "kept by hand"
 			m.cat.Put(e)
-		}, []plan{{"notes/a.md", api.IngestRemoved, api.FormatMarkdown, []string{"DELETE documents/notes_a/two.md"}}}},
+		}, []plan{{"notes/a.jsonl", api.IngestRemoved, api.FormatJSONL, []string{"DELETE data/notes_a/two.md"}}}},
 		// An entry gone from the tree is not deleted again; a record with
 		// nothing left still plans its removal.
-		{"entries already gone", []string{"notes/b"}, nil, func(m *memory) { m.cat.Delete("documents/notes_b/three.md") },
-			[]plan{{"notes/b.md", api.IngestRemoved, api.FormatMarkdown, nil}}},
+		{"entries already gone", []string{"notes/b"}, nil, func(m *memory) { m.cat.Delete("data/notes_b/three.md") },
+			[]plan{{"notes/b.jsonl", api.IngestRemoved, api.FormatJSONL, nil}}},
 		// Without a record the provenance finds the source.
 		{"a source only the provenance knows", []string{"lost/"}, nil, func(m *memory) {
 			m.put(&tree.Entry{Path: "documents/lost/x.md", Title: "x", Reason: "ingest lost/x.txt", RawConcept: api.RawConcept{Files: []string{"lost/x.txt"}}})
 		}, []plan{{"lost/x.txt", api.IngestRemoved, api.FormatText, []string{"DELETE documents/lost/x.md"}}}},
 		// Without a record and with nothing of its own left, nothing is planned.
 		{"provenance of an entry another source owns", []string{"lost/"}, nil, func(m *memory) {
-			m.put(&tree.Entry{Path: "documents/notes_b/three.md", Title: "x", Reason: "ingest lost/y.md", RawConcept: api.RawConcept{Files: []string{"lost/y.md"}}})
+			m.put(&tree.Entry{Path: "data/notes_b/three.md", Title: "x", Reason: "ingest lost/y.md", RawConcept: api.RawConcept{Files: []string{"lost/y.md"}}})
 		}, nil},
 	}
 	for _, tc := range tests {
@@ -543,13 +543,13 @@ func TestPruneAfterPlan(t *testing.T) {
 	m := pruneMemory(t)
 	pl := m.planner(api.IngestOptions{})
 	pl.Reason = "sync"
-	// notes/b.md is renamed notes/b2.md with the same content: its piece
+	// notes/b.jsonl is renamed notes/b2.jsonl with the same content: its piece
 	// lands at another topic, so the old one is pruned.
-	if _, err := pl.Plan(md("notes/b2.md", "# Three\n3\n")); err != nil {
+	if _, err := pl.Plan(md("notes/b2.jsonl", "{\"title\":\"Three\",\"text\":\"3\"}\n")); err != nil {
 		t.Fatal(err)
 	}
-	plans := pl.Prune([]string{"notes/"}, map[string]bool{"notes/b2.md": true, "notes/a.md": true})
-	if len(plans) != 1 || plans[0].Name != "notes/b.md" || !reflect.DeepEqual(opList(plans[0]), []string{"DELETE documents/notes_b/three.md"}) {
+	plans := pl.Prune([]string{"notes/"}, map[string]bool{"notes/b2.jsonl": true, "notes/a.jsonl": true})
+	if len(plans) != 1 || plans[0].Name != "notes/b.jsonl" || !reflect.DeepEqual(opList(plans[0]), []string{"DELETE data/notes_b/three.md"}) {
 		t.Fatalf("plans %+v", plans)
 	}
 	if r := plans[0].Ops[0].Reason; r != "sync" {
@@ -562,34 +562,34 @@ func TestPruneAfterPlan(t *testing.T) {
 // file is planned again).
 func TestRecordRemoval(t *testing.T) {
 	m := pruneMemory(t)
-	aHashes := maps.Clone(m.man.Sources["notes/a.md"].Entries)
+	aHashes := maps.Clone(m.man.Sources["notes/a.jsonl"].Entries)
 	pl := m.planner(api.IngestOptions{})
 	plans := pl.Prune([]string{"notes/"}, nil)
 	if len(plans) != 2 {
 		t.Fatalf("%d plans", len(plans))
 	}
 	if n := pl.Record(plans[0], m.apply(plans[0].Ops, 1)); n != 1 {
-		t.Errorf("notes/a.md: Record = %d, want 1", n)
+		t.Errorf("notes/a.jsonl: Record = %d, want 1", n)
 	}
 	if n := pl.Record(plans[1], m.apply(plans[1].Ops)); n != 0 {
-		t.Errorf("notes/b.md: Record = %d, want 0", n)
+		t.Errorf("notes/b.jsonl: Record = %d, want 0", n)
 	}
-	if _, ok := m.man.Sources["notes/b.md"]; ok {
-		t.Error("notes/b.md still recorded after its removal")
+	if _, ok := m.man.Sources["notes/b.jsonl"]; ok {
+		t.Error("notes/b.jsonl still recorded after its removal")
 	}
-	rec := m.man.Sources["notes/a.md"]
-	want := map[string]string{"documents/notes_a/two.md": aHashes["documents/notes_a/two.md"]}
+	rec := m.man.Sources["notes/a.jsonl"]
+	want := map[string]string{"data/notes_a/two.md": aHashes["data/notes_a/two.md"]}
 	if rec == nil || rec.Hash != "" || !reflect.DeepEqual(rec.Entries, want) {
-		t.Fatalf("notes/a.md after a failed DELETE: %+v, want entries %v and no hash", rec, want)
+		t.Fatalf("notes/a.jsonl after a failed DELETE: %+v, want entries %v and no hash", rec, want)
 	}
 	// The next prune retries the failed DELETE only.
 	plans = m.planner(api.IngestOptions{}).Prune([]string{"notes/"}, nil)
-	if len(plans) != 1 || !reflect.DeepEqual(opList(plans[0]), []string{"DELETE documents/notes_a/two.md"}) {
+	if len(plans) != 1 || !reflect.DeepEqual(opList(plans[0]), []string{"DELETE data/notes_a/two.md"}) {
 		t.Errorf("retry: %+v", plans)
 	}
 	// Re-adding the file plans it again, since its hash was dropped.
-	fp, _ := m.planner(api.IngestOptions{}).Plan(md("notes/a.md", "# One\n1\n# Two\n2\n"))
-	if fp.Status != api.IngestUpdated || !reflect.DeepEqual(opList(fp), []string{"ADD documents/notes_a/one.md"}) || fp.Unchanged != 1 {
+	fp, _ := m.planner(api.IngestOptions{}).Plan(md("notes/a.jsonl", "{\"title\":\"One\",\"text\":\"1\"}\n{\"title\":\"Two\",\"text\":\"2\"}\n"))
+	if fp.Status != api.IngestUpdated || !reflect.DeepEqual(opList(fp), []string{"ADD data/notes_a/one.md"}) || fp.Unchanged != 1 {
 		t.Errorf("re-added: status %s ops %q unchanged %d", fp.Status, opList(fp), fp.Unchanged)
 	}
 }

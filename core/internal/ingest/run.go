@@ -61,8 +61,20 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 			continue
 		}
 		plans[i] = fp
-		r.Status, r.Entries, r.Unchanged = fp.Status, fp.Pieces, fp.Unchanged
+	}
+	pl.Link(plans)
+	pl.Follow(plans, seen)
+	for i, fp := range plans {
+		r := &res.Files[i]
+		if r.Status == api.IngestFailed {
+			continue
+		}
+		r.Status, r.Entries, r.Unchanged, r.Warnings = fp.Status, fp.Pieces, fp.Unchanged, fp.Warnings
+		if len(fp.Follow) > 0 && r.Status == api.IngestUnchanged {
+			r.Status = api.IngestUpdated
+		}
 		ops = append(ops, fp.Ops...)
+		ops = append(ops, fp.Follow...)
 	}
 	if len(p.Prune) > 0 {
 		keep := maps.Clone(seen)
@@ -83,8 +95,11 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 			res.Summary.FailedFiles++
 			continue
 		}
-		mine := applied[at : at+len(fp.Ops)]
-		at += len(fp.Ops)
+		// The file's own operations, then the UPDATEs that link notes
+		// ingested before to it (Planner.Follow).
+		n := len(fp.Ops)
+		mine := applied[at : at+n+len(fp.Follow)]
+		at += len(mine)
 		for _, a := range mine {
 			r.Applied = append(r.Applied, a.Applied)
 		}
@@ -92,7 +107,7 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 			switch {
 			case a.Status != api.StatusSuccess:
 				r.Failed++
-			case fp.Ops[j].Type == api.OpDelete:
+			case j < n && fp.Ops[j].Type == api.OpDelete:
 				r.Deleted++
 			case a.Created:
 				r.Added++
@@ -101,7 +116,7 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 			}
 		}
 		switch {
-		case pl.Record(fp, mine) == 0:
+		case pl.Record(fp, mine[:n])+pl.RecordFollow(fp, mine[n:]) == 0:
 			if r.Status == api.IngestRemoved {
 				res.Summary.Removed++
 			}

@@ -87,7 +87,7 @@ func TestRunInvalidParams(t *testing.T) {
 func TestRun(t *testing.T) {
 	m := newMemory(t)
 	fsys := &runFS{MemFS: host.NewMemFS()}
-	files := []api.SourceFile{md("notes.md", notesV1), md("bad.json", "{"), md("notes.md", "dup"), md("list.csv", "name\nx\ny\n")}
+	files := []api.SourceFile{md("notes.jsonl", notesV1), md("bad.json", "{"), md("notes.jsonl", "dup"), md("list.csv", "name\nx\ny\n")}
 	res := m.run(fsys, host.NopLogger{}, api.IngestParams{Files: files})
 	type file struct {
 		name, format, status string
@@ -98,9 +98,9 @@ func TestRun(t *testing.T) {
 		got = append(got, file{f.Name, f.Format, f.Status, f.Entries, f.Added})
 	}
 	want := []file{
-		{"notes.md", "markdown", api.IngestAdded, 3, 3},
+		{"notes.jsonl", "jsonl", api.IngestAdded, 3, 3},
 		{"bad.json", "json", api.IngestFailed, 0, 0},
-		{"notes.md", "markdown", api.IngestFailed, 0, 0},
+		{"notes.jsonl", "jsonl", api.IngestFailed, 0, 0},
 		{"list.csv", "csv", api.IngestAdded, 2, 2},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -120,7 +120,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	man, err := ParseManifest(data)
-	if err != nil || len(man.Sources) != 2 || man.Sources["notes.md"] == nil || man.Sources["list.csv"] == nil {
+	if err != nil || len(man.Sources) != 2 || man.Sources["notes.jsonl"] == nil || man.Sources["list.csv"] == nil {
 		t.Fatalf("manifest %s, %v", data, err)
 	}
 
@@ -135,7 +135,7 @@ func TestRun(t *testing.T) {
 	}
 
 	// A change with a failed operation: the file fails, the rest is kept.
-	res = m.run(fsys, host.NopLogger{}, api.IngestParams{Files: []api.SourceFile{md("notes.md", notesV2)}}, "documents/notes/delta.md")
+	res = m.run(fsys, host.NopLogger{}, api.IngestParams{Files: []api.SourceFile{md("notes.jsonl", notesV2)}}, "data/notes/delta.md")
 	f := res.Files[0]
 	if f.Status != api.IngestFailed || f.Updated != 1 || f.Deleted != 1 || f.Failed != 1 || f.Unchanged != 1 ||
 		f.Message != "1 of 3 operations failed; the entries written are recorded and the next ingest retries the rest" {
@@ -144,13 +144,13 @@ func TestRun(t *testing.T) {
 	if want := (api.IngestSummary{Files: 1, FailedFiles: 1, Updated: 1, Deleted: 1, Unchanged: 1, Failed: 1}); res.Summary != want {
 		t.Errorf("failed op summary %+v, want %+v", res.Summary, want)
 	}
-	res = m.run(fsys, host.NopLogger{}, api.IngestParams{Files: []api.SourceFile{md("notes.md", notesV2)}})
+	res = m.run(fsys, host.NopLogger{}, api.IngestParams{Files: []api.SourceFile{md("notes.jsonl", notesV2)}})
 	if f := res.Files[0]; f.Status != api.IngestUpdated || f.Added != 1 || f.Unchanged != 2 {
 		t.Errorf("retry: %+v", f)
 	}
 
 	// Prune: list.csv is neither sent nor kept.
-	res = m.run(fsys, host.NopLogger{}, api.IngestParams{Files: []api.SourceFile{md("notes.md", notesV2)}, Prune: []string{""}})
+	res = m.run(fsys, host.NopLogger{}, api.IngestParams{Files: []api.SourceFile{md("notes.jsonl", notesV2)}, Prune: []string{""}})
 	if len(res.Files) != 2 || res.Files[1].Name != "list.csv" || res.Files[1].Status != api.IngestRemoved || res.Files[1].Deleted != 2 {
 		t.Fatalf("prune: %+v", res.Files)
 	}
@@ -158,7 +158,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("prune summary %+v, want %+v", res.Summary, want)
 	}
 	data, _ = fsys.MemFS.ReadFile(ManifestPath)
-	if man, _ := ParseManifest(data); len(man.Sources) != 1 || man.Sources["notes.md"] == nil {
+	if man, _ := ParseManifest(data); len(man.Sources) != 1 || man.Sources["notes.jsonl"] == nil {
 		t.Errorf("manifest after the prune: %s", data)
 	}
 }
@@ -168,12 +168,12 @@ func TestRun(t *testing.T) {
 func TestRunCorruptManifest(t *testing.T) {
 	m := newMemory(t)
 	fsys := &runFS{MemFS: host.NewMemFS()}
-	m.run(fsys, host.NopLogger{}, api.IngestParams{Files: []api.SourceFile{md("notes.md", notesV1)}})
+	m.run(fsys, host.NopLogger{}, api.IngestParams{Files: []api.SourceFile{md("notes.jsonl", notesV1)}})
 	if err := fsys.MemFS.WriteFile(ManifestPath, []byte("{not json")); err != nil {
 		t.Fatal(err)
 	}
 	var log logLines
-	res := m.run(fsys, &log, api.IngestParams{Files: []api.SourceFile{md("notes.md", notesV1)}})
+	res := m.run(fsys, &log, api.IngestParams{Files: []api.SourceFile{md("notes.jsonl", notesV1)}})
 	if f := res.Files[0]; f.Status != api.IngestUpdated || f.Updated != 3 {
 		t.Errorf("after a corrupt manifest: %+v, want the 3 entries rewritten", f)
 	}

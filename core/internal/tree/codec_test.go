@@ -58,8 +58,8 @@ func TestParseByteRoverEntry(t *testing.T) {
 func TestParseLegacyEntry(t *testing.T) {
 	e := mustParse(t, "architecture/module_boundaries/auth_billing_cycle.md", readFixture(t, "legacy_entry.md"))
 	wantExtra := []KeyValue{
-		{"importance", "82"}, {"maturity", "validated"}, {"recency", "0.91"},
-		{"accessCount", "7"}, {"updateCount", "3"},
+		{Key: "importance", Value: "82"}, {Key: "maturity", Value: "validated"}, {Key: "recency", Value: "0.91"},
+		{Key: "accessCount", Value: "7"}, {Key: "updateCount", Value: "3"},
 	}
 	if !reflect.DeepEqual(e.Extra, wantExtra) {
 		t.Errorf("Extra = %#v, want %#v", e.Extra, wantExtra)
@@ -231,7 +231,7 @@ func TestRenderFormat(t *testing.T) {
 		Keywords:  []string{"invoice", "yes", "1.0"},
 		CreatedAt: time.Date(2026, 2, 3, 12, 20, 0, 5, time.FixedZone("CET", 3600)),
 		UpdatedAt: time.Date(2026, 2, 15, 9, 45, 0, 0, time.UTC),
-		Extra:     []KeyValue{{"importance", "82"}, {"aliases", "\n  - retry\n  - dunning"}, {"title", "ignored"}},
+		Extra:     []KeyValue{{Key: "importance", Value: "82"}, {Key: "aliases", Value: "\n  - retry\n  - dunning"}, {Key: "title", Value: "ignored"}},
 		Reason:    "record the agreed retry policy",
 		RawConcept: api.RawConcept{Task: "document retries", Changes: "none", Files: []string{"billing/retry.go", "billing/dunning.go"},
 			Flow: "invoice -> retry -> escalate", Timestamp: "2026-02-03T11:20:00Z", Author: "billing-agent"},
@@ -305,15 +305,15 @@ func TestExtraValues(t *testing.T) {
 	in := "---\ntitle: t\nimportance: 82\nrecency: 0.91\nflag: yes\nnothing:\nlist:\n  - a\n  - b: c\nmap:\n  z: 1\n  a: [x, 'y z']\nquoted: \"a: b\"\nwhen: 2026-01-01\n---\n"
 	e := mustParse(t, "x.md", []byte(in))
 	want := []KeyValue{
-		{"importance", "82"}, {"recency", "0.91"}, {"flag", "true"}, {"nothing", "null"},
-		{"list", "[a, {b: c}]"}, {"map", "{z: 1, a: [x, y z]}"}, {"quoted", `"a: b"`}, {"when", "2026-01-01"},
+		{Key: "importance", Value: "82"}, {Key: "recency", Value: "0.91"}, {Key: "flag", Value: "true"}, {Key: "nothing", Value: "null"},
+		{Key: "list", Value: "[a, {b: c}]"}, {Key: "map", Value: "{z: 1, a: [x, y z]}"}, {Key: "quoted", Value: `"a: b"`}, {Key: "when", Value: "2026-01-01"},
 	}
 	if !reflect.DeepEqual(e.Extra, want) {
 		t.Fatalf("Extra = %#v\nwant %#v", e.Extra, want)
 	}
 	checkStable(t, e)
 	// Values set by a caller are written canonically; non-YAML text becomes a string.
-	e = &Entry{Title: "t", Extra: []KeyValue{{"a", "\n  - x\n  - z"}, {"b", "key: [unclosed"}, {"c", "plain"}, {"a", "dup"}}}
+	e = &Entry{Title: "t", Extra: []KeyValue{{Key: "a", Value: "\n  - x\n  - z"}, {Key: "b", Value: "key: [unclosed"}, {Key: "c", Value: "plain"}, {Key: "a", Value: "dup"}}}
 	out := string(Render(e))
 	if !strings.Contains(out, "\na: [x, z]\nb: \"key: [unclosed\"\nc: plain\n---") {
 		t.Errorf("Render extra:\n%s", out)
@@ -462,7 +462,7 @@ func TestParseRenderIdentity(t *testing.T) {
 	e := &Entry{
 		Path: "a/b/c.md", Title: "Title", Summary: "s", Tags: []string{"t"}, Related: []string{"a/b/d.md"},
 		Keywords: []string{"k"}, CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Extra:      []KeyValue{{"importance", "50"}},
+		Extra:      []KeyValue{{Key: "importance", Value: "50"}},
 		Reason:     "r",
 		RawConcept: api.RawConcept{Task: "t\nmore", Changes: "c", Files: []string{"f"}, Flow: "fl", Timestamp: "ts", Author: "au"},
 		Narrative:  api.Narrative{Text: "x", Structure: "s", Dependencies: "d", Highlights: "h", Rules: "r", Examples: "e", Diagrams: "```mermaid\ngraph\n```"},

@@ -60,15 +60,9 @@ func (e *Entry) Clone() *Entry {
 	return &n
 }
 
-// KeyValue is one preserved front-matter key; Value is the YAML text of the
-// value as it is rendered after "key: ". ParseEntry stores it in flow
-// style on one line ("82", "validated", "[a, b]", "{k: v}"); Render accepts
-// any single YAML value (a scalar, a flow value, or an indented block
-// beginning with a newline) and writes it back in that one-line form.
-type KeyValue struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-}
+// KeyValue is one preserved front-matter key (api.KeyValue, which curate
+// operations carry for ingested notes).
+type KeyValue = api.KeyValue
 
 // IngestReason begins the reason of every entry ingestion writes,
 // followed by the source's name ("ingest notes/a.md").

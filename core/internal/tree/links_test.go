@@ -9,7 +9,7 @@ import (
 
 func TestEntryClone(t *testing.T) {
 	e := &Entry{Path: "a.md", Tags: []string{"t"}, Related: []string{"r"}, Keywords: []string{"k"},
-		Extra: []KeyValue{{"x", "1"}}, RawConcept: api.RawConcept{Files: []string{"f"}}, Facts: []api.Fact{{Statement: "s"}},
+		Extra: []KeyValue{{Key: "x", Value: "1"}}, RawConcept: api.RawConcept{Files: []string{"f"}}, Facts: []api.Fact{{Statement: "s"}},
 		Snippets: []string{"c"}, LegacyRelations: []string{"l"}, Other: []Section{{"H", "b"}}}
 	c := e.Clone()
 	if !reflect.DeepEqual(c, e) || c == e {

@@ -25,8 +25,8 @@ var ingestCommand = &command{
 	name:    "ingest",
 	args:    "PATH...",
 	summary: "split files and folders into entries (markdown, text, JSON, CSV, e-mail, calendar, code, chats)",
-	help: "Splits files into entries without an LLM and writes them through curate: markdown by\n" +
-		"heading, plain text by paragraph, JSON/JSONL by record, CSV/TSV by row, .eml messages,\n" +
+	help: "Splits files into entries without an LLM and writes them through curate: a markdown\n" +
+		"note whole, plain text by paragraph, JSON/JSONL by record, CSV/TSV by row, .eml messages,\n" +
 		".ics events, Go/JS/TS/Python by top-level symbol, chat transcripts (LoCoMo,\n" +
 		"LongMemEval, {role, content} lists) by turn or session. Folders are read recursively;\n" +
 		"hidden and binary files are skipped with a note; a path inside the memory root, or a\n" +
@@ -35,7 +35,12 @@ var ingestCommand = &command{
 		"Windows-1252 (which reads Latin-1). A file in a folder is named\n" +
 		"<folder>/<path inside it>, a file given alone by its base name:\n" +
 		"the name is the source's identity. Re-ingesting an unchanged file writes nothing; a\n" +
-		"changed one updates only the entries whose pieces changed (docs/ABI.md §4.11).\n" +
+		"changed one updates only the entries whose pieces changed, where they now live.\n" +
+		"A note keeps its shape: its folders are domain/topic/subtopic (deeper ones fold into\n" +
+		"the last), its front matter (title, description, tags, aliases, dates, other keys) is\n" +
+		"the entry's, its headings stay in the text, its links to other notes ([x](other.md),\n" +
+		"[[other]]) become relations; a front matter that does not parse is kept as text, with\n" +
+		"a warning (docs/ABI.md §4.11).\n" +
 		"With --prune, the sources ingested earlier from a folder given here (names under\n" +
 		"<folder>/) whose file is gone have their entries deleted, so that the tree mirrors the\n" +
 		"folder; entries the user wrote or edited are kept. A folder that could not be read\n" +
@@ -364,7 +369,8 @@ func (p *lineProgress) removed(f api.IngestFile) { p.done(f) }
 func (p *lineProgress) report(r ingestReport)    { fmt.Fprintln(p.w, summaryLine(r)) }
 
 // fileLine is one file's outcome: "✓ added     notes/a.md (markdown): 5 entries, 5 added",
-// or a pruned source's: "- removed   notes/b.md (3 entries)".
+// with its warnings ("… — warning: front matter not read …"), or a pruned
+// source's: "- removed   notes/b.md (3 entries)".
 func fileLine(f api.IngestFile) string {
 	if f.Status == api.IngestRemoved {
 		return fmt.Sprintf("- %-9s %s (%s)", f.Status, f.Name, plural(f.Deleted, "entry", "entries"))
@@ -392,6 +398,9 @@ func fileLine(f api.IngestFile) string {
 	}
 	if f.Message != "" {
 		line += " — " + f.Message
+	}
+	for _, w := range f.Warnings {
+		line += " — warning: " + w
 	}
 	return line
 }

@@ -61,11 +61,11 @@ func TestIngestFolder(t *testing.T) {
 		"- skipped   inbox/photo.png: binary file\n",
 		"✗ failed    inbox/garbled.txt (text): bad input: neither UTF-8 nor Windows-1252 text: byte 0x81 at byte 3 (line 1); convert the file to UTF-8\n",
 		"✓ added     inbox/latin1.txt (text): 1 entry, 1 added\n",
-		"✓ added     inbox/guide.md (markdown): 7 entries, 7 added\n",
+		"✓ added     inbox/guide.md (markdown): 1 entry, 1 added\n",
 		"✓ added     inbox/invoice.eml (email): 1 entry, 1 added\n",
 		"✓ added     inbox/code/store.go (go): 7 entries, 7 added\n",
 		"✓ added     inbox/locomo_sample.json (chat): 6 entries, 6 added\n",
-		"16 files (1 failed): 52 entries added, 0 updated, 0 deleted, 0 unchanged; 3 skipped\n",
+		"16 files (1 failed): 46 entries added, 0 updated, 0 deleted, 0 unchanged; 3 skipped\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
@@ -73,7 +73,7 @@ func TestIngestFolder(t *testing.T) {
 	}
 
 	tree := must(t, "", "--root", root, "tree", "--depth", "2")
-	for _, want := range []string{"calendar/", "inbox_team/", "caroline_and_melanie/", "session_01/", "chats/", "inbox_lme_sample/", "code/", "inbox_code_store/", "data/", "inbox_contacts/", "documents/", "inbox_guide/", "mail/", "2026_01/"} {
+	for _, want := range []string{"calendar/", "inbox_team/", "caroline_and_melanie/", "session_01/", "chats/", "inbox_lme_sample/", "code/", "inbox_code_store/", "data/", "inbox_contacts/", "documents/", "inbox_latin1/", "inbox/", "guide/", "mail/", "2026_01/"} {
 		if !strings.Contains(tree, want) {
 			t.Errorf("tree lacks %s:\n%s", want, tree)
 		}
@@ -87,7 +87,7 @@ func TestIngestFolder(t *testing.T) {
 		t.Errorf("show latin1:\n%s", show)
 	}
 	q := must(t, "", "--root", root, "--fixed-time", fixedTime, "search", "canary traffic")
-	if !strings.Contains(q, "documents/inbox_guide/canary.md") {
+	if !strings.Contains(q, "inbox/guide/guide.md") {
 		t.Errorf("search:\n%s", q)
 	}
 
@@ -103,11 +103,11 @@ func TestIngestFolder(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if rep.Summary != (api.IngestSummary{Files: 15, Unchanged: 52}) || len(rep.Skipped) != 3 {
+	if rep.Summary != (api.IngestSummary{Files: 15, Unchanged: 46}) || len(rep.Skipped) != 3 {
 		t.Errorf("second run: %+v, skipped %v", rep.Summary, rep.Skipped)
 	}
 	after := snapshot(t, root)
-	if len(before) < 51 {
+	if len(before) < 45 {
 		t.Fatalf("snapshot holds %d files", len(before))
 	}
 	for p, s := range before {
@@ -213,34 +213,40 @@ func TestIngestPrune(t *testing.T) {
 	for i := 1; i <= ingestBatchFiles+8; i++ {
 		writeFile(t, filepath.Join(notes, fmt.Sprintf("n%02d.md", i)), fmt.Sprintf("# Note %d\n\nBody of note %d.\n", i, i))
 	}
+	// A link to a note of a later call: the relation is added when it comes.
+	writeFile(t, filepath.Join(notes, "n01.md"), "# Note 1\n\nBody of note 1, before [[n40]].\n")
 	writeFile(t, filepath.Join(notes, "b.md"), "## One\n\nFirst thing.\n\n## Two\n\nSecond thing.\n")
 	writeFile(t, filepath.Join(notes, "sub", "c.txt"), "A plain text note.\n")
 	other := filepath.Join(dir, "other.md")
 	writeFile(t, other, "# Other\n\nOutside the folder.\n")
 	must(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", notes, other)
+	if show := must(t, "", "--root", root, "show", "notes/n01/n01.md"); !strings.Contains(show, "relations:\n  → notes/n40/n40.md\n") {
+		t.Errorf("the link to a note of a later call:\n%s", show)
+	}
 
-	must(t, "", "--root", root, "show", "documents/notes_b/two.md")
+	must(t, "", "--root", root, "show", "notes/b/b.md")
 	os.Remove(filepath.Join(notes, "b.md"))
 	r := arbor(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", "--prune", notes, other)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	for _, want := range []string{
-		"- removed   notes/b.md (2 entries)\n",
-		"43 files (1 removed, 0 failed): 0 entries added, 0 updated, 2 deleted, 42 unchanged\n",
+		"- removed   notes/b.md (1 entry)\n",
+		"43 files (1 removed, 0 failed): 0 entries added, 0 updated, 1 deleted, 42 unchanged\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	tree := must(t, "", "--root", root, "tree", "documents")
-	for _, want := range []string{"notes_n01/", "notes_n40/", "notes_sub_c/", "other/"} {
+	// Notes go to the folders they came from, plain text by its name.
+	tree := must(t, "", "--root", root, "tree", "notes") + must(t, "", "--root", root, "tree", "documents")
+	for _, want := range []string{"n01/", "n40/", "notes_sub_c/", "other/"} {
 		if !strings.Contains(tree, want) {
 			t.Errorf("tree lacks %s:\n%s", want, tree)
 		}
 	}
 	// The emptied topic folder keeps its context.md, as after any DELETE.
-	for _, gone := range []string{"documents/notes_b/one.md", "documents/notes_b/two.md"} {
+	for _, gone := range []string{"notes/b/b.md"} {
 		if r := arbor(t, "", "--root", root, "show", gone); r.code != 1 {
 			t.Errorf("show %s after the prune: exit %d\n%s", gone, r.code, r.stdout)
 		}
@@ -270,8 +276,8 @@ func TestIngestPrune(t *testing.T) {
 	if !strings.Contains(out, `"removed": 1`) {
 		t.Errorf("--json summary lacks removed:\n%s", out)
 	}
-	tree = must(t, "", "--root", root, "tree", "documents")
-	for _, want := range []string{"notes_n01/", "other/"} {
+	tree = must(t, "", "--root", root, "tree", "notes") + must(t, "", "--root", root, "tree", "documents")
+	for _, want := range []string{"n01/", "other/"} {
 		if !strings.Contains(tree, want) {
 			t.Errorf("tree lacks %s:\n%s", want, tree)
 		}
@@ -288,5 +294,63 @@ func TestIngestPrune(t *testing.T) {
 			t.Errorf("ingest %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
 	}
-	must(t, "", "--root", root, "show", "documents/notes_n02/note_2.md")
+	must(t, "", "--root", root, "show", "notes/n02/n02.md")
+}
+
+// TestIngestNotesKeepTheirShape ingests a small folder of notes, end to
+// end: each note lands in the folder its file sits in, with its front
+// matter, its headings and its links to the other notes as relations; a
+// note with a broken front matter is ingested with a warning; a note moved
+// with mv is updated where it lives when it is ingested again.
+func TestIngestNotesKeepTheirShape(t *testing.T) {
+	needEngine(t)
+	root := t.TempDir()
+	must(t, "", "init", root)
+	notes := filepath.Join(t.TempDir(), "notes")
+	writeFile(t, filepath.Join(notes, "billing", "stripe", "webhooks.md"), "---\ntitle: Stripe webhooks\ntags: [billing, stripe]\n"+
+		"date: 2025-06-01\nimportance: 80\nowner: ana\n---\n# Stripe webhooks\n\nEvents are retried: see [retries](../retries.md).\n\n"+
+		"## Facts\n\nEvery event is signed.\n\n### Rotation\n\nKeys rotate yearly.\n")
+	writeFile(t, filepath.Join(notes, "billing", "retries.md"), "# Retries\n\nThree retries; [[webhooks]] tell us when.\n")
+	writeFile(t, filepath.Join(notes, "broken.md"), "---\ntitle: [unclosed\n---\nStill here.\n")
+
+	r := arbor(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", notes)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "✓ added     notes/broken.md (markdown): 1 entry, 1 added — warning: front matter not read") {
+		t.Errorf("no warning for the broken front matter:\n%s", r.stdout)
+	}
+	show := must(t, "", "--root", root, "show", "notes/billing/stripe/webhooks.md")
+	for _, want := range []string{
+		"title: Stripe webhooks\n", "tags: [billing, stripe]\n", "createdAt: 2025-06-01T00:00:00Z\n", "importance: 80\n", "owner: ana\n",
+		"#### Facts\n\nEvery event is signed.\n\n##### Rotation\n", "relations:\n  → notes/billing/retries.md\n", "backlinks:\n  ← notes/billing/retries.md\n",
+	} {
+		if !strings.Contains(show, want) {
+			t.Errorf("show lacks %q:\n%s", want, show)
+		}
+	}
+	if strings.Contains(show, "\n## Facts\n") {
+		t.Errorf("a note's heading read as the entry's section:\n%s", show)
+	}
+	if show := must(t, "", "--root", root, "show", "notes/broken/broken.md"); !strings.Contains(show, "```yaml\ntitle: [unclosed\n```\nStill here.") {
+		t.Errorf("broken note:\n%s", show)
+	}
+
+	must(t, "", "--root", root, "--fixed-time", fixedTime, "mv", "--reason", "finance owns it", "notes/billing/stripe/webhooks.md", "finance/stripe")
+	src := filepath.Join(notes, "billing", "stripe", "webhooks.md")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, src, strings.Replace(string(b), "yearly", "every six months", 1))
+	r = arbor(t, "", "--root", root, "--fixed-time", fixedTime, "ingest", notes)
+	if r.code != 0 || !strings.Contains(r.stdout, "✓ updated   notes/billing/stripe/webhooks.md (markdown): 1 entry, 1 updated") {
+		t.Fatalf("re-ingest after mv: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if show := must(t, "", "--root", root, "show", "finance/stripe/webhooks.md"); !strings.Contains(show, "every six months") {
+		t.Errorf("the moved note was not updated:\n%s", show)
+	}
+	if r := arbor(t, "", "--root", root, "show", "notes/billing/stripe/webhooks.md"); r.code != 1 {
+		t.Errorf("written again at its old path:\n%s", r.stdout)
+	}
 }
