@@ -1,6 +1,8 @@
 package search
 
 import (
+	"math"
+
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/index"
 	"github.com/blugelabs/bluge/index/mergeplan"
@@ -40,6 +42,69 @@ var mergePolicy = func() mergeplan.Options {
 	return o
 }()
 
+// buildPolicy is mergePolicy for an index that started empty (a cold
+// build, or an index in memory): tiers of segments of fewDocs documents or
+// more keep one segment each (mergeBudget). A query walks the dictionaries
+// of every segment for its expansions and reads every segment's postings
+// of every term, so at 100,000 entries the 25 segments a cold build left
+// cost a question 1.7 times the CPU of the 9 it leaves now, for about 6%
+// more CPU in the build and larger merges at its end
+// (bench/scale/notes.md). Small indexes, and the small segments single
+// writes add to large ones, merge as before.
+//
+// An index loaded from its store keeps mergePolicy: under this budget an
+// index stored by an earlier version, or a build saved before its last
+// merges ran, would be over budget, and every process opening it would
+// merge it again in the background (in wasm, within its queries), never
+// to save the result unless it also wrote. Under mergePolicy the few
+// segments a build left are within budget.
+var buildPolicy = func() mergeplan.Options {
+	o := mergePolicy
+	o.CalcBudget = mergeBudget
+	o.MaxSegmentSize = maxSegmentDocs
+	return o
+}()
+
+// maxSegmentDocs bounds the segments merges make, in documents: with one
+// segment per large tier, a 1M-entry build would otherwise end by
+// rewriting its whole gigabyte of index in one merge, and merge it again
+// as it grows (under wasm, within the calls that wait on the merger). At
+// 1M entries, segments of 100,000 to 200,000 documents, no longer merged,
+// are still a handful.
+const maxSegmentDocs = 200_000
+
+// fewDocs is the size (in live documents) from which a tier of segments
+// keeps one segment instead of MaxSegmentsPerTier.
+const fewDocs = 1000
+
+// tiersBelow is how many times smaller than the whole index the first
+// tier is at least: mergeplan.CalcBudget starts its tiers at the smallest
+// segment, so a batch of a few documents made room for four segments in
+// every tier between it and the largest, which a large index kept.
+const tiersBelow = 256
+
+// mergeBudget is mergeplan.CalcBudget with one segment per tier for the
+// tiers of fewDocs documents or more, and a first tier of at least
+// total/tiersBelow: the number of segments an index of total live
+// documents, whose smallest segment has first, may keep.
+func mergeBudget(total, first int64, o *mergeplan.Options) int {
+	tier := max(first, total/tiersBelow, 1)
+	n := 0
+	for total > 0 {
+		per := int64(o.MaxSegmentsPerTier)
+		if tier >= fewDocs {
+			per = 1
+		}
+		if in := float64(total) / float64(tier); in < float64(per) {
+			return n + int(math.Ceil(in))
+		}
+		n += int(per)
+		total -= per * tier
+		tier = int64(float64(tier) * o.TierGrowth)
+	}
+	return n
+}
+
 // config is an Index's bluge configuration.
 type config struct {
 	search bluge.Config // what queries read: the similarity of each field
@@ -47,8 +112,8 @@ type config struct {
 }
 
 // newConfig configures an index over the directory dir makes, scoring each
-// searchable field with its similarity.
-func newConfig(dir func() index.Directory, sims map[string]bsearch.Similarity) config {
+// searchable field with its similarity, merging by policy.
+func newConfig(dir func() index.Directory, sims map[string]bsearch.Similarity, policy mergeplan.Options) config {
 	// Only the search side of this bluge.Config is used; its index side is
 	// rebuilt below as bluge builds it.
 	s := bluge.DefaultConfigWithDirectory(dir)
@@ -68,7 +133,7 @@ func newConfig(dir func() index.Directory, sims map[string]bsearch.Similarity) c
 			}
 			return s.DefaultSimilarity.ComputeNorm(length)
 		})
-	ic.MergePlanOptions = mergePolicy
+	ic.MergePlanOptions = policy
 	ic.MergeBufferSize = mergeBufferSize
 	return config{search: s, index: ic}
 }

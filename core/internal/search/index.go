@@ -13,6 +13,7 @@ import (
 	"github.com/arbormem/arbor/core/host"
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/index"
+	"github.com/blugelabs/bluge/index/mergeplan"
 	bsearch "github.com/blugelabs/bluge/search"
 )
 
@@ -216,7 +217,7 @@ func New(opts Options) (*Index, error) {
 // open builds an Index over the bluge directory dir makes.
 func open(opts Options, dir func() index.Directory) (*Index, error) {
 	x := newIndexOf(opts)
-	if err := x.start(dir); err != nil {
+	if err := x.start(dir, buildPolicy); err != nil {
 		return nil, err
 	}
 	return x, nil
@@ -236,16 +237,17 @@ func newIndexOf(opts Options) *Index {
 }
 
 // start opens x's bluge writer and reader over the directory dir makes,
-// with empty bookkeeping; Open (store.go) then restores it from a
-// manifest. A reload (store.go) starts x again over another directory.
-func (x *Index) start(dir func() index.Directory) error {
+// merging by policy, with empty bookkeeping; Open (store.go) then restores
+// it from a manifest. A reload (store.go) starts x again over another
+// directory.
+func (x *Index) start(dir func() index.Directory, policy mergeplan.Options) error {
 	x.docs = map[string]docMeta{}
 	x.stats = [numFields]fieldStats{}
 	sims := make(map[string]bsearch.Similarity, numFields)
 	for f, name := range fieldNames {
 		sims[name] = &bm25{stats: &x.stats[f], k1: x.opts.K1, b: x.opts.B}
 	}
-	x.cfg = newConfig(dir, sims)
+	x.cfg = newConfig(dir, sims, policy)
 	w, err := index.OpenWriter(x.cfg.index)
 	if err != nil {
 		return fmt.Errorf("search: open index writer: %w", err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring"
 	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/index"
 	"math"
 	"sort"
 	"sync"
@@ -142,10 +143,17 @@ type expansionQuery struct {
 type expansions struct {
 	mu    sync.Mutex
 	lev   *lev1
-	cands map[expansionKey][]string
+	cands map[expansionKey][]candidate
 	// used holds the candidates an expansion uses: the first maxExp of
 	// them matching a live document.
 	used map[expansionKey][]string
+}
+
+// candidate is a dictionary term an expansion may use, with the segments
+// (indexes in the snapshot) whose dictionaries hold it.
+type candidate struct {
+	term string
+	segs []int
 }
 
 type expansionKey struct {
@@ -222,19 +230,18 @@ func (q *expansionQuery) terms(r bsearch.Reader) ([]string, error) {
 	if t, ok := e.used[key]; ok {
 		return t, nil
 	}
+	segs := r.(snapshot).Segments()
 	var out []string
 	for _, c := range cands {
 		if len(out) >= q.maxExp {
 			break
 		}
-		it, err := r.PostingsIterator([]byte(c), q.field, false, false, false)
+		live, err := q.live(segs, c)
 		if err != nil {
-			return nil, fmt.Errorf("search: expand %q: postings of %q: %w", q.text, c, err)
+			return nil, err
 		}
-		n := it.Count()
-		_ = it.Close()
-		if n > 0 {
-			out = append(out, c)
+		if live {
+			out = append(out, c.term)
 		}
 	}
 	if e.used == nil {
@@ -244,8 +251,39 @@ func (q *expansionQuery) terms(r bsearch.Reader) ([]string, error) {
 	return out, nil
 }
 
+// live reports whether a live document holds the candidate c. A segment's
+// dictionary holds a term only when one of its documents does (ice writes
+// no term without postings), so a segment without deleted documents that
+// holds c answers without reading its postings.
+func (q *expansionQuery) live(segs []index.SegmentSnapshot, c candidate) (bool, error) {
+	for _, i := range c.segs {
+		del := segs[i].Deleted()
+		if del == nil || del.IsEmpty() {
+			return true, nil
+		}
+	}
+	for _, i := range c.segs {
+		seg, err := segmentOf(segs[i])
+		if err != nil {
+			return false, fmt.Errorf("search: expand %q: %w", q.text, err)
+		}
+		dict, err := seg.Dictionary(q.field)
+		if err != nil {
+			return false, fmt.Errorf("search: expand %q: dictionary of %s: %w", q.text, q.field, err)
+		}
+		pl, err := dict.PostingsList([]byte(c.term), segs[i].Deleted(), nil)
+		if err != nil {
+			return false, fmt.Errorf("search: expand %q: postings of %q: %w", q.text, c.term, err)
+		}
+		if pl.Count() > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // candidates lists the dictionary terms the query expands to.
-func (q *expansionQuery) candidates(r bsearch.Reader) ([]string, error) {
+func (q *expansionQuery) candidates(r bsearch.Reader) ([]candidate, error) {
 	e := q.seen
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -261,7 +299,7 @@ func (q *expansionQuery) candidates(r bsearch.Reader) ([]string, error) {
 		return nil, err
 	}
 	if e.cands == nil {
-		e.cands = map[expansionKey][]string{}
+		e.cands = map[expansionKey][]candidate{}
 	}
 	e.cands[key] = c
 	return c, nil
@@ -274,28 +312,28 @@ func (q *expansionQuery) candidates(r bsearch.Reader) ([]string, error) {
 // (one thread, a goroutine switch costing stack unwinding and regrowth)
 // made a query's expansions cost more with every segment than the walks
 // themselves. Terms found only in deleted documents are among the
-// candidates either way; Searcher drops them.
-func (q *expansionQuery) lookup(r bsearch.Reader, lev *lev1) ([]string, error) {
+// candidates either way; terms drops them.
+func (q *expansionQuery) lookup(r bsearch.Reader, lev *lev1) ([]candidate, error) {
 	snap, ok := r.(snapshot)
 	if !ok {
 		return nil, fmt.Errorf("search: expand %q: reader %T is not an index snapshot", q.text, r)
 	}
-	seen := map[string]bool{}
-	var out []string
-	for _, ss := range snap.Segments() {
-		seg, ok := ss.(interface{ Segment() segment.Segment })
-		if !ok {
-			return nil, fmt.Errorf("search: expand %q: segment %T has no dictionary", q.text, ss)
+	seen := map[string]int{} // index in out
+	var out []candidate
+	for i, ss := range snap.Segments() {
+		seg, err := segmentOf(ss)
+		if err != nil {
+			return nil, fmt.Errorf("search: expand %q: %w", q.text, err)
 		}
-		dict, err := seg.Segment().Dictionary(q.field)
+		dict, err := seg.Dictionary(q.field)
 		if err != nil {
 			return nil, err
 		}
 		var it segment.DictionaryIterator
 		if q.fuzzy {
-			it = dict.Iterator(lev, nil, nil)
+			it = termsOnly(dict.Iterator(lev, nil, nil))
 		} else {
-			it = dict.Iterator(nil, []byte(q.text), prefixEnd(q.text))
+			it = termsOnly(dict.Iterator(nil, []byte(q.text), prefixEnd(q.text)))
 		}
 		for {
 			e, err := it.Next()
@@ -306,22 +344,38 @@ func (q *expansionQuery) lookup(r bsearch.Reader, lev *lev1) ([]string, error) {
 			if e == nil {
 				break
 			}
-			if t := e.Term(); t != q.text && !seen[t] {
-				seen[t] = true
-				out = append(out, t)
+			t := e.Term()
+			if t == q.text {
+				continue
 			}
+			if k, ok := seen[t]; ok {
+				out[k].segs = append(out[k].segs, i)
+				continue
+			}
+			seen[t] = len(out)
+			out = append(out, candidate{term: t, segs: []int{i}})
 		}
 		if err := it.Close(); err != nil {
 			return nil, err
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if len(out[i]) != len(out[j]) {
-			return len(out[i]) < len(out[j])
+		if len(out[i].term) != len(out[j].term) {
+			return len(out[i].term) < len(out[j].term)
 		}
-		return out[i] < out[j]
+		return out[i].term < out[j].term
 	})
 	return out, nil
+}
+
+// segmentOf returns the segment of a snapshot's segment, whose
+// dictionaries and postings bluge's interface does not reach.
+func segmentOf(ss index.SegmentSnapshot) (segment.Segment, error) {
+	seg, ok := ss.(interface{ Segment() segment.Segment })
+	if !ok {
+		return nil, fmt.Errorf("segment %T has no dictionary", ss)
+	}
+	return seg.Segment(), nil
 }
 
 // prefixEnd returns the smallest byte string greater than every string that

@@ -337,7 +337,7 @@ func (x *Index) loadStored() (ok bool, err error) {
 // startEmpty opens x over an empty directory of its store.
 func (x *Index) startEmpty() error {
 	d := x.store.newDirectory()
-	if err := x.start(d.self); err != nil {
+	if err := x.start(d.self, buildPolicy); err != nil {
 		return err
 	}
 	x.store.adopt(d, nil)
@@ -419,7 +419,7 @@ func (x *Index) openLoaded(d *memDirectory, m *manifest) (err error) {
 			err = fmt.Errorf("decode stored segments: %v", r)
 		}
 	}()
-	if err := x.start(d.self); err != nil {
+	if err := x.start(d.self, mergePolicy); err != nil {
 		return err
 	}
 	x.docs = make(map[string]docMeta, m.nDocs)
