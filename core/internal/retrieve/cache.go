@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/sets"
 	"github.com/blugelabs/bluge/analysis/lang/en"
 )
 
@@ -119,7 +120,7 @@ func (c *queryCache) fuzzy(tokens, names []string, limit int, covers func(string
 		if cand.answered == "" || cand.limit != limit || len(cand.tokens) < fuzzyMinTokens || !slices.Equal(names, cand.names) {
 			continue
 		}
-		j := jaccard(tokens, cand.tokens)
+		j := sets.Jaccard(tokens, cand.tokens)
 		if j < fuzzyMinJaccard || j <= bestJ {
 			continue
 		}
@@ -139,28 +140,6 @@ func without(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-// jaccard is |a ∩ b| / |a ∪ b| of two sorted sets.
-func jaccard(a, b []string) float64 {
-	inter := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	union := len(a) + len(b) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
 }
 
 // queryTokens are the distinct words of a normalized query without stop

@@ -39,24 +39,6 @@ func TestQueryTokensDropStopWords(t *testing.T) {
 	}
 }
 
-func TestJaccard(t *testing.T) {
-	cases := []struct {
-		a, b string
-		want float64
-	}{
-		{"a b c", "a b c", 1},
-		{"a b c", "a b d", 0.5},
-		{"a b c d e", "a b c d f", 4.0 / 6},
-		{"a b c", "d e f", 0},
-		{"", "", 0},
-	}
-	for _, c := range cases {
-		if got := jaccard(strings.Fields(c.a), strings.Fields(c.b)); got != c.want {
-			t.Errorf("jaccard(%q, %q) = %g, want %g", c.a, c.b, got, c.want)
-		}
-	}
-}
-
 // The fuzzy tier serves a cached direct answer at Jaccard ≥ 0.6 of the
 // stop-word-filtered words, for queries of two such words or more, at the
 // same limit; it never serves lists or out-of-domain verdicts.

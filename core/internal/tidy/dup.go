@@ -7,6 +7,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/merge"
+	"github.com/arbormem/arbor/core/internal/sets"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -48,13 +49,13 @@ func knowledge(e *tree.Entry) string {
 // group, the one kept, is at least threshold, and proposes merging the
 // others into it, one MERGE each.
 func duplicates(t Tree, paths []string, threshold float64, claimed map[string]bool) []api.TidySuggestion {
-	sets := make([][]uint32, len(paths))
+	shingled := make([][]uint32, len(paths))
 	for i, p := range paths {
 		if e, ok := t.Catalog.Get(p); ok {
-			sets[i] = shingles(knowledge(e))
+			shingled[i] = shingles(knowledge(e))
 		}
 	}
-	pairs := SimilarPairs(sets, threshold)
+	pairs := SimilarPairs(shingled, threshold)
 	// Union-find over the verified pairs gives the groups; each group
 	// keeps its fullest entry (the most shingles, then the first path) and
 	// merges into it those as similar to it as the threshold asks.
@@ -96,7 +97,7 @@ func duplicates(t Tree, paths []string, threshold float64, claimed map[string]bo
 		slices.Sort(g)
 		keep := g[0]
 		for _, x := range g[1:] {
-			if len(sets[x]) > len(sets[keep]) {
+			if len(shingled[x]) > len(shingled[keep]) {
 				keep = x
 			}
 		}
@@ -106,7 +107,7 @@ func duplicates(t Tree, paths []string, threshold float64, claimed map[string]bo
 			if x == keep {
 				continue
 			}
-			if s := jaccard(sets[keep], sets[x]); s >= threshold {
+			if s := sets.Jaccard(shingled[keep], shingled[x]); s >= threshold {
 				dups = append(dups, x)
 				low = min(low, s)
 			}
@@ -114,7 +115,7 @@ func duplicates(t Tree, paths []string, threshold float64, claimed map[string]bo
 		if len(dups) == 0 {
 			continue
 		}
-		if s, ok := mergeSuggestion(t, paths[keep], pathsOf(paths, dups), sets, keep, dups); ok {
+		if s, ok := mergeSuggestion(t, paths[keep], pathsOf(paths, dups), shingled, keep, dups); ok {
 			s.Similarity = float64(int(low*10000+0.5)) / 10000
 			out = append(out, s)
 			for _, q := range s.Paths {
@@ -136,7 +137,7 @@ func pathsOf(paths []string, idx []int) []string {
 // mergeSuggestion is the MERGE of each duplicate into keep. Each carries
 // the narrative the merge should leave (mergedNarrative), so that two
 // copies of one text become one text rather than the text twice.
-func mergeSuggestion(t Tree, keep string, dups []string, sets [][]uint32, ki int, di []int) (api.TidySuggestion, bool) {
+func mergeSuggestion(t Tree, keep string, dups []string, shingled [][]uint32, ki int, di []int) (api.TidySuggestion, bool) {
 	kept, ok := t.Catalog.Get(keep)
 	if !ok {
 		return api.TidySuggestion{}, false
@@ -149,7 +150,7 @@ func mergeSuggestion(t Tree, keep string, dups []string, sets [][]uint32, ki int
 		if !ok {
 			return api.TidySuggestion{}, false
 		}
-		sim := jaccard(sets[ki], sets[di[i]])
+		sim := sets.Jaccard(shingled[ki], shingled[di[i]])
 		sims = append(sims, fmt.Sprintf("%s %.0f%%", d, 100*sim))
 		cur = mergedNarrative(cur, e.Narrative, keep, d)
 		op := api.Operation{Type: api.OpMerge, Path: d, MergeTarget: keep,

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/arbormem/arbor/core/internal/sets"
 )
 
 // The near-duplicate finder (docs/ABI.md §4.17): MinHash over word
@@ -108,27 +110,6 @@ func signature(sh []uint32) [numHashes]uint64 {
 	return sig
 }
 
-// jaccard is |a ∩ b| / |a ∪ b| of two sorted sets.
-func jaccard(a, b []uint32) float64 {
-	if len(a) == 0 && len(b) == 0 {
-		return 1
-	}
-	i, j, both := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			both++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return float64(both) / float64(len(a)+len(b)-both)
-}
-
 // Pair is two documents (by index, A < B) and their verified similarity.
 type Pair struct {
 	A, B       int
@@ -138,12 +119,12 @@ type Pair struct {
 // SimilarPairs returns the pairs of sets whose Jaccard similarity is at
 // least threshold, among the candidates LSH finds, ordered by A then B.
 // Empty sets are never similar to anything.
-func SimilarPairs(sets [][]uint32, threshold float64) []Pair {
+func SimilarPairs(shingled [][]uint32, threshold float64) []Pair {
 	buckets := make([]map[uint64][]int, bands)
 	for b := range buckets {
 		buckets[b] = map[uint64][]int{}
 	}
-	for i, sh := range sets {
+	for i, sh := range shingled {
 		if len(sh) == 0 {
 			continue
 		}
@@ -172,7 +153,7 @@ func SimilarPairs(sets [][]uint32, threshold float64) []Pair {
 			return
 		}
 		seen[k] = true
-		if s := jaccard(sets[a], sets[b]); s >= threshold {
+		if s := sets.Jaccard(shingled[a], shingled[b]); s >= threshold {
 			out = append(out, Pair{A: a, B: b, Similarity: s})
 		}
 	}

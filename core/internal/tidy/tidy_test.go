@@ -5,16 +5,18 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/arbormem/arbor/core/internal/sets"
 )
 
-func TestJaccard(t *testing.T) {
+func TestShingles(t *testing.T) {
 	a := shingles("one two three four five six")
 	b := shingles("one two three four five seven")
 	// 4 shingles each, 3 shared: 3/5.
-	if got := jaccard(a, b); got != 0.6 {
-		t.Errorf("jaccard = %v, want 0.6", got)
+	if got := sets.Jaccard(a, b); got != 0.6 {
+		t.Errorf("similarity %v, want 0.6", got)
 	}
-	if jaccard(a, a) != 1 {
+	if sets.Jaccard(a, a) != 1 {
 		t.Error("a set is not like itself")
 	}
 }
