@@ -7,7 +7,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openMemory, nodeFs, memory, ArborError } from '../index.node.js';
@@ -63,6 +64,7 @@ async function syncSteps(mem, options = {}) {
   return { rep, steps };
 }
 
+const execFileAsync = promisify(execFile);
 const git = (dir, ...args) => execFileSync('git', ['--git-dir', dir, ...args], { encoding: 'utf8' });
 
 test('two roots, one in a folder and one in a storage, converge through a git remote over HTTP', { skip }, async (t) => {
@@ -278,4 +280,57 @@ test('sync needs the git option, and a remote the first time', { skip: skipWitho
   defer(t, () => synced.close());
   await assert.rejects(synced.sync(), (err) => err instanceof ArborError && err.code === 'sync' && /not a git repository/.test(err.message));
   await assert.rejects(synced.syncStatus(), (err) => err instanceof ArborError && err.code === 'sync');
+});
+
+const cli = new URL('../../../bin/arbor', import.meta.url).pathname;
+const skipWithoutCLI = skip || (fs.existsSync(cli) ? false : 'bin/arbor is missing: run ./build.sh cli');
+
+test('a JS root and a root of the Go CLI (arbor sync) converge through the same remote', { skip: skipWithoutCLI }, async (t) => {
+  const dir = tmpdir(t);
+  const bare = bareRepo(dir, 'team.git');
+  const server = await serveGit({ root: dir, token: TOKEN });
+  defer(t, () => server.close());
+  const remote = `${server.url}/team.git`;
+  // Run without blocking: the remote is served by this process.
+  /** @param {string[]} args */
+  const arbor = async (...args) => JSON.parse((await execFileAsync(cli, ['--json', ...args], { encoding: 'utf8', env: { ...process.env, ARBOR_GIT_TOKEN: TOKEN } })).stdout);
+
+  const aliceDir = path.join(dir, 'alice');
+  for (const [p, s] of Object.entries(start)) {
+    fs.mkdirSync(path.dirname(path.join(aliceDir, p)), { recursive: true });
+    fs.writeFileSync(path.join(aliceDir, p), s);
+  }
+  const alice = await openMemory({ storage: nodeFs(aliceDir), wasm: wasmURL, git: gitSync(), watch: false });
+  defer(t, () => alice.close());
+  await alice.sync({ remote, auth });
+
+  const carol = path.join(dir, 'carol');
+  execFileSync(cli, ['--root', carol, 'init'], { stdio: 'pipe' });
+  assert.equal((await arbor('--root', carol, 'sync', '--remote', remote)).merge, 'fast-forward');
+
+  // Both change one entry, on different lines; Carol adds one by hand.
+  await alice.curate({ type: 'UPDATE', path: 'ops/deploys/freeze.md', summary: 'No deploys on Fridays or holidays.', reason: 'holidays' });
+  const freeze = path.join(carol, 'ops/deploys/freeze.md');
+  fs.writeFileSync(freeze, fs.readFileSync(freeze, 'utf8').replace('Hotfixes need two approvals.', 'Hotfixes need two approvals and a rollback plan.'));
+  fs.mkdirSync(path.join(carol, 'ops/oncall'), { recursive: true });
+  fs.writeFileSync(path.join(carol, 'ops/oncall/pairing.md'), entry('On-call pairing', 'New engineers shadow.', 'New engineers shadow two rotations first.'));
+
+  assert.equal((await alice.sync({ auth })).merge, 'none');
+  const rc = await arbor('--root', carol, 'sync');
+  assert.equal(rc.merge, 'merge');
+  assert.deepEqual(rc.conflicts, []);
+  const ra = await alice.sync({ auth });
+  assert.equal(ra.merge, 'fast-forward');
+  assert.ok(ra.changed.includes('ops/oncall/pairing.md'));
+
+  const fa = text(folderFiles(aliceDir));
+  assert.deepEqual(text(folderFiles(carol)), fa);
+  assert.ok(fa['ops/deploys/freeze.md'].includes('or holidays') && fa['ops/deploys/freeze.md'].includes('a rollback plan'), fa['ops/deploys/freeze.md']);
+  assert.equal((await alice.search('shadow two rotations')).results[0]?.path, 'ops/oncall/pairing.md');
+  assert.equal(git(bare, 'rev-parse', 'main').trim(), ra.head);
+
+  // The Go CLI reads the repository and the sync record the JS sync keeps in Alice's folder.
+  const st = await arbor('--root', aliceDir, 'sync', '--status');
+  assert.deepEqual({ ahead: st.ahead, behind: st.behind, unsynced: st.unsynced, operations: st.operations }, { ahead: 0, behind: 0, unsynced: [], operations: 0 });
+  assert.ok(st.lastSync);
 });
