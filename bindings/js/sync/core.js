@@ -571,10 +571,17 @@ async function putFile(g, storage, folder, p, had, want, changed) {
       const full = `${g.dir}/${p}`;
       if (want === null) await g.fs.promises.rm(full, { force: true });
       else {
-        const tmp = `${full}.arbor-sync-${Date.now()}`;
-        await g.fs.promises.mkdir(full.slice(0, full.lastIndexOf('/')), { recursive: true });
-        await g.fs.promises.writeFile(tmp, want);
-        await g.fs.promises.rename(tmp, full);
+        // The prefix of every host's temporary files, which `arbor doctor --fix` clears.
+        const folderOf = full.slice(0, full.lastIndexOf('/'));
+        const tmp = `${folderOf}/.arbor-tmp-${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+        await g.fs.promises.mkdir(folderOf, { recursive: true });
+        try {
+          await g.fs.promises.writeFile(tmp, want);
+          await g.fs.promises.rename(tmp, full);
+        } catch (err) {
+          await g.fs.promises.rm(tmp, { force: true });
+          throw err;
+        }
       }
       return;
     }

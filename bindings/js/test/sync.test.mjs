@@ -334,3 +334,47 @@ test('a JS root and a root of the Go CLI (arbor sync) converge through the same 
   assert.deepEqual({ ahead: st.ahead, behind: st.behind, unsynced: st.unsynced, operations: st.operations }, { ahead: 0, behind: 0, unsynced: [], operations: 0 });
   assert.ok(st.lastSync);
 });
+
+test("dot-files are git's: written into a folder, kept in git alone by a storage", { skip }, async (t) => {
+  const dir = tmpdir(t);
+  const bare = bareRepo(dir, 'team.git');
+  const server = await serveGit({ root: dir });
+  defer(t, () => server.close());
+  const remote = `${server.url}/team.git`;
+  const aliceDir = path.join(dir, 'alice');
+  fs.mkdirSync(path.join(aliceDir, 'ops/billing'), { recursive: true });
+  fs.writeFileSync(path.join(aliceDir, 'ops/billing/refunds.md'), start['ops/billing/refunds.md']);
+  fs.writeFileSync(path.join(aliceDir, '.gitignore'), '*.tmp\n');
+  const alice = await openMemory({ storage: nodeFs(aliceDir), wasm: wasmURL, git: gitSync(), watch: false });
+  defer(t, () => alice.close());
+  await alice.sync({ remote });
+  assert.equal(git(bare, 'show', 'main:.gitignore'), '*.tmp\n');
+
+  // A storage has no dot-files: .gitignore stays in git through its syncs.
+  const storage = memory();
+  const bob = await openMemory({ storage, wasm: wasmURL, git: gitSync() });
+  defer(t, () => bob.close());
+  const rb = await bob.sync({ remote });
+  assert.deepEqual(rb.changed, ['.gitignore', 'ops/billing/refunds.md']);
+  assert.throws(() => storage.stat('.gitignore'));
+  await bob.curate({ type: 'UPDATE', path: 'ops/billing/refunds.md', summary: 'Refunds up to 120 EUR.', reason: 'raised' });
+  assert.deepEqual((await bob.syncStatus({ fetch: false })).unsynced, ['ops/billing/refunds.md']);
+  await bob.sync();
+  assert.equal(git(bare, 'show', 'main:.gitignore'), '*.tmp\n');
+
+  // Another folder gets the remote's changes to a dot-file on disk.
+  const daveDir = path.join(dir, 'dave');
+  const dave = await openMemory({ storage: nodeFs(daveDir), wasm: wasmURL, git: gitSync(), watch: false });
+  defer(t, () => dave.close());
+  await dave.sync({ remote });
+  assert.equal(fs.readFileSync(path.join(daveDir, '.gitignore'), 'utf8'), '*.tmp\n');
+  fs.writeFileSync(path.join(aliceDir, '.gitignore'), '*.tmp\n*.bak\n');
+  assert.equal((await alice.sync()).merge, 'merge'); // Bob's commit meets Alice's
+  const rd = await dave.sync();
+  assert.equal(rd.merge, 'fast-forward');
+  assert.ok(rd.changed.includes('.gitignore'));
+  assert.equal(fs.readFileSync(path.join(daveDir, '.gitignore'), 'utf8'), '*.tmp\n*.bak\n');
+  assert.deepEqual(text(folderFiles(daveDir)), text(folderFiles(aliceDir)));
+  assert.equal(execFileSync('git', ['-C', daveDir, 'status', '--porcelain'], { encoding: 'utf8' }), '');
+  assert.deepEqual(fs.readdirSync(daveDir).filter((n) => n.startsWith('.arbor-tmp-')), []);
+});
