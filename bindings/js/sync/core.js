@@ -69,11 +69,11 @@ const decoder = new TextDecoder();
  *
  * @type {typeof import('./core.d.ts').gitSyncWith}
  */
-export function gitSyncWith({ git, http, fs }) {
+export function gitSyncWith({ git, http, fs, turn }) {
   if (!git || typeof git.statusMatrix !== 'function') throw new TypeError('arbor: gitSync needs the isomorphic-git module as `git`');
   if (!http || typeof http.request !== 'function') throw new TypeError('arbor: gitSync needs an isomorphic-git HTTP client as `http`');
   return {
-    sync: (run, options) => sync(git, http, fs, run, options),
+    sync: (run, options) => sync(git, http, fs, turn, run, options),
     status: (run, options) => status(git, http, fs, run, options),
   };
 }
@@ -127,11 +127,12 @@ function failed(what, err) {
  * @param {any} git
  * @param {any} http
  * @param {any} fs
+ * @param {GitSyncOptions['turn']} turn
  * @param {SyncRun} run
  * @param {SyncOptions} [options]
  * @returns {Promise<SyncReport>}
  */
-async function sync(git, http, fs, run, options = {}) {
+async function sync(git, http, fs, turn, run, options = {}) {
   const { storage, merge, changed } = run;
   const { remote, branch: wanted, onProgress } = options;
   const t = transport(options);
@@ -144,9 +145,12 @@ async function sync(git, http, fs, run, options = {}) {
       throw failed(`remote ${redact(remote)}`, err);
     }
   }
-  storage.lock?.();
+  const repo = locate(storage, fs);
+  // Syncs of one folder take turns, across processes and with the Go host;
+  // the root's own lock is held only to commit and to merge, not while the
+  // remote is waited for, so that other processes keep writing meanwhile.
+  const releaseTurn = repo.folder && turn ? await turn(repo.dir) : () => {};
   try {
-    const repo = locate(storage, fs);
     const g = { ...repo, git };
     const branch = await openRepo(g, wanted, Boolean(remote));
     const url = await setRemote(g, remote);
@@ -166,21 +170,29 @@ async function sync(git, http, fs, run, options = {}) {
     /** @type {(phase: SyncStep['phase'], round: number, message: string) => void} */
     const step = (phase, round, message) => onProgress?.({ phase, round, message });
     const last = readState(storage);
+    // Records the root's changes since the last commit: the first call's
+    // are the sync's own commit; a later round's are what others wrote
+    // while this sync was on the network.
+    const commit = async () => {
+      const c = await commitLocal(g, storage, branch, last, repo.folder);
+      if (!c) return;
+      rep.committed ??= c.oid;
+      rep.operations += c.operations;
+      last.auditBytes = auditSize(storage);
+    };
     step('commit', 0, "committing the root's changes");
-    const committed = await commitLocal(g, storage, branch, last, repo.folder);
-    if (committed) {
-      rep.committed = committed.oid;
-      rep.operations = committed.operations;
-    }
+    await locked(storage, commit);
     for (let round = 1; ; round++) {
       step('fetch', round, `fetching ${REMOTE}/${branch} from ${rep.remote}`);
       const found = await fetchBranch(g, http, url, branch, t);
       rep.merge = 'initial';
-      if (found) {
+      await locked(storage, async () => {
+        await commit();
+        if (!found) return;
         step('merge', round, `merging ${REMOTE}/${branch}`);
         rep.behind += await countNotIn(g, await remoteHead(g, branch), await localHead(g, branch));
         await integrate(g, storage, repo.folder, merge, branch, rep, changed);
-      }
+      });
       const head = await localHead(g, branch);
       if (!head) throw new ArborError('sync', `sync: nothing to push: the root has no files and the remote no branch ${branch}`);
       rep.ahead = await countNotIn(g, head, await remoteHead(g, branch));
@@ -195,9 +207,30 @@ async function sync(git, http, fs, run, options = {}) {
     }
     rep.pushed = true;
     rep.head = /** @type {string} */ (await localHead(g, branch));
-    writeState(storage, { lastSync: new Date().toISOString(), head: rep.head, auditBytes: auditSince(storage, { auditBytes: 0 }).size });
+    writeState(storage, { lastSync: new Date().toISOString(), head: rep.head, auditBytes: last.auditBytes ?? 0 });
     rep.changed = [...changed].sort();
     return rep;
+  } finally {
+    releaseTurn();
+  }
+}
+
+/**
+ * Runs fn holding the root's lock (a folder's, which other processes honour).
+ *
+ * @template T
+ * @param {Storage} storage
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+async function locked(storage, fn) {
+  try {
+    storage.lock?.();
+  } catch (err) {
+    throw failed('the root is busy', err);
+  }
+  try {
+    return await fn();
   } finally {
     storage.unlock?.();
   }
@@ -754,6 +787,19 @@ function auditSince(storage, last) {
     }
   }
   return { ops, size: data.length };
+}
+
+/**
+ * The audit log's size now: where the next sync's message starts.
+ *
+ * @param {Storage} storage
+ */
+function auditSize(storage) {
+  try {
+    return storage.stat(AUDIT_FILE).size;
+  } catch {
+    return 0;
+  }
 }
 
 /**

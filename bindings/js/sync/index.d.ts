@@ -10,6 +10,11 @@ export interface GitSyncOptions {
   http: any;
   /** Node's `fs` module: with it a `nodeFs` root is synced as the git repository in its folder. */
   fs?: any;
+  /**
+   * Node: takes the turn of the syncs of a folder root (`.arbor/sync.lock`, which the Go host's
+   * syncs honour too), resolving with its release. `gitSync()` sets it in Node.
+   */
+  turn?: (root: string) => Promise<() => void>;
 }
 
 /**

@@ -6,10 +6,14 @@ import fs from 'node:fs';
 import * as git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { gitSyncWith } from './core.js';
+import { lockFileAsync } from '../storage/rootlock.js';
+
+/** The lock the syncs of one root take turns on, the Go host's too (host/gitsync). */
+const SYNC_LOCK = '.arbor/sync.lock';
 
 export { gitSyncWith } from './core.js';
 
 /** @type {typeof import('./index.d.ts').gitSync} */
 export function gitSync(options = {}) {
-  return gitSyncWith({ git, http, fs, ...options });
+  return gitSyncWith({ git, http, fs, turn: (root) => lockFileAsync(root, SYNC_LOCK), ...options });
 }

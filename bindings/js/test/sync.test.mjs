@@ -378,3 +378,33 @@ test("dot-files are git's: written into a folder, kept in git alone by a storage
   assert.equal(execFileSync('git', ['-C', daveDir, 'status', '--porcelain'], { encoding: 'utf8' }), '');
   assert.deepEqual(fs.readdirSync(daveDir).filter((n) => n.startsWith('.arbor-tmp-')), []);
 });
+
+test("a folder's sync holds the root's lock only to commit and merge, and takes turns on .arbor/sync.lock", { skip }, async (t) => {
+  const dir = tmpdir(t);
+  const bare = bareRepo(dir, 'team.git');
+  const server = await serveGit({ root: dir });
+  defer(t, () => server.close());
+  const remote = `${server.url}/team.git`;
+  const root = path.join(dir, 'alice');
+  fs.mkdirSync(path.join(root, 'ops/billing'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'ops/billing/refunds.md'), start['ops/billing/refunds.md']);
+  const mem = await openMemory({ storage: nodeFs(root), wasm: wasmURL, git: gitSync(), watch: false });
+  defer(t, () => mem.close());
+  /** @type {Record<string, { rootLock: boolean, syncLock: boolean }>} */
+  const seen = {};
+  const late = entry('Late note', 'Written during the fetch.', 'Another process wrote this while the sync fetched.');
+  const rep = await mem.sync({
+    remote,
+    onProgress: (s) => {
+      seen[`${s.phase} ${s.round}`] = { rootLock: fs.existsSync(path.join(root, '.arbor/lock')), syncLock: fs.existsSync(path.join(root, '.arbor/sync.lock')) };
+      // Another process writes while this sync is on the network: the same sync commits and pushes it.
+      if (s.phase === 'fetch') fs.writeFileSync(path.join(root, 'ops/billing/late.md'), late);
+    },
+  });
+  assert.deepEqual(seen['fetch 1'], { rootLock: false, syncLock: true });
+  assert.deepEqual(seen['push 1'], { rootLock: false, syncLock: true });
+  assert.equal(fs.existsSync(path.join(root, '.arbor/sync.lock')), false, 'the turn was not released');
+  assert.equal(git(bare, 'show', 'main:ops/billing/late.md'), late);
+  assert.equal(git(bare, 'rev-parse', 'main').trim(), rep.head);
+  assert.equal(execFileSync('git', ['-C', root, 'status', '--porcelain'], { encoding: 'utf8' }), '');
+});
