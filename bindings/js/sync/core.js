@@ -378,11 +378,8 @@ async function commitLocal(g, storage, branch, last, folder) {
   const rows = await changedRows(g, storage, folder);
   if (rows.length === 0) return null;
   const paths = rows.map(([p]) => p).sort();
+  await stage(g, folder, rows.map(([p, , work]) => ({ path: p, present: work !== 0 })));
   try {
-    for (const [p, , work] of rows) {
-      if (work === 0) await git.remove({ ...g, filepath: p });
-      else await git.add({ ...g, filepath: p, force: true });
-    }
     const { ops } = auditSince(storage, last);
     const oid = await git.commit({ ...g, ref: `refs/heads/${branch}`, message: commitMessage(ops, paths), author: await signature(g) });
     return { oid, operations: ops.length };
@@ -456,12 +453,13 @@ async function integrate(g, storage, folder, merge, branch, rep, changed) {
 
   if (!local || base === local) {
     rep.merge = 'fast-forward';
+    /** @type {Staged[]} */
+    const staged = [];
     for (const d of await diffTrees(g, local, remote)) {
-      const had = await blob(g, d.a);
-      const want = await blob(g, d.b);
-      await put(d.path, had, want);
-      await stage(g, storage, folder, d.path, want, d.b);
+      await put(d.path, await blob(g, d.a), await blob(g, d.b));
+      staged.push({ path: d.path, present: d.b !== undefined, oid: d.b });
     }
+    await stage(g, folder, staged);
     await git.writeRef({ ...g, ref: `refs/heads/${branch}`, value: remote, force: true });
     await git.writeRef({ ...g, ref: 'HEAD', value: `refs/heads/${branch}`, symbolic: true, force: true });
     return;
@@ -489,11 +487,17 @@ async function integrate(g, storage, folder, merge, branch, rep, changed) {
   const res = await merge(params);
   /** @type {string[]} */
   const names = [];
+  /** @type {Staged[]} */
+  const staged = [];
   for (const f of res.files) {
     const ours = ourBytes.has(f.path) ? /** @type {Uint8Array | null} */ (ourBytes.get(f.path)) : await blob(g, await oidAt(g, local, f.path));
     const want = f.content == null ? null : unb64(f.content);
     await put(f.path, ours, want);
-    if (!same(ours, want)) await stage(g, storage, folder, f.path, want);
+    if (!same(ours, want)) {
+      // A dot-file a storage does not keep goes into the index by its blob.
+      const oid = want && !folder && isDot(f.path) ? await git.writeBlob({ ...g, blob: want }) : undefined;
+      staged.push({ path: f.path, present: want !== null, oid });
+    }
     if (f.status !== 'ours') {
       const { content, ...rest } = f;
       (rep.files ??= []).push(/** @type {MergedFile} */ (rest));
@@ -501,6 +505,7 @@ async function integrate(g, storage, folder, merge, branch, rep, changed) {
     if (f.status === 'conflict') rep.conflicts.push(f.path);
     if (f.status !== 'ours' && f.status !== 'theirs') names.push(`- ${f.status} ${f.path}`);
   }
+  await stage(g, folder, staged);
   let msg = `arbor sync: merge ${REMOTE}/${branch} (${res.files.length} files, ${res.conflicts} in conflict)`;
   if (names.length > 0) msg += `\n\n${names.join('\n')}`;
   try {
@@ -656,27 +661,34 @@ async function putFile(g, storage, folder, p, had, want, changed) {
   }
 }
 
+/** @typedef {{ path: string, present: boolean, oid?: string | null }} Staged a path as the sync left it; `oid`: its blob, when known */
+
 /**
- * Puts the root's file at p in git's index as the sync left it: removed,
- * added from the work tree, or (a dot-file a storage does not keep) by its
- * blob.
+ * Puts the root's files in git's index as the sync left them: removed,
+ * added from the work tree (all in one write of the index: one write per
+ * file costs the square of their number on a first sync), or, for a
+ * dot-file a storage does not keep, by its blob.
  *
  * @param {Repo & { git: any }} g
- * @param {Storage} storage
  * @param {boolean} folder
- * @param {string} p
- * @param {Uint8Array | null} want
- * @param {string} [oid] the blob of `want`, when known
+ * @param {Staged[]} files
  */
-async function stage(g, storage, folder, p, want, oid) {
+async function stage(g, folder, files) {
   const { git } = g;
+  /** @type {string[]} */
+  const added = [];
+  let at = '';
   try {
-    if (want === null) await git.remove({ ...g, filepath: p });
-    else if (!folder && isDot(p)) {
-      await git.updateIndex({ ...g, filepath: p, oid: oid ?? (await git.writeBlob({ ...g, blob: want })), add: true });
-    } else await git.add({ ...g, filepath: p, force: true });
+    for (const f of files) {
+      at = f.path;
+      if (!f.present) await git.remove({ ...g, filepath: f.path });
+      else if (!folder && isDot(f.path)) await git.updateIndex({ ...g, filepath: f.path, oid: f.oid, add: true });
+      else added.push(f.path);
+    }
+    at = added.join(', ');
+    if (added.length > 0) await git.add({ ...g, filepath: added, force: true });
   } catch (err) {
-    throw failed(`stage ${p}`, err);
+    throw failed(`stage ${at}`, err);
   }
 }
 
