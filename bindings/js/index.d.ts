@@ -177,8 +177,9 @@ export interface SyncOptions {
   auth?: { token: string; /** @default 'arbor' */ username?: string };
   /**
    * A CORS proxy for browsers (docs/sync.md, "From a browser"): the
-   * remote's URL is requested through it, e.g. `https://cors.isomorphic-git.org`
-   * or one of your own. Unneeded in Node.
+   * remote's URL is requested through it (`${corsProxy}/${host and path}`).
+   * It sees the token: use one you run for a private remote. Unneeded in
+   * Node, and for a remote that sends CORS headers itself.
    */
   corsProxy?: string;
   /** Hears of each step of the sync as it starts. */
