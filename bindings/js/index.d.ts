@@ -134,6 +134,125 @@ export interface OpenOptions {
    * @default none — BM25 and the evidence rules alone
    */
   embeddings?: Embedder;
+  /**
+   * What `sync` and `syncStatus` use to talk git (docs/sync.md):
+   * `gitSync()` from `arbor-memory/sync`, which brings in isomorphic-git.
+   * Kept out of the package's main entry so that a memory that never syncs
+   * loads no git.
+   * @default none — `sync` and `syncStatus` reject with `invalid_params`
+   */
+  git?: GitSync;
+}
+
+/**
+ * What `sync` and `syncStatus` need of a sync adapter: `gitSync()` from
+ * `arbor-memory/sync` makes one over isomorphic-git.
+ */
+export interface GitSync {
+  sync(run: SyncRun, options?: SyncOptions): Promise<SyncReport>;
+  status(run: SyncRun, options?: SyncStatusOptions): Promise<SyncStatus>;
+}
+
+/** What a memory hands its sync adapter while it holds its storage. */
+export interface SyncRun {
+  storage: Storage;
+  /** The engine's `merge` method (docs/ABI.md §4.15), params and result as there (bytes in base64). */
+  merge(params: { ours?: string; theirs?: string; files: { path: string; base: string | null; ours: string | null; theirs: string | null }[] }): Promise<{ files: (MergedFile & { content?: string })[]; conflicts: number }>;
+  /** Collects the root's paths the sync wrote or removed, even when it fails: what the engine reads again. */
+  changed: Set<string>;
+}
+
+/** Options of {@link ArborMemory.sync}. */
+export interface SyncOptions {
+  /**
+   * The remote's URL (`https://…`); remembered as the root's `origin`, so
+   * later syncs may leave it out. A browser reaches only remotes that
+   * answer CORS requests, or goes through `corsProxy`.
+   * @default the root's origin
+   */
+  remote?: string;
+  /** @default the root's current branch, else `main` */
+  branch?: string;
+  /** A token, sent as the password of `username` (HTTP Basic), as GitHub, GitLab and Gitea take tokens. */
+  auth?: { token: string; /** @default 'arbor' */ username?: string };
+  /**
+   * A CORS proxy for browsers (docs/sync.md, "From a browser"): the
+   * remote's URL is requested through it (`${corsProxy}/${host and path}`).
+   * It sees the token: use one you run for a private remote. Unneeded in
+   * Node, and for a remote that sends CORS headers itself.
+   */
+  corsProxy?: string;
+  /** Hears of each step of the sync as it starts. */
+  onProgress?: (step: SyncStep) => void;
+}
+
+/** Options of {@link ArborMemory.syncStatus}. */
+export interface SyncStatusOptions extends Pick<SyncOptions, 'branch' | 'auth' | 'corsProxy'> {
+  /** Fetch first (needs the network); `false` compares with the remote as last fetched. @default true */
+  fetch?: boolean;
+}
+
+/** One step of a sync as it starts: commit once, then fetch, merge and push in each round. */
+export interface SyncStep {
+  phase: 'commit' | 'fetch' | 'merge' | 'push';
+  /** The round of fetch, merge and push, from 1 (0 for the commit); a push refused because the remote moved on starts another (3 at most). */
+  round: number;
+  message: string;
+}
+
+/** The result of the merge for one file both sides changed (docs/ABI.md §4.15). */
+export interface MergedFile {
+  path: string;
+  status: 'ours' | 'theirs' | 'merged' | 'conflict' | 'kept' | 'deleted' | 'moved' | 'regenerated' | 'copy';
+  message?: string;
+  /** The parts in conflict. */
+  conflicts?: string[];
+  /** A move's old path, or the file a conflict copy is of. */
+  from?: string;
+}
+
+/** What {@link ArborMemory.sync} did: the same report as `arbor sync --json`. */
+export interface SyncReport {
+  branch: string;
+  /** The remote's URL, a password in it hidden. */
+  remote: string;
+  /** The commit of the root's own changes, when it had any. */
+  committed?: string;
+  /** The audited operations that commit's message lists. */
+  operations: number;
+  /** What bringing in the remote took: nothing new there, a fast-forward, a merge commit (`merged`), or nothing to bring (the remote had no such branch). */
+  merge: 'none' | 'fast-forward' | 'merge' | 'initial';
+  merged?: string;
+  /** The commits the sync sent to the remote (the root's own and the merge's). */
+  ahead: number;
+  /** The commits the sync brought in from the remote. */
+  behind: number;
+  /** The files of the root the sync wrote or removed, sorted: the engine has read them again. */
+  changed: string[];
+  /** The merge's result for each file both sides changed (and its moves, regenerations and copies). */
+  files?: MergedFile[];
+  /** The files left in conflict (docs/sync.md, "Conflicts"). */
+  conflicts: string[];
+  pushed: boolean;
+  /** The commit the branch is at after the sync. */
+  head: string;
+}
+
+/** What {@link ArborMemory.syncStatus} says: the same as `arbor sync --status --json`. */
+export interface SyncStatus {
+  branch: string;
+  remote?: string;
+  /** Commits the local branch has that the remote's lacks, and the other way round, as of the last fetch. */
+  ahead: number;
+  behind: number;
+  /** Whether this call fetched first. */
+  fetched: boolean;
+  /** The files changed since the last commit. */
+  unsynced: string[];
+  /** The operations audited since the last sync. */
+  operations: number;
+  /** When the last sync was (RFC 3339). */
+  lastSync?: string;
 }
 
 /**
@@ -874,6 +993,15 @@ export interface ArborMemory {
    * replaces a file: what is not imported is listed with the reason.
    */
   importFiles(files: Iterable<TreeFile>): Promise<ImportReport>;
+  /**
+   * Shares the root through git (docs/sync.md): commits its changes, fetches the branch, merges it
+   * (the engine's merge, entry by entry), pushes, then reads again the files the sync changed. Needs
+   * the `git` option (`gitSync()` from `arbor-memory/sync`). A failure rejects with code `sync`; the
+   * files it changed before it failed are read again all the same.
+   */
+  sync(options?: SyncOptions): Promise<SyncReport>;
+  /** How the root stands against its remote: ahead/behind, what is not synced yet. Needs the `git` option. */
+  syncStatus(options?: SyncStatusOptions): Promise<SyncStatus>;
   /** Flushes pending state and closes the engine; later calls reject with code `not_open`. Safe to call twice. */
   close(): Promise<void>;
   /** Sends one raw request of docs/ABI.md §3 and resolves with its `result`. */
@@ -902,7 +1030,8 @@ export interface ImportReport {
  * the memory reopens at the next call), `memory_limit` (the call needed
  * more than `maxMemoryBytes`; likewise), `deadline` (the call ran past
  * `callTimeoutMs` and its worker was ended: docs/sandbox.md) and
- * `abi_version` (the module speaks another ABI).
+ * `abi_version` (the module speaks another ABI); `sync`: git or the remote
+ * failed a sync (the cause is the underlying error).
  */
 export type ArborErrorCode =
   | 'invalid_json'
@@ -920,7 +1049,8 @@ export type ArborErrorCode =
   | 'crashed'
   | 'memory_limit'
   | 'deadline'
-  | 'abi_version';
+  | 'abi_version'
+  | 'sync';
 
 /** The error every failed call rejects with. */
 export declare class ArborError extends Error {

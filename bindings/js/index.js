@@ -639,6 +639,53 @@ class Memory extends MemoryMethods {
     return report;
   }
 
+  /** @type {ArborMemory['sync']} */
+  sync(options) {
+    return this.#withGit('sync', (git, run) => git.sync(run, options));
+  }
+
+  /** @type {ArborMemory['syncStatus']} */
+  syncStatus(options) {
+    return this.#withGit('syncStatus', (git, run) => git.status(run, options));
+  }
+
+  /**
+   * Runs a sync adapter's step on the storage, between calls, holding the
+   * storage's lock: the engine writes nothing meanwhile. What the step
+   * wrote is saved and read again by the engine (refresh, docs/ABI.md
+   * §4.12), also when it fails halfway.
+   *
+   * @template T
+   * @param {string} method
+   * @param {(git: import('./index.d.ts').GitSync, run: import('./index.d.ts').SyncRun) => Promise<T>} fn
+   * @returns {Promise<T>}
+   */
+  #withGit(method, fn) {
+    const { git, storage, readOnly } = this.#options;
+    if (!git) {
+      return Promise.reject(new ArborError('invalid_params', `${method}: needs the git option: openMemory({ git: gitSync() }), gitSync from 'arbor-memory/sync'`));
+    }
+    if (readOnly && method === 'sync') return Promise.reject(new ArborError('read_only', 'sync: the memory is open read-only (the host granted no writes): nothing was synced'));
+    return this.#enqueue(() =>
+      this.#exclusive(method, async () => {
+        await this.#catchUp(method);
+        const engine = await this.#running(method);
+        /** @type {Set<string>} */
+        const changed = new Set();
+        /** @type {import('./index.d.ts').SyncRun['merge']} */
+        const merge = async (params) => result('merge', await engine[send](this.#envelope('merge', params), 'merge'));
+        try {
+          return await fn(git, { storage, merge, changed });
+        } finally {
+          // Dot-files (.gitignore) are git's, outside the tree the engine reads.
+          const paths = [...changed].filter((p) => !p.split('/').some((s) => s.startsWith('.')));
+          await this.#save(method);
+          if (paths.length > 0) result('refresh', await this.#send('refresh', this.#envelope('refresh', { paths })));
+        }
+      }),
+    );
+  }
+
   /** @type {ArborMemory['close']} */
   close() {
     this.#unwatch();

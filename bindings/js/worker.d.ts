@@ -42,9 +42,12 @@ export interface WorkerOpenOptions extends Pick<OpenOptions, 'fixedTime' | 'maxF
  * An ArborMemory answered by a worker; close() also ends the worker. The
  * LLM adapter (`llm`) stays in the calling thread: the worker hands back
  * the engine's pending results and this thread makes the model calls, so
- * keys never reach the worker and any adapter object works.
+ * keys never reach the worker and any adapter object works. It has no
+ * `sync` or `syncStatus`: a sync writes the storage beside the engine, so
+ * it runs where the memory is (open it with openMemory and `git` inside
+ * your own worker to sync off the page's thread).
  */
-export type WorkerMemory = ArborMemory;
+export type WorkerMemory = Omit<ArborMemory, 'sync' | 'syncStatus'>;
 
 /**
  * Opens a memory in a new worker running worker-entry.js — a module Web

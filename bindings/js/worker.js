@@ -10,7 +10,7 @@
 import { ArborError } from './error.js';
 import { MemoryMethods } from './methods.js';
 
-/** @typedef {import('./index.d.ts').ArborMemory} ArborMemory */
+/** @typedef {import('./worker.d.ts').WorkerMemory} ArborMemory the methods a memory in a worker has (all but sync's) */
 /** @typedef {import('./index.d.ts').OpenOptions} OpenOptions */
 /** @typedef {import('./index.d.ts').OpenResult} OpenResult */
 /** @typedef {import('./worker-entry.js').WorkerReply} WorkerReply */

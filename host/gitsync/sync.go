@@ -445,9 +445,11 @@ func GetStatus(ctx context.Context, root string, o Options, fetch bool) (Status,
 		}
 		st.Fetched = true
 	}
-	if st.Unsynced, err = g.changedFiles(); err != nil {
+	changed, err := g.changedFiles()
+	if err != nil {
 		return st, err
 	}
+	st.Unsynced = append(st.Unsynced, changed...) // [] in JSON when none, not null
 	last := readState(root)
 	if !last.LastSync.IsZero() {
 		st.LastSync = last.LastSync.Format(time.RFC3339)

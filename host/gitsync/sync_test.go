@@ -2,6 +2,7 @@ package gitsync_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -321,6 +322,10 @@ func TestTwoRootsConverge(t *testing.T) {
 	st, err := gitsync.GetStatus(ctx, b, gitsync.Options{}, true)
 	if err != nil || st.Ahead != 0 || st.Behind != 0 || len(st.Unsynced) != 0 {
 		t.Errorf("bob's status after converging: %+v %v", st, err)
+	}
+	// Scripts (and the JS package's syncStatus) read a list, never null.
+	if b, _ := json.Marshal(st); !strings.Contains(string(b), `"unsynced":[]`) {
+		t.Errorf("the status of a synced root as JSON: %s", b)
 	}
 	write(t, b, "ops/pager/rotation.md", bobRotation+"\nmore\n")
 	if st, _ := gitsync.GetStatus(ctx, b, gitsync.Options{}, false); !slices.Equal(st.Unsynced, []string{"ops/pager/rotation.md"}) {

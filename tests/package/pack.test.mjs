@@ -19,7 +19,7 @@ test('npm pack ships the package and the engine, installable offline in an empty
   // prepack rebuilds the wasm (./build.sh wasm); the suite has just built it.
   const [pack] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8' }));
   const files = pack.files.map((f) => f.path).sort();
-  for (const want of ['LICENSE', 'README.md', 'package.json', 'dist/arbor.wasm', 'bindings/js/index.js', 'bindings/js/index.node.js', 'bindings/js/index.d.ts', 'bindings/js/worker-entry.js', 'bindings/js/storage/node.js', 'bindings/js/llm/index.js']) {
+  for (const want of ['LICENSE', 'README.md', 'package.json', 'dist/arbor.wasm', 'bindings/js/index.js', 'bindings/js/index.node.js', 'bindings/js/index.d.ts', 'bindings/js/worker-entry.js', 'bindings/js/storage/node.js', 'bindings/js/llm/index.js', 'bindings/js/sync/index.js', 'bindings/js/sync/node.js', 'bindings/js/sync/core.js', 'bindings/js/sync/index.d.ts']) {
     assert.ok(files.includes(want), `${want} is not in the tarball`);
   }
   const stray = files.filter((f) => !['LICENSE', 'README.md', 'package.json', 'dist/arbor.wasm'].includes(f) && !/^bindings\/js\/.+\.(js|d\.ts|md)$/.test(f));
@@ -34,7 +34,8 @@ test('npm pack ships the package and the engine, installable offline in an empty
   const app = path.join(dir, 'app');
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  // No runtime dependencies: the install needs no registry.
+  // No runtime dependencies: the install needs no registry. isomorphic-git
+  // is an optional peer dependency, for arbor-memory/sync only: not installed.
   execFileSync('npm', ['install', path.join(dir, pack.filename), '--offline', '--no-audit', '--no-fund'], { cwd: app, stdio: 'pipe' });
   fs.writeFileSync(path.join(app, 'use.mjs'), `
 import { openMemory, nodeFs } from 'arbor-memory';
@@ -46,9 +47,12 @@ const q = await mem.query('how often are failed invoices retried?');
 await mem.close();
 const other = await openMemory({ storage: memory() });
 await other.close();
-console.log(JSON.stringify({ status: res.applied[0].status, tier: q.tierName, top: q.results[0]?.path }));
+const sync = await import('arbor-memory/sync').then(() => 'loaded', (err) => err.code);
+console.log(JSON.stringify({ status: res.applied[0].status, tier: q.tierName, top: q.results[0]?.path, sync }));
 `);
   const out = JSON.parse(execFileSync('node', ['use.mjs'], { cwd: app, encoding: 'utf8' }));
-  assert.deepEqual(out, { status: 'success', tier: 'direct', top: 'engineering/billing/invoice_retry_policy.md' });
+  // The memory ran without isomorphic-git; only the sync entry needs it.
+  assert.deepEqual(out, { status: 'success', tier: 'direct', top: 'engineering/billing/invoice_retry_policy.md', sync: 'ERR_MODULE_NOT_FOUND' });
+  assert.ok(!fs.existsSync(path.join(app, 'node_modules', 'isomorphic-git')), 'isomorphic-git was installed');
   assert.ok(fs.existsSync(path.join(app, 'notes', 'engineering', 'billing', 'invoice_retry_policy.md')));
 });

@@ -46,12 +46,52 @@ const sleep = (ms) => Atomics.wait(sleeper, 0, 0, ms);
  * @returns {() => void}
  */
 export function lockSync(root, { waitMs = DEFAULT_WAIT_MS } = {}) {
-  const file = path.join(root, LOCK_PATH);
+  const take = taker(path.join(root, LOCK_PATH), waitMs);
+  let delay = 1;
+  for (;;) {
+    const got = take();
+    if (got) return got;
+    sleep(delay);
+    delay = Math.min(delay * 2, 50);
+  }
+}
+
+/**
+ * The same lock protocol on another file of the root (`rel`, e.g. the Go
+ * host's `.arbor/sync.lock`, which syncs of one root take turns on),
+ * waiting without blocking the thread: the wait may be as long as another
+ * process's sync with its remote.
+ *
+ * @param {string} root
+ * @param {string} rel
+ * @param {{ waitMs?: number }} [options]
+ * @returns {Promise<() => void>}
+ */
+export async function lockFileAsync(root, rel, { waitMs = DEFAULT_WAIT_MS } = {}) {
+  const take = taker(path.join(root, ...rel.split('/')), waitMs);
+  let delay = 1;
+  for (;;) {
+    const got = take();
+    if (got) return got;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, 50);
+  }
+}
+
+/**
+ * One attempt at a time on the lock file `file`: each call takes it and
+ * returns its release, or returns null when a live holder keeps it (wait,
+ * then call again), or throws EBUSY once `waitMs` has passed.
+ *
+ * @param {string} file
+ * @param {number} waitMs
+ * @returns {() => (() => void) | null}
+ */
+function taker(file, waitMs) {
   const host = os.hostname();
   const token = randomBytes(8).toString('hex');
   const deadline = Date.now() + waitMs;
-  let delay = 1;
-  for (;;) {
+  return () => {
     /** @type {Owner} */
     const owner = { pid: process.pid, host, since: new Date().toISOString(), token };
     try {
@@ -68,13 +108,12 @@ export function lockSync(root, { waitMs = DEFAULT_WAIT_MS } = {}) {
       if (code !== 'EEXIST') throw err;
     }
     const { held, stale } = inspect(file, host);
-    if (stale && breakStale(file, held)) continue;
+    if (stale && breakStale(file, held)) return null;
     if (Date.now() >= deadline) {
       throw new StorageError('EBUSY', `the memory root is busy: ${file} is held by ${describe(held)} (waited ${waitMs} ms)`);
     }
-    sleep(delay);
-    delay = Math.min(delay * 2, 50);
-  }
+    return null;
+  };
 }
 
 /**
