@@ -11,7 +11,7 @@ type Progress struct {
 
 // Progress phases.
 const (
-	PhaseRead  = "read"  // files of the tree read at open; Total 0
+	PhaseRead  = "read"  // files of the tree read: at open (Total 0), by tidy
 	PhaseWrite = "write" // operations applied by curate or ingest
 	PhaseIndex = "index" // documents indexed
 	PhaseEmbed = "embed" // files embedded (docs/ABI.md §2.3)

@@ -112,3 +112,32 @@ func TestProgressReports(t *testing.T) {
 		t.Fatalf("reports %+v, want none", log.reports)
 	}
 }
+
+// tidy reads every entry in its near-duplicate and size passes (seconds
+// at 100k): a run of read reports each, from 0 to the number of entries.
+func TestTidyReportsReads(t *testing.T) {
+	mem := host.NewMemFS()
+	const n = 300
+	for i := range n {
+		if err := mem.WriteFile(fmt.Sprintf("notes/log/e%04d.md", i), []byte(fmt.Sprintf("---\ntitle: Note %d\n---\n\nText %d about the weekly review.\n", i, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := &progressLog{}
+	e, _, err := Open(Options{FS: mem, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	log.reports = nil
+	if _, err := e.Tidy(api.TidyParams{Kinds: []string{api.TidyMerge, api.TidySplit}}); err != nil {
+		t.Fatal(err)
+	}
+	runs := log.runs(api.PhaseRead)
+	if len(runs) != 2 {
+		t.Fatalf("read runs %+v, want one for each pass", runs)
+	}
+	for _, run := range runs {
+		checkRun(t, run, n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/curate"
 	"github.com/arbormem/arbor/core/internal/lifecycle"
 	"github.com/arbormem/arbor/core/internal/tidy"
@@ -27,7 +28,9 @@ func (e *Engine) Tidy(p api.TidyParams) (api.TidyResult, error) {
 	if _, err := e.Refresh(api.RefreshParams{}); err != nil {
 		return api.TidyResult{}, err
 	}
-	plan, n := tidy.Plan(e.tidyTree(), p)
+	tt := e.tidyTree()
+	tt.Read = host.Reporter(e.log, api.PhaseRead)
+	plan, n := tidy.Plan(tt, p)
 	res := api.TidyResult{Suggestions: plan, Counts: map[string]int{}, Entries: n}
 	if res.Suggestions == nil {
 		res.Suggestions = []api.TidySuggestion{}

@@ -183,7 +183,9 @@ func (c *sink) advance(phase string, done int, msg string) {
 	if c.token == nil {
 		return
 	}
-	if phase != c.phase {
+	// Another phase, or a new run of the same one (the engine starts each
+	// at 0: tidy reads the tree once per pass), adds to what was done.
+	if phase != c.phase || done < c.done {
 		c.base += c.done
 		c.phase, c.done = phase, 0
 	}

@@ -1,9 +1,17 @@
 package mcp
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/arbormem/arbor/core/api"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // arbor-tidy plans without writing, and applies with apply: two entries
@@ -33,5 +41,52 @@ func TestTidyTool(t *testing.T) {
 	decode(t, call(t, cs, ToolSearch, map[string]any{"query": "invoices retried collections"}), &search)
 	if search.Total != 1 {
 		t.Errorf("after apply: %+v", search)
+	}
+}
+
+// arbor-tidy reports its passes over the tree to a request with a progress
+// token, the value growing across them.
+func TestTidyToolProgress(t *testing.T) {
+	root := t.TempDir()
+	const n = 250
+	for i := range n {
+		p := filepath.Join(root, "notes", "log", fmt.Sprintf("e%04d.md", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("---\ntitle: Note %d\n---\n\n## Narrative\nText %d about the weekly review.\n", i, i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var progress []float64
+	cs := serveWith(t, root, &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, r.Params.Progress)
+		mu.Unlock()
+	}}, nil)
+	p := &sdk.CallToolParams{Name: ToolTidy, Arguments: map[string]any{"kinds": []string{"merge", "split"}}}
+	p.SetProgressToken("tidy-1")
+	if res, err := cs.CallTool(context.Background(), p); err != nil || res.IsError {
+		t.Fatalf("tidy: %v %s", err, text(res))
+	}
+	// Notifications are handled apart from the answer: the last may come
+	// just after it.
+	var got []float64
+	for wait := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		got = slices.Clone(progress)
+		mu.Unlock()
+		if len(got) > 0 && got[len(got)-1] >= 2*n || time.Now().After(wait) {
+			break
+		}
+	}
+	if len(got) < 3 || got[len(got)-1] < 2*n {
+		t.Fatalf("progress of a tidy of %d entries (two passes): %v", n, got)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i] <= got[i-1] {
+			t.Fatalf("progress does not increase: %v", got)
+		}
 	}
 }

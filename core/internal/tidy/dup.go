@@ -51,10 +51,12 @@ func knowledge(e *tree.Entry) string {
 func duplicates(t Tree, paths []string, threshold float64, claimed map[string]bool) []api.TidySuggestion {
 	shingled := make([][]uint32, len(paths))
 	for i, p := range paths {
+		t.read(i, len(paths))
 		if e, ok := t.Catalog.Get(p); ok {
 			shingled[i] = shingles(knowledge(e))
 		}
 	}
+	t.read(len(paths), len(paths))
 	pairs := SimilarPairs(shingled, threshold)
 	// Union-find over the verified pairs gives the groups; each group
 	// keeps its fullest entry (the most shingles, then the first path) and

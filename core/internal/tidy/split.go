@@ -30,7 +30,9 @@ type unit struct {
 func splits(t Tree, paths []string, limit int, claimed map[string]bool) []api.TidySuggestion {
 	taken := map[string]bool{}
 	var out []api.TidySuggestion
-	for _, q := range paths {
+	defer t.read(len(paths), len(paths))
+	for i, q := range paths {
+		t.read(i, len(paths))
 		if claimed[q] {
 			continue
 		}
