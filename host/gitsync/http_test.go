@@ -20,6 +20,7 @@ import (
 
 	"github.com/arbormem/arbor/host/gitsync"
 	"github.com/arbormem/arbor/host/rootlock"
+	"github.com/arbormem/arbor/internal/testroot"
 )
 
 // httpRemote serves the bare repositories under dir over git's smart HTTP
@@ -113,7 +114,7 @@ func TestSyncLeavesTheRootFreeDuringNetwork(t *testing.T) {
 			during = append(during, err)
 			return true
 		}
-		write(t, a, "ops/pager/during.md", entry("Written meanwhile", "An engine wrote while the sync fetched.", "Written during the fetch."))
+		testroot.Write(t, a, "ops/pager/during.md", entry("Written meanwhile", "An engine wrote while the sync fetched.", "Written during the fetch."))
 		lock.Release()
 		short, cancel2 := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel2()
@@ -124,10 +125,10 @@ func TestSyncLeavesTheRootFreeDuringNetwork(t *testing.T) {
 		return true
 	}) + "/team.git"
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
+	testroot.Write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
 	sync(t, a, url, &clock)
 
-	write(t, a, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the secondary."))
+	testroot.Write(t, a, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the secondary."))
 	armed.Store(true)
 	rep := sync(t, a, "", &clock)
 	if len(during) > 0 {
@@ -141,7 +142,7 @@ func TestSyncLeavesTheRootFreeDuringNetwork(t *testing.T) {
 	}
 	pushed := pushedFiles(t, filepath.Join(dir, "team.git"))
 	for _, p := range []string{"ops/pager/rotation.md", "ops/pager/escalation.md", "ops/pager/during.md"} {
-		if pushed[p] != read(t, a, p) {
+		if pushed[p] != testroot.Read(t, a, p) {
 			t.Errorf("%s: not pushed as the root has it", p)
 		}
 	}
@@ -166,12 +167,12 @@ func TestSyncAuthFromCredentialHelper(t *testing.T) {
 		return false
 	}) + "/team.git"
 	a := filepath.Join(dir, "alice")
-	write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
+	testroot.Write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 	// No helper: the user's git configuration is an empty file.
 	cfg := filepath.Join(dir, "gitconfig")
-	write(t, dir, "gitconfig", "")
+	testroot.Write(t, dir, "gitconfig", "")
 	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	if _, err := gitsync.Sync(context.Background(), a, engine(t, a), gitsync.Options{Remote: url}); err == nil || !strings.Contains(err.Error(), "authentication required") {
@@ -183,14 +184,14 @@ func TestSyncAuthFromCredentialHelper(t *testing.T) {
 
 	// A helper that knows this host (and logs what git asked it).
 	asked := filepath.Join(dir, "asked")
-	write(t, dir, "gitconfig", "[credential]\n\thelper = \"!f() { cat > '"+asked+"'; echo username=alice; echo password=s3cret; }; f\"\n")
+	testroot.Write(t, dir, "gitconfig", "[credential]\n\thelper = \"!f() { cat > '"+asked+"'; echo username=alice; echo password=s3cret; }; f\"\n")
 	if rep := sync(t, a, url, &clock); !rep.Pushed {
 		t.Fatalf("the sync with a helper: %+v", rep)
 	}
-	if got := read(t, dir, "asked"); !strings.Contains(got, "protocol=http\n") || !strings.Contains(got, "host=127.0.0.1:") {
+	if got := testroot.Read(t, dir, "asked"); !strings.Contains(got, "protocol=http\n") || !strings.Contains(got, "host=127.0.0.1:") {
 		t.Errorf("git asked the helper:\n%s", got)
 	}
-	if pushed := pushedFiles(t, filepath.Join(dir, "team.git")); pushed["ops/pager/rotation.md"] != read(t, a, "ops/pager/rotation.md") {
+	if pushed := pushedFiles(t, filepath.Join(dir, "team.git")); pushed["ops/pager/rotation.md"] != testroot.Read(t, a, "ops/pager/rotation.md") {
 		t.Error("the entry was not pushed")
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/gitsync"
 	"github.com/arbormem/arbor/host/runtime"
+	"github.com/arbormem/arbor/internal/testroot"
 )
 
 func entry(title, summary, narrative string, facts ...string) string {
@@ -27,26 +28,6 @@ func entry(title, summary, narrative string, facts ...string) string {
 		s += "\n## Facts\n- " + strings.Join(facts, "\n- ") + "\n"
 	}
 	return s
-}
-
-func write(t *testing.T, root, p, text string) {
-	t.Helper()
-	full := filepath.Join(root, filepath.FromSlash(p))
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func read(t *testing.T, root, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // files lists every file of a root outside .git/ and .arbor/ with its bytes.
@@ -140,12 +121,12 @@ func TestTwoRootsConverge(t *testing.T) {
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 	// Alice's root, with an engine that has written its .arbor/.
-	write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday.\nThe outgoing engineer writes a handover note."))
-	write(t, a, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the secondary after fifteen minutes."))
-	write(t, a, "ops/pager/old_runbook.md", entry("Old runbook", "The old paging runbook.", "Restart the pager bridge by hand."))
-	write(t, a, "ops/deploys/freeze.md", entry("Deploy freeze", "No deploys on Fridays.", "Deploys stop on Friday at noon.\nHotfixes need two approvals.\nThe freeze ends on Monday at nine."))
-	write(t, a, "ops/billing/refunds.md", entry("Refunds", "Refunds up to 100 EUR.", "Support approves refunds up to 100 EUR."))
-	write(t, a, "ops/pager/context.md", "# Pager\n\n## Overview\nPaging and on-call.\n")
+	testroot.Write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday.\nThe outgoing engineer writes a handover note."))
+	testroot.Write(t, a, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the secondary after fifteen minutes."))
+	testroot.Write(t, a, "ops/pager/old_runbook.md", entry("Old runbook", "The old paging runbook.", "Restart the pager bridge by hand."))
+	testroot.Write(t, a, "ops/deploys/freeze.md", entry("Deploy freeze", "No deploys on Fridays.", "Deploys stop on Friday at noon.\nHotfixes need two approvals.\nThe freeze ends on Monday at nine."))
+	testroot.Write(t, a, "ops/billing/refunds.md", entry("Refunds", "Refunds up to 100 EUR.", "Support approves refunds up to 100 EUR."))
+	testroot.Write(t, a, "ops/pager/context.md", "# Pager\n\n## Overview\nPaging and on-call.\n")
 	eng, _ := opened(t, a)
 	eng.Close(ctx)
 
@@ -179,19 +160,19 @@ func TestTwoRootsConverge(t *testing.T) {
 	}
 	eng.Close(ctx)
 
-	bobRotation := strings.Replace(read(t, b, "ops/pager/rotation.md"), "The pager rotates every Monday.", "The pager rotates every Monday at ten.", 1)
+	bobRotation := strings.Replace(testroot.Read(t, b, "ops/pager/rotation.md"), "The pager rotates every Monday.", "The pager rotates every Monday at ten.", 1)
 	bobRotation = strings.Replace(bobRotation, "---\n\n## Narrative", "---\n\n## Narrative", 1) + "\n## Facts\n- **handover**: handover is at ten on Mondays\n"
-	write(t, b, "ops/pager/rotation.md", bobRotation)
-	write(t, b, "ops/pager/escalation.md", strings.Replace(read(t, b, "ops/pager/escalation.md"), "fifteen minutes", "ten minutes", 1))
-	write(t, b, "ops/oncall/pairing.md", entry("On-call pairing", "New engineers shadow.", "New engineers shadow two rotations first."))
+	testroot.Write(t, b, "ops/pager/rotation.md", bobRotation)
+	testroot.Write(t, b, "ops/pager/escalation.md", strings.Replace(testroot.Read(t, b, "ops/pager/escalation.md"), "fifteen minutes", "ten minutes", 1))
+	testroot.Write(t, b, "ops/oncall/pairing.md", entry("On-call pairing", "New engineers shadow.", "New engineers shadow two rotations first."))
 	// Bob moves the old runbook into a folder of runbooks.
-	runbook := read(t, b, "ops/pager/old_runbook.md")
+	runbook := testroot.Read(t, b, "ops/pager/old_runbook.md")
 	os.Remove(filepath.Join(b, "ops/pager/old_runbook.md"))
-	write(t, b, "ops/runbooks/old_runbook.md", runbook)
-	write(t, b, "ops/billing/refunds.md", strings.Replace(read(t, b, "ops/billing/refunds.md"), "Refunds up to 100 EUR.", "Refunds up to 120 EUR.", 1))
+	testroot.Write(t, b, "ops/runbooks/old_runbook.md", runbook)
+	testroot.Write(t, b, "ops/billing/refunds.md", strings.Replace(testroot.Read(t, b, "ops/billing/refunds.md"), "Refunds up to 100 EUR.", "Refunds up to 120 EUR.", 1))
 	// Both add the same path (Alice below, after her curate).
-	write(t, b, "ops/deploys/rollback.md", entry("Rollback", "Roll back first.", "Roll back before debugging.", "**rollback**: a bad deploy is rolled back within ten minutes"))
-	write(t, a, "ops/deploys/rollback.md", entry("Rollback", "Roll back first.", "Roll back before debugging.", "**owner**: the deployer owns the rollback"))
+	testroot.Write(t, b, "ops/deploys/rollback.md", entry("Rollback", "Roll back first.", "Roll back before debugging.", "**rollback**: a bad deploy is rolled back within ten minutes"))
+	testroot.Write(t, a, "ops/deploys/rollback.md", entry("Rollback", "Roll back first.", "Roll back before debugging.", "**owner**: the deployer owns the rollback"))
 
 	ra := sync(t, a, remote, &clock)
 	if ra.Merge != "none" || !strings.Contains(commitMessage(t, a, ra.Committed), "UPDATE ops/pager/rotation.md: where handovers go") {
@@ -327,7 +308,7 @@ func TestTwoRootsConverge(t *testing.T) {
 	if b, _ := json.Marshal(st); !strings.Contains(string(b), `"unsynced":[]`) {
 		t.Errorf("the status of a synced root as JSON: %s", b)
 	}
-	write(t, b, "ops/pager/rotation.md", bobRotation+"\nmore\n")
+	testroot.Write(t, b, "ops/pager/rotation.md", bobRotation+"\nmore\n")
 	if st, _ := gitsync.GetStatus(ctx, b, gitsync.Options{}, false); !slices.Equal(st.Unsynced, []string{"ops/pager/rotation.md"}) {
 		t.Errorf("an unsynced edit: %+v", st)
 	}
@@ -375,15 +356,15 @@ func TestFailedSyncListsWhatItChanged(t *testing.T) {
 	}
 	a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
+	testroot.Write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
 	sync(t, a, remote, &clock)
 	if err := os.MkdirAll(b, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	sync(t, b, remote, &clock)
-	write(t, a, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the secondary."))
+	testroot.Write(t, a, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the secondary."))
 	sync(t, a, remote, &clock)
-	write(t, b, "ops/pager/handover.md", entry("Handover", "Write a note.", "The outgoing engineer writes a note."))
+	testroot.Write(t, b, "ops/pager/handover.md", entry("Handover", "Write a note.", "The outgoing engineer writes a note."))
 
 	away := remote + ".away"
 	rep, err := gitsync.Sync(context.Background(), b, engine(t, b), gitsync.Options{Progress: func(s gitsync.Step) {
@@ -396,7 +377,7 @@ func TestFailedSyncListsWhatItChanged(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a push to a remote that is gone succeeded: %+v", rep)
 	}
-	if !slices.Equal(rep.Changed, []string{"ops/pager/escalation.md"}) || read(t, b, "ops/pager/escalation.md") == "" {
+	if !slices.Equal(rep.Changed, []string{"ops/pager/escalation.md"}) || testroot.Read(t, b, "ops/pager/escalation.md") == "" {
 		t.Fatalf("the failed sync's report: %+v (%v)", rep, err)
 	}
 	if err := os.Rename(away, remote); err != nil {
@@ -418,9 +399,9 @@ func TestManyChangesCommitted(t *testing.T) {
 	a := filepath.Join(dir, "alice")
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	for i := range 100 {
-		write(t, a, fmt.Sprintf("ops/batch/entry_%03d.md", i), entry(fmt.Sprintf("Entry %d", i), "One of many.", fmt.Sprintf("Entry number %d.", i)))
+		testroot.Write(t, a, fmt.Sprintf("ops/batch/entry_%03d.md", i), entry(fmt.Sprintf("Entry %d", i), "One of many.", fmt.Sprintf("Entry number %d.", i)))
 	}
-	write(t, a, ".arbor/state.json", "{}\n")
+	testroot.Write(t, a, ".arbor/state.json", "{}\n")
 	sync(t, a, remote, &clock)
 	for i := range 100 {
 		p := filepath.Join(a, fmt.Sprintf("ops/batch/entry_%03d.md", i))
@@ -428,10 +409,10 @@ func TestManyChangesCommitted(t *testing.T) {
 		case i < 40:
 			os.Remove(p)
 		case i < 80:
-			write(t, a, fmt.Sprintf("ops/batch/entry_%03d.md", i), entry(fmt.Sprintf("Entry %d", i), "One of many.", fmt.Sprintf("Entry number %d, edited.", i)))
+			testroot.Write(t, a, fmt.Sprintf("ops/batch/entry_%03d.md", i), entry(fmt.Sprintf("Entry %d", i), "One of many.", fmt.Sprintf("Entry number %d, edited.", i)))
 		}
 	}
-	write(t, a, "ops/other/new.md", entry("New", "A new one.", "Added with the rest."))
+	testroot.Write(t, a, "ops/other/new.md", entry("New", "A new one.", "Added with the rest."))
 	if rep := sync(t, a, remote, &clock); rep.Committed == "" || rep.Ahead != 1 {
 		t.Fatalf("the sync of 81 changes: %+v", rep)
 	}

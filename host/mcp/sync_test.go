@@ -15,6 +15,7 @@ import (
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/gitsync"
 	"github.com/arbormem/arbor/host/runtime"
+	"github.com/arbormem/arbor/internal/testroot"
 )
 
 // gitSync syncs root with remote as arbor sync does, with an engine of its
@@ -34,26 +35,6 @@ func gitSync(t *testing.T, root, remote string) gitsync.Report {
 	return rep
 }
 
-func writeFile(t *testing.T, root, p, text string) {
-	t.Helper()
-	full := filepath.Join(root, filepath.FromSlash(p))
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, root, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // arbor-sync syncs the served root with its remote while another root
 // (a teammate) works on the same memory: it merges their edit, their new
 // entry and a conflict with the agent's own curate, pushes, reports what
@@ -71,8 +52,8 @@ func TestSyncTool(t *testing.T) {
 	entry := func(title, summary, narrative string) string {
 		return "---\ntitle: " + title + "\nsummary: " + summary + "\n---\n\n## Narrative\n" + narrative + "\n"
 	}
-	writeFile(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
-	writeFile(t, a, "ops/billing/refunds.md", entry("Refunds", "Refunds up to 100 EUR.", "Support approves refunds."))
+	testroot.Write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
+	testroot.Write(t, a, "ops/billing/refunds.md", entry("Refunds", "Refunds up to 100 EUR.", "Support approves refunds."))
 
 	var mu sync.Mutex
 	var progress []float64
@@ -102,9 +83,9 @@ func TestSyncTool(t *testing.T) {
 
 	// The teammate edits the rotation, adds an entry and changes the
 	// refund limit; the agent changes the limit too, differently.
-	writeFile(t, b, "ops/pager/rotation.md", strings.Replace(readFile(t, b, "ops/pager/rotation.md"), "every Monday.", "every Monday at the zeppelin hangar.", 1))
-	writeFile(t, b, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the quartermaster after fifteen minutes."))
-	writeFile(t, b, "ops/billing/refunds.md", strings.Replace(readFile(t, b, "ops/billing/refunds.md"), "100 EUR", "120 EUR", 1))
+	testroot.Write(t, b, "ops/pager/rotation.md", strings.Replace(testroot.Read(t, b, "ops/pager/rotation.md"), "every Monday.", "every Monday at the zeppelin hangar.", 1))
+	testroot.Write(t, b, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the quartermaster after fifteen minutes."))
+	testroot.Write(t, b, "ops/billing/refunds.md", strings.Replace(testroot.Read(t, b, "ops/billing/refunds.md"), "100 EUR", "120 EUR", 1))
 	if rep := gitSync(t, b, remote); rep.Committed == "" {
 		t.Fatalf("the teammate's sync committed nothing: %+v", rep)
 	}
@@ -166,7 +147,7 @@ func TestSyncTool(t *testing.T) {
 	}
 
 	// The teammate gets the agent's side; a second sync has nothing to do.
-	if rep := gitSync(t, b, remote); rep.Merge != "fast-forward" || !strings.Contains(readFile(t, b, "ops/billing/refunds.md"), "150 EUR") {
+	if rep := gitSync(t, b, remote); rep.Merge != "fast-forward" || !strings.Contains(testroot.Read(t, b, "ops/billing/refunds.md"), "150 EUR") {
 		t.Errorf("the teammate's second sync: %+v", rep)
 	}
 	out = SyncResult{}
@@ -174,7 +155,7 @@ func TestSyncTool(t *testing.T) {
 	if out.Merge != "none" || out.Committed != "" || out.Ahead != 0 || out.Behind != 0 || len(out.Changed) != 0 {
 		t.Errorf("a sync with nothing new: %+v", out)
 	}
-	if readFile(t, a, "ops/billing/refunds.md") != readFile(t, b, "ops/billing/refunds.md") {
+	if testroot.Read(t, a, "ops/billing/refunds.md") != testroot.Read(t, b, "ops/billing/refunds.md") {
 		t.Error("the two roots differ after syncing both ways")
 	}
 }

@@ -3,14 +3,13 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/internal/testroot"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -50,13 +49,7 @@ func TestTidyToolProgress(t *testing.T) {
 	root := t.TempDir()
 	const n = 250
 	for i := range n {
-		p := filepath.Join(root, "notes", "log", fmt.Sprintf("e%04d.md", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(fmt.Sprintf("---\ntitle: Note %d\n---\n\n## Narrative\nText %d about the weekly review.\n", i, i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testroot.Write(t, root, fmt.Sprintf("notes/log/e%04d.md", i), fmt.Sprintf("---\ntitle: Note %d\n---\n\n## Narrative\nText %d about the weekly review.\n", i, i))
 	}
 	var mu sync.Mutex
 	var progress []float64
