@@ -149,7 +149,7 @@ func (d *memDirectory) Persist(kind string, id uint64, w index.WriterTo, closeCh
 	}
 	sw := d.spill(d, id)
 	if _, err := w.WriteTo(sw, closeCh); err != nil {
-		sw.abort()
+		sw.drop()
 		return err
 	}
 	it, err := sw.finish()

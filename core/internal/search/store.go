@@ -248,7 +248,7 @@ func (w *spillWriter) keep(cause error) {
 	w.s.warn(fmt.Sprintf("search index: %v; the segment stays in memory until a save", cause))
 }
 
-// drop removes the partial file.
+// drop removes the partial file (what a failed write of the segment left).
 func (w *spillWriter) drop() {
 	if w.part != "" {
 		w.s.FS.Remove(path.Join(w.s.Dir, w.part))
@@ -256,9 +256,6 @@ func (w *spillWriter) drop() {
 		w.part = ""
 	}
 }
-
-// abort removes what a failed write of the segment left.
-func (w *spillWriter) abort() { w.drop() }
 
 // finish returns the written segment: in memory, or read from its file.
 func (w *spillWriter) finish() (*segItem, error) {
