@@ -260,7 +260,7 @@ func TestInvalidSignalsAndVanishedEntriesAreDropped(t *testing.T) {
  "engineering/billing/dunning_emails.md":{"importance":500,"maturity":"legendary","accesses":1,"updates":0,"lastActivity":"2026-03-01T00:00:00Z"}}}`
 	fs := newFS(t, map[string]string{retryPath: billingEntry, "engineering/billing/dunning_emails.md": linkingEntry, catalog.StatePath: state})
 	e, res := openEngine(t, fs, host.FixedClock(day0), Options{})
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "1 entries with invalid signals") {
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "1 entry with invalid signals") {
 		t.Fatalf("warnings = %+v", res.Warnings)
 	}
 	if err := e.Close(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/atoms"
 	"github.com/arbormem/arbor/core/internal/lifecycle"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
@@ -135,7 +136,7 @@ func OpenSignals(fsys host.FS, clock host.Clock, log host.Logger, cat *Catalog, 
 	}
 	if dropped > 0 {
 		s.dirty = true
-		return s, warn(fmt.Sprintf("%d entries with invalid signals start fresh", dropped))
+		return s, warn(atoms.Count(dropped, "entry", "entries") + " with invalid signals start fresh")
 	}
 	return s, nil
 }

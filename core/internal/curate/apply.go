@@ -9,6 +9,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/atoms"
 	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
@@ -296,7 +297,7 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	if err := c.finish(t, err); err != nil {
 		return fmt.Errorf("merge %s into %s: %w", src, dst, err)
 	}
-	a.Message = fmt.Sprintf("merged %s into %s; rewrote %s", src, dst, plural(count, "relation", "relations"))
+	a.Message = fmt.Sprintf("merged %s into %s; rewrote %s", src, dst, atoms.Count(count, "relation", "relations"))
 	return nil
 }
 
@@ -335,7 +336,7 @@ func (c *Curator) delete(a *Applied, v valid) error {
 	}
 	a.Message = "deleted " + p
 	if len(refs) > 0 {
-		a.Message += "; still linked from " + plural(len(refs), "entry", "entries")
+		a.Message += "; still linked from " + atoms.Count(len(refs), "entry", "entries")
 	}
 	a.BrokenRelations = refs
 	return nil
@@ -469,7 +470,7 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 	}
 	a.Message = fmt.Sprintf("deleted folder %s: %s", folder, folderCounts(entries, contexts, len(files)))
 	if len(refs) > 0 {
-		a.Message += "; removed entries still linked from " + plural(len(refs), "entry", "entries")
+		a.Message += "; removed entries still linked from " + atoms.Count(len(refs), "entry", "entries")
 	}
 	if len(notes) > 0 {
 		a.Message += " (" + strings.Join(notes, "; ") + ")"

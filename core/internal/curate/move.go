@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/atoms"
 	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
@@ -202,7 +203,7 @@ func (c *Curator) move(a *Applied, v valid) error {
 	} else {
 		a.Message = fmt.Sprintf("moved %s to %s", src, dst)
 	}
-	a.Message += fmt.Sprintf("; rewrote %s in %s", plural(links, "link", "links"), plural(relinked, "entry", "entries"))
+	a.Message += fmt.Sprintf("; rewrote %s in %s", atoms.Count(links, "link", "links"), atoms.Count(relinked, "entry", "entries"))
 	if len(notes) > 0 {
 		a.Message += " (" + strings.Join(notes, "; ") + ")"
 	}
@@ -417,17 +418,9 @@ func (c *Curator) planMove(from, to string, relink tree.Relink) (moveFile, error
 
 // folderCounts says what a folder operation touched, of files in all.
 func folderCounts(entries, contexts, files int) string {
-	s := plural(entries, "entry", "entries") + ", " + plural(contexts, "context file", "context files")
+	s := atoms.Count(entries, "entry", "entries") + ", " + atoms.Count(contexts, "context file", "context files")
 	if other := files - entries - contexts; other > 0 {
-		s += ", " + plural(other, "other file", "other files")
+		s += ", " + atoms.Count(other, "other file", "other files")
 	}
 	return s
-}
-
-// plural is n with its noun, for messages: "1 link", "3 links".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
