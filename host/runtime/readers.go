@@ -165,15 +165,25 @@ func (e *Engine) after(ctx context.Context, method string) {
 	if method == "signals" || e.opened == nil || !e.fam.pooled() {
 		return
 	}
+	// An instance that stopped during the call lost its books with it:
+	// asking for them would only start a new one (or, under the call's
+	// spent deadline, fail). What a writer wrote before it stopped is on
+	// disk, and the readers still read it again.
 	if e.fam.writer != e {
-		if res, ok := e.signalsCall(ctx, coreapi.SignalsParams{}); ok {
-			e.fam.addAccessed(res.Accessed)
+		if e.stopped == nil {
+			if res, ok := e.signalsCall(ctx, coreapi.SignalsParams{}); ok {
+				e.fam.addAccessed(res.Accessed)
+			}
 		}
 		return
 	}
 	written := e.fs.TakeWritten()
-	res, _ := e.signalsCall(ctx, coreapi.SignalsParams{})
-	e.fam.spread(written, false, res.Changed)
+	var changed map[string]*coreapi.Signal
+	if e.stopped == nil {
+		res, _ := e.signalsCall(ctx, coreapi.SignalsParams{})
+		changed = res.Changed
+	}
+	e.fam.spread(written, false, changed)
 }
 
 // signalsCall makes a signals call, logging a failure.

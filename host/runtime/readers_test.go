@@ -3,9 +3,12 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -201,5 +204,121 @@ func TestReadersOverlap(t *testing.T) {
 	wg.Wait()
 	if em.most != readers {
 		t.Fatalf("%d reads inside the engine at once at most, want %d", em.most, readers)
+	}
+}
+
+// stoppingEmbedder embeds as host.HashEmbedder does; once armed, its next
+// call runs stop (which stops the instance making it) before answering.
+type stoppingEmbedder struct {
+	host.HashEmbedder
+	mu   sync.Mutex
+	stop func()
+}
+
+func (s *stoppingEmbedder) EmbedContext(ctx context.Context, texts []string) ([][]float64, error) {
+	s.mu.Lock()
+	stop := s.stop
+	s.stop = nil
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	return s.Embed(texts)
+}
+
+// A reader that stops during a call (a trap, its deadline) answers that
+// call with an error, and its next call starts a new instance, which
+// opens the root as it is then: it finds what the writer wrote while it
+// was down, and goes on following the writer's writes.
+func TestReaderRestartsAfterItStopped(t *testing.T) {
+	root := t.TempDir()
+	writeEntry(t, root, "ops/pager/rotation.md", "Pager rotation", "The pager rotates weekly on Mondays.")
+	em := &stoppingEmbedder{HashEmbedder: host.HashEmbedder{Model: "hash", Dims: 32}}
+	// A call timeout makes a cancelled call stop the instance it runs in.
+	e := newEngine(t, root, WithCallTimeout(time.Hour), WithEmbedder(em))
+	ctx := context.Background()
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.AddReaders(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	r := e.fam.readers[0]
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	em.mu.Lock()
+	em.stop = func() {
+		cancel()
+		for !r.mod.IsClosed() {
+			runtime.Gosched()
+		}
+	}
+	em.mu.Unlock()
+	_, err := e.Query(qctx, api.SearchParams{Query: "pager rotation"})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "restarts at the next call") {
+		t.Fatalf("the query whose reader stopped: %v", err)
+	}
+	if r.stopped == nil || r.MemoryBytes() != 0 {
+		t.Fatal("the reader did not stop")
+	}
+	add := func(word string) string {
+		t.Helper()
+		res, err := e.Curate(ctx, api.CurateParams{Operations: []api.Operation{{Type: api.OpAdd, Path: "ops/notes", Title: "Note " + word,
+			Content: api.Content{Narrative: &api.Narrative{Text: "The marker " + word + " is here."}}, Reason: "test"}}})
+		if err != nil || res.Summary.Failed > 0 {
+			t.Fatalf("curate %s: %+v, %v", word, res, err)
+		}
+		return res.Applied[0].Path
+	}
+	down := add("zebradownquux")
+	if !found(t, e, "zebradownquux", down) {
+		t.Fatal("the restarted reader does not find the entry written while it was down")
+	}
+	if r.stopped != nil || r.MemoryBytes() == 0 {
+		t.Fatal("the read was not answered by a restarted reader")
+	}
+	if after := add("zebraafterquux"); !found(t, e, "zebraafterquux", after) {
+		t.Fatal("the restarted reader does not follow the writer's next write")
+	}
+	if res, err := e.Query(ctx, api.SearchParams{Query: "pager rotation"}); err != nil || len(res.Results) == 0 || res.Results[0].Path != "ops/pager/rotation.md" {
+		t.Fatalf("a query with an embedding after the restart: %+v, %v", res, err)
+	}
+}
+
+// A writer that stops halfway through a write still hands its readers
+// the paths it wrote: the entries of an ingest stopped after writing
+// them are found by the next read, on a reader.
+func TestReadersSeeWhatAStoppedWriterWrote(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "engineering/billing/invoice_retry_policy.md"), retryEntry)
+	// As in TestStoppedCallRestartsAndReopens: the engine logs that it
+	// cannot write the ingest manifest after it wrote the entries.
+	writeFile(t, filepath.Join(dir, ".arbor/manifest.json"), `{"version":1,"sources":{}}`)
+	if err := os.Symlink("manifest.json", filepath.Join(dir, ".arbor/ingest.json")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var e *Engine
+	e = newEngine(t, dir, WithCallTimeout(time.Hour), WithLogger(stopAt(&e, "ingest: write .arbor/ingest.json", cancel)))
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.AddReaders(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	var steps strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&steps, `{"title":"Step %d","text":"Step %d of the deploy checklist in the walrusledger."}`+"\n", i, i)
+	}
+	if _, err := e.Ingest(ctx, api.IngestParams{Files: []api.SourceFile{{Name: "deploy.jsonl", Content: steps.String()}}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("ingest: %v, want it stopped by the cancel", err)
+	}
+	res, err := e.Search(context.Background(), api.SearchParams{Query: "walrusledger", Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 12 {
+		t.Fatalf("the reader finds %d of the 12 entries the stopped ingest wrote: %v", len(res.Results), res.Results)
 	}
 }
