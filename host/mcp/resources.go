@@ -175,12 +175,15 @@ func (s *Server) subscribe(_ context.Context, req *sdk.SubscribeRequest) error {
 func (s *Server) unsubscribe(context.Context, *sdk.UnsubscribeRequest) error { return nil }
 
 // curated lists the paths a curate changed: those of its successful
-// operations.
+// operations, and where a MOVE took its entry.
 func curated(res api.CurateResult) []string {
 	var paths []string
 	for _, a := range res.Applied {
 		if a.Status == "success" && a.Path != "" {
 			paths = append(paths, a.Path)
+			if a.To != "" { // a MOVE: the entry is gone from Path and new at To
+				paths = append(paths, a.To)
+			}
 		}
 	}
 	return paths

@@ -83,3 +83,30 @@ func TestTidyToolProgress(t *testing.T) {
 		}
 	}
 }
+
+// arbor-tidy's applied writes are announced as it answers, as a curate's
+// are, without waiting for the watch of the root (which hears nothing
+// here): the subscribed duplicate merged away is announced.
+func TestTidyToolAnnouncesItsWrites(t *testing.T) {
+	w := &lossyWatcher{signal: make(chan struct{}, 1)}
+	defer func(old func(string) (rootWatcher, error)) { newRootWatcher = old }(newRootWatcher)
+	newRootWatcher = func(string) (rootWatcher, error) { return w, nil }
+	root := t.TempDir()
+	narrative := "Failed invoices are retried three times, two days apart, then the account goes to the collections team."
+	testroot.Write(t, root, "engineering/billing/invoice_retries.md", "---\ntitle: Invoice retries\n---\n\n## Narrative\n"+narrative+"\n")
+	testroot.Write(t, root, "finance/billing/invoice_retries.md", "---\ntitle: Invoice retries\n---\n\n## Narrative\n"+narrative+"\n")
+	updated, opts := notes()
+	cs := serveWith(t, root, opts, nil)
+	for _, p := range []string{"engineering/billing/invoice_retries.md", "finance/billing/invoice_retries.md"} {
+		if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: EntryURI(p)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var applied api.TidyResult
+	decode(t, call(t, cs, ToolTidy, map[string]any{"kinds": []string{"merge"}, "apply": true}), &applied)
+	if applied.Applied == nil || applied.Applied.Summary.Merged != 1 || len(applied.Suggestions) != 1 {
+		t.Fatalf("apply: %+v", applied)
+	}
+	gone := applied.Suggestions[0].Paths[1]
+	until(t, updated, EntryURI(gone))
+}

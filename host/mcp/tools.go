@@ -232,11 +232,12 @@ func addTools(s *Server) {
 
 // addTool registers a tool that makes one engine call in its turn (a
 // read, beside other reads, when the tool is annotated read-only); the
-// entries a curate or a sync wrote are announced to their subscribers. An
-// engine error becomes the tool error the agent reads ("arbor-read x.md:
-// not_found: …"): the SDK sends it as a result with isError, so a bad
-// request never ends the session. A curate with a failed operation is a
-// result, not an error, but is flagged isError too so that the agent looks.
+// entries a curate, a tidy, an ingest or a sync wrote are announced to
+// their subscribers. An engine error becomes the tool error the agent
+// reads ("arbor-read x.md: not_found: …"): the SDK sends it as a result
+// with isError, so a bad request never ends the session. A curate or a
+// tidy with a failed operation is a result, not an error, but is flagged
+// isError too so that the agent looks.
 func addTool[In, Out any](s *Server, tool *sdk.Tool, call func(context.Context, In) (Out, error)) {
 	// A tool that only reads may run beside other reads.
 	run := s.call
@@ -257,6 +258,13 @@ func addTool[In, Out any](s *Server, tool *sdk.Tool, call func(context.Context, 
 			s.announce(ctx, curated(res))
 			if res.Summary.Failed > 0 {
 				return &sdk.CallToolResult{IsError: true}, out, nil
+			}
+		case api.TidyResult:
+			if res.Applied != nil {
+				s.announce(ctx, curated(*res.Applied))
+				if res.Applied.Summary.Failed > 0 {
+					return &sdk.CallToolResult{IsError: true}, out, nil
+				}
 			}
 		case SyncResult:
 			s.announce(ctx, res.Changed)
