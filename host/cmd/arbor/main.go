@@ -131,15 +131,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitError
 }
 
-// printVersion prints Arbor's release, the ABI it speaks and the Go it was
-// built with.
+// printVersion prints Arbor's release (the module version it was installed
+// at, when `go install …@version` built it), the ABI it speaks and the Go it
+// was built with.
 func (a *app) printVersion() int {
 	v := struct {
 		Version    string `json:"version"`
+		Module     string `json:"module,omitempty"`
 		ABIVersion int    `json:"abiVersion"`
 		GoVersion  string `json:"goVersion"`
 		Platform   string `json:"platform"`
-	}{api.Version, runtime.ABIVersion, goruntime.Version(), goruntime.GOOS + "/" + goruntime.GOARCH}
+	}{api.Version, installedVersion(), runtime.ABIVersion, goruntime.Version(), goruntime.GOOS + "/" + goruntime.GOARCH}
 	if a.json {
 		if err := printJSON(a.stdout, mustJSON(v)); err != nil {
 			fmt.Fprintf(a.stderr, "arbor: %v\n", err)
@@ -147,7 +149,11 @@ func (a *app) printVersion() int {
 		}
 		return exitOK
 	}
-	fmt.Fprintf(a.stdout, "arbor %s (ABI %d, %s %s)\n", v.Version, v.ABIVersion, v.GoVersion, v.Platform)
+	shown := v.Version
+	if v.Module != "" {
+		shown = v.Module
+	}
+	fmt.Fprintf(a.stdout, "arbor %s (ABI %d, %s %s)\n", shown, v.ABIVersion, v.GoVersion, v.Platform)
 	return exitOK
 }
 

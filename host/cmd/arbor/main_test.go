@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -700,10 +701,33 @@ func TestVersion(t *testing.T) {
 	r = arbor(t, "", "--json", "--version")
 	var v struct {
 		Version    string
+		Module     *string
 		ABIVersion int
 	}
-	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &v) != nil || v.Version != api.Version || v.ABIVersion != runtime.ABIVersion {
+	// A test binary is built inside the module, not installed from a
+	// download: no module version.
+	if r.code != exitOK || json.Unmarshal([]byte(r.stdout), &v) != nil || v.Version != api.Version || v.Module != nil || v.ABIVersion != runtime.ABIVersion {
 		t.Errorf("--json --version: exit %d, %q", r.code, r.stdout)
+	}
+}
+
+// Only a build from a downloaded module (`go install …@version`, which
+// records the download's checksum) reports its module version; tests/package
+// checks a real one end to end.
+func TestModuleVersion(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		main debug.Module
+		want string
+	}{
+		{"go install @version", debug.Module{Path: "github.com/arbormem/arbor", Version: "v0.1.0", Sum: "h1:Ylq0cvzYx0cM6mUQSbnpN6sdmaDjkIWn54KcTqRHj6o="}, "v0.1.0"},
+		{"a release candidate", debug.Module{Path: "github.com/arbormem/arbor", Version: "v0.2.0-rc.1", Sum: "h1:Ylq0cvzYx0cM6mUQSbnpN6sdmaDjkIWn54KcTqRHj6o="}, "v0.2.0-rc.1"},
+		{"go build in a clone", debug.Module{Path: "github.com/arbormem/arbor", Version: "(devel)"}, ""},
+		{"VCS-stamped build in a clone", debug.Module{Path: "github.com/arbormem/arbor", Version: "v0.0.0-20261126130409-0040934aa1b2+dirty"}, ""},
+	} {
+		if got := moduleVersion(c.main); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
 	}
 }
 
