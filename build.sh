@@ -18,6 +18,10 @@
 #                      (PORT overrides the port)
 #   ./build.sh extension build the wasm, then assemble the example MV3 extension
 #                      (examples/extension) in dist/extension, ready to load unpacked
+#   ./build.sh release vX.Y.Z  build the wasm, then tag vX.Y.Z (annotated) on a new
+#                      commit on top of HEAD that adds host/runtime/arbor.wasm, so
+#                      that `go install …/host/cmd/arbor@latest` builds; the branch
+#                      does not move and nothing is pushed (docs/release.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -184,6 +188,73 @@ run_bench_scale() {
   go run ./bench/scale -locomo "$bench_locomo" -longmemeval "$bench_lme" "$@"
 }
 
+# release makes the commit and tag a Go module download builds from: a module
+# holds only what git keeps, and the CLI embeds the engine module, which main
+# does not keep (it changes with every core commit, megabytes each time). So
+# the release commit is HEAD plus host/runtime/arbor.wasm and nothing else,
+# written through a temporary index (plumbing ignores .gitignore, and the
+# checkout's index and branch stay as they were) and tagged; the branch does
+# not move, and the tag's commit sits beside it. The version must be
+# package.json's (which core/api.Version follows), optionally as a
+# pre-release of it: a release bumps both in an ordinary commit first.
+release() {
+  local tag=${1:-} id='(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)'
+  if [ $# -ne 1 ] || [[ ! $tag =~ ^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-$id(\.$id)*)?$ ]]; then
+    echo "release: give one version, vMAJOR.MINOR.PATCH with an optional pre-release (v0.2.0, v0.2.0-rc.1), not \"$*\"" >&2
+    exit 2
+  fi
+  local major=${BASH_REMATCH[1]} base=${tag#v}
+  base=${base%%-*}
+  local module want
+  module=$(go list -m)
+  want=$(node -p 'require("./package.json").version')
+  if [ "$major" -ge 2 ] && [ "${module##*/}" != "v$major" ]; then
+    echo "release: $tag needs the module path $module/v$major in go.mod (Go's major version rule)" >&2
+    exit 1
+  fi
+  if [ "$base" != "$want" ]; then
+    echo "release: $tag is not version $want, which package.json and core/api.Version say: bump both in a commit first, or tag v$want (or a pre-release of it, v$want-rc.1)" >&2
+    exit 1
+  fi
+  if [ -n "$(git status --porcelain)" ]; then
+    echo "release: the working tree has changes; commit or stash them first:" >&2
+    git status --short >&2
+    exit 1
+  fi
+  if git rev-parse -q --verify "refs/tags/$tag" >/dev/null; then
+    echo "release: tag $tag exists already" >&2
+    exit 1
+  fi
+  local head branch
+  head=$(git rev-parse --verify HEAD)
+  branch=$(git symbolic-ref -q --short HEAD || echo "detached HEAD")
+  build_wasm
+  log "release: $tag"
+  local index blob tree commit
+  index=$(mktemp -d)
+  trap "rm -rf '$index'" EXIT
+  GIT_INDEX_FILE=$index/index git read-tree "$head"
+  blob=$(git hash-object -w host/runtime/arbor.wasm)
+  GIT_INDEX_FILE=$index/index git update-index --add --cacheinfo "100644,$blob,host/runtime/arbor.wasm"
+  tree=$(GIT_INDEX_FILE=$index/index git write-tree)
+  commit=$(git commit-tree "$tree" -p "$head" -m "release $tag: $(git log -1 --format=%h "$head") plus the engine module
+
+The engine module host/runtime/arbor.wasm, built by ./build.sh wasm
+from $head, added so that
+\`go install $module/host/cmd/arbor@$tag\`
+builds from the module download. Branches keep no build outputs
+(docs/release.md).")
+  git tag -a "$tag" -m "Arbor $tag" "$commit"
+  log "release: tag $tag on $(git log -1 --format=%h "$commit"), $(git log -1 --format=%h "$head") plus host/runtime/arbor.wasm ($branch did not move)"
+  echo "publish it:"
+  echo "  git push origin $tag     # then: go install $module/host/cmd/arbor@latest"
+  if [ "$base" = "${tag#v}" ]; then
+    echo "  npm publish              # arbor-memory $want; prepack builds the same engine module into it"
+  else
+    echo "  (npm: $tag is a pre-release; the package is published at v$want, as $want)"
+  fi
+}
+
 case "${1:-all}" in
   all) build_wasm; build_cli; demo ;;
   wasm) build_wasm ;;
@@ -193,5 +264,6 @@ case "${1:-all}" in
   bench-scale) shift; bench_data; build_wasm; build_cli; run_bench_scale "$@" ;;
   demo-web) build_wasm; exec node web-demo/serve.mjs "${PORT:-8080}" ;;
   extension) build_wasm; node examples/extension/build.mjs dist/extension ;;
-  *) echo "usage: ./build.sh [test|wasm|cli|bench|bench-scale|demo-web|extension]" >&2; exit 2 ;;
+  release) shift; release "$@" ;;
+  *) echo "usage: ./build.sh [test|wasm|cli|bench|bench-scale|demo-web|extension|release vX.Y.Z]" >&2; exit 2 ;;
 esac
