@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,9 @@ func hitOf(path string, raw float64, matched ...string) search.Hit {
 }
 
 func noFrame(string) bool { return false }
+
+// statedAs is the stated of decide that counts own[i] for hit i.
+func statedAs(own []int) func(int) int { return func(i int) int { return own[i] } }
 
 // The tier-2 direct answer: the top entry must state most of the
 // question's terms itself, more of them than any other of the best
@@ -45,7 +49,7 @@ func TestDecideDirect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r := search.Result{Terms: terms, Hits: tc.hits, Total: len(tc.hits)}
-		res := decide("q", r, tc.own, noFrame, 5).res
+		res := decide("q", r, statedAs(tc.own), noFrame, 5).res
 		if (res.TierName == "direct") != tc.direct {
 			t.Errorf("%s: tier %s (%s), want direct %v", tc.name, res.TierName, res.Reason, tc.direct)
 		}
@@ -53,7 +57,7 @@ func TestDecideDirect(t *testing.T) {
 	// A word of the question found nowhere: the tree lacks what it names,
 	// so even the only match, stating the rest, is no direct answer.
 	r := search.Result{Terms: []string{"fail", "payout", "retri"}, Unmatched: []string{"payout"}, Hits: []search.Hit{hitOf("a.md", 5, "fail", "retri")}, Total: 1}
-	if res := decide("q", r, []int{2}, noFrame, 5).res; res.TierName == "direct" || res.OutOfDomain {
+	if res := decide("q", r, statedAs([]int{2}), noFrame, 5).res; res.TierName == "direct" || res.OutOfDomain {
 		t.Errorf("a word found nowhere: tier %s (%s), want results", res.TierName, res.Reason)
 	}
 }
@@ -63,7 +67,7 @@ func TestDecideDirect(t *testing.T) {
 func TestDecideLimit(t *testing.T) {
 	terms := []string{"pottery", "class"}
 	hits := []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 3, "pottery"), hitOf("c.md", 2, terms...)}
-	o := decide("q", search.Result{Terms: terms, Hits: hits, Total: 3}, []int{2, 1, 2}, noFrame, 1)
+	o := decide("q", search.Result{Terms: terms, Hits: hits, Total: 3}, statedAs([]int{2, 1, 2}), noFrame, 1)
 	if o.res.TierName == "direct" {
 		t.Errorf("direct although c.md, past the limit, says as much: %s", o.res.Reason)
 	}
@@ -100,7 +104,7 @@ func TestDecideOutOfDomain(t *testing.T) {
 	frame := func(t string) bool { return t == "order" || t == "earliest" }
 	for _, tc := range tests {
 		r := search.Result{Terms: tc.terms, Unmatched: tc.unmatched, Hits: tc.hits, Total: len(tc.hits)}
-		res := decide("q", r, make([]int, len(tc.hits)), frame, 5).res
+		res := decide("q", r, statedAs(make([]int, len(tc.hits))), frame, 5).res
 		if res.OutOfDomain != tc.ood {
 			t.Errorf("%s: out of domain %v (%s), want %v", tc.name, res.OutOfDomain, res.Reason, tc.ood)
 		}
@@ -143,5 +147,35 @@ func TestQueryTiersSmallTree(t *testing.T) {
 	}
 	if !res.OutOfDomain {
 		t.Errorf("off-topic question kept: tier %s, %s", res.TierName, res.Reason)
+	}
+}
+
+// The verdict asks what a hit states only when a rule reads it: analyzing
+// a long entry's whole text was most of a question's time over chat
+// sessions (bench/retrieval/latency.md).
+func TestDecideAsksStatedLazily(t *testing.T) {
+	terms := []string{"pottery", "class", "bowl"}
+	hits := []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 3, "pottery"), hitOf("c.md", 2, "class")}
+	tests := []struct {
+		name      string
+		unmatched []string
+		own       []int
+		asked     []int
+	}{
+		{"a term found nowhere", []string{"glaze"}, []int{3, 1, 1}, nil},
+		{"the top states too little", nil, []int{1, 3, 3}, []int{0}},
+		{"the top states enough", nil, []int{3, 1, 1}, []int{0, 1, 2}},
+	}
+	for _, tc := range tests {
+		var asked []int
+		stated := func(i int) int {
+			asked = append(asked, i)
+			return tc.own[i]
+		}
+		r := search.Result{Terms: terms, Unmatched: tc.unmatched, Hits: hits, Total: len(hits)}
+		decide("q", r, stated, noFrame, 5)
+		if !slices.Equal(asked, tc.asked) {
+			t.Errorf("%s: asked what hits %v state, want %v", tc.name, asked, tc.asked)
+		}
 	}
 }

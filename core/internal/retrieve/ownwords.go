@@ -88,7 +88,10 @@ func (rv *Retriever) ownCached(en *tree.Entry) ownCached {
 	// What it says, without the reason it was written for (curate's, the
 	// same for every turn of an import).
 	own.Reason = ""
-	c := ownCached{en, search.Analyze(text), search.Analyze(en.Title + "\n" + en.Summary + "\n" + text), len(strings.Fields(own.Text()))}
+	words := search.Analyze(text)
+	// The stated words are those of title, summary and text joined by line
+	// breaks; the text, most of it, is analyzed once.
+	c := ownCached{en, words, words.And(search.Analyze(en.Title + "\n" + en.Summary)), len(strings.Fields(own.Text()))}
 	if len(rv.own) >= ownCap || rv.own == nil {
 		rv.own = map[string]ownCached{}
 	}

@@ -159,7 +159,7 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	// that the verdict does not depend on it; o.hits holds limit of them.
 	rerank(&r, max(limit, decideDepth))
 	ranked.Materialize(r.Hits)
-	o := decide(p.Query, r, rv.ownSaid(r.Hits, ranked.Says), rv.frameWord, limit)
+	o := decide(p.Query, r, rv.stated(r.Hits, ranked.Says), rv.frameWord, limit)
 	for _, c := range certs {
 		o.res.Reason += "; " + c
 	}
@@ -325,10 +325,10 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 }
 
 // decide applies the tier-2 rules (docs/ABI.md §4.4) to ranked results:
-// r.Hits are the best matches in rank order, own[i] the number of the
-// question's terms hit i states itself (ownSaid), frame tells the terms
-// that frame the question; the outcome keeps limit hits.
-func decide(q string, r search.Result, own []int, frame func(string) bool, limit int) outcome {
+// r.Hits are the best matches in rank order, stated(i) the number of the
+// question's terms hit i states itself (Retriever.stated), frame tells the
+// terms that frame the question; the outcome keeps limit hits.
+func decide(q string, r search.Result, stated func(i int) int, frame func(string) bool, limit int) outcome {
 	hits := r.Hits
 	if hits == nil {
 		hits = []search.Hit{}
@@ -347,7 +347,7 @@ func decide(q string, r search.Result, own []int, frame func(string) bool, limit
 		res.Reason = why
 		return o
 	}
-	direct, why := directVerdict(r, own)
+	direct, why := directVerdict(r, stated)
 	if direct {
 		res.TierName, res.Reason = "direct", "direct answer: "+why
 		res.Answer = directAnswer(hits[0])
@@ -392,16 +392,14 @@ func outOfDomain(r search.Result, frame func(string) bool) string {
 	return ""
 }
 
-// directVerdict reports whether the top hit answers directly, and why.
-func directVerdict(r search.Result, own []int) (bool, string) {
+// directVerdict reports whether the top hit answers directly, and why. It
+// asks stated only what its rules read, in their order: what a long entry
+// states is analyzed from its whole text (ownCached).
+func directVerdict(r search.Result, stated func(i int) int) (bool, string) {
 	hits, top := r.Hits, r.Hits[0]
 	terms := len(r.Terms)
 	if terms == 0 {
 		return false, "the question has no terms"
-	}
-	rest := 0
-	for _, n := range own[1:min(len(own), decideDepth)] {
-		rest = max(rest, n)
 	}
 	ratio := math.Inf(1)
 	if len(hits) > 1 && hits[1].Raw > 0 {
@@ -417,36 +415,43 @@ func directVerdict(r search.Result, own []int) (bool, string) {
 		}
 		return fmt.Sprintf("%.2f× the next raw score (≥ %g)", ratio, need)
 	}
-	said := fmt.Sprintf("the top entry states %d of the question's %d terms itself", own[0], terms)
 	switch {
 	case len(r.Unmatched) > 0:
 		return false, fmt.Sprintf("the terms %v occur in no entry", r.Unmatched)
 	case r.Total == 1 && len(hits) == 1 && top.Score >= directLone:
 		return true, fmt.Sprintf("the only entry matching any term, with score %.4f ≥ %g", top.Score, directLone)
-	case float64(own[0]) < directStated*float64(terms):
+	}
+	own := stated(0)
+	said := fmt.Sprintf("the top entry states %d of the question's %d terms itself", own, terms)
+	if float64(own) < directStated*float64(terms) {
 		return false, fmt.Sprintf("%s (< %g)", said, directStated)
-	case own[0] <= rest:
+	}
+	rest := 0
+	for i := 1; i < min(len(hits), decideDepth); i++ {
+		rest = max(rest, stated(i))
+	}
+	switch {
+	case own <= rest:
 		return false, fmt.Sprintf("%s, and another of the %d best matches %d", said, decideDepth, rest)
-	case own[0]-rest >= directMargin && ratio >= directRatio:
-		return true, fmt.Sprintf("%s, %d more than any other of the %d best matches, and %s", said, own[0]-rest, decideDepth, lead(directRatio))
+	case own-rest >= directMargin && ratio >= directRatio:
+		return true, fmt.Sprintf("%s, %d more than any other of the %d best matches, and %s", said, own-rest, decideDepth, lead(directRatio))
 	case ratio >= directRatioFar:
 		return true, fmt.Sprintf("%s, more than any other of the %d best matches, and %s", said, decideDepth, lead(directRatioFar))
 	case ratio >= directRatioStrong && top.Score >= directStrong:
 		return true, fmt.Sprintf("%s, more than any other of the %d best matches, with top score %.4f ≥ %g and %s", said, decideDepth, top.Score, directStrong, lead(directRatioStrong))
 	}
-	return false, fmt.Sprintf("%s, %d more than any other of the %d best matches, but with top score %.4f only %s", said, own[0]-rest, decideDepth, top.Score, lead(0))
+	return false, fmt.Sprintf("%s, %d more than any other of the %d best matches, but with top score %.4f only %s", said, own-rest, decideDepth, top.Score, lead(0))
 }
 
-// ownSaid counts, for each of the decideDepth first hits, the query's
-// terms it states itself (statedOf): 0 for a context file.
-func (rv *Retriever) ownSaid(hits []search.Hit, says func(search.Words) int) []int {
-	out := make([]int, len(hits))
-	for i, h := range hits[:min(len(hits), decideDepth)] {
-		if en, ok := rv.catalog.Get(h.Path); ok && h.Kind != "context" {
-			out[i] = says(rv.statedOf(en))
+// stated returns the count directVerdict reads: the query's terms hit i
+// states itself (statedOf), 0 for a context file.
+func (rv *Retriever) stated(hits []search.Hit, says func(search.Words) int) func(i int) int {
+	return func(i int) int {
+		if en, ok := rv.catalog.Get(hits[i].Path); ok && hits[i].Kind != "context" {
+			return says(rv.statedOf(en))
 		}
+		return 0
 	}
-	return out
 }
 
 // directAnswer presents the top entry: its title, its summary when it has

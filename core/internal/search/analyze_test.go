@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -731,4 +732,46 @@ func TestFoldWidth(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wordsOf is every term of w, sorted.
+func wordsOf(w Words) []string {
+	all := slices.Concat(w.terms, w.more)
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// FuzzAnalyzeJoinsNothingAcrossLines checks what Words.And relies on: the
+// Words of two texts joined by a line break are the Words of each, and
+// Analyze's distinct terms are those of the analysis the index runs.
+func FuzzAnalyzeJoinsNothingAcrossLines(f *testing.F) {
+	pieces := []string{"import-cycle of #billing", "C++ .NET v1.8 node.js", "가치관이 API를 搜索引擎", "Café ＡＢＣ \u1100\u1161",
+		"a-", "-a", ".#", "x+", "#", "c++", ".env", "to-", "do", "3.", "14", "搜索", "引擎", "가치", "관이", "it's", "'s", "_x", "x_", "", "\n", "**User:** hi"}
+	for _, a := range pieces {
+		for _, b := range pieces {
+			f.Add(a, b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		joined := a + "\n" + b
+		ts, _ := analyze(joined, true)
+		want := texts(ts)
+		slices.Sort(want)
+		want = slices.Compact(want)
+		if got := wordsOf(Analyze(joined)); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("Analyze(%q) = %q, the index's analysis %q", joined, got, want)
+		}
+		both := Analyze(a).And(Analyze(b))
+		if got := wordsOf(both); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("Analyze(%q).And(Analyze(%q)) = %q, Analyze of both joined by a line break %q", a, b, got, want)
+		}
+		for _, w := range want {
+			if !both.has(w) {
+				t.Fatalf("Analyze(%q).And(Analyze(%q)) does not have %q", a, b, w)
+			}
+		}
+		if got := wordsOf(both.And(Analyze(a))); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("And of And: %q, want %q", got, want)
+		}
+	})
 }

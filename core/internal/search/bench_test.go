@@ -217,3 +217,24 @@ func BenchmarkOpenStored(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWords analyzes a chat session of about 10 KB into its Words, as
+// the evidence rules do for each long entry among a question's best
+// matches (the size of a LongMemEval-S session).
+func BenchmarkWords(b *testing.B) {
+	docs, _ := chatCorpus(400)
+	var sb strings.Builder
+	for i := 0; sb.Len() < 10<<10; i++ {
+		who := "User"
+		if i%2 == 1 {
+			who = "Assistant"
+		}
+		sb.WriteString("**" + who + ":** " + docs[i].Content + " It's 3.14, v1.8 or 1,000 (snake_case).\n\n")
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Analyze(text)
+	}
+}
