@@ -344,8 +344,10 @@ func (e *Engine) reindex() {
 		switch ch := last[p]; {
 		case ch.Removed:
 			del = append(del, p)
+			e.retriever.Removed(p)
 		case ch.Entry != nil:
 			put = append(put, catalog.EntryDoc(ch.Entry))
+			e.retriever.Indexed(ch.Entry)
 		case ch.Context != nil:
 			put = append(put, catalog.ContextDoc(ch.Context))
 		}

@@ -454,6 +454,13 @@ func parentDir(p string) string {
 	return ""
 }
 
+// KeepsParsed reports whether the catalog keeps every entry parsed, so
+// that Get returns the same *tree.Entry until the entry changes: a tree of
+// at most maxParsed entries, or a catalog without files.
+func (c *Catalog) KeepsParsed() bool {
+	return c.files == nil || c.nEntries <= maxParsed
+}
+
 // Has reports whether the catalog holds an entry at path, without reading it.
 func (c *Catalog) Has(path string) bool {
 	_, ok := c.card(path)

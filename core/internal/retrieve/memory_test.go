@@ -43,8 +43,10 @@ func openMemory(t *testing.T, clock host.Clock) *memory {
 		switch {
 		case ch.Removed:
 			err = idx.Delete(ch.Path)
+			m.Removed(ch.Path)
 		case ch.Entry != nil:
 			err = idx.Put(catalog.EntryDoc(ch.Entry))
+			m.Indexed(ch.Entry)
 		case ch.Context != nil:
 			err = idx.Put(catalog.ContextDoc(ch.Context))
 		}

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"fmt"
 	"strings"
+	"weak"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/search"
@@ -23,19 +24,70 @@ import (
 // question asks.
 const ownWeight = 0.5
 
-// ownCap bounds the own words kept between queries (analysing a turn's
-// words again for every question was a third of a query's time); past it
-// the cache starts over.
-const ownCap = 16384
+// ownBudget bounds the terms each generation of the own-words cache holds
+// (ownCache), whatever the size of the tree: 8 MiB of string headers (the
+// strings are the lexicon's), the Words of some 1,500 LongMemEval-S chat
+// sessions (10 KB, 350 distinct terms each), more than the 1,024 entries
+// a tree may have for Indexed to analyze them all.
+const ownBudget = 1 << 19
 
 // ownCached is the Words of an entry's own words, and of those with its
-// title and summary (statedOf), and how many words it says, valid while the catalog holds that very
-// entry (a change loads a new one).
+// title and summary (statedOf), and how many words it says, valid while the
+// catalog holds that very entry (a change loads a new one). The entry is
+// held weakly: the cache must not keep alive the parsed entries the
+// catalog let go (catalog.maxParsed).
 type ownCached struct {
-	en     *tree.Entry
+	en     weak.Pointer[tree.Entry]
 	words  search.Words
 	stated search.Words
 	said   int // the number of words of its own words, for pieceLength
+}
+
+// ownCache keeps what entries say themselves between queries: analyzing a
+// long entry's words again for every question was most of a question's
+// time. Two generations, as in search's lexicon: when the current one holds
+// ownBudget terms it becomes the old one, and what is asked of the old one
+// again moves back. The entries a session asks about stay; the memory is
+// bounded.
+type ownCache struct {
+	cur, old map[string]ownCached // by path
+	terms    int                  // the terms cur holds
+	budget   int                  // ownBudget; the tests set less
+}
+
+// get returns what is cached of en, the very entry.
+func (c *ownCache) get(en *tree.Entry) (ownCached, bool) {
+	w := weak.Make(en)
+	if oc, ok := c.cur[en.Path]; ok && oc.en == w {
+		return oc, true
+	}
+	oc, ok := c.old[en.Path]
+	if !ok || oc.en != w {
+		return ownCached{}, false
+	}
+	delete(c.old, en.Path)
+	c.put(en.Path, oc)
+	return oc, true
+}
+
+// put caches oc, of the entry at path, in place of what was cached of it.
+func (c *ownCache) put(path string, oc ownCached) {
+	c.forget(path)
+	n := oc.stated.Len() // the own words and what the title and summary add
+	if c.cur == nil || c.terms+n > c.budget {
+		c.old, c.cur, c.terms = c.cur, map[string]ownCached{}, 0
+	}
+	c.cur[path] = oc
+	c.terms += n
+}
+
+// forget drops what is cached of the entry at path.
+func (c *ownCache) forget(path string) {
+	if oc, ok := c.cur[path]; ok {
+		c.terms -= oc.stated.Len()
+		delete(c.cur, path)
+	}
+	delete(c.old, path)
 }
 
 // ownWords raises the scores of the pieces by the share of the question's
@@ -79,22 +131,49 @@ func (rv *Retriever) statedOf(en *tree.Entry) search.Words {
 }
 
 func (rv *Retriever) ownCached(en *tree.Entry) ownCached {
-	if c, ok := rv.own[en.Path]; ok && c.en == en {
+	if c, ok := rv.own.get(en); ok {
 		return c
 	}
+	c := analyzeOwn(en)
+	rv.own.put(en.Path, c)
+	return c
+}
+
+// analyzeOwn analyzes what en says itself.
+func analyzeOwn(en *tree.Entry) ownCached {
 	own := *en
 	own.RawConcept = api.RawConcept{}
 	text := own.Text()
 	// What it says, without the reason it was written for (curate's, the
 	// same for every turn of an import).
 	own.Reason = ""
+	said := 0
+	for range strings.FieldsSeq(own.Text()) {
+		said++
+	}
 	words := search.Analyze(text)
 	// The stated words are those of title, summary and text joined by line
 	// breaks; the text, most of it, is analyzed once.
-	c := ownCached{en, words, words.And(search.Analyze(en.Title + "\n" + en.Summary)), len(strings.Fields(own.Text()))}
-	if len(rv.own) >= ownCap || rv.own == nil {
-		rv.own = map[string]ownCached{}
+	return ownCached{weak.Make(en), words, words.And(search.Analyze(en.Title + "\n" + en.Summary)), said}
+}
+
+// Indexed tells the Retriever that the index took in en (a write or a
+// refresh). In a tree the catalog keeps parsed whole, what the evidence
+// rules read of what en says is analyzed now, beside the index's own
+// analysis of it, rather than by the first question that finds it, which
+// then answers in a fraction of the time over long entries
+// (bench/retrieval/latency.md). In a bigger tree most entries are never
+// among a question's best matches, the catalog parses again those it let
+// go (which the cache then misses), and analyzing every entry would only
+// slow the build.
+func (rv *Retriever) Indexed(en *tree.Entry) {
+	if !rv.catalog.KeepsParsed() {
+		return
 	}
-	rv.own[en.Path] = c
-	return c
+	rv.own.put(en.Path, analyzeOwn(en))
+}
+
+// Removed tells the Retriever that the entry at path is gone.
+func (rv *Retriever) Removed(path string) {
+	rv.own.forget(path)
 }

@@ -1,12 +1,15 @@
 package retrieve
 
 import (
+	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/search"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // rescored ranks query over e, gives every hit the same raw score and
@@ -97,5 +100,102 @@ func TestQueryProcessFlowIsNoExchange(t *testing.T) {
 		if strings.Contains(res.Reason, rule+":") {
 			t.Errorf("reason %q: a process flow made an exchange (%s)", res.Reason, rule)
 		}
+	}
+}
+
+// What an entry says itself is analyzed as it is indexed, and follows it:
+// an update is answered from its new words, never from a stale cache, and
+// a deleted entry leaves the cache.
+func TestOwnWordsFollowTheEntry(t *testing.T) {
+	e := openMemory(t, nil)
+	const path = "chat/session_01/turn_01.md"
+	addTurn(t, e, path, "Ana", "We glazed the pottery bowl.", "In reply to Bo: news?")
+	if _, ok := e.own.cur[path]; !ok {
+		t.Fatal("the entry's own words were not analyzed as it was indexed")
+	}
+	says := func(word string) bool {
+		t.Helper()
+		en, ok := e.catalog.Get(path)
+		if !ok {
+			t.Fatalf("%s is gone", path)
+		}
+		ranked, err := e.index.Rank(word, 1, search.ByScore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ranked.Says(e.ownOf(en)) == 1
+	}
+	if !says("pottery") || says("mosaic") {
+		t.Fatal("own words before the update: want pottery, not mosaic")
+	}
+	up := api.Operation{Type: api.OpUpdate, Path: path, Content: api.Content{Narrative: &api.Narrative{Text: "We laid the mosaic table."}}, Reason: "fix"}
+	if res := e.Curate(api.CurateParams{Operations: []api.Operation{up}}); res.Summary.Updated != 1 {
+		t.Fatalf("update: %+v", res)
+	}
+	if says("pottery") || !says("mosaic") {
+		t.Fatal("own words after the update: want mosaic, not pottery")
+	}
+	del := api.Operation{Type: api.OpDelete, Path: path, Reason: "gone"}
+	if res := e.Curate(api.CurateParams{Operations: []api.Operation{del}}); res.Summary.Deleted != 1 {
+		t.Fatalf("delete: %+v", res)
+	}
+	if _, ok := e.own.cur[path]; ok {
+		t.Fatal("a deleted entry's own words stay cached")
+	}
+}
+
+// The cache of own words holds at most its budget of terms in each of its
+// two generations, and what is asked again moves back to the current one.
+func TestOwnCacheBounded(t *testing.T) {
+	c := ownCache{budget: 100}
+	entries := make([]*tree.Entry, 30)
+	for i := range entries {
+		words := make([]string, 10)
+		for j := range words {
+			words[j] = fmt.Sprintf("w%dx%d", i, j)
+		}
+		entries[i] = &tree.Entry{Path: fmt.Sprintf("e%02d.md", i), Narrative: api.Narrative{Text: strings.Join(words, " ")}}
+		c.put(entries[i].Path, analyzeOwn(entries[i]))
+		held := 0
+		for _, m := range []map[string]ownCached{c.cur, c.old} {
+			for _, oc := range m {
+				held += oc.stated.Len()
+			}
+		}
+		if c.terms > c.budget || held > 2*c.budget {
+			t.Fatalf("after %d entries: %d terms in the current generation, %d in all; budget %d", i+1, c.terms, held, c.budget)
+		}
+	}
+	if _, ok := c.get(entries[0]); ok {
+		t.Error("the first entry outlived two generations")
+	}
+	old := entries[len(entries)-1-len(c.cur)]
+	if _, ok := c.old[old.Path]; !ok {
+		t.Fatalf("%s is not in the old generation", old.Path)
+	}
+	if _, ok := c.get(old); !ok {
+		t.Fatalf("%s, in the old generation, was not found", old.Path)
+	}
+	if _, ok := c.cur[old.Path]; !ok {
+		t.Errorf("%s, asked again, did not move to the current generation", old.Path)
+	}
+	// Another parse of the same file is another entry: not its words.
+	again := *entries[len(entries)-1]
+	if _, ok := c.get(&again); ok {
+		t.Error("a cached entry's words served another *tree.Entry at its path")
+	}
+}
+
+// The cache holds entries weakly: it does not keep alive the parsed
+// entries the catalog let go (catalog.maxParsed bounds those).
+func TestOwnCacheHoldsEntriesWeakly(t *testing.T) {
+	c := ownCache{budget: ownBudget}
+	func() {
+		en := &tree.Entry{Path: "a.md", Narrative: api.Narrative{Text: strings.Repeat("words of a long entry ", 1000)}}
+		c.put(en.Path, analyzeOwn(en))
+	}()
+	runtime.GC()
+	if c.cur["a.md"].en.Value() != nil {
+		t.Error("the cache keeps an entry nothing else holds alive")
 	}
 }

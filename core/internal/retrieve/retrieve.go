@@ -32,7 +32,7 @@ type Retriever struct {
 	cache   *queryCache
 	vectors *vectors.Store // nil: embeddings off (fuse.go)
 	off     Off
-	own     map[string]ownCached // by path: what pieces of an exchange say themselves (ownwords.go)
+	own     ownCache // what entries say themselves (ownwords.go)
 	// gen counts the changes to the tree, so that a query that waited on a
 	// model knows whether the tree changed under it.
 	gen uint64
@@ -72,7 +72,7 @@ type Off struct {
 
 // New returns a Retriever over c.
 func New(c Config) *Retriever {
-	return &Retriever{index: c.Index, catalog: c.Catalog, signals: c.Signals, fs: c.FS, clock: c.Clock, log: c.Log, loops: c.Loops, vectors: c.Vectors, cache: newQueryCache(!c.Off.FuzzyCache), off: c.Off}
+	return &Retriever{index: c.Index, catalog: c.Catalog, signals: c.Signals, fs: c.FS, clock: c.Clock, log: c.Log, loops: c.Loops, vectors: c.Vectors, cache: newQueryCache(!c.Off.FuzzyCache), off: c.Off, own: ownCache{budget: ownBudget}}
 }
 
 // Changed tells the Retriever that the tree changed: any write may change

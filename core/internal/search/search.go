@@ -218,6 +218,9 @@ func Analyze(text string) Words {
 	return Words{terms: slices.Clip(terms)}
 }
 
+// Len returns the number of terms w holds, as a measure of its memory.
+func (w Words) Len() int { return len(w.terms) + len(w.more) }
+
 func (w Words) has(t string) bool {
 	if _, ok := slices.BinarySearch(w.terms, t); ok {
 		return true
