@@ -436,7 +436,7 @@ func (r *report) timing(w writer) {
 	if (r.locomo != nil && r.locomo.arms[sysArbor].build.Failed > 0) || (r.lme != nil && r.lme.arms[sysArbor].build.Failed > 0) {
 		w("\n**Some curate operations failed**; see the run's stderr.\n")
 	}
-	w("\nQuery latency, measured around each call (Arbor: `Query` with limit %d; tier and tier name as the engine reports them). \"repeat\" asks every question a second time on the unchanged tree.\n\n", topK)
+	w("\nQuery latency, measured around each call (Arbor: `Query` with limit %d; tier and tier name as the engine reports them). \"repeat\" asks every question a second time on the unchanged tree. Arbor's engine curated its tree, and analysed what each entry says as it indexed it; where its time goes, and what a tree opened from its index spends at its first questions: [latency.md](latency.md).\n\n", topK)
 	w("| system | dataset | pass | tier | n | p50 | p95 |\n|---|---|---|---|---|---|---|\n")
 	lat := func(sys, ds, pass string, l latencies) {
 		for _, k := range l.keys() {
