@@ -36,7 +36,9 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # The patches in wasm/_patch (each says why in its header) then cut what the
 # module would link or run at start and never use; one that no longer
 # applies to the vendored version stops the build. internal/ holds what
-# core shares with the benchmarks only (the ablation switches).
+# core shares with the benchmarks only (the ablation switches). Last,
+# internal/wasmpack rewrites the module's data as a few segments instead of
+# the linker's 100,000, which every runtime decodes and copies at each start.
 build_wasm() {
   log "wasm: dist/arbor.wasm"
   local src=.build/wasm p
@@ -51,6 +53,7 @@ build_wasm() {
   done
   (cd "$src" && GOOS=wasip1 GOARCH=wasm GOFLAGS=-mod=vendor \
     go build -trimpath -buildmode=c-shared -ldflags='-s -w' -o "$root/dist/arbor.wasm" ./wasm)
+  go run ./internal/wasmpack dist/arbor.wasm
   cp dist/arbor.wasm host/runtime/arbor.wasm
   log "wasm: $(du -h dist/arbor.wasm | cut -f1)"
 }
