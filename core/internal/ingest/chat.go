@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -271,8 +270,8 @@ func chatShape(v value) string {
 }
 
 var (
-	sessionKey = regexp.MustCompile(`^session_(\d+)$`)
-	diaID      = regexp.MustCompile(`^D(\d+):(\d+)$`)
+	sessionKey = &lazyRegexp{pattern: `^session_(\d+)$`}
+	diaID      = &lazyRegexp{pattern: `^D(\d+):(\d+)$`}
 )
 
 func locomoConversation(v value) (Conversation, error) {
@@ -286,7 +285,7 @@ func locomoConversation(v value) (Conversation, error) {
 		}
 	}
 	for _, m := range v.obj {
-		sm := sessionKey.FindStringSubmatch(m.key)
+		sm := sessionKey.get().FindStringSubmatch(m.key)
 		if sm == nil {
 			continue
 		}
@@ -301,7 +300,7 @@ func locomoConversation(v value) (Conversation, error) {
 				return c, fmt.Errorf("%s turn %d is not an object", m.key, i+1)
 			}
 			turn := Turn{ID: t.str("dia_id"), Speaker: t.str("speaker"), Text: t.str("text"), Caption: t.str("blip_caption")}
-			d := diaID.FindStringSubmatch(turn.ID)
+			d := diaID.get().FindStringSubmatch(turn.ID)
 			if d != nil && d[1] == strconv.Itoa(n) {
 				turn.N, _ = strconv.Atoi(d[2])
 			}

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"regexp"
 	"strings"
 )
 
@@ -141,13 +140,13 @@ func recvName(e ast.Expr) string {
 // generators), classes (abstract), interfaces, type aliases, enums,
 // namespaces and const/let/var, each optionally exported (default) or
 // declared.
-var jsDecl = regexp.MustCompile(`^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:async\s+)?(function\s*\*?|abstract\s+class|class|interface|type|enum|const\s+enum|const|let|var|namespace|module)\s+([A-Za-z_$][\w$]*)`)
+var jsDecl = &lazyRegexp{pattern: `^(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:async\s+)?(function\s*\*?|abstract\s+class|class|interface|type|enum|const\s+enum|const|let|var|namespace|module)\s+([A-Za-z_$][\w$]*)`}
 
 // jsOther recognizes exports that are not declarations of a name.
 var (
-	jsDefault = regexp.MustCompile(`^export\s+default\b`)
-	jsCJS     = regexp.MustCompile(`^(?:module\.)?exports(?:\.([A-Za-z_$][\w$]*))?\s*=`)
-	jsImport  = regexp.MustCompile(`^(?:import\b|export\s+(?:\*|\{[^}]*\})\s*from\b|export\s*\{|export\s+type\s*\{|['"]use strict['"])`)
+	jsDefault = &lazyRegexp{pattern: `^export\s+default\b`}
+	jsCJS     = &lazyRegexp{pattern: `^(?:module\.)?exports(?:\.([A-Za-z_$][\w$]*))?\s*=`}
+	jsImport  = &lazyRegexp{pattern: `^(?:import\b|export\s+(?:\*|\{[^}]*\})\s*from\b|export\s*\{|export\s+type\s*\{|['"]use strict['"])`}
 )
 
 // splitJS splits JavaScript or TypeScript by a line scanner, not a parser:
@@ -163,21 +162,21 @@ func splitJS(s *source) error {
 	all := strings.Split(s.text, "\n")
 	starts := topLevelStarts(all, jsLexer())
 	items, loose := classify(all, starts, func(l string) (string, string, bool) {
-		if m := jsDecl.FindStringSubmatch(l); m != nil {
+		if m := jsDecl.get().FindStringSubmatch(l); m != nil {
 			kind := strings.Join(strings.Fields(strings.ReplaceAll(m[1], "*", "* ")), " ")
 			return kind, m[2], true
 		}
-		if jsDefault.MatchString(l) {
+		if jsDefault.get().MatchString(l) {
 			return "export", "default", true
 		}
-		if m := jsCJS.FindStringSubmatch(l); m != nil {
+		if m := jsCJS.get().FindStringSubmatch(l); m != nil {
 			if m[1] != "" {
 				return "exports", m[1], true
 			}
 			return "module.exports", "", true
 		}
 		return "", "", false
-	}, func(l string) bool { return jsImport.MatchString(l) }, "//", "/*")
+	}, func(l string) bool { return jsImport.get().MatchString(l) }, "//", "/*")
 	lang := "JavaScript"
 	if ext := strings.ToLower(pathExt(s.name)); strings.Contains(ext, "ts") {
 		lang = "TypeScript"
@@ -189,8 +188,8 @@ func splitJS(s *source) error {
 // ---- Python ----------------------------------------------------------
 
 var (
-	pyDecl   = regexp.MustCompile(`^(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)`)
-	pyImport = regexp.MustCompile(`^(?:import|from)\s`)
+	pyDecl   = &lazyRegexp{pattern: `^(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)`}
+	pyImport = &lazyRegexp{pattern: `^(?:import|from)\s`}
 )
 
 // splitPython splits Python by a line scanner: an item starts at each line
@@ -203,11 +202,11 @@ func splitPython(s *source) error {
 	all := strings.Split(s.text, "\n")
 	starts := topLevelStarts(all, pyLexer())
 	items, loose := classify(all, starts, func(l string) (string, string, bool) {
-		if m := pyDecl.FindStringSubmatch(l); m != nil {
+		if m := pyDecl.get().FindStringSubmatch(l); m != nil {
 			return m[1], m[2], true
 		}
 		return "", "", false
-	}, func(l string) bool { return pyImport.MatchString(l) }, "#", "@")
+	}, func(l string) bool { return pyImport.get().MatchString(l) }, "#", "@")
 	s.addCode("Python", "python", items, loose)
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"maps"
 	"net/url"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -41,12 +40,12 @@ func parseSpec(s string) link {
 
 var (
 	// mdLink matches "[text](target)" and "[text](<target> "title")".
-	mdLink = regexp.MustCompile(`\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	mdLink = &lazyRegexp{pattern: `\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`}
 	// wikiLink matches "[[name]]", "[[name#heading]]", "[[name|label]]"
 	// and embeds "![[name]]".
-	wikiLink = regexp.MustCompile(`\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]`)
+	wikiLink = &lazyRegexp{pattern: `\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]`}
 	// codeSpan matches inline code, whose brackets are not links.
-	codeSpan = regexp.MustCompile("`[^`\n]*`")
+	codeSpan = &lazyRegexp{pattern: "`[^`\n]*`"}
 )
 
 // noteLinks lists the links of a note's text to other notes, outside fenced
@@ -65,17 +64,17 @@ func noteLinks(text string) []link {
 		if code.line(l) || code.open() {
 			continue
 		}
-		l = codeSpan.ReplaceAllString(l, "")
+		l = codeSpan.get().ReplaceAllString(l, "")
 		// Both kinds, in the order they are written.
 		type at struct {
 			pos int
 			l   link
 		}
 		var found []at
-		for _, m := range wikiLink.FindAllStringSubmatchIndex(l, -1) {
+		for _, m := range wikiLink.get().FindAllStringSubmatchIndex(l, -1) {
 			found = append(found, at{m[0], link{wiki: true, target: strings.TrimSpace(l[m[2]:m[3]])}})
 		}
-		for _, m := range mdLink.FindAllStringSubmatchIndex(l, -1) {
+		for _, m := range mdLink.get().FindAllStringSubmatchIndex(l, -1) {
 			if t, ok := pathLink(l[m[2]:m[3]]); ok {
 				found = append(found, at{m[0], link{target: t}})
 			}

@@ -7,7 +7,6 @@ import (
 	"mime"
 	"mime/quotedprintable"
 	"net/mail"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -272,22 +271,22 @@ func charsetReader(charset string, r io.Reader) (io.Reader, error) {
 }
 
 var (
-	htmlDrop  = regexp.MustCompile(`(?is)<(script|style|head)\b.*?</(script|style|head)>`)
-	htmlBreak = regexp.MustCompile(`(?i)<(br|/p|/div|/li|/h[1-6]|/tr)\b[^>]*>`)
-	htmlTag   = regexp.MustCompile(`(?s)<[^>]*>`)
-	blankRuns = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
+	htmlDrop  = &lazyRegexp{pattern: `(?is)<(script|style|head)\b.*?</(script|style|head)>`}
+	htmlBreak = &lazyRegexp{pattern: `(?i)<(br|/p|/div|/li|/h[1-6]|/tr)\b[^>]*>`}
+	htmlTag   = &lazyRegexp{pattern: `(?s)<[^>]*>`}
+	blankRuns = &lazyRegexp{pattern: `\n[ \t]*\n(?:[ \t]*\n)+`}
 )
 
 // htmlText reduces an HTML body to its text: scripts and styles dropped,
 // block ends as line breaks, tags removed, the common entities decoded.
 func htmlText(h string) string {
-	h = htmlDrop.ReplaceAllString(h, "")
-	h = htmlBreak.ReplaceAllString(h, "\n")
-	h = htmlTag.ReplaceAllString(h, "")
+	h = htmlDrop.get().ReplaceAllString(h, "")
+	h = htmlBreak.get().ReplaceAllString(h, "\n")
+	h = htmlTag.get().ReplaceAllString(h, "")
 	h = strings.NewReplacer("&nbsp;", " ", "&amp;", "&", "&lt;", "<", "&gt;", ">", "&quot;", `"`, "&#39;", "'", "&apos;", "'").Replace(h)
 	var out []string
 	for _, l := range strings.Split(h, "\n") {
 		out = append(out, strings.TrimSpace(l))
 	}
-	return strings.TrimSpace(blankRuns.ReplaceAllString(strings.Join(out, "\n"), "\n\n"))
+	return strings.TrimSpace(blankRuns.get().ReplaceAllString(strings.Join(out, "\n"), "\n\n"))
 }

@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 )
 
 // Plain text is grouped into entries of whole paragraphs: a group closes
@@ -77,4 +79,19 @@ func splitText(s *source) error {
 	endPara()
 	flush(last)
 	return nil
+}
+
+// lazyRegexp is a pattern compiled on first use: the engine module runs
+// its package initializers at every start of an instance, and only
+// ingestion uses these. (A sync.OnceValue per pattern would cost the module
+// about 1.5 KB of code each, its closures instantiated at every call site.)
+type lazyRegexp struct {
+	pattern string
+	once    sync.Once
+	re      *regexp.Regexp
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.pattern) })
+	return l.re
 }

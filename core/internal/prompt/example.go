@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -29,7 +30,7 @@ const shingleWords = 4
 // share, outside the material, before it counts as a copy.
 const copyThreshold = 2
 
-var example = parseExample()
+var example = sync.OnceValue(parseExample)
 
 type exampleText struct {
 	title    string
@@ -65,14 +66,14 @@ func CopiedExample(title string, op any, material string) (string, bool) {
 	for _, sh := range shingles(mw) {
 		mat[sh] = true
 	}
-	if t := strings.Join(words(title), " "); t != "" && t == example.title && !strings.Contains(" "+strings.Join(mw, " ")+" ", " "+t+" ") {
+	if t := strings.Join(words(title), " "); t != "" && t == example().title && !strings.Contains(" "+strings.Join(mw, " ")+" ", " "+t+" ") {
 		return title, true
 	}
 	var copied []string
 	seen := map[string]bool{}
 	for _, s := range stringValues(op) {
 		for _, sh := range shingles(words(s)) {
-			if example.shingles[sh] && !mat[sh] && !seen[sh] {
+			if example().shingles[sh] && !mat[sh] && !seen[sh] {
 				seen[sh] = true
 				copied = append(copied, sh)
 			}
