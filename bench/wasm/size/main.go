@@ -33,7 +33,7 @@ func main() {
 	pkgList := flag.String("pkgs", "", "file listing the build's packages, one a line (go list -deps)")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: size [-top N] [-group] [-funcs N] module.wasm")
+		fmt.Fprintln(os.Stderr, "usage: size -pkgs packages.txt [-top N] [-group] [-funcs N] module.wasm")
 		os.Exit(2)
 	}
 	bin, err := os.ReadFile(flag.Arg(0))
