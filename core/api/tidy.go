@@ -62,6 +62,16 @@ type TidyParams struct {
 	// Crowded is the number of entries directly in one topic above which
 	// new subtopics are proposed; 0 means DefaultTidyCrowded.
 	Crowded int `json:"crowded,omitempty"`
+	// LLM says the host can reach a model: with Apply, each merge's text
+	// is written by it (docs/ABI.md §6.7), and the call returns a Pending.
+	// Without Apply it changes nothing: a plan needs no model.
+	LLM bool `json:"llm,omitempty"`
+	// TokenBudget bounds the model calls of an apply with LLM (input and
+	// output); 0 means the open's llm.curateTokenBudget.
+	TokenBudget int `json:"tokenBudget,omitempty"`
+	// MaxIterations bounds its model calls, one per merge, 1 to
+	// MaxIterations; 0 means the open's llm.maxIterations.
+	MaxIterations int `json:"maxIterations,omitempty"`
 }
 
 // Check returns p with its defaults filled in (initial is the lifecycle's
@@ -139,7 +149,18 @@ type TidySuggestion struct {
 	// merged entry with the one kept.
 	Similarity float64     `json:"similarity,omitempty"`
 	Operations []Operation `json:"operations"`
+	// MergedBy says, for a TidyMerge applied with LLM, who wrote the
+	// merged text: MergedByModel, or MergedByTidy (the deterministic
+	// merge) when the model's could not be used; Warning then says why.
+	MergedBy string `json:"mergedBy,omitempty"`
+	Warning  string `json:"warning,omitempty"`
 }
+
+// Who wrote a merge's text (TidySuggestion.MergedBy).
+const (
+	MergedByModel = "model"
+	MergedByTidy  = "tidy"
+)
 
 // TidyResult is the answer of "tidy": the plan, and when it was applied
 // what curate did.
@@ -155,6 +176,8 @@ type TidyResult struct {
 	// Undone counts the operations of suggestions that failed part-way
 	// and were undone (TidySplit), so that the tree holds each suggestion
 	// whole or not at all.
-	Undone int     `json:"undone,omitempty"`
-	TookMs float64 `json:"tookMs"`
+	Undone int `json:"undone,omitempty"`
+	// LLM is the trace of the model calls of an apply with LLM.
+	LLM    *LLMTrace `json:"llm,omitempty"`
+	TookMs float64   `json:"tookMs"`
 }

@@ -205,7 +205,7 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 		if err := decodeParams(raw, &p); err != nil {
 			return nil, err
 		}
-		return s.eng.Tidy(p)
+		return s.eng.TidyLLM(p)
 	},
 	"status": func(s *Session, _ json.RawMessage) (any, error) {
 		return s.eng.Status()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/agent"
 	"github.com/arbormem/arbor/core/internal/lifecycle"
 	"github.com/arbormem/arbor/core/internal/tidy"
 )
@@ -12,24 +13,83 @@ import (
 // Tidy plans the upkeep of the tree (docs/ABI.md §4.17) and, with Apply,
 // carries the plan out through curate, one curate call per suggestion. It
 // first takes in what changed on disk, as "status" does, so that the plan
-// is made from the files as they are.
+// is made from the files as they are. Merges get the deterministic text;
+// TidyLLM has the model write them.
 func (e *Engine) Tidy(p api.TidyParams) (api.TidyResult, error) {
 	start := time.Now()
-	p, err := p.Check(e.signals.Model().InitialImportance)
+	p, plan, n, err := e.tidyPlan(p)
 	if err != nil {
 		return api.TidyResult{}, err
 	}
+	return e.tidyResult(p, plan, n, start), nil
+}
+
+// TidyLLM is Tidy, but with p.Apply and p.LLM the text of each merge is
+// written by the model (docs/ABI.md §6.7): it returns an api.Pending, and
+// the final api.TidyResult comes from Resume. Nothing is written before
+// the last model call is answered; a cancelled or expired call writes
+// nothing.
+func (e *Engine) TidyLLM(p api.TidyParams) (any, error) {
+	if !p.LLM || !p.Apply {
+		return e.Tidy(p)
+	}
+	start := time.Now()
+	c, err := e.loops.NewConv(p.TokenBudget, p.MaxIterations, e.loops.Options().CurateTokenBudget)
+	if err != nil {
+		return nil, err
+	}
+	p, plan, n, err := e.tidyPlan(p)
+	if err != nil {
+		return nil, err
+	}
+	if !hasMerge(plan) {
+		return e.tidyResult(p, plan, n, start), nil
+	}
+	return tidy.StartModel(tidy.ModelConfig{Loops: e.loops, Catalog: e.catalog, Finish: func(written []tidy.Written, c *agent.Conv) any {
+		// The tree may have changed while the model worked: the plan
+		// applied is made again from the files as they are now, and takes
+		// the model's text only for a group it saw as it is.
+		p, plan, n, err := e.tidyPlan(p)
+		if err != nil {
+			return err // nothing was written
+		}
+		res := e.tidyResult(p, tidy.WithModel(plan, written, e.catalog), n, start)
+		res.LLM = &c.Trace
+		return res
+	}}, plan, c)
+}
+
+func hasMerge(plan []api.TidySuggestion) bool {
+	for _, s := range plan {
+		if s.Kind == api.TidyMerge {
+			return true
+		}
+	}
+	return false
+}
+
+// tidyPlan checks p, takes in what changed on disk and plans.
+func (e *Engine) tidyPlan(p api.TidyParams) (api.TidyParams, []api.TidySuggestion, int, error) {
+	p, err := p.Check(e.signals.Model().InitialImportance)
+	if err != nil {
+		return p, nil, 0, err
+	}
 	if p.Apply {
 		if err := e.Writable("tidy"); err != nil {
-			return api.TidyResult{}, err
+			return p, nil, 0, err
 		}
 	}
 	if _, err := e.Refresh(api.RefreshParams{}); err != nil {
-		return api.TidyResult{}, err
+		return p, nil, 0, err
 	}
 	tt := e.tidyTree()
 	tt.Read = host.Reporter(e.log, api.PhaseRead)
 	plan, n := tidy.Plan(tt, p)
+	return p, plan, n, nil
+}
+
+// tidyResult is the answer of a plan of n entries, applied when p asks.
+func (e *Engine) tidyResult(p api.TidyParams, plan []api.TidySuggestion, n int, start time.Time) api.TidyResult {
 	res := api.TidyResult{Suggestions: plan, Counts: map[string]int{}, Entries: n}
 	if res.Suggestions == nil {
 		res.Suggestions = []api.TidySuggestion{}
@@ -46,7 +106,7 @@ func (e *Engine) Tidy(p api.TidyParams) (api.TidyResult, error) {
 		res.Applied, res.Undone = &out, undone
 	}
 	res.TookMs = api.TookMs(start)
-	return res, nil
+	return res
 }
 
 // tidyTree is what a tidy plan reads: the catalog, and each entry's

@@ -49,10 +49,13 @@ func policyEntry(title string, sentences []string, facts ...string) string {
 	return b.String()
 }
 
-func tidyTree(t *testing.T) *countingFS {
+func tidyTree(t *testing.T) *countingFS { return newFS(t, tidyFiles()) }
+
+// tidyFiles are the entries of tidyTree.
+func tidyFiles() map[string]string {
 	reworded := slices.Clone(policyText)
 	reworded[3] = "Retries are two days apart and skip weekends."
-	return newFS(t, map[string]string{
+	return map[string]string{
 		policyPath: policyEntry("Invoice policy", policyText, "retries: three", "escalation: collections team"),
 		copyPath:   policyEntry("Invoice policy", reworded, "retries: three", "escalation: collections team", "write-off: under five euros"),
 		otherPath: policyEntry("Refund policy", []string{
@@ -61,7 +64,7 @@ func tidyTree(t *testing.T) *countingFS {
 			"Partial refunds need a manager's approval.",
 		}),
 		linkerPath: "---\ntitle: Dunning\nrelated: [" + copyPath + "]\n---\n\n## Narrative\nDunning emails follow the invoice policy.\n",
-	})
+	}
 }
 
 func runTidy(t *testing.T, e *Engine, p api.TidyParams) api.TidyResult {

@@ -31,9 +31,10 @@ const minTurnTokens = 256
 // resuming one says "expired" rather than "unknown".
 const expiredMemory = 256
 
-// Task is a call that talks to a model: query (tiers 3 and 4) or
-// curateFrom. Advance gets the answer to its last request (or the host's
-// error) and returns the next request, or nil and the final result.
+// Task is a call that talks to a model: query (tiers 3 and 4), curateFrom
+// or tidy. Advance gets the answer to its last request (or the host's
+// error) and returns the next request, or nil and the final result; a
+// final result that is an error ends the call with that error.
 type Task interface {
 	Advance(c *Conv, resp *api.LLMResponse, fail *api.LLMError) (*api.LLMRequest, any)
 	// Abandon is called when the continuation is cancelled or expires: the
@@ -178,7 +179,15 @@ func (l *Loops) Start(kind string, t Task, c *Conv) (any, error) {
 		return nil, api.Errorf(api.CodeTooManyPending, "%d calls already wait on a model (the limit): resume or cancel one first", len(l.live))
 	}
 	req, res := t.Advance(c, nil, nil)
-	return l.wait(&continuation{kind: kind, task: t, conv: c}, req, res), nil
+	return final(l.wait(&continuation{kind: kind, task: t, conv: c}, req, res))
+}
+
+// final is a task's next step, or its final result or error.
+func final(res any) (any, error) {
+	if err, ok := res.(error); ok {
+		return nil, err
+	}
+	return res, nil
 }
 
 // wait registers the next step of a task under a fresh id, or returns the
@@ -232,7 +241,7 @@ func (l *Loops) Resume(p api.ResumeParams) (any, error) {
 	}
 	l.logStep(c, p.Response, p.Error)
 	req, res := c.task.Advance(c.conv, p.Response, p.Error)
-	return l.wait(c, req, res), nil
+	return final(l.wait(c, req, res))
 }
 
 // Cancel abandons a waiting call: nothing it staged reaches the tree.
