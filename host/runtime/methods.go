@@ -151,8 +151,11 @@ func (e *Engine) Status(ctx context.Context) (api.StatusResult, error) {
 }
 
 // Tidy plans the upkeep of the tree and, with p.Apply, applies it
-// (docs/ABI.md §4.17).
+// (docs/ABI.md §4.17), merging near-duplicates deterministically: it
+// drives no model, so p.LLM is ignored. Drive "tidy" with p.LLM set to
+// have a model write the merges (§6.7).
 func (e *Engine) Tidy(ctx context.Context, p api.TidyParams) (api.TidyResult, error) {
+	p.LLM = false
 	return method[api.TidyResult](ctx, e, "tidy", p)
 }
 

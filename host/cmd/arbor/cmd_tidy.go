@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/arbormem/arbor/core/api"
+	hostllm "github.com/arbormem/arbor/host/llm"
+	"github.com/arbormem/arbor/host/runtime"
 )
 
 var tidyCommand = &command{
@@ -24,7 +27,12 @@ var tidyCommand = &command{
 		"--archived; arbor mv brings one back); topics of more than --crowded entries\n" +
 		"given subtopics by shared tags. Nothing is written without --apply, which applies\n" +
 		"each suggestion through curate (atomic, audited), stopping a suggestion at its\n" +
-		"first failure and undoing a split that failed before it deleted its entry.",
+		"first failure and undoing a split that failed before it deleted its entry.\n\n" +
+		"With an LLM provider configured (docs/llm.md), --apply has the model write each\n" +
+		"merged entry, one call per group of duplicates; an answer that drops a fact, is\n" +
+		"not an entry, or a failed call leaves that group to the deterministic merge, with\n" +
+		"a warning. Nothing is written until the model is done, and Ctrl-C leaves the\n" +
+		"tree unchanged. --no-llm merges deterministically; the plan never calls a model.",
 	example: "arbor tidy",
 	examples: []string{
 		"arbor tidy --apply --kind merge,archive",
@@ -41,6 +49,8 @@ var tidyCommand = &command{
 		fs.IntVar(&p.StaleDays, "stale-days", api.DefaultTidyStaleDays, "archive drafts unchanged and unused for `DAYS`")
 		fs.Float64Var(&p.ArchiveImportance, "archive-importance", 0, "archive drafts of importance at most `N` (default: the initial importance)")
 		fs.IntVar(&p.Crowded, "crowded", api.DefaultTidyCrowded, "propose subtopics for topics of more than `N` entries")
+		noLLM := fs.Bool("no-llm", false, "with --apply: merge deterministically, even with an LLM provider configured")
+		fs.IntVar(&p.TokenBudget, "budget", 0, "with --apply: the token budget `N` of the model calls (default: the engine's)")
 		return func(a *app, args []string) error {
 			for _, k := range strings.Split(*kinds, ",") {
 				if k = strings.TrimSpace(k); k != "" {
@@ -50,8 +60,17 @@ var tidyCommand = &command{
 			if len(args) == 1 {
 				p.Folder = args[0]
 			}
-			return a.withEngine(func(eng engine) error {
-				raw, err := eng.CallMethod(a.ctx, "tidy", p)
+			// Only an apply needs the model: a plan never reads its
+			// configuration, so a broken one cannot stop it.
+			return a.withModel(p.Apply && !*noLLM, func(ctx context.Context, eng engine, m *hostllm.Client) error {
+				var raw json.RawMessage
+				var err error
+				if m != nil {
+					p.LLM = true
+					raw, err = runtime.DriveWith(ctx, eng, "tidy", p, m)
+				} else {
+					raw, err = eng.CallMethod(ctx, "tidy", p)
+				}
 				if err != nil {
 					return err
 				}
@@ -65,6 +84,9 @@ var tidyCommand = &command{
 					}
 				} else {
 					printTidy(a.stdout, a.p, res)
+					if res.LLM != nil {
+						printTrace(a.stdout, *res.LLM, m)
+					}
 				}
 				if res.Applied != nil && res.Applied.Summary.Failed > 0 {
 					return fmt.Errorf("tidy: %s of %d failed; a suggestion stops at its first failure", plural(res.Applied.Summary.Failed, "operation", "operations"), len(res.Applied.Applied))
@@ -83,6 +105,9 @@ func printTidy(w io.Writer, p palette, res api.TidyResult) {
 	for _, s := range res.Suggestions {
 		fmt.Fprintf(w, "%s %s\n", p.bold(fmt.Sprintf("%-8s", s.Kind)), p.cyan(strings.Join(s.Paths, ", ")))
 		fmt.Fprintf(w, "         %s\n", s.Reason)
+		if s.Warning != "" {
+			fmt.Fprintf(w, "         %s %s\n", p.yellow("warning:"), s.Warning)
+		}
 		for _, op := range s.Operations {
 			line := op.Type + " " + op.Path
 			switch {
