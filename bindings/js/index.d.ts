@@ -102,7 +102,7 @@ export interface OpenOptions {
    */
   watch?: boolean;
   /**
-   * The model for tiers 3–4 of `query` and for `curateFrom` (docs/llm.md):
+   * The model for tiers 3–4 of `query`, for `curateFrom` and for the merges of `tidy({ apply: true })` (docs/llm.md):
    * `openaiCompatible(…)`, `anthropic(…)` or any {@link LLMAdapter}. Each
    * call may override it (`llm: false` turns it off for one call).
    * @default none — `query` stops at tier 2, `curateFrom` needs the option
@@ -317,7 +317,7 @@ export interface LLMOptions {
   tier3MinScore?: number;
 }
 
-/** Options of the calls that may need a model: {@link ArborMemory.query} and {@link ArborMemory.curateFrom}. */
+/** Options of the calls that may need a model: {@link ArborMemory.query}, {@link ArborMemory.curateFrom} and {@link ArborMemory.tidy}. */
 export interface LLMCallOptions {
   /** The adapter for this call; false answers without a model. @default the memory's (openMemory's `llm`) */
   llm?: LLMAdapter | false;
@@ -350,7 +350,7 @@ export interface LLMTrace {
 
 export interface LLMTraceStep {
   step: number;
-  /** What the call was for: tier3, tier4, compact1, compact2, curate. */
+  /** What the call was for: tier3, tier4, compact1, compact2, curate, tidy. */
   purpose: string;
   inputTokens: number;
   outputTokens: number;
@@ -683,6 +683,13 @@ export interface TidyOptions {
   crowded?: number;
 }
 
+/**
+ * Options of {@link ArborMemory.tidy}: with `apply` and an LLM adapter (the memory's or `llm`), the model writes each
+ * merged entry, one call per group of duplicates (docs/ABI.md §6.7); `llm: false` merges deterministically. A plan
+ * without `apply` never calls the model.
+ */
+export type TidyCallOptions = TidyOptions & LLMCallOptions;
+
 /** One suggestion of a tidy plan: the curate operations that carry it out, and why. */
 export interface TidySuggestion {
   kind: TidyKind;
@@ -692,6 +699,10 @@ export interface TidySuggestion {
   /** merge: the lowest similarity of a merged entry with the one kept. */
   similarity?: number;
   operations: Operation[];
+  /** merge applied with a model: who wrote the merged text, the model or tidy's deterministic merge (when the model's could not be used). */
+  mergedBy?: 'model' | 'tidy';
+  /** Why the model's merge was not used; the deterministic merge was applied instead. */
+  warning?: string;
 }
 
 /** The answer of {@link ArborMemory.tidy}. */
@@ -705,6 +716,8 @@ export interface TidyResult {
   applied?: CurateResult;
   /** Operations of a split that failed part-way, undone so that the entry stays whole. */
   undone?: number;
+  /** The model calls of an apply whose merges the model wrote. */
+  llm?: LLMTrace;
   tookMs: number;
 }
 
@@ -944,9 +957,11 @@ export interface ArborMemory {
    * Plans the upkeep of the memory (docs/ABI.md §4.17): near-duplicates to merge, entries over a size limit
    * to split, stale low-importance drafts to move under `_archive/`, crowded topics to divide, each with its
    * reason and curate operations. Nothing is written unless `apply` is set; then each suggestion is applied
-   * in order, stopping at its first failed operation.
+   * in order, stopping at its first failed operation. With `apply` and an LLM adapter, the model writes each
+   * merged entry (an answer that drops a fact or is no entry leaves that merge deterministic, with a
+   * `warning`); nothing is written until it is done, and aborting leaves the tree unchanged.
    */
-  tidy(options?: TidyOptions): Promise<TidyResult>;
+  tidy(options?: TidyCallOptions): Promise<TidyResult>;
   /**
    * Splits files into entries (a markdown note whole, keeping its folders, front matter, headings and links; text by paragraph, JSON/JSONL by record, CSV/TSV by
    * row, .eml, .ics, Go/JS/TS/Python by top-level symbol, chat transcripts by turn or session) and

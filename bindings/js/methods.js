@@ -21,7 +21,7 @@ export class MemoryMethods {
   /** @type {import('./llm/index.d.ts').LLMAdapter | null} */
   #llm;
 
-  /** @param {import('./llm/index.d.ts').LLMAdapter | null | undefined} llm the default adapter of query and curateFrom */
+  /** @param {import('./llm/index.d.ts').LLMAdapter | null | undefined} llm the default adapter of query, curateFrom and tidy */
   constructor(llm) {
     this.#llm = llm ?? null;
   }
@@ -46,9 +46,12 @@ export class MemoryMethods {
     return this.call('context', { path, query, depth, budget, archived });
   }
 
-  /** @this {ArborMemory} @type {ArborMemory['tidy']} */
-  tidy({ kinds, folder, apply, similarity, splitBytes, staleDays, archiveImportance, crowded } = {}) {
-    return this.call('tidy', { kinds, folder, apply, similarity, splitBytes, staleDays, archiveImportance, crowded });
+  /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['tidy']} */
+  tidy({ kinds, folder, apply, similarity, splitBytes, staleDays, archiveImportance, crowded, llm = this.#llm, signal, onStep, tokenBudget, maxIterations } = {}) {
+    const params = { kinds, folder, apply, similarity, splitBytes, staleDays, archiveImportance, crowded };
+    // Only an apply has merges written: a plan never needs the model.
+    if (!llm || !apply) return this.call('tidy', params);
+    return drive(this, 'tidy', { ...params, llm: true, tokenBudget, maxIterations }, { llm, signal, onStep });
   }
 
   /** @this {ArborMemory} @type {ArborMemory['status']} */

@@ -11,7 +11,7 @@ import { startScriptedServer } from './scripted-server.mjs';
 import { llmTree, notes, script, QUESTION } from './fixture.mjs';
 
 /** Opens the fixture tree with an adapter on a scripted server playing `name`. */
-async function setup(t, name, { provider = 'openai-compatible', adapter = {}, steps, llmOptions } = {}) {
+async function setup(t, name, { provider = 'openai-compatible', adapter = {}, steps, llmOptions, tree = llmTree() } = {}) {
   const srv = await startScriptedServer(steps ?? script(name));
   t.after(() => srv.close());
   const retries = [];
@@ -19,7 +19,7 @@ async function setup(t, name, { provider = 'openai-compatible', adapter = {}, st
   const llm = provider === 'anthropic'
     ? anthropic({ ...options, baseURL: srv.url, browser: false })
     : openaiCompatible({ ...options, provider, baseURL: `${srv.url}/v1` });
-  const mem = await openMemory({ storage: memory(llmTree()), llm, llmOptions, fixedTime: '2026-03-01T00:00:00Z' });
+  const mem = await openMemory({ storage: memory(tree), llm, llmOptions, fixedTime: '2026-03-01T00:00:00Z' });
   t.after(() => mem.close());
   return { srv, mem, retries };
 }
@@ -180,4 +180,64 @@ test('cancellation: aborting mid-curation leaves the tree unchanged', async (t) 
   await assert.rejects(mem.read('engineering/releases/deploy_freeze.md'), (e) => e.code === 'not_found');
   // The memory still answers, with or without the model.
   assert.equal((await mem.query(QUESTION, { llm: false })).tier, 2);
+});
+
+/** The fixture tree with a copy of the invoice policy saved later with one fact more (as host/cmd/arbor/tidyllm_test.go plants it). */
+function tidyTree() {
+  const tree = llmTree();
+  const keep = 'engineering/billing/invoice_retry_policy.md';
+  tree['engineering/billing/invoice_retry_policy_copy.md'] =
+    tree[keep].replace('updatedAt: 2026-01-12T09:00:00Z', 'updatedAt: 2026-02-12T09:00:00Z') + '\n## Facts\n- retries: three\n';
+  return tree;
+}
+
+test('tidy: the model writes the merge; a plan asks no model; garbage falls back with a warning', async (t) => {
+  const { srv, mem } = await setup(t, 'tidy.json', { tree: tidyTree() });
+  const plan = await mem.tidy({ kinds: ['merge'] });
+  assert.equal(plan.suggestions.length, 1);
+  assert.equal(srv.requests.length, 0, 'a plan needs no model');
+  const steps = [];
+  const res = await mem.tidy({ kinds: ['merge'], apply: true, onStep: (s) => steps.push(s) });
+  assert.equal(res.applied.summary.merged, 1);
+  const [s] = res.suggestions;
+  assert.equal(s.mergedBy, 'model');
+  assert.equal(s.warning, undefined);
+  assert.deepEqual(res.llm.steps.map((x) => x.purpose), ['tidy']);
+  assert.equal(steps.length, 1);
+  assert.equal(srv.requests.length, 1);
+  assert.equal(srv.requests[0].body.temperature, 0.2);
+  assert.match(srv.requests[0].body.messages[1].content, /=== entry: engineering\/billing\/invoice_retry_policy_copy\.md ===/);
+  const merged = await mem.read(s.paths[0]);
+  assert.match(merged.markdown, /Both copies say so\./);
+  await assert.rejects(mem.read(s.paths[1]), (e) => e.code === 'not_found');
+
+  const bad = await setup(t, '', { tree: tidyTree(), steps: [{ reply: { content: '---\ntitle: [unclosed\n---\n' } }] });
+  const fell = await bad.mem.tidy({ kinds: ['merge'], apply: true });
+  assert.equal(fell.applied.summary.merged, 1);
+  assert.equal(fell.suggestions[0].mergedBy, 'tidy');
+  assert.match(fell.suggestions[0].warning, /^the model's merge cannot be used: not an entry: .*; merged deterministically$/);
+  const kept = await bad.mem.read(fell.suggestions[0].paths[0]);
+  assert.match(kept.markdown, /retries: three/);
+  assert.doesNotMatch(kept.markdown, /unclosed/);
+  // llm: false merges deterministically without asking.
+  const plain = await setup(t, '', { tree: tidyTree(), steps: [] });
+  const det = await plain.mem.tidy({ kinds: ['merge'], apply: true, llm: false });
+  assert.equal(det.suggestions[0].mergedBy, undefined);
+  assert.equal(plain.srv.requests.length, 0);
+});
+
+test('tidy: aborting while the model writes the merge leaves the tree unchanged', async (t) => {
+  const steps = script('tidy.json').map((s) => ({ ...s, delay_ms: 60000 }));
+  const { srv, mem } = await setup(t, '', { tree: tidyTree(), steps });
+  const before = await mem.exportFiles();
+  const ctl = new AbortController();
+  const running = mem.tidy({ kinds: ['merge'], apply: true, signal: ctl.signal });
+  while (srv.requests.length < 1) await new Promise((r) => setTimeout(r, 5));
+  ctl.abort(new Error('the user pressed stop'));
+  const err = await running.catch((e) => e);
+  assert.equal(err.code, 'cancelled');
+  const after = await mem.exportFiles();
+  const text = (files) => files.filter((f) => !f.path.startsWith('.arbor/')).map((f) => [f.path, new TextDecoder().decode(f.data)]).sort();
+  assert.deepEqual(text(after), text(before));
+  assert.equal((await mem.tidy({ kinds: ['merge'] })).suggestions.length, 1, 'the duplicates are still there');
 });

@@ -114,6 +114,22 @@ test('curateFrom sends text as content, bytes as base64 data, and needs an adapt
   await assert.rejects(mem.query('q', { llm: { notAnAdapter: true } }), /complete\(request/);
 });
 
+test('tidy drives the model only to apply: a plan, or llm: false, is one plain call', async () => {
+  const llm = adapter([answer('---\ntitle: t\n---\n')]);
+  const mem = new FakeMemory([{ suggestions: [] }, pending('t1', 1), { suggestions: [], llm: { steps: [] } }, { suggestions: [] }], llm);
+  await mem.tidy({ kinds: ['merge'] });
+  await mem.tidy({ kinds: ['merge'], apply: true, tokenBudget: 9000 });
+  await mem.tidy({ apply: true, llm: false });
+  const base = { folder: undefined, similarity: undefined, splitBytes: undefined, staleDays: undefined, archiveImportance: undefined, crowded: undefined };
+  assert.deepEqual(mem.calls.map(([m, p]) => [m, p]), [
+    ['tidy', { ...base, kinds: ['merge'], apply: undefined }],
+    ['tidy', { ...base, kinds: ['merge'], apply: true, llm: true, tokenBudget: 9000, maxIterations: undefined }],
+    ['resume', { continuation: 't1', response: mem.calls[2][1].response }],
+    ['tidy', { ...base, kinds: undefined, apply: true }],
+  ]);
+  assert.equal(llm.requests.length, 1);
+});
+
 test('a continuation lost to an engine restart starts the call over, a bounded number of times', async () => {
   const lost = () => { throw Object.assign(new Error('resume: unknown continuation'), { code: 'unknown_continuation' }); };
   const llm = adapter([answer('one'), answer('two')]);

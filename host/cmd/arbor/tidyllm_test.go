@@ -19,26 +19,13 @@ import (
 
 // arbor tidy --apply with the model writing the merge, against the
 // scripted server: the fixture's invoice policy and a copy of it saved
-// later with one fact more.
+// later with one fact more (as in tests/llm/e2e.test.mjs), merged by
+// scripts/tidy.json.
 
 const (
 	tidyKeep = "engineering/billing/invoice_retry_policy.md"
 	tidyCopy = "engineering/billing/invoice_retry_policy_copy.md"
 )
-
-// tidyModelMerge is the merged entry the scripted model answers.
-const tidyModelMerge = `---
-title: Invoice Retry Policy
-summary: failed invoices are retried three times, then escalated
----
-
-## Narrative
-### Rules
-Failed invoices are retried three times at 24 hour intervals, then escalated to the billing lead. Both copies say so.
-
-## Facts
-- retries: three
-`
 
 // tidyLLMRoot is the fixture with the planted copy.
 func tidyLLMRoot(t *testing.T) string {
@@ -63,19 +50,14 @@ func tidyJSON(t *testing.T, dir string, args ...string) api.TidyResult {
 	return res
 }
 
-func reply(content string) llmtest.Step {
-	return llmtest.Step{Reply: &llmtest.Reply{Content: content, Usage: &llmtest.Usage{InputTokens: 400, OutputTokens: 90}}}
-}
-
 // TestLLMTidy: the model's merged entry lands, the copy is gone, the
 // trace is in the result; the plan alone asks no model.
 func TestLLMTidy(t *testing.T) {
 	dir := tidyLLMRoot(t)
-	srv := model(t, "openai-compatible", "")
+	srv := model(t, "openai-compatible", "tidy.json")
 	if plan := tidyJSON(t, dir); len(plan.Suggestions) != 1 || plan.Applied != nil || len(srv.Requests()) != 0 {
 		t.Fatalf("plan: %+v, %d model calls", plan, len(srv.Requests()))
 	}
-	srv.Push(reply(tidyModelMerge))
 	res := tidyJSON(t, dir, "--apply")
 	if len(res.Suggestions) != 1 || res.Applied == nil || res.Applied.Summary.Merged != 1 {
 		t.Fatalf("apply: %+v", res)
@@ -113,7 +95,7 @@ func TestLLMTidy(t *testing.T) {
 func TestLLMTidyGarbage(t *testing.T) {
 	dir := tidyLLMRoot(t)
 	srv := model(t, "openai-compatible", "")
-	srv.Push(reply("Sure! Here is the merged entry: the policy retries invoices three times."))
+	srv.Push(llmtest.Step{Reply: &llmtest.Reply{Content: "Sure! Here is the merged entry: the policy retries invoices three times."}})
 	out := must(t, "", "--root", dir, "--color", "never", "tidy", "--kind", "merge", "--apply")
 	for _, want := range []string{"warning: the model's merge cannot be used: not an entry: it does not start with front matter (---); merged deterministically",
 		"1 merged", "model: 1 call to openai-compatible scripted-large"} {
@@ -141,8 +123,13 @@ func TestLLMTidyGarbage(t *testing.T) {
 // merge (Ctrl-C in the CLI) cancels the continuation; nothing is merged.
 func TestLLMTidyCancel(t *testing.T) {
 	dir := tidyLLMRoot(t)
+	steps, err := llmtest.LoadScript(filepath.Join(llmFixture, "scripts", "tidy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps[0].DelayMs = 60000
 	srv := model(t, "openai-compatible", "")
-	srv.Push(llmtest.Step{DelayMs: 60000, Reply: &llmtest.Reply{Content: tidyModelMerge}})
+	srv.Push(steps...)
 	before := treeSnapshot(t, dir)
 	cfg, err := hostllm.Load(dir)
 	if err != nil {
