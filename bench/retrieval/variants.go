@@ -42,6 +42,7 @@ var mechanisms = []mechanism{
 	{name: "openers", where: "core/internal/retrieve/siblings.go", what: "the piece opening an episode ×1.3", off: ablation.Of(ablation.Openers)},
 	{name: "own-words", where: "core/internal/retrieve/ownwords.go", what: "pieces ×(1 + 0.5 × the share of the question's terms they say themselves)", off: ablation.Of(ablation.OwnWords)},
 	{name: "piece-length", where: "core/internal/retrieve/length.go", what: "pieces ×(words they say / the pool's median, at most 2)^0.05", off: ablation.Of(ablation.PieceLength)},
+	{name: "replied-to", where: "core/internal/retrieve/replied.go", what: "the turns the 2 best matches reply to get 0.5 of their score (×0.5 a turn further back), brought in when not among the matches", off: ablation.Of(ablation.RepliedTo)},
 	{name: "lifecycle-order", where: "core/internal/retrieve/answer.go", what: "results ordered by the lifecycle's compound score (relevance, importance, recency) (off: by relevance alone)", lifecycle: true},
 	{name: "fuzzy-cache", where: "core/internal/retrieve/cache.go", what: "tier 1: a cached direct answer serves a near-copy question", off: ablation.Of(ablation.FuzzyCache)},
 }

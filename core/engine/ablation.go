@@ -34,6 +34,7 @@ func ablate(o *search.Options, r *retrieve.Off) {
 		Openers:       off.Has(ablation.Openers),
 		OwnWords:      off.Has(ablation.OwnWords),
 		PieceLength:   off.Has(ablation.PieceLength),
+		RepliedTo:     off.Has(ablation.RepliedTo),
 		FuzzyCache:    off.Has(ablation.FuzzyCache),
 	}
 }

@@ -33,6 +33,7 @@ const (
 	Openers                          // retrieve: the piece opening an episode ×1.3
 	OwnWords                         // retrieve: pieces by the share of the question's terms they say themselves
 	PieceLength                      // retrieve: pieces by how many words they say, relative to the pool's median
+	RepliedTo                        // retrieve: the turns the best matches reply to borrow a share of their score
 	FuzzyCache                       // retrieve: tier 1, a cached direct answer serving a near-copy question
 	numMechanisms
 )
@@ -50,6 +51,7 @@ var names = [numMechanisms]string{
 	Openers:         "openers",
 	OwnWords:        "own-words",
 	PieceLength:     "piece-length",
+	RepliedTo:       "replied-to",
 	FuzzyCache:      "fuzzy-cache",
 }
 

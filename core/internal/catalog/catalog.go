@@ -56,6 +56,11 @@ type Catalog struct {
 	// tree.FoldKey, for Spellings; nil until first asked, then kept in step
 	// by SetStamp and Forget.
 	spell *spellIndex
+	// kids are the entry paths of each folder, for Folder; nil until first
+	// asked, then kept in step by putCard and Delete. Sets, not sorted
+	// lists: a flat folder of a million entries must not cost a sorted
+	// insert per write; Folder sorts the one folder it is asked for.
+	kids map[string]map[string]struct{}
 }
 
 // rec is what the catalog holds of one path. One map of these, rather than
@@ -294,6 +299,9 @@ func (c *Catalog) putCard(p string, cd card) {
 	if c.rel != nil {
 		c.rel.add(p, cd.links())
 	}
+	if c.kids != nil {
+		addKid(c.kids, p)
+	}
 	delete(c.broken, p)
 }
 
@@ -314,6 +322,45 @@ func (c *Catalog) Delete(path string) {
 	c.setRec(path, r)
 	c.nEntries--
 	delete(c.entries, path)
+	if c.kids != nil {
+		d := parentDir(path)
+		delete(c.kids[d], path)
+		if len(c.kids[d]) == 0 {
+			delete(c.kids, d)
+		}
+	}
+}
+
+// Folder returns the paths of the entries directly in the folder dir
+// ("" for the root), sorted: a folder's files in name order, which is the
+// order of the pieces ingestion cuts a conversation into
+// (session_07/turn_012.md). The first call indexes every entry by folder
+// in O(entries); later calls cost the folder's size.
+func (c *Catalog) Folder(dir string) []string {
+	c.init()
+	if c.kids == nil {
+		c.kids = map[string]map[string]struct{}{}
+		for p, r := range c.recs {
+			if r.entry {
+				addKid(c.kids, p)
+			}
+		}
+	}
+	out := make([]string, 0, len(c.kids[dir]))
+	for p := range c.kids[dir] {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// addKid adds the entry at p to its folder's set.
+func addKid(kids map[string]map[string]struct{}, p string) {
+	d := parentDir(p)
+	if kids[d] == nil {
+		kids[d] = map[string]struct{}{}
+	}
+	kids[d][p] = struct{}{}
 }
 
 // Stamp returns the stamp of p: the SourceKey of the bytes the catalog

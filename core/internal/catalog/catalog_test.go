@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/arbormem/arbor/core/host"
@@ -314,5 +315,39 @@ func TestCatalogCountsFollowChanges(t *testing.T) {
 	check(r, "restored")
 	if r.Len() == 0 || r.nStamped == 0 {
 		t.Fatalf("restored %d entries, %d stamps: the test saved nothing", r.Len(), r.nStamped)
+	}
+}
+
+// Folder lists the entries directly in a folder, sorted, and stays in
+// step with later writes and deletions once indexed; a clone indexes its
+// own.
+func TestFolder(t *testing.T) {
+	c := New()
+	for _, p := range []string{"chat/s1/turn_002.md", "chat/s1/turn_001.md", "chat/s1/deeper/x.md", "chat/s2/turn_001.md", "top.md"} {
+		c.Put(entryWith(p, nil, ""))
+	}
+	if got, want := c.Folder("chat/s1"), []string{"chat/s1/turn_001.md", "chat/s1/turn_002.md"}; !slices.Equal(got, want) {
+		t.Errorf("Folder(chat/s1) = %v, want %v", got, want)
+	}
+	if got := c.Folder(""); !slices.Equal(got, []string{"top.md"}) {
+		t.Errorf("Folder(\"\") = %v", got)
+	}
+	c.Put(entryWith("chat/s1/turn_000.md", nil, ""))
+	c.Put(entryWith("chat/s1/turn_002.md", nil, "changed")) // replaced, not doubled
+	c.Delete("chat/s1/turn_001.md")
+	c.Delete("chat/s2/turn_001.md")
+	if got, want := c.Folder("chat/s1"), []string{"chat/s1/turn_000.md", "chat/s1/turn_002.md"}; !slices.Equal(got, want) {
+		t.Errorf("after writes, Folder(chat/s1) = %v, want %v", got, want)
+	}
+	if got := c.Folder("chat/s2"); len(got) != 0 {
+		t.Errorf("Folder of a folder emptied = %v", got)
+	}
+	n := c.Clone()
+	n.Put(entryWith("chat/s1/turn_003.md", nil, ""))
+	if got := c.Folder("chat/s1"); len(got) != 2 {
+		t.Errorf("a clone's write changed the original's folder: %v", got)
+	}
+	if got := n.Folder("chat/s1"); len(got) != 3 {
+		t.Errorf("clone: Folder(chat/s1) = %v", got)
 	}
 }

@@ -27,6 +27,9 @@ func addTurn(t *testing.T, e *memory, path, author, text, flow string) {
 // little better; naming both people, or nobody, changes nothing.
 func TestQueryAuthors(t *testing.T) {
 	e := openMemory(t, nil)
+	// Maria's remark, which Caroline's turn replies to, would borrow from
+	// it (replied.go): off, so that the order is the author rule's alone.
+	e.off.RepliedTo = true
 	addTurn(t, e, "chat/session_01/turn_01.md", "Maria", "Caroline, your pottery class bowl with the blue glaze is lovely, is the pottery class hard?", "In reply to Caroline: hello")
 	addTurn(t, e, "chat/session_01/turn_02.md", "Caroline", "Thanks! The pottery class is on Tuesdays and I finally finished a bowl there.", "In reply to Maria: hi")
 	addTurn(t, e, "chat/session_01/turn_03.md", "Maria", "Glad to hear it, Caroline. See you soon, and good luck with everything at work.", "In reply to Caroline: thanks")

@@ -151,6 +151,9 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	if c := rv.pieceLength(r.Hits); c != "" {
 		certs = append(certs, c)
 	}
+	if c := rv.replied(&r, func(path string) bool { return rv.admits(sc, path) }); c != "" {
+		certs = append(certs, c)
+	}
 	pool := r.Hits
 	if sc.By != nil {
 		pool = slices.Clone(r.Hits)

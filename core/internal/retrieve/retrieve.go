@@ -67,6 +67,7 @@ type Off struct {
 	Openers       bool // the openers of siblings
 	OwnWords      bool // ownWords
 	PieceLength   bool // pieceLength
+	RepliedTo     bool // replied
 	FuzzyCache    bool // tier 1
 }
 

@@ -15,6 +15,9 @@ import (
 // Whole sessions (no flow) in a shared folder are not reranked.
 func TestQuerySiblings(t *testing.T) {
 	e := openMemory(t, nil)
+	// The turns replied to would borrow from the best turn (replied.go):
+	// off, so that the order is the sibling rule's alone.
+	e.off.RepliedTo = true
 	add := func(path, text, flow string) {
 		op := api.Operation{Type: api.OpAdd, Path: path, Title: "Turn",
 			Content: api.Content{Narrative: &api.Narrative{Text: text}}, Reason: "chat import"}
