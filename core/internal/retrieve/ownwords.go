@@ -143,12 +143,14 @@ func (rv *Retriever) ownCached(en *tree.Entry) ownCached {
 func analyzeOwn(en *tree.Entry) ownCached {
 	own := *en
 	own.RawConcept = api.RawConcept{}
-	text := own.Text()
-	// What it says, without the reason it was written for (curate's, the
-	// same for every turn of an import).
+	// What it says, without the reason it was written for: curate's, the
+	// same for every turn of an import, and naming its source file
+	// ("ingest inbox/ana_ben.json"), whose words would make every turn of
+	// the import say both speakers' names.
 	own.Reason = ""
+	text := own.Text()
 	said := 0
-	for range strings.FieldsSeq(own.Text()) {
+	for range strings.FieldsSeq(text) {
 		said++
 	}
 	words := search.Analyze(text)

@@ -199,3 +199,25 @@ func TestOwnCacheHoldsEntriesWeakly(t *testing.T) {
 		t.Error("the cache keeps an entry nothing else holds alive")
 	}
 }
+
+// The reason a turn was written for is not its own words: an import's
+// reason names its source file ("ingest inbox/ana_bo.json"), which would
+// make every turn of it say both speakers' names.
+func TestOwnWordsLeaveTheReasonOut(t *testing.T) {
+	e := openMemory(t, nil)
+	op := api.Operation{Type: api.OpAdd, Path: "ana_and_bo/session_01/turn_002.md", Title: "Bo on 3 May 2026",
+		Content: api.Content{
+			Narrative:  &api.Narrative{Text: "A blue bowl, though the glaze cracked."},
+			RawConcept: &api.RawConcept{Task: "a turn", Author: "Bo", Flow: "In reply to Ana: What did you make?"},
+		}, Reason: "ingest inbox/ana_bo.json"}
+	if res := e.Curate(api.CurateParams{Operations: []api.Operation{op}}); res.Summary.Added != 1 {
+		t.Fatalf("curate: %+v", res)
+	}
+	got, _ := rescored(t, e, "Ana bowl", func(ranked search.Ranked, r *search.Result) string {
+		return e.ownWords(r, ranked.Says)
+	})
+	// "bowl" is said, "ana" is in the flow and the reason only: 1 of 2.
+	if want := 1 + ownWeight/2; math.Abs(got[op.Path]-want) > 1e-9 {
+		t.Errorf("score ×%.4f, want ×%.4f", got[op.Path], want)
+	}
+}
