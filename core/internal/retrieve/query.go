@@ -151,7 +151,7 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	if c := rv.pieceLength(r.Hits); c != "" {
 		certs = append(certs, c)
 	}
-	if c := rv.replied(&r, func(path string) bool { return rv.admits(sc, path) }); c != "" {
+	if c := rv.replied(&r, ranked.Says, func(path string) bool { return rv.admits(sc, path) }); c != "" {
 		certs = append(certs, c)
 	}
 	pool := r.Hits

@@ -18,19 +18,25 @@ import (
 // may not even be among the best matches. A piece of an exchange quotes
 // the turns it replies to in its flow, and they are the entries before it
 // in its folder (ingestion names the pieces in order, turn_011.md before
-// turn_012.md). So each of the repliedTop best matches that is a piece
-// lends repliedShare of its raw score to the turn just before it,
+// turn_012.md). So each of the repliedTop best matches that is a piece and
+// says at least one of the question's terms itself (ownOf) lends
+// repliedShare of its raw score to the turn just before it,
 // repliedShare·repliedDecay to the one before that, and so on for as many
 // turns as its flow quotes: added to the score of a turn already among
 // the matches, or bringing one in with that score. Only the very best
-// lend, since a reply far down the pool says little about its turn.
+// lend, since a reply far down the pool says little about its turn; and a
+// piece that matched only through the turns it quotes lends nothing, since
+// they match those words themselves (without that condition the answer
+// "A blue bowl" to "What did you make there?" lifted the question above
+// it).
 //
 // The values were chosen on the tuning half of the retrieval benchmark
-// (the share from 0.15 to 0.7, 1 to 10 lenders, the one turn replied to or
-// all of the flow's) and hold on its validation half
-// (bench/retrieval/ABLATION.md, "replied-to"). An earlier form, which
-// multiplied a piece's score by its repliers' among the 50 best matches
-// and brought none in, helped on neither (bench/retrieval/mechanisms.md).
+// (the share from 0.15 to 0.7, 1 to 10 lenders, a relative-score floor for
+// lending, the one turn replied to or all of the flow's) and hold on its
+// validation half (bench/retrieval/ABLATION.md, "replied-to"). An earlier
+// form, which multiplied a piece's score by its repliers' among the 50
+// best matches and brought none in, helped on the tuning half only
+// (bench/retrieval/mechanisms.md).
 const (
 	repliedTop   = 2
 	repliedShare = 0.5
@@ -40,7 +46,7 @@ const (
 // replied adds the credit of the repliedTop best matches to the turns they
 // reply to, bringing in those keep admits that are not among r.Hits, and
 // returns the reason code of what it did, or "" when it did nothing.
-func (rv *Retriever) replied(r *search.Result, keep func(path string) bool) string {
+func (rv *Retriever) replied(r *search.Result, says func(search.Words) int, keep func(path string) bool) string {
 	if rv.off.RepliedTo {
 		return ""
 	}
@@ -70,6 +76,11 @@ func (rv *Retriever) replied(r *search.Result, keep func(path string) bool) stri
 		folder := rv.catalog.Folder(path.Dir(h.Path))
 		j, found := slices.BinarySearch(folder, h.Path)
 		if !found {
+			continue
+		}
+		if says(rv.ownOf(en)) == 0 {
+			// It matched through the turns it quotes: they match on their
+			// own, and lending to them would count the same words twice.
 			continue
 		}
 		share := repliedShare

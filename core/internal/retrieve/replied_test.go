@@ -25,11 +25,11 @@ func TestQueryRepliedTo(t *testing.T) {
 
 	// "congrats" and "fan" are said by turns 4 and 5 only (turn 5's flow
 	// quotes turn 4), so turn 3 is no match: it comes in through them.
-	got, reason := rescored(t, e, "congrats fan", func(_ search.Ranked, r *search.Result) string {
+	got, reason := rescored(t, e, "congrats fan", func(rk search.Ranked, r *search.Result) string {
 		if slices.ContainsFunc(r.Hits, func(h search.Hit) bool { return h.Path == "chat/session_01/turn_003.md" }) {
 			t.Fatalf("turn 3 matches the question itself; the test needs it out of the matches")
 		}
-		return e.replied(r, func(string) bool { return true })
+		return e.replied(r, rk.Says, func(string) bool { return true })
 	})
 	// Each raw score is 10 before the rule (rescored): turn 4 lends 5 to
 	// turn 3 and 2.5 to turn 2; turn 5 lends 5 to turn 4 (a match) and 2.5
@@ -53,8 +53,8 @@ func TestQueryRepliedTo(t *testing.T) {
 	}
 
 	// A filter that leaves turn 3 out keeps it out.
-	got, _ = rescored(t, e, "congrats fan", func(_ search.Ranked, r *search.Result) string {
-		return e.replied(r, func(p string) bool { return p != "chat/session_01/turn_003.md" })
+	got, _ = rescored(t, e, "congrats fan", func(rk search.Ranked, r *search.Result) string {
+		return e.replied(r, rk.Says, func(p string) bool { return p != "chat/session_01/turn_003.md" })
 	})
 	if _, ok := got["chat/session_01/turn_003.md"]; ok {
 		t.Errorf("turn 3 brought in although the filter leaves it out")
@@ -62,8 +62,8 @@ func TestQueryRepliedTo(t *testing.T) {
 
 	// Switched off, nothing changes.
 	e.off.RepliedTo = true
-	got, reason = rescored(t, e, "congrats fan", func(_ search.Ranked, r *search.Result) string {
-		return e.replied(r, func(string) bool { return true })
+	got, reason = rescored(t, e, "congrats fan", func(rk search.Ranked, r *search.Result) string {
+		return e.replied(r, rk.Says, func(string) bool { return true })
 	})
 	if reason != "" || len(got) != 2 || got["chat/session_01/turn_004.md"] != 1 {
 		t.Errorf("off: %v, reason %q", got, reason)
@@ -90,5 +90,27 @@ func TestQueryRepliedToRanks(t *testing.T) {
 		if got := paths(res); !slices.Equal(got, want) {
 			t.Errorf("off %v: results %v, want %v (reason %q)", off, got, want, res.Reason)
 		}
+	}
+}
+
+// A best match that says none of the question's terms itself (it matched
+// through the turns it quotes) lends nothing: those turns match the words
+// themselves.
+func TestQueryRepliedToNotThroughFlow(t *testing.T) {
+	e := openMemory(t, nil)
+	addTurn(t, e, "chat/session_01/turn_001.md", "Ana", "I started a pottery class downtown.", "")
+	addTurn(t, e, "chat/session_01/turn_002.md", "Bo", "What did you make there?", "In reply to Ana: I started a pottery class downtown.")
+	addTurn(t, e, "chat/session_01/turn_003.md", "Ana", "A blue bowl, though the glaze cracked.", "In reply to Ana: I started a pottery class downtown.\nIn reply to Bo: What did you make there?")
+	got, reason := rescored(t, e, "pottery class make", func(rk search.Ranked, r *search.Result) string {
+		// Only turn 3, which says none of the terms, lends.
+		for i := range r.Hits {
+			if r.Hits[i].Path != "chat/session_01/turn_003.md" {
+				r.Hits[i].Raw = 1
+			}
+		}
+		return e.replied(r, rk.Says, func(string) bool { return true })
+	})
+	if reason != "" || got["chat/session_01/turn_003.md"] != 1 || got["chat/session_01/turn_002.md"] != 0.1 {
+		t.Errorf("scores %v, reason %q: want nothing lent", got, reason)
 	}
 }
