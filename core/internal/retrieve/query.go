@@ -201,8 +201,9 @@ func (rv *Retriever) covers(path string, words []string) bool {
 
 // Every question is searched over a pool of the rerankPool best matches,
 // by score alone (search.ByScore), which the evidence rules (time, named
-// authors, siblings and openers, own words) rescore before it is cut to
-// the limit. For a question about a time ("a week ago", "in March") the
+// authors, siblings and openers, own words, piece length, replied-to, which
+// may bring in the turns the best matches reply to) rescore before it is
+// cut to the limit. For a question about a time ("a week ago", "in March") the
 // entries dated within the time it names have their score multiplied by
 // timeBoost, when the time is named with confidence (atoms.Span.Confident)
 // and when at most timeShare of the pool is dated within it: the rule

@@ -3,8 +3,9 @@
 // answer from the index (tier 2), then, when the host can reach a model,
 // one grounded call over the best entries (tier 3) and an agentic loop
 // over the tree (tier 4). Between search and the answer, evidence rules
-// (time, named authors, siblings and openers, own words, piece length)
-// rescore the pool of best matches, and the lifecycle orders what is kept.
+// (time, named authors, siblings and openers, own words, piece length,
+// replied-to) rescore the pool of best matches, and the lifecycle orders
+// what is kept.
 //
 // The package reads the tree (catalog and index) and records accesses in
 // the lifecycle signals; it never writes an entry.
