@@ -110,6 +110,10 @@ test('the web demo and the package in headless Chromium', { skip, timeout: 180_0
     await tab.click('#note-form button[type=submit]');
     await tab.waitForSelector('#message:not([hidden])');
     assert.match(await tab.textContent('#message'), /engineering\/billing\/retry_emails\.md \(added\)/);
+    // The added note opens; only then is the page ours to navigate (the
+    // message shows before the app moves to the note, which would
+    // otherwise land after the navigation below).
+    await tab.waitForFunction(() => document.getElementById('entry-path').textContent === 'engineering/billing/retry_emails.md');
     await tab.goto(`${server.url}#/entry/engineering/billing/invoice_retry_policy.md`);
     await tab.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
     await tab.waitForFunction(() => document.getElementById('entry-path').textContent === 'engineering/billing/invoice_retry_policy.md');
