@@ -57,7 +57,8 @@ var mergePolicy = func() mergeplan.Options {
 // merges ran, would be over budget, and every process opening it would
 // merge it again in the background (in wasm, within its queries), never
 // to save the result unless it also wrote. Under mergePolicy the few
-// segments a build left are within budget.
+// segments a build left are within budget. Such an index is merged down
+// to this budget by the writer's next save instead (upkeep.go), once.
 var buildPolicy = func() mergeplan.Options {
 	o := mergePolicy
 	o.CalcBudget = mergeBudget

@@ -248,6 +248,13 @@ func (x *Index) start(dir func() index.Directory, policy mergeplan.Options) erro
 		sims[name] = &bm25{stats: &x.stats[f], k1: x.opts.K1, b: x.opts.B}
 	}
 	x.cfg = newConfig(dir, sims, policy)
+	return x.restart()
+}
+
+// restart opens x's bluge writer and reader over the directory of its
+// configuration, as it holds them (a start, or after an upkeep), leaving
+// x's bookkeeping as it is.
+func (x *Index) restart() error {
 	w, err := index.OpenWriter(x.cfg.index)
 	if err != nil {
 		return fmt.Errorf("search: open index writer: %w", err)
@@ -257,8 +264,7 @@ func (x *Index) start(dir func() index.Directory, policy mergeplan.Options) erro
 		_ = w.Close()
 		return fmt.Errorf("search: open index reader: %w", err)
 	}
-	x.writer, x.reader = w, r
-	x.warmed = false
+	x.writer, x.reader, x.warmed = w, r, false
 	return nil
 }
 
@@ -471,9 +477,10 @@ func (x *Index) Abandon() error {
 	return x.stop()
 }
 
-// Flush writes a stored index's changes to its Store; it does nothing for
-// an in-memory index, a read-only Store, or when nothing changed since the
-// last flush.
+// Flush writes a stored index's changes to its Store, after merging the
+// segments that call for it (upkeep.go); it does nothing for an in-memory
+// index, a read-only Store, or when nothing changed since the last flush
+// and no segment called for a merge.
 func (x *Index) Flush() error {
 	return x.retry(func() error {
 		x.mu.Lock()
@@ -486,7 +493,21 @@ func (x *Index) Flush() error {
 }
 
 func (x *Index) flush() error {
-	if x.store == nil || x.store.ReadOnly || !x.dirty {
+	if x.store == nil || x.store.ReadOnly {
+		return nil
+	}
+	// The writer's flush is when its segments are kept up (upkeep.go), even
+	// when nothing else changed: an index no process writes to would keep
+	// what an earlier version left for good.
+	switch changed, err := x.upkeep(); {
+	case err != nil && x.lossOf() != nil:
+		return err // the caller's retry reloads the index
+	case err != nil:
+		x.store.warn(fmt.Sprintf("search index %s: merge segments: %v; saved as they are", x.store.Dir, err))
+	case changed:
+		x.dirty = true
+	}
+	if !x.dirty {
 		return nil
 	}
 	if err := x.store.save(x.docs); err != nil {
