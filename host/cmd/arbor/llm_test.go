@@ -320,32 +320,11 @@ func TestLLMCancel(t *testing.T) {
 	dir := llmRoot(t)
 	srv := model(t, "openai-compatible", "cancel.json")
 	before := treeSnapshot(t, dir)
-	cfg, err := hostllm.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := hostllm.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, client := drivenEngine(t, dir)
 	ctx := context.Background()
-	eng, err := runtime.New(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(ctx)
-	if _, err := eng.Open(ctx, api.OpenParams{}); err != nil {
-		t.Fatal(err)
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	go func() {
-		for len(srv.Requests()) < 2 {
-			time.Sleep(time.Millisecond)
-		}
-		cancel()
-	}()
+	cctx := cancelAfter(ctx, srv, 2)
 	notes, _ := os.ReadFile(filepath.Join(llmFixture, "notes.txt"))
-	_, err = eng.CurateFrom(cctx, api.CurateFromParams{Files: []api.SourceFile{{Name: "notes.txt", Content: string(notes)}}}, client)
+	_, err := eng.CurateFrom(cctx, api.CurateFromParams{Files: []api.SourceFile{{Name: "notes.txt", Content: string(notes)}}}, client)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want cancelled", err)
 	}
@@ -362,6 +341,43 @@ func TestLLMCancel(t *testing.T) {
 	if _, err := eng.CallMethod(ctx, "resume", api.ResumeParams{Continuation: "c_00000000000000000000000000000000", Response: &api.LLMResponse{Content: "x"}}); err == nil {
 		t.Fatal("resume of an unknown continuation succeeded")
 	}
+}
+
+// drivenEngine is an engine open on dir and a client of the model dir's
+// configuration names, for the tests that drive model calls themselves.
+func drivenEngine(t *testing.T, dir string) (*runtime.Engine, *hostllm.Client) {
+	t.Helper()
+	cfg, err := hostllm.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := hostllm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	eng, err := runtime.New(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close(ctx) })
+	if _, err := eng.Open(ctx, api.OpenParams{}); err != nil {
+		t.Fatal(err)
+	}
+	return eng, client
+}
+
+// cancelAfter returns a context of ctx cancelled once srv has received n
+// requests.
+func cancelAfter(ctx context.Context, srv *llmtest.Server, n int) context.Context {
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		for len(srv.Requests()) < n {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	return cctx
 }
 
 // treeSnapshot lists the markdown files of a root with their contents.

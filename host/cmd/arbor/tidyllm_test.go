@@ -9,12 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/arbormem/arbor/core/api"
-	hostllm "github.com/arbormem/arbor/host/llm"
 	"github.com/arbormem/arbor/host/llm/llmtest"
-	"github.com/arbormem/arbor/host/runtime"
 )
 
 // arbor tidy --apply with the model writing the merge, against the
@@ -131,30 +128,9 @@ func TestLLMTidyCancel(t *testing.T) {
 	srv := model(t, "openai-compatible", "")
 	srv.Push(steps...)
 	before := treeSnapshot(t, dir)
-	cfg, err := hostllm.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := hostllm.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, client := drivenEngine(t, dir)
 	ctx := context.Background()
-	eng, err := runtime.New(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close(ctx)
-	if _, err := eng.Open(ctx, api.OpenParams{}); err != nil {
-		t.Fatal(err)
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	go func() {
-		for len(srv.Requests()) < 1 {
-			time.Sleep(time.Millisecond)
-		}
-		cancel()
-	}()
+	cctx := cancelAfter(ctx, srv, 1)
 	_, err = eng.Drive(cctx, "tidy", api.TidyParams{Kinds: []string{api.TidyMerge}, Apply: true, LLM: true}, client)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want cancelled", err)
