@@ -289,29 +289,14 @@ func TestReaderRestartsAfterItStopped(t *testing.T) {
 // the paths it wrote: the entries of an ingest stopped after writing
 // them are found by the next read, on a reader.
 func TestReadersSeeWhatAStoppedWriterWrote(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "engineering/billing/invoice_retry_policy.md"), retryEntry)
-	// As in TestStoppedCallRestartsAndReopens: the engine logs that it
-	// cannot write the ingest manifest after it wrote the entries.
-	writeFile(t, filepath.Join(dir, ".arbor/manifest.json"), `{"version":1,"sources":{}}`)
-	if err := os.Symlink("manifest.json", filepath.Join(dir, ".arbor/ingest.json")); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var e *Engine
-	e = newEngine(t, dir, WithCallTimeout(time.Hour), WithLogger(stopAt(&e, "ingest: write .arbor/ingest.json", cancel)))
+	_, ctx, e := stoppingIngest(t)
 	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.AddReaders(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	var steps strings.Builder
-	for i := range 12 {
-		fmt.Fprintf(&steps, `{"title":"Step %d","text":"Step %d of the deploy checklist in the walrusledger."}`+"\n", i, i)
-	}
-	if _, err := e.Ingest(ctx, api.IngestParams{Files: []api.SourceFile{{Name: "deploy.jsonl", Content: steps.String()}}}); !errors.Is(err, context.Canceled) {
+	if _, err := e.Ingest(ctx, deploySteps("Step %d of the deploy checklist in the walrusledger.")); !errors.Is(err, context.Canceled) {
 		t.Fatalf("ingest: %v, want it stopped by the cancel", err)
 	}
 	res, err := e.Search(context.Background(), api.SearchParams{Query: "walrusledger", Limit: 20})

@@ -120,24 +120,44 @@ func tempFiles(t *testing.T, dir string) []string {
 	return found
 }
 
+// stoppingIngest is a root whose ingest stops halfway, after it wrote its
+// entries, and the engine it stops in (not open yet; open it with ctx).
+// The ingest manifest is a symbolic link: the host reads through it but
+// refuses to write through it, and the engine logs that, at the end of
+// the ingest, after the entries; at that line the call's context is
+// cancelled, which stops the module.
+func stoppingIngest(t *testing.T) (string, context.Context, *Engine) {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "engineering/billing/invoice_retry_policy.md"), retryEntry)
+	writeFile(t, filepath.Join(dir, ".arbor/manifest.json"), `{"version":1,"sources":{}}`)
+	if err := os.Symlink("manifest.json", filepath.Join(dir, ".arbor/ingest.json")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var e *Engine
+	e = newEngine(t, dir, WithCallTimeout(time.Hour), WithLogger(stopAt(&e, "ingest: write .arbor/ingest.json", cancel)))
+	return dir, ctx, e
+}
+
+// deploySteps is an ingest of deploy.jsonl: 12 records, each titled
+// "Step i" with text (a format taking i) as its text.
+func deploySteps(text string) api.IngestParams {
+	var steps strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&steps, `{"title":"Step %d","text":%q}`+"\n", i, fmt.Sprintf(text, i))
+	}
+	return api.IngestParams{Files: []api.SourceFile{{Name: "deploy.jsonl", Content: steps.String()}}}
+}
+
 // A call stopped halfway (here an ingest, after it wrote its entries and
 // while it reports that its manifest cannot be written) leaves every file
 // whole and no temporary file behind; the next call restarts the module,
 // which opens the root again with the parameters of the last open that
 // succeeded, and sees what the stopped call wrote.
 func TestStoppedCallRestartsAndReopens(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "engineering/billing/invoice_retry_policy.md"), retryEntry)
-	// The ingest manifest is a symbolic link: the host reads through it but
-	// refuses to write through it, and the engine logs that, at the end of
-	// the ingest, after the entries.
-	writeFile(t, filepath.Join(dir, ".arbor/manifest.json"), `{"version":1,"sources":{}}`)
-	if err := os.Symlink("manifest.json", filepath.Join(dir, ".arbor/ingest.json")); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var e *Engine
-	e = newEngine(t, dir, WithCallTimeout(time.Hour), WithLogger(stopAt(&e, "ingest: write .arbor/ingest.json", cancel)))
+	dir, ctx, e := stoppingIngest(t)
 	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +165,7 @@ func TestStoppedCallRestartsAndReopens(t *testing.T) {
 	if _, err := e.Open(ctx, api.OpenParams{FixedTime: "yesterday"}); !isCode(err, api.CodeInvalidParams) {
 		t.Fatalf("open with a bad fixedTime: %v", err)
 	}
-	var steps strings.Builder
-	for i := range 12 {
-		fmt.Fprintf(&steps, `{"title":"Step %d","text":"Step %d of the deploy checklist."}`+"\n", i, i)
-	}
-	_, err := e.Ingest(ctx, api.IngestParams{Files: []api.SourceFile{{Name: "deploy.jsonl", Content: steps.String()}}})
+	_, err := e.Ingest(ctx, deploySteps("Step %d of the deploy checklist."))
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "restarts at the next call") {
 		t.Fatalf("ingest: %v, want it stopped by the cancel", err)
 	}
