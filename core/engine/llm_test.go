@@ -79,6 +79,21 @@ func pendingOf(t *testing.T, res map[string]any) (api.Pending, bool) {
 	return p, true
 }
 
+// mustPend calls method with params and returns the pending result it must
+// give.
+func mustPend(t *testing.T, s *Session, method string, params any) api.Pending {
+	t.Helper()
+	res, errObj := call(t, s, method, params)
+	if errObj != nil {
+		t.Fatal(errObj)
+	}
+	p, ok := pendingOf(t, res)
+	if !ok {
+		t.Fatalf("%s: not pending: %v", method, res)
+	}
+	return p
+}
+
 // drive runs method to its final result through the model, returning the
 // result and every request the engine made.
 func drive(t *testing.T, s *Session, method string, params any, m model) (map[string]any, []api.LLMRequest) {
@@ -484,15 +499,7 @@ func TestContinuationExpiryAndIDs(t *testing.T) {
 		t.Fatal(errObj)
 	}
 	start := func() api.Pending {
-		res, errObj := call(t, s, "query", map[string]any{"query": retryQuestion, "llm": true})
-		if errObj != nil {
-			t.Fatal(errObj)
-		}
-		p, ok := pendingOf(t, res)
-		if !ok {
-			t.Fatalf("not pending: %v", res)
-		}
-		return p
+		return mustPend(t, s, "query", map[string]any{"query": retryQuestion, "llm": true})
 	}
 	a, b := start(), start()
 	if a.Continuation == b.Continuation {

@@ -184,17 +184,7 @@ func TestTidyModelCancelAndExpiry(t *testing.T) {
 		t.Fatal(errObj)
 	}
 	before := files(fs.Files())
-	start := func() api.Pending {
-		res, errObj := call(t, s, "tidy", map[string]any{"apply": true, "llm": true})
-		if errObj != nil {
-			t.Fatal(errObj)
-		}
-		p, ok := pendingOf(t, res)
-		if !ok {
-			t.Fatalf("not pending: %v", res)
-		}
-		return p
-	}
+	start := func() api.Pending { return mustPend(t, s, "tidy", map[string]any{"apply": true, "llm": true}) }
 	p := start()
 	if res, errObj := call(t, s, "cancel", api.CancelParams{Continuation: p.Continuation}); errObj != nil || res["cancelled"] != true {
 		t.Fatalf("cancel: %v %v", res, errObj)
@@ -226,19 +216,12 @@ func TestTidyModelCancelAndExpiry(t *testing.T) {
 // deterministically, and the change is kept.
 func TestTidyModelTreeChangedMeanwhile(t *testing.T) {
 	s, fs := tidySession(t, nil)
-	res, errObj := call(t, s, "tidy", tidyApplyLLM)
-	if errObj != nil {
-		t.Fatal(errObj)
-	}
-	p, ok := pendingOf(t, res)
-	if !ok {
-		t.Fatalf("not pending: %v", res)
-	}
+	p := mustPend(t, s, "tidy", tidyApplyLLM)
 	upd := map[string]any{"type": "UPDATE", "path": policyPath, "summary": "changed while the model worked", "reason": "edit"}
 	if r, errObj := call(t, s, "curate", map[string]any{"operations": []any{upd}}); errObj != nil || r["summary"].(map[string]any)["updated"].(float64) != 1 {
 		t.Fatalf("curate: %v %v", r, errObj)
 	}
-	res, errObj = call(t, s, "resume", api.ResumeParams{Continuation: p.Continuation, Response: &api.LLMResponse{Content: modelMerge}})
+	res, errObj := call(t, s, "resume", api.ResumeParams{Continuation: p.Continuation, Response: &api.LLMResponse{Content: modelMerge}})
 	if errObj != nil {
 		t.Fatal(errObj)
 	}
