@@ -62,6 +62,15 @@ func (f *segmentWrites) Rename(from, to string) error {
 	return f.MemFS.Rename(from, to)
 }
 
+// smallSpills has the test's index spill segments of two blocks or more
+// and merge through a buffer of one, so that a small index takes the
+// paths of a large one.
+func smallSpills(t *testing.T) {
+	n, m := spillBytes, mergeBufferSize
+	t.Cleanup(func() { spillBytes, mergeBufferSize = n, m })
+	spillBytes, mergeBufferSize = 2*blockSize, blockSize
+}
+
 // spillDocs are documents long enough to make segments of many blocks.
 func spillDocs(n int) []Doc {
 	_, vocab := chatCorpus(0)
@@ -81,8 +90,7 @@ func spillDocs(n int) []Doc {
 // memory does not hold twice its largest segment. The index answers as one
 // built in memory, and the store it leaves reopens without a rebuild.
 func TestSpillStreamsLargeSegments(t *testing.T) {
-	defer func(n, m int) { spillBytes, mergeBufferSize = n, m }(spillBytes, mergeBufferSize)
-	spillBytes, mergeBufferSize = 2*blockSize, blockSize
+	smallSpills(t)
 	docs := spillDocs(1200)
 	fs := newSegmentWrites()
 	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir, Sources: tree(docs)})
@@ -134,8 +142,7 @@ func TestSpillStreamsLargeSegments(t *testing.T) {
 // partial file, says why; the save, once there is room, writes what the
 // index holds, and it reopens as built.
 func TestSpillKeptInMemoryWhenTheStoreIsFull(t *testing.T) {
-	defer func(n, m int) { spillBytes, mergeBufferSize = n, m }(spillBytes, mergeBufferSize)
-	spillBytes, mergeBufferSize = 2*blockSize, blockSize
+	smallSpills(t)
 	docs := spillDocs(600)
 	fs := newSegmentWrites()
 	fs.full = 13 * blockSize // past a few segments, within a merge's

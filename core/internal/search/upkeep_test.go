@@ -133,8 +133,7 @@ func TestFlushMergesAnEarlierIndexDown(t *testing.T) {
 // is deleted, alone and through the spill path (a large one is streamed to
 // the store, never held whole); one with fewer deletions is left.
 func TestFlushRewritesSegmentsOfManyDeletions(t *testing.T) {
-	defer func(n, m int) { spillBytes, mergeBufferSize = n, m }(spillBytes, mergeBufferSize)
-	spillBytes, mergeBufferSize = 2*blockSize, blockSize
+	smallSpills(t)
 	docs := spillDocs(1200)
 	fs := newSegmentWrites()
 	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir, Sources: tree(docs)})
