@@ -464,13 +464,6 @@ func (c *Catalog) Spellings(p string) []string {
 	return slices.Clone(c.spell.byKey[tree.FoldKey(p)])
 }
 
-// Holds reports whether the folder dir holds a file the catalog knows,
-// in O(1) once Spellings' index is built (queries ask it for the archive).
-func (c *Catalog) Holds(dir string) bool {
-	c.Spellings(dir) // builds the index
-	return c.spell.count[dir] > 0
-}
-
 // spellIndex is the index of Spellings.
 type spellIndex struct {
 	count map[string]int     // known file or folder → stamped files at or below it

@@ -24,8 +24,14 @@ func (rv *Retriever) Scope(f api.Filters) (search.Scope, error) {
 	sc := search.Scope{Filter: search.Filter{Domain: s.Domain, Topic: s.Topic, Tags: s.Tags, Since: s.Since, Until: s.Until}}
 	// The archive is left out unless asked for, and only filtered when
 	// the tree has one: a tree without it searches unfiltered.
-	if !s.Archived && s.Domain != api.ArchiveFolder && rv.catalog.Holds(api.ArchiveFolder) {
-		sc.Without = api.ArchiveFolder
+	if !s.Archived && s.Domain != api.ArchiveFolder {
+		held, err := rv.index.HoldsDomain(api.ArchiveFolder)
+		if err != nil {
+			return search.Scope{}, err
+		}
+		if held {
+			sc.Without = api.ArchiveFolder
+		}
 	}
 	p := rv.signals.Model()
 	if s.Lifecycle() {

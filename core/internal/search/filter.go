@@ -164,6 +164,49 @@ func filterTerms(doc *bluge.Document, d Doc) {
 	}
 }
 
+// HoldsDomain reports whether the index holds a document in the domain d
+// (the first folder of its path), from each segment's dictionary of
+// domains: what a query asks of a tree of any size before it leaves the
+// archive out, so it must not cost a walk of every path.
+func (x *Index) HoldsDomain(d string) (bool, error) {
+	var held bool
+	err := x.retry(func() error {
+		if f := x.files(); f != nil {
+			f.searching.Add(1)
+			defer f.searching.Add(-1)
+		}
+		if err := x.warm(); err != nil {
+			return err
+		}
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		if x.closed {
+			return ErrClosed
+		}
+		c, err := x.counter()
+		if err != nil {
+			return err
+		}
+		for seg := range c.segs {
+			bm, err := c.term(seg, domainField, d)
+			if err != nil {
+				return err
+			}
+			if del := c.deleted[seg]; del != nil {
+				bm.AndNot(del)
+			}
+			if held = !bm.IsEmpty(); held {
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("search: domain %q: %w", d, err)
+	}
+	return held, nil
+}
+
 // allowSet is the documents a filter keeps in one snapshot, by segment
 // (segment document numbers), with the first document number of each
 // segment, as bluge numbers them across a snapshot.

@@ -318,3 +318,30 @@ func TestAdmitsAsTheOracle(t *testing.T) {
 		}
 	}
 }
+
+// HoldsDomain answers from the live documents: a domain whose documents
+// were all deleted is held no more, so that a tree whose archive was
+// emptied searches unfiltered again.
+func TestHoldsDomain(t *testing.T) {
+	x := newIndex(t, Options{})
+	if err := x.Put(Doc{Path: "notes/a.md", Kind: "entry", Content: "otter"}, Doc{Path: "_archive/notes/b.md", Kind: "entry", Content: "kelp"}); err != nil {
+		t.Fatal(err)
+	}
+	holds := func(d string) bool {
+		t.Helper()
+		ok, err := x.HoldsDomain(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !holds("_archive") || !holds("notes") || holds("other") {
+		t.Fatalf("holds _archive %v, notes %v, other %v: want true, true, false", holds("_archive"), holds("notes"), holds("other"))
+	}
+	if err := x.Delete("_archive/notes/b.md"); err != nil {
+		t.Fatal(err)
+	}
+	if holds("_archive") {
+		t.Error("a domain whose only document was deleted is still held")
+	}
+}
