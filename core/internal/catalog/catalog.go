@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/tree"
@@ -454,36 +455,96 @@ func (c *Catalog) Stamped() []string {
 func (c *Catalog) Spellings(p string) []string {
 	c.init()
 	if c.spell == nil {
-		c.spell = &spellIndex{count: map[string]int{}, byKey: map[string]pathSet{}}
+		c.spell = &spellIndex{holds: map[string]int{}, odd: map[string]pathSet{}, roles: map[string]int{}}
 		for q, r := range c.recs {
 			if r.stamped {
 				c.spell.add(q, 1)
 			}
 		}
 	}
-	return slices.Clone(c.spell.byKey[tree.FoldKey(p)])
-}
-
-// spellIndex is the index of Spellings.
-type spellIndex struct {
-	count map[string]int     // known file or folder → stamped files at or below it
-	byKey map[string]pathSet // tree.FoldKey of a path → the known paths
-}
-
-// add counts a stamped file at p in, or out (delta -1), with its folders.
-func (s *spellIndex) add(p string, delta int) {
-	for q := p; q != ""; q = parentDir(q) {
-		n := s.count[q] + delta
-		switch {
-		case n > 0 && s.count[q] == 0:
-			addTo(s.byKey, tree.FoldKey(q), q)
-		case n <= 0:
-			removeFrom(s.byKey, tree.FoldKey(q), q)
-			delete(s.count, q)
-			continue
-		}
-		s.count[q] = n
+	key := tree.FoldKey(p)
+	out := slices.Clone(c.spell.odd[key])
+	// The one plain spelling of an ASCII key is its lower case.
+	if plain := strings.ToLower(key); isPlain(plain) && (c.spell.holds[plain] > 0 || c.isStamped(plain)) {
+		i, _ := slices.BinarySearch(out, plain)
+		out = slices.Insert(out, i, plain)
 	}
+	return out
+}
+
+// isStamped reports whether the catalog holds a stamp for p.
+func (c *Catalog) isStamped(p string) bool {
+	r, ok := c.recs[p]
+	return ok && r.stamped
+}
+
+// spellIndex is the index of Spellings. Nearly every path is plain (ASCII
+// without capitals, as the engine names what it writes), and a plain path
+// is the only plain spelling of its key, so only the others are kept by
+// key: a tree of 100,000 plain entries costs one count a file to index,
+// not a folded copy of every path and folder (which took 570 ms under
+// wasm, at the first query or write of every process, when queries asked
+// it).
+type spellIndex struct {
+	// holds counts the known files and folders directly in each folder:
+	// a folder is known while it holds one.
+	holds map[string]int
+	odd   map[string]pathSet // tree.FoldKey → the known paths that are not plain
+	// roles counts, for a path that is not plain, whether it is known as a
+	// file, a folder or (in a catalog built in memory) both.
+	roles map[string]int
+}
+
+// add counts a stamped file at p in, or out (delta -1), with the folders
+// it makes known or unknown.
+func (s *spellIndex) add(p string, delta int) {
+	s.note(p, delta)
+	for q := p; ; {
+		d := parentDir(q)
+		if d == "" {
+			return
+		}
+		n := s.holds[d] + delta
+		if n > 0 {
+			s.holds[d] = n
+			if n > 1 || delta < 0 {
+				return // d was known and stays so
+			}
+		} else {
+			delete(s.holds, d)
+		}
+		s.note(d, delta) // d became known, or unknown
+		q = d
+	}
+}
+
+// note adds the known path p to, or (delta -1) removes it from, the paths
+// kept by key.
+func (s *spellIndex) note(p string, delta int) {
+	if isPlain(p) {
+		return
+	}
+	n := s.roles[p] + delta
+	switch {
+	case n == 1 && delta > 0:
+		addTo(s.odd, tree.FoldKey(p), p)
+	case n <= 0:
+		removeFrom(s.odd, tree.FoldKey(p), p)
+		delete(s.roles, p)
+		return
+	}
+	s.roles[p] = n
+}
+
+// isPlain reports whether p is ASCII without capitals: its tree.FoldKey is
+// its upper case, and no other plain path has that key.
+func isPlain(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // parentDir is the folder holding p, "" at the root.

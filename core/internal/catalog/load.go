@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"hash/fnv"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -319,18 +319,11 @@ func (l *loader) twins(dir string, list []host.DirEntry) {
 	}
 }
 
-// maybeTwins reports whether a listing may hold twins: names of ASCII
-// without capitals, the names the engine writes, fold to themselves, and
-// a listing holds no name twice.
+// maybeTwins reports whether a listing may hold twins: plain names, the
+// names the engine writes, fold to themselves, and a listing holds no name
+// twice.
 func maybeTwins(list []host.DirEntry) bool {
-	for _, de := range list {
-		for i := 0; i < len(de.Name); i++ {
-			if c := de.Name[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(list, func(de host.DirEntry) bool { return !isPlain(de.Name) })
 }
 
 // twinDifference says how twin names differ: in case, in Unicode form, or

@@ -1,12 +1,15 @@
 package catalog
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 func memTree(t *testing.T, files map[string]string) *host.MemFS {
@@ -132,4 +135,56 @@ func TestSpellings(t *testing.T) {
 		t.Errorf("clone: %q", got)
 	}
 	check("notes", "notes")
+}
+
+// Spellings agrees with the definition, every known path folded and
+// compared, over random trees of plain and odd names (capitals, composed
+// and decomposed accents, the Kelvin sign) stamped and forgotten, whether
+// its index was built before the changes or after.
+func TestSpellingsAsTheOracle(t *testing.T) {
+	names := []string{"a", "A", "k", "K", "\u212a", "caf\u00e9", "cafe\u0301", "Caf\u00e9", "notes", "Notes", "x.md", "X.md", "k.md", "\u212a.md"}
+	rng := rand.New(rand.NewPCG(16, 7))
+	randomPath := func() string {
+		parts := make([]string, 1+rng.IntN(3))
+		for i := range parts {
+			parts[i] = names[rng.IntN(len(names))]
+		}
+		return strings.Join(parts, "/")
+	}
+	for round := range 40 {
+		cat := New()
+		stamped := map[string]bool{}
+		if round%2 == 0 {
+			cat.Spellings("") // built first, then kept in step
+		}
+		for range 60 {
+			p := randomPath()
+			if stamped[p] && rng.IntN(3) == 0 {
+				cat.Forget(p)
+				delete(stamped, p)
+				continue
+			}
+			cat.SetStamp(p, "k")
+			stamped[p] = true
+		}
+		known := map[string]bool{}
+		for p := range stamped {
+			for q := p; q != ""; q = parentDir(q) {
+				known[q] = true
+			}
+		}
+		for range 50 {
+			p := randomPath()
+			var want []string
+			for q := range known {
+				if tree.FoldKey(q) == tree.FoldKey(p) {
+					want = append(want, q)
+				}
+			}
+			slices.Sort(want)
+			if got := cat.Spellings(p); !slices.Equal(got, want) {
+				t.Fatalf("round %d: Spellings(%q) = %q, want %q", round, p, got, want)
+			}
+		}
+	}
 }
