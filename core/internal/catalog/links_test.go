@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -126,5 +127,35 @@ func TestRewriteLinksInText(t *testing.T) {
 	only := "---\ntitle: Only\nrelated: [a/d/other.md]\n---"
 	if s, ok := tree.RewriteLinksInText(only, &tree.Entry{Related: []string{"a/d/other.md"}}, toSrc(t, "d.md")); ok || s != only {
 		t.Errorf("front matter only: %v %q", ok, s)
+	}
+}
+
+// The relations built at once from a catalog's cards answer as those kept
+// in step entry by entry: shared base names, links repeated, links by
+// base name and by path.
+func TestRelationsBuiltAtOnceAsInStep(t *testing.T) {
+	var ens []*tree.Entry
+	for i := range 60 {
+		p := fmt.Sprintf("d%d/s%d/message_%d.md", i%3, i%7, i%4)
+		ens = append(ens, entryWith(p, []string{"message_1", "message_1", fmt.Sprintf("d%d/s%d/message_%d", (i+1)%3, (i+2)%7, (i+3)%4), "hub"}, ""))
+	}
+	ens = append(ens, entryWith("hub.md", []string{"d0/s0/message_0"}, ""))
+	inStep, atOnce := New(), New()
+	inStep.Backlinks("hub.md") // built empty, then kept in step
+	for _, en := range ens {
+		inStep.Put(en)
+		atOnce.Put(en)
+	}
+	for _, en := range ens {
+		for _, q := range []string{en.Path, baseName(en.Path), "message_1", "hub"} {
+			if a, b := inStep.Backlinks(q), atOnce.Backlinks(q); !reflect.DeepEqual(a, b) {
+				t.Fatalf("Backlinks(%q): in step %q, at once %q", q, a, b)
+			}
+			a, okA := inStep.Resolve(q)
+			b, okB := atOnce.Resolve(q)
+			if a != b || okA != okB {
+				t.Fatalf("Resolve(%q): in step %q %v, at once %q %v", q, a, okA, b, okB)
+			}
+		}
 	}
 }
