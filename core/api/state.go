@@ -25,6 +25,12 @@ const JournalFile = StateDir + "/journal.json"
 // cache: a missing or damaged one is rebuilt from the tree.
 const CatalogFile = StateDir + "/catalog.bin"
 
+// CatalogDeltaFile holds what changed in the catalog since CatalogFile
+// was written, so that a save writes what changed rather than the whole
+// tree's records (docs/format.md). It names the CatalogFile it applies to:
+// one that names another is ignored.
+const CatalogDeltaFile = StateDir + "/catalog-delta.bin"
+
 // TempPrefix starts the name of every temporary file of an atomic write,
 // in every host: a dot-name, so the tree walk skips it, and one prefix, so
 // `arbor doctor --fix` finds those a crash left behind.

@@ -319,14 +319,15 @@ func TestCatalogSameAnswersAsFromScratch(t *testing.T) {
 	}
 }
 
-// catalogWrites counts the writes of the persisted catalog.
+// catalogWrites counts the writes of the persisted catalog (its base or
+// its delta).
 type catalogWrites struct {
 	host.FS
 	n int
 }
 
 func (c *catalogWrites) WriteFile(p string, data []byte) error {
-	if p == api.CatalogFile {
+	if p == api.CatalogFile || p == api.CatalogDeltaFile {
 		c.n++
 	}
 	return c.FS.WriteFile(p, data)

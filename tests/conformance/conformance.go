@@ -109,10 +109,11 @@ func Digest(b []byte) string {
 // its segment ids and layout follow bluge's background merges, which
 // depend on goroutine timing, so its bytes differ between runs and hosts
 // while the search results, which the responses compare, do not. Nor
-// does the persisted catalog (api.CatalogFile): it holds each file's
-// modification time, which every host's storage sets by its own clock.
+// does the persisted catalog (api.CatalogFile, api.CatalogDeltaFile): it
+// holds each file's modification time, which every host's storage sets by
+// its own clock.
 func Digested(rel string) bool {
-	return !strings.HasPrefix(rel, ".arbor/index/") && rel != api.CatalogFile
+	return !strings.HasPrefix(rel, ".arbor/index/") && rel != api.CatalogFile && rel != api.CatalogDeltaFile
 }
 
 // DigestDir hashes every file below dir that is Digested, keyed by slash path.

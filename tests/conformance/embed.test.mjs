@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startEngine, openMemory, nodeFs, openaiEmbeddings } from 'arbor-memory';
 import { openMemoryInWorker } from 'arbor-memory/worker';
-import { compare, digest, loadExpected, loadFixture, normalize, requests } from './fixture.mjs';
+import { compare, digest, digested, loadExpected, loadFixture, normalize, requests } from './fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
@@ -52,7 +52,7 @@ function digestDir(dir) {
       const a = path.join(abs, d.name);
       const r = rel === '' ? d.name : `${rel}/${d.name}`;
       if (d.isDirectory()) walk(a, r);
-      else if (!r.startsWith('.arbor/index/') && r !== '.arbor/catalog.bin') out[r] = digest(fs.readFileSync(a));
+      else if (digested(r)) out[r] = digest(fs.readFileSync(a));
     }
   };
   walk(dir, '');

@@ -65,7 +65,8 @@ export const digest = (bytes) => createHash('sha256').update(bytes).digest().sub
  * catalog, which holds the modification times each storage sets (see
  * Digested in conformance.go).
  */
-export const digested = (rel) => !rel.startsWith('.arbor/index/') && rel !== '.arbor/catalog.bin';
+export const digested = (rel) =>
+  !rel.startsWith('.arbor/index/') && rel !== '.arbor/catalog.bin' && rel !== '.arbor/catalog-delta.bin';
 
 /** testdata/expected.json: { responses, files }. */
 export function loadExpected(name = 'expected.json') {

@@ -187,3 +187,17 @@ func (r *Reader) Section() *Reader {
 	r.off += n
 	return sec
 }
+
+// CompactAt is the number of changed records past which a cache kept as a
+// base file and a delta file (the catalog, the index manifest's documents)
+// folds its delta into a new base, for a base of n records. Each save
+// rewrites the delta whole and each compaction the base: with one record
+// changed per save, a delta folded at L records costs about L/2 records
+// per save and the base's n every L saves, which is least, about 1.5·√n a
+// save, when L is near √(2n). A fixed share of n (an eighth: 12,500
+// records at 100,000) would make each save write a sixteenth of the base
+// on average. The floor keeps a small tree's base from being rewritten at
+// nearly every save.
+func CompactAt(n int) int {
+	return 64 + int(math.Sqrt(2*float64(max(n, 0))))
+}

@@ -53,6 +53,9 @@ type Catalog struct {
 	// dirty is set by every change to what Save writes, and cleared by
 	// Save: the catalog differs from the persisted one.
 	dirty bool
+	// saved is what the persisted catalog holds (persist.go): its base,
+	// and the paths whose records may differ from the base's.
+	saved persisted
 	// spell indexes the stamped files and the folders above them by
 	// tree.FoldKey, for Spellings; nil until first asked, then kept in step
 	// by SetStamp and Forget.
@@ -289,7 +292,7 @@ func (c *Catalog) keep(e *tree.Entry) {
 // indexes its links.
 func (c *Catalog) putCard(p string, cd card) {
 	c.Delete(p)
-	c.dirty = true
+	c.touch(p)
 	r := c.recs[p]
 	r.card, r.entry = cd, true
 	c.recs[p] = r
@@ -315,7 +318,7 @@ func (c *Catalog) Delete(path string) {
 	if c.rel != nil {
 		c.rel.remove(path, r.card.links())
 	}
-	c.dirty = true
+	c.touch(path)
 	if r.card.conflict() {
 		c.nConflict--
 	}
@@ -384,7 +387,7 @@ func (c *Catalog) SetStamp(p, stamp string) {
 	}
 	r.stamp, r.stamped, r.seen, r.noted = stamp, true, FileInfo{}, false
 	c.recs[p] = r
-	c.dirty = true
+	c.touch(p)
 }
 
 // Forget drops everything the catalog holds of p, whose file is gone: the
@@ -400,7 +403,7 @@ func (c *Catalog) Forget(p string) {
 		}
 	}
 	delete(c.recs, p)
-	c.dirty = true
+	c.touch(p)
 }
 
 // FileInfo is what a listing says of a file: enough to tell that it has
@@ -424,7 +427,7 @@ func (c *Catalog) Note(p string, fi FileInfo, start int64) {
 		if !r.noted || r.seen != fi {
 			r.seen, r.noted = fi, true
 			c.recs[p] = r
-			c.dirty = true
+			c.touch(p)
 		}
 	}
 }
@@ -435,6 +438,14 @@ func (c *Catalog) Note(p string, fi FileInfo, start int64) {
 func (c *Catalog) Unchanged(p string, fi FileInfo) bool { return c.recs[p].unchanged(fi) }
 
 func (r rec) unchanged(fi FileInfo) bool { return r.noted && fi.ModTime != 0 && r.seen == fi }
+
+// touch records a change to what the catalog holds of p.
+func (c *Catalog) touch(p string) {
+	c.dirty = true
+	if c.saved.since != nil {
+		c.saved.since[p] = struct{}{}
+	}
+}
 
 // Unsaved reports whether the catalog changed since it was last saved
 // (Save) or loaded unchanged from the persisted one (Reload).
@@ -876,14 +887,14 @@ func (c *Catalog) PutContext(ctx *tree.Context) {
 	}
 	c.init()
 	c.contexts[ctx.Path] = ctx
-	c.dirty = true
+	c.touch(ctx.Path)
 }
 
 // DeleteContext removes a context file.
 func (c *Catalog) DeleteContext(path string) {
 	if _, ok := c.contexts[path]; ok {
 		delete(c.contexts, path)
-		c.dirty = true
+		c.touch(path)
 	}
 }
 
@@ -907,14 +918,14 @@ func (c *Catalog) MarkBroken(path string, err error) {
 		err = errUnknownBroken
 	}
 	c.broken[path] = err
-	c.dirty = true
+	c.touch(path)
 }
 
 // ClearBroken forgets a broken file (it was fixed or removed).
 func (c *Catalog) ClearBroken(path string) {
 	if _, ok := c.broken[path]; ok {
 		delete(c.broken, path)
-		c.dirty = true
+		c.touch(path)
 	}
 }
 

@@ -248,6 +248,7 @@ func (l *loader) seeRec(p string, r rec) {
 // catalog changed with them.
 func (l *loader) reload(p string, fi FileInfo, data []byte) (search.Source, bool) {
 	was := l.cat.recs[p]
+	_, pending := l.cat.saved.since[p]
 	src, ok := l.load(p, data)
 	l.cat.Note(p, fi, l.start)
 	if l.mark != 0 {
@@ -255,6 +256,11 @@ func (l *loader) reload(p string, fi FileInfo, data []byte) (search.Source, bool
 		now := l.cat.recs[p]
 		if !was.stamped || was.stamp != now.stamp || was.noted != now.noted || was.seen != now.seen {
 			l.changed = true
+		} else if !pending {
+			// Read to the record the base holds (a storage without
+			// modification times has every file read): nothing for the
+			// delta (persist.go).
+			delete(l.cat.saved.since, p)
 		}
 	}
 	return src, ok

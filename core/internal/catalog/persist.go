@@ -5,7 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc64"
 	"hash/fnv"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/arbormem/arbor/core/api"
@@ -23,27 +26,52 @@ import (
 // (catalogFingerprint), or whose checksum fails is rebuilt from the tree,
 // never read in part.
 //
-// Layout: the magic line, then the format version (uvarint), the
-// fingerprint (a string), the CRC-32C of the body (4 bytes, little endian)
-// and the body: the number of records (uvarint) and the records, sorted by
-// path. A string is its length (uvarint) and its bytes; a list is its
-// length and its strings. A record is its kind (one byte), path, stamp,
-// size and modification time (varints; a size of -1 when the catalog has
-// no listing of the file, which the next open then reads), then by kind:
-// an entry's title, links, lifecycle keys (key, value, key, value...),
-// sources and the time it last changed by its front matter (a varint of
-// Unix seconds, 0 for none) (kind 4 is an entry holding a merge conflict
-// section, laid out as kind 1); a context file's title and body; a broken
-// file's error.
+// It is two files: the base (api.CatalogFile), every record, and the delta
+// (api.CatalogDeltaFile), the records that changed since the base was
+// written, so that a save writes what changed. A save rewrites the delta
+// whole, atomically; past binrec.CompactAt records it writes a new base
+// instead and removes the delta. The delta names the base it applies to by
+// the base's id, a hash of the base's records (CRC-64): a delta naming
+// another base (left by a crash between a base's write and the delta's
+// removal, or written by a process that had loaded an older base) is never
+// applied, and a reader that meets one reads both files again, then uses
+// the base alone.
+//
+// Layout of the base: the magic line, then the format version (uvarint),
+// the fingerprint (a string), the CRC-32C of the body (4 bytes, little
+// endian) and the body: the base's id (8 bytes, little endian: the CRC-64
+// of its records, its last bit set, since 0 is no base), the number
+// of records (uvarint) and the records, sorted by path. A string is its
+// length (uvarint) and its bytes; a list is its length and its strings. A
+// record is its kind (one byte), path, stamp, size and modification time
+// (varints; a size of -1 when the catalog has no listing of the file,
+// which the next open then reads), then by kind: an entry's title, links,
+// lifecycle keys (key, value, key, value...), sources and the time it last
+// changed by its front matter (a varint of Unix seconds, 0 for none) (kind
+// 4 is an entry holding a merge conflict section, laid out as kind 1); a
+// context file's title and body; a broken file's error.
+//
+// The delta is laid out as the base, with its own magic line; its body
+// holds the id of its base and its records, sorted by path, each replacing
+// the base's record of its path: a record of kind 0 is its path alone, a
+// file the catalog no longer holds.
 
-// catalogMagic begins the file.
-const catalogMagic = "arbor catalog\n"
+// catalogMagic begins the base, deltaMagic the delta.
+const (
+	catalogMagic = "arbor catalog\n"
+	deltaMagic   = "arbor catalog delta\n"
+)
 
-// catalogFormat changes whenever the layout above changes.
-const catalogFormat = 3
+// crcTable makes a base's id.
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// catalogFormat changes whenever the layout above changes. Format 3 had no
+// delta and no base id.
+const catalogFormat = 4
 
 // Record kinds.
 const (
+	kindGone          = 0 // in a delta only
 	kindEntry         = 1
 	kindContext       = 2
 	kindBroken        = 3
@@ -89,10 +117,47 @@ func catalogFingerprint() string {
 	return catalogFP.fp
 }
 
-// Save writes the catalog to api.CatalogFile, atomically (host.FS
-// WriteFile). The caller holds the root's lock.
+// persisted is what the persisted catalog holds, as this catalog last
+// read or wrote it.
+type persisted struct {
+	id   uint64   // the base's id; 0 when none is known: the next save writes one
+	n    int      // the records of the base
+	base FileInfo // the base file's size and time when read or written
+	// since holds the paths whose records may differ from the base's: in
+	// the delta, or changed since (touch); nil when id is 0.
+	since map[string]struct{}
+}
+
+// Save writes what changed since the catalog was persisted to
+// api.CatalogDeltaFile, or every record to a new api.CatalogFile when the
+// delta would pass binrec.CompactAt, when no base is known, or when the
+// base is not the one this catalog read or wrote (another process wrote
+// one since). Each file is written atomically (host.FS WriteFile). The
+// caller holds the root's lock.
 func (c *Catalog) Save(fsys host.FS) error {
 	c.init()
+	var err error
+	if c.saved.id != 0 && len(c.saved.since) <= binrec.CompactAt(c.saved.n) && c.baseIntact(fsys) {
+		err = c.saveDelta(fsys)
+	} else {
+		err = c.saveBase(fsys)
+	}
+	if err != nil {
+		return err
+	}
+	c.dirty = false
+	return nil
+}
+
+// baseIntact reports whether the base on disk is, by its size and time,
+// the one this catalog read or wrote.
+func (c *Catalog) baseIntact(fsys host.FS) bool {
+	st, err := fsys.Stat(api.CatalogFile)
+	return err == nil && (FileInfo{Size: st.Size, ModTime: st.ModTime}) == c.saved.base
+}
+
+// saveBase writes every record to a new base and removes the delta.
+func (c *Catalog) saveBase(fsys host.FS) error {
 	var recs []byte
 	n := 0
 	for _, p := range c.Stamped() {
@@ -101,17 +166,57 @@ func (c *Catalog) Save(fsys host.FS) error {
 			n++
 		}
 	}
-	body := append(binary.AppendUvarint(nil, uint64(n)), recs...)
-	out := []byte(catalogMagic)
+	id := crc64.Checksum(recs, crcTable) | 1 // never 0, which is no base
+	body := binary.LittleEndian.AppendUint64(nil, id)
+	body = binary.AppendUvarint(body, uint64(n))
+	body = append(body, recs...)
+	if err := fsys.WriteFile(api.CatalogFile, appendFile(catalogMagic, body)); err != nil {
+		return fmt.Errorf("write %s: %w", api.CatalogFile, err)
+	}
+	c.saved = persisted{}
+	st, err := fsys.Stat(api.CatalogFile)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", api.CatalogFile, err)
+	}
+	c.saved = persisted{id: id, n: n, base: FileInfo{Size: st.Size, ModTime: st.ModTime}, since: map[string]struct{}{}}
+	// The delta names the base just replaced: it would be ignored, but
+	// read at every open until the next save.
+	if err := fsys.Remove(api.CatalogDeltaFile); err != nil && !errors.Is(err, host.ErrNotFound) {
+		return fmt.Errorf("remove %s: %w", api.CatalogDeltaFile, err)
+	}
+	return nil
+}
+
+// saveDelta writes the records of the paths changed since the base.
+func (c *Catalog) saveDelta(fsys host.FS) error {
+	paths := slices.Sorted(maps.Keys(c.saved.since))
+	body := binary.LittleEndian.AppendUint64(nil, c.saved.id)
+	body = binary.AppendUvarint(body, uint64(len(paths)))
+	for _, p := range paths {
+		if c.recs[p].stamped {
+			if rec, ok := c.record(p); ok {
+				body = append(body, rec...)
+				continue
+			}
+		}
+		body = append(body, kindGone)
+		body = binrec.AppendString(body, p)
+	}
+	if err := fsys.WriteFile(api.CatalogDeltaFile, appendFile(deltaMagic, body)); err != nil {
+		return fmt.Errorf("write %s: %w", api.CatalogDeltaFile, err)
+	}
+	return nil
+}
+
+// appendFile returns a file of the catalog: its magic line, the format,
+// the fingerprint, the checksum of body and body.
+func appendFile(magic string, body []byte) []byte {
+	out := make([]byte, 0, len(magic)+64+len(body))
+	out = append(out, magic...)
 	out = binary.AppendUvarint(out, catalogFormat)
 	out = binrec.AppendString(out, catalogFingerprint())
 	out = binary.LittleEndian.AppendUint32(out, binrec.Checksum(body))
-	out = append(out, body...)
-	if err := fsys.WriteFile(api.CatalogFile, out); err != nil {
-		return fmt.Errorf("write %s: %w", api.CatalogFile, err)
-	}
-	c.dirty = false
-	return nil
+	return append(out, body...)
 }
 
 // record encodes what the catalog holds of the stamped file p.
@@ -163,44 +268,80 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 // ErrNoCatalog is Restore's error when the root has no persisted catalog.
 var ErrNoCatalog = errors.New("no persisted catalog")
 
-// Restore reads the catalog persisted in api.CatalogFile. It returns
-// ErrNoCatalog when there is none, and an error saying why when it cannot
-// be used (damaged, of another format or parsing code): the caller then
-// reads the tree. Entries come back as cards, read from fsys at their
-// first Get (maxBytes bounds them as Load does). A file whose modification
-// time is not older than the catalog's own is read again all the same:
-// it may have changed within the tick the catalog was written in.
+// Restore reads the catalog persisted in api.CatalogFile and
+// api.CatalogDeltaFile. It returns ErrNoCatalog when there is none, and an
+// error saying why when it cannot be used (either file damaged, of
+// another format or parsing code): the caller then reads the tree.
+// Entries come back as cards, read from fsys at their first Get (maxBytes
+// bounds them as Load does). A file whose modification time is not older
+// than the file its record was read from is read again all the same: it
+// may have changed within the tick that file was written in.
 func Restore(fsys host.FS, maxBytes int) (*Catalog, error) {
-	data, err := fsys.ReadFile(api.CatalogFile)
-	if errors.Is(err, host.ErrNotFound) {
-		return nil, ErrNoCatalog
+	var c *Catalog
+	var err error
+	// A delta of another base was read while another process replaced
+	// the files, or was left by a crash: both are read again, and if the
+	// delta still names another base, the base is used alone.
+	for range 2 {
+		var stale bool
+		if c, stale, err = restore(fsys); err != nil || !stale {
+			break
+		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", api.CatalogFile, err)
-	}
-	st, err := fsys.Stat(api.CatalogFile)
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", api.CatalogFile, err)
-	}
-	c, err := decodeCatalog(data, st.ModTime)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", api.CatalogFile, err)
+		return nil, err
 	}
 	c.files = &fileSource{fs: fsys, maxBytes: maxBytes}
 	return c, nil
 }
 
+// restore reads the base and applies the delta; stale reports a delta
+// that names another base, left unapplied.
+func restore(fsys host.FS) (c *Catalog, stale bool, err error) {
+	data, err := fsys.ReadFile(api.CatalogFile)
+	if errors.Is(err, host.ErrNotFound) {
+		return nil, false, ErrNoCatalog
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", api.CatalogFile, err)
+	}
+	st, err := fsys.Stat(api.CatalogFile)
+	if err != nil {
+		return nil, false, fmt.Errorf("stat %s: %w", api.CatalogFile, err)
+	}
+	c, id, err := decodeCatalog(data, st.ModTime)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", api.CatalogFile, err)
+	}
+	c.saved = persisted{id: id, n: c.nStamped, base: FileInfo{Size: st.Size, ModTime: st.ModTime}, since: map[string]struct{}{}}
+	data, err = fsys.ReadFile(api.CatalogDeltaFile)
+	if errors.Is(err, host.ErrNotFound) {
+		return c, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", api.CatalogDeltaFile, err)
+	}
+	if st, err = fsys.Stat(api.CatalogDeltaFile); err != nil {
+		return nil, false, fmt.Errorf("stat %s: %w", api.CatalogDeltaFile, err)
+	}
+	if stale, err = c.applyDelta(data, st.ModTime); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", api.CatalogDeltaFile, err)
+	}
+	c.dirty = false
+	return c, stale, nil
+}
+
 // errDamaged is a persisted catalog that does not decode.
 var errDamaged = errors.New("damaged (the file ends early or holds what this version does not write)")
 
-// decodeCatalog decodes a persisted catalog written at the modification
-// time written (Unix milliseconds).
-func decodeCatalog(data []byte, written int64) (*Catalog, error) {
-	if !bytes.HasPrefix(data, []byte(catalogMagic)) {
+// readFile checks the magic line, format, fingerprint and checksum of a
+// file of the catalog, and returns a reader at its body.
+func readFile(data []byte, magic string) (*binrec.Reader, error) {
+	if !bytes.HasPrefix(data, []byte(magic)) {
 		return nil, errors.New("not a catalog file")
 	}
 	r := binrec.NewReader(data)
-	r.Take(len(catalogMagic))
+	r.Take(len(magic))
 	if v := r.Uvarint(); r.Err() != nil || v != catalogFormat {
 		return nil, fmt.Errorf("format %d, this version reads %d", v, catalogFormat)
 	}
@@ -214,60 +355,130 @@ func decodeCatalog(data []byte, written int64) (*Catalog, error) {
 	if binrec.Checksum(r.Rest()) != sum {
 		return nil, errors.New("checksum mismatch")
 	}
+	return r, nil
+}
+
+// decodeCatalog decodes a persisted base written at the modification time
+// written (Unix milliseconds), and returns its id.
+func decodeCatalog(data []byte, written int64) (*Catalog, uint64, error) {
+	r, err := readFile(data, catalogMagic)
+	if err != nil {
+		return nil, 0, err
+	}
+	id := r.Uint64()
 	n := r.Count(1)
-	if r.Err() != nil {
-		return nil, errDamaged
+	if r.Err() != nil || id == 0 {
+		return nil, 0, errDamaged
 	}
 	c := &Catalog{}
 	c.initSized(n)
 	prev := ""
 	for i := 0; i < n && r.Err() == nil; i++ {
-		kind := r.Byte()
-		p := r.Str()
-		stamp := r.Str()
-		fi := FileInfo{Size: r.Varint(), ModTime: r.Varint()}
-		if r.Err() != nil {
-			break
-		}
-		if i > 0 && p <= prev {
-			return nil, errDamaged
+		kind, p, err := recordPath(r, prev, i)
+		if err != nil {
+			return nil, 0, err
 		}
 		prev = p
-		if _, err := api.CleanPath(p); err != nil {
-			return nil, fmt.Errorf("%w: %v", errDamaged, err)
+		if kind == kindGone {
+			return nil, 0, errDamaged
 		}
-		rc := rec{stamp: stamp, stamped: true}
-		switch kind {
-		case kindEntry, kindEntryConflict:
-			title, links, kv := r.Str(), r.List(), r.List()
-			if len(kv)%2 != 0 {
-				return nil, errDamaged
-			}
-			var lc []tree.KeyValue
-			for j := 0; j < len(kv); j += 2 {
-				lc = append(lc, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
-			}
-			rc.card, rc.entry = newCard(title, links, lc, r.List(), kind == kindEntryConflict), true
-			rc.card.changed = r.Varint()
-			c.nEntries++
-			if rc.card.conflict() {
-				c.nConflict++
-			}
-		case kindContext:
-			c.PutContext(&tree.Context{Path: p, Title: r.Str(), Body: r.Str()})
-		case kindBroken:
-			c.MarkBroken(p, errors.New(r.Str()))
-		default:
-			return nil, errDamaged
+		if err := c.decodeRecord(r, kind, p, written); err != nil {
+			return nil, 0, err
 		}
-		if fi.Size >= 0 && fi.ModTime < written {
-			rc.seen, rc.noted = fi, true
-		}
-		c.recs[p] = rc // paths are unique and sorted: nothing to replace
-		c.nStamped++
 	}
 	if r.Err() != nil || r.Len() != 0 {
-		return nil, errDamaged
+		return nil, 0, errDamaged
 	}
-	return c, nil
+	return c, id, nil
+}
+
+// applyDelta lays a persisted delta written at the modification time
+// written over the base c holds. stale reports a delta of another base,
+// which it leaves unapplied.
+func (c *Catalog) applyDelta(data []byte, written int64) (stale bool, err error) {
+	r, err := readFile(data, deltaMagic)
+	if err != nil {
+		return false, err
+	}
+	base := r.Uint64()
+	n := r.Count(2)
+	if r.Err() != nil {
+		return false, errDamaged
+	}
+	if base != c.saved.id {
+		return true, nil
+	}
+	prev := ""
+	for i := 0; i < n && r.Err() == nil; i++ {
+		kind, p, err := recordPath(r, prev, i)
+		if err != nil {
+			return false, err
+		}
+		prev = p
+		c.Forget(p)
+		if kind != kindGone {
+			if err := c.decodeRecord(r, kind, p, written); err != nil {
+				return false, err
+			}
+		}
+		c.saved.since[p] = struct{}{}
+	}
+	if r.Err() != nil || r.Len() != 0 {
+		return false, errDamaged
+	}
+	return false, nil
+}
+
+// recordPath reads the kind and path of the i-th record, which must
+// follow prev.
+func recordPath(r *binrec.Reader, prev string, i int) (byte, string, error) {
+	kind := r.Byte()
+	p := r.Str()
+	if r.Err() != nil || (i > 0 && p <= prev) {
+		return 0, "", errDamaged
+	}
+	if _, err := api.CleanPath(p); err != nil {
+		return 0, "", fmt.Errorf("%w: %v", errDamaged, err)
+	}
+	return kind, p, nil
+}
+
+// decodeRecord reads the rest of a record of kind at p, a path c holds
+// nothing of, into c.
+func (c *Catalog) decodeRecord(r *binrec.Reader, kind byte, p string, written int64) error {
+	stamp := r.Str()
+	fi := FileInfo{Size: r.Varint(), ModTime: r.Varint()}
+	if r.Err() != nil {
+		return errDamaged
+	}
+	rc := rec{stamp: stamp, stamped: true}
+	switch kind {
+	case kindEntry, kindEntryConflict:
+		title, links, kv := r.Str(), r.List(), r.List()
+		if len(kv)%2 != 0 {
+			return errDamaged
+		}
+		var lc []tree.KeyValue
+		for j := 0; j < len(kv); j += 2 {
+			lc = append(lc, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
+		}
+		rc.card, rc.entry = newCard(title, links, lc, r.List(), kind == kindEntryConflict), true
+		rc.card.changed = r.Varint()
+		c.nEntries++
+		if rc.card.conflict() {
+			c.nConflict++
+		}
+	case kindContext:
+		c.PutContext(&tree.Context{Path: p, Title: r.Str(), Body: r.Str()})
+	case kindBroken:
+		c.MarkBroken(p, errors.New(r.Str()))
+	default:
+		return errDamaged
+	}
+	if fi.Size >= 0 && fi.ModTime < written {
+		rc.seen, rc.noted = fi, true
+	}
+	c.recs[p] = rc
+	c.nStamped++
+	return nil
 }
