@@ -379,3 +379,63 @@ func TestCatalogRewrittenOnlyWhenChanged(t *testing.T) {
 		t.Errorf("the edit is not found: %+v", r.Results)
 	}
 }
+
+// Two engines on one root each save what changed since the persisted
+// catalog and index they loaded (the delta of each): the last save wins,
+// and an open after both reads from the tree only the files written since
+// the last listing (the other engine's, and its own, whose time a write
+// does not learn), none of the others; it answers from both engines'
+// writes and writes them down: the open after that reads nothing.
+func TestCatalogDeltasOfTwoEngines(t *testing.T) {
+	mem, now := catalogTree(t)
+	clock := &clockVar{day0.Add(time.Minute)}
+	*now += 10_000
+	e, _ := openEngine(t, mem, clock, Options{})
+	e.Close()
+	*now += 10_000
+
+	add := func(e *Engine, title, text string) string {
+		t.Helper()
+		res := e.Curate(api.CurateParams{Operations: []api.Operation{{Type: api.OpAdd, Path: "ops/notes", Title: title,
+			Content: api.Content{Narrative: &api.Narrative{Text: text}}, Reason: "test"}}})
+		if res.Summary.Added != 1 {
+			t.Fatalf("curate: %+v", res)
+		}
+		return res.Applied[0].Path
+	}
+	a, _ := openEngine(t, mem, clock, Options{})
+	b, _ := openEngine(t, mem, clock, Options{})
+	add(a, "Kettle", "The kettle is in the blue cupboard.")
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Stat(api.CatalogDeltaFile); err != nil {
+		t.Fatalf("a close after one write wrote no delta: %v", err)
+	}
+	*now += 10_000
+	add(b, "Ladder", "The ladder hangs in the garage.")
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	*now += 10_000
+
+	fs := &treeReads{FS: mem}
+	c, res := openEngine(t, fs, clock, Options{})
+	written := []string{"ops/notes/context.md", "ops/notes/kettle.md", "ops/notes/ladder.md"}
+	if !reflect.DeepEqual(fs.paths, written) || res.Entries != 5 {
+		t.Errorf("the open after both saves read %v, %d entries; want %v read, 5 entries", fs.paths, res.Entries, written)
+	}
+	for q, want := range map[string]string{"where is the kettle": "blue cupboard", "where is the ladder": "garage"} {
+		if r, _ := c.Query(api.SearchParams{Query: q}); !strings.Contains(r.Answer, want) {
+			t.Errorf("%s: %q", q, r.Answer)
+		}
+	}
+	c.Close()
+	*now += 10_000
+	fs.paths = nil
+	d, res := openEngine(t, fs, clock, Options{})
+	defer d.Close()
+	if len(fs.paths) != 0 || res.Index.Reused != 7 {
+		t.Errorf("the next open read %v: %+v", fs.paths, res.Index)
+	}
+}

@@ -345,6 +345,7 @@ func (x *Index) put(docs []Doc, hashes, keys []string, report bool) error {
 			// A document put without its source's key is known by its content
 			// hash only, until a Sync gives the key again.
 			x.setDoc(p.path, docMeta{lens: l, hash: p.hash, key: p.key}, true)
+			x.store.touch(p.path)
 		}
 		x.dirty = true
 		x.unflushed += len(ps)
@@ -424,6 +425,9 @@ func (x *Index) delete(paths []string) error {
 		return fmt.Errorf("search: delete %d documents: %w", n, err)
 	}
 	for _, p := range paths {
+		if _, ok := x.docs[p]; ok {
+			x.store.touch(p)
+		}
 		x.setDoc(p, docMeta{}, false)
 	}
 	x.dirty = true
@@ -652,6 +656,7 @@ func (s *Syncer) Done() (api.IndexStats, error) {
 		if m, ok := x.docs[p]; ok {
 			m.key = k
 			x.docs[p] = m
+			x.store.touch(p)
 		}
 	}
 	if len(s.rekey) > 0 {

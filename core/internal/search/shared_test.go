@@ -185,15 +185,15 @@ func TestStoreSameNumberedSegments(t *testing.T) {
 	fs := newNamingFS(c)
 	docs := storeDocs(30)
 	closeIndex(t, openProcess(t, fs, c, docs).x)
-	before := readManifest(t, fs)
+	before := storedManifest(t, fs)
 	a := openProcess(t, fs, c, docs)
 	b := openProcess(t, fs, c, docs)
 	a.put(t, Doc{Path: "a/only_a.md", Title: "Written by a", Content: "the aardvark ledger"})
 	b.put(t, Doc{Path: "b/only_b.md", Title: "Written by b", Content: "the bandicoot ledger"})
 	a.flush(t)
-	ma := readManifest(t, fs)
+	ma := storedManifest(t, fs)
 	b.flush(t)
-	mb := readManifest(t, fs)
+	mb := storedManifest(t, fs)
 	newOf := func(m *manifest) segmentEntry {
 		t.Helper()
 		for _, s := range m.Segments {
@@ -264,7 +264,7 @@ func TestStoreRemovesAfterGrace(t *testing.T) {
 		p.put(t, revised(docs[i], 1))
 	}
 	p.flush(t)
-	m := readManifest(t, fs)
+	m := storedManifest(t, fs)
 	retired := map[string]int64{}
 	for _, r := range m.Retired {
 		retired[r.Name] = r.Since
@@ -304,7 +304,7 @@ func TestStoreRemovesAfterGrace(t *testing.T) {
 		if !exists(name) {
 			t.Errorf("%s removed before the grace period", name)
 		}
-		if got := readManifest(t, fs).Retired; !slices.Contains(got, retiredFile{name, since}) {
+		if got := storedManifest(t, fs).Retired; !slices.Contains(got, retiredFile{name, since}) {
 			t.Errorf("%s: no longer listed as retired at %d: %v", name, since, got)
 		}
 	}
@@ -329,7 +329,7 @@ func TestStoreRemovesAfterGrace(t *testing.T) {
 	if !exists("notes.txt") {
 		t.Error("a file that is no segment was removed")
 	}
-	for _, r := range readManifest(t, fs).Retired {
+	for _, r := range storedManifest(t, fs).Retired {
 		if !exists(r.Name) {
 			t.Errorf("%s listed as retired, but removed", r.Name)
 		}
@@ -474,7 +474,7 @@ func TestStoreFlushAfterLoss(t *testing.T) {
 	}
 	p.put(t, Doc{Path: "new/entry.md", Title: "New entry", Content: "the echidna ledger"})
 	p.flush(t)
-	for _, s := range readManifest(t, fs).Segments {
+	for _, s := range storedManifest(t, fs).Segments {
 		if !storeNames(fs)[s.name()] {
 			t.Errorf("the manifest names %s, which is not there", s.name())
 		}
@@ -611,7 +611,7 @@ func TestStoreBuildLeavesNoMergedSpills(t *testing.T) {
 	}
 	spilled := len(x.store.dir.inUse())
 	closeIndex(t, x)
-	m := readManifest(t, mem)
+	m := storedManifest(t, mem)
 	named := map[string]bool{}
 	for _, seg := range m.Segments {
 		named[seg.name()] = true

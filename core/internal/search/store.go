@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/binrec"
 	"github.com/blugelabs/bluge/index"
 	segment "github.com/blugelabs/bluge_segment_api"
 )
@@ -84,8 +85,9 @@ type Store struct {
 // else to this code (the manifest's layout, the segment names, the norms
 // of score.go). Changes to document fields or analysis are caught by
 // schemaFingerprint. Format 1 was manifest.json, with segments named by
-// their id alone; format 2 had no spill tags.
-const formatVersion = 3
+// their id alone; format 2 had no spill tags; format 3 held every document
+// in the manifest.
+const formatVersion = 4
 
 const (
 	manifestName   = "manifest.bin"
@@ -118,6 +120,19 @@ type storeState struct {
 	// named is the segment files the manifest this index loaded or last
 	// wrote names: they are in the store, whole and checked.
 	named map[string]segmentEntry
+	// base is the documents file that manifest names, and since the
+	// documents changed since it was written (the manifest's documents
+	// section, and the changes since: touch); since is nil when there is
+	// none, and the next save writes one.
+	base  docsFile
+	since map[string]struct{}
+}
+
+// touch records a change to the document at p, for the next save.
+func (s *storeState) touch(p string) {
+	if s != nil && s.since != nil {
+		s.since[p] = struct{}{}
+	}
 }
 
 func newStoreState(st Store) *storeState {
@@ -158,9 +173,13 @@ func (s *storeState) newDirectory() *memDirectory {
 func (s *storeState) adopt(d *memDirectory, m *manifest) {
 	s.dir = d
 	s.named = map[string]segmentEntry{}
+	s.base, s.since = docsFile{}, nil
 	if m != nil {
 		for _, seg := range m.Segments {
 			s.named[seg.name()] = seg
+		}
+		if m.Base.Name != "" {
+			s.base, s.since = m.Base, m.changed
 		}
 	}
 }
@@ -361,6 +380,9 @@ func (s *storeState) load() (*manifest, *memDirectory, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", mp, err)
 	}
+	if err := m.readBase(s.FS, s.Dir); err != nil {
+		return nil, nil, err // it names the file
+	}
 	d := s.newDirectory()
 	if m.Epoch == 0 {
 		if len(m.Segments) > 0 || m.nDocs > 0 {
@@ -451,13 +473,9 @@ type Stored struct {
 
 // ReadStored reads the manifest of the index stored in fs at dir.
 func ReadStored(fs host.FS, dir string) (Stored, error) {
-	raw, err := fs.ReadFile(path.Join(dir, manifestName))
+	m, err := readManifest(fs, dir)
 	if err != nil {
 		return Stored{}, err
-	}
-	m, err := decodeManifest(raw)
-	if err != nil {
-		return Stored{}, fmt.Errorf("%s: %w", path.Join(dir, manifestName), err)
 	}
 	st := Stored{Keys: make(map[string]string, len(m.Docs))}
 	for _, d := range m.Docs {
@@ -472,8 +490,33 @@ func ReadStored(fs host.FS, dir string) (Stored, error) {
 	return st, nil
 }
 
-// save writes the index's current state: new segments, then the manifest,
-// then removes the segment files that have been unused for retireGrace.
+// readManifest reads the manifest stored in fsys at dir whole: without a
+// Base, every document in Docs.
+func readManifest(fsys host.FS, dir string) (*manifest, error) {
+	mp := path.Join(dir, manifestName)
+	raw, err := fsys.ReadFile(mp)
+	if err != nil {
+		return nil, err
+	}
+	m, err := decodeHeads(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", mp, err)
+	}
+	if err := m.readBase(fsys, dir); err != nil {
+		return nil, err
+	}
+	m.Docs = make([]docEntry, 0, m.nDocs)
+	if err := m.eachDoc(func(d docEntry) { m.Docs = append(m.Docs, d) }); err != nil {
+		return nil, fmt.Errorf("%s: %w", mp, err)
+	}
+	m.Base = docsFile{}
+	return m, nil
+}
+
+// save writes the index's current state: new segments, a documents file
+// when the changes since the last one pass binrec.CompactAt, then the
+// manifest, then removes the segment and documents files that have been
+// unused for retireGrace.
 func (s *storeState) save(docs map[string]docMeta) error {
 	epoch, snap, segs, ok, err := s.dir.state()
 	if err != nil {
@@ -489,7 +532,7 @@ func (s *storeState) save(docs map[string]docMeta) error {
 			onDisk[de.Name] = de
 		}
 	}
-	m := manifest{Segments: make([]segmentEntry, 0, len(segs)), Docs: make([]docEntry, 0, len(docs))}
+	m := manifest{Segments: make([]segmentEntry, 0, len(segs)), nDocs: len(docs)}
 	if ok {
 		m.Epoch, m.Snapshot = epoch, snap
 	}
@@ -522,15 +565,16 @@ func (s *storeState) save(docs map[string]docMeta) error {
 		named[e.name()] = e
 		m.Segments = append(m.Segments, e)
 	}
-	for p, d := range docs {
-		m.Docs = append(m.Docs, docEntry{Path: p, Hash: d.hash, Key: d.key, Lens: d.lens})
+	since, err := s.saveDocs(&m, docs, onDisk)
+	if err != nil {
+		return err
 	}
-	sort.Slice(m.Docs, func(i, j int) bool { return m.Docs[i].Path < m.Docs[j].Path })
 	remove := s.retire(&m, named, onDisk)
 	if err := s.FS.WriteFile(path.Join(s.Dir, manifestName), m.encode()); err != nil {
 		return fmt.Errorf("write manifest: %w", err)
 	}
 	s.named = named
+	s.base, s.since = m.Base, since
 	s.dir.publish(named)
 	var errs []error
 	for _, name := range remove {
@@ -539,6 +583,40 @@ func (s *storeState) save(docs map[string]docMeta) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// saveDocs lays docs out in m: the changes since the documents file the
+// index loaded or last wrote, when that file is still in the store and
+// they are few enough (binrec.CompactAt); else all of them in a new
+// documents file, written here. It returns the paths the manifest's
+// documents section holds.
+func (s *storeState) saveDocs(m *manifest, docs map[string]docMeta, onDisk map[string]host.DirEntry) (map[string]struct{}, error) {
+	entry := func(p string) docEntry {
+		d, ok := docs[p]
+		return docEntry{Path: p, Hash: d.hash, Key: d.key, Lens: d.lens, Gone: !ok}
+	}
+	if de, ok := onDisk[s.base.Name]; ok && s.since != nil && de.Size == int64(s.base.Size) && len(s.since) <= binrec.CompactAt(s.base.n) {
+		m.Base = s.base
+		m.Docs = make([]docEntry, 0, len(s.since))
+		for _, p := range slices.Sorted(maps.Keys(s.since)) {
+			m.Docs = append(m.Docs, entry(p))
+		}
+		return s.since, nil
+	}
+	all := make([]docEntry, 0, len(docs))
+	for _, p := range slices.Sorted(maps.Keys(docs)) {
+		all = append(all, entry(p))
+	}
+	b := encodeDocs(all)
+	m.Base = docsFile{Name: docsName(b), Size: len(b), n: len(all)}
+	// Content-named, as a segment: written again unless this index wrote
+	// or read it.
+	if de, ok := onDisk[m.Base.Name]; !ok || m.Base.Name != s.base.Name || de.Size != int64(len(b)) {
+		if err := s.FS.WriteFile(path.Join(s.Dir, m.Base.Name), b); err != nil {
+			return nil, fmt.Errorf("write %s: %w", m.Base.Name, err)
+		}
+	}
+	return map[string]struct{}{}, nil
 }
 
 // retire lists in m the segment files of the store that m does not name
@@ -552,11 +630,12 @@ func (s *storeState) retire(m *manifest, named map[string]segmentEntry, onDisk m
 	grace := retireGrace.Milliseconds()
 	since := map[string]int64{}
 	inUse := s.dir.inUse()
-	known := map[string]bool{}
+	known := map[string]bool{s.base.Name: true}
 	for name := range s.named {
 		known[name] = true
 	}
 	if prev := s.readHead(); prev != nil {
+		known[prev.Base.Name] = true
 		for _, seg := range prev.Segments {
 			known[seg.name()] = true
 		}
@@ -566,7 +645,7 @@ func (s *storeState) retire(m *manifest, named map[string]segmentEntry, onDisk m
 	}
 	var remove []string
 	for _, name := range slices.Sorted(maps.Keys(onDisk)) {
-		if _, ok := named[name]; ok || (!strings.HasSuffix(name, ".seg") && name != legacyManifest) {
+		if _, ok := named[name]; ok || name == m.Base.Name || (!strings.HasSuffix(name, ".seg") && !strings.HasSuffix(name, docsSuffix) && name != legacyManifest) {
 			continue
 		}
 		t, retired := since[name]

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/binrec"
 )
 
 const testStoreDir = ".arbor/index"
@@ -277,6 +279,17 @@ func TestStoreRebuildsDamagedIndex(t *testing.T) {
 		{"manifest lists fewer documents", func(t *testing.T, fs *host.MemFS) {
 			editManifest(t, fs, func(m *manifest) { m.Docs = m.Docs[1:] })
 		}, true},
+		{"documents file missing", func(t *testing.T, fs *host.MemFS) {
+			if err := fs.Remove(testStoreDir + "/" + storedBase(t, fs)); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"documents file damaged", func(t *testing.T, fs *host.MemFS) {
+			p := testStoreDir + "/" + storedBase(t, fs)
+			b, _ := fs.ReadFile(p)
+			b[len(b)-3] ^= 0x10
+			mustWrite(t, fs, p, b)
+		}, true},
 		{"segment truncated", func(t *testing.T, fs *host.MemFS) {
 			p := firstSegment(fs)
 			b, _ := fs.ReadFile(p)
@@ -338,18 +351,28 @@ func mustWrite(t *testing.T, fs host.FS, p string, b []byte) {
 	}
 }
 
-// readManifest decodes the manifest stored in fs.
-func readManifest(t *testing.T, fs host.FS) *manifest {
+// storedManifest reads the manifest stored in fs whole (readManifest).
+func storedManifest(t *testing.T, fs host.FS) *manifest {
+	t.Helper()
+	m, err := readManifest(fs, testStoreDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// storedBase is the name of the documents file the stored manifest names.
+func storedBase(t *testing.T, fs host.FS) string {
 	t.Helper()
 	raw, err := fs.ReadFile(testStoreDir + "/" + manifestName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := decodeManifest(raw)
+	m, err := decodeHeads(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return m.Base.Name
 }
 
 // editManifest changes the stored manifest and writes it back, valid.
@@ -361,7 +384,7 @@ func editManifest(t *testing.T, fs *host.MemFS, edit func(*manifest)) {
 // rewriteManifest replaces the stored manifest with what encode makes of it.
 func rewriteManifest(t *testing.T, fs *host.MemFS, encode func(*manifest) []byte) {
 	t.Helper()
-	mustWrite(t, fs, testStoreDir+"/"+manifestName, encode(readManifest(t, fs)))
+	mustWrite(t, fs, testStoreDir+"/"+manifestName, encode(storedManifest(t, fs)))
 }
 
 // failingFS fails writes to one file name, counting the writes it lets through.
@@ -455,7 +478,7 @@ func TestStoreFlushWritesOnlyChanges(t *testing.T) {
 	closeIndex(t, y)
 	// The segments the saves replaced stay for retireGrace, listed with
 	// the time they were retired (TestStoreRemovesAfterGrace).
-	m := readManifest(t, fs)
+	m := storedManifest(t, fs)
 	var want []string
 	for _, s := range m.Segments {
 		want = append(want, s.name())
@@ -463,7 +486,7 @@ func TestStoreFlushWritesOnlyChanges(t *testing.T) {
 	for _, r := range m.Retired {
 		want = append(want, r.Name)
 	}
-	want = append(want, manifestName)
+	want = append(want, manifestName, storedBase(t, fs))
 	sort.Strings(want)
 	if got := storeFiles(fs); !reflect.DeepEqual(got, want) {
 		t.Errorf("stored files %v, want %v", got, want)
@@ -629,4 +652,80 @@ func TestStoreManifestWithoutKeys(t *testing.T) {
 	if st != (api.IndexStats{Reused: len(docs)}) || len(built) != 0 {
 		t.Fatalf("after the keys were stored: %+v, built %v", st, built)
 	}
+}
+
+// A flush writes the documents that changed since the stored documents
+// file, in the manifest, and leaves the file alone; past
+// binrec.CompactAt of them it writes a new documents file, and the one it
+// replaces is retired as a segment is. Every open answers as an index
+// built afresh.
+func TestStoreDocumentsDelta(t *testing.T) {
+	docs := storeDocs(200)
+	fs := buildStored(t, docs)
+	base := storedBase(t, fs)
+	ffs := &failingFS{MemFS: fs}
+	x, _ := openStore(t, ffs, nil, docs)
+	limit := binrec.CompactAt(len(docs))
+	for i := 0; ; i++ {
+		ffs.writes = nil
+		switch i % 3 {
+		case 0: // a change
+			d := &docs[i%len(docs)]
+			d.Content += fmt.Sprintf(" revision %d", i)
+			if err := x.Put(*d); err != nil {
+				t.Fatal(err)
+			}
+		case 1: // a new document
+			d := storeDocs(1)[0]
+			d.Path = fmt.Sprintf("added/a%03d.md", i)
+			docs = append(docs, d)
+			if err := x.Put(d); err != nil {
+				t.Fatal(err)
+			}
+		case 2: // a removal
+			p := docs[0].Path
+			docs = docs[1:]
+			if err := x.Delete(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		changed := len(x.store.since)
+		if err := x.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		var wroteDocs bool
+		for _, w := range ffs.writes {
+			wroteDocs = wroteDocs || strings.HasSuffix(w, docsSuffix)
+		}
+		if changed <= limit {
+			if wroteDocs || storedBase(t, fs) != base {
+				t.Fatalf("flush %d of %d changes (limit %d) wrote %v", i, changed, limit, ffs.writes)
+			}
+			if i%20 == 0 {
+				y, st := openStore(t, fs, nil, docs)
+				if st != (api.IndexStats{Reused: len(docs)}) {
+					t.Fatalf("reopen after flush %d: %+v, want every document reused", i, st)
+				}
+				sameAnswers(t, fmt.Sprintf("after flush %d", i), answers(t, y), coldAnswers(t, docs))
+				closeIndex(t, y)
+			}
+			continue
+		}
+		if !wroteDocs || storedBase(t, fs) == base {
+			t.Fatalf("flush %d of %d changes (limit %d) wrote no documents file: %v", i, changed, limit, ffs.writes)
+		}
+		if len(x.store.since) != 0 {
+			t.Errorf("after the new documents file, %d changes pending", len(x.store.since))
+		}
+		if m := storedManifest(t, fs); !slices.ContainsFunc(m.Retired, func(r retiredFile) bool { return r.Name == base }) {
+			t.Errorf("the documents file replaced is not retired: %v", m.Retired)
+		}
+		break
+	}
+	closeIndex(t, x)
+	y, st := openStore(t, fs, nil, docs)
+	if st != (api.IndexStats{Reused: len(docs)}) {
+		t.Fatalf("reopen after the new documents file: %+v", st)
+	}
+	sameAnswers(t, "after the new documents file", answers(t, y), coldAnswers(t, docs))
 }
