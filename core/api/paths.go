@@ -39,6 +39,14 @@ func (e *PathError) Unwrap() error { return ErrInvalidPath }
 // Dot segments are refused outright (not resolved) so that ".arbor/" and
 // other hidden folders can never be reached through a path from outside.
 func CleanPath(p string) (string, error) {
+	if plainPath(p) {
+		return p, nil
+	}
+	return cleanPath(p)
+}
+
+// cleanPath is CleanPath by its rules, one at a time.
+func cleanPath(p string) (string, error) {
 	bad := func(reason string) (string, error) {
 		return "", &PathError{Path: p, Reason: reason}
 	}
@@ -79,6 +87,28 @@ func CleanPath(p string) (string, error) {
 		}
 	}
 	return q, nil
+}
+
+// plainPath reports whether p is a path CleanPath returns as it is, on
+// the form nearly every path has (printable ASCII): one scan, where the
+// rules in turn take several. An open checks every path of the persisted
+// catalog, and the module hashes and scans strings in software.
+func plainPath(p string) bool {
+	if p == "" || p[0] == '/' || isDriveLetter(p) {
+		return false
+	}
+	segStart := true
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c < 0x20 || c >= 0x7f || c == '\\':
+			return false
+		case segStart && (c == '.' || c == '/'):
+			return false // a dot segment, a hidden name or an empty segment
+		}
+		segStart = c == '/'
+	}
+	return !segStart // a trailing "/" is trimmed by the rules
 }
 
 // isDriveLetter reports a Windows drive prefix ("C:" or "C:/..."), which a

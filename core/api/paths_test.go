@@ -121,3 +121,31 @@ func TestCheckPortableName(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainPathAgrees checks CleanPath's one-scan form against its rules:
+// every string of a small alphabet holding each character a rule looks
+// at, up to five long, that plainPath takes is one the rules return as it
+// is.
+func TestPlainPathAgrees(t *testing.T) {
+	alphabet := []string{"a", "C", ":", ".", "/", "\\", " ", "\x00", "\x7f", "é", "\u0085", "\xff"}
+	var gen func(prefix string, n int)
+	taken := 0
+	gen = func(p string, n int) {
+		if plainPath(p) {
+			taken++
+			if got, err := cleanPath(p); err != nil || got != p {
+				t.Errorf("plainPath(%q) is true, but the rules give %q, %v", p, got, err)
+			}
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(p+c, n-1)
+		}
+	}
+	gen("", 5)
+	if taken == 0 {
+		t.Fatal("plainPath took no path")
+	}
+}
