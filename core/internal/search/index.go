@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"sort"
 	"strings"
@@ -197,6 +198,11 @@ type Index struct {
 	// totals of its field lengths (BM25, see score.go).
 	docs  map[string]docMeta
 	stats [numFields]fieldStats
+	// slots is the number of docMeta.slot given since docs was made; gen
+	// changes when docs is made again or renumbered, which a Syncer's
+	// marks do not survive.
+	slots uint32
+	gen   uint64
 
 	// Persistence (store.go): the Store (nil for an in-memory index),
 	// whether anything changed since the last flush and how many document
@@ -241,8 +247,7 @@ func newIndexOf(opts Options) *Index {
 // it from a manifest. A reload (store.go) starts x again over another
 // directory.
 func (x *Index) start(dir func() index.Directory, policy mergeplan.Options) error {
-	x.docs = map[string]docMeta{}
-	x.stats = [numFields]fieldStats{}
+	x.newDocs(0)
 	sims := make(map[string]bsearch.Similarity, numFields)
 	for f, name := range fieldNames {
 		sims[name] = &bm25{stats: &x.stats[f], k1: x.opts.K1, b: x.opts.B}
@@ -568,33 +573,61 @@ func (x *Index) Sync(srcs []Source) (api.IndexStats, error) {
 type Syncer struct {
 	x        *Index
 	progress func(indexed int)
-	seen     map[string]struct{}
-	st       api.IndexStats
-	rekey    map[string]string
-	batch    []Doc
-	hashes   []string
-	keys     []string
-	size     int
+	// The documents the index held that were added are marked by their
+	// slot (docMeta.slot) in seen, as of the index's gen; the paths added
+	// that it did not hold are in fresh. Marks rather than a set of every
+	// path: the set cost two map operations per document (hashed in
+	// software under WebAssembly) and 13 MB at 300,000.
+	seen   []uint64
+	gen    uint64
+	fresh  map[string]struct{}
+	st     api.IndexStats
+	rekey  map[string]string
+	batch  []Doc
+	hashes []string
+	keys   []string
+	size   int
 }
 
 // NewSyncer starts a Sync; progress, when not nil, is told how many
 // documents were indexed so far after each batch.
 func (x *Index) NewSyncer(progress func(indexed int)) *Syncer {
 	x.mu.RLock()
-	n := len(x.docs) // a tree mostly keeps its files from one sync to the next
-	x.mu.RUnlock()
-	return &Syncer{x: x, progress: progress, seen: make(map[string]struct{}, n), rekey: map[string]string{}}
+	defer x.mu.RUnlock()
+	return &Syncer{x: x, progress: progress, seen: make([]uint64, (x.slots+63)/64), gen: x.gen,
+		fresh: map[string]struct{}{}, rekey: map[string]string{}}
+}
+
+// mark marks the document of slot i as added.
+func (s *Syncer) mark(i uint32) {
+	w := int(i / 64)
+	if w >= len(s.seen) {
+		s.seen = append(s.seen, make([]uint64, w+1-len(s.seen))...)
+	}
+	s.seen[w] |= 1 << (i % 64)
+}
+
+// marked reports whether the document of slot i was added.
+func (s *Syncer) marked(i uint32) bool {
+	w := int(i / 64)
+	return w < len(s.seen) && s.seen[w]&(1<<(i%64)) != 0
 }
 
 // Add gives the Syncer one source. A path added again replaces what was
 // added before.
 func (s *Syncer) Add(src Source) error {
-	s.seen[src.Path] = struct{}{}
 	x := s.x
 	x.mu.RLock()
 	m, ok := x.docs[src.Path]
 	same := ok && src.Key != "" && m.key == src.Key
+	if ok && x.gen == s.gen {
+		// A document replaced keeps its slot (setDoc): the mark stays.
+		s.mark(m.slot)
+	}
 	x.mu.RUnlock()
+	if !ok {
+		s.fresh[src.Path] = struct{}{}
+	}
 	if same {
 		s.st.Reused++
 		return nil
@@ -652,6 +685,13 @@ func (s *Syncer) Done() (api.IndexStats, error) {
 		x.mu.Unlock()
 		return s.st, ErrClosed
 	}
+	if x.gen != s.gen {
+		// Reloaded (store.go) or renumbered meanwhile: which documents
+		// were added is no longer known, and deleting by guess could
+		// drop what the tree holds.
+		x.mu.Unlock()
+		return s.st, errors.New("search: sync: the index was reloaded during the sync")
+	}
 	for p, k := range s.rekey {
 		if m, ok := x.docs[p]; ok {
 			m.key = k
@@ -663,8 +703,11 @@ func (s *Syncer) Done() (api.IndexStats, error) {
 		// Persisting the keys spares the next open building these documents.
 		x.dirty = true
 	}
-	for p := range x.docs {
-		if _, ok := s.seen[p]; !ok {
+	for p, m := range x.docs {
+		if s.marked(m.slot) {
+			continue
+		}
+		if _, ok := s.fresh[p]; !ok {
 			del = append(del, p)
 		}
 	}
@@ -681,33 +724,77 @@ func (s *Syncer) Done() (api.IndexStats, error) {
 }
 
 // docMeta is what the index keeps of a live document: its field lengths,
-// the hash of its content, and the key of the Source it was synced from
-// (see Sync; empty after a Put). One map holds all three: at a million
-// documents three maps by path cost 297 MB, one about 175.
+// the hash of its content, the key of the Source it was synced from (see
+// Sync; empty after a Put), and its slot, a number no other document of
+// x.docs has, by which a Syncer marks it. One map holds them all: at a
+// million documents three maps by path cost 297 MB, one about 175.
 type docMeta struct {
 	hash, key string
 	lens      [numFields]int32
+	slot      uint32
+}
+
+// newDocs empties the bookkeeping of documents, making room for n.
+func (x *Index) newDocs(n int) {
+	x.docs = make(map[string]docMeta, n)
+	x.stats = [numFields]fieldStats{}
+	x.slots = 0
+	x.gen++
 }
 
 // setDoc replaces the bookkeeping of one document (removes it if !live).
+// A document replaced keeps its slot.
 func (x *Index) setDoc(path string, m docMeta, live bool) {
-	if old, ok := x.docs[path]; ok {
-		for f, n := range old.lens {
-			if n > 0 {
-				x.stats[f].docs--
-				x.stats[f].sum -= int(n)
-			}
+	old, had := x.docs[path]
+	if had {
+		x.count(old.lens, -1)
+	}
+	switch {
+	case !live:
+		if had {
+			delete(x.docs, path)
 		}
-		delete(x.docs, path)
+	case had:
+		m.slot = old.slot
+		x.docs[path] = m
+		x.count(m.lens, 1)
+	default:
+		x.addDoc(path, m)
 	}
-	if !live {
-		return
+}
+
+// addDoc adds the bookkeeping of a document x.docs does not hold, with a
+// new slot.
+func (x *Index) addDoc(path string, m docMeta) {
+	if x.slots == math.MaxUint32 {
+		x.renumber()
 	}
+	m.slot = x.slots
+	x.slots++
 	x.docs[path] = m
-	for f, n := range m.lens {
+	x.count(m.lens, 1)
+}
+
+// renumber gives the documents the slots from 0 again, when the slots
+// given since the bookkeeping was made are all used (documents added and
+// removed four billion times).
+func (x *Index) renumber() {
+	x.slots = 0
+	for p, m := range x.docs {
+		m.slot = x.slots
+		x.slots++
+		x.docs[p] = m
+	}
+	x.gen++
+}
+
+// count adds (sign 1) or removes (-1) a document's field lengths to the
+// totals.
+func (x *Index) count(lens [numFields]int32, sign int) {
+	for f, n := range lens {
 		if n > 0 {
-			x.stats[f].docs++
-			x.stats[f].sum += int(n)
+			x.stats[f].docs += sign
+			x.stats[f].sum += sign * int(n)
 		}
 	}
 }

@@ -441,9 +441,11 @@ func (x *Index) openLoaded(d *memDirectory, m *manifest) (err error) {
 	if err := x.start(d.self, mergePolicy); err != nil {
 		return err
 	}
-	x.docs = make(map[string]docMeta, m.nDocs)
+	x.newDocs(m.nDocs)
+	// The manifest's paths are unique (eachDoc checks their order): none
+	// is looked up before it is added.
 	if err = m.eachDoc(func(de docEntry) {
-		x.setDoc(de.Path, docMeta{hash: de.Hash, key: de.Key, lens: de.Lens}, true)
+		x.addDoc(de.Path, docMeta{hash: de.Hash, key: de.Key, lens: de.Lens})
 	}); err != nil {
 		err = fmt.Errorf("manifest: %w", err)
 	}

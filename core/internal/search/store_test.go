@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"sort"
@@ -728,4 +729,112 @@ func TestStoreDocumentsDelta(t *testing.T) {
 		t.Fatalf("reopen after the new documents file: %+v", st)
 	}
 	sameAnswers(t, "after the new documents file", answers(t, y), coldAnswers(t, docs))
+}
+
+// indexedPaths returns the paths x holds documents of, sorted.
+func indexedPaths(x *Index) []string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []string
+	for p := range x.docs {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A Syncer removes exactly the documents of the paths it was not given,
+// whatever happened to the others: kept, re-keyed, changed (and so
+// replaced in the bookkeeping), new, or given twice.
+func TestSyncRemovesWhatWasNotAdded(t *testing.T) {
+	docs := storeDocs(12)
+	fs := host.NewMemFS()
+	x, _, _ := syncKeyed(t, fs, docs, nil)
+	closeIndex(t, x)
+
+	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeIndex(t, x)
+	changed := docs[3]
+	changed.Content = "the narwhal migration"
+	added := Doc{Path: "domain9/new.md", Title: "A new note"}
+	var built []string
+	keys := map[string]string{docs[2].Path: "rekeyed", changed.Path: "changed", added.Path: "new"}
+	// docs[9] and docs[12] are gone (the context file, first by path: the
+	// document of the first slot); the new document and docs[7] come
+	// twice, the second time after a batch was put.
+	srcs := keyedSources([]Doc{docs[0], docs[1], docs[2], changed, docs[4], added, docs[5], docs[6], docs[7], docs[8], docs[10], docs[11]}, keys, &built)
+	s := x.NewSyncer(nil)
+	for i, src := range srcs {
+		if err := s.Add(src); err != nil {
+			t.Fatal(err)
+		}
+		if i == 5 {
+			if err := s.put(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, src := range keyedSources([]Doc{added, docs[7]}, keys, &built) {
+		if err := s.Add(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := s.Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Removed != 2 || st.Indexed != 2 {
+		t.Errorf("stats %+v, want 2 indexed (one changed, one new) and 2 removed", st)
+	}
+	var want []string
+	for i, d := range docs {
+		if i != 9 && i != 12 {
+			want = append(want, d.Path)
+		}
+	}
+	want = append(want, added.Path)
+	sort.Strings(want)
+	if got := indexedPaths(x); !reflect.DeepEqual(got, want) {
+		t.Errorf("indexed %v\nwant %v", got, want)
+	}
+	if r := mustSearch(t, x, "narwhal", 5); len(r.Hits) != 1 || r.Hits[0].Path != changed.Path {
+		t.Errorf("narwhal: %+v", r.Hits)
+	}
+}
+
+// A Syncer whose index renumbered its documents meanwhile (slots used
+// up) no longer knows which it was given: it fails and removes nothing,
+// and the next sync removes what it should.
+func TestSyncAfterRenumbering(t *testing.T) {
+	docs := storeDocs(6)
+	x, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeIndex(t, x)
+	if _, err := x.Sync(sources(docs)); err != nil {
+		t.Fatal(err)
+	}
+	x.mu.Lock()
+	x.slots = math.MaxUint32
+	x.mu.Unlock()
+	s := x.NewSyncer(nil)
+	for _, src := range sources(append(docs[1:], Doc{Path: "new.md", Title: "New"})) {
+		if err := s.Add(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Done(); err == nil || !strings.Contains(err.Error(), "reloaded") {
+		t.Fatalf("sync across a renumbering: %v", err)
+	}
+	if n := x.Count(); n != len(docs)+1 {
+		t.Fatalf("%d documents after the failed sync, want %d: nothing removed", n, len(docs)+1)
+	}
+	st, err := x.Sync(sources(append(docs[1:], Doc{Path: "new.md", Title: "New"})))
+	if err != nil || st.Removed != 1 || x.Count() != len(docs) {
+		t.Fatalf("sync after: %+v, %v, %d documents", st, err, x.Count())
+	}
 }
