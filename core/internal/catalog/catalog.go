@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -33,10 +34,13 @@ type Catalog struct {
 	// restored from the persisted catalog (Restore) has a card only, until
 	// Get reads its file; entries holds the entries parsed so far.
 	recs      map[string]rec
-	nStamped  int    // the records stamped
-	nEntries  int    // the records of entries
-	nConflict int    // the entries whose card says they hold a merge conflict
-	marks     uint32 // the last rec.mark a Reload used
+	nStamped  int // the records stamped
+	nEntries  int // the records of entries
+	nConflict int // the entries whose card says they hold a merge conflict
+	// slots is the last rec.slot given; slotGen changes when the slots
+	// are given anew (renumber), which a Reload's marks do not survive.
+	slots   uint32
+	slotGen uint32
 	// entries caches parsed entries. With files set, it keeps at most
 	// maxParsed of them, the oldest parsed leaving first (parsed), so that
 	// a tree of a million entries is not held parsed in memory; without
@@ -84,8 +88,10 @@ type rec struct {
 	// file), the SourceKey of its bytes, which a write compares with what
 	// is on disk before it replaces anything.
 	entry, stamped, noted bool
-	// mark is the last Reload whose listing showed the file (loader.see).
-	mark uint32
+	// slot is a number no other record of the catalog has (0 until
+	// setRec gives one), by which a Reload marks the files its listing
+	// showed (loader.see) without writing the record again.
+	slot uint32
 }
 
 // card is what the catalog keeps of every entry, parsed or not: what views
@@ -164,13 +170,33 @@ func (c *Catalog) card(p string) (card, bool) {
 	return r.card, ok && r.entry
 }
 
-// setRec stores r at p, or drops p when r holds nothing.
+// setRec stores r at p, or drops p when r holds nothing. A record new
+// to the catalog gets its slot.
 func (c *Catalog) setRec(p string, r rec) {
 	if !r.entry && !r.stamped {
 		delete(c.recs, p)
 		return
 	}
+	if r.slot == 0 {
+		if c.slots == math.MaxUint32 {
+			c.renumber()
+		}
+		c.slots++
+		r.slot = c.slots
+	}
 	c.recs[p] = r
+}
+
+// renumber gives every record a slot anew, from 1: when the slots given
+// since the catalog was made are used up, or many are (Reload).
+func (c *Catalog) renumber() {
+	c.slots = 0
+	for p, r := range c.recs {
+		c.slots++
+		r.slot = c.slots
+		c.recs[p] = r
+	}
+	c.slotGen++
 }
 
 // pathsWhere returns the paths whose records satisfy keep, sorted; n of
@@ -240,7 +266,7 @@ func (c *Catalog) Clone() *Catalog {
 	n := New()
 	c.init()
 	maps.Copy(n.recs, c.recs)
-	n.nStamped, n.nEntries, n.nConflict, n.marks = c.nStamped, c.nEntries, c.nConflict, c.marks
+	n.nStamped, n.nEntries, n.nConflict, n.slots, n.slotGen = c.nStamped, c.nEntries, c.nConflict, c.slots, c.slotGen
 	maps.Copy(n.entries, c.entries)
 	n.parsed = slices.Clone(c.parsed)
 	n.files = c.files
@@ -295,7 +321,7 @@ func (c *Catalog) putCard(p string, cd card) {
 	c.touch(p)
 	r := c.recs[p]
 	r.card, r.entry = cd, true
-	c.recs[p] = r
+	c.setRec(p, r)
 	c.nEntries++
 	if cd.conflict() {
 		c.nConflict++
@@ -386,7 +412,7 @@ func (c *Catalog) SetStamp(p, stamp string) {
 		}
 	}
 	r.stamp, r.stamped, r.seen, r.noted = stamp, true, FileInfo{}, false
-	c.recs[p] = r
+	c.setRec(p, r)
 	c.touch(p)
 }
 

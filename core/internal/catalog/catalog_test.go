@@ -278,6 +278,14 @@ func TestCatalogCountsFollowChanges(t *testing.T) {
 		if c.nConflict != conflicts {
 			t.Fatalf("%s: counted %d conflicts, holds %d", when, c.nConflict, conflicts)
 		}
+		// A Reload marks the files listed by their records' slots.
+		slots := map[uint32]string{}
+		for p, r := range c.recs {
+			if q, ok := slots[r.slot]; ok || r.slot == 0 || r.slot > c.slots {
+				t.Fatalf("%s: %s has slot %d (%s has it too; %d given)", when, p, r.slot, q, c.slots)
+			}
+			slots[r.slot] = p
+		}
 	}
 	for i := range 2000 {
 		p := paths[rnd.IntN(len(paths))]

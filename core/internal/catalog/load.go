@@ -1,8 +1,10 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"path"
 	"slices"
 	"sort"
@@ -64,12 +66,17 @@ type ReloadOptions struct {
 // date, so that what did not change costs no copy (Prev must not be used
 // afterwards, and is left half-updated when Reload fails).
 func Reload(fsys host.FS, maxBytes int, o ReloadOptions) (*Catalog, []api.Warning, error) {
-	l := &loader{fs: fsys, maxBytes: maxBytes, cat: o.Prev, onRead: o.Read, emit: o.Source}
+	l := &loader{fs: fsys, maxBytes: maxBytes, cat: o.Prev, onRead: o.Read, emit: o.Source, restored: o.Prev != nil}
 	if l.cat == nil {
 		l.cat = New()
 	} else {
-		l.cat.marks++
-		l.mark = l.cat.marks
+		if l.cat.slots > math.MaxUint32/2 {
+			// Slots given anew now rather than in the middle of the walk
+			// (setRec), where the marks would be lost.
+			l.cat.renumber()
+		}
+		l.seen = make([]uint64, l.cat.slots/64+1)
+		l.slotGen = l.cat.slotGen
 	}
 	if !o.Now.IsZero() {
 		l.start = o.Now.UnixMilli()
@@ -81,15 +88,20 @@ func Reload(fsys host.FS, maxBytes int, o ReloadOptions) (*Catalog, []api.Warnin
 	if err := l.walk(""); err != nil {
 		return nil, nil, err
 	}
-	if l.mark == 0 {
+	if !l.restored {
 		l.cat.dirty = true
 		return l.cat, l.warnings, nil
+	}
+	if l.cat.slotGen != l.slotGen {
+		// Four billion records made in one walk: which were listed is no
+		// longer known, and forgetting by guess could lose a file.
+		return nil, nil, errors.New("catalog: the records were renumbered during the walk")
 	}
 	// What the listing no longer shows is gone. Every file listed has a
 	// stamp, so equal counts mean nothing is.
 	if l.listed != l.cat.nStamped {
 		for p, r := range l.cat.recs {
-			if r.stamped && r.mark != l.mark {
+			if r.stamped && !l.marked(r.slot) {
 				l.cat.Forget(p)
 				l.changed = true
 			}
@@ -108,12 +120,16 @@ type loader struct {
 	fs       host.FS
 	maxBytes int
 	cat      *Catalog
-	// When the catalog was restored (ReloadOptions.Prev), mark is what
-	// the stamped files the listing showed are marked with (rec.mark),
-	// listed counts them, and changed is set when one of them was read to
-	// another stamp or listing than the catalog held. A mark rather than a
-	// set of the paths listed: the set was 50 MB at a million files.
-	mark     uint32
+	// When the catalog was restored (ReloadOptions.Prev), the stamped
+	// files the listing showed are marked by their slot (rec.slot) in
+	// seen, as of the catalog's slotGen, listed counts them, and changed
+	// is set when one of them was read to another stamp or listing than
+	// the catalog held. Marks rather than a set of the paths listed: the
+	// set was 50 MB at a million files, and marks kept in the records
+	// cost a map write per file.
+	restored bool
+	seen     []uint64
+	slotGen  uint32
 	listed   int
 	changed  bool
 	start    int64 // Unix milliseconds when the listing began; 0 trusts every time
@@ -160,8 +176,8 @@ func (l *loader) walk(dir string) error {
 		fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
 		// One look-up of p, not one per question: an open asks these of
 		// every file of the tree.
-		if r, ok := l.cat.recs[p]; ok && l.mark != 0 && r.unchanged(fi) {
-			l.seeRec(p, r)
+		if r, ok := l.cat.recs[p]; ok && l.restored && r.unchanged(fi) {
+			l.seeRec(r)
 			if err := l.reuse(p, r); err != nil {
 				return err
 			}
@@ -228,20 +244,23 @@ func (c *Catalog) IndexSources(add func(search.Source) error) error {
 	return nil
 }
 
-// see marks the stamped file p as listed.
-func (l *loader) see(p string) {
-	if r, ok := l.cat.recs[p]; ok {
-		l.seeRec(p, r)
+// seeRec marks the stamped file whose record is r as listed.
+func (l *loader) seeRec(r rec) {
+	if !r.stamped || l.marked(r.slot) {
+		return
 	}
+	w := int(r.slot / 64)
+	if w >= len(l.seen) {
+		l.seen = append(l.seen, make([]uint64, w+1-len(l.seen))...)
+	}
+	l.seen[w] |= 1 << (r.slot % 64)
+	l.listed++
 }
 
-// seeRec marks the stamped file p, whose record is r, as listed.
-func (l *loader) seeRec(p string, r rec) {
-	if r.stamped && r.mark != l.mark {
-		r.mark = l.mark
-		l.cat.recs[p] = r
-		l.listed++
-	}
+// marked reports whether the record of slot i was listed.
+func (l *loader) marked(i uint32) bool {
+	w := int(i / 64)
+	return w < len(l.seen) && l.seen[w]&(1<<(i%64)) != 0
 }
 
 // reload takes the bytes read at p, listed as fi, and notes whether the
@@ -251,9 +270,9 @@ func (l *loader) reload(p string, fi FileInfo, data []byte) (search.Source, bool
 	_, pending := l.cat.saved.since[p]
 	src, ok := l.load(p, data)
 	l.cat.Note(p, fi, l.start)
-	if l.mark != 0 {
-		l.see(p)
+	if l.restored {
 		now := l.cat.recs[p]
+		l.seeRec(now)
 		if !was.stamped || was.stamp != now.stamp || was.noted != now.noted || was.seen != now.seen {
 			l.changed = true
 		} else if !pending {

@@ -2,9 +2,12 @@ package catalog
 
 import (
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbormem/arbor/core/host"
 )
@@ -92,5 +95,74 @@ func TestCardsDoNotHoldFileTexts(t *testing.T) {
 	// keeping every file's text would add n·size.
 	if limit := int64(2*maxParsed*size + n*size/2); held > limit {
 		t.Fatalf("the catalog of %d entries of %d bytes holds %d MB, over %d MB", n, size, held>>20, limit>>20)
+	}
+}
+
+// A Reload of a restored catalog forgets exactly the files the listing no
+// longer shows, whatever else changed outside the engine meanwhile (a
+// file added, one rewritten, one renamed, as many added as removed), also
+// when the catalog gives its records' slots anew first.
+func TestReloadForgetsWhatIsGone(t *testing.T) {
+	for _, renumber := range []bool{false, true} {
+		t.Run(fmt.Sprintf("renumber=%v", renumber), func(t *testing.T) {
+			mem := host.NewMemFS()
+			mem.SetNow(func() int64 { return 1_000_000 })
+			write := func(p, title string) {
+				t.Helper()
+				if err := mem.WriteFile(p, []byte("---\ntitle: "+title+"\n---\n\nBody.\n")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, p := range []string{"a/one.md", "a/two.md", "a-b/three.md", "a.md", "b/four.md", "b/context.md"} {
+				write(p, p)
+			}
+			cat, _, _, err := Load(mem, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cat.Save(mem); err != nil {
+				t.Fatal(err)
+			}
+			mem.SetNow(func() int64 { return 2_000_000 })
+			if err := mem.Remove("a/two.md"); err != nil {
+				t.Fatal(err)
+			}
+			if err := mem.Remove("b/context.md"); err != nil {
+				t.Fatal(err)
+			}
+			if err := mem.Rename("a-b/three.md", "a-b/three-renamed.md"); err != nil {
+				t.Fatal(err)
+			}
+			write("a.md", "rewritten")
+			write("b/five.md", "five")
+			prev, err := Restore(mem, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if renumber {
+				prev.slots = math.MaxUint32/2 + 7
+				for p, r := range prev.recs {
+					r.slot += prev.slots - uint32(len(prev.recs))
+					prev.recs[p] = r
+				}
+			}
+			got, warnings, err := Reload(mem, 1<<20, ReloadOptions{Prev: prev, Now: time.UnixMilli(3_000_000)})
+			if err != nil || len(warnings) != 0 {
+				t.Fatalf("reload: %v %v", warnings, err)
+			}
+			want := []string{"a-b/three-renamed.md", "a.md", "a/one.md", "b/five.md", "b/four.md"}
+			if !slices.Equal(got.Stamped(), want) || !slices.Equal(got.Paths(), want) || len(got.ContextPaths()) != 0 {
+				t.Fatalf("stamped %v, entries %v, contexts %v; want %v", got.Stamped(), got.Paths(), got.ContextPaths(), want)
+			}
+			if title, _ := got.Title("a.md"); title != "rewritten" {
+				t.Errorf("a.md: title %q", title)
+			}
+			if !got.Unsaved() {
+				t.Error("the catalog changed but is not to be saved")
+			}
+			if renumber && got.slots > 16 {
+				t.Errorf("slots not given anew: %d given", got.slots)
+			}
+		})
 	}
 }

@@ -478,7 +478,7 @@ func (c *Catalog) decodeRecord(r *binrec.Reader, kind byte, p string, written in
 	if fi.Size >= 0 && fi.ModTime < written {
 		rc.seen, rc.noted = fi, true
 	}
-	c.recs[p] = rc
+	c.setRec(p, rc) // a new record, given its slot
 	c.nStamped++
 	return nil
 }
