@@ -1,9 +1,12 @@
 package host
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // DecodeListing decodes a directory listing in the form of the ABI's
@@ -29,6 +32,7 @@ func DecodeListing(b []byte) ([]DirEntry, error) {
 func DecodeStat(b []byte) (DirEntry, error) {
 	s := scanner{b: b}
 	if d, ok := s.entry(); ok && s.end() {
+		d.Name = strings.Clone(d.Name)
 		return d, nil
 	}
 	var d DirEntry
@@ -39,13 +43,14 @@ func DecodeStat(b []byte) (DirEntry, error) {
 }
 
 // fastListing decodes the form hosts write; ok is false for anything
-// else.
+// else. The names share one string: an open lists every folder of the
+// tree, and a string per name was an allocation per file.
 func fastListing(b []byte) ([]DirEntry, bool) {
 	s := scanner{b: b}
 	if !s.lit("[") {
 		return nil, false
 	}
-	out := []DirEntry{}
+	out := make([]DirEntry, 0, bytes.Count(b, []byte("{")))
 	if s.lit("]") {
 		return out, s.end()
 	}
@@ -56,12 +61,31 @@ func fastListing(b []byte) ([]DirEntry, bool) {
 		}
 		out = append(out, d)
 		if s.lit("]") {
-			return out, s.end()
+			if !s.end() {
+				return nil, false
+			}
+			break
 		}
 		if !s.lit(",") {
 			return nil, false
 		}
 	}
+	// The names so far point into b, which the caller may reuse.
+	n := 0
+	for _, d := range out {
+		n += len(d.Name)
+	}
+	var names strings.Builder
+	names.Grow(n)
+	for _, d := range out {
+		names.WriteString(d.Name)
+	}
+	all := names.String()
+	for i := range out {
+		n := len(out[i].Name)
+		out[i].Name, all = all[:n], all[n:]
+	}
+	return out, true
 }
 
 // scanner reads JSON tokens of the forms fastListing takes.
@@ -92,7 +116,8 @@ func (s *scanner) end() bool {
 	return s.i == len(s.b)
 }
 
-// entry reads {"name":…,"dir":…,"size":…,"mtime":…}.
+// entry reads {"name":…,"dir":…,"size":…,"mtime":…}; the name points
+// into s.b (str).
 func (s *scanner) entry() (DirEntry, bool) {
 	var d DirEntry
 	var ok bool
@@ -122,7 +147,8 @@ func (s *scanner) entry() (DirEntry, bool) {
 }
 
 // str reads a string without escapes, of valid UTF-8 (encoding/json
-// would replace what is not).
+// would replace what is not). The string points into s.b, without a copy:
+// the caller copies what it keeps.
 func (s *scanner) str() (string, bool) {
 	if !s.lit(`"`) {
 		return "", false
@@ -133,7 +159,7 @@ func (s *scanner) str() (string, bool) {
 		case c == '"':
 			v := s.b[start:s.i]
 			s.i++
-			return string(v), utf8.Valid(v)
+			return unsafe.String(unsafe.SliceData(v), len(v)), utf8.Valid(v)
 		case c == '\\' || c < 0x20:
 			return "", false
 		}

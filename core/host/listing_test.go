@@ -61,9 +61,25 @@ func TestDecodeListingFastPath(t *testing.T) {
 	if got, ok := fastListing(b); !ok || !reflect.DeepEqual(got, ents) {
 		t.Errorf("fastListing(%s) = %#v, %v", b, got, ok)
 	}
+	// The names are the decoder's own: the buffer is reused for the next
+	// listing (the module's ReadDir).
+	got, _ := DecodeListing(b)
+	for i := range b {
+		b[i] = 'x'
+	}
+	if !reflect.DeepEqual(got, ents) {
+		t.Errorf("the listing changed with the buffer it was decoded from: %#v", got)
+	}
 	b, _ = json.Marshal(ents[0])
+	one, _ := DecodeStat(b)
 	s := scanner{b: b}
 	if d, ok := s.entry(); !ok || d != ents[0] || !s.end() {
 		t.Errorf("the fast path does not take %s", b)
+	}
+	for i := range b {
+		b[i] = 'x'
+	}
+	if one != ents[0] {
+		t.Errorf("the entry changed with the buffer it was decoded from: %#v", one)
 	}
 }
