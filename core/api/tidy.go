@@ -29,6 +29,10 @@ const (
 	DefaultTidySplitBytes = 8192
 	DefaultTidyStaleDays  = 180
 	DefaultTidyCrowded    = 40
+	// DefaultTidyLimit is how many suggestions an answer holds when its
+	// limit is not given: a plan of a large tree holds one per stale
+	// entry, far more than a person or an agent reads.
+	DefaultTidyLimit = 200
 	// MinTidySplitBytes keeps a split from making parts too small to be
 	// worth an entry each.
 	MinTidySplitBytes = 1024
@@ -43,8 +47,13 @@ type TidyParams struct {
 	Kinds []string `json:"kinds,omitempty"`
 	// Folder limits the plan to the entries under a folder.
 	Folder string `json:"folder,omitempty"`
-	// Apply applies the plan through curate.
+	// Apply applies the plan through curate: all of it, or when Limit is
+	// given (and not 0) its first Limit suggestions.
 	Apply bool `json:"apply,omitempty"`
+	// Limit is how many suggestions the answer holds, the first in the
+	// plan's order; 0 is all of them, and nil (not given)
+	// DefaultTidyLimit. Given, it also bounds what Apply applies.
+	Limit *int `json:"limit,omitempty"`
 	// Similarity is the word-shingle Jaccard similarity at or above which
 	// two entries are near-duplicates, 0.5 to 1; 0 means
 	// DefaultTidySimilarity.
@@ -116,6 +125,9 @@ func (p TidyParams) Check(initial float64) (TidyParams, error) {
 	case p.ArchiveImportance < 0 || p.ArchiveImportance > 100:
 		return p, Errorf(CodeInvalidParams, "archiveImportance %g: want 0 to 100", p.ArchiveImportance)
 	}
+	if p.Limit != nil && *p.Limit < 0 {
+		return p, Errorf(CodeInvalidParams, "limit %d: want 0 (every suggestion) or more", *p.Limit)
+	}
 	switch {
 	case p.Crowded == 0:
 		p.Crowded = DefaultTidyCrowded
@@ -123,6 +135,24 @@ func (p TidyParams) Check(initial float64) (TidyParams, error) {
 		return p, Errorf(CodeInvalidParams, "crowded %d: want at least 2", p.Crowded)
 	}
 	return p, nil
+}
+
+// Shown is how many suggestions the answer holds at most: the limit
+// given, else DefaultTidyLimit; 0 is all.
+func (p TidyParams) Shown() int {
+	if p.Limit == nil {
+		return DefaultTidyLimit
+	}
+	return *p.Limit
+}
+
+// Applies is how many suggestions an apply applies: those the answer
+// holds when the limit was given, else all (0).
+func (p TidyParams) Applies() int {
+	if p.Limit == nil {
+		return 0
+	}
+	return *p.Limit
 }
 
 // Wants reports whether p asks for kind.
@@ -165,13 +195,20 @@ const (
 // TidyResult is the answer of "tidy": the plan, and when it was applied
 // what curate did.
 type TidyResult struct {
+	// Suggestions are the plan's first suggestions, at most the limit.
 	Suggestions []TidySuggestion `json:"suggestions"`
-	// Counts are the suggestions by kind (every kind asked for).
+	// Counts are every suggestion of the plan by kind (every kind asked
+	// for), those left out by the limit included.
 	Counts map[string]int `json:"counts"`
+	// Omitted counts the suggestions of the plan the limit left out of
+	// Suggestions.
+	Omitted int `json:"omitted,omitempty"`
 	// Entries counts the entries the plan looked at.
 	Entries int `json:"entries"`
-	// Applied is curate's result, its operations in the plan's order,
-	// when Apply was set.
+	// Applied is curate's result when Apply was set: the outcomes of the
+	// operations of Suggestions, in the plan's order, and the summary of
+	// every operation applied (of suggestions left out of the answer
+	// too, when no limit was given).
 	Applied *CurateResult `json:"applied,omitempty"`
 	// Undone counts the operations of suggestions that failed part-way
 	// and were undone (TidySplit), so that the tree holds each suggestion

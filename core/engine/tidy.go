@@ -17,11 +17,11 @@ import (
 // TidyLLM has the model write them.
 func (e *Engine) Tidy(p api.TidyParams) (api.TidyResult, error) {
 	start := time.Now()
-	p, plan, n, err := e.tidyPlan(p)
+	p, plan, err := e.tidyPlan(p)
 	if err != nil {
 		return api.TidyResult{}, err
 	}
-	return e.tidyResult(p, plan, n, start), nil
+	return e.tidyResult(p, plan, start), nil
 }
 
 // TidyLLM is Tidy, but with p.Apply and p.LLM the text of each merge is
@@ -38,25 +38,26 @@ func (e *Engine) TidyLLM(p api.TidyParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, plan, n, err := e.tidyPlan(p)
+	p, plan, err := e.tidyPlan(p)
 	if err != nil {
 		return nil, err
 	}
-	if !hasMerge(plan) {
-		return e.tidyResult(p, plan, n, start), nil
+	if !hasMerge(plan.Suggestions) {
+		return e.tidyResult(p, plan, start), nil
 	}
 	return tidy.StartModel(tidy.ModelConfig{Loops: e.loops, Catalog: e.catalog, Finish: func(written []tidy.Written, c *agent.Conv) any {
 		// The tree may have changed while the model worked: the plan
 		// applied is made again from the files as they are now, and takes
 		// the model's text only for a group it saw as it is.
-		p, plan, n, err := e.tidyPlan(p)
+		p, plan, err := e.tidyPlan(p)
 		if err != nil {
 			return err // nothing was written
 		}
-		res := e.tidyResult(p, tidy.WithModel(plan, written, e.catalog), n, start)
+		plan.Suggestions = tidy.WithModel(plan.Suggestions, written, e.catalog)
+		res := e.tidyResult(p, plan, start)
 		res.LLM = &c.Trace
 		return res
-	}}, plan, c)
+	}}, plan.Suggestions, c)
 }
 
 func hasMerge(plan []api.TidySuggestion) bool {
@@ -68,40 +69,52 @@ func hasMerge(plan []api.TidySuggestion) bool {
 	return false
 }
 
-// tidyPlan checks p, takes in what changed on disk and plans.
-func (e *Engine) tidyPlan(p api.TidyParams) (api.TidyParams, []api.TidySuggestion, int, error) {
+// tidyPlan checks p, takes in what changed on disk and plans. The plan
+// holds the suggestions the answer shows, or with an apply those it
+// applies (all, unless a limit was given), and counts the others.
+func (e *Engine) tidyPlan(p api.TidyParams) (api.TidyParams, tidy.Planned, error) {
 	p, err := p.Check(e.signals.Model().InitialImportance)
 	if err != nil {
-		return p, nil, 0, err
+		return p, tidy.Planned{}, err
 	}
 	if p.Apply {
 		if err := e.Writable("tidy"); err != nil {
-			return p, nil, 0, err
+			return p, tidy.Planned{}, err
 		}
 	}
 	if _, err := e.Refresh(api.RefreshParams{}); err != nil {
-		return p, nil, 0, err
+		return p, tidy.Planned{}, err
 	}
 	tt := e.tidyTree()
 	tt.Read = host.Reporter(e.log, api.PhaseRead)
-	plan, n := tidy.Plan(tt, p)
-	return p, plan, n, nil
+	keep := p.Shown()
+	if p.Apply {
+		keep = p.Applies()
+	}
+	return p, tidy.Plan(tt, p, keep), nil
 }
 
-// tidyResult is the answer of a plan of n entries, applied when p asks.
-func (e *Engine) tidyResult(p api.TidyParams, plan []api.TidySuggestion, n int, start time.Time) api.TidyResult {
-	res := api.TidyResult{Suggestions: plan, Counts: map[string]int{}, Entries: n}
+// tidyResult is the answer of a plan, applied when p asks: the first
+// suggestions up to p's limit, and with an apply the outcomes of their
+// operations and the summary of every operation applied.
+func (e *Engine) tidyResult(p api.TidyParams, plan tidy.Planned, start time.Time) api.TidyResult {
+	shown := plan.Suggestions
+	if n := p.Shown(); n > 0 && len(shown) > n {
+		shown = shown[:n]
+	}
+	res := api.TidyResult{Suggestions: shown, Counts: plan.Counts, Omitted: plan.Total - len(shown), Entries: plan.Entries}
 	if res.Suggestions == nil {
 		res.Suggestions = []api.TidySuggestion{}
 	}
-	for _, k := range p.Kinds {
-		res.Counts[k] = 0
-	}
-	for _, s := range plan {
-		res.Counts[s.Kind]++
-	}
 	if p.Apply {
-		all, undone := tidy.Apply(plan, e.curate)
+		all, undone := tidy.Apply(plan.Suggestions, e.curate)
+		// Every suggestion's operations have one outcome each, in order
+		// (tidy.Apply): those of the suggestions shown come first.
+		ops := 0
+		for _, s := range shown {
+			ops += len(s.Operations)
+		}
+		all.Applied = all.Applied[:min(ops, len(all.Applied))]
 		out := all.API()
 		res.Applied, res.Undone = &out, undone
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -422,6 +423,106 @@ func TestTidyBadParams(t *testing.T) {
 	for _, p := range []api.TidyParams{{Kinds: []string{"dedupe"}}, {Similarity: 0.2}, {SplitBytes: 10}, {Folder: "../x"}, {Crowded: 1}} {
 		if _, err := e.Tidy(p); err == nil {
 			t.Errorf("%+v: no error", p)
+		}
+	}
+}
+
+// staleTree is tidyTree (one pair of near-duplicates) and n stale drafts
+// to archive.
+func staleTree(t *testing.T, n int) *countingFS {
+	files := tidyFiles()
+	for i := range n {
+		files[fmt.Sprintf("ops/old/o%03d/note.md", i)] = fmt.Sprintf("---\ntitle: Old note %d\ncreatedAt: 2024-01-01T00:00:00Z\n---\n\n## Narrative\nOld note number %d, long forgotten.\n", i, i)
+	}
+	return newFS(t, files)
+}
+
+// TestTidyLimit: the answer holds the plan's first suggestions up to the
+// limit (DefaultTidyLimit when none is given, every one for 0), in the
+// plan's order, counts every suggestion by kind and says how many it left
+// out; a negative limit is invalid.
+func TestTidyLimit(t *testing.T) {
+	const n = api.DefaultTidyLimit + 50
+	e, _ := openEngine(t, staleTree(t, n), &clock{now: day0}, Options{})
+	defer e.Close()
+	all := runTidy(t, e, api.TidyParams{Limit: new(0)})
+	total := len(all.Suggestions)
+	if total < n+1 || all.Omitted != 0 || all.Suggestions[0].Kind != api.TidyMerge {
+		t.Fatalf("whole plan: %d suggestions, %d omitted, first %+v", total, all.Omitted, all.Suggestions[0])
+	}
+	wantCounts := map[string]int{}
+	for _, k := range api.TidyKinds {
+		wantCounts[k] = 0
+	}
+	for _, s := range all.Suggestions {
+		wantCounts[s.Kind]++
+	}
+	for _, c := range []struct {
+		name  string
+		limit *int
+		shown int
+	}{{"none", nil, api.DefaultTidyLimit}, {"5", new(5), 5}, {"over the plan", new(total + 3), total}} {
+		res := runTidy(t, e, api.TidyParams{Limit: c.limit})
+		if len(res.Suggestions) != c.shown || res.Omitted != total-c.shown {
+			t.Errorf("limit %s: %d suggestions, %d omitted; want %d, %d", c.name, len(res.Suggestions), res.Omitted, c.shown, total-c.shown)
+		}
+		got, _ := json.Marshal(res.Suggestions)
+		if want, _ := json.Marshal(all.Suggestions[:c.shown]); string(got) != string(want) {
+			t.Errorf("limit %s: not the plan's first suggestions", c.name)
+		}
+		if fmt.Sprint(res.Counts) != fmt.Sprint(wantCounts) {
+			t.Errorf("limit %s: counts %v, want %v", c.name, res.Counts, wantCounts)
+		}
+	}
+	if _, err := e.Tidy(api.TidyParams{Limit: new(-1)}); err == nil {
+		t.Error("limit -1: no error")
+	}
+}
+
+// TestTidyApplyLimit: an apply without a limit applies the whole plan,
+// answering with the first suggestions and their operations' outcomes and
+// the summary of all; with a limit it applies only the suggestions it
+// answers with, and the next plan holds the rest.
+func TestTidyApplyLimit(t *testing.T) {
+	const n = api.DefaultTidyLimit + 20
+	fs := staleTree(t, n)
+	e, _ := openEngine(t, fs, &clock{now: day0}, Options{})
+	plan := runTidy(t, e, api.TidyParams{Limit: new(0)})
+	total := len(plan.Suggestions)
+	res := runTidy(t, e, api.TidyParams{Apply: true, Limit: new(3)})
+	if len(res.Suggestions) != 3 || res.Omitted != total-3 {
+		t.Fatalf("apply, limit 3: %d suggestions, %d omitted", len(res.Suggestions), res.Omitted)
+	}
+	ops := 0
+	for _, s := range res.Suggestions {
+		ops += len(s.Operations)
+	}
+	if s := res.Applied.Summary; len(res.Applied.Applied) != ops || s.Failed != 0 || s.Merged+s.Moved != ops {
+		t.Fatalf("apply, limit 3: applied %+v", res.Applied)
+	}
+	rest := runTidy(t, e, api.TidyParams{Limit: new(0)})
+	if len(rest.Suggestions) != total-3 {
+		t.Fatalf("after applying 3 of %d: %d left", total, len(rest.Suggestions))
+	}
+	res = runTidy(t, e, api.TidyParams{Apply: true})
+	if len(res.Suggestions) != api.DefaultTidyLimit || res.Omitted != total-3-api.DefaultTidyLimit {
+		t.Fatalf("apply: %d suggestions, %d omitted", len(res.Suggestions), res.Omitted)
+	}
+	ops = 0
+	for _, s := range res.Suggestions {
+		ops += len(s.Operations)
+	}
+	if s := res.Applied.Summary; len(res.Applied.Applied) != ops || s.Failed != 0 || s.Moved != n-2 {
+		t.Fatalf("apply: %d outcomes (want %d), summary %+v (want %d moved)", len(res.Applied.Applied), ops, s, n-2)
+	}
+	if left := runTidy(t, e, api.TidyParams{Limit: new(0)}); len(left.Suggestions) != 0 {
+		t.Errorf("after the apply, still planned: %+v", left.Suggestions)
+	}
+	e.Close()
+	for i := range n {
+		p := fmt.Sprintf("ops/old/o%03d/note.md", i)
+		if _, err := fs.ReadFile(api.ArchiveFolder + "/" + p); err != nil {
+			t.Errorf("%s not archived: %v", p, err)
 		}
 	}
 }

@@ -40,8 +40,7 @@ func topicCounts(paths []string) []topicCount {
 // first), else a word of their titles, as MOVE operations. A tag all the
 // topic's entries share says nothing about how to divide it and is
 // passed over.
-func crowded(t Tree, paths []string, limit int, claimed map[string]bool) []api.TidySuggestion {
-	var out []api.TidySuggestion
+func crowded(t Tree, paths []string, limit int, claimed map[string]bool, emit func(api.TidySuggestion)) {
 	for _, tc := range topicCounts(paths) {
 		if tc.n <= limit {
 			continue
@@ -116,11 +115,10 @@ func crowded(t Tree, paths []string, limit int, claimed map[string]bool) []api.T
 		for _, op := range ops {
 			claimed[op.Path] = true
 		}
-		out = append(out, api.TidySuggestion{Kind: api.TidyCrowded, Paths: []string{tc.topic},
+		emit(api.TidySuggestion{Kind: api.TidyCrowded, Paths: []string{tc.topic},
 			Reason:     fmt.Sprintf("%s holds %d entries directly, over %d: new subtopics by %s: %s", tc.topic, tc.n, limit, by, strings.Join(made, ", ")),
 			Operations: ops})
 	}
-	return out
 }
 
 // titleStop are title words too common to name a subtopic by.

@@ -47,26 +47,20 @@ func knowledge(e *tree.Entry) string {
 
 // duplicates groups the entries whose similarity with one entry of the
 // group, the one kept, is at least threshold, and proposes merging the
-// others into it, one MERGE each.
-func duplicates(t Tree, paths []string, threshold float64, claimed map[string]bool) []api.TidySuggestion {
-	shingled := make([][]uint32, len(paths))
-	for i, p := range paths {
-		t.read(i, len(paths))
-		if e, ok := t.Catalog.Get(p); ok {
-			shingled[i] = shingles(knowledge(e))
-		}
-	}
-	t.read(len(paths), len(paths))
-	pairs := SimilarPairs(shingled, threshold)
+// others into it, one MERGE each. sk are the entries' sketches (scan).
+// It returns the entries it read again.
+func duplicates(t Tree, paths []string, sk []sketch, threshold float64, claimed map[string]bool, emit func(api.TidySuggestion)) int {
+	sh := newReshingler(t, paths)
+	pairs := similarPairs(sk, threshold, sh.of)
 	// Union-find over the verified pairs gives the groups; each group
 	// keeps its fullest entry (the most shingles, then the first path) and
 	// merges into it those as similar to it as the threshold asks.
-	parent := make([]int, len(paths))
-	for i := range parent {
-		parent[i] = i
-	}
+	parent := map[int]int{}
 	var find func(int) int
 	find = func(x int) int {
+		if _, ok := parent[x]; !ok {
+			parent[x] = x
+		}
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
@@ -93,39 +87,80 @@ func duplicates(t Tree, paths []string, threshold float64, claimed map[string]bo
 		roots = append(roots, r)
 	}
 	slices.Sort(roots)
-	var out []api.TidySuggestion
 	for _, r := range roots {
 		g := groups[r]
 		slices.Sort(g)
 		keep := g[0]
 		for _, x := range g[1:] {
-			if len(shingled[x]) > len(shingled[keep]) {
+			if sk[x].n > sk[keep].n {
 				keep = x
 			}
 		}
 		var dups []int
+		var sims []float64
 		low := 1.0
 		for _, x := range g {
 			if x == keep {
 				continue
 			}
-			if s := sets.Jaccard(shingled[keep], shingled[x]); s >= threshold {
+			if s := sets.Jaccard(sh.of(keep), sh.of(x)); s >= threshold {
 				dups = append(dups, x)
+				sims = append(sims, s)
 				low = min(low, s)
 			}
 		}
 		if len(dups) == 0 {
 			continue
 		}
-		if s, ok := mergeSuggestion(t, paths[keep], pathsOf(paths, dups), shingled, keep, dups); ok {
+		if s, ok := mergeSuggestion(t, paths[keep], pathsOf(paths, dups), sims); ok {
 			s.Similarity = float64(int(low*10000+0.5)) / 10000
-			out = append(out, s)
+			emit(s)
 			for _, q := range s.Paths {
 				claimed[q] = true
 			}
 		}
 	}
-	return out
+	return sh.reads
+}
+
+// reshingler makes the shingles of the entries a candidate pair or a
+// group names, reading them again: a plan keeps no entry's shingles
+// (sketch), which would grow with the tree. Candidate pairs come ordered
+// by their first entry, so the few sets last made are kept for the pairs
+// after; reads counts the entries read.
+type reshingler struct {
+	t     Tree
+	paths []string
+	made  map[int][]uint32
+	order []int // made's keys, oldest first
+	reads int
+}
+
+// reshingled is how many shingle sets a reshingler keeps.
+const reshingled = 256
+
+func newReshingler(t Tree, paths []string) *reshingler {
+	return &reshingler{t: t, paths: paths, made: map[int][]uint32{}}
+}
+
+// of returns the shingles of the i-th entry (none when it can no longer
+// be read).
+func (r *reshingler) of(i int) []uint32 {
+	if sh, ok := r.made[i]; ok {
+		return sh
+	}
+	r.reads++
+	var sh []uint32
+	if e, ok := r.t.Catalog.Get(r.paths[i]); ok {
+		sh = shingles(knowledge(e))
+	}
+	if len(r.order) == reshingled {
+		delete(r.made, r.order[0])
+		r.order = r.order[1:]
+	}
+	r.made[i] = sh
+	r.order = append(r.order, i)
+	return sh
 }
 
 func pathsOf(paths []string, idx []int) []string {
@@ -136,24 +171,25 @@ func pathsOf(paths []string, idx []int) []string {
 	return out
 }
 
-// mergeSuggestion is the MERGE of each duplicate into keep. Each carries
-// the narrative the merge should leave (mergedNarrative), so that two
-// copies of one text become one text rather than the text twice.
-func mergeSuggestion(t Tree, keep string, dups []string, shingled [][]uint32, ki int, di []int) (api.TidySuggestion, bool) {
+// mergeSuggestion is the MERGE of each duplicate into keep (sims: each
+// one's similarity with it). Each carries the narrative the merge should
+// leave (mergedNarrative), so that two copies of one text become one
+// text rather than the text twice.
+func mergeSuggestion(t Tree, keep string, dups []string, sims []float64) (api.TidySuggestion, bool) {
 	kept, ok := t.Catalog.Get(keep)
 	if !ok {
 		return api.TidySuggestion{}, false
 	}
 	cur := kept.Narrative
 	s := api.TidySuggestion{Kind: api.TidyMerge, Paths: append([]string{keep}, dups...)}
-	var sims []string
+	var said []string
 	for i, d := range dups {
 		e, ok := t.Catalog.Get(d)
 		if !ok {
 			return api.TidySuggestion{}, false
 		}
-		sim := sets.Jaccard(shingled[ki], shingled[di[i]])
-		sims = append(sims, fmt.Sprintf("%s %.0f%%", d, 100*sim))
+		sim := sims[i]
+		said = append(said, fmt.Sprintf("%s %.0f%%", d, 100*sim))
 		cur = mergedNarrative(cur, e.Narrative, keep, d)
 		op := api.Operation{Type: api.OpMerge, Path: d, MergeTarget: keep,
 			Reason: fmt.Sprintf("tidy: near-duplicate of %s (%.0f%% of word shingles shared)", keep, 100*sim)}
@@ -162,7 +198,7 @@ func mergeSuggestion(t Tree, keep string, dups []string, shingled [][]uint32, ki
 		}
 		s.Operations = append(s.Operations, op)
 	}
-	s.Reason = fmt.Sprintf("near-duplicates of %s (word-shingle Jaccard similarity: %s): merged into it, facts united by statement, the fuller text kept and differing statements marked", keep, strings.Join(sims, ", "))
+	s.Reason = fmt.Sprintf("near-duplicates of %s (word-shingle Jaccard similarity: %s): merged into it, facts united by statement, the fuller text kept and differing statements marked", keep, strings.Join(said, ", "))
 	return s, true
 }
 

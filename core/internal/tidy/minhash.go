@@ -1,6 +1,7 @@
 package tidy
 
 import (
+	"cmp"
 	"hash/fnv"
 	"slices"
 	"strings"
@@ -110,73 +111,111 @@ func signature(sh []uint32) [numHashes]uint64 {
 	return sig
 }
 
+// sketch is what a plan keeps of an entry between reading it and
+// verifying its candidate pairs: the keys of its signature's bands and
+// the size of its shingle set, 136 bytes whatever the entry's size, so
+// that the memory of a plan grows with the tree by that alone. The
+// shingles are made again, from the entry read again, for the few
+// entries a candidate pair or a group names.
+type sketch struct {
+	keys [bands]uint64
+	// n is the number of shingles; 0 (no words, or the entry could not
+	// be read) is never a candidate.
+	n uint32
+}
+
+// sketchOf is the sketch of a shingle set.
+func sketchOf(sh []uint32) sketch {
+	s := sketch{n: uint32(len(sh))}
+	if len(sh) == 0 {
+		return s
+	}
+	sig := signature(sh)
+	var buf [8 * rows]byte
+	for b := range bands {
+		for r, v := range sig[b*rows : (b+1)*rows] {
+			for k := range 8 {
+				buf[8*r+k] = byte(v >> (8 * k))
+			}
+		}
+		h := fnv.New64a()
+		h.Write(buf[:])
+		s.keys[b] = h.Sum64()
+	}
+	return s
+}
+
 // Pair is two documents (by index, A < B) and their verified similarity.
 type Pair struct {
 	A, B       int
 	Similarity float64
 }
 
-// SimilarPairs returns the pairs of sets whose Jaccard similarity is at
-// least threshold, among the candidates LSH finds, ordered by A then B.
-// Empty sets are never similar to anything.
-func SimilarPairs(shingled [][]uint32, threshold float64) []Pair {
-	buckets := make([]map[uint64][]int, bands)
-	for b := range buckets {
-		buckets[b] = map[uint64][]int{}
+// candidates returns the pairs of sketches sharing a band (packed as
+// A<<32 | B, A < B), sorted and distinct. Each band is sorted by key
+// (then index) on its own, one slice of n keys reused band after band,
+// in place of a map of every bucket of every band: the members of a
+// bucket are a run of equal keys, in index order, as a map's bucket
+// filled in index order would hold them.
+func candidates(sk []sketch) []uint64 {
+	type member struct {
+		key uint64
+		i   uint32
 	}
-	for i, sh := range shingled {
-		if len(sh) == 0 {
-			continue
-		}
-		sig := signature(sh)
-		for b := range bands {
-			h := fnv.New64a()
-			for _, v := range sig[b*rows : (b+1)*rows] {
-				var buf [8]byte
-				for k := range buf {
-					buf[k] = byte(v >> (8 * k))
-				}
-				h.Write(buf[:])
+	var out []uint64
+	pair := func(a, b uint32) { out = append(out, uint64(min(a, b))<<32|uint64(max(a, b))) }
+	band := make([]member, 0, len(sk))
+	for b := range bands {
+		band = band[:0]
+		for i, s := range sk {
+			if s.n > 0 {
+				band = append(band, member{s.keys[b], uint32(i)})
 			}
-			key := h.Sum64()
-			buckets[b][key] = append(buckets[b][key], i)
 		}
+		slices.SortFunc(band, func(x, y member) int {
+			if c := cmp.Compare(x.key, y.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.i, y.i)
+		})
+		for lo := 0; lo < len(band); {
+			hi := lo + 1
+			for hi < len(band) && band[hi].key == band[lo].key {
+				hi++
+			}
+			members := band[lo:hi]
+			if len(members) > bigBucket {
+				for _, x := range members[1:] {
+					pair(members[0].i, x.i)
+				}
+			} else {
+				for x := range members {
+					for y := x + 1; y < len(members); y++ {
+						pair(members[x].i, members[y].i)
+					}
+				}
+			}
+			lo = hi
+		}
+		// Distinct after each band, so that a pair every band finds is
+		// held once, not sixteen times.
+		slices.Sort(out)
+		out = slices.Compact(out)
 	}
-	seen := map[[2]int]bool{}
+	return out
+}
+
+// similarPairs returns the pairs of documents whose Jaccard similarity
+// is at least threshold among the candidates the sketches' bands find,
+// ordered by A then B; shingled gives a document's shingles (read
+// again), asked once per candidate pair at most.
+func similarPairs(sk []sketch, threshold float64, shingled func(int) []uint32) []Pair {
 	var out []Pair
-	try := func(a, b int) {
-		if a > b {
-			a, b = b, a
-		}
-		k := [2]int{a, b}
-		if seen[k] {
-			return
-		}
-		seen[k] = true
-		if s := sets.Jaccard(shingled[a], shingled[b]); s >= threshold {
+	for _, c := range candidates(sk) {
+		a, b := int(c>>32), int(uint32(c))
+		if s := sets.Jaccard(shingled(a), shingled(b)); s >= threshold {
 			out = append(out, Pair{A: a, B: b, Similarity: s})
 		}
 	}
-	for _, m := range buckets {
-		for _, members := range m {
-			if len(members) > bigBucket {
-				for _, x := range members[1:] {
-					try(members[0], x)
-				}
-				continue
-			}
-			for x := range members {
-				for y := x + 1; y < len(members); y++ {
-					try(members[x], members[y])
-				}
-			}
-		}
-	}
-	slices.SortFunc(out, func(p, q Pair) int {
-		if p.A != q.A {
-			return p.A - q.A
-		}
-		return p.B - q.B
-	})
 	return out
 }

@@ -24,22 +24,24 @@ type unit struct {
 	size      int
 }
 
-// splits proposes splitting every entry whose rendered size is over limit
-// into parts of at most limit each, by its sections and fact groups
-// (units), every line of the entry in one part.
-func splits(t Tree, paths []string, limit int, claimed map[string]bool) []api.TidySuggestion {
+// splits proposes splitting every entry of over (scan: those whose
+// rendered size is over limit) not claimed yet into parts of at most
+// limit each, by its sections and fact groups (units), every line of the
+// entry in one part. It returns the entries it read.
+func splits(t Tree, paths []string, over []int, limit int, claimed map[string]bool, emit func(api.TidySuggestion)) int {
 	taken := map[string]bool{}
-	var out []api.TidySuggestion
-	defer t.read(len(paths), len(paths))
-	for i, q := range paths {
-		t.read(i, len(paths))
+	reads := 0
+	for _, i := range over {
+		q := paths[i]
 		if claimed[q] {
 			continue
 		}
+		reads++
 		e, ok := t.Catalog.Get(q)
 		if !ok {
 			continue
 		}
+		// The file may have changed since the scan read it.
 		size := len(tree.Render(e))
 		if size <= limit || !splittable(t, e) {
 			continue
@@ -49,9 +51,9 @@ func splits(t Tree, paths []string, limit int, claimed map[string]bool) []api.Ti
 			continue
 		}
 		claimed[q] = true
-		out = append(out, s)
+		emit(s)
 	}
-	return out
+	return reads
 }
 
 // splittable reports whether curate operations can carry everything e

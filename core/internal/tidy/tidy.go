@@ -39,11 +39,40 @@ func (t Tree) read(i, n int) {
 	}
 }
 
-// Plan returns the suggestions p asks for (p checked: api.TidyParams.Check),
+// Planned is a plan: its first suggestions, and how many it holds.
+type Planned struct {
+	// Suggestions are the plan's suggestions in its order: all of them,
+	// or the first Plan was asked to keep.
+	Suggestions []api.TidySuggestion
+	// Counts are every suggestion of the plan by kind (every kind asked
+	// for), and Total all of them.
+	Counts map[string]int
+	Total  int
+	// Entries counts the entries the plan looked at.
+	Entries int
+	// Reads counts the entries read: once each by the pass the
+	// near-duplicates and the splits share, and again for a candidate
+	// pair, a group or a split.
+	Reads int
+	keep  int
+}
+
+// add counts s, and keeps it unless the plan has kept all it was asked to.
+func (pl *Planned) add(s api.TidySuggestion) {
+	pl.Counts[s.Kind]++
+	pl.Total++
+	if pl.keep == 0 || len(pl.Suggestions) < pl.keep {
+		pl.Suggestions = append(pl.Suggestions, s)
+	}
+}
+
+// Plan makes the plan p asks for (p checked: api.TidyParams.Check),
 // merges first, then splits, archives and crowded topics, each kind in
-// path order; and the number of entries it looked at. An entry is in one
+// path order, and keeps its first keep suggestions (0: all of them): the
+// others are counted, not held, so that the memory of a plan of which a
+// few suggestions are shown does not grow with it. An entry is in one
 // suggestion at most, so that a plan applies as a whole.
-func Plan(t Tree, p api.TidyParams) ([]api.TidySuggestion, int) {
+func Plan(t Tree, p api.TidyParams, keep int) Planned {
 	var paths []string
 	for _, q := range t.Catalog.Paths() {
 		if api.IsArchived(q) || (p.Folder != "" && !strings.HasPrefix(q, p.Folder+"/")) {
@@ -51,21 +80,68 @@ func Plan(t Tree, p api.TidyParams) ([]api.TidySuggestion, int) {
 		}
 		paths = append(paths, q)
 	}
+	pl := Planned{Counts: map[string]int{}, Entries: len(paths), keep: keep}
+	for _, k := range p.Kinds {
+		pl.Counts[k] = 0
+	}
+	sc := scan(t, paths, p)
+	pl.Reads = sc.reads
 	claimed := map[string]bool{}
-	var out []api.TidySuggestion
 	if p.Wants(api.TidyMerge) {
-		out = append(out, duplicates(t, paths, p.Similarity, claimed)...)
+		pl.Reads += duplicates(t, paths, sc.sketches, p.Similarity, claimed, pl.add)
 	}
 	if p.Wants(api.TidySplit) {
-		out = append(out, splits(t, paths, p.SplitBytes, claimed)...)
+		pl.Reads += splits(t, paths, sc.over, p.SplitBytes, claimed, pl.add)
 	}
 	if p.Wants(api.TidyArchive) {
-		out = append(out, archives(t, paths, p, claimed)...)
+		archives(t, paths, p, claimed, pl.add)
 	}
 	if p.Wants(api.TidyCrowded) {
-		out = append(out, crowded(t, paths, p.Crowded, claimed)...)
+		crowded(t, paths, p.Crowded, claimed, pl.add)
 	}
-	return out, len(paths)
+	return pl
+}
+
+// scanned is what the one read of every entry leaves to the kinds that
+// need the entries' text.
+type scanned struct {
+	// sketches are the entries' sketches, by index in paths, when
+	// near-duplicates are asked for.
+	sketches []sketch
+	// over are the entries over the split limit that a split can carry
+	// (splittable), in path order, when splits are asked for.
+	over  []int
+	reads int
+}
+
+// scan reads every entry once for the near-duplicates and the splits
+// both, keeping of each what those need: its sketch, and whether it is
+// over the split limit.
+func scan(t Tree, paths []string, p api.TidyParams) scanned {
+	var sc scanned
+	merge, split := p.Wants(api.TidyMerge), p.Wants(api.TidySplit)
+	if !merge && !split {
+		return sc
+	}
+	if merge {
+		sc.sketches = make([]sketch, len(paths))
+	}
+	for i, q := range paths {
+		t.read(i, len(paths))
+		sc.reads++
+		e, ok := t.Catalog.Get(q)
+		if !ok {
+			continue
+		}
+		if merge {
+			sc.sketches[i] = sketchOf(shingles(knowledge(e)))
+		}
+		if split && len(tree.Render(e)) > p.SplitBytes && splittable(t, e) {
+			sc.over = append(sc.over, i)
+		}
+	}
+	t.read(len(paths), len(paths))
+	return sc
 }
 
 // Pending counts the suggestions a plan with p's defaults would hold that
@@ -79,7 +155,8 @@ func Pending(t Tree, p api.TidyParams) int {
 			paths = append(paths, q)
 		}
 	}
-	n := len(archives(t, paths, p, map[string]bool{}))
+	n := 0
+	archives(t, paths, p, map[string]bool{}, func(api.TidySuggestion) { n++ })
 	for _, c := range topicCounts(paths) {
 		if c.n > p.Crowded {
 			n++
@@ -90,8 +167,7 @@ func Pending(t Tree, p api.TidyParams) int {
 
 // archives proposes moving the stale, low-importance drafts under
 // api.ArchiveFolder, keeping their path.
-func archives(t Tree, paths []string, p api.TidyParams, claimed map[string]bool) []api.TidySuggestion {
-	var out []api.TidySuggestion
+func archives(t Tree, paths []string, p api.TidyParams, claimed map[string]bool, emit func(api.TidySuggestion)) {
 	for _, q := range paths {
 		if claimed[q] {
 			continue
@@ -113,10 +189,9 @@ func archives(t Tree, paths []string, p api.TidyParams, claimed map[string]bool)
 		}
 		claimed[q] = true
 		reason := fmt.Sprintf("stale: unchanged and unused for %d days (at least %d), a draft of importance %.0f (at most %.0f)", days, p.StaleDays, sig.Importance, p.ArchiveImportance)
-		out = append(out, api.TidySuggestion{Kind: api.TidyArchive, Paths: []string{q}, Reason: reason,
+		emit(api.TidySuggestion{Kind: api.TidyArchive, Paths: []string{q}, Reason: reason,
 			Operations: []api.Operation{{Type: api.OpMove, Path: q, To: api.ArchiveFolder + "/" + q, Reason: "tidy: " + reason}}})
 	}
-	return out
 }
 
 // uniquePath returns folder/stem.md, or with _2, _3… when that is taken
