@@ -681,6 +681,11 @@ export interface TidyOptions {
   archiveImportance?: number;
   /** Propose subtopics for topics holding more than this many entries directly (default 40). */
   crowded?: number;
+  /**
+   * How many suggestions the result holds, the first in the plan's order (default 200; 0: all of them). Given with
+   * `apply`, only those are applied; without a limit `apply` applies the whole plan.
+   */
+  limit?: number;
 }
 
 /**
@@ -707,12 +712,18 @@ export interface TidySuggestion {
 
 /** The answer of {@link ArborMemory.tidy}. */
 export interface TidyResult {
+  /** The plan's first suggestions, at most `limit`. */
   suggestions: TidySuggestion[];
-  /** Suggestions by kind, for every kind asked for. */
+  /** Every suggestion of the plan by kind, for every kind asked for, those the limit left out included. */
   counts: Partial<Record<TidyKind, number>>;
+  /** How many suggestions of the plan the limit left out of `suggestions`. */
+  omitted?: number;
   /** The entries the plan looked at. */
   entries: number;
-  /** With `apply`: curate's result, the operations in the plan's order. */
+  /**
+   * With `apply`: curate's result, the outcomes of the operations of `suggestions` in the plan's order, and the
+   * summary of every operation applied (those of suggestions left out of the result too, when no limit was given).
+   */
   applied?: CurateResult;
   /** Operations of a split that failed part-way, undone so that the entry stays whole. */
   undone?: number;

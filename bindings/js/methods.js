@@ -47,8 +47,8 @@ export class MemoryMethods {
   }
 
   /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['tidy']} */
-  tidy({ kinds, folder, apply, similarity, splitBytes, staleDays, archiveImportance, crowded, llm = this.#llm, signal, onStep, tokenBudget, maxIterations } = {}) {
-    const params = { kinds, folder, apply, similarity, splitBytes, staleDays, archiveImportance, crowded };
+  tidy({ kinds, folder, apply, similarity, splitBytes, staleDays, archiveImportance, crowded, limit, llm = this.#llm, signal, onStep, tokenBudget, maxIterations } = {}) {
+    const params = { kinds, folder, apply, similarity, splitBytes, staleDays, archiveImportance, crowded, limit };
     // Only an apply has merges written: a plan never needs the model.
     if (!llm || !apply) return this.call('tidy', params);
     return drive(this, 'tidy', { ...params, llm: true, tokenBudget, maxIterations }, { llm, signal, onStep });

@@ -142,3 +142,34 @@ func TestTidyReportsReads(t *testing.T) {
 		checkRun(t, run, n)
 	}
 }
+
+// An apply of a large plan (one MOVE per stale entry) reports its writes:
+// one run, from 0 to the plan's operations.
+func TestTidyApplyReportsWrites(t *testing.T) {
+	mem := host.NewMemFS()
+	const n = 300
+	for i := range n {
+		if err := mem.WriteFile(fmt.Sprintf("notes/log%d/e%04d.md", i/30, i), []byte(fmt.Sprintf("---\ntitle: Note %d\ncreatedAt: 2024-01-01T00:00:00Z\n---\n\nText %d about the weekly review.\n", i, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := &progressLog{}
+	e, _, err := Open(Options{FS: mem, Logger: log, Clock: host.FixedClock(day0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	log.reports = nil
+	res, err := e.Tidy(api.TidyParams{Kinds: []string{api.TidyArchive}, Apply: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Applied.Summary.Moved != n {
+		t.Fatalf("moved %d of %d", res.Applied.Summary.Moved, n)
+	}
+	runs := log.runs(api.PhaseWrite)
+	if len(runs) != 1 {
+		t.Fatalf("write runs %+v, want one", runs)
+	}
+	checkRun(t, runs[0], n)
+}

@@ -107,7 +107,7 @@ func (e *Engine) tidyResult(p api.TidyParams, plan tidy.Planned, start time.Time
 		res.Suggestions = []api.TidySuggestion{}
 	}
 	if p.Apply {
-		all, undone := tidy.Apply(plan.Suggestions, e.curate)
+		all, undone := tidy.Apply(plan.Suggestions, e.curate, host.Reporter(e.log, api.PhaseWrite))
 		// Every suggestion's operations have one outcome each, in order
 		// (tidy.Apply): those of the suggestions shown come first.
 		ops := 0

@@ -59,6 +59,7 @@ func tidySchema(s *jsonschema.Schema) {
 	s.Properties["kinds"].Items.Enum = kinds
 	sim := s.Properties["similarity"]
 	sim.Minimum, sim.Maximum = new(0.5), new(1.0)
+	s.Properties["limit"].Minimum = new(0.0)
 }
 
 // filtersSchema sets the enums and bounds of the filters in the schema.
@@ -121,9 +122,10 @@ type tidyInput struct {
 	SplitBytes int      `json:"splitBytes,omitempty" jsonschema:"split entries whose file is over this many bytes (default 8192)"`
 	StaleDays  int      `json:"staleDays,omitempty" jsonschema:"archive drafts unchanged and unused for this many days (default 180)"`
 	Crowded    int      `json:"crowded,omitempty" jsonschema:"propose subtopics for topics holding more than this many entries directly (default 40)"`
+	Limit      *int     `json:"limit,omitempty" jsonschema:"how many suggestions to return, the first in the plan's order (default 200; 0: all); given with apply, only those are applied"`
 }
 
-const tidyDescription = `Plan the upkeep of the memory, and with apply carry it out. Each suggestion has a kind, the entries it is about (paths), a reason and the curate operations that do it: merge (near-duplicate entries, word-shingle similarity at least 0.8, MERGEd into the fullest one: facts united, the fuller text kept, sentences that differ kept and marked "Differs in"), split (an entry over the size limit, split by its sections and fact groups into entries related to each other, the first keeping its path), archive (a draft nobody changed or used for 180 days MOVEd under _archive/, which search, query, recent and context leave out; arbor-move brings it back) and crowded (a topic of more than 40 entries given subtopics by shared tags). Without apply nothing is written: review the plan, then call again with apply (or apply only some suggestions with arbor-curate). With apply, each suggestion is applied in order and stops at its first failed operation; applied holds curate's result. The merged text is tidy's own, never a model's: to merge in your own words, send the MERGE through arbor-curate with the merged content.`
+const tidyDescription = `Plan the upkeep of the memory, and with apply carry it out. Each suggestion has a kind, the entries it is about (paths), a reason and the curate operations that do it: merge (near-duplicate entries, word-shingle similarity at least 0.8, MERGEd into the fullest one: facts united, the fuller text kept, sentences that differ kept and marked "Differs in"), split (an entry over the size limit, split by its sections and fact groups into entries related to each other, the first keeping its path), archive (a draft nobody changed or used for 180 days MOVEd under _archive/, which search, query, recent and context leave out; arbor-move brings it back) and crowded (a topic of more than 40 entries given subtopics by shared tags). Without apply nothing is written: review the plan, then call again with apply (or apply only some suggestions with arbor-curate). A large memory's plan holds thousands of suggestions: the answer holds the first 200 (limit), counts holds every one by kind and omitted how many were left out. apply applies the whole plan, including what was left out; with limit it applies only the first limit suggestions, the ones returned, so that you apply only what you reviewed. With apply, each suggestion is applied in order and stops at its first failed operation; applied holds curate's result. The merged text is tidy's own, never a model's: to merge in your own words, send the MERGE through arbor-curate with the merged content.`
 
 // treeInput is the input of arbor-tree.
 type treeInput struct {
@@ -217,7 +219,7 @@ func addTools(s *Server) {
 		InputSchema: inputSchema[tidyInput](tidySchema), OutputSchema: tidyOutputSchema()},
 		func(ctx context.Context, in tidyInput) (api.TidyResult, error) {
 			return s.eng.Tidy(ctx, api.TidyParams{Folder: in.Folder, Kinds: in.Kinds, Apply: in.Apply, Similarity: in.Similarity,
-				SplitBytes: in.SplitBytes, StaleDays: in.StaleDays, Crowded: in.Crowded})
+				SplitBytes: in.SplitBytes, StaleDays: in.StaleDays, Crowded: in.Crowded, Limit: in.Limit})
 		})
 	addTool(s, &sdk.Tool{Name: ToolMove, Title: "Move an entry or folder", Description: moveDescription,
 		Annotations:  &sdk.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)},

@@ -29,3 +29,26 @@ test('tidy() plans without writing, applies with apply, refuses an unknown kind'
   const status = await mem.status();
   assert.equal(status.upkeep, 0);
 });
+
+test('tidy() returns the first limit suggestions and says how many it left out; apply with a limit applies only those', { skip: skipWithoutWasm }, async (t) => {
+  const n = 5;
+  /** @type {Record<string, string>} */
+  const files = {};
+  for (let i = 0; i < n; i++) {
+    files[`notes/old/note_${i}.md`] = `---\ntitle: Old note ${i}\ncreatedAt: 2024-01-01T00:00:00Z\n---\n\n## Narrative\nOld note number ${i}.\n`;
+  }
+  const mem = await openMemory({ storage: memory(files), fixedTime });
+  defer(t, () => mem.close());
+  const plan = await mem.tidy({ kinds: ['archive'], limit: 2 });
+  assert.equal(plan.suggestions.length, 2);
+  assert.equal(plan.omitted, n - 2);
+  assert.equal(plan.counts.archive, n);
+  const all = await mem.tidy({ kinds: ['archive'], limit: 0 });
+  assert.equal(all.suggestions.length, n);
+  assert.equal(all.omitted, undefined);
+  assert.deepEqual(plan.suggestions, all.suggestions.slice(0, 2));
+  const done = await mem.tidy({ kinds: ['archive'], limit: 2, apply: true });
+  assert.equal(done.applied?.summary.moved, 2);
+  assert.equal((await mem.tidy({ kinds: ['archive'] })).suggestions.length, n - 2);
+  await assert.rejects(mem.tidy({ limit: -1 }), (err) => err instanceof ArborError && err.code === 'invalid_params');
+});

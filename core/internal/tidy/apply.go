@@ -7,11 +7,23 @@ import (
 
 // Apply carries out plan through apply (a curate call), one call per
 // operation, and returns what was applied and how many operations undid a
-// failed split.
-func Apply(plan []api.TidySuggestion, apply func([]api.Operation) curate.Result) (curate.Result, int) {
+// failed split. progress, when not nil, is told how many of the plan's
+// operations are done: an apply of a large tree's plan is minutes.
+func Apply(plan []api.TidySuggestion, apply func([]api.Operation) curate.Result, progress func(done, total int)) (curate.Result, int) {
 	var all curate.Result
 	undone := 0
+	total := 0
 	for _, s := range plan {
+		total += len(s.Operations)
+	}
+	report := func() {
+		if progress != nil {
+			progress(len(all.Applied), total)
+		}
+	}
+	defer report()
+	for _, s := range plan {
+		report()
 		r := applySuggestion(s, apply)
 		for _, a := range r.Applied {
 			all.Add(a)

@@ -28,6 +28,10 @@ var tidyCommand = &command{
 		"given subtopics by shared tags. Nothing is written without --apply, which applies\n" +
 		"each suggestion through curate (atomic, audited), stopping a suggestion at its\n" +
 		"first failure and undoing a split that failed before it deleted its entry.\n\n" +
+		"A large tree's plan holds thousands of suggestions (one per stale entry): the\n" +
+		"first 200 are printed, then the count of each kind and of those left out;\n" +
+		"--limit N prints the first N, --all every one. --apply applies the whole plan,\n" +
+		"or with --limit N only the first N suggestions (those printed).\n\n" +
 		"With an LLM provider configured (docs/llm.md), --apply has the model write each\n" +
 		"merged entry, one call per group of duplicates; an answer that drops a fact, is\n" +
 		"not an entry, or a failed call leaves that group to the deterministic merge, with\n" +
@@ -36,6 +40,7 @@ var tidyCommand = &command{
 	example: "arbor tidy",
 	examples: []string{
 		"arbor tidy --apply --kind merge,archive",
+		"arbor tidy --kind merge --limit 10 --apply",
 		"arbor tidy engineering --kind split --split-bytes 16384 --json | jq '.suggestions[].reason'",
 	},
 	complete: "dirs",
@@ -51,7 +56,21 @@ var tidyCommand = &command{
 		fs.IntVar(&p.Crowded, "crowded", api.DefaultTidyCrowded, "propose subtopics for topics of more than `N` entries")
 		noLLM := fs.Bool("no-llm", false, "with --apply: merge deterministically, even with an LLM provider configured")
 		fs.IntVar(&p.TokenBudget, "budget", 0, "with --apply: the token budget `N` of the model calls (default: the engine's)")
+		limit := fs.Int("limit", -1, fmt.Sprintf("print the first `N` suggestions (default %d); with --apply, apply only those", api.DefaultTidyLimit))
+		all := fs.Bool("all", false, "print every suggestion")
 		return func(a *app, args []string) error {
+			switch {
+			case *all && *limit >= 0:
+				return usageErr("tidy: --all and --limit: give one")
+			case *all:
+				p.Limit = new(0)
+			case *limit == 0:
+				return usageErr("tidy: --limit 0: give a positive number, or --all for every suggestion")
+			case *limit > 0:
+				p.Limit = limit
+			case *limit < -1:
+				return usageErr(fmt.Sprintf("tidy: --limit %d: want a positive number", *limit))
+			}
 			for _, k := range strings.Split(*kinds, ",") {
 				if k = strings.TrimSpace(k); k != "" {
 					p.Kinds = append(p.Kinds, k)
@@ -89,7 +108,8 @@ var tidyCommand = &command{
 					}
 				}
 				if res.Applied != nil && res.Applied.Summary.Failed > 0 {
-					return fmt.Errorf("tidy: %s of %d failed; a suggestion stops at its first failure", plural(res.Applied.Summary.Failed, "operation", "operations"), len(res.Applied.Applied))
+					s := res.Applied.Summary
+					return fmt.Errorf("tidy: %s of %d failed; a suggestion stops at its first failure", plural(s.Failed, "operation", "operations"), s.Added+s.Updated+s.Merged+s.Deleted+s.Moved+s.Failed)
 				}
 				return nil
 			})
@@ -125,12 +145,19 @@ func printTidy(w io.Writer, p palette, res api.TidyResult) {
 			counts = append(counts, fmt.Sprintf("%s %d", k, n))
 		}
 	}
-	fmt.Fprintf(w, "%s in %s: %s · %s\n", plural(len(res.Suggestions), "suggestion", "suggestions"), plural(res.Entries, "entry", "entries"), strings.Join(counts, " · "), ms(res.TookMs))
+	total := len(res.Suggestions) + res.Omitted
+	fmt.Fprintf(w, "%s in %s: %s · %s\n", plural(total, "suggestion", "suggestions"), plural(res.Entries, "entry", "entries"), strings.Join(counts, " · "), ms(res.TookMs))
+	if res.Omitted > 0 {
+		fmt.Fprintln(w, p.dim(fmt.Sprintf("printed the first %d, %d left out: --limit N prints the first N, --all every one", len(res.Suggestions), res.Omitted)))
+	}
 	if res.Applied == nil {
 		fmt.Fprintln(w, p.dim("nothing written: arbor tidy --apply applies the plan"))
 		return
 	}
 	printCurate(w, p, *res.Applied)
+	if res.Omitted > 0 {
+		fmt.Fprintln(w, p.dim(fmt.Sprintf("the operations listed are those of the %d suggestions printed; the counts are of all %d applied", len(res.Suggestions), total)))
+	}
 	if res.Undone > 0 {
 		fmt.Fprintf(w, "undid %s of a split that failed\n", plural(res.Undone, "operation", "operations"))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,51 @@ func TestTidy(t *testing.T) {
 	must(t, "", "--root", dir, "mv", archived, stale, "--reason", "still used")
 	if out := must(t, "", "--root", dir, "search", "reminder", "email"); !strings.Contains(out, stale) {
 		t.Errorf("restored entry not found:\n%s", out)
+	}
+}
+
+// TestTidyLimit: a plan of more suggestions than --limit prints the first
+// ones and says how many it left out, --all prints every one, and
+// --apply with --limit applies only those printed.
+func TestTidyLimit(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	const n = 4
+	for i := range n {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("ops/old/note_%d.md", i)), fmt.Sprintf("---\ntitle: Old note %d\ncreatedAt: 2024-01-01T00:00:00Z\n---\n\n## Narrative\nOld note number %d.\n", i, i))
+	}
+	// The suggestions printed: a line each that starts with its kind.
+	archives := func(out string) int {
+		n := 0
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "archive ") {
+				n++
+			}
+		}
+		return n
+	}
+	all := must(t, "", "--root", dir, "--color", "never", "tidy", "--kind", "archive", "--all")
+	total := archives(all)
+	if total < n || strings.Contains(all, "left out") {
+		t.Fatalf("tidy --all:\n%s", all)
+	}
+	out := must(t, "", "--root", dir, "--color", "never", "tidy", "--kind", "archive", "--limit", "2")
+	if archives(out) != 2 || !strings.Contains(out, fmt.Sprintf("%d suggestions", total)) || !strings.Contains(out, fmt.Sprintf("printed the first 2, %d left out", total-2)) {
+		t.Fatalf("tidy --limit 2 (of %d):\n%s", total, out)
+	}
+	for _, bad := range [][]string{{"--all", "--limit", "2"}, {"--limit", "0"}, {"--limit", "-3"}} {
+		if r := arbor(t, "", append([]string{"--root", dir, "tidy"}, bad...)...); r.code != 2 {
+			t.Errorf("tidy %v: exit %d, want 2 (usage)\n%s", bad, r.code, r.stderr)
+		}
+	}
+	var res api.TidyResult
+	if err := json.Unmarshal([]byte(must(t, "", "--root", dir, "tidy", "--kind", "archive", "--limit", "1", "--apply", "--json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Suggestions) != 1 || res.Omitted != total-1 || res.Applied == nil || res.Applied.Summary.Moved != 1 {
+		t.Fatalf("tidy --limit 1 --apply: %+v", res)
+	}
+	if left := archives(must(t, "", "--root", dir, "--color", "never", "tidy", "--kind", "archive", "--all")); left != total-1 {
+		t.Errorf("after applying 1 of %d: %d left", total, left)
 	}
 }
