@@ -251,7 +251,7 @@ func plan(fs host.FS, threshold float64) ([][]string, time.Duration, time.Durati
 	}
 	defer e.Close()
 	c1 := measure.CPUTime()
-	res, err := e.Tidy(api.TidyParams{Kinds: []string{api.TidyMerge}, Similarity: threshold})
+	res, err := e.Tidy(api.TidyParams{Kinds: []string{api.TidyMerge}, Similarity: threshold, Limit: new(0)})
 	if err != nil {
 		return nil, 0, 0, err
 	}
