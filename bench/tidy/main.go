@@ -52,7 +52,15 @@ func main() {
 		fail(err)
 	}
 	var w io.Writer = os.Stdout
+	var kept string
 	if *out != "" {
+		// The sections measured by hand on trees this command does not
+		// make (scaleHeading and after) are kept as they are.
+		if old, err := os.ReadFile(*out); err == nil {
+			if i := strings.Index(string(old), scaleHeading); i >= 0 {
+				kept = string(old[i:])
+			}
+		}
 		f, err := os.Create(*out)
 		if err != nil {
 			fail(err)
@@ -63,7 +71,14 @@ func main() {
 	if err := run(w, msgs, *base, *perLevel, *sizes, *data); err != nil {
 		fail(err)
 	}
+	if kept != "" {
+		fmt.Fprint(w, "\n"+kept)
+	}
 }
+
+// scaleHeading starts the report's sections measured by hand, which a run
+// keeps.
+const scaleHeading = "## At 100,000 entries"
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "bench/tidy:", err)
