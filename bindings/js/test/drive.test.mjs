@@ -118,12 +118,12 @@ test('tidy drives the model only to apply: a plan, or llm: false, is one plain c
   const llm = adapter([answer('---\ntitle: t\n---\n')]);
   const mem = new FakeMemory([{ suggestions: [] }, pending('t1', 1), { suggestions: [], llm: { steps: [] } }, { suggestions: [] }], llm);
   await mem.tidy({ kinds: ['merge'] });
-  await mem.tidy({ kinds: ['merge'], apply: true, tokenBudget: 9000 });
+  await mem.tidy({ kinds: ['merge'], apply: true, tokenBudget: 9000, limit: 3 });
   await mem.tidy({ apply: true, llm: false });
-  const base = { folder: undefined, similarity: undefined, splitBytes: undefined, staleDays: undefined, archiveImportance: undefined, crowded: undefined };
+  const base = { folder: undefined, similarity: undefined, splitBytes: undefined, staleDays: undefined, archiveImportance: undefined, crowded: undefined, limit: undefined };
   assert.deepEqual(mem.calls.map(([m, p]) => [m, p]), [
     ['tidy', { ...base, kinds: ['merge'], apply: undefined }],
-    ['tidy', { ...base, kinds: ['merge'], apply: true, llm: true, tokenBudget: 9000, maxIterations: undefined }],
+    ['tidy', { ...base, kinds: ['merge'], apply: true, limit: 3, llm: true, tokenBudget: 9000, maxIterations: undefined }],
     ['resume', { continuation: 't1', response: mem.calls[2][1].response }],
     ['tidy', { ...base, kinds: undefined, apply: true }],
   ]);
