@@ -152,15 +152,12 @@ type segFile struct {
 	set   *fileSet
 	path  string
 	entry segmentEntry
-	// last is the block read last: bluge reads a segment in many small
-	// pieces in a row (a chunk of doc values is two reads of a varint per
-	// document, then the chunk), which it serves without the cache's lock.
-	last atomic.Pointer[lastBlock]
-}
-
-type lastBlock struct {
-	i int
-	b []byte
+	// last is the block read last, with a reference of its own: bluge
+	// reads a segment in many small pieces in a row (a chunk of doc values
+	// is two reads of a varint per document, then the chunk), which it
+	// serves without the cache's lock.
+	mu   sync.Mutex
+	last *block
 }
 
 // ReadAt implements io.ReaderAt over the segment's checked blocks.
@@ -168,26 +165,16 @@ func (f *segFile) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("read %s at %d: %w", f.path, off, host.ErrInvalid)
 	}
-	c := f.set.cache
 	n := 0
 	for n < len(p) && off+int64(n) < int64(f.entry.Size) {
 		at := off + int64(n)
 		i := int(at / blockSize)
-		within := int(at - int64(i)*blockSize)
-		if l := f.last.Load(); l != nil && l.i == i {
-			n += copy(p[n:], l.b[within:])
-			continue
+		b, err := f.block(i)
+		if err != nil {
+			return n, err
 		}
-		b, ok := c.get(f, i)
-		if !ok {
-			var err error
-			if b, err = f.load(i); err != nil {
-				return n, err
-			}
-			c.put(f, i, b)
-		}
-		f.last.Store(&lastBlock{i, b})
-		n += copy(p[n:], b[within:])
+		n += copy(p[n:], b.b[at-int64(i)*blockSize:])
+		f.set.cache.release(b)
 	}
 	if n < len(p) {
 		return n, io.EOF
@@ -195,93 +182,202 @@ func (f *segFile) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// load reads block i from the file and checks it.
-func (f *segFile) load(i int) ([]byte, error) {
-	if f.set.searching.Load() > 0 {
-		yieldToGC()
+// block returns block i of the file with a reference the caller releases:
+// f's last, or the cache's, or one read now, which becomes both.
+func (f *segFile) block(i int) (*block, error) {
+	c := f.set.cache
+	f.mu.Lock()
+	if l := f.last; l != nil && l.i == i {
+		l.refs.Add(1)
+		f.mu.Unlock()
+		return l, nil
 	}
-	size := min(blockSize, f.entry.Size-i*blockSize)
-	b := make([]byte, size)
-	n, err := f.set.rr.ReadAt(f.path, b, int64(i)*blockSize)
-	switch {
-	case n < size && (err == nil || errors.Is(err, io.EOF)):
-		return nil, f.set.fail(f, fmt.Errorf("%d bytes at block %d, want %d: the file is shorter than its manifest says", n, i, size))
-	case n < size:
-		return nil, f.set.fail(f, err)
-	case binrec.Checksum(b) != f.entry.Blocks[i]:
-		return nil, f.set.fail(f, fmt.Errorf("block %d: checksum mismatch", i))
+	f.mu.Unlock()
+	b := c.get(f, i)
+	if b == nil {
+		var err error
+		if b, err = f.load(i); err != nil {
+			return nil, err
+		}
+		c.put(b)
+	}
+	b.refs.Add(1) // last's
+	f.mu.Lock()
+	old := f.last
+	f.last = b
+	f.mu.Unlock()
+	if old != nil {
+		c.release(old)
 	}
 	return b, nil
 }
 
+// load reads block i from the file and checks it, into a block with one
+// reference, the caller's.
+func (f *segFile) load(i int) (*block, error) {
+	if f.set.searching.Load() > 0 {
+		yieldToGC()
+	}
+	c := f.set.cache
+	size := min(blockSize, f.entry.Size-i*blockSize)
+	b := c.alloc(f, i, size)
+	n, err := f.set.rr.ReadAt(f.path, b.b, int64(i)*blockSize)
+	switch {
+	case n < size && (err == nil || errors.Is(err, io.EOF)):
+		err = f.set.fail(f, fmt.Errorf("%d bytes at block %d, want %d: the file is shorter than its manifest says", n, i, size))
+	case n < size:
+		err = f.set.fail(f, err)
+	case binrec.Checksum(b.b) != f.entry.Blocks[i]:
+		err = f.set.fail(f, fmt.Errorf("block %d: checksum mismatch", i))
+	default:
+		return b, nil
+	}
+	c.release(b)
+	return nil, err
+}
+
+// block is one read and checked block of a segment. Its bytes are shared
+// by its holders, each with a reference: the cache while it keeps the
+// block, the segFile whose last it is, and each ReadAt copying from it.
+// The last reference released returns the block to the cache's free
+// list, whose next read overwrites it: a reference is only ever added by
+// a holder that has one (the cache under its lock, last under its file's)
+// so no reader can reach a block once it is free. TestBlockReuse and
+// TestBlockReadsConcurrent (under the race detector) check it.
+type block struct {
+	f    *segFile
+	i    int
+	b    []byte
+	refs atomic.Int32
+	// prev and next link the cache's recency list, under its lock.
+	prev, next *block
+}
+
 // blockCache keeps the most recently read blocks of an index's segments,
-// up to cacheBytes; it is safe for concurrent use (bluge merges in the
-// background while queries read). A block's bytes never change once read:
-// an evicted block is left to the garbage collector, since a segFile may
-// still hold it as its last.
+// up to cacheBytes, and the freed blocks the next reads fill; it is safe
+// for concurrent use (bluge merges in the background while queries read).
+//
+// A query of a 100,000-entry tree reads a few dozen blocks past the cache:
+// allocating each, 32 KiB, was a quarter of a query's allocated bytes,
+// which a wasm module pays for in garbage collection.
 type blockCache struct {
 	mu    sync.Mutex
 	max   int
 	size  int
-	items map[blockKey]*cached
-	head  cached // sentinel of the recency list: head.next is the newest
+	items map[blockKey]*block
+	head  block    // sentinel of the recency list: head.next is the newest
+	free  []*block // whole blocks no one holds, at most maxFree
 }
+
+// maxFree bounds the free list: a read past a full cache frees the block
+// it evicts, or soon after the one its file read last, so a few suffice.
+const maxFree = 8
 
 type blockKey struct {
 	f *segFile
 	i int
 }
 
-type cached struct {
-	key        blockKey
-	b          []byte
-	prev, next *cached
-}
-
 func newBlockCache(max int) *blockCache {
-	c := &blockCache{max: max, items: map[blockKey]*cached{}}
+	c := &blockCache{max: max, items: map[blockKey]*block{}}
 	c.head.prev, c.head.next = &c.head, &c.head
 	return c
 }
 
-func (c *blockCache) get(f *segFile, i int) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.items[blockKey{f, i}]
-	if !ok {
-		return nil, false
+// alloc returns a block for block i of f, size bytes, with one reference:
+// a free one when the size is a whole block.
+func (c *blockCache) alloc(f *segFile, i, size int) *block {
+	var b *block
+	if size == blockSize {
+		c.mu.Lock()
+		if n := len(c.free); n > 0 {
+			b, c.free[n-1] = c.free[n-1], nil
+			c.free = c.free[:n-1]
+		}
+		c.mu.Unlock()
 	}
-	c.unlink(e)
-	c.pushFront(e)
-	return e.b, true
+	if b == nil {
+		b = &block{b: make([]byte, size)}
+	}
+	b.f, b.i = f, i
+	b.refs.Store(1)
+	return b
 }
 
-// put adds block i of f, read as b.
-func (c *blockCache) put(f *segFile, i int, b []byte) {
+// release drops a reference to b, freeing it with the last one.
+func (c *blockCache) release(b *block) {
+	if c.unref(b) {
+		c.mu.Lock()
+		c.recycle(b)
+		c.mu.Unlock()
+	}
+}
+
+// unref drops a reference to b and reports whether it was the last.
+func (c *blockCache) unref(b *block) bool {
+	switch r := b.refs.Add(-1); {
+	case r > 0:
+		return false
+	case r < 0:
+		panic("search: a segment block released more often than held")
+	}
+	return true
+}
+
+// recycle adds b, which no one holds, to the free list; called with c.mu
+// held.
+func (c *blockCache) recycle(b *block) {
+	b.f = nil // keep no segment reachable from the free list
+	// A file's short last block is left to the garbage collector.
+	if len(b.b) == blockSize && len(c.free) < maxFree {
+		c.free = append(c.free, b)
+	}
+}
+
+// get returns block i of f with a reference for the caller, or nil.
+func (c *blockCache) get(f *segFile, i int) *block {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := blockKey{f, i}
+	b, ok := c.items[blockKey{f, i}]
+	if !ok {
+		return nil
+	}
+	b.refs.Add(1)
+	c.unlink(b)
+	c.pushFront(b)
+	return b
+}
+
+// put keeps b, evicting the least recently read blocks past the cache's
+// size.
+func (c *blockCache) put(b *block) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := blockKey{b.f, b.i}
 	if _, ok := c.items[k]; ok { // read twice at once
 		return
 	}
-	e := &cached{key: k, b: b}
-	c.items[k] = e
-	c.pushFront(e)
-	c.size += len(b)
-	for c.size > c.max && c.head.prev != e {
+	b.refs.Add(1)
+	c.items[k] = b
+	c.pushFront(b)
+	c.size += len(b.b)
+	for c.size > c.max && c.head.prev != b {
 		old := c.head.prev
 		c.unlink(old)
-		delete(c.items, old.key)
+		delete(c.items, blockKey{old.f, old.i})
 		c.size -= len(old.b)
+		if c.unref(old) {
+			c.recycle(old)
+		}
 	}
 }
 
-func (c *blockCache) unlink(e *cached) {
-	e.prev.next, e.next.prev = e.next, e.prev
+func (c *blockCache) unlink(b *block) {
+	b.prev.next, b.next.prev = b.next, b.prev
 }
 
-func (c *blockCache) pushFront(e *cached) {
-	e.prev, e.next = &c.head, c.head.next
-	c.head.next.prev = e
-	c.head.next = e
+func (c *blockCache) pushFront(b *block) {
+	b.prev, b.next = &c.head, c.head.next
+	c.head.next.prev = b
+	c.head.next = b
 }
