@@ -525,7 +525,7 @@ type keyed struct {
 // by score then path, and runs q again over those alone (the allowSet of
 // their numbers) to read them as run does.
 func (x *Index) runBy(q bluge.Query, limit int, by func(string) (float64, bool), offsets []uint64) ([]stored, error) {
-	s, err := x.searcher(q)
+	s, err := x.searcher(withoutLocations{q})
 	if err != nil {
 		return nil, err
 	}
@@ -582,7 +582,7 @@ func (x *Index) runBy(q bluge.Query, limit int, by func(string) (float64, bool),
 		nums[i] = k.num
 		rank[k.path] = i
 	}
-	docs, err := x.run(&filtered{q: q, allow: newAllowSet(offsets, nums)}, len(all))
+	docs, err := x.run(&filtered{q: q, allow: newAllowSet(offsets, nums)}, len(all), offsets)
 	if err != nil {
 		return nil, err
 	}

@@ -289,14 +289,18 @@ func (p pass) run(q bluge.Query, contexts bool, limit int) ([]stored, error) {
 	if p.by != nil {
 		return p.x.runBy(k, limit, p.by, p.offsets)
 	}
-	return p.x.run(k, limit)
+	return p.x.run(k, limit, p.offsets)
 }
 
 // exists reports whether a query term matches any document the filter
 // keeps exactly or as a prefix expansion (fuzzy expansions do not count).
 func (p pass) exists(q *qterm) (bool, error) {
-	docs, err := p.x.run(p.within(p.x.termClause(q, false, false)), 1)
-	return len(docs) > 0, err
+	s, err := p.x.searcher(withoutLocations{p.within(p.x.termClause(q, false, false))})
+	if err != nil {
+		return false, err
+	}
+	ms, err := top(s, 1)
+	return len(ms) > 0, err
 }
 
 // collect runs the passes of Rank and returns the top documents in rank
@@ -381,9 +385,14 @@ type stored struct {
 }
 
 // run executes one pass and reads the stored fields of the top documents
-// and where the query's terms occur in their summary and content.
-func (x *Index) run(q bluge.Query, limit int) ([]stored, error) {
-	s, err := x.searcher(q)
+// and where the query's terms occur in them. offsets are the first
+// document numbers of the snapshot's segments (counter.offsets).
+//
+// The pass ranks without the terms' locations, which a searcher would
+// otherwise decode for every match it reads, thousands for a frequent
+// word, and then reads them for the documents it keeps alone (locations).
+func (x *Index) run(q bluge.Query, limit int, offsets []uint64) ([]stored, error) {
+	s, err := x.searcher(withoutLocations{q})
 	if err != nil {
 		return nil, err
 	}
@@ -391,9 +400,13 @@ func (x *Index) run(q bluge.Query, limit int) ([]stored, error) {
 	if err != nil {
 		return nil, err
 	}
+	locs, err := x.locations(q, ms, offsets)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]stored, 0, len(ms))
 	for _, m := range ms {
-		d := stored{raw: m.Score, locs: m.Locations}
+		d := stored{raw: m.Score, locs: locs[m.Number]}
 		err = m.VisitStoredFields(func(field string, value []byte) bool {
 			switch field {
 			case idField:
@@ -421,6 +434,47 @@ func (x *Index) run(q bluge.Query, limit int) ([]stored, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// locations returns where the terms of q occur in each of ms, documents
+// q matches, by document number: a search of q over those documents
+// alone, as run's pass would have collected them.
+func (x *Index) locations(q bluge.Query, ms []*bsearch.DocumentMatch, offsets []uint64) (map[uint64]map[string]bsearch.TermLocationMap, error) {
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	nums := make([]uint64, len(ms))
+	for i, m := range ms {
+		nums[i] = m.Number
+	}
+	s, err := x.searcher(&filtered{q: q, allow: newAllowSet(offsets, nums)})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = s.Close() }()
+	ctx := bsearch.NewSearchContext(1+s.DocumentMatchPoolSize(), 0)
+	out := make(map[uint64]map[string]bsearch.TermLocationMap, len(ms))
+	for {
+		d, err := s.Next(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("term locations: %w", err)
+		}
+		if d == nil {
+			return out, nil
+		}
+		d.Complete(nil)
+		out[d.Number] = d.Locations
+		ctx.DocumentMatchPool.Put(d)
+	}
+}
+
+// withoutLocations is q searched without the locations of its terms.
+type withoutLocations struct{ q bluge.Query }
+
+// Searcher implements bluge.Query.
+func (w withoutLocations) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	opts.IncludeTermVectors = false
+	return w.q.Searcher(r, opts)
 }
 
 // occurrences lists the term locations of one field in text order, without

@@ -3,13 +3,17 @@ package search
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	bsearch "github.com/blugelabs/bluge/search"
 )
 
 // newIndex returns an index holding docs, closed when the test ends.
@@ -1191,4 +1195,74 @@ func TestRankByScore(t *testing.T) {
 	if all := mustSearch(t, x, "invoice", 0); !reflect.DeepEqual(pathsOf(one.Result), pathsOf(all)) || one.Mode != ModeAnd {
 		t.Errorf("one term: %q (%s), want %q", pathsOf(one.Result), one.Mode, pathsOf(all))
 	}
+}
+
+// A pass ranks without the terms' locations and reads them for the
+// documents it keeps alone: the same documents, scores and locations as a
+// search collecting locations for every match (as run did), with words,
+// prefixes, fuzzy words and phrases, in one segment and in several.
+func TestRunLocationsAsOnePass(t *testing.T) {
+	docs, vocab := chatCorpus(600)
+	for _, segs := range []int{1, 3} {
+		x := newIndex(t, Options{})
+		for i := range segs {
+			if err := x.Put(docs[i*len(docs)/segs : (i+1)*len(docs)/segs]...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rng := rand.New(rand.NewPCG(5, uint64(segs)))
+		for range 40 {
+			words := []string{vocab[rng.IntN(300)], vocab[rng.IntN(1500)]}
+			switch rng.IntN(3) {
+			case 0:
+				words[1] = words[1][:len(words[1])-1] + "x" // one edit away
+			case 1:
+				words = []string{`"` + strings.Join(strings.Fields(docs[rng.IntN(len(docs))].Content)[2:4], " ") + `"`}
+			}
+			q := strings.Join(words, " ")
+			x.mu.RLock()
+			c, err := x.counter()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, and := range []bool{true, false} {
+				bq := x.buildQuery(x.parse(q), and)
+				got, err := x.run(bq, 20, c.offsets)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := x.searcher(bq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := top(s, 20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%q (and %v): %d documents, want %d", q, and, len(got), len(want))
+				}
+				for i, m := range want {
+					if got[i].raw != m.Score || !reflect.DeepEqual(got[i].locs, map[string]bsearch.TermLocationMap(m.Locations)) {
+						t.Errorf("%q (and %v), document %d (%s): score %v and locations %s, want %v and %s", q, and, i, got[i].path, got[i].raw, showLocs(got[i].locs), m.Score, showLocs(m.Locations))
+					}
+				}
+			}
+			x.mu.RUnlock()
+		}
+	}
+}
+
+func showLocs(locs map[string]bsearch.TermLocationMap) string {
+	var b strings.Builder
+	for _, f := range slices.Sorted(maps.Keys(locs)) {
+		for _, term := range slices.Sorted(maps.Keys(locs[f])) {
+			fmt.Fprintf(&b, "%s:%s", f, term)
+			for _, l := range locs[f][term] {
+				fmt.Fprintf(&b, " %+v", *l)
+			}
+			b.WriteString("; ")
+		}
+	}
+	return b.String()
 }
