@@ -145,11 +145,10 @@ func (c *countReads) ReadFile(p string) ([]byte, error) {
 	return c.FS.ReadFile(p)
 }
 
-// A delta that names another base (a crash after a base's write, before
-// the delta's removal; a process that loaded an older base) is never
-// applied: both files are read again, and the base is used alone; the
-// files it shows changed are read from the tree.
-func TestDeltaOfAnotherBaseIgnored(t *testing.T) {
+// editedAfterBase saves a tree's catalog as a base, edits notes/n002.md,
+// and saves again: the catalog holds a delta of that edit.
+func editedAfterBase(t *testing.T) (*host.MemFS, *int64, *Catalog) {
+	t.Helper()
 	mem, now := persistTree(t, 10)
 	c := loadTree(t, mem, nil)
 	if err := c.Save(mem); err != nil {
@@ -162,6 +161,15 @@ func TestDeltaOfAnotherBaseIgnored(t *testing.T) {
 	if err := c.Save(mem); err != nil {
 		t.Fatal(err)
 	}
+	return mem, now, c
+}
+
+// A delta that names another base (a crash after a base's write, before
+// the delta's removal; a process that loaded an older base) is never
+// applied: both files are read again, and the base is used alone; the
+// files it shows changed are read from the tree.
+func TestDeltaOfAnotherBaseIgnored(t *testing.T) {
+	mem, now, c := editedAfterBase(t)
 	stale, _ := mem.ReadFile(api.CatalogDeltaFile)
 
 	// Another edit, saved whole: the new base names n002's edit too.
@@ -227,18 +235,7 @@ func TestDeltaDamaged(t *testing.T) {
 		{"a base in its place", func([]byte) []byte { return []byte(catalogMagic + "\x04") }, "not a catalog"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mem, now := persistTree(t, 10)
-			c := loadTree(t, mem, nil)
-			if err := c.Save(mem); err != nil {
-				t.Fatal(err)
-			}
-			*now += 10_000
-			mem.WriteFile("notes/n002.md", []byte("---\ntitle: Two, edited\n---\n\n## Narrative\nEdited.\n"))
-			*now += 10_000
-			c = loadTree(t, mem, restored(t, mem))
-			if err := c.Save(mem); err != nil {
-				t.Fatal(err)
-			}
+			mem, _, _ := editedAfterBase(t)
 			good, _ := mem.ReadFile(api.CatalogDeltaFile)
 			mem.WriteFile(api.CatalogDeltaFile, tc.damage(bytes.Clone(good)))
 			_, err := Restore(mem, 1<<20)
@@ -246,7 +243,7 @@ func TestDeltaDamaged(t *testing.T) {
 				t.Fatalf("restore: %v, want an error of %s saying %q", err, api.CatalogDeltaFile, tc.want)
 			}
 			// Read from the tree, the catalog is saved whole: a base, no delta.
-			c = loadTree(t, mem, nil)
+			c := loadTree(t, mem, nil)
 			if err := c.Save(mem); err != nil {
 				t.Fatal(err)
 			}
