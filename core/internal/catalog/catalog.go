@@ -502,17 +502,13 @@ func (c *Catalog) Spellings(p string) []string {
 	key := tree.FoldKey(p)
 	out := slices.Clone(c.spell.odd[key])
 	// The one plain spelling of an ASCII key is its lower case.
-	if plain := strings.ToLower(key); isPlain(plain) && (c.spell.holds[plain] > 0 || c.isStamped(plain)) {
-		i, _ := slices.BinarySearch(out, plain)
-		out = slices.Insert(out, i, plain)
+	if plain := strings.ToLower(key); isPlain(plain) {
+		if _, file := c.Stamp(plain); file || c.spell.holds[plain] > 0 {
+			i, _ := slices.BinarySearch(out, plain)
+			out = slices.Insert(out, i, plain)
+		}
 	}
 	return out
-}
-
-// isStamped reports whether the catalog holds a stamp for p.
-func (c *Catalog) isStamped(p string) bool {
-	r, ok := c.recs[p]
-	return ok && r.stamped
 }
 
 // spellIndex is the index of Spellings. Nearly every path is plain (ASCII
