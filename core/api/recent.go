@@ -90,6 +90,15 @@ func (p RecentParams) Check() (int, error) {
 	return p.Limit, nil
 }
 
+// StatusParams are the parameters of "status" (docs/ABI.md §4.14).
+type StatusParams struct {
+	// NoScan leaves out the scan of the tree that "status" starts with. For
+	// a caller that has just opened the session, whose open read the tree:
+	// the CLI, which opens a session for each command. Changed then says
+	// that nothing was scanned.
+	NoScan bool `json:"noScan,omitempty"`
+}
+
 // StatusResult is the answer of "status" (docs/ABI.md §4.14): the tree at
 // a glance.
 type StatusResult struct {

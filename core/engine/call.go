@@ -207,8 +207,12 @@ var methods = map[string]func(*Session, json.RawMessage) (any, error){
 		}
 		return s.eng.TidyLLM(p)
 	},
-	"status": func(s *Session, _ json.RawMessage) (any, error) {
-		return s.eng.Status()
+	"status": func(s *Session, raw json.RawMessage) (any, error) {
+		var p api.StatusParams
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+		return s.eng.Status(p)
 	},
 	"stats": func(s *Session, _ json.RawMessage) (any, error) {
 		return s.eng.Stats(), nil

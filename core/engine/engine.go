@@ -537,15 +537,24 @@ func (e *Engine) Tree(p api.TreeParams) (*api.Node, error) { return e.catalog.Ou
 
 // Stats counts the tree.
 func (e *Engine) Stats() api.StatsResult {
+	s := e.counts()
+	for p := range e.catalog.Unsorted() {
+		s.Relations += len(e.catalog.Forward(p))
+	}
+	return s
+}
+
+// counts is Stats without the relations, which resolving every entry's
+// links makes the costly part: "status" shows no relations.
+func (e *Engine) counts() api.StatsResult {
 	s := api.StatsResult{Domains: map[string]int{}, Warnings: e.currentWarnings()}
-	for _, p := range e.catalog.Paths() {
+	for p := range e.catalog.Unsorted() {
 		s.Entries++
 		domain, _, _ := strings.Cut(p, "/")
 		if !strings.Contains(p, "/") {
 			domain = "(root)"
 		}
 		s.Domains[domain]++
-		s.Relations += len(e.catalog.Forward(p))
 	}
 	s.Contexts = len(e.catalog.ContextPaths())
 	s.Maturity = e.signals.Maturity()

@@ -57,29 +57,28 @@ func (e *Engine) Recent(p api.RecentParams) (api.RecentResult, error) {
 
 // Status is the tree at a glance (docs/ABI.md §4.14): it first scans the
 // tree for what changed on disk since the session read it, as "refresh"
-// does, so that the counts are the files' own.
-func (e *Engine) Status() (api.StatusResult, error) {
-	changed, err := e.Refresh(api.RefreshParams{})
-	if err != nil {
-		return api.StatusResult{}, err
+// does, so that the counts are the files' own, unless p.NoScan says that
+// the session's open has just read it.
+func (e *Engine) Status(p api.StatusParams) (api.StatusResult, error) {
+	var changed api.RefreshResult
+	if !p.NoScan {
+		var err error
+		if changed, err = e.Refresh(api.RefreshParams{}); err != nil {
+			return api.StatusResult{}, err
+		}
 	}
-	st := e.Stats()
+	st := e.counts()
 	res := api.StatusResult{
 		Entries: st.Entries, Contexts: st.Contexts, Domains: st.Domains, Maturity: st.Maturity,
 		Changed: changed, Index: e.synced, Unflushed: e.index.Unflushed(),
 		Warnings: st.Warnings, Healthy: len(st.Warnings) == 0,
 	}
-	since := e.clock.Now().AddDate(0, 0, -recentDays)
-	all := e.catalog.Changes("", e.fs.Stat)
-	if len(all) > 0 {
-		res.LastChanged = &all[0].Changed
+	recent, last := e.catalog.ChangedSince("", e.fs.Stat, e.clock.Now().AddDate(0, 0, -recentDays))
+	res.Recent = recent
+	if !last.IsZero() {
+		res.LastChanged = &last
 	}
-	for _, r := range all {
-		if !r.Changed.Before(since) {
-			res.Recent++
-		}
-	}
-	p, _ := api.TidyParams{}.Check(e.signals.Model().InitialImportance) // the defaults check
-	res.Upkeep = tidy.Pending(e.tidyTree(), p)
+	tp, _ := api.TidyParams{}.Check(e.signals.Model().InitialImportance) // the defaults check
+	res.Upkeep = tidy.Pending(e.tidyTree(), tp)
 	return res, nil
 }

@@ -325,7 +325,7 @@ func TestTidyArchiveAndRestore(t *testing.T) {
 	c := &clock{now: day0}
 	e, _ := openEngine(t, fs, c, Options{})
 	defer e.Close()
-	st, err := e.Status()
+	st, err := e.Status(api.StatusParams{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -679,6 +680,19 @@ func (c *Catalog) readEntry(p string) (*tree.Entry, bool, error) {
 // Paths returns every entry path, sorted.
 func (c *Catalog) Paths() []string {
 	return c.pathsWhere(c.nEntries, func(r rec) bool { return r.entry })
+}
+
+// Unsorted yields the path of every entry in no particular order (a map's),
+// for what does not depend on it, such as counts: Paths sorts them, which
+// at 100,000 entries is a tenth of a second under wasm.
+func (c *Catalog) Unsorted() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for p, r := range c.recs {
+			if r.entry && !yield(p) {
+				return
+			}
+		}
+	}
 }
 
 // Len returns the number of entries.

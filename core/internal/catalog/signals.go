@@ -424,7 +424,7 @@ func (s *Signals) onDisk() map[string]lifecycle.Signal {
 func (s *Signals) Maturity() map[api.Maturity]int {
 	counts := map[api.Maturity]int{api.MaturityDraft: 0, api.MaturityValidated: 0, api.MaturityCore: 0}
 	now := s.clock.Now()
-	for _, path := range s.cat.Paths() {
+	for path := range s.cat.Unsorted() {
 		counts[s.Of(path).At(s.model, now).Maturity]++
 	}
 	return counts

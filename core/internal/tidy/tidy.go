@@ -150,13 +150,17 @@ func scan(t Tree, paths []string, p api.TidyParams) scanned {
 // read, which "tidy" does.
 func Pending(t Tree, p api.TidyParams) int {
 	var paths []string
-	for _, q := range t.Catalog.Paths() {
+	for q := range t.Catalog.Unsorted() {
 		if !api.IsArchived(q) {
 			paths = append(paths, q)
 		}
 	}
 	n := 0
-	archives(t, paths, p, map[string]bool{}, func(api.TidySuggestion) { n++ })
+	for _, q := range paths {
+		if _, _, ok := stale(t, q, p); ok {
+			n++
+		}
+	}
 	for _, c := range topicCounts(paths) {
 		if c.n > p.Crowded {
 			n++
@@ -172,19 +176,8 @@ func archives(t Tree, paths []string, p api.TidyParams, claimed map[string]bool,
 		if claimed[q] {
 			continue
 		}
-		sig := t.Signal(q)
-		if sig.Maturity != api.MaturityDraft || sig.Importance > p.ArchiveImportance {
-			continue
-		}
-		last := t.Catalog.Changed(q)
-		if sig.LastActivity.After(last) {
-			last = sig.LastActivity
-		}
-		if last.IsZero() {
-			continue // nothing says when it was last written or used
-		}
-		days := int(t.Now.Sub(last).Hours() / 24)
-		if days < p.StaleDays {
+		sig, days, ok := stale(t, q, p)
+		if !ok {
 			continue
 		}
 		claimed[q] = true
@@ -192,6 +185,24 @@ func archives(t Tree, paths []string, p api.TidyParams, claimed map[string]bool,
 		emit(api.TidySuggestion{Kind: api.TidyArchive, Paths: []string{q}, Reason: reason,
 			Operations: []api.Operation{{Type: api.OpMove, Path: q, To: api.ArchiveFolder + "/" + q, Reason: "tidy: " + reason}}})
 	}
+}
+
+// stale reports whether q is a draft of low importance unchanged and unused
+// for p.StaleDays or more, for how many days, and its signal.
+func stale(t Tree, q string, p api.TidyParams) (sig lifecycle.Signal, days int, ok bool) {
+	sig = t.Signal(q)
+	if sig.Maturity != api.MaturityDraft || sig.Importance > p.ArchiveImportance {
+		return sig, 0, false
+	}
+	last := t.Catalog.Changed(q)
+	if sig.LastActivity.After(last) {
+		last = sig.LastActivity
+	}
+	if last.IsZero() {
+		return sig, 0, false // nothing says when it was last written or used
+	}
+	days = int(t.Now.Sub(last).Hours() / 24)
+	return sig, days, days >= p.StaleDays
 }
 
 // uniquePath returns folder/stem.md, or with _2, _3… when that is taken

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/runtime"
 )
 
 var recentCommand = &command{
@@ -74,23 +75,30 @@ func printRecent(w io.Writer, p palette, res api.RecentResult) {
 var statusCommand = &command{
 	name:    "status",
 	summary: "the memory at a glance: counts, what changed, health",
-	help: "Scans the tree for what changed on disk since the engine read it, then prints\n" +
-		"the entries and context files, the entries per domain and lifecycle tier, what\n" +
-		"changed since the index was written (taken in when the engine opened), index\n" +
-		"changes not yet written, the entries changed in the last 7 days, the upkeep\n" +
-		"suggestions that need no entry read (stale entries, crowded topics: arbor tidy),\n" +
-		"and the files the engine could not use (arbor doctor says more).",
+	help: "Opens the tree (a running arbor serve scans it instead, for what changed on\n" +
+		"disk since it read it), then prints the entries and context files, the entries\n" +
+		"per domain and lifecycle tier, what changed since the index was written (taken\n" +
+		"in when the engine opened), index changes not yet written, the entries changed\n" +
+		"in the last 7 days, the upkeep suggestions that need no entry read (stale\n" +
+		"entries, crowded topics: arbor tidy), and the files the engine could not use\n" +
+		"(arbor doctor says more).",
 	example:  "arbor status",
 	examples: []string{"arbor status --json | jq .healthy"},
 	setup: func(*flag.FlagSet) func(*app, []string) error {
 		return func(a *app, _ []string) error {
-			return a.ask("status", nil, func(w io.Writer, raw json.RawMessage) error {
-				var res api.StatusResult
-				if err := json.Unmarshal(raw, &res); err != nil {
-					return err
-				}
-				printStatus(w, a.p, res)
-				return nil
+			return a.withEngine(func(eng engine) error {
+				// An engine opened for this command has just read the tree;
+				// a server's engine scans it for what changed since.
+				var params api.StatusParams
+				_, params.NoScan = eng.(*runtime.Engine)
+				return a.print(eng, "status", params, func(w io.Writer, raw json.RawMessage) error {
+					var res api.StatusResult
+					if err := json.Unmarshal(raw, &res); err != nil {
+						return err
+					}
+					printStatus(w, a.p, res)
+					return nil
+				})
 			})
 		}
 	},
