@@ -244,6 +244,31 @@ func TestTidySplitLosesNothing(t *testing.T) {
 	}
 }
 
+// A split keeps the comments of the entry's front matter.
+func TestTidySplitKeepsComments(t *testing.T) {
+	const runbook = "ops/billing/runbook.md"
+	fs := tidyTree(t)
+	big := strings.Replace(bigEntry(), "---\ntitle: Runbook\n", "---\n# reviewed by the on-call lead\ntitle: Runbook\n", 1)
+	if err := fs.WriteFile(runbook, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := openEngine(t, fs, &clock{now: day0}, Options{})
+	defer e.Close()
+	res := runTidy(t, e, api.TidyParams{Kinds: []string{api.TidySplit}, SplitBytes: 4096, Apply: true})
+	if res.Applied.Summary.Failed != 0 {
+		t.Fatalf("result = %+v", res)
+	}
+	kept := false
+	for _, data := range fs.Files() {
+		if strings.Contains(string(data), "# reviewed by the on-call lead\n") {
+			kept = true
+		}
+	}
+	if !kept {
+		t.Errorf("the comment is in no file after the split (%d suggestions)", len(res.Suggestions))
+	}
+}
+
 // failingFS fails every write of one path.
 type failingFS struct {
 	host.FS

@@ -162,7 +162,8 @@ func updateEntry(old *tree.Entry, op api.Operation, rels []string, now time.Time
 }
 
 // mergeEntries folds source into target (docs/design.md, Curation): relations, tags,
-// keywords, facts and snippets unioned, target's first; narratives,
+// keywords, facts, snippets and front-matter comments unioned, target's
+// first (the source's comments after the last key); narratives,
 // preambles and same-named sections concatenated, target first; the
 // summary kept from the target (or the source when the target has none);
 // the earliest createdAt. Relations between the two are dropped.
@@ -200,6 +201,12 @@ func mergeEntries(target, source *tree.Entry, now time.Time) *tree.Entry {
 	for _, kv := range source.Extra {
 		if !slices.ContainsFunc(e.Extra, func(x tree.KeyValue) bool { return x.Key == kv.Key }) {
 			e.Extra = append(e.Extra, kv)
+		}
+	}
+	for _, kv := range source.Comments {
+		// After the target's keys: they spoke of the source's.
+		if kv.Key = ""; !slices.Contains(e.Comments, kv) {
+			e.Comments = append(e.Comments, kv)
 		}
 	}
 	e.Preamble = joinText(e.Preamble, source.Preamble, "\n\n")

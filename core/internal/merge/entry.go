@@ -41,6 +41,7 @@ func entries(base, ours, theirs *tree.Entry) (*tree.Entry, []partConflict) {
 		e.UpdatedAt = theirs.UpdatedAt
 	}
 	e.Extra = m.extra(base.Extra, ours.Extra, theirs.Extra)
+	e.Comments = comments3(base.Comments, ours.Comments, theirs.Comments)
 
 	e.Reason = reason3(base.Reason, ours.Reason, theirs.Reason)
 	rc := &e.RawConcept
@@ -304,6 +305,25 @@ func (m *entryMerger) sections(base, ours, theirs []tree.Section) []tree.Section
 			body = m.text(fmt.Sprintf("section %q", h), bb[k], o, t)
 		}
 		out = append(out, tree.Section{Heading: h, Body: body})
+	}
+	return out
+}
+
+// comments3 merges the front matter's comments as a list: one added or
+// removed on either side is added or removed (two equal comments of one
+// key are one).
+func comments3(base, ours, theirs []tree.KeyValue) []tree.KeyValue {
+	enc := func(l []tree.KeyValue) []string {
+		out := make([]string, len(l))
+		for i, kv := range l {
+			out[i] = kv.Value + "\n" + kv.Key // a comment ends at its line; a key may hold a line break
+		}
+		return out
+	}
+	var out []tree.KeyValue
+	for _, s := range list3(enc(base), enc(ours), enc(theirs)) {
+		v, k, _ := strings.Cut(s, "\n")
+		out = append(out, tree.KeyValue{Key: k, Value: v})
 	}
 	return out
 }

@@ -334,3 +334,17 @@ func TestBadParams(t *testing.T) {
 		t.Errorf("a path given twice: %v", err)
 	}
 }
+
+// A comment added on one side and one removed on the other are both in
+// the merge of an entry both sides changed.
+func TestEntryComments(t *testing.T) {
+	kv := func(k, v string) tree.KeyValue { return tree.KeyValue{Key: k, Value: v} }
+	base := &tree.Entry{Title: "T", Comments: []tree.KeyValue{kv("title", " old"), kv("", " shared")}}
+	ours := &tree.Entry{Title: "T", Summary: "ours", Comments: []tree.KeyValue{kv("title", " old"), kv("", " shared"), kv("owner", " ours")}}
+	theirs := &tree.Entry{Title: "T", Tags: []string{"theirs"}, Comments: []tree.KeyValue{kv("", " shared")}}
+	e, cs := entries(base, ours, theirs)
+	want := []tree.KeyValue{kv("", " shared"), kv("owner", " ours")}
+	if len(cs) != 0 || len(e.Comments) != len(want) || e.Comments[0] != want[0] || e.Comments[1] != want[1] {
+		t.Fatalf("comments %q, conflicts %v", e.Comments, cs)
+	}
+}

@@ -58,10 +58,10 @@ func splits(t Tree, paths []string, over []int, limit int, claimed map[string]bo
 
 // splittable reports whether curate operations can carry everything e
 // holds into parts: not when its front matter has keys curate does not
-// write, a relation is not a path, or it came from an ingested source
-// (the next ingest of which would write it whole again).
+// write or comments, a relation is not a path, or it came from an
+// ingested source (the next ingest of which would write it whole again).
 func splittable(t Tree, e *tree.Entry) bool {
-	if len(e.Extra) > 0 || len(t.Catalog.Sources(e.Path)) > 0 {
+	if len(e.Extra)+len(e.Comments) > 0 || len(t.Catalog.Sources(e.Path)) > 0 {
 		return false
 	}
 	for _, r := range append(slices.Clone(e.Related), e.LegacyRelations...) {

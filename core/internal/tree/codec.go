@@ -50,11 +50,11 @@ var knownKeys = map[string]bool{
 // YAML error is wrapped) and badly typed known keys are errors that name
 // the path; the caller reports them and never overwrites the file.
 func ParseEntry(path string, data []byte) (*Entry, error) {
-	ms, body, err := splitFile(path, data)
+	ms, head, body, err := splitFile(path, data)
 	if err != nil {
 		return nil, err
 	}
-	e := &Entry{Path: path}
+	e := &Entry{Path: path, Comments: frontComments(head, ms)}
 	if err := e.setFrontMatter(ms); err != nil {
 		return nil, fmt.Errorf("tree: parse %s: %w", path, err)
 	}
@@ -72,18 +72,22 @@ func ParseEntry(path string, data []byte) (*Entry, error) {
 
 // splitFile is how every markdown file of the tree is read first: the
 // bytes must be valid UTF-8, a byte-order mark is dropped, line endings
-// become LF, and the front matter (ordered) is split from the body.
-// Errors name the path.
-func splitFile(path string, data []byte) (yaml.MapSlice, string, error) {
+// become LF, and the front matter (ordered) is split from the body; head
+// is the text before the body ("" without front matter). Errors name the
+// path.
+func splitFile(path string, data []byte) (ms yaml.MapSlice, head, body string, err error) {
 	if !utf8.Valid(data) {
-		return nil, "", fmt.Errorf("tree: parse %s: not valid UTF-8", path)
+		return nil, "", "", fmt.Errorf("tree: parse %s: not valid UTF-8", path)
 	}
 	text := normalizeNewlines(strings.TrimPrefix(string(data), "\uFEFF"))
-	ms, body, err := readFrontMatter(text)
+	ms, body, err = readFrontMatter(text)
 	if err != nil {
-		return nil, "", fmt.Errorf("tree: parse %s: %w", path, err)
+		return nil, "", "", fmt.Errorf("tree: parse %s: %w", path, err)
 	}
-	return ms, body, nil
+	if strings.HasSuffix(text, body) {
+		head = text[:len(text)-len(body)]
+	}
+	return ms, head, body, nil
 }
 
 // titleFromPath makes a title from a file name: extension dropped,
@@ -254,8 +258,11 @@ func joinBody(pre string, secs []string) string {
 // front matter.
 func writeFrontMatter(b *strings.Builder, e *Entry, title string) {
 	b.WriteString("---\n")
+	done := make([]bool, len(e.Comments))
+	comments := func(k string) { writeComments(b, e.Comments, done, k) }
 	scalar := func(k, v string) {
 		if v != "" {
+			comments(k)
 			b.WriteString(k + ": " + yamlString(v, ctxValue) + "\n")
 		}
 	}
@@ -264,6 +271,7 @@ func writeFrontMatter(b *strings.Builder, e *Entry, title string) {
 		if len(l) == 0 {
 			return
 		}
+		comments(k)
 		parts := make([]string, len(l))
 		for i, s := range l {
 			parts[i] = yamlString(s, ctxFlow)
@@ -276,19 +284,30 @@ func writeFrontMatter(b *strings.Builder, e *Entry, title string) {
 	list("related", e.Related)
 	list("keywords", e.Keywords)
 	if t := formatTime(e.CreatedAt); t != "" {
+		comments("createdAt")
 		b.WriteString("createdAt: " + t + "\n")
 	}
 	if t := formatTime(e.UpdatedAt); t != "" {
+		comments("updatedAt")
 		b.WriteString("updatedAt: " + t + "\n")
 	}
-	done := map[string]bool{}
+	written := map[string]bool{}
 	for _, kv := range e.Extra {
 		k := strings.ToValidUTF8(kv.Key, "\uFFFD")
-		if knownKeys[k] || done[k] {
+		if knownKeys[k] || written[k] {
 			continue
 		}
-		done[k] = true
+		written[k] = true
+		if kv.Key != "" { // "" names the comments after the last key
+			comments(kv.Key)
+		}
 		b.WriteString(yamlString(k, ctxKey) + ": " + canonExtraValue(kv.Value) + "\n")
+	}
+	// Those of keys no longer written, and those after the last key.
+	for i, kv := range e.Comments {
+		if !done[i] {
+			b.WriteString("#" + oneLineComment(kv.Value) + "\n")
+		}
 	}
 	b.WriteString("---\n")
 }

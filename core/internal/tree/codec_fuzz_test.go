@@ -76,6 +76,7 @@ func FuzzRoundTrip(f *testing.F) {
 			Related:  []string{legacy},
 			Keywords: strings.Split(summary, " "),
 			Extra:    []KeyValue{{Key: extraKey, Value: extraVal}, {Key: "maturity", Value: extraVal}},
+			Comments: []KeyValue{{Key: extraKey, Value: otherB}, {Key: "title", Value: rules}, {Key: "", Value: otherH}},
 			Reason:   reason,
 			RawConcept: api.RawConcept{Task: task, Changes: reason, Files: strings.Split(files, "|"),
 				Flow: narr, Timestamp: title, Author: legacy},
@@ -109,6 +110,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("## Facts\n- **a**: b [c]\n## Facts\n- x")
 	f.Add("# T\n# T\n```\n## x\n")
+	f.Add(commentedEntry)
 	f.Fuzz(func(t *testing.T, data string) {
 		tm := time.AfterFunc(3*time.Second, func() { panic(fmt.Sprintf("SLOW INPUT %q", data)) })
 		defer tm.Stop()

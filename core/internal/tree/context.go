@@ -21,7 +21,7 @@ type Context struct {
 // markdown after the front matter with LF line endings. Invalid UTF-8, an
 // unclosed or malformed front matter are errors naming the path.
 func ParseContext(path string, data []byte) (*Context, error) {
-	ms, body, err := splitFile(path, data)
+	ms, _, body, err := splitFile(path, data)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,11 @@ type Entry struct {
 	// Extra holds front-matter keys this codec does not know, in their
 	// original order, so that a rewrite never loses them.
 	Extra []KeyValue `json:"extra,omitempty"`
+	// Comments holds the front matter's YAML comments in order: Key is the
+	// top-level key each was written above, inside or beside ("" after the
+	// last key), Value its text after the "#". Render writes each on its
+	// own line above its key, so that a rewrite loses none.
+	Comments []KeyValue `json:"comments,omitempty"`
 
 	// Sections.
 	Reason     string         `json:"reason,omitempty"`
@@ -52,6 +57,7 @@ func (e *Entry) Clone() *Entry {
 	n.Related = slices.Clone(e.Related)
 	n.Keywords = slices.Clone(e.Keywords)
 	n.Extra = slices.Clone(e.Extra)
+	n.Comments = slices.Clone(e.Comments)
 	n.RawConcept.Files = slices.Clone(e.RawConcept.Files)
 	n.Facts = slices.Clone(e.Facts)
 	n.Snippets = slices.Clone(e.Snippets)

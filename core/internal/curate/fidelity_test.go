@@ -1,0 +1,125 @@
+package curate
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/tree"
+)
+
+// humanEntry is an entry as a person writes it in an editor: a byte-order
+// mark, CRLF line endings, YAML comments, keys the engine does not know
+// (nested, listed, multi-line, anchored), dates as written, an HTML
+// comment, a fence holding "---" lines, a section of their own.
+const humanEntry = "\uFEFF---\r\n" +
+	"# Owned by billing; ask alice before changing the retry count.\r\n" +
+	"title: Invoice retry\r\n" +
+	"owner: alice   # until June\r\n" +
+	"due: 2026-01-05\r\n" +
+	"meta:\r\n" +
+	"  team: billing\r\n" +
+	"  # checked in May\r\n" +
+	"  links:\r\n" +
+	"    - a\r\n" +
+	"    - b\r\n" +
+	"notes: |\r\n" +
+	"  line one\r\n" +
+	"  line two\r\n" +
+	"base: &b shared\r\n" +
+	"copy: *b\r\n" +
+	"related: [a/b/other.md]\r\n" +
+	"---\r\n" +
+	"\r\n" +
+	"Preamble with trailing spaces   \r\n" +
+	"<!-- a note to self -->\r\n" +
+	"\r\n" +
+	"```\r\n" +
+	"---\r\n" +
+	"not front matter\r\n" +
+	"---\r\n" +
+	"```\r\n" +
+	"\r\n" +
+	"## Narrative\r\n" +
+	"Retries happen.\r\n" +
+	"\r\n" +
+	"## My own section\r\n" +
+	"keep me\r\n"
+
+// humanKept are the pieces of humanEntry any engine write must keep, as
+// the canonical form writes them.
+var humanKept = []string{
+	"# Owned by billing; ask alice before changing the retry count.\n",
+	"# until June\nowner: alice\n",
+	"due: 2026-01-05\n",
+	"# checked in May\nmeta: {team: billing, links: [a, b]}\n",
+	`notes: "line one\nline two\n"` + "\n",
+	"base: shared\ncopy: shared\n",
+	"Preamble with trailing spaces   \n<!-- a note to self -->\n",
+	"```\n---\nnot front matter\n---\n```\n",
+	"## My own section\nkeep me\n",
+}
+
+func checkHumanKept(t *testing.T, what string, data []byte) {
+	t.Helper()
+	for _, k := range humanKept {
+		if !strings.Contains(string(data), k) {
+			t.Errorf("%s lost %q:\n%s", what, k, data)
+		}
+	}
+}
+
+// Every engine write of a person's entry keeps what the engine does not
+// own: comments, unknown keys with their values, the body's own text.
+func TestFidelityOfEngineWrites(t *testing.T) {
+	files := func() map[string]string {
+		return map[string]string{
+			"a/b/human.md": humanEntry,
+			"a/b/other.md": "---\ntitle: Other\nrelated: [a/b/human.md]\n---\n\n## Narrative\nOther text.\n",
+			"a/c/src.md":   "---\n# the source's own remark\ntitle: Src\nowner: bob\nextra: kept\n---\n\n## Narrative\nSource text.\n",
+		}
+	}
+	upd := api.Operation{Type: "UPDATE", Path: "a/b/human.md", Reason: "r",
+		Content: api.Content{Narrative: &api.Narrative{Text: "Retries happen, three times."}}}
+	for _, tc := range []struct {
+		name string
+		ops  []api.Operation
+		path string // where the person's entry is after the operations
+	}{
+		{"UPDATE", []api.Operation{upd}, "a/b/human.md"},
+		{"UPSERT", []api.Operation{{Type: "UPSERT", Path: "a/b/human.md", Reason: "r",
+			Content: api.Content{Tags: []string{"billing"}}}}, "a/b/human.md"},
+		{"MERGE into it", []api.Operation{{Type: "MERGE", Path: "a/c/src.md", MergeTarget: "a/b/human.md", Reason: "r"}}, "a/b/human.md"},
+		{"MOVE of an entry it links to", []api.Operation{{Type: "MOVE", Path: "a/b/other.md", To: "a/c", Reason: "r"}}, "a/b/human.md"},
+		{"MOVE, then UPDATE", []api.Operation{{Type: "MOVE", Path: "a/b/human.md", To: "a/c", Reason: "r"},
+			{Type: "UPDATE", Path: "a/c/human.md", Reason: "r", Content: api.Content{Tags: []string{"x"}}}}, "a/c/human.md"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, files())
+			for _, op := range tc.ops {
+				mustSucceed(t, one(t, e, op))
+			}
+			data, err := e.fs.ReadFile(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkHumanKept(t, tc.name, data)
+		})
+	}
+}
+
+// A MERGE keeps the source's comments (after the target's keys) and
+// unknown keys in the target.
+func TestMergeKeepsSourceComments(t *testing.T) {
+	e := newEnv(t, map[string]string{
+		"a/b/dst.md": "---\ntitle: Dst\n---\n\n## Narrative\nTarget.\n",
+		"a/c/src.md": "---\n# the source's own remark\ntitle: Src\nextra: kept # really\n---\n\n## Narrative\nSource.\n",
+	})
+	mustSucceed(t, one(t, e, api.Operation{Type: "MERGE", Path: "a/c/src.md", MergeTarget: "a/b/dst.md", Reason: "r"}))
+	d := e.entry(t, "a/b/dst.md")
+	want := []tree.KeyValue{{Key: "", Value: " the source's own remark"}, {Key: "", Value: " really"}}
+	if !slices.Equal(d.Comments, want) || !slices.Contains(d.Extra, tree.KeyValue{Key: "extra", Value: "kept"}) {
+		t.Errorf("merged comments %q, extra %q", d.Comments, d.Extra)
+	}
+}
