@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// A few rounds of the runner, so that it keeps working: the committed
-// report (REPORT.md) comes from a long run, `go run ./tests/faults`.
+// A few rounds of the runner, with each editor, so that it keeps working:
+// the committed report (REPORT.md) comes from long runs, `go run
+// ./tests/faults`.
 func TestFewRounds(t *testing.T) {
 	bin := filepath.Join("..", "..", "bin", "arbor")
 	if _, err := os.Stat(bin); err != nil {
@@ -16,14 +17,19 @@ func TestFewRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts arbor processes")
 	}
-	r, err := run(4, bin, 7, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Rounds != 4 || r.Kills == 0 || r.EditorSaves == 0 {
-		t.Fatalf("the runner did not run: %+v", r)
-	}
-	if r.Lost+r.Torn+r.Resurrected+r.AuditMissing > 0 {
-		t.Fatalf("lost %d, torn %d, resurrected %d, audit-missing %d:\n%v", r.Lost, r.Torn, r.Resurrected, r.AuditMissing, r.Problems)
+	for _, tc := range []struct {
+		rounds  int
+		inPlace bool
+	}{{4, false}, {3, true}} {
+		r, err := run(tc.rounds, bin, 7, false, tc.inPlace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Rounds != tc.rounds || r.Kills == 0 || r.EditorSaves == 0 {
+			t.Fatalf("the runner did not run: %+v", r)
+		}
+		if r.Lost+r.Torn+r.Resurrected+r.AuditMissing > 0 {
+			t.Fatalf("in place %v: lost %d, torn %d, resurrected %d, audit-missing %d:\n%v", tc.inPlace, r.Lost, r.Torn, r.Resurrected, r.AuditMissing, r.Problems)
+		}
 	}
 }

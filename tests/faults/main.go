@@ -12,11 +12,19 @@
 //
 // Each round starts two writers — a curate batch, an add, or an ingest —
 // and an editor saving and deleting files the way editors do (a
-// temporary file, then a rename), kills one or both writers with SIGKILL
-// after a random delay, then opens the root (`arbor doctor --fix
-// --json`) and checks the tree. It prints a markdown report:
+// temporary file, then a rename; with -editor inplace, the way VS Code,
+// `echo >>` and many sync tools do: the file truncated and written in
+// place, or appended to, so that a writer may read it half written),
+// kills one or both writers with SIGKILL after a random delay, then opens
+// the root (`arbor doctor --fix --json`) and checks the tree: every
+// sentence the editor ever saved, and each seed entry's own sentence,
+// must still be there. It prints a markdown report:
 //
-//	./build.sh && go run ./tests/faults -n 200 -report tests/faults/REPORT.md
+//	./build.sh && go run ./tests/faults -n 200 -report /tmp/rename.md
+//	go run ./tests/faults -n 200 -editor inplace -report /tmp/inplace.md
+//
+// tests/faults/REPORT.md holds the two reports, then what was checked
+// beyond kills (what an engine write does to a file a person wrote).
 package main
 
 import (
@@ -43,13 +51,18 @@ func main() {
 	seed := flag.Int64("seed", 1, "random seed")
 	report := flag.String("report", "", "write the markdown report here too")
 	keep := flag.Bool("keep", false, "keep the memory root")
+	editor := flag.String("editor", "rename", "how the editor saves: rename (a temporary file, then a rename) or inplace (truncate and write, or append)")
 	flag.Parse()
-	r, err := run(*n, *bin, *seed, *keep)
+	if *editor != "rename" && *editor != "inplace" {
+		fmt.Fprintln(os.Stderr, "faults: -editor is rename or inplace")
+		os.Exit(2)
+	}
+	r, err := run(*n, *bin, *seed, *keep, *editor == "inplace")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "faults:", err)
 		os.Exit(2)
 	}
-	md := r.markdown(*n, *seed)
+	md := r.markdown(*n, *seed, *editor)
 	fmt.Print(md)
 	if *report != "" {
 		if err := os.WriteFile(*report, []byte(md), 0o644); err != nil {
@@ -69,6 +82,7 @@ type result struct {
 	EditorSaves, EditorDeletes            int
 	Recovered, Leftovers                  int
 	Lost, Torn, Resurrected, AuditMissing int
+	InPlace                               bool // the editor writes in place
 	Problems                              []string
 	Elapsed                               time.Duration
 }
@@ -84,8 +98,10 @@ const (
 	seedFolder = "notes/seed"
 )
 
-// editorFile is what the editor knows of one seed entry.
+// editorFile is what the editor knows of one seed entry: the sentence it
+// was made with and every marker saved into it since.
 type editorFile struct {
+	own     string
 	markers []string
 	deleted bool
 }
@@ -98,7 +114,7 @@ type op struct {
 	reason, kind, path, marker string
 }
 
-func run(n int, bin string, seed int64, keep bool) (*result, error) {
+func run(n int, bin string, seed int64, keep, inPlace bool) (*result, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return nil, err
@@ -126,17 +142,18 @@ func run(n int, bin string, seed int64, keep bool) (*result, error) {
 	files := map[string]*editorFile{}
 	for i := 0; i < seeds; i++ {
 		p := fmt.Sprintf("%s/seed_%02d.md", seedFolder, i)
-		text := fmt.Sprintf("---\ntitle: Seed %02d\n---\n\n## Narrative\nSeed entry number %d.\n", i, i)
+		own := fmt.Sprintf("Seed entry number %d.", i)
+		text := fmt.Sprintf("---\ntitle: Seed %02d\n---\n\n## Narrative\n%s\n", i, own)
 		if err := os.MkdirAll(filepath.Join(root, seedFolder), 0o755); err != nil {
 			return nil, err
 		}
 		if err := os.WriteFile(filepath.Join(root, p), []byte(text), 0o644); err != nil {
 			return nil, err
 		}
-		files[p] = &editorFile{}
+		files[p] = &editorFile{own: own}
 	}
 	rng := rand.New(rand.NewSource(seed))
-	res := &result{}
+	res := &result{InPlace: inPlace}
 	var sent []op
 	start := time.Now()
 	for round := 0; round < n; round++ {
@@ -289,13 +306,39 @@ func (res *result) edit(seed int64, root string, round int, files map[string]*ed
 		}
 		marker := fmt.Sprintf("E-r%d-k%d", round, k)
 		b = append(bytes.TrimRight(b, "\n"), []byte("\n"+marker+"\n")...)
-		tmp := filepath.Join(filepath.Dir(full), fmt.Sprintf(".%s.swp", filepath.Base(full)))
-		if os.WriteFile(tmp, b, 0o644) != nil || os.Rename(tmp, full) != nil {
+		if !res.save(rng, full, b, marker) {
 			continue
 		}
 		files[p].markers = append(files[p].markers, marker)
 		res.EditorSaves++
 	}
+}
+
+// save writes b, the file's new text, as the editor saves: a temporary
+// file renamed over it, or in place: truncated, then written in two
+// writes (a reader between them finds it half written), or, half the
+// time, the marker's line appended.
+func (res *result) save(rng *rand.Rand, full string, b []byte, marker string) bool {
+	if !res.InPlace {
+		tmp := filepath.Join(filepath.Dir(full), fmt.Sprintf(".%s.swp", filepath.Base(full)))
+		return os.WriteFile(tmp, b, 0o644) == nil && os.Rename(tmp, full) == nil
+	}
+	if rng.Intn(2) == 0 {
+		f, err := os.OpenFile(full, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return false
+		}
+		_, err = f.Write([]byte(marker + "\n"))
+		return f.Close() == nil && err == nil
+	}
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return false
+	}
+	half := len(b) / 2
+	_, err1 := f.Write(b[:half])
+	_, err2 := f.Write(b[half:])
+	return f.Close() == nil && err1 == nil && err2 == nil
 }
 
 // audited reads every audit log of the root: reason → status of the
@@ -372,16 +415,25 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 			res.problem("lost: %s is gone: %v", p, err)
 			f.deleted = true
 		default:
+			if !bytes.Contains(b, []byte(f.own)) {
+				res.Lost++
+				res.problem("lost: %s lacks its own sentence %q", p, f.own)
+			}
+			kept := f.markers[:0]
 			for _, m := range f.markers {
 				// The editor's line may have become part of the text
 				// around it (a line right after a list item continues
-				// it, in markdown): its words must be there.
+				// it, in markdown): its words must be there. Each is
+				// checked after every round, so that a later write that
+				// drops it is caught too; a lost one is counted once.
 				if !markerPattern(m).Match(b) {
 					res.Lost++
 					res.problem("lost: %s lacks the editor's %s", p, m)
+					continue
 				}
+				kept = append(kept, m)
 			}
-			f.markers = nil // checked; the next round adds new ones
+			f.markers = kept
 		}
 	}
 	// The writers' operations.
@@ -469,12 +521,20 @@ func markdownFiles(root string) map[string]string {
 	return out
 }
 
-func (r *result) markdown(n int, seed int64) string {
+func (r *result) markdown(n int, seed int64, editor string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Fault injection: SIGKILL during curate, add and ingest\n\n")
-	fmt.Fprintf(&b, "`go run ./tests/faults -n %d -seed %d` (%s, %s). Each round starts two writers on one root (a\n", n, seed, r.Elapsed.Round(time.Second), time.Now().UTC().Format("2006-01-02"))
+	how := "temporary file, then rename"
+	if r.InPlace {
+		how = "in place: truncated and written in two writes, or appended to"
+	}
+	title := "SIGKILL during curate, add and ingest"
+	if r.InPlace {
+		title += ", an editor saving in place"
+	}
+	fmt.Fprintf(&b, "# Fault injection: %s\n\n", title)
+	fmt.Fprintf(&b, "`go run ./tests/faults -n %d -seed %d -editor %s` (%s, %s). Each round starts two writers on one root (a\n", n, seed, editor, r.Elapsed.Round(time.Second), time.Now().UTC().Format("2006-01-02"))
 	fmt.Fprintf(&b, "curate batch of ADDs and UPDATEs, an `arbor add`, or an `arbor ingest`) while an editor saves and\n")
-	fmt.Fprintf(&b, "deletes seed entries (temporary file, then rename), kills one writer with SIGKILL after 0–1500 ms\n")
+	fmt.Fprintf(&b, "deletes seed entries (%s), kills one writer with SIGKILL after 0–1500 ms\n", how)
 	fmt.Fprintf(&b, "and the other half the time, then opens the root (`arbor doctor --fix --json`) and checks.\n\n")
 	fmt.Fprintf(&b, "| what | count |\n| --- | ---: |\n")
 	rows := []struct {
