@@ -163,7 +163,8 @@ func updateEntry(old *tree.Entry, op api.Operation, rels []string, now time.Time
 
 // mergeEntries folds source into target (docs/design.md, Curation): relations, tags,
 // keywords, facts, snippets and front-matter comments unioned, target's
-// first (the source's comments after the last key); narratives,
+// first (the source's comments after the last key, and there the source's
+// value of an unknown key the target has with another); narratives,
 // preambles and same-named sections concatenated, target first; the
 // summary kept from the target (or the source when the target has none);
 // the earliest createdAt. Relations between the two are dropped.
@@ -199,8 +200,13 @@ func mergeEntries(target, source *tree.Entry, now time.Time) *tree.Entry {
 	}
 	e.UpdatedAt = now
 	for _, kv := range source.Extra {
-		if !slices.ContainsFunc(e.Extra, func(x tree.KeyValue) bool { return x.Key == kv.Key }) {
+		i := slices.IndexFunc(e.Extra, func(x tree.KeyValue) bool { return x.Key == kv.Key })
+		switch {
+		case i < 0:
 			e.Extra = append(e.Extra, kv)
+		case e.Extra[i].Value != kv.Value:
+			// The target's value stays; the source's is not dropped.
+			e.Comments = append(e.Comments, tree.KeyValue{Value: " " + source.Path + " had " + kv.Key + ": " + kv.Value})
 		}
 	}
 	for _, kv := range source.Comments {

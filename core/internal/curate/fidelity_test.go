@@ -123,3 +123,18 @@ func TestMergeKeepsSourceComments(t *testing.T) {
 		t.Errorf("merged comments %q, extra %q", d.Comments, d.Extra)
 	}
 }
+
+// A MERGE whose source has a different value for an unknown key the
+// target also has keeps the target's and writes the source's as a
+// comment, rather than dropping it.
+func TestMergeKeepsSourceValueOfSharedKey(t *testing.T) {
+	e := newEnv(t, map[string]string{
+		"a/b/dst.md": "---\ntitle: Dst\nowner: alice\nteam: billing\n---\n\n## Narrative\nTarget.\n",
+		"a/c/src.md": "---\ntitle: Src\nowner: bob\nteam: billing\n---\n\n## Narrative\nSource.\n",
+	})
+	mustSucceed(t, one(t, e, api.Operation{Type: "MERGE", Path: "a/c/src.md", MergeTarget: "a/b/dst.md", Reason: "r"}))
+	data, _ := e.fs.ReadFile("a/b/dst.md")
+	if !strings.Contains(string(data), "owner: alice\nteam: billing\n# a/c/src.md had owner: bob\n---\n") {
+		t.Errorf("merged:\n%s", data)
+	}
+}
