@@ -165,15 +165,14 @@ func splitSections(body string) (pre []string, secs []rawSection) {
 	return pre, secs
 }
 
-// setSections fills the section fields; see knownSections for repeats.
-// A "## Relations" section that holds anything but @path lines is not
-// structured (it would lose that text) and stays in Other.
+// setSections fills the section fields; see knownSections for repeats
+// and structured for the sections that stay in Other as written.
 func (e *Entry) setSections(secs []rawSection) {
 	seen := map[string]bool{}
 	for _, s := range secs {
 		body := trimBlank(strings.Join(s.lines, "\n"))
 		k := sectionKey(s.heading)
-		if !knownSections[k] || seen[k] || (k == keyRelations && !relationsClean(body)) {
+		if !knownSections[k] || seen[k] || !structured(k, body) {
 			e.Other = append(e.Other, Section{Heading: s.heading, Body: body})
 			continue
 		}
@@ -205,7 +204,7 @@ func (e *Entry) setSections(secs []rawSection) {
 // Render writes the canonical form of its input, so some text changes on
 // the first write: CRLF becomes LF, "##"/"###" headings inside a section's
 // text are demoted so they cannot start a new section, unclosed code
-// fences are closed, facts and list items are folded onto one line, and
+// fences are closed, a fact wrapped over lines is folded onto one, and
 // a leading "# Title" line repeating the title is dropped. An empty Title
 // is filled the way ParseEntry would (first "# " heading, else file name).
 func Render(e *Entry) []byte {
@@ -322,7 +321,7 @@ func renderSections(e *Entry) []string {
 	for _, o := range e.Other {
 		h := canonHeading(o.Heading)
 		body := safeContent(o.Body, demote2)
-		if k := sectionKey(h); knownSections[k] && (k != keyRelations || relationsClean(body)) {
+		if k := sectionKey(h); knownSections[k] && structured(k, body) {
 			shadowed[k] = true
 		}
 		others = append(others, sectionBlock(h, body))
@@ -836,6 +835,55 @@ func longestRun(s string, c byte) int {
 }
 
 // ---- Relations -------------------------------------------------------
+
+// structured reports whether a known section's body can be held by its
+// fields without losing text: a "## Relations" section must hold only
+// @path lines and a "## Facts" section only facts (factsClean). Others stay
+// in Other, as written.
+func structured(k, body string) bool {
+	switch k {
+	case keyRelations:
+		return relationsClean(body)
+	case keyFacts:
+		return factsClean(body)
+	}
+	return true
+}
+
+// factsClean reports a Facts body the fact list holds whole: list items at
+// the margin, the lines that continue them, blank lines. A nested or
+// numbered list, a fence, an indented code block, a table, a heading or a
+// quote would be folded into facts, losing its line breaks and
+// indentation (a person's Python in a Facts section lost its meaning).
+func factsClean(body string) bool {
+	afterBlank := true
+	for _, l := range splitLines(body) {
+		if isBlank(l) {
+			afterBlank = true
+			continue
+		}
+		t := strings.TrimLeft(l, " \t")
+		_, bullet := isBullet(l)
+		_, _, fenced := openFence(l)
+		_, _, heading := parseHeading(l)
+		switch {
+		case fenced, heading, bullet && t != l, afterBlank && !bullet && len(l)-len(t) >= 4,
+			t[0] == '|', t[0] == '>', numbered(t):
+			return false
+		}
+		afterBlank = false
+	}
+	return true
+}
+
+// numbered reports a line that starts an ordered list item ("1. ", "2) ").
+func numbered(t string) bool {
+	i := 0
+	for i < len(t) && i < 9 && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && (t[i+1] == ' ' || t[i+1] == '\t')
+}
 
 // relationLine matches "@path", "- @path" (and other bullets).
 var relationLine = regexp.MustCompile(`^\s*(?:[-*+]\s+)?@(.*)$`)
