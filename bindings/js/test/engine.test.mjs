@@ -436,3 +436,19 @@ test('onProgress: a big curate reports its operations and documents, in a worker
   await wmem.curate(ops);
   check(inWorker, 'openMemoryInWorker');
 });
+
+test('an UPDATE keeps what a person wrote that the engine does not own: comments, unknown keys, a Facts section of code', { skip: skipWithoutWasm }, async (t) => {
+  const p = 'eng/billing/retry.md';
+  const human = '\uFEFF---\r\n# ask alice before changing the count\r\ntitle: Retry\r\nowner: alice # until June\r\nmeta:\r\n  team: billing\r\n---\r\n\r\n' +
+    '## Facts\r\n- retries: 3\r\n\r\n```python\r\ndef backoff(n):\r\n    return 2 ** n\r\n```\r\n';
+  const storage = memory({ [p]: human });
+  const mem = await openMemory({ storage, fixedTime });
+  defer(t, () => mem.close());
+  const res = await mem.curate([{ type: 'UPDATE', path: p, content: { tags: ['billing'] }, reason: 'tag it' }]);
+  assert.equal(res.applied[0].status, 'success', res.applied[0].message);
+  const text = storage.snapshot()[p];
+  for (const kept of ['# ask alice before changing the count\ntitle: Retry\n', '# until June\nowner: alice\n', 'meta: {team: billing}\n',
+    'tags: [billing]\n', '## Facts\n- retries: 3\n\n```python\ndef backoff(n):\n    return 2 ** n\n```\n']) {
+    assert.ok(text.includes(kept), `lost ${JSON.stringify(kept)}:\n${text}`);
+  }
+});
