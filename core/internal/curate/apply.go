@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
@@ -136,8 +137,13 @@ func (c *Curator) writeUpdate(a *Applied, op api.Operation, v valid) error {
 		}
 		e, carried = updateEntry(old, op, v.relations, c.now())
 	} else if berr, broken := cat.Broken(p); broken {
+		kept, err := c.unparsedText(p)
+		if err != nil {
+			return err
+		}
 		e = newEntry(p, op, v, c.now())
-		msg = fmt.Sprintf("updated: replaced an unparseable file (%v)", berr)
+		e.Other = append(e.Other, kept)
+		msg = fmt.Sprintf("updated: replaced an unparseable file (%v); its text is kept in the section %q", berr, kept.Heading)
 	} else {
 		st, ok, err := c.exists(p)
 		switch {
@@ -162,6 +168,22 @@ func (c *Curator) writeUpdate(a *Applied, op api.Operation, v valid) error {
 	}
 	a.Message, a.Carried = msg, carried
 	return nil
+}
+
+// unparsedText is the section in which an UPDATE that replaces the
+// unparseable file at p keeps the file's text (a person's YAML slip must
+// not cost them the note). A file that is not UTF-8 is refused: its text
+// cannot be written into an entry as it is.
+func (c *Curator) unparsedText(p string) (tree.Section, error) {
+	data, err := c.FS.ReadFile(p)
+	if err != nil {
+		return tree.Section{}, fmt.Errorf("read %s: %w", p, err)
+	}
+	if !utf8.Valid(data) {
+		return tree.Section{}, fmt.Errorf("cannot update %s: it is not valid UTF-8, so replacing it would lose its text; convert it to UTF-8 first (or DELETE it)", p)
+	}
+	text := strings.TrimRight(strings.ReplaceAll(strings.TrimPrefix(string(data), "\uFEFF"), "\r\n", "\n"), "\n")
+	return tree.Section{Heading: "Text before this update", Body: tree.Fenced(text)}, nil
 }
 
 // upsert is ADD when the entry is missing and UPDATE when it is present.

@@ -138,3 +138,34 @@ func TestMergeKeepsSourceValueOfSharedKey(t *testing.T) {
 		t.Errorf("merged:\n%s", data)
 	}
 }
+
+// An UPDATE of a file that does not parse (a person's YAML slip,
+// "title: Foo: bar") replaces it with a sound entry but keeps its whole
+// text, fenced, below; a file that is not UTF-8 is refused, since its
+// text cannot be kept as written.
+func TestUpdateOfUnparseableKeepsItsText(t *testing.T) {
+	note := "---\ntitle: Foo: bar\n---\n\nMy long careful notes.\n\n## Heading of mine\n```\ncode\n```\n"
+	e := newEnv(t, map[string]string{
+		"a/b/slip.md":   note,
+		"a/b/latin1.md": "caf\xe9 notes\n",
+	})
+	a := one(t, e, api.Operation{Type: "UPDATE", Path: "a/b/slip.md", Content: api.Content{Tags: []string{"x"}}, Reason: "tag it"})
+	mustSucceed(t, a)
+	if !strings.Contains(a.Message, "replaced an unparseable file") || !strings.Contains(a.Message, "Text before this update") {
+		t.Errorf("message %q", a.Message)
+	}
+	data, _ := e.fs.ReadFile("a/b/slip.md")
+	if !strings.Contains(string(data), "## Text before this update\n````\n"+note+"````\n") {
+		t.Errorf("the person's text is not kept:\n%s", data)
+	}
+	if en := e.entry(t, "a/b/slip.md"); !slices.Equal(en.Tags, []string{"x"}) {
+		t.Errorf("tags %v", en.Tags)
+	}
+	a = one(t, e, api.Operation{Type: "UPDATE", Path: "a/b/latin1.md", Content: api.Content{Tags: []string{"x"}}, Reason: "tag it"})
+	if a.Status != api.StatusFailed || !strings.Contains(a.Message, "not valid UTF-8") {
+		t.Errorf("applied %+v", a)
+	}
+	if data, _ := e.fs.ReadFile("a/b/latin1.md"); string(data) != "caf\xe9 notes\n" {
+		t.Errorf("latin1.md changed: %q", data)
+	}
+}

@@ -792,14 +792,21 @@ func renderSnippets(snippets []string) string {
 			blocks = append(blocks, s)
 			continue
 		}
-		n := longestRun(s, '`') + 1
-		if n < 3 {
-			n = 3
-		}
-		f := strings.Repeat("`", n)
-		blocks = append(blocks, f+"\n"+s+"\n"+f)
+		blocks = append(blocks, Fenced(s))
 	}
 	return strings.Join(blocks, "\n\n")
+}
+
+// Fenced wraps text in a bare code fence longer than any backtick run
+// inside it, so that the text, fences and headings included, reads back
+// as it is.
+func Fenced(s string) string {
+	n := longestRun(s, '`') + 1
+	if n < 3 {
+		n = 3
+	}
+	f := strings.Repeat("`", n)
+	return f + "\n" + s + "\n" + f
 }
 
 // isInfoFenceBlock reports text that is one fenced block with an info
