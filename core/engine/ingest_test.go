@@ -716,3 +716,59 @@ func TestIngestKeepsNoteShape(t *testing.T) {
 		t.Errorf("manifest: %+v", rec)
 	}
 }
+
+// A person who edits an ingested entry in their editor keeps the edit: a
+// later change of the source does not overwrite it, nor a prune of the
+// source delete it; each says so in the file's warnings.
+func TestIngestKeepsAPersonsEdit(t *testing.T) {
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	const p = "documents/guide/guide.md"
+	guide := func(s string) []api.SourceFile {
+		return []api.SourceFile{{Name: "guide.md", Content: "# Guide\n\n## Setup\n\n" + s + "\n\n## Usage\n\nRun it.\n"}}
+	}
+	mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool.")})
+	b, err := mem.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := string(b) + "\nA line of my own.\n"
+	mem.WriteFile(p, []byte(edited))
+
+	res := mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool twice.")})
+	if f := res.Files[0]; f.Updated != 0 || len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], p+" was edited since it was ingested") {
+		t.Errorf("changed source: %+v", f)
+	}
+	if b, _ := mem.ReadFile(p); string(b) != edited {
+		t.Errorf("the person's edit was overwritten:\n%s", b)
+	}
+	// Still theirs at the next change.
+	res = mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool three times.")})
+	if b, _ := mem.ReadFile(p); string(b) != edited || res.Files[0].Updated != 0 {
+		t.Errorf("second change: %+v\n%s", res.Files[0], b)
+	}
+	res = mustIngest(t, eng, api.IngestParams{Prune: []string{""}})
+	if len(res.Files) != 1 || res.Files[0].Deleted != 0 || len(res.Files[0].Warnings) != 1 {
+		t.Errorf("prune: %+v", res.Files)
+	}
+	if b, _ := mem.ReadFile(p); string(b) != edited {
+		t.Errorf("the prune removed the person's entry: %q", b)
+	}
+}
+
+// An ingested entry nobody edited follows its source.
+func TestIngestUpdatesWhatNobodyEdited(t *testing.T) {
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	src := func(s string) []api.SourceFile {
+		return []api.SourceFile{{Name: "guide.md", Content: "# Guide\n\n" + s + "\n"}}
+	}
+	mustIngest(t, eng, api.IngestParams{Files: src("one")})
+	res := mustIngest(t, eng, api.IngestParams{Files: src("two")})
+	if f := res.Files[0]; f.Updated != 1 || len(f.Warnings) != 0 {
+		t.Errorf("%+v", f)
+	}
+	if m := readManifest(t, mem); len(m.Sources["guide.md"].Stamps) != 1 {
+		t.Errorf("stamps %v", m.Sources["guide.md"].Stamps)
+	}
+}

@@ -224,7 +224,7 @@ func (p *Planner) Follow(plans []FilePlan, sent map[string]bool) {
 					continue
 				}
 				if per[i] == nil {
-					per[i] = &followUp{source: source, path: at}
+					per[i] = &followUp{source: source, path: at, fresh: !p.edited(rec, at)}
 				}
 				per[i].resolved = append(per[i].resolved, spec)
 				if !slices.Contains(rels[i], entry) {
@@ -254,6 +254,9 @@ func (p *Planner) RecordFollow(fp FilePlan, applied []curate.Applied) int {
 			continue
 		}
 		rec := p.Manifest.Sources[f.source]
+		if st := p.stamp(f.path); f.fresh && st != "" && rec.Stamps[f.path] != "" {
+			rec.Stamps[f.path] = st
+		}
 		left := slices.DeleteFunc(slices.Clone(rec.Pending[f.path]), func(s string) bool { return slices.Contains(f.resolved, s) })
 		if len(left) == 0 {
 			delete(rec.Pending, f.path)

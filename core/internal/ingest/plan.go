@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/arbormem/arbor/core/api"
@@ -42,6 +43,11 @@ type SourceRecord struct {
 	// Aliases are a note's other names (its front matter's aliases), which
 	// wikilinks of notes ingested later may use.
 	Aliases []string `json:"aliases,omitempty"`
+	// Stamps maps each entry path to the hash of its file as this source's
+	// ingest wrote (or found) it: a file that no longer has it was edited
+	// since (by a person, in an editor), and the source's changes no longer
+	// overwrite or delete it.
+	Stamps map[string]string `json:"stamps,omitempty"`
 	// Pending maps an entry of a note to its links that named no note
 	// yet ("[[name]]", or the relative path as written): an ingest that
 	// brings the note they name adds the relation (Planner.Follow).
@@ -118,6 +124,9 @@ type FilePlan struct {
 
 	// Warnings say what of the file was read otherwise than written.
 	Warnings []string
+	// Kept are the notes on entries left as a person edited them, whose
+	// piece changed or went (build).
+	Kept []string
 
 	hash    string
 	old     map[string]string
@@ -144,6 +153,9 @@ type FilePlan struct {
 type followUp struct {
 	source, path string
 	resolved     []string // the link specs resolved
+	// fresh: the entry was as its ingest wrote it, so its stamp moves to
+	// what the UPDATE writes (an edited one keeps the stamp that says so).
+	fresh bool
 }
 
 // Planner plans the ingestion of the files of one call against a tree.
@@ -158,6 +170,9 @@ type Planner struct {
 	// its existing spelling in the tree, or an error for a name the engine
 	// does not create. nil takes every path as it is.
 	Spell func(p string) (string, error)
+	// Read reads a file of the tree, for the stamps of entries (see
+	// SourceRecord.Stamps); nil records and checks none.
+	Read func(p string) ([]byte, error)
 
 	owners map[string]string // entry path → source, from the manifest and this call
 	// notes are the sources a link may name: this call's files and those the
@@ -309,7 +324,7 @@ func (p *Planner) Link(plans []FilePlan) {
 
 // build plans the operations of one placed file, anew each time.
 func (p *Planner) build(fp *FilePlan) {
-	fp.Ops, fp.Hashes, fp.Unchanged, fp.pending = nil, nil, 0, nil
+	fp.Ops, fp.Hashes, fp.Unchanged, fp.pending, fp.Kept = nil, nil, 0, nil, nil
 	if fp.rec != nil {
 		fp.Status = api.IngestUpdated
 	}
@@ -343,6 +358,12 @@ func (p *Planner) build(fp *FilePlan) {
 			fp.Unchanged++
 			fp.entries[path] = h
 			continue
+		case had && exists && p.edited(fp.rec, path):
+			// A person's edit since the ingest wrote it: the entry is theirs
+			// now, and stays recorded so that no later ingest takes it back.
+			fp.entries[path] = oh
+			fp.Kept = append(fp.Kept, fmt.Sprintf("%s was edited since it was ingested: left as it is, without the source's changes to it", path))
+			continue
 		case had && (exists || broken), exists:
 			// An entry there that the record lacks is this source's (taken
 			// said so by its provenance): written after the manifest this
@@ -364,9 +385,15 @@ func (p *Planner) build(fp *FilePlan) {
 	sort.Strings(gone)
 	for _, path := range gone {
 		// Only while it is still the source's, as Prune: an entry the user
-		// took over (an UPDATE with a reason of their own), or one that no
-		// longer parses, is theirs now and is left alone (and forgotten).
-		if _, broken := p.Catalog.Broken(path); !broken && p.Catalog.Has(path) && p.provenance(path, fp.Name) {
+		// took over (an UPDATE with a reason of their own, or an edit), or
+		// one that no longer parses, is theirs now and is left alone (and
+		// forgotten).
+		_, broken := p.Catalog.Broken(path)
+		switch {
+		case broken || !p.Catalog.Has(path) || !p.provenance(path, fp.Name):
+		case p.edited(fp.rec, path):
+			fp.Kept = append(fp.Kept, fmt.Sprintf("%s was edited since it was ingested: kept, though its piece is gone from the source", path))
+		default:
 			fp.Ops = append(fp.Ops, api.Operation{Type: api.OpDelete, Path: path, Reason: reason})
 		}
 	}
@@ -375,6 +402,31 @@ func (p *Planner) build(fp *FilePlan) {
 		// blank lines, a skipped front matter): Record notes the new hash.
 		fp.Status = api.IngestUnchanged
 	}
+}
+
+// stamp is the hash of the file at path as it is now, or "" when it cannot
+// be read (or the planner reads no files).
+func (p *Planner) stamp(path string) string {
+	if p.Read == nil {
+		return ""
+	}
+	data, err := p.Read(path)
+	if err != nil {
+		return ""
+	}
+	h := fnv.New64a()
+	h.Write(data)
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// edited reports whether the entry at path changed since its source's
+// ingest wrote it: rec records a stamp for it that the file no longer has.
+func (p *Planner) edited(rec *SourceRecord, path string) bool {
+	if rec == nil || rec.Stamps[path] == "" {
+		return false
+	}
+	now := p.stamp(path)
+	return now != "" && now != rec.Stamps[path]
 }
 
 // spell is where curate writes the entry p, and false when it would refuse
@@ -502,6 +554,10 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 			if o, ok := p.owners[path]; ok && o != name {
 				continue
 			}
+			if p.edited(rec, path) {
+				fp.Kept = append(fp.Kept, fmt.Sprintf("%s was edited since it was ingested: kept, though its source is gone", path))
+				continue
+			}
 			deleted[path] = true
 			fp.old[path] = ""
 			if rec != nil {
@@ -528,9 +584,15 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 	if fp.entries == nil {
 		return 0 // the source's hash matched: nothing was planned
 	}
-	rec := &SourceRecord{Format: fp.Format, Entries: map[string]string{}, Aliases: fp.aliases}
+	rec := &SourceRecord{Format: fp.Format, Entries: map[string]string{}, Aliases: fp.aliases, Stamps: map[string]string{}}
 	for k, v := range fp.entries {
 		rec.Entries[k] = v
+		// The stamp the ingest wrote stays, so that an edit stays one.
+		if st := oldStamp(fp.rec, k); st != "" {
+			rec.Stamps[k] = st
+		} else if st := p.stamp(k); st != "" {
+			rec.Stamps[k] = st
+		}
 	}
 	failed := 0
 	for i, op := range fp.Ops {
@@ -539,6 +601,9 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 			failed++
 			if h, had := fp.old[op.Path]; had {
 				rec.Entries[op.Path] = h
+				if st := oldStamp(fp.rec, op.Path); st != "" {
+					rec.Stamps[op.Path] = st
+				}
 			}
 			continue
 		}
@@ -546,7 +611,13 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 			// Where curate wrote it: a folder of the tree spelt otherwise
 			// (docs/format.md, "Paths") that only the disk knew.
 			rec.Entries[applied[i].Path] = fp.Hashes[i]
+			if st := p.stamp(applied[i].Path); st != "" {
+				rec.Stamps[applied[i].Path] = st
+			}
 		}
+	}
+	if len(rec.Stamps) == 0 {
+		rec.Stamps = nil
 	}
 	if failed == 0 {
 		rec.Hash = fp.hash
@@ -554,6 +625,14 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 	}
 	p.Manifest.Sources[fp.Name] = rec
 	return failed
+}
+
+// oldStamp is the stamp rec has for path, or "".
+func oldStamp(rec *SourceRecord, path string) string {
+	if rec == nil {
+		return ""
+	}
+	return rec.Stamps[path]
 }
 
 // recordRemoval drops a pruned source's record once all its entries are

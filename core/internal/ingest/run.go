@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
@@ -40,7 +41,7 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 		return api.IngestResult{}, err
 	}
 	spell := &curate.Curator{FS: fsys, Catalog: cat}
-	pl := &Planner{Manifest: man, Catalog: cat, Options: p.IngestOptions, Spell: spell.Spell}
+	pl := &Planner{Manifest: man, Catalog: cat, Options: p.IngestOptions, Spell: spell.Spell, Read: fsys.ReadFile}
 	res := api.IngestResult{Files: make([]api.IngestFile, len(p.Files))}
 	plans := make([]FilePlan, len(p.Files))
 	var ops []api.Operation
@@ -69,7 +70,8 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 		if r.Status == api.IngestFailed {
 			continue
 		}
-		r.Status, r.Entries, r.Unchanged, r.Warnings = fp.Status, fp.Pieces, fp.Unchanged, fp.Warnings
+		r.Status, r.Entries, r.Unchanged = fp.Status, fp.Pieces, fp.Unchanged
+		r.Warnings = append(slices.Clone(fp.Warnings), fp.Kept...)
 		if len(fp.Follow) > 0 && r.Status == api.IngestUnchanged {
 			r.Status = api.IngestUpdated
 		}
@@ -82,7 +84,7 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 			keep[name] = true
 		}
 		for _, fp := range pl.Prune(p.Prune, keep) {
-			res.Files = append(res.Files, api.IngestFile{Name: fp.Name, Format: string(fp.Format), Status: fp.Status, Applied: []api.Applied{}})
+			res.Files = append(res.Files, api.IngestFile{Name: fp.Name, Format: string(fp.Format), Status: fp.Status, Applied: []api.Applied{}, Warnings: fp.Kept})
 			plans = append(plans, fp)
 			ops = append(ops, fp.Ops...)
 		}
