@@ -163,10 +163,11 @@ func updateEntry(old *tree.Entry, op api.Operation, rels []string, now time.Time
 
 // mergeEntries folds source into target (docs/design.md, Curation): relations, tags,
 // keywords, facts, snippets and front-matter comments unioned, target's
-// first (the source's comments after the last key, and there the source's
-// value of an unknown key the target has with another); narratives,
+// first (the source's comments after the last key); narratives,
 // preambles and same-named sections concatenated, target first; the
 // summary kept from the target (or the source when the target has none);
+// the source's title, summary and unknown keys that the target's replace
+// kept as comments ("# <source> had title: …");
 // the earliest createdAt. Relations between the two are dropped.
 func mergeEntries(target, source *tree.Entry, now time.Time) *tree.Entry {
 	e := target.Clone()
@@ -189,8 +190,18 @@ func mergeEntries(target, source *tree.Entry, now time.Time) *tree.Entry {
 		rc.Timestamp = source.RawConcept.Timestamp
 	}
 	rc.Files = uniqueStrings(uniqueStrings(nil, rc.Files), source.RawConcept.Files)
+	had := func(key, v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			e.Comments = append(e.Comments, tree.KeyValue{Value: " " + source.Path + " had " + key + ": " + v})
+		}
+	}
+	if !strings.EqualFold(strings.TrimSpace(source.Title), strings.TrimSpace(target.Title)) {
+		had("title", source.Title)
+	}
 	if strings.TrimSpace(e.Summary) == "" {
 		e.Summary = source.Summary
+	} else if strings.TrimSpace(source.Summary) != strings.TrimSpace(e.Summary) {
+		had("summary", source.Summary)
 	}
 	if e.CreatedAt.IsZero() || (!source.CreatedAt.IsZero() && source.CreatedAt.Before(e.CreatedAt)) {
 		e.CreatedAt = source.CreatedAt
@@ -205,8 +216,7 @@ func mergeEntries(target, source *tree.Entry, now time.Time) *tree.Entry {
 		case i < 0:
 			e.Extra = append(e.Extra, kv)
 		case e.Extra[i].Value != kv.Value:
-			// The target's value stays; the source's is not dropped.
-			e.Comments = append(e.Comments, tree.KeyValue{Value: " " + source.Path + " had " + kv.Key + ": " + kv.Value})
+			had(kv.Key, kv.Value) // the target's value stays; the source's is not dropped
 		}
 	}
 	for _, kv := range source.Comments {

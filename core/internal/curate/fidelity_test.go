@@ -118,7 +118,7 @@ func TestMergeKeepsSourceComments(t *testing.T) {
 	})
 	mustSucceed(t, one(t, e, api.Operation{Type: "MERGE", Path: "a/c/src.md", MergeTarget: "a/b/dst.md", Reason: "r"}))
 	d := e.entry(t, "a/b/dst.md")
-	want := []tree.KeyValue{{Key: "", Value: " the source's own remark"}, {Key: "", Value: " really"}}
+	want := []tree.KeyValue{{Value: " a/c/src.md had title: Src"}, {Value: " the source's own remark"}, {Value: " really"}}
 	if !slices.Equal(d.Comments, want) || !slices.Contains(d.Extra, tree.KeyValue{Key: "extra", Value: "kept"}) {
 		t.Errorf("merged comments %q, extra %q", d.Comments, d.Extra)
 	}
@@ -134,7 +134,7 @@ func TestMergeKeepsSourceValueOfSharedKey(t *testing.T) {
 	})
 	mustSucceed(t, one(t, e, api.Operation{Type: "MERGE", Path: "a/c/src.md", MergeTarget: "a/b/dst.md", Reason: "r"}))
 	data, _ := e.fs.ReadFile("a/b/dst.md")
-	if !strings.Contains(string(data), "owner: alice\nteam: billing\n# a/c/src.md had owner: bob\n---\n") {
+	if !strings.Contains(string(data), "owner: alice\nteam: billing\n# a/c/src.md had title: Src\n# a/c/src.md had owner: bob\n---\n") {
 		t.Errorf("merged:\n%s", data)
 	}
 }
@@ -167,5 +167,22 @@ func TestUpdateOfUnparseableKeepsItsText(t *testing.T) {
 	}
 	if data, _ := e.fs.ReadFile("a/b/latin1.md"); string(data) != "caf\xe9 notes\n" {
 		t.Errorf("latin1.md changed: %q", data)
+	}
+}
+
+// A MERGE keeps the source's own title and summary, which the target's
+// replace, as comments of the merged entry.
+func TestMergeKeepsSourceTitleAndSummary(t *testing.T) {
+	e := newEnv(t, map[string]string{
+		"a/b/dst.md":  "---\ntitle: Retry policy\nsummary: Invoices are retried.\n---\n\n## Narrative\nTarget.\n",
+		"a/c/src.md":  "---\ntitle: Dunning schedule\nsummary: Reminders go out on days 1, 3 and 7.\n---\n\n## Narrative\nSource.\n",
+		"a/c/same.md": "---\ntitle: Retry policy\n---\n\n## Narrative\nSame title.\n",
+	})
+	mustSucceed(t, one(t, e, api.Operation{Type: "MERGE", Path: "a/c/src.md", MergeTarget: "a/b/dst.md", Reason: "r"}))
+	mustSucceed(t, one(t, e, api.Operation{Type: "MERGE", Path: "a/c/same.md", MergeTarget: "a/b/dst.md", Reason: "r"}))
+	data, _ := e.fs.ReadFile("a/b/dst.md")
+	want := "# a/c/src.md had title: Dunning schedule\n# a/c/src.md had summary: Reminders go out on days 1, 3 and 7.\n---\n"
+	if !strings.Contains(string(data), want) || strings.Contains(string(data), "same.md had") {
+		t.Errorf("merged:\n%s", data)
 	}
 }
