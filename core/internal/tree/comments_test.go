@@ -128,3 +128,18 @@ func TestCommentsNotTaken(t *testing.T) {
 		}
 	}
 }
+
+// TOML front matter ("+++", Hugo's) is not front matter to the tree: the
+// file is a note whose text starts with it, and a rewrite keeps it as text.
+func TestTOMLFrontMatterKeptAsText(t *testing.T) {
+	in := "+++\ntitle = \"Deploys\"\ndraft = true # not yet\n+++\n\nCanary first.\n"
+	e, err := ParseEntry("a/b/deploys.md", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Tags = []string{"ops"}
+	out := string(Render(e))
+	if !strings.Contains(out, "tags: [ops]\n---\n\n+++\ntitle = \"Deploys\"\ndraft = true # not yet\n+++\n\nCanary first.\n") {
+		t.Fatalf("rendered:\n%s", out)
+	}
+}
