@@ -136,8 +136,8 @@ func same(want yaml.MapSlice, lines []string) bool {
 // line is under; a comment alone on an indented line to the key whose
 // value it is inside; one alone at the start of a line to the next key,
 // whose head it is ("" after the last key). A key starts on each line that
-// begins with neither white space nor "#" nor "-" (a list may be written
-// at its key's indentation). When those lines are not as many as the keys
+// begins with neither white space nor "#" nor a list item's "- " (a list
+// may be written at its key's indentation). When those lines are not as many as the keys
 // decoded (a key spelled over several lines), every comment goes after the
 // last key, still kept.
 func topLevelKeys(lines []string, cuts []int, ms yaml.MapSlice) []string {
@@ -147,7 +147,8 @@ func topLevelKeys(lines []string, cuts []int, ms yaml.MapSlice) []string {
 		if c := cuts[i]; c >= 0 {
 			l = l[:c]
 		}
-		if l != "" && !strings.ContainsRune(" \t#-", rune(l[0])) {
+		item := l == "-" || strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "-\t")
+		if l != "" && !strings.ContainsRune(" \t#", rune(l[0])) && !item {
 			starts[i] = true
 			n++
 		}
@@ -190,11 +191,13 @@ func writeComments(b *strings.Builder, list []KeyValue, done []bool, key string)
 	}
 }
 
-// oneLineComment keeps a comment on its line: a comment given through the
-// API may hold line breaks, which would end it.
+// oneLineComment keeps a comment on its line and the front matter
+// readable: a comment made by the engine (a MERGE's "had summary: …") or
+// given through the API may hold line breaks, which would end it, or
+// characters YAML refuses even in a comment.
 func oneLineComment(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029 {
+		if r != '\t' && needsEscape(r) {
 			return ' '
 		}
 		return r

@@ -143,3 +143,29 @@ func TestTOMLFrontMatterKeptAsText(t *testing.T) {
 		t.Fatalf("rendered:\n%s", out)
 	}
 }
+
+// A comment the engine makes (a MERGE's "had summary: …") may hold what
+// YAML refuses in a comment or reads as a line break: it is written so
+// that the file still parses.
+func TestCommentOfAnyTextParses(t *testing.T) {
+	e := &Entry{Path: "a/b/c.md", Title: "T", Comments: []KeyValue{{Value: " had summary: a\x01b\u2028c\rd\te\xff"}}}
+	back, err := ParseEntry(e.Path, Render(e))
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, Render(e))
+	}
+	if want := []KeyValue{{Value: " had summary: a b c d\te\uFFFD"}}; !reflect.DeepEqual(back.Comments, want) {
+		t.Fatalf("comments %q", back.Comments)
+	}
+}
+
+// A key spelt "-" is a key, not a list item: its comments stay with it.
+func TestCommentsOfADashKey(t *testing.T) {
+	e := &Entry{Path: "a/b/c.md", Title: "T", Extra: []KeyValue{{Key: "-", Value: "x"}},
+		Comments: []KeyValue{{Key: "-", Value: " dash"}, {Key: "title", Value: " title"}}}
+	out := Render(e)
+	back, err := ParseEntry(e.Path, out)
+	want := []KeyValue{{Key: "title", Value: " title"}, {Key: "-", Value: " dash"}} // in the order written
+	if err != nil || !reflect.DeepEqual(back.Comments, want) || string(Render(back)) != string(out) {
+		t.Fatalf("%v %q:\n%s", err, back.Comments, out)
+	}
+}
