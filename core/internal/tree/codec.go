@@ -73,19 +73,16 @@ func ParseEntry(path string, data []byte) (*Entry, error) {
 // splitFile is how every markdown file of the tree is read first: the
 // bytes must be valid UTF-8, a byte-order mark is dropped, line endings
 // become LF, and the front matter (ordered) is split from the body; head
-// is the text before the body ("" without front matter). Errors name the
-// path.
+// is the text before the body when YAML read it (splitFrontMatter). Errors
+// name the path.
 func splitFile(path string, data []byte) (ms yaml.MapSlice, head, body string, err error) {
 	if !utf8.Valid(data) {
 		return nil, "", "", fmt.Errorf("tree: parse %s: not valid UTF-8", path)
 	}
 	text := normalizeNewlines(strings.TrimPrefix(string(data), "\uFEFF"))
-	ms, body, err = readFrontMatter(text)
+	ms, head, body, err = splitFrontMatter(text)
 	if err != nil {
 		return nil, "", "", fmt.Errorf("tree: parse %s: %w", path, err)
-	}
-	if strings.HasSuffix(text, body) {
-		head = text[:len(text)-len(body)]
 	}
 	return ms, head, body, nil
 }

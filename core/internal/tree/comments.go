@@ -17,7 +17,9 @@ import (
 // way plainOK quotes, by asking the decoder: a " #" (or a "#" starting a
 // line) begins a comment when cutting the line there leaves what the
 // front matter decodes to unchanged. Text inside a quoted or block scalar
-// fails that test, since cutting it changes the value.
+// fails that test, since cutting it changes the value. Two lexical rules
+// spare most decodes (candidates): a "#" inside a value that opens with a
+// quote on its line, or on a line of a block scalar ("|", ">"), is text.
 
 // frontComments returns the comments of a front matter (head: the text up
 // to and including its closing "---" line), each with the top-level key
@@ -36,24 +38,33 @@ func frontComments(head string, ms yaml.MapSlice) []KeyValue {
 		return nil
 	}
 	inner := lines[open+1 : len(lines)-1]
-	want, ok := decodeLines(inner)
-	if !ok {
-		return nil
-	}
+	starts := candidates(inner)
 	cuts := make([]int, len(inner)) // where each line's comment starts, or -1
 	first, tries := map[int]int{}, 0
-	for i, l := range inner {
+	for i := range inner {
 		cuts[i] = -1
-		if starts := commentStarts(l); len(starts) > 0 {
-			first[i] = starts[0]
-			tries += len(starts)
+		if len(starts[i]) > 0 {
+			first[i] = starts[i][0]
+			tries += len(starts[i])
 		}
 	}
-	switch {
-	case len(first) == 0:
+	if len(first) == 0 {
 		return nil
-	case same(want, cutLines(inner, first)):
-		// The usual case, two decodes: every line's first candidate is one.
+	}
+	// ms is what the decoder read (the caller's); should it differ from
+	// what these lines decode to, the lines are the reference.
+	want := ms
+	joint := same(want, cutLines(inner, first))
+	if !joint {
+		var ok bool
+		if want, ok = decodeLines(inner); !ok {
+			return nil
+		}
+		joint = same(want, cutLines(inner, first))
+	}
+	switch {
+	case joint:
+		// The usual case, one decode: every line's first candidate is one.
 		for i, c := range first {
 			cuts[i] = c
 		}
@@ -61,8 +72,8 @@ func frontComments(head string, ms yaml.MapSlice) []KeyValue {
 		return nil
 	default:
 		all := map[int]int{}
-		for i, l := range inner {
-			for _, c := range commentStarts(l) {
+		for i := range inner {
+			for _, c := range starts[i] {
 				if same(want, cutLines(inner, map[int]int{i: c})) {
 					cuts[i], all[i] = c, c
 					break
@@ -92,16 +103,90 @@ func frontComments(head string, ms yaml.MapSlice) []KeyValue {
 // not kept.
 const maxCommentTries = 64
 
-// commentStarts lists the offsets in l of each "#" that could begin a
-// comment: at the start of the line or after white space.
-func commentStarts(l string) []int {
-	var out []int
-	for i := 0; i < len(l); i++ {
-		if l[i] == '#' && (i == 0 || l[i-1] == ' ' || l[i-1] == '\t') {
-			out = append(out, i)
+// candidates lists, for each line, the offsets of each "#" that could
+// begin a comment: at the start of the line or after white space, and
+// neither on a line of a block scalar (indented more than the line that
+// opened it with "|" or ">") nor before the closing quote of a value that
+// opens with a quote on its line.
+func candidates(lines []string) [][]int {
+	out := make([][]int, len(lines))
+	block := -1 // the indentation of the line that opened a block scalar
+	for i, l := range lines {
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		if block >= 0 && (strings.TrimSpace(l) == "" || indent > block) {
+			continue
+		}
+		block = -1
+		qa, qb := quoted(l)
+		for c := 0; c < len(l); c++ {
+			if l[c] == '#' && (c == 0 || l[c-1] == ' ' || l[c-1] == '\t') && (c < qa || c >= qb) {
+				out[i] = append(out[i], c)
+			}
+		}
+		text := l
+		if len(out[i]) > 0 {
+			text = l[:out[i][0]]
+		}
+		if blockIndicator(text) {
+			block = indent
 		}
 	}
 	return out
+}
+
+// valueStart is the offset of the value in a line "key: value" or
+// "- value" (after its indentation), or -1.
+func valueStart(l string) int {
+	t := strings.TrimLeft(l, " ")
+	at := len(l) - len(t)
+	if strings.HasPrefix(t, "- ") {
+		return at + 2 + len(t[2:]) - len(strings.TrimLeft(t[2:], " "))
+	}
+	if t == "" || t[0] == '"' || t[0] == '\'' {
+		return -1 // a quoted key: left to the decoder
+	}
+	k := strings.Index(t, ": ")
+	if k < 0 {
+		return -1
+	}
+	rest := t[k+2:]
+	return at + k + 2 + len(rest) - len(strings.TrimLeft(rest, " "))
+}
+
+// quoted is the span [a, b) of a quoted value ("…" or '…') that opens
+// at l's value, to the end of l when it does not close on this line; a
+// line whose value is not quoted has an empty span.
+func quoted(l string) (a, b int) {
+	v := valueStart(l)
+	if v < 0 || v >= len(l) || (l[v] != '"' && l[v] != '\'') {
+		return 0, 0
+	}
+	q := l[v]
+	for i := v + 1; i < len(l); i++ {
+		switch {
+		case q == '"' && l[i] == '\\':
+			i++
+		case l[i] == q && q == '\'' && i+1 < len(l) && l[i+1] == '\'':
+			i++ // '' is a quote inside single quotes
+		case l[i] == q:
+			return v, i + 1
+		}
+	}
+	return v, len(l)
+}
+
+// blockIndicator reports a line whose value opens a block scalar: "|" or
+// ">", with a chomping or indentation indicator.
+func blockIndicator(l string) bool {
+	v := valueStart(l)
+	if v < 0 {
+		return false
+	}
+	t := strings.TrimSpace(l[v:])
+	if t == "" || (t[0] != '|' && t[0] != '>') {
+		return false
+	}
+	return strings.Trim(t[1:], "+-0123456789") == ""
 }
 
 // cutLines is lines, each line named in cut cut at its offset, as one text.

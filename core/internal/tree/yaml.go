@@ -36,27 +36,38 @@ var errUnclosed = errors.New("front matter opened with --- is not closed")
 // and body. A text without front matter has an empty map and its whole
 // self as body.
 func readFrontMatter(text string) (yaml.MapSlice, string, error) {
-	head, open, closed := frontMatterEnd(text)
+	ms, _, body, err := splitFrontMatter(text)
+	return ms, body, err
+}
+
+// splitFrontMatter is readFrontMatter that also returns the text before
+// the body when YAML decoded it: the front matter written as the engine
+// writes it, which fastFrontMatter reads, holds no comment (see
+// frontComments), and head is "" then.
+func splitFrontMatter(text string) (ms yaml.MapSlice, head, body string, err error) {
+	end, open, closed := frontMatterEnd(text)
 	if !open {
-		return nil, text, nil
+		return nil, "", text, nil
 	}
 	if !closed {
-		return nil, "", errUnclosed
+		return nil, "", "", errUnclosed
 	}
-	if strings.HasPrefix(text, "---\n") && strings.HasSuffix(text[:head], "\n---\n") {
-		if ms, ok := fastFrontMatter(text[len("---\n") : head-len("---\n")]); ok {
-			return ms, text[head:], nil
+	if strings.HasPrefix(text, "---\n") && strings.HasSuffix(text[:end], "\n---\n") {
+		if ms, ok := fastFrontMatter(text[len("---\n") : end-len("---\n")]); ok {
+			return ms, "", text[end:], nil
 		}
 	}
 	// frontmatter is given the front matter only, not the body it would
 	// copy twice: what it leaves of that head (nothing, as it stops after
 	// the same closing line) and the rest of the text are the body.
-	var ms yaml.MapSlice
-	rest, err := frontmatter.Parse(strings.NewReader(text[:head]), &ms, yamlFormat)
+	rest, err := frontmatter.Parse(strings.NewReader(text[:end]), &ms, yamlFormat)
 	if err != nil {
-		return nil, "", fmt.Errorf("malformed front matter: %w", err)
+		return nil, "", "", fmt.Errorf("malformed front matter: %w", err)
 	}
-	return ms, string(rest) + text[head:], nil
+	if len(rest) > 0 {
+		return ms, "", string(rest) + text[end:], nil
+	}
+	return ms, text[:end], text[end:], nil
 }
 
 // frontMatterEnd finds a front matter in a text: open reports that its
