@@ -562,7 +562,7 @@ export interface Operation {
   type: OperationType | Lowercase<OperationType>;
   /** A folder `domain/topic[/subtopic]` (the file name comes from the title) or a full entry path ending in `.md`. For MERGE and MOVE: the source (MOVE: an entry or a folder). */
   path: string;
-  /** The entry's title; DELETE without a title removes the whole folder. */
+  /** The entry's title; DELETE without a title removes the folder's entries and context files (files the engine does not read stay). */
   title?: string;
   summary?: string;
   /** The knowledge to write; a plain string is taken as the narrative. */

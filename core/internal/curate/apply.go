@@ -390,9 +390,13 @@ func brokenRelations(cat *catalog.Catalog, removed []string) []string {
 	return out
 }
 
-// deleteFolder removes every file below folder (entries, context files and
-// any other file; dot-names are left alone), then the folders left empty,
-// deepest first. A failed removal restores the files already removed.
+// deleteFolder removes the entries and context files below folder, then
+// the folders left empty, deepest first. Every other file stays, with the
+// folders that hold it: an image, an attachment, a note the engine cannot
+// parse or that is over the size limit was never read by the agent that
+// asked, and is the person's (a file that cannot be parsed goes only by a
+// DELETE that names it). Dot-names are left alone. A failed removal
+// restores the files already removed.
 func (c *Curator) deleteFolder(a *Applied, folder string) error {
 	st, ok, err := c.exists(folder)
 	if err != nil {
@@ -427,6 +431,15 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 			return conflictf("%s changed on disk since this session read it; %s was not deleted: read it, then send the DELETE again", p, folder)
 		}
 	}
+	var kept []string
+	files = slices.DeleteFunc(files, func(p string) bool {
+		_, context := c.catalog().Context(p)
+		if c.catalog().Has(p) || context {
+			return false
+		}
+		kept = append(kept, p)
+		return true
+	})
 	// Deepest first; in a folder, its context.md after its entries.
 	slices.SortStableFunc(files, func(x, y string) int {
 		if dx, dy := strings.Count(x, "/"), strings.Count(y, "/"); dx != dy {
@@ -446,7 +459,7 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 	prefix := folder + "/"
 	for _, list := range [][]string{cat.Paths(), cat.ContextPaths(), cat.BrokenPaths()} {
 		for _, p := range list {
-			if strings.HasPrefix(p, prefix) && !slices.Contains(removed, p) {
+			if strings.HasPrefix(p, prefix) && !slices.Contains(removed, p) && !slices.Contains(kept, p) {
 				removed = append(removed, p)
 			}
 		}
@@ -481,7 +494,16 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 		// Folders hold no knowledge: one that cannot be removed is reported,
 		// not a reason to restore every file.
 		slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
+		holding := map[string]bool{}
+		for _, p := range kept {
+			for d := path.Dir(p); d != "." && !holding[d]; d = path.Dir(d) {
+				holding[d] = true
+			}
+		}
 		for _, d := range append(dirs, folder) {
+			if holding[d] {
+				continue
+			}
 			if rerr := c.FS.Remove(d); rerr != nil && !errors.Is(rerr, host.ErrNotFound) {
 				notes = append(notes, fmt.Sprintf("folder %s kept: %v", d, rerr))
 			}
@@ -490,7 +512,11 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 	if err := c.finish(t, err); err != nil {
 		return fmt.Errorf("delete folder %s: %w", folder, err)
 	}
-	a.Message = fmt.Sprintf("deleted folder %s: %s", folder, folderCounts(entries, contexts, len(files)))
+	a.Message = fmt.Sprintf("deleted folder %s: %s", folder, folderCounts(entries, contexts, entries+contexts))
+	if len(kept) > 0 {
+		a.Message += fmt.Sprintf("; kept %s the engine does not read, and the folders holding them: %s",
+			atoms.Count(len(kept), "file", "files"), listSome(kept, 5))
+	}
 	if len(refs) > 0 {
 		a.Message += "; removed entries still linked from " + atoms.Count(len(refs), "entry", "entries")
 	}
@@ -499,6 +525,14 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 	}
 	a.BrokenRelations = refs
 	return nil
+}
+
+// listSome joins the first n paths, and says how many more there are.
+func listSome(paths []string, n int) string {
+	if len(paths) <= n {
+		return strings.Join(paths, ", ")
+	}
+	return strings.Join(paths[:n], ", ") + fmt.Sprintf(" and %d more", len(paths)-n)
 }
 
 // walk lists the files and folders below dir, skipping dot-names.

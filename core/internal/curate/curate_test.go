@@ -413,25 +413,38 @@ func TestDelete(t *testing.T) {
 	}
 }
 
+// A folder DELETE removes the entries and context files below it, and the
+// folders they leave empty; what the engine does not read (an image, a
+// note it cannot parse) stays, with the folders holding it.
 func TestDeleteFolder(t *testing.T) {
 	files := fixtureWithSubtopic()
-	files["eng/billing/sub/image.png"] = "PNG"
+	files["eng/billing/attachments/image.png"] = "PNG"
 	e := newEnv(t, files)
 	a := one(t, e, api.Operation{Type: "DELETE", Path: "eng/billing", Reason: "drop billing"})
 	mustSucceed(t, a)
-	if a.Path != "eng/billing" || a.Message != "deleted folder eng/billing: 4 entries, 2 context files, 1 other file; removed entries still linked from 3 entries" {
+	if a.Path != "eng/billing" || a.Message != "deleted folder eng/billing: 3 entries, 2 context files; "+
+		"kept 2 files the engine does not read, and the folders holding them: eng/billing/attachments/image.png, eng/billing/broken.md; "+
+		"removed entries still linked from 3 entries" {
 		t.Errorf("applied %+v", a)
 	}
 	if want := []string{"eng/auth/login.md", "eng/auth/session.md", "notes/Daily Note.md"}; !slices.Equal(a.BrokenRelations, want) {
 		t.Errorf("broken %v", a.BrokenRelations)
 	}
+	var left []string
 	for p := range treeFiles(e.fs) {
 		if strings.HasPrefix(p, "eng/billing/") {
-			t.Errorf("left %s", p)
+			left = append(left, p)
 		}
 	}
-	if _, err := e.fs.Stat("eng/billing"); err == nil {
-		t.Error("folder left")
+	slices.Sort(left)
+	if want := []string{"eng/billing/attachments/image.png", "eng/billing/broken.md"}; !slices.Equal(left, want) {
+		t.Errorf("left %v, want %v", left, want)
+	}
+	if _, err := e.fs.Stat("eng/billing/sub"); err == nil {
+		t.Error("a folder left empty was kept")
+	}
+	if b, _ := e.fs.ReadFile("eng/billing/broken.md"); string(b) != files["eng/billing/broken.md"] {
+		t.Error("the unparseable note changed")
 	}
 	if _, err := e.fs.Stat("eng/auth/login.md"); err != nil {
 		t.Error("sibling removed")
@@ -445,7 +458,7 @@ func TestDeleteFolder(t *testing.T) {
 			removed++
 		}
 	}
-	if removed != 6 || len(e.changes) != 6 {
+	if removed != 5 || len(e.changes) != 5 {
 		t.Errorf("changes %+v", e.changes)
 	}
 }

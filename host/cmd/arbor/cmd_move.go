@@ -41,10 +41,12 @@ var mvCommand = &command{
 var rmCommand = &command{
 	name:    "rm",
 	args:    "PATH",
-	summary: "delete an entry or a whole folder",
-	help: "Deletes with a DELETE operation: the entry PATH (ending in .md), or the folder\n" +
-		"PATH and everything in it. --reason is required and goes to the audit log. Prints\n" +
-		"the entries that still link to what was removed.",
+	summary: "delete an entry or a folder's entries",
+	help: "Deletes with a DELETE operation: the entry PATH (ending in .md), or the entries\n" +
+		"and context files of the folder PATH, with the folders left empty (files the\n" +
+		"engine does not read, such as attachments, stay and are listed). --reason is\n" +
+		"required and goes to the audit log. Prints the entries that still link to what\n" +
+		"was removed.",
 	example:  `arbor rm scratch/notes/old_idea.md --reason "superseded"`,
 	examples: []string{`arbor rm scratch --reason "clean up the scratch domain"`},
 	minArgs:  1,
