@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -31,6 +32,9 @@ func fsRename(fromPtr unsafe.Pointer, fromLen uint32, toPtr unsafe.Pointer, toLe
 //go:wasmimport arbor_host fs_list
 func fsList(pathPtr unsafe.Pointer, pathLen uint32, buf unsafe.Pointer, bufCap uint32) int32
 
+//go:wasmimport arbor_host fs_walk
+func fsWalk(pathPtr unsafe.Pointer, pathLen uint32, afterPtr unsafe.Pointer, afterLen uint32, buf unsafe.Pointer, bufCap uint32) int32
+
 //go:wasmimport arbor_host fs_stat
 func fsStat(pathPtr unsafe.Pointer, pathLen uint32, buf unsafe.Pointer, bufCap uint32) int32
 
@@ -57,6 +61,7 @@ var (
 	_ host.Locker      = hostFS{}
 	_ host.Swapper     = hostFS{}
 	_ host.RangeReader = hostFS{}
+	_ host.Walker      = hostFS{}
 )
 
 // codeError maps a negative ABI code onto the host package's sentinels.
@@ -215,6 +220,56 @@ func (hostFS) ReadDir(p string) ([]host.DirEntry, error) {
 		return nil, fmt.Errorf("list %s: host sent invalid JSON: %v: %w", p, err, host.ErrIO)
 	}
 	return out, nil
+}
+
+// walkBuf is the buffer of every walk's answers: 256 KiB, a few dozen
+// host calls for a tree of 100,000 files, reused so that linear memory
+// does not grow with the tree; larger only once a single folder's record
+// needed more. The records are decoded into strings and slices of their
+// own, so the buffer is free again once a chunk is decoded.
+var walkBuf struct {
+	sync.Mutex
+	b []byte
+}
+
+// Walk implements host.Walker over fs_walk: the folders' records come a
+// chunk at a time, each call resuming after the last record received.
+func (hostFS) Walk(dir string, fn func(dir string, list []host.DirEntry) error) error {
+	walkBuf.Lock()
+	buf := walkBuf.b
+	if buf == nil {
+		buf = make([]byte, 256<<10)
+	}
+	walkBuf.b = nil // fn may walk again: that walk makes its own
+	walkBuf.Unlock()
+	defer func() {
+		walkBuf.Lock()
+		walkBuf.b = buf
+		walkBuf.Unlock()
+	}()
+	dp, dl := strPtr(dir)
+	after := ""
+	for {
+		ap, al := strPtr(after)
+		n := fsWalk(dp, dl, ap, al, bytesPtr(buf), uint32(len(buf)))
+		switch {
+		case n < 0:
+			return codeError("list", dir, n)
+		case n == 0:
+			return nil
+		case int(n) > len(buf):
+			buf = make([]byte, n)
+			continue
+		}
+		last, err := host.DecodeWalk(buf[:n], fn)
+		if errors.Is(err, host.ErrMalformedWalk) {
+			return fmt.Errorf("walk %s: host sent malformed records: %w", dir, host.ErrIO)
+		}
+		if err != nil {
+			return err
+		}
+		after = last + "/"
+	}
 }
 
 func (hostFS) Stat(p string) (host.DirEntry, error) {

@@ -12,7 +12,7 @@ import (
 )
 
 // abiVersion is the version of docs/ABI.md this module implements.
-const abiVersion = 5
+const abiVersion = 6
 
 func main() {}
 

@@ -247,3 +247,9 @@ func (m *MemFS) Files() map[string][]byte {
 	}
 	return out
 }
+
+// Walk implements Walker: a folder removed during the walk (by fn) is
+// left out.
+func (m *MemFS) Walk(dir string, fn func(dir string, list []DirEntry) error) error {
+	return walkByReadDir(m, dir, fn, true)
+}

@@ -14,20 +14,31 @@ import (
 // and os.Lstat of each file's whole path made the kernel walk every
 // folder above it again, a third of a native open's time.
 func lstatIn(dir *os.File, _, name string) (d host.DirEntry, link bool, err error) {
-	var st unix.Stat_t
-	for {
-		err = unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	st, err := fstatatNoFollow(int(dir.Fd()), name)
 	if err != nil {
 		return host.DirEntry{}, false, err
 	}
+	return statEntry(name, &st), st.Mode&unix.S_IFMT == unix.S_IFLNK, nil
+}
+
+// fstatatNoFollow is fstatat(2) of name in the folder fd, not following
+// a symbolic link.
+func fstatatNoFollow(fd int, name string) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != unix.EINTR {
+			return st, err
+		}
+	}
+}
+
+// statEntry describes name as st does, as dirEntry describes a FileInfo.
+func statEntry(name string, st *unix.Stat_t) host.DirEntry {
 	mode := st.Mode & unix.S_IFMT
-	d = host.DirEntry{Name: name, IsDir: mode == unix.S_IFDIR, ModTime: st.Mtim.Sec*1000 + st.Mtim.Nsec/1e6}
+	d := host.DirEntry{Name: name, IsDir: mode == unix.S_IFDIR, ModTime: st.Mtim.Sec*1000 + st.Mtim.Nsec/1e6}
 	if mode != unix.S_IFDIR && mode != unix.S_IFLNK {
 		d.Size = st.Size
 	}
-	return d, mode == unix.S_IFLNK, nil
+	return d
 }

@@ -145,58 +145,41 @@ func (l *loader) warn(p, msg string) {
 
 // walk loads every markdown file below dir and reports names in it that
 // are twins (twins). Dot-names (.arbor, .git, .obsidian) are skipped: they
-// are tooling, not knowledge.
+// are tooling, not knowledge. The listings come from one walk of the
+// tree (host.WalkFiles), through the host's fs_walk where it has one.
 func (l *loader) walk(dir string) error {
-	list, err := l.fs.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("list %q: %w", dir, err)
+	return host.WalkFiles(l.fs, dir, func(d string, list []host.DirEntry) error {
+		l.twins(d, list)
+		return nil
+	}, l.file)
+}
+
+// file loads the file p, which the listing describes as de.
+func (l *loader) file(p string, de host.DirEntry) error {
+	if !strings.HasSuffix(strings.ToLower(de.Name), ".md") {
+		return nil
 	}
-	l.twins(dir, list)
-	for _, de := range list {
-		if strings.HasPrefix(de.Name, ".") {
-			continue
-		}
-		p := de.Name
-		if dir != "" {
-			p = dir + "/" + de.Name
-		}
-		if de.IsDir {
-			if err := l.walk(p); err != nil {
-				return err
-			}
-			continue
-		}
-		if !strings.HasSuffix(strings.ToLower(de.Name), ".md") {
-			continue
-		}
-		if de.Size > int64(l.maxBytes) {
-			l.warn(p, fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", de.Size, l.maxBytes))
-			continue
-		}
-		fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
-		// One look-up of p, not one per question: an open asks these of
-		// every file of the tree.
-		if r, ok := l.cat.recs[p]; ok && l.restored && r.unchanged(fi) {
-			l.seeRec(r)
-			if err := l.reuse(p, r); err != nil {
-				return err
-			}
-			continue
-		}
-		data, err := l.fs.ReadFile(p)
-		if l.read++; l.onRead != nil {
-			l.onRead(l.read)
-		}
-		if err != nil {
-			l.warn(p, fmt.Sprintf("unreadable: %v", err))
-			continue
-		}
-		src, ok := l.reload(p, fi, data)
-		if ok {
-			if err := l.emit(src); err != nil {
-				return err
-			}
-		}
+	if de.Size > int64(l.maxBytes) {
+		l.warn(p, fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", de.Size, l.maxBytes))
+		return nil
+	}
+	fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
+	// One look-up of p, not one per question: an open asks these of
+	// every file of the tree.
+	if r, ok := l.cat.recs[p]; ok && l.restored && r.unchanged(fi) {
+		l.seeRec(r)
+		return l.reuse(p, r)
+	}
+	data, err := l.fs.ReadFile(p)
+	if l.read++; l.onRead != nil {
+		l.onRead(l.read)
+	}
+	if err != nil {
+		l.warn(p, fmt.Sprintf("unreadable: %v", err))
+		return nil
+	}
+	if src, ok := l.reload(p, fi, data); ok {
+		return l.emit(src)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package curate
 import (
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -105,27 +104,18 @@ func (r *refresher) folder(dir string) error {
 	return nil
 }
 
+// walk refreshes every file below dir, the listings coming from one walk
+// of the tree (host.WalkFiles).
 func (r *refresher) walk(dir string) error {
-	list, err := r.c.FS.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("refresh: list %q: %w", dir, err)
+	var fileErr error // returned as it is; a listing's error is the walk's
+	err := host.WalkFiles(r.c.FS, dir, nil, func(p string, de host.DirEntry) error {
+		fileErr = r.file(p, de)
+		return fileErr
+	})
+	if err != nil && err != fileErr {
+		return fmt.Errorf("refresh: %w", err)
 	}
-	for _, de := range list {
-		if strings.HasPrefix(de.Name, ".") {
-			continue
-		}
-		p := path.Join(dir, de.Name)
-		if de.IsDir {
-			if err := r.walk(p); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := r.file(p, de); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
 // file refreshes the markdown file p that a listing or stat describes as

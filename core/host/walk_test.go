@@ -1,0 +1,167 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// plainFS hides MemFS's Walk: an FS that is no Walker.
+type plainFS struct{ *MemFS }
+
+func (plainFS) Walk() {}
+
+// oldWalk is how the engine visited the files before Walk: ReadDir folder
+// by folder, going down into a folder where the listing reaches it.
+func oldWalk(t *testing.T, fsys FS, dir string, visit func(p string)) {
+	t.Helper()
+	list, err := fsys.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range list {
+		if strings.HasPrefix(de.Name, ".") {
+			continue
+		}
+		p := joinPath(dir, de.Name)
+		if de.IsDir {
+			oldWalk(t, fsys, p, visit)
+			continue
+		}
+		visit(p)
+	}
+}
+
+func randomMemFS(rng *rand.Rand) *MemFS {
+	m := NewMemFS()
+	for i := range 60 {
+		var segs []string
+		for range rng.IntN(4) {
+			segs = append(segs, fmt.Sprintf("d%d", rng.IntN(3)))
+		}
+		name := fmt.Sprintf("f%d.md", i)
+		if rng.IntN(6) == 0 {
+			name = "." + name
+		}
+		if rng.IntN(6) == 0 && len(segs) > 0 {
+			segs[0] = ".git"
+		}
+		m.WriteFile(strings.Join(append(segs, name), "/"), []byte(strings.Repeat("x", i)))
+	}
+	return m
+}
+
+func TestWalkFilesKeepsTheOrderOfReadDir(t *testing.T) {
+	for seed := range uint64(20) {
+		m := randomMemFS(rand.New(rand.NewPCG(seed, 1)))
+		var want []string
+		oldWalk(t, m, "", func(p string) { want = append(want, p) })
+		for _, fsys := range []FS{m, plainFS{m}, Share(m), ReadOnly(m)} {
+			var got, folders []string
+			err := WalkFiles(fsys, "", func(d string, list []DirEntry) error {
+				folders = append(folders, d)
+				for _, de := range list {
+					if strings.HasPrefix(de.Name, ".") {
+						t.Errorf("%q listed the dot-name %q", d, de.Name)
+					}
+				}
+				return nil
+			}, func(p string, de DirEntry) error {
+				if de.IsDir || strings.Contains("/"+p, "/.") {
+					t.Errorf("visited %q (%+v)", p, de)
+				}
+				got = append(got, p)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, %T: files\n got %q\nwant %q", seed, fsys, got, want)
+			}
+			if len(folders) == 0 || folders[0] != "" {
+				t.Fatalf("folders %q", folders)
+			}
+		}
+	}
+}
+
+// A folder that has no listing (removed during the walk) is passed over,
+// the files after it still visited; an error from a callback ends the walk.
+func TestWalkFilesFolderRemovedDuringTheWalk(t *testing.T) {
+	m := NewMemFS()
+	for _, p := range []string{"a.md", "b/1.md", "c/2.md", "d.md"} {
+		m.WriteFile(p, []byte("x"))
+	}
+	var got []string
+	err := WalkFiles(m, "", func(d string, _ []DirEntry) error {
+		if d == "" { // b is listed, but not yet walked
+			m.Remove("b/1.md")
+			m.Remove("b")
+		}
+		return nil
+	}, func(p string, _ DirEntry) error {
+		got = append(got, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a.md", "c/2.md", "d.md"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	stop := errors.New("stop")
+	if err := WalkFiles(m, "", nil, func(string, DirEntry) error { return stop }); err != stop {
+		t.Fatalf("callback error: %v", err)
+	}
+	if err := WalkFiles(m, "missing", nil, func(string, DirEntry) error { return nil }); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing folder: %v", err)
+	}
+}
+
+func TestWalkRecordsRoundTrip(t *testing.T) {
+	recs := []struct {
+		dir  string
+		list []DirEntry
+	}{
+		{"", []DirEntry{{Name: "a.md", Size: 12, ModTime: 1767225600123}, {Name: "été", IsDir: true}}},
+		{"été", nil},
+		{"été/x", []DirEntry{{Name: "old.md", Size: 1 << 40, ModTime: -5}}},
+	}
+	var b []byte
+	for _, r := range recs {
+		b = AppendWalkRecord(b, r.dir, r.list)
+	}
+	i := 0
+	last, err := DecodeWalk(b, func(dir string, list []DirEntry) error {
+		if dir != recs[i].dir || len(list) != len(recs[i].list) || (len(list) > 0 && !reflect.DeepEqual(list, recs[i].list)) {
+			t.Errorf("record %d: %q %v, want %q %v", i, dir, list, recs[i].dir, recs[i].list)
+		}
+		i++
+		return nil
+	})
+	if err != nil || last != "été/x" || i != len(recs) {
+		t.Fatalf("last %q, %d records, err %v", last, i, err)
+	}
+	// Only whole records decode: a cut anywhere else is refused.
+	ends := map[int]bool{}
+	n := 0
+	for _, r := range recs {
+		n += len(AppendWalkRecord(nil, r.dir, r.list))
+		ends[n] = true
+	}
+	for cut := 1; cut < len(b); cut++ {
+		_, err := DecodeWalk(b[:cut], func(string, []DirEntry) error { return nil })
+		if (err == nil) != ends[cut] {
+			t.Errorf("%d of %d bytes: err %v", cut, len(b), err)
+		}
+	}
+	bad := AppendWalkRecord(nil, "", []DirEntry{{Name: "a"}})
+	bad[4] = 7 // the kind
+	if _, err := DecodeWalk(bad, func(string, []DirEntry) error { return nil }); !errors.Is(err, ErrMalformedWalk) {
+		t.Fatalf("bad kind: %v", err)
+	}
+}

@@ -1,0 +1,273 @@
+package arborhost
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/arbormem/arbor/core/host"
+)
+
+var _ host.Walker = (*RootFS)(nil)
+
+// A walk (host.Walker, the fs_walk import) lists folders the way ReadDir
+// does, but each folder is opened relative to its parent's open folder
+// and each file described relative to its folder (walk_linux.go): ReadDir
+// checks the whole path of every folder again (resolve), and an open
+// lists every folder of the tree. The platform's part is a walkDir: an
+// open folder, its listing, and opening a sub-folder.
+
+// subFolder is a folder entry of a listing, to walk.
+type subFolder struct {
+	name string
+	id   folderID
+	link bool // a symbolic link to a folder inside the root
+}
+
+// walkFrame is a folder of the walk's current path, whose sub-folders are
+// walked in turn.
+type walkFrame struct {
+	rel  string
+	dir  walkDir
+	id   folderID
+	subs []subFolder
+	next int
+}
+
+// walker is one walk from a folder, depth first in name order. Its open
+// folders are those of its current path, no more.
+type walker struct {
+	r     *RootFS
+	stack []*walkFrame
+	buf   []byte // the platform's, for reading folders
+}
+
+func (w *walker) close() {
+	for _, f := range w.stack {
+		f.dir.close()
+	}
+	w.stack = nil
+}
+
+// start opens the walk's folder and returns its listing, as ReadDir
+// lists it (the same errors), dot-names left out.
+func (w *walker) start(rel string) ([]host.DirEntry, error) {
+	d, id, err := openWalkRoot(w.r, rel)
+	if err != nil {
+		return nil, err
+	}
+	list, subs, err := w.list(d, rel)
+	if err != nil {
+		d.close()
+		return nil, osError("list", rel, err)
+	}
+	w.stack = append(w.stack, &walkFrame{rel: rel, dir: d, id: id, subs: subs})
+	return list, nil
+}
+
+// cycle reports whether id is a folder of the walk's current path: a link
+// that leads back up the tree, whose folder is listed but not walked.
+func (w *walker) cycle(id folderID) bool {
+	for _, f := range w.stack {
+		if f.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// descend opens the sub-folder s of the innermost folder and lists it;
+// ok is false when it is gone (removed since its parent was listed) or
+// leads back up the tree.
+func (w *walker) descend(s subFolder) (rel string, list []host.DirEntry, ok bool, err error) {
+	top := w.stack[len(w.stack)-1]
+	if w.cycle(s.id) {
+		return "", nil, false, nil
+	}
+	rel = top.rel + "/" + s.name
+	if top.rel == "" {
+		rel = s.name
+	}
+	if checkPath(rel) != nil {
+		return "", nil, false, nil // a name the rules refuse: fs_list could not list it either
+	}
+	d, id, err := top.dir.open(s)
+	if err != nil {
+		if gone(err) {
+			return "", nil, false, nil
+		}
+		return "", nil, false, osError("list", rel, err)
+	}
+	if w.cycle(id) { // replaced by a link since the listing
+		d.close()
+		return "", nil, false, nil
+	}
+	list, subs, err := w.list(d, rel)
+	if err != nil {
+		d.close()
+		if gone(err) {
+			return "", nil, false, nil
+		}
+		return "", nil, false, osError("list", rel, err)
+	}
+	w.stack = append(w.stack, &walkFrame{rel: rel, dir: d, id: id, subs: subs})
+	return rel, list, true, nil
+}
+
+// next returns the next folder of the walk and its listing; ok is false
+// when the walk is over.
+func (w *walker) next() (rel string, list []host.DirEntry, ok bool, err error) {
+	for len(w.stack) > 0 {
+		top := w.stack[len(w.stack)-1]
+		if top.next == len(top.subs) {
+			top.dir.close()
+			w.stack = w.stack[:len(w.stack)-1]
+			continue
+		}
+		s := top.subs[top.next]
+		top.next++
+		if rel, list, ok, err = w.descend(s); ok || err != nil {
+			return rel, list, ok, err
+		}
+	}
+	return "", nil, false, nil
+}
+
+// resume positions a walk from root, started, just after the folder
+// after (root or below it): its sub-folders come next, or, when it is
+// gone or was not walked, what follows it.
+func (w *walker) resume(root, after string) error {
+	rest := after
+	if root != "" {
+		rest = strings.TrimPrefix(strings.TrimPrefix(after, root), "/")
+	}
+	if rest == "" {
+		return nil
+	}
+	for _, name := range strings.Split(rest, "/") {
+		top := w.stack[len(w.stack)-1]
+		i := sort.Search(len(top.subs), func(i int) bool { return top.subs[i].name > name })
+		top.next = i
+		if i == 0 || top.subs[i-1].name != name {
+			return nil // gone: what follows it comes next
+		}
+		if _, _, ok, err := w.descend(top.subs[i-1]); err != nil || !ok {
+			return err
+		}
+	}
+	return nil
+}
+
+// gone reports an error of a folder removed during the walk.
+func gone(err error) bool {
+	return errors.Is(err, host.ErrNotFound) || isGone(err)
+}
+
+// Walk implements host.Walker: one walk, each folder opened relative to
+// its parent. Errors are those of ReadDir; a folder removed during the
+// walk is left out.
+func (r *RootFS) Walk(dir string, fn func(dir string, list []host.DirEntry) error) error {
+	w := walker{r: r}
+	defer w.close()
+	list, err := w.start(dir)
+	if err != nil {
+		return err
+	}
+	if err := fn(dir, list); err != nil {
+		return err
+	}
+	for {
+		rel, list, ok, err := w.next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := fn(rel, list); err != nil {
+			return err
+		}
+	}
+}
+
+// walkChunk is one answer of fs_walk: the records of the folders of the
+// walk of dir that follow after ("" to start, else a record's path and
+// "/"), as many whole records as fit in max bytes, appended to out. When
+// the first of them alone does not fit, out is unchanged and need is its
+// size.
+func (r *RootFS) walkChunk(out []byte, dir, after string, max int) (_ []byte, need int, err error) {
+	if err := checkPath(dir); err != nil {
+		return out, 0, fmt.Errorf("walk: %w", err)
+	}
+	resumed := after != ""
+	if resumed {
+		last, ok := strings.CutSuffix(after, "/")
+		if !ok || checkPath(last) != nil || !(dir == "" || last == dir || strings.HasPrefix(last, dir+"/")) {
+			return out, 0, fmt.Errorf("walk %q: resume after %q: not a folder of the walk: %w", dir, after, host.ErrInvalid)
+		}
+		after = last
+	}
+	w := walker{r: r}
+	defer w.close()
+	list, err := w.start(dir)
+	switch {
+	case resumed && gone(err):
+		return out, 0, nil // the walk's folder is gone: the walk is over
+	case err != nil:
+		return out, 0, err
+	}
+	rel := dir
+	if resumed {
+		if err := w.resume(dir, after); err != nil {
+			return out, 0, err
+		}
+		var ok bool
+		if rel, list, ok, err = w.next(); err != nil || !ok {
+			return out, 0, err
+		}
+	}
+	start := len(out)
+	for {
+		n := len(out)
+		out = host.AppendWalkRecord(out, rel, list)
+		if len(out)-start > max {
+			if n == start {
+				return out[:start], len(out) - start, nil
+			}
+			return out[:n], 0, nil
+		}
+		var ok bool
+		if rel, list, ok, err = w.next(); err != nil {
+			return out[:start], 0, err
+		}
+		if !ok {
+			return out, 0, nil
+		}
+	}
+}
+
+// abiWalk is fs_walk(path_ptr, path_len, after_ptr, after_len, buf_ptr,
+// buf_cap) -> i32.
+func (r *RootFS) abiWalk(mem Memory, pathPtr, pathLen, afterPtr, afterLen, bufPtr, bufCap uint32) int32 {
+	p, ok := guestString(mem, pathPtr, pathLen)
+	if !ok || !bufferOK(mem, bufPtr, bufCap) {
+		return codeInvalid
+	}
+	after, ok := guestString(mem, afterPtr, afterLen)
+	if !ok {
+		return codeInvalid
+	}
+	max := int(min(bufCap, math.MaxInt32))
+	out, need, err := r.walkChunk(make([]byte, 0, min(max, 1<<20)), p, after, max)
+	switch {
+	case err != nil:
+		return errorCode(err)
+	case need > math.MaxInt32:
+		return codeInvalid
+	case need > 0:
+		return int32(need)
+	}
+	if len(out) > 0 && !mem.Write(bufPtr, out) {
+		return codeInvalid
+	}
+	return int32(len(out))
+}

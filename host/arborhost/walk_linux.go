@@ -1,0 +1,145 @@
+package arborhost
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/arbormem/arbor/core/host"
+)
+
+// folderID tells folders apart (device and inode), for the cycle check.
+type folderID struct{ dev, ino uint64 }
+
+func statID(st *unix.Stat_t) folderID { return folderID{uint64(st.Dev), uint64(st.Ino)} }
+
+// walkDir is an open folder of a walk: its descriptor, and its OS path
+// (links unresolved), which only a symbolic link in it needs.
+type walkDir struct {
+	fd   int
+	full string
+}
+
+func (d walkDir) close() { unix.Close(d.fd) }
+
+// openDirAt opens the folder name of the folder fd (AT_FDCWD: a path),
+// not following a symbolic link unless follow.
+func openDirAt(fd int, name string, follow bool) (walkDir, folderID, error) {
+	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	if !follow {
+		flags |= unix.O_NOFOLLOW
+	}
+	var nfd int
+	var err error
+	for {
+		if nfd, err = unix.Openat(fd, name, flags, 0); err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return walkDir{}, folderID{}, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(nfd, &st); err != nil {
+		unix.Close(nfd)
+		return walkDir{}, folderID{}, err
+	}
+	return walkDir{fd: nfd}, statID(&st), nil
+}
+
+// openWalkRoot opens the folder a walk starts from, checked as ReadDir
+// checks it.
+func openWalkRoot(r *RootFS, rel string) (walkDir, folderID, error) {
+	full, err := r.resolve("list", rel)
+	if err != nil {
+		return walkDir{}, folderID{}, err
+	}
+	d, id, err := openDirAt(unix.AT_FDCWD, full, true)
+	if errors.Is(err, unix.ENOTDIR) {
+		if fi, serr := os.Stat(full); serr == nil && !fi.IsDir() {
+			return walkDir{}, folderID{}, fmt.Errorf("list %q: not a directory: %w", rel, host.ErrInvalid)
+		}
+	}
+	if err != nil {
+		return walkDir{}, folderID{}, osError("list", rel, err)
+	}
+	d.full = full
+	return d, id, nil
+}
+
+// open opens the sub-folder s: not through a symbolic link unless the
+// listing found s to be one (leading inside the root).
+func (d walkDir) open(s subFolder) (walkDir, folderID, error) {
+	sub, id, err := openDirAt(d.fd, s.name, s.link)
+	sub.full = filepath.Join(d.full, s.name)
+	return sub, id, err
+}
+
+// isGone reports an error opening a folder listed a moment ago that is no
+// longer one: removed, replaced by a file, or by a symbolic link.
+func isGone(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)
+}
+
+// list lists the open folder d, as ReadDir would (dot-names left out),
+// with its sub-folders to walk: each name described relative to d's
+// descriptor (fstatat), with no path to resolve.
+func (w *walker) list(d walkDir, rel string) ([]host.DirEntry, []subFolder, error) {
+	if w.buf == nil {
+		w.buf = make([]byte, 32<<10)
+	}
+	var names []string
+	for {
+		n, err := unix.ReadDirent(d.fd, w.buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if n <= 0 {
+			break
+		}
+		for b := w.buf[:n]; len(b) > 0; {
+			var used int
+			used, _, names = unix.ParseDirent(b, -1, names)
+			b = b[used:]
+		}
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return strings.HasPrefix(n, ".") })
+	slices.Sort(names)
+	out := make([]host.DirEntry, 0, len(names))
+	var subs []subFolder
+	for _, name := range names {
+		st, err := fstatatNoFollow(d.fd, name)
+		if err != nil {
+			continue // removed since the listing
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			full := filepath.Join(d.full, name)
+			own, err := os.Lstat(full)
+			if err != nil {
+				continue
+			}
+			fi := w.r.linkInfo(full, own)
+			de := dirEntry(name, fi)
+			out = append(out, de)
+			if sys, ok := fi.Sys().(*syscall.Stat_t); ok && de.IsDir {
+				subs = append(subs, subFolder{name: name, id: folderID{uint64(sys.Dev), uint64(sys.Ino)}, link: true})
+			}
+		case unix.S_IFDIR:
+			out = append(out, statEntry(name, &st))
+			subs = append(subs, subFolder{name: name, id: statID(&st)})
+		default:
+			out = append(out, statEntry(name, &st))
+		}
+	}
+	return out, subs, nil
+}

@@ -1,0 +1,309 @@
+package arborhost
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/host"
+)
+
+// walkRecord is one folder of a walk.
+type walkRecord struct {
+	Dir  string
+	List []host.DirEntry
+}
+
+// readDirWalk is the walk the engine made before fs_walk, folder by folder
+// with ReadDir, with the walk's rules: dot-names left out, a folder that
+// is one above it (a link back up the tree) listed but not walked.
+func readDirWalk(t *testing.T, r *RootFS, dir string, above []string) []walkRecord {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(filepath.Join(r.Dir(), filepath.FromSlash(dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range above {
+		if a == real {
+			return nil
+		}
+	}
+	list, err := r.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("ReadDir %q: %v", dir, err)
+	}
+	kept := []host.DirEntry{}
+	for _, de := range list {
+		if !strings.HasPrefix(de.Name, ".") {
+			kept = append(kept, de)
+		}
+	}
+	out := []walkRecord{{dir, kept}}
+	for _, de := range kept {
+		if de.IsDir {
+			out = append(out, readDirWalk(t, r, joinRel(dir, de.Name), append(above, real))...)
+		}
+	}
+	return out
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// nativeWalk collects RootFS.Walk.
+func nativeWalk(t *testing.T, r *RootFS, dir string) []walkRecord {
+	t.Helper()
+	var out []walkRecord
+	if err := r.Walk(dir, func(d string, list []host.DirEntry) error {
+		if list == nil {
+			list = []host.DirEntry{}
+		}
+		out = append(out, walkRecord{d, list})
+		return nil
+	}); err != nil {
+		t.Fatalf("Walk %q: %v", dir, err)
+	}
+	return out
+}
+
+// abiWalk collects the walk of dir through fs_walk with a buffer of capacity
+// bytes, resuming after each answer as the guest does, growing the buffer
+// when a record does not fit. between runs before every call but the first.
+func abiWalkAll(t *testing.T, r *RootFS, dir string, capacity uint32, between func(call int)) (out []walkRecord, calls, grown int) {
+	t.Helper()
+	after := ""
+	for {
+		mem := make(sliceMem, 1024+capacity)
+		pp, pl := mem.put(0, dir)
+		ap, al := mem.put(512, after)
+		if calls > 0 && between != nil {
+			between(calls)
+		}
+		calls++
+		n := r.abiWalk(mem, pp, pl, ap, al, 1024, capacity)
+		switch {
+		case n < 0:
+			t.Fatalf("fs_walk %q after %q: code %d", dir, after, n)
+		case n == 0:
+			return out, calls, grown
+		case uint32(n) > capacity:
+			if mem[1024] != 0 {
+				t.Fatal("an answer too large was copied")
+			}
+			capacity = uint32(n)
+			grown++
+			continue
+		}
+		last, err := host.DecodeWalk(mem[1024:1024+n], func(d string, list []host.DirEntry) error {
+			if list == nil {
+				list = []host.DirEntry{}
+			}
+			out = append(out, walkRecord{d, list})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		after = last + "/"
+		if calls > 100000 {
+			t.Fatal("the walk does not end")
+		}
+	}
+}
+
+// randomTree writes a tree of folders, files, dot-names and links (inside
+// the root, leaving it, and back up the tree) under dir.
+func randomTree(t *testing.T, rng *rand.Rand, dir, outside string) {
+	t.Helper()
+	var folders []string
+	var mk func(rel string, depth int)
+	mk = func(rel string, depth int) {
+		folders = append(folders, rel)
+		full := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(full, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range rng.IntN(6) {
+			name := fmt.Sprintf("f%d-%s.md", i, strings.Repeat("x", rng.IntN(20)))
+			if rng.IntN(8) == 0 {
+				name = "." + name
+			}
+			mustWrite(t, filepath.Join(full, name), strings.Repeat("y", rng.IntN(300)))
+		}
+		if depth < 4 {
+			for i := range rng.IntN(4) {
+				name := fmt.Sprintf("d%d", i)
+				if rng.IntN(7) == 0 {
+					name = ".hidden" + name
+				}
+				mk(joinRel(rel, name), depth+1)
+			}
+		}
+	}
+	mk("", 0)
+	for i, f := range folders {
+		if strings.Contains(f, ".") || rng.IntN(3) != 0 {
+			continue
+		}
+		full := filepath.Join(dir, filepath.FromSlash(f))
+		var target string
+		switch rng.IntN(4) {
+		case 0: // a folder elsewhere in the root
+			target = filepath.Join(dir, filepath.FromSlash(folders[rng.IntN(len(folders))]))
+		case 1: // a file or folder outside the root
+			target = outside
+		case 2: // back up the tree: a cycle
+			target = dir
+		case 3: // a file inside the root
+			target = filepath.Join(full, "f0-.md")
+			mustWrite(t, target, "z")
+		}
+		if err := os.Symlink(target, filepath.Join(full, fmt.Sprintf("link%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestWalkEqualsReadDirWalk(t *testing.T) {
+	for seed := range uint64(12) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r, dir := newRoot(t)
+			outside := t.TempDir()
+			mustWrite(t, filepath.Join(outside, "secret.md"), "no")
+			randomTree(t, rand.New(rand.NewPCG(seed, 7)), dir, outside)
+			for _, from := range []string{"", "d0"} {
+				if _, err := os.Stat(filepath.Join(dir, from)); err != nil {
+					continue
+				}
+				want := readDirWalk(t, r, from, nil)
+				if got := nativeWalk(t, r, from); !reflect.DeepEqual(got, want) {
+					t.Fatalf("Walk %q:\n got %v\nwant %v", from, got, want)
+				}
+				for _, capacity := range []uint32{1 << 20, 200, 16} {
+					got, calls, _ := abiWalkAll(t, r, from, capacity, nil)
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("fs_walk %q in %d bytes:\n got %v\nwant %v", from, capacity, got, want)
+					}
+					if capacity == 16 && len(want) > 3 && calls <= 2 {
+						t.Errorf("%d calls for %d records in 16 bytes: the walk was not resumed", calls, len(want))
+					}
+				}
+			}
+		})
+	}
+}
+
+// A record larger than the buffer comes back as its size, nothing copied;
+// the walk goes on with a buffer that large.
+func TestWalkRecordLargerThanBuffer(t *testing.T) {
+	r, dir := newRoot(t)
+	for i := range 50 {
+		mustWrite(t, filepath.Join(dir, "big", fmt.Sprintf("entry-with-a-long-name-%03d.md", i)), "x")
+	}
+	mustWrite(t, filepath.Join(dir, "a.md"), "x")
+	want := readDirWalk(t, r, "", nil)
+	got, _, grown := abiWalkAll(t, r, "", 64, nil)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v\nwant %v", got, want)
+	}
+	if grown == 0 {
+		t.Fatal("the buffer never had to grow")
+	}
+}
+
+// Folders created and removed between the calls of one walk: those gone
+// are left out, those that come after the point reached are walked, and
+// the walk neither loops nor stops early.
+func TestWalkTreeChangedBetweenCalls(t *testing.T) {
+	r, dir := newRoot(t)
+	for _, f := range []string{"a/1.md", "b/x/2.md", "b/y/3.md", "c/4.md", "d/5.md"} {
+		mustWrite(t, filepath.Join(dir, f), "x")
+	}
+	got, _, _ := abiWalkAll(t, r, "", 16, func(call int) {
+		switch call {
+		case 2: // after "" and "a": b goes, bb comes
+			if err := os.RemoveAll(filepath.Join(dir, "b")); err != nil {
+				t.Fatal(err)
+			}
+			mustWrite(t, filepath.Join(dir, "bb/6.md"), "x")
+		case 4: // the folder last received goes: what follows it comes next
+			if err := os.RemoveAll(filepath.Join(dir, "c")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	var dirs []string
+	for _, rec := range got {
+		dirs = append(dirs, rec.Dir)
+	}
+	if want := []string{"", "a", "bb", "c", "d"}; !reflect.DeepEqual(dirs, want) {
+		t.Fatalf("folders walked %q, want %q", dirs, want)
+	}
+	// Natively, a folder removed by fn during the walk is left out too.
+	var native []string
+	mustWrite(t, filepath.Join(dir, "c/4.md"), "x")
+	err := r.Walk("", func(d string, _ []host.DirEntry) error {
+		native = append(native, d)
+		if d == "a" {
+			return os.RemoveAll(filepath.Join(dir, "bb"))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"", "a", "c", "d"}; !reflect.DeepEqual(native, want) {
+		t.Fatalf("Walk: folders %q, want %q", native, want)
+	}
+}
+
+// The path rules and codes of fs_list.
+func TestWalkPathRules(t *testing.T) {
+	r, dir := newRoot(t)
+	mustWrite(t, filepath.Join(dir, "a/b.md"), "x")
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	mem := make(sliceMem, 4096)
+	for _, c := range []struct {
+		path, after string
+		code        int32
+	}{
+		{"../x", "", codeInvalid},
+		{"/etc", "", codeInvalid},
+		{"a/../..", "", codeInvalid},
+		{".git", "", codeInvalid},
+		{"missing", "", codeNotFound},
+		{"a/b.md", "", codeInvalid},
+		{"out", "", codeDenied},
+		{"a", "b/", codeInvalid},   // not a folder of the walk
+		{"a", "a", codeInvalid},    // no "/"
+		{"", "../", codeInvalid},   // a path the rules refuse
+		{"", "/etc/", codeInvalid}, // absolute
+	} {
+		pp, pl := mem.put(0, c.path)
+		ap, al := mem.put(256, c.after)
+		if got := r.abiWalk(mem, pp, pl, ap, al, 1024, 2048); got != c.code {
+			t.Errorf("fs_walk(%q, %q) = %d, want %d", c.path, c.after, got, c.code)
+		}
+	}
+	// Resuming a walk whose folder is gone ends it.
+	pp, pl := mem.put(0, "gone")
+	ap, al := mem.put(256, "gone/")
+	if got := r.abiWalk(mem, pp, pl, ap, al, 1024, 2048); got != 0 {
+		t.Errorf("resume a walk of a folder gone: %d, want 0", got)
+	}
+	// Outside guest memory.
+	if got := r.abiWalk(mem, 0, 0, 0, 0, 4000, 2048); got != codeInvalid {
+		t.Errorf("buffer outside memory: %d", got)
+	}
+}
