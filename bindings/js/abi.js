@@ -22,6 +22,7 @@ import { sameBytes } from './bytes.js';
  * @property {(pathPtr: number, pathLen: number, offset: bigint, buf: number, len: number) => number} fs_read_at
  * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_list
  * @property {(pathPtr: number, pathLen: number, buf: number, cap: number) => number} fs_stat
+ * @property {(pathPtr: number, pathLen: number, afterPtr: number, afterLen: number, buf: number, cap: number) => number} fs_walk
  * @property {(pathPtr: number, pathLen: number, dataPtr: number, dataLen: number) => number} fs_write
  * @property {(pathPtr: number, pathLen: number, dataPtr: number, dataLen: number) => number} fs_append
  * @property {(pathPtr: number, pathLen: number, dataPtr: number, dataLen: number, oldPtr: number, oldLen: number, existed: number) => number} fs_swap
@@ -129,6 +130,28 @@ export class ArborHost {
         }),
       fs_list: (pp, pl, buf, cap) => this.sized('list', pp, pl, buf, cap, (p) => this.listJSON(p)),
       fs_stat: (pp, pl, buf, cap) => this.sized('stat', pp, pl, buf, cap, (p) => this.statJSON(p)),
+      fs_walk: (pp, pl, ap, al, buf, cap) =>
+        this.guard('walk', () => {
+          const p = this.path(pp, pl);
+          let after = null;
+          if (al !== 0) {
+            let a;
+            try {
+              a = this.decoder.decode(this.view(ap, al));
+            } catch {
+              return codes.INVALID;
+            }
+            if (!a.endsWith('/')) return codes.INVALID;
+            a = a.slice(0, -1);
+            if (pathProblem(a) || !(p === '' || a === p || a.startsWith(`${p}/`))) return codes.INVALID;
+            after = a;
+          }
+          this.view(buf, cap); // a RangeError outside memory
+          const out = walkChunk(this.storage, this.encoder, p, after, cap >>> 0);
+          if (out.length > cap >>> 0) return out.length;
+          this.view(buf, out.length).set(out);
+          return out.length;
+        }),
       fs_write: (pp, pl, dp, dl) =>
         this.guard('write', () => {
           this.writable('fs_write');
@@ -395,6 +418,192 @@ export class ArborHost {
   /** @param {string} p */
   statJSON(p) {
     return this.encoder.encode(JSON.stringify(normalize(this.storage.stat(p))));
+  }
+}
+
+/**
+ * A folder of a walk whose sub-folders are walked in turn.
+ *
+ * @typedef {object} WalkFrame
+ * @property {string} path
+ * @property {string | undefined} id the storage's identity of the folder, if it gives one
+ * @property {{ name: string, id: string | undefined }[]} subs
+ * @property {number} next
+ */
+
+/**
+ * One answer of fs_walk (docs/ABI.md §2): the records of the folders of
+ * the walk of `root` that follow the folder `after` (null: from the
+ * start), as many as fit in `cap` bytes; or, when the first alone does
+ * not, that record (longer than `cap`). The walk is derived again from
+ * `after` at each call, listing the folders above it: nothing is kept
+ * between calls, and folders created or removed in between cannot make it
+ * loop or stop early.
+ *
+ * @param {Storage} storage
+ * @param {TextEncoder} encoder
+ * @param {string} root
+ * @param {string | null} after
+ * @param {number} cap
+ * @returns {Uint8Array}
+ */
+export function walkChunk(storage, encoder, root, after, cap) {
+  /** @type {WalkFrame[]} */
+  const stack = [];
+  /**
+   * Lists folder p (dot-names left out) and pushes it.
+   * @param {string} p
+   * @param {string | undefined} id
+   */
+  const enter = (p, id) => {
+    const raw = Array.from(storage.list(p)).filter((e) => !String(e.name).startsWith('.'));
+    raw.sort((a, b) => compareNames(String(a.name), String(b.name)));
+    const list = raw.map(normalize);
+    /** @type {WalkFrame} */
+    const frame = { path: p, id, subs: [], next: 0 };
+    raw.forEach((e, i) => {
+      if (list[i].dir) frame.subs.push({ name: list[i].name, id: typeof e.id === 'string' ? e.id : undefined });
+    });
+    stack.push(frame);
+    return list;
+  };
+  /**
+   * Goes down into the sub-folder s of the innermost folder; null when it
+   * is gone, leads back up the tree, or is a path the rules refuse.
+   * @param {{ name: string, id: string | undefined }} s
+   */
+  const descend = (s) => {
+    const top = stack[stack.length - 1];
+    if (s.id !== undefined && stack.some((f) => f.id === s.id)) return null;
+    const p = top.path === '' ? s.name : `${top.path}/${s.name}`;
+    if (pathProblem(p)) return null;
+    try {
+      return { path: p, list: enter(p, s.id) };
+    } catch (err) {
+      const code = /** @type {{ code?: string }} */ (err)?.code;
+      if (code === 'ENOENT' || code === 'EINVAL') return null; // removed, or no longer a folder
+      throw err;
+    }
+  };
+  const next = () => {
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1];
+      if (top.next === top.subs.length) {
+        stack.pop();
+        continue;
+      }
+      const rec = descend(top.subs[top.next++]);
+      if (rec) return rec;
+    }
+    return null;
+  };
+  /** @type {{ path: string, list: StorageEntry[] } | null} */
+  let rec;
+  if (after === null) {
+    rec = { path: root, list: enter(root, rootID(storage, root)) };
+  } else {
+    try {
+      enter(root, rootID(storage, root));
+    } catch (err) {
+      if (/** @type {{ code?: string }} */ (err)?.code === 'ENOENT') return new Uint8Array(0); // the walk's folder is gone
+      throw err;
+    }
+    const rest = root === '' ? after : after.slice(root.length + 1);
+    for (const name of rest === '' ? [] : rest.split('/')) {
+      const top = stack[stack.length - 1];
+      let i = 0;
+      while (i < top.subs.length && compareNames(top.subs[i].name, name) <= 0) i++;
+      top.next = i;
+      if (i === 0 || top.subs[i - 1].name !== name || !descend(top.subs[i - 1])) break;
+    }
+    rec = next();
+  }
+  const out = new Writer();
+  while (rec) {
+    const mark = out.n;
+    out.record(encoder, rec.path, rec.list);
+    if (out.n > cap) {
+      if (mark === 0) return out.bytes();
+      out.n = mark;
+      break;
+    }
+    rec = next();
+  }
+  return out.bytes();
+}
+
+/**
+ * The storage's identity of folder p, when its stat gives one.
+ * @param {Storage} storage
+ * @param {string} p
+ * @returns {string | undefined}
+ */
+function rootID(storage, p) {
+  const id = /** @type {{ id?: unknown }} */ (storage.stat(p)).id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** The bytes of fs_walk's records, growing as they are written. */
+class Writer {
+  constructor() {
+    this.buf = new Uint8Array(64 << 10);
+    this.n = 0;
+  }
+
+  /** @param {number} k */
+  room(k) {
+    if (this.n + k <= this.buf.length) return;
+    const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.n + k));
+    bigger.set(this.buf.subarray(0, this.n));
+    this.buf = bigger;
+  }
+
+  /**
+   * An unsigned varint (encoding/binary's), of a safe integer.
+   * @param {number} v
+   */
+  uvarint(v) {
+    this.room(10);
+    while (v >= 0x80) {
+      this.buf[this.n++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.buf[this.n++] = v;
+  }
+
+  /**
+   * A length and the UTF-8 bytes of s.
+   * @param {TextEncoder} encoder
+   * @param {string} s
+   */
+  str(encoder, s) {
+    const b = encoder.encode(s);
+    this.uvarint(b.length);
+    this.room(b.length);
+    this.buf.set(b, this.n);
+    this.n += b.length;
+  }
+
+  /**
+   * The record of folder p listing list (docs/ABI.md §2).
+   * @param {TextEncoder} encoder
+   * @param {string} p
+   * @param {StorageEntry[]} list
+   */
+  record(encoder, p, list) {
+    this.str(encoder, p);
+    this.uvarint(list.length);
+    for (const e of list) {
+      this.str(encoder, e.name);
+      this.room(1);
+      this.buf[this.n++] = e.dir ? 1 : 0;
+      this.uvarint(e.size);
+      this.uvarint(e.mtime >= 0 ? e.mtime * 2 : -e.mtime * 2 - 1); // zigzag, as binary.AppendVarint
+    }
+  }
+
+  bytes() {
+    return this.buf.subarray(0, this.n);
   }
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // Walker is an FS that lists a folder and every folder below it in one
-// go (the ABI's fs_walk, docs/ABI.md §2.4): an open lists every folder of
+// go (the ABI's fs_walk, docs/ABI.md §2): an open lists every folder of
 // the tree, and one ReadDir per folder was, in the WebAssembly module, one
 // host call and one JSON listing to decode per folder.
 type Walker interface {
@@ -163,7 +163,7 @@ func WalkFiles(fsys FS, dir string, folder func(dir string, list []DirEntry) err
 	return err
 }
 
-// The binary records of fs_walk (docs/ABI.md §2.4), lengths and integers
+// The binary records of fs_walk (docs/ABI.md §2), lengths and integers
 // as encoding/binary's varints: a folder is its path, the count of its
 // entries, then per entry its name, kind (0 file, 1 folder), size and
 // modification time (Unix milliseconds, signed).

@@ -137,12 +137,11 @@ export function nodeFs(dir) {
    * @param {fs.BigIntStats} st
    * @returns {import('./types.d.ts').StorageEntry}
    */
-  const entry = (name, st) => ({
-    name,
-    dir: st.isDirectory(),
-    size: st.isDirectory() ? 0 : Number(st.size),
-    mtime: Number(st.mtimeNs / 1_000_000n),
-  });
+  const entry = (name, st) =>
+    st.isDirectory()
+      ? // The folder's identity keeps a walk from going round a link back up the tree.
+        { name, dir: true, size: 0, mtime: Number(st.mtimeNs / 1_000_000n), id: `${st.dev}:${st.ino}` }
+      : { name, dir: false, size: Number(st.size), mtime: Number(st.mtimeNs / 1_000_000n) };
 
   /**
    * Best effort: makes a rename durable. Not every platform can fsync a folder.

@@ -12,6 +12,13 @@ export interface StorageEntry {
    * read the file again.
    */
   mtime: number;
+  /**
+   * Optional, for storages with symbolic links: tells folders apart (a
+   * device and inode number, say), so that a walk of the tree (the
+   * `fs_walk` import) does not go down again into a folder that contains
+   * the link it came through. Without it every folder is taken as new.
+   */
+  id?: string;
 }
 
 /**

@@ -33,7 +33,7 @@ test('every WASI import of the module is implemented or stubbed', { skip: skipWi
   t.diagnostic(`stubbed with ENOSYS: ${wasi.filter((n) => !implemented.includes(n)).join(', ') || 'none'}`);
   // The linker keeps only the imports the module calls; the host must
   // provide every import of docs/ABI.md, and the module may use no other.
-  const documented = ['embed', 'fs_append', 'fs_list', 'fs_lock', 'fs_read', 'fs_read_at', 'fs_remove', 'fs_rename', 'fs_stat', 'fs_swap', 'fs_unlock', 'fs_write', 'log'];
+  const documented = ['embed', 'fs_append', 'fs_list', 'fs_lock', 'fs_read', 'fs_read_at', 'fs_remove', 'fs_rename', 'fs_stat', 'fs_swap', 'fs_unlock', 'fs_walk', 'fs_write', 'log'];
   assert.deepEqual(host.filter((n) => !documented.includes(n)), []);
   for (const n of documented.filter((n) => n !== 'fs_rename')) assert.ok(host.includes(n), n);
   const { ArborHost } = await import('../abi.js');
