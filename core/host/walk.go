@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -56,12 +58,8 @@ func walkByReadDir(fsys FS, dir string, fn func(dir string, list []DirEntry) err
 
 // walkListed is walkByReadDir once dir is listed.
 func walkListed(fsys FS, dir string, list []DirEntry, fn func(dir string, list []DirEntry) error, gone bool) error {
-	kept := list[:0:0]
-	for _, de := range list {
-		if !strings.HasPrefix(de.Name, ".") {
-			kept = append(kept, de)
-		}
-	}
+	// In place: a listing is the caller's to change.
+	kept := slices.DeleteFunc(list, func(de DirEntry) bool { return strings.HasPrefix(de.Name, ".") })
 	if err := fn(dir, kept); err != nil {
 		return err
 	}
@@ -193,94 +191,99 @@ func AppendWalkRecord(b []byte, dir string, list []DirEntry) []byte {
 var ErrMalformedWalk = errors.New("malformed fs_walk records")
 
 // DecodeWalk decodes the records of one fs_walk answer, calling fn with
-// each, and returns the path of the last. The paths and names share one
-// string, and the listings one slice: an open walks every folder of the
-// tree, and a string per name was an allocation per file.
+// each, and returns the path of the last. A record's path and names share
+// one string, and its entries one slice: an open walks every folder of
+// the tree, and a string per name was an allocation per file. Per record,
+// not per answer: the walk keeps the listings of the folders above the
+// one it is in, and those would keep whole answers alive.
 func DecodeWalk(b []byte, fn func(dir string, list []DirEntry) error) (last string, err error) {
-	all := string(b)
-	// A first pass counts the entries, for one slice for every listing.
-	n, err := walkRecords(all, nil, nil)
-	if err != nil {
-		return "", err
-	}
-	ents := make([]DirEntry, 0, n)
-	_, err = walkRecords(all, &ents, func(dir string, list []DirEntry) error {
+	for len(b) > 0 {
+		n, count, err := walkRecordSize(b)
+		if err != nil {
+			return "", err
+		}
+		rec := string(b[:n])
+		b = b[n:]
+		dir, list := decodeWalkRecord(rec, count)
+		if err := fn(dir, list); err != nil {
+			return "", err
+		}
 		last = dir
-		return fn(dir, list)
-	})
-	return last, err
+	}
+	return last, nil
 }
 
-// walkRecords reads the records of all; with ents nil it only checks and
-// counts their entries, else it appends them to *ents and calls fn with
-// each record.
-func walkRecords(all string, ents *[]DirEntry, fn func(dir string, list []DirEntry) error) (int, error) {
-	i, total := 0, 0
-	uvarint := func() (uint64, error) {
-		v, n := uvarintString(all[i:])
-		if n <= 0 {
-			return 0, ErrMalformedWalk
+// walkRecordSize checks the record at the start of b and returns its
+// length and how many entries it has.
+func walkRecordSize(b []byte) (n, count int, err error) {
+	i := 0
+	uvarint := func() (uint64, bool) {
+		v, k := binary.Uvarint(b[i:])
+		if k <= 0 {
+			return 0, false
 		}
-		i += n
-		return v, nil
+		i += k
+		return v, true
 	}
-	str := func() (string, error) {
-		l, err := uvarint()
-		if err != nil || l > uint64(len(all)-i) {
-			return "", ErrMalformedWalk
+	skip := func() bool {
+		l, ok := uvarint()
+		if !ok || l > uint64(len(b)-i) {
+			return false
 		}
-		s := all[i : i+int(l)]
 		i += int(l)
-		return s, nil
+		return true
 	}
-	for i < len(all) {
-		dir, err := str()
-		if err != nil {
-			return 0, err
+	if !skip() {
+		return 0, 0, ErrMalformedWalk
+	}
+	c, ok := uvarint()
+	if !ok || c > uint64(len(b)-i)/4 { // an entry takes at least 4 bytes
+		return 0, 0, ErrMalformedWalk
+	}
+	for range c {
+		if !skip() || i >= len(b) || b[i] > 1 {
+			return 0, 0, ErrMalformedWalk
 		}
-		count, err := uvarint()
-		if err != nil || count > uint64(len(all)-i) { // an entry takes at least 4 bytes
-			return 0, ErrMalformedWalk
+		i++
+		if size, ok := uvarint(); !ok || size > math.MaxInt64 {
+			return 0, 0, ErrMalformedWalk
 		}
-		start := 0
-		if ents != nil {
-			start = len(*ents)
-		}
-		for range count {
-			var de DirEntry
-			if de.Name, err = str(); err != nil || i >= len(all) {
-				return 0, ErrMalformedWalk
-			}
-			switch all[i] {
-			case 0:
-			case 1:
-				de.IsDir = true
-			default:
-				return 0, ErrMalformedWalk
-			}
-			i++
-			size, err := uvarint()
-			if err != nil || size > 1<<62 {
-				return 0, ErrMalformedWalk
-			}
-			de.Size = int64(size)
-			u, err := uvarint()
-			if err != nil {
-				return 0, ErrMalformedWalk
-			}
-			de.ModTime = int64(u>>1) ^ -int64(u&1) // zigzag, as binary.Varint
-			if ents != nil {
-				*ents = append(*ents, de)
-			}
-		}
-		total += int(count)
-		if ents != nil {
-			if err := fn(dir, (*ents)[start:len(*ents):len(*ents)]); err != nil {
-				return 0, err
-			}
+		if _, k := binary.Varint(b[i:]); k <= 0 {
+			return 0, 0, ErrMalformedWalk
+		} else {
+			i += k
 		}
 	}
-	return total, nil
+	return i, int(c), nil
+}
+
+// decodeWalkRecord decodes the record rec, which walkRecordSize checked.
+func decodeWalkRecord(rec string, count int) (string, []DirEntry) {
+	i := 0
+	uvarint := func() uint64 {
+		v, k := uvarintString(rec[i:])
+		i += k
+		return v
+	}
+	str := func() string {
+		l := int(uvarint())
+		s := rec[i : i+l]
+		i += l
+		return s
+	}
+	dir := str()
+	uvarint() // count
+	list := make([]DirEntry, count)
+	for k := range list {
+		de := &list[k]
+		de.Name = str()
+		de.IsDir = rec[i] == 1
+		i++
+		de.Size = int64(uvarint())
+		u := uvarint()
+		de.ModTime = int64(u>>1) ^ -int64(u&1) // zigzag, as binary.Varint
+	}
+	return dir, list
 }
 
 // uvarintString is binary.Uvarint over a string, without a copy.
