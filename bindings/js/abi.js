@@ -577,11 +577,20 @@ class Writer {
    * @param {string} s
    */
   str(encoder, s) {
-    const b = encoder.encode(s);
-    this.uvarint(b.length);
-    this.room(b.length);
-    this.buf.set(b, this.n);
-    this.n += b.length;
+    // Encoded in place, after room for a one-byte length (a name's, almost
+    // always): a Uint8Array per name was most of what writing cost.
+    this.room(3 * s.length + 10);
+    const at = this.n + 1;
+    const { written } = encoder.encodeInto(s, this.buf.subarray(at));
+    if (written < 0x80) {
+      this.buf[this.n] = written;
+      this.n = at + written;
+      return;
+    }
+    const bytes = this.buf.slice(at, at + written);
+    this.uvarint(written);
+    this.buf.set(bytes, this.n);
+    this.n += written;
   }
 
   /**

@@ -194,6 +194,7 @@ test('fs_walk equals the walk by fs_list on a folder: links inside, outside, and
 test('fs_walk: a record larger than the buffer comes back as its size, nothing copied', () => {
   const files = { 'a.md': 'x' };
   for (let i = 0; i < 50; i++) files[`big/entry-with-a-long-name-${i}.md`] = 'x';
+  files[`${'a'.repeat(150)}/${'é'.repeat(100)}.md`] = 'x'; // lengths past one byte of varint
   const storage = memory(files);
   const h = setup(storage);
   new Uint8Array(h.mem.buffer, 8192, 64).fill(7);
