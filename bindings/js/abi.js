@@ -106,6 +106,8 @@ export class ArborHost {
     this.memory = null;
     this.decoder = new TextDecoder('utf-8', { fatal: true });
     this.encoder = new TextEncoder();
+    /** fs_walk's answers are written here: one buffer for every call. */
+    this.walkOut = new Writer();
     /**
      * The last variable-size answer that did not fit the guest's buffer.
      * The guest asks again at once with a buffer of the right size; the
@@ -147,7 +149,7 @@ export class ArborHost {
             after = a;
           }
           this.view(buf, cap); // a RangeError outside memory
-          const out = walkChunk(this.storage, this.encoder, p, after, cap >>> 0);
+          const out = walkChunk(this.storage, this.walkOut, p, after, cap >>> 0);
           if (out.length > cap >>> 0) return out.length;
           this.view(buf, out.length).set(out);
           return out.length;
@@ -441,13 +443,14 @@ export class ArborHost {
  * loop or stop early.
  *
  * @param {Storage} storage
- * @param {TextEncoder} encoder
+ * @param {Writer} out where the records are written (from its start); the
+ *   answer is a view of its buffer, valid until it is written again
  * @param {string} root
  * @param {string | null} after
  * @param {number} cap
  * @returns {Uint8Array}
  */
-export function walkChunk(storage, encoder, root, after, cap) {
+function walkChunk(storage, out, root, after, cap) {
   /** @type {WalkFrame[]} */
   const stack = [];
   /**
@@ -518,10 +521,10 @@ export function walkChunk(storage, encoder, root, after, cap) {
     }
     rec = next();
   }
-  const out = new Writer();
+  out.n = 0;
   while (rec) {
     const mark = out.n;
-    out.record(encoder, rec.path, rec.list);
+    out.record(rec.path, rec.list);
     if (out.n > cap) {
       if (mark === 0) return out.bytes();
       out.n = mark;
@@ -548,6 +551,7 @@ class Writer {
   constructor() {
     this.buf = new Uint8Array(64 << 10);
     this.n = 0;
+    this.encoder = new TextEncoder();
   }
 
   /** @param {number} k */
@@ -573,15 +577,14 @@ class Writer {
 
   /**
    * A length and the UTF-8 bytes of s.
-   * @param {TextEncoder} encoder
    * @param {string} s
    */
-  str(encoder, s) {
+  str(s) {
     // Encoded in place, after room for a one-byte length (a name's, almost
     // always): a Uint8Array per name was most of what writing cost.
     this.room(3 * s.length + 10);
     const at = this.n + 1;
-    const { written } = encoder.encodeInto(s, this.buf.subarray(at));
+    const { written } = this.encoder.encodeInto(s, this.buf.subarray(at));
     if (written < 0x80) {
       this.buf[this.n] = written;
       this.n = at + written;
@@ -595,15 +598,14 @@ class Writer {
 
   /**
    * The record of folder p listing list (docs/ABI.md §2).
-   * @param {TextEncoder} encoder
    * @param {string} p
    * @param {StorageEntry[]} list
    */
-  record(encoder, p, list) {
-    this.str(encoder, p);
+  record(p, list) {
+    this.str(p);
     this.uvarint(list.length);
     for (const e of list) {
-      this.str(encoder, e.name);
+      this.str(e.name);
       this.room(1);
       this.buf[this.n++] = e.dir ? 1 : 0;
       this.uvarint(e.size);
