@@ -367,6 +367,28 @@ func TestEngineConfinement(t *testing.T) {
 	}
 }
 
+// A link back up the tree (a cycle) is listed but not walked: the open
+// used to walk it round until the path was too long, and failed.
+func TestEngineOpensATreeWithACycle(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "sub/a.md"), "---\ntitle: A\n---\nhello walkers\n")
+	if err := os.Symlink("..", filepath.Join(dir, "sub/loop")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	e := newEngine(t, dir)
+	ctx := context.Background()
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	found, err := e.Search(ctx, api.SearchParams{Query: "walkers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Results) != 1 || found.Results[0].Path != "sub/a.md" {
+		t.Fatalf("results %+v, want sub/a.md once", found.Results)
+	}
+}
+
 // Calls from many goroutines are serialized.
 func TestEngineConcurrentCalls(t *testing.T) {
 	dir := t.TempDir()

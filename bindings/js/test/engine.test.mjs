@@ -452,3 +452,14 @@ test('an UPDATE keeps what a person wrote that the engine does not own: comments
     assert.ok(text.includes(kept), `lost ${JSON.stringify(kept)}:\n${text}`);
   }
 });
+
+test('a folder with a link back up the tree opens: the link is listed, not walked', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  fs.mkdirSync(path.join(dir, 'sub'));
+  fs.writeFileSync(path.join(dir, 'sub', 'a.md'), '---\ntitle: A\n---\nhello walkers\n');
+  fs.symlinkSync('..', path.join(dir, 'sub', 'loop'));
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  const found = await mem.search('walkers', { limit: 5 });
+  assert.deepEqual(found.results.map((r) => r.path), ['sub/a.md']);
+});
