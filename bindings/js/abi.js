@@ -109,6 +109,13 @@ export class ArborHost {
     /** fs_walk's answers are written here: one buffer for every call. */
     this.walkOut = new Writer();
     /**
+     * The walk fs_walk answered last, to go on from where it stopped when
+     * the next call resumes it: deriving it again lists every folder above
+     * the point reached, which a storage describes whole (a stat per file).
+     * @type {{ walk: TreeWalk, root: string, after: string | null } | null}
+     */
+    this.walking = null;
+    /**
      * The last variable-size answer that did not fit the guest's buffer.
      * The guest asks again at once with a buffer of the right size; the
      * retry is served from here instead of reading the storage twice.
@@ -149,7 +156,7 @@ export class ArborHost {
             after = a;
           }
           this.view(buf, cap); // a RangeError outside memory
-          const out = walkChunk(this.storage, this.walkOut, p, after, cap >>> 0);
+          const out = this.walkAnswer(p, after, cap >>> 0);
           if (out.length > cap >>> 0) return out.length;
           this.view(buf, out.length).set(out);
           return out.length;
@@ -410,6 +417,47 @@ export class ArborHost {
     });
   }
 
+  /**
+   * One answer of fs_walk (docs/ABI.md §2): the records of the folders of
+   * the walk of `root` that follow the folder `after` (null: from the
+   * start), as many as fit in `cap` bytes; or, when the first alone does
+   * not, that record (longer than `cap`). The walk the last answer left
+   * goes on when this call resumes it; any other is derived again from
+   * `after`, so that the answer is the same either way.
+   *
+   * @param {string} root
+   * @param {string | null} after
+   * @param {number} cap
+   * @returns {Uint8Array}
+   */
+  walkAnswer(root, after, cap) {
+    const kept = this.walking;
+    this.walking = null;
+    let walk;
+    if (kept && after !== null && kept.root === root && kept.after === after) {
+      walk = kept.walk;
+    } else {
+      walk = new TreeWalk(this.storage);
+      if (!walk.start(root, after)) return new Uint8Array(0);
+    }
+    const out = this.walkOut;
+    out.n = 0;
+    let last = after;
+    for (let rec = walk.next(); rec; rec = walk.next()) {
+      const mark = out.n;
+      out.record(rec.path, rec.list);
+      if (out.n > cap) {
+        walk.pending = rec; // the next call starts with it
+        this.walking = { walk, root, after: last };
+        if (mark === 0) return out.bytes();
+        out.n = mark;
+        break;
+      }
+      last = rec.path;
+    }
+    return out.bytes();
+  }
+
   /** @param {string} p */
   listJSON(p) {
     const list = this.storage.list(p);
@@ -434,32 +482,30 @@ export class ArborHost {
  */
 
 /**
- * One answer of fs_walk (docs/ABI.md §2): the records of the folders of
- * the walk of `root` that follow the folder `after` (null: from the
- * start), as many as fit in `cap` bytes; or, when the first alone does
- * not, that record (longer than `cap`). The walk is derived again from
- * `after` at each call, listing the folders above it: nothing is kept
- * between calls, and folders created or removed in between cannot make it
- * loop or stop early.
- *
- * @param {Storage} storage
- * @param {Writer} out where the records are written (from its start); the
- *   answer is a view of its buffer, valid until it is written again
- * @param {string} root
- * @param {string | null} after
- * @param {number} cap
- * @returns {Uint8Array}
+ * A walk of a folder and every folder below it over the storage's `list`,
+ * depth first in name order (fs_walk, docs/ABI.md §2): a folder removed
+ * since its parent was listed is left out, one whose path the rules
+ * refuse or that the storage identifies as one above it (a link back up
+ * the tree) is not walked.
  */
-function walkChunk(storage, out, root, after, cap) {
-  /** @type {WalkFrame[]} */
-  const stack = [];
+class TreeWalk {
+  /** @param {Storage} storage */
+  constructor(storage) {
+    this.storage = storage;
+    /** @type {WalkFrame[]} the folders of the walk's current path */
+    this.stack = [];
+    /** @type {{ path: string, list: StorageEntry[] } | null} the record next() gives first */
+    this.pending = null;
+  }
+
   /**
    * Lists folder p (dot-names left out) and pushes it.
    * @param {string} p
    * @param {string | undefined} id
+   * @returns {StorageEntry[]}
    */
-  const enter = (p, id) => {
-    const raw = Array.from(storage.list(p)).filter((e) => !String(e.name).startsWith('.'));
+  enter(p, id) {
+    const raw = Array.from(this.storage.list(p)).filter((e) => !String(e.name).startsWith('.'));
     raw.sort((a, b) => compareNames(String(a.name), String(b.name)));
     const list = raw.map(normalize);
     /** @type {WalkFrame} */
@@ -467,83 +513,82 @@ function walkChunk(storage, out, root, after, cap) {
     raw.forEach((e, i) => {
       if (list[i].dir) frame.subs.push({ name: list[i].name, id: typeof e.id === 'string' ? e.id : undefined });
     });
-    stack.push(frame);
+    this.stack.push(frame);
     return list;
-  };
+  }
+
   /**
    * Goes down into the sub-folder s of the innermost folder; null when it
    * is gone, leads back up the tree, or is a path the rules refuse.
    * @param {{ name: string, id: string | undefined }} s
    */
-  const descend = (s) => {
-    const top = stack[stack.length - 1];
-    if (s.id !== undefined && stack.some((f) => f.id === s.id)) return null;
+  descend(s) {
+    const top = this.stack[this.stack.length - 1];
+    if (s.id !== undefined && this.stack.some((f) => f.id === s.id)) return null;
     const p = top.path === '' ? s.name : `${top.path}/${s.name}`;
     if (pathProblem(p)) return null;
     try {
-      return { path: p, list: enter(p, s.id) };
+      return { path: p, list: this.enter(p, s.id) };
     } catch (err) {
       const code = /** @type {{ code?: string }} */ (err)?.code;
       if (code === 'ENOENT' || code === 'EINVAL') return null; // removed, or no longer a folder
       throw err;
     }
-  };
-  const next = () => {
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1];
-      if (top.next === top.subs.length) {
-        stack.pop();
-        continue;
-      }
-      const rec = descend(top.subs[top.next++]);
-      if (rec) return rec;
-    }
-    return null;
-  };
-  /** @type {{ path: string, list: StorageEntry[] } | null} */
-  let rec;
-  if (after === null) {
-    rec = { path: root, list: enter(root, rootID(storage, root)) };
-  } else {
+  }
+
+  /**
+   * Starts the walk of root, its first record pending; or, after a
+   * folder, derives the walk again to just after it (its sub-folders come
+   * next, or what follows it when it is gone). False when a resumed
+   * walk's folder is gone: the walk is over. Storage errors of root on the
+   * first call are fs_list's.
+   *
+   * @param {string} root
+   * @param {string | null} after
+   * @returns {boolean}
+   */
+  start(root, after) {
+    let list;
     try {
-      enter(root, rootID(storage, root));
+      const id = /** @type {{ id?: unknown }} */ (this.storage.stat(root)).id;
+      list = this.enter(root, typeof id === 'string' ? id : undefined);
     } catch (err) {
-      if (/** @type {{ code?: string }} */ (err)?.code === 'ENOENT') return new Uint8Array(0); // the walk's folder is gone
+      if (after !== null && /** @type {{ code?: string }} */ (err)?.code === 'ENOENT') return false;
       throw err;
+    }
+    if (after === null) {
+      this.pending = { path: root, list };
+      return true;
     }
     const rest = root === '' ? after : after.slice(root.length + 1);
     for (const name of rest === '' ? [] : rest.split('/')) {
-      const top = stack[stack.length - 1];
+      const top = this.stack[this.stack.length - 1];
       let i = 0;
       while (i < top.subs.length && compareNames(top.subs[i].name, name) <= 0) i++;
       top.next = i;
-      if (i === 0 || top.subs[i - 1].name !== name || !descend(top.subs[i - 1])) break;
+      if (i === 0 || top.subs[i - 1].name !== name || !this.descend(top.subs[i - 1])) break;
     }
-    rec = next();
+    return true;
   }
-  out.n = 0;
-  while (rec) {
-    const mark = out.n;
-    out.record(rec.path, rec.list);
-    if (out.n > cap) {
-      if (mark === 0) return out.bytes();
-      out.n = mark;
-      break;
-    }
-    rec = next();
-  }
-  return out.bytes();
-}
 
-/**
- * The storage's identity of folder p, when its stat gives one.
- * @param {Storage} storage
- * @param {string} p
- * @returns {string | undefined}
- */
-function rootID(storage, p) {
-  const id = /** @type {{ id?: unknown }} */ (storage.stat(p)).id;
-  return typeof id === 'string' ? id : undefined;
+  /** The next folder's record, or null when the walk is over. */
+  next() {
+    const rec = this.pending;
+    if (rec) {
+      this.pending = null;
+      return rec;
+    }
+    while (this.stack.length > 0) {
+      const top = this.stack[this.stack.length - 1];
+      if (top.next === top.subs.length) {
+        this.stack.pop();
+        continue;
+      }
+      const found = this.descend(top.subs[top.next++]);
+      if (found) return found;
+    }
+    return null;
+  }
 }
 
 /** The bytes of fs_walk's records, growing as they are written. */

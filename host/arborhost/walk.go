@@ -52,13 +52,14 @@ func (w *walker) close() {
 }
 
 // start opens the walk's folder and returns its listing, as ReadDir
-// lists it (the same errors), dot-names left out.
-func (w *walker) start(rel string) ([]host.DirEntry, error) {
+// lists it (the same errors), dot-names left out; unless full, only its
+// sub-folders are found (resume).
+func (w *walker) start(rel string, full bool) ([]host.DirEntry, error) {
 	d, id, err := openWalkRoot(w.r, rel)
 	if err != nil {
 		return nil, err
 	}
-	list, subs, err := w.list(d, rel)
+	list, subs, err := w.list(d, rel, full)
 	if err != nil {
 		d.close()
 		return nil, osError("list", rel, err)
@@ -78,10 +79,10 @@ func (w *walker) cycle(id folderID) bool {
 	return false
 }
 
-// descend opens the sub-folder s of the innermost folder and lists it;
-// ok is false when it is gone (removed since its parent was listed) or
-// leads back up the tree.
-func (w *walker) descend(s subFolder) (rel string, list []host.DirEntry, ok bool, err error) {
+// descend opens the sub-folder s of the innermost folder and lists it
+// (its sub-folders alone unless full); ok is false when it is gone
+// (removed since its parent was listed) or leads back up the tree.
+func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEntry, ok bool, err error) {
 	top := w.stack[len(w.stack)-1]
 	if w.cycle(s.id) {
 		return "", nil, false, nil
@@ -104,7 +105,7 @@ func (w *walker) descend(s subFolder) (rel string, list []host.DirEntry, ok bool
 		d.close()
 		return "", nil, false, nil
 	}
-	list, subs, err := w.list(d, rel)
+	list, subs, err := w.list(d, rel, full)
 	if err != nil {
 		d.close()
 		if gone(err) {
@@ -128,16 +129,19 @@ func (w *walker) next() (rel string, list []host.DirEntry, ok bool, err error) {
 		}
 		s := top.subs[top.next]
 		top.next++
-		if rel, list, ok, err = w.descend(s); ok || err != nil {
+		if rel, list, ok, err = w.descend(s, true); ok || err != nil {
 			return rel, list, ok, err
 		}
 	}
 	return "", nil, false, nil
 }
 
-// resume positions a walk from root, started, just after the folder
-// after (root or below it): its sub-folders come next, or, when it is
-// gone or was not walked, what follows it.
+// resume positions a walk from root, started (its sub-folders only),
+// just after the folder after (root or below it): its sub-folders come
+// next, or, when it is gone or was not walked, what follows it. The
+// folders on the way are listed for their sub-folders alone: a folder of
+// many files above the point reached is not described again at each
+// resumption.
 func (w *walker) resume(root, after string) error {
 	rest := after
 	if root != "" {
@@ -153,7 +157,7 @@ func (w *walker) resume(root, after string) error {
 		if i == 0 || top.subs[i-1].name != name {
 			return nil // gone: what follows it comes next
 		}
-		if _, _, ok, err := w.descend(top.subs[i-1]); err != nil || !ok {
+		if _, _, ok, err := w.descend(top.subs[i-1], false); err != nil || !ok {
 			return err
 		}
 	}
@@ -171,7 +175,7 @@ func gone(err error) bool {
 func (r *RootFS) Walk(dir string, fn func(dir string, list []host.DirEntry) error) error {
 	w := walker{r: r}
 	defer w.close()
-	list, err := w.start(dir)
+	list, err := w.start(dir, true)
 	if err != nil {
 		return err
 	}
@@ -208,7 +212,7 @@ func (r *RootFS) walkChunk(out []byte, dir, after string, max int) (_ []byte, ne
 	}
 	w := walker{r: r}
 	defer w.close()
-	list, err := w.start(dir)
+	list, err := w.start(dir, !resumed)
 	switch {
 	case resumed && gone(err):
 		return out, 0, nil // the walk's folder is gone: the walk is over

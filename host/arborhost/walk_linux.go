@@ -1,6 +1,8 @@
 package arborhost
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -87,40 +89,78 @@ func isGone(err error) bool {
 	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)
 }
 
-// list lists the open folder d, as ReadDir would (dot-names left out),
-// with its sub-folders to walk: each name described relative to d's
-// descriptor (fstatat), with no path to resolve.
-func (w *walker) list(d walkDir, rel string) ([]host.DirEntry, []subFolder, error) {
+// dirent is a name of a folder and its type as getdents gives it
+// (DT_UNKNOWN where the file system does not say).
+type dirent struct {
+	name string
+	typ  uint8
+}
+
+// readDir reads the names of the open folder fd with their types,
+// dot-names left out, sorted by name. Not unix.ParseDirent, which drops
+// the types: a walk resumed from the folder it reached lists the folders
+// above it again only for their sub-folders, and the types spare it a
+// stat of each of their files.
+func (w *walker) readDir(fd int) ([]dirent, error) {
 	if w.buf == nil {
 		w.buf = make([]byte, 32<<10)
 	}
-	var names []string
+	var out []dirent
 	for {
-		n, err := unix.ReadDirent(d.fd, w.buf)
+		n, err := unix.ReadDirent(fd, w.buf)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if n <= 0 {
 			break
 		}
-		for b := w.buf[:n]; len(b) > 0; {
-			var used int
-			used, _, names = unix.ParseDirent(b, -1, names)
-			b = b[used:]
+		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+		for b := w.buf[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				return nil, fmt.Errorf("getdents: a record of %d bytes: %w", reclen, host.ErrIO)
+			}
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if len(name) > 0 && name[0] != '.' {
+				out = append(out, dirent{name: string(name), typ: b[18]})
+			}
+			b = b[reclen:]
 		}
 	}
-	names = slices.DeleteFunc(names, func(n string) bool { return strings.HasPrefix(n, ".") })
-	slices.Sort(names)
-	out := make([]host.DirEntry, 0, len(names))
+	slices.SortFunc(out, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	return out, nil
+}
+
+// list lists the open folder d, as ReadDir would (dot-names left out),
+// with its sub-folders to walk: each name described relative to d's
+// descriptor (fstatat), with no path to resolve. Unless full, only the
+// sub-folders: a file that getdents says is one is not described.
+func (w *walker) list(d walkDir, rel string, full bool) ([]host.DirEntry, []subFolder, error) {
+	ents, err := w.readDir(d.fd)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []host.DirEntry
+	if full {
+		out = make([]host.DirEntry, 0, len(ents))
+	}
 	var subs []subFolder
-	for _, name := range names {
+	for _, e := range ents {
+		if !full && e.typ != unix.DT_DIR && e.typ != unix.DT_LNK && e.typ != unix.DT_UNKNOWN {
+			continue
+		}
+		name := e.name
 		st, err := fstatatNoFollow(d.fd, name)
 		if err != nil {
 			continue // removed since the listing
 		}
+		var de host.DirEntry
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
 			full := filepath.Join(d.full, name)
@@ -129,16 +169,18 @@ func (w *walker) list(d walkDir, rel string) ([]host.DirEntry, []subFolder, erro
 				continue
 			}
 			fi := w.r.linkInfo(full, own)
-			de := dirEntry(name, fi)
-			out = append(out, de)
+			de = dirEntry(name, fi)
 			if sys, ok := fi.Sys().(*syscall.Stat_t); ok && de.IsDir {
 				subs = append(subs, subFolder{name: name, id: folderID{uint64(sys.Dev), uint64(sys.Ino)}, link: true})
 			}
 		case unix.S_IFDIR:
-			out = append(out, statEntry(name, &st))
+			de = statEntry(name, &st)
 			subs = append(subs, subFolder{name: name, id: statID(&st)})
 		default:
-			out = append(out, statEntry(name, &st))
+			de = statEntry(name, &st)
+		}
+		if full {
+			out = append(out, de)
 		}
 	}
 	return out, subs, nil

@@ -67,8 +67,8 @@ func (d walkDir) open(s subFolder) (walkDir, folderID, error) {
 func isGone(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 // list lists the folder d through ReadDir (dot-names left out), with its
-// sub-folders to walk.
-func (w *walker) list(d walkDir, rel string) ([]host.DirEntry, []subFolder, error) {
+// sub-folders to walk (full or not: ReadDir describes every name anyway).
+func (w *walker) list(d walkDir, rel string, _ bool) ([]host.DirEntry, []subFolder, error) {
 	all, err := w.r.ReadDir(rel)
 	if err != nil {
 		return nil, nil, err

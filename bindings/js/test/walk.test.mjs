@@ -208,21 +208,32 @@ test('fs_walk: a record larger than the buffer comes back as its size, nothing c
 });
 
 test('fs_walk: folders removed and created between two calls of one walk', () => {
-  const storage = memory({ 'a/1.md': 'x', 'b/x/2.md': 'x', 'b/y/3.md': 'x', 'c/4.md': 'x', 'd/5.md': 'x' });
-  const h = setup(storage);
-  const rm = (p) => {
+  const files = { 'a/1.md': 'x', 'b/x/2.md': 'x', 'b/y/3.md': 'x', 'c/4.md': 'x', 'd/5.md': 'x' };
+  const rm = (storage, p) => {
     for (const f of Object.keys(storage.snapshot()).filter((k) => k.startsWith(`${p}/`))) storage.remove(f);
     for (const d of ['x', 'y']) if (p === 'b') storage.remove(`b/${d}`);
     storage.remove(p);
   };
-  const { out } = walk(h, '', 16, (call) => {
+  const change = (storage, h) => (call) => {
     if (call === 2) {
-      rm('b');
+      rm(storage, 'b');
       storage.write('bb/6.md', enc.encode('x'));
     }
-    if (call === 4) rm('c');
-  });
-  assert.deepEqual(out.map((r) => r.dir), ['', 'a', 'bb', 'c', 'd']);
+    if (call === 4) rm(storage, 'c');
+    // Another walk in between: the host derives this one again from the
+    // folder it reached, listing the folders above it anew.
+    if (h) walk(h, 'a', 1 << 20);
+  };
+  // The walk goes on from where the host kept it: a folder gone is left
+  // out; one created in a folder already listed is not seen by this walk.
+  let storage = memory(files);
+  let h = setup(storage);
+  assert.deepEqual(walk(h, '', 16, change(storage, null)).out.map((r) => r.dir), ['', 'a', 'c', 'd']);
+  // Derived again at each call: the folder created after the point
+  // reached is walked, and the last one received, gone, is passed.
+  storage = memory(files);
+  h = setup(storage);
+  assert.deepEqual(walk(h, '', 16, change(storage, h)).out.map((r) => r.dir), ['', 'a', 'bb', 'c', 'd']);
 });
 
 test('fs_walk: path rules and codes as fs_list', () => {
