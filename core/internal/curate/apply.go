@@ -229,6 +229,13 @@ func (c *Curator) lookup(role, p string) (*tree.Entry, error) {
 	if berr, ok := cat.Broken(p); ok {
 		return nil, fmt.Errorf("%s cannot be parsed: %s (%v)", role, p, berr)
 	}
+	// The catalog leaves out a file over the size limit or unreadable: it
+	// is there, and an agent told it is not might write another.
+	if st, ok, err := c.exists(p); err != nil {
+		return nil, err
+	} else if ok && !st.IsDir {
+		return nil, fmt.Errorf("%s %s is not loaded (over the size limit or unreadable)", role, p)
+	}
 	return nil, fmt.Errorf("%s not found: %s", role, p)
 }
 

@@ -95,6 +95,24 @@ func TestMiscPaths(t *testing.T) {
 	if a.Status != api.StatusFailed || a.Message != "already exists: eng/auth/huge.md" {
 		t.Errorf("%+v", a)
 	}
+	// A MERGE into it, or of it, says it is there but not loaded, not that
+	// it is missing; both files stay as they were.
+	for _, op := range []api.Operation{
+		{Type: "MERGE", Path: "eng/auth/login.md", MergeTarget: "eng/auth/huge.md", Reason: "r"},
+		{Type: "MERGE", Path: "eng/auth/huge.md", MergeTarget: "eng/auth/login.md", Reason: "r"},
+	} {
+		before, _ := e.fs.ReadFile("eng/auth/login.md")
+		a = one(t, e, op)
+		if a.Status != api.StatusFailed || !strings.Contains(a.Message, "eng/auth/huge.md is not loaded (over the size limit or unreadable)") {
+			t.Errorf("%s into %s: %+v", op.Path, op.MergeTarget, a)
+		}
+		if after, _ := e.fs.ReadFile("eng/auth/login.md"); string(after) != string(before) {
+			t.Errorf("%s into %s changed login.md", op.Path, op.MergeTarget)
+		}
+		if b, _ := e.fs.ReadFile("eng/auth/huge.md"); string(b) != huge {
+			t.Errorf("%s into %s changed huge.md", op.Path, op.MergeTarget)
+		}
+	}
 	// A folder where the entry would go.
 	a = one(t, e, api.Operation{Type: "ADD", Path: "eng", Title: "Billing", Reason: "r"})
 	if a.Status != api.StatusFailed || !strings.Contains(a.Message, "entries live under domain/topic") {
