@@ -40,7 +40,6 @@ var mechanisms = []mechanism{
 	{name: "named-authors", where: "core/internal/retrieve/authors.go", what: "entries by a person the question names ×1.5", off: ablation.Of(ablation.NamedAuthors)},
 	{name: "siblings", where: "core/internal/retrieve/siblings.go", what: "pieces of an exchange ×(1 + 0.6 × their episode's evidence)", off: ablation.Of(ablation.Siblings)},
 	{name: "openers", where: "core/internal/retrieve/siblings.go", what: "the piece opening an episode ×1.3", off: ablation.Of(ablation.Openers)},
-	{name: "episode-coverage", where: "core/internal/retrieve/coverage.go", what: "pieces ×(1 + the share of the question's terms some entry of their episode says itself)", off: ablation.Of(ablation.EpisodeCoverage)},
 	{name: "own-words", where: "core/internal/retrieve/ownwords.go", what: "pieces ×(1 + 0.5 × the share of the question's terms they say themselves)", off: ablation.Of(ablation.OwnWords)},
 	{name: "piece-length", where: "core/internal/retrieve/length.go", what: "pieces ×(words they say / the pool's median, at most 2)^0.05", off: ablation.Of(ablation.PieceLength)},
 	{name: "replied-to", where: "core/internal/retrieve/replied.go", what: "the turns the 2 best matches reply to get 0.5 of their score (×0.5 a turn further back), brought in when not among the matches", off: ablation.Of(ablation.RepliedTo)},

@@ -27,15 +27,14 @@ func ablate(o *search.Options, r *retrieve.Off) {
 	o.KeepScaffolding = off.Has(ablation.Scaffolding)
 	o.AsideInContent = off.Has(ablation.AssistantAside)
 	*r = retrieve.Off{
-		TimeWindow:      off.Has(ablation.TimeWindow),
-		DurationWords:   off.Has(ablation.DurationWords),
-		NamedAuthors:    off.Has(ablation.NamedAuthors),
-		Siblings:        off.Has(ablation.Siblings),
-		Openers:         off.Has(ablation.Openers),
-		EpisodeCoverage: off.Has(ablation.EpisodeCoverage),
-		OwnWords:        off.Has(ablation.OwnWords),
-		PieceLength:     off.Has(ablation.PieceLength),
-		RepliedTo:       off.Has(ablation.RepliedTo),
-		FuzzyCache:      off.Has(ablation.FuzzyCache),
+		TimeWindow:    off.Has(ablation.TimeWindow),
+		DurationWords: off.Has(ablation.DurationWords),
+		NamedAuthors:  off.Has(ablation.NamedAuthors),
+		Siblings:      off.Has(ablation.Siblings),
+		Openers:       off.Has(ablation.Openers),
+		OwnWords:      off.Has(ablation.OwnWords),
+		PieceLength:   off.Has(ablation.PieceLength),
+		RepliedTo:     off.Has(ablation.RepliedTo),
+		FuzzyCache:    off.Has(ablation.FuzzyCache),
 	}
 }

@@ -31,7 +31,6 @@ const (
 	NamedAuthors                     // retrieve: entries by a person the question names ×1.5
 	Siblings                         // retrieve: pieces of an exchange by their episode's evidence
 	Openers                          // retrieve: the piece opening an episode ×1.3
-	EpisodeCoverage                  // retrieve: pieces by the share of the question's terms their episode says
 	OwnWords                         // retrieve: pieces by the share of the question's terms they say themselves
 	PieceLength                      // retrieve: pieces by how many words they say, relative to the pool's median
 	RepliedTo                        // retrieve: the turns the best matches reply to borrow a share of their score
@@ -50,7 +49,6 @@ var names = [numMechanisms]string{
 	NamedAuthors:    "named-authors",
 	Siblings:        "siblings",
 	Openers:         "openers",
-	EpisodeCoverage: "episode-coverage",
 	OwnWords:        "own-words",
 	PieceLength:     "piece-length",
 	RepliedTo:       "replied-to",

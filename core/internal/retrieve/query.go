@@ -145,9 +145,6 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	if c := rv.siblings(r.Hits); c != "" {
 		certs = append(certs, c)
 	}
-	if c := rv.coverage(r.Hits, ranked.Said, len(r.Terms), coverageBudget); c != "" {
-		certs = append(certs, c)
-	}
 	if c := rv.ownWords(&r, ranked.Says); c != "" {
 		certs = append(certs, c)
 	}

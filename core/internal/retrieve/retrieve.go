@@ -61,16 +61,15 @@ type Config struct {
 
 // Off names the mechanisms of this package a Retriever leaves off.
 type Off struct {
-	TimeWindow      bool // entries dated within the time a question names are not raised (dated)
-	DurationWords   bool // words asking for a duration stay in the search (withoutFraming)
-	NamedAuthors    bool // authors
-	Siblings        bool // the episode evidence of siblings
-	Openers         bool // the openers of siblings
-	EpisodeCoverage bool // coverage
-	OwnWords        bool // ownWords
-	PieceLength     bool // pieceLength
-	RepliedTo       bool // replied
-	FuzzyCache      bool // tier 1
+	TimeWindow    bool // entries dated within the time a question names are not raised (dated)
+	DurationWords bool // words asking for a duration stay in the search (withoutFraming)
+	NamedAuthors  bool // authors
+	Siblings      bool // the episode evidence of siblings
+	Openers       bool // the openers of siblings
+	OwnWords      bool // ownWords
+	PieceLength   bool // pieceLength
+	RepliedTo     bool // replied
+	FuzzyCache    bool // tier 1
 }
 
 // New returns a Retriever over c.

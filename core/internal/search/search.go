@@ -237,18 +237,6 @@ func (r Ranked) Says(w Words) int {
 	return says(r.qs, w)
 }
 
-// Said returns which of the query's terms w holds, counted as Says counts
-// them: bit i for the i-th term of Terms (the first 64).
-func (r Ranked) Said(w Words) uint64 {
-	var m uint64
-	for i := range r.qs[:min(len(r.qs), 64)] {
-		if r.qs[i].saidIn(w) {
-			m |= 1 << i
-		}
-	}
-	return m
-}
-
 // Says returns how many of the terms of query w holds, counted as
 // Ranked.Says counts them, and how many terms query has.
 func (x *Index) Says(query string, w Words) (said, terms int) {

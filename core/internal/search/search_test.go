@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -1164,36 +1163,6 @@ func TestRankedSays(t *testing.T) {
 		if got := r.Says(Analyze(tc.text)); got != tc.want {
 			t.Errorf("%q says of %q: %d, want %d", tc.text, tc.query, got, tc.want)
 		}
-		if got := bits.OnesCount64(r.Said(Analyze(tc.text))); got != tc.want {
-			t.Errorf("%q said of %q: %d terms, want %d", tc.text, tc.query, got, tc.want)
-		}
-	}
-}
-
-// Said tells which of the query's terms a text holds, bit i for Terms[i],
-// so that what several texts say together can be counted once.
-func TestRankedSaid(t *testing.T) {
-	x := newIndex(t, Options{}, corpus()...)
-	r, err := x.Rank("pottery class glaze", 10, ByScore)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Terms) != 3 {
-		t.Fatalf("terms %q, want 3", r.Terms)
-	}
-	at := func(word string) uint64 {
-		i := slices.Index(r.Terms, x.Terms(word)[0])
-		if i < 0 {
-			t.Fatalf("%q not among the terms %q", word, r.Terms)
-		}
-		return 1 << i
-	}
-	a, b := r.Said(Analyze("my pottery classes")), r.Said(Analyze("the glaze cracked"))
-	if want := at("pottery") | at("class"); a != want {
-		t.Errorf("said %b, want %b", a, want)
-	}
-	if a|b != 1<<3-1 {
-		t.Errorf("both texts say %b, want every term", a|b)
 	}
 }
 
