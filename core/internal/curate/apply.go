@@ -438,10 +438,12 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 			return conflictf("%s changed on disk since this session read it; %s was not deleted: read it, then send the DELETE again", p, folder)
 		}
 	}
+	cat := c.catalog()
+	listed := make(map[string]bool, len(files))
 	var kept []string
 	files = slices.DeleteFunc(files, func(p string) bool {
-		_, context := c.catalog().Context(p)
-		if c.catalog().Has(p) || context {
+		listed[p] = true
+		if _, context := cat.Context(p); cat.Has(p) || context {
 			return false
 		}
 		kept = append(kept, p)
@@ -460,13 +462,12 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 		}
 		return strings.Compare(x, y)
 	})
-	cat := c.catalog()
 	removed := slices.Clone(files)
 	// Catalog records below the folder with no file behind them go too.
 	prefix := folder + "/"
 	for _, list := range [][]string{cat.Paths(), cat.ContextPaths(), cat.BrokenPaths()} {
 		for _, p := range list {
-			if strings.HasPrefix(p, prefix) && !slices.Contains(removed, p) && !slices.Contains(kept, p) {
+			if strings.HasPrefix(p, prefix) && !listed[p] {
 				removed = append(removed, p)
 			}
 		}
