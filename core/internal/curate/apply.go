@@ -136,6 +136,9 @@ func (c *Curator) writeUpdate(a *Applied, op api.Operation, v valid) error {
 			msg = "updated: the merge conflict is resolved (its section removed)"
 		}
 		e, carried = updateEntry(old, op, v.relations, c.now())
+		if err := c.keepReasons(e, old); err != nil {
+			return err
+		}
 	} else if berr, broken := cat.Broken(p); broken {
 		kept, err := c.unparsedText(p)
 		if err != nil {
@@ -279,6 +282,9 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 		opc.Title = "" // the title located the source; the target keeps its own
 	}
 	merged, _ = updateEntry(merged, opc, v.relations, now, src)
+	if err := c.keepReasons(merged, target, source); err != nil {
+		return err
+	}
 	mergedData, mergedParsed, err := c.render(merged)
 	if err != nil {
 		return err

@@ -75,6 +75,10 @@ type Curator struct {
 	// one call (an ingest plans hundreds in one new folder); a write and
 	// the next Apply drop it.
 	lists map[string][]host.DirEntry
+	// reasons is what the audit log holds, read when a write would replace
+	// a reason (keepReasons).
+	reasons *auditReasons
+	at      time.Time // the time of the operation being applied (now)
 }
 
 // outcome is what a successful operation did: ADD and an UPSERT that
@@ -122,8 +126,9 @@ func (c *Curator) Apply(ops []api.Operation) Result {
 		if c.Progress != nil {
 			c.Progress(i, len(ops))
 		}
+		c.at = c.now()
 		a := c.applyOne(op)
-		rec := auditRecord{Time: c.now().Format(time.RFC3339), Op: a.Type, Path: a.Path, To: cmp.Or(a.To, op.To), Reason: op.Reason, Status: a.Status, Message: a.Message}
+		rec := auditRecord{Time: c.at.Format(time.RFC3339), Op: a.Type, Path: a.Path, To: cmp.Or(a.To, op.To), Reason: op.Reason, Status: a.Status, Message: a.Message}
 		if auditErr == nil {
 			auditErr = c.appendAudit(rec)
 		}
@@ -131,6 +136,7 @@ func (c *Curator) Apply(ops []api.Operation) Result {
 			a.Message += fmt.Sprintf(" (audit log not written: %v)", auditErr)
 		}
 		res.Add(a)
+		c.at = time.Time{}
 	}
 	if c.Progress != nil && len(ops) > 0 {
 		c.Progress(len(ops), len(ops))
@@ -143,7 +149,13 @@ func (c *Curator) Apply(ops []api.Operation) Result {
 	return res
 }
 
+// now is the time of the operation being applied: one instant for all it
+// writes and its audit line, so that an entry's updatedAt names the line
+// that gave its reason (keepReasons).
 func (c *Curator) now() time.Time {
+	if !c.at.IsZero() {
+		return c.at
+	}
 	if c.Clock == nil {
 		return time.Now().UTC().Truncate(time.Second)
 	}
@@ -185,9 +197,11 @@ func (c *Curator) appendAudit(rec auditRecord) error {
 	if err != nil {
 		return fmt.Errorf("encode audit line: %w", err)
 	}
-	if err := c.FS.Append(AuditPath, append(line, '\n')); err != nil {
+	line = append(line, '\n')
+	if err := c.FS.Append(AuditPath, line); err != nil {
 		return fmt.Errorf("append to %s: %w", AuditPath, err)
 	}
+	c.auditLog().appended(line)
 	return nil
 }
 
@@ -219,6 +233,7 @@ func (c *Curator) rotateAudit() error {
 	if err := c.FS.Rename(AuditPath, path.Join(dir, name)); err != nil {
 		return fmt.Errorf("rotate %s: %w", AuditPath, err)
 	}
+	c.auditLog().rotated()
 	return nil
 }
 

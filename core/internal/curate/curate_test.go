@@ -222,7 +222,8 @@ func TestUpdateCarriesOver(t *testing.T) {
 	if len(en.Extra) != 1 || en.Extra[0].Key != "owner" {
 		t.Errorf("extra %+v", en.Extra)
 	}
-	if len(en.Other) != 1 || en.Other[0].Heading != "Notes" {
+	// The fixture's reason was written by hand (the audit log has none).
+	if len(en.Other) != 2 || en.Other[0].Heading != "Notes" || en.Other[1] != (tree.Section{Heading: EarlierReasons, Body: "first write"}) {
 		t.Errorf("other %+v", en.Other)
 	}
 	if len(e.changes) != 1 || e.changes[0].Entry == nil || e.changes[0].Entry.Narrative.Text == "" {
@@ -341,7 +342,11 @@ func TestMerge(t *testing.T) {
 	if !m.CreatedAt.Equal(day(2026, 1, 5)) || !m.UpdatedAt.Equal(tNow) {
 		t.Errorf("created %v updated %v", m.CreatedAt, m.UpdatedAt)
 	}
-	if len(m.Extra) != 1 || len(m.Other) != 1 || len(m.Snippets) != 1 {
+	// Both reasons were written by hand (the audit log has none).
+	if len(m.Other) == 2 && m.Other[1] != (tree.Section{Heading: EarlierReasons, Body: "first write\n\nhistory"}) {
+		t.Errorf("earlier reasons %+v", m.Other[1])
+	}
+	if len(m.Extra) != 1 || len(m.Other) != 2 || len(m.Snippets) != 1 {
 		t.Errorf("extra %v other %v snippets %v", m.Extra, m.Other, m.Snippets)
 	}
 	if l := e.entry(t, "eng/auth/login.md"); !slices.Equal(l.Links(), []string{dst}) {

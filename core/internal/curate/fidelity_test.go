@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/tree"
@@ -184,5 +185,95 @@ func TestMergeKeepsSourceTitleAndSummary(t *testing.T) {
 	want := "# a/c/src.md had title: Dunning schedule\n# a/c/src.md had summary: Reminders go out on days 1, 3 and 7.\n---\n"
 	if !strings.Contains(string(data), want) || strings.Contains(string(data), "same.md had") {
 		t.Errorf("merged:\n%s", data)
+	}
+}
+
+// stepClock moves a minute forward at every reading, as operations do.
+type stepClock struct{ t time.Time }
+
+func (c *stepClock) Now() time.Time { c.t = c.t.Add(time.Minute); return c.t }
+
+// Text a person writes under "## Reason" survives the next write: an
+// UPDATE, UPSERT or MERGE keeps, under "## Earlier reasons", a reason the
+// audit log does not show the engine writing, and replaces one it does, so
+// that an entry the agent keeps updating does not grow.
+func TestWritesKeepReasonsTheEngineDidNotWrite(t *testing.T) {
+	e := newEnv(t, nil)
+	e.c.Clock = &stepClock{t: tNow}
+	upd := func(c *Curator, p, reason string) {
+		t.Helper()
+		a := c.Apply([]api.Operation{{Type: "UPSERT", Path: p, Title: "X", Content: api.Content{Tags: []string{reason}}, Reason: reason}}).Applied[0]
+		mustSucceed(t, a)
+	}
+	earlier := func(p string) string {
+		t.Helper()
+		for _, s := range e.entry(t, p).Other {
+			if s.Heading == EarlierReasons {
+				return s.Body
+			}
+		}
+		return ""
+	}
+	edit := func(p, from, to string) {
+		t.Helper()
+		data, _ := e.fs.ReadFile(p)
+		if !strings.Contains(string(data), from) {
+			t.Fatalf("%s lacks %q:\n%s", p, from, data)
+		}
+		if err := e.fs.WriteFile(p, []byte(strings.Replace(string(data), from, to, 1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The engine's own reasons are replaced.
+	upd(e.c, "a/b/x.md", "first")
+	upd(e.c, "a/b/x.md", "second")
+	upd(e.c, "a/b/x.md", "third")
+	if got := earlier("a/b/x.md"); got != "" {
+		t.Fatalf("the engine's reasons were kept: %q", got)
+	}
+	// An edit elsewhere in the entry leaves the engine's reason its own.
+	edit("a/b/x.md", "## Reason\n", "## Narrative\nA person's note.\n\n## Reason\n")
+	upd(e.c, "a/b/x.md", "fourth")
+	if got := earlier("a/b/x.md"); got != "" {
+		t.Fatalf("kept %q after an edit of another section", got)
+	}
+	// A person's reason is kept, once.
+	prose := "We chose nightly retries after the March outage.\n\nAsk Alice before changing it."
+	edit("a/b/x.md", "## Reason\nfourth\n", "## Reason\n"+prose+"\n")
+	upd(e.c, "a/b/x.md", "fifth")
+	upd(e.c, "a/b/x.md", "sixth")
+	if got := earlier("a/b/x.md"); got != prose {
+		t.Fatalf("earlier reasons %q, want the person's", got)
+	}
+	if en := e.entry(t, "a/b/x.md"); en.Reason != "sixth" || en.Narrative.Text != "A person's note." {
+		t.Fatalf("reason %q narrative %q", en.Reason, en.Narrative.Text)
+	}
+
+	// A moved entry keeps its record; a later session reads it from the log,
+	// rotated or not, and sees what another session appended meanwhile.
+	upd(e.c, "a/b/y.md", "y first")
+	mustSucceed(t, one(t, e, api.Operation{Type: "MOVE", Path: "a/b/y.md", To: "a/c/y.md", Reason: "tidy"}))
+	if err := e.fs.Rename(AuditPath, ".arbor/"+RotatedAuditName(tNow.Add(time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	later := &Curator{FS: e.fs, Clock: e.c.Clock, Catalog: load(t, e.fs)}
+	upd(later, "a/c/y.md", "y second")
+	upd(later, "a/c/y.md", "y third") // the session now holds the current log
+	other := &Curator{FS: e.fs, Clock: e.c.Clock, Catalog: load(t, e.fs)}
+	upd(other, "a/b/z.md", "z first")
+	later.Catalog = load(t, e.fs)
+	upd(later, "a/b/z.md", "z second")
+	if got := earlier("a/c/y.md") + earlier("a/b/z.md"); got != "" {
+		t.Fatalf("the engine's reasons were kept: %q", got)
+	}
+
+	// A MERGE keeps the reasons of both entries that the engine did not write.
+	e.fs.WriteFile("a/d/src.md", []byte("---\ntitle: Src\n---\n\n## Reason\nwritten by hand\n\n## Narrative\nSource.\n"))
+	later.Catalog = load(t, e.fs)
+	a := later.Apply([]api.Operation{{Type: "MERGE", Path: "a/d/src.md", MergeTarget: "a/b/z.md", Reason: "merge"}}).Applied[0]
+	mustSucceed(t, a)
+	if got := earlier("a/b/z.md"); got != "written by hand" {
+		t.Fatalf("merged earlier reasons %q", got)
 	}
 }
