@@ -137,7 +137,31 @@ func (r *RootFS) writable(op, p string) error {
 	if r.readOnly {
 		return fmt.Errorf("%s %q: %w", op, p, host.ErrReadOnly)
 	}
+	if link := r.linkAbove(p); link != "" {
+		return fmt.Errorf("%s %q: %s is a symbolic link, and writes never pass through one: %w", op, p, link, host.ErrDenied)
+	}
 	return nil
+}
+
+// linkAbove returns the first folder of p (relative) that is a symbolic
+// link, or "". A link to a folder inside the root shows that folder's files
+// under a second name: removing or writing one through the link would
+// change the files at the first name, which a DELETE of the link's folder,
+// or a MERGE of the two names of one entry, must never do.
+func (r *RootFS) linkAbove(p string) string {
+	cur := r.dir
+	segs := strings.Split(p, "/")
+	for i, seg := range segs[:len(segs)-1] {
+		cur = filepath.Join(cur, seg)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return strings.Join(segs[:i+1], "/")
+		}
+	}
+	return ""
 }
 
 // inside reports whether the resolved OS path real lies in the root.
@@ -535,6 +559,9 @@ func (r *RootFS) Remove(p string) error {
 // creating its missing parent folders.
 func (r *RootFS) Rename(from, to string) error {
 	if err := r.writable("rename", from); err != nil {
+		return err
+	}
+	if err := r.writable("rename", to); err != nil {
 		return err
 	}
 	if from == "" || to == "" {

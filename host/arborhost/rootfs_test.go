@@ -179,6 +179,20 @@ func TestRootFSSymlinkEscape(t *testing.T) {
 	if !kinds["same"] || kinds["alias.md"] || kinds["up"] {
 		t.Fatalf("listing of links: %+v", list)
 	}
+	// Writes never pass through a link, even one inside the root: removing
+	// notes/same/inside.md would remove notes/inside.md, which a DELETE of
+	// the link's folder must never do. The link itself may go.
+	wantCode(t, "remove through a link", r.Remove("notes/same/inside.md"), codeDenied)
+	wantCode(t, "write through a link", r.WriteFile("notes/same/inside.md", []byte("x")), codeDenied)
+	wantCode(t, "append through a link", r.Append("notes/same/log.md", []byte("x")), codeDenied)
+	wantCode(t, "rename through a link", r.Rename("notes/same/inside.md", "moved.md"), codeDenied)
+	wantCode(t, "rename into a link", r.Rename("notes/inside.md", "notes/same/moved.md"), codeDenied)
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes/inside.md")); string(b) != "inside" {
+		t.Fatalf("a write through a link changed its target: %q", b)
+	}
+	if err := r.Remove("notes/same"); err != nil {
+		t.Fatalf("remove the link itself: %v", err)
+	}
 }
 
 func TestRootFSRootThroughSymlink(t *testing.T) {

@@ -389,6 +389,49 @@ func TestEngineOpensATreeWithACycle(t *testing.T) {
 	}
 }
 
+// A link to a folder inside the root shows its entries under a second
+// name. Deleting the link's folder, or merging one name of an entry into
+// the other (as tidy does with duplicates), removed the files at the first
+// name: writes now never pass through a link, and such an operation fails
+// whole.
+func TestEngineWritesNeverPassThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	z := "---\ntitle: Z\n---\n\n## Narrative\nzebra crossing, must survive\n"
+	writeFile(t, filepath.Join(dir, "a/b/x.md"), "---\ntitle: X\n---\n\n## Narrative\nx in b\n")
+	writeFile(t, filepath.Join(dir, "a/c/z.md"), z)
+	if err := os.Symlink("../c", filepath.Join(dir, "a/b/link")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	e := newEngine(t, dir)
+	ctx := context.Background()
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []api.Operation{
+		{Type: api.OpDelete, Path: "a/b", Reason: "drop b"},
+		{Type: api.OpMerge, Path: "a/b/link/z.md", MergeTarget: "a/c/z.md", Reason: "duplicates"},
+		{Type: api.OpDelete, Path: "a/b/link/z.md", Reason: "duplicate"},
+		{Type: api.OpMove, Path: "a/b/link/z.md", To: "a/d/z.md", Reason: "move"},
+	} {
+		res, err := e.Curate(ctx, api.CurateParams{Operations: []api.Operation{op}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Summary.Failed != 1 {
+			t.Errorf("%s %s through a link: %+v", op.Type, op.Path, res.Applied)
+		}
+		if m := res.Applied[0].Message; op.Type == api.OpDelete && !strings.Contains(m, "symbolic link") {
+			t.Errorf("%s %s: the message does not name the link: %s", op.Type, op.Path, m)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "a/c/z.md")); err != nil || string(b) != z {
+			t.Fatalf("after %s %s: a/c/z.md = %q, %v", op.Type, op.Path, b, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "a/b/x.md")); err != nil {
+			t.Fatalf("after %s %s: a failed operation changed a/b/x.md: %v", op.Type, op.Path, err)
+		}
+	}
+}
+
 // Calls from many goroutines are serialized.
 func TestEngineConcurrentCalls(t *testing.T) {
 	dir := t.TempDir()

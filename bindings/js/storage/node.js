@@ -107,6 +107,31 @@ export function nodeFs(dir) {
     }
   };
 
+  /**
+   * resolve for a write: a path passing through a symbolic link is refused.
+   * A link to a folder inside the root shows that folder's files under a
+   * second name; removing or writing one through the link would change
+   * the files at the first name, which a DELETE of the link's folder, or a
+   * MERGE of the two names of one entry, must never do (the Go host's
+   * rule too).
+   * @param {string} p
+   * @returns {string}
+   */
+  const resolveWrite = (p) => {
+    const full = resolve(p);
+    const segs = p.split('/');
+    let cur = root;
+    for (let i = 0; i < segs.length - 1; i++) {
+      cur = path.join(cur, segs[i]);
+      const st = fs.lstatSync(cur, { throwIfNoEntry: false });
+      if (!st) break;
+      if (st.isSymbolicLink()) {
+        throw new StorageError('EACCES', `${p}: ${segs.slice(0, i + 1).join('/')} is a symbolic link, and writes never pass through one`);
+      }
+    }
+    return full;
+  };
+
   // The files readAt read, kept open (least recently used first): the engine
   // reads its index's segments a block at a time, and checking, opening
   // and closing the file for each block was most of what a query paid.
@@ -169,7 +194,7 @@ export function nodeFs(dir) {
    * @param {((full: string) => void) | null} check
    */
   const writeAtomic = (p, bytes, check) => {
-    const full = resolve(p);
+    const full = resolveWrite(p);
     if (p === '') throw new StorageError('EINVAL', 'cannot write the root');
     const parent = path.dirname(full);
     // A dot-name, so the engine's tree walk never picks it up, with the
@@ -351,7 +376,7 @@ export function nodeFs(dir) {
     },
 
     append(p, bytes) {
-      const full = resolve(p);
+      const full = resolveWrite(p);
       if (p === '') throw new StorageError('EINVAL', 'cannot append to the root');
       let fd;
       try {
@@ -389,7 +414,7 @@ export function nodeFs(dir) {
     },
 
     remove(p) {
-      const full = resolve(p);
+      const full = resolveWrite(p);
       if (p === '') throw new StorageError('EINVAL', 'cannot remove the root');
       try {
         if (fs.lstatSync(full).isDirectory()) fs.rmdirSync(full);
@@ -400,8 +425,8 @@ export function nodeFs(dir) {
     },
 
     rename(from, to) {
-      const src = resolve(from);
-      const dst = resolve(to);
+      const src = resolveWrite(from);
+      const dst = resolveWrite(to);
       if (from === '' || to === '') throw new StorageError('EINVAL', 'cannot rename the root');
       try {
         fs.mkdirSync(path.dirname(dst), { recursive: true });

@@ -463,3 +463,26 @@ test('a folder with a link back up the tree opens: the link is listed, not walke
   const found = await mem.search('walkers', { limit: 5 });
   assert.deepEqual(found.results.map((r) => r.path), ['sub/a.md']);
 });
+
+test('writes never pass through a link: deleting its folder or merging duplicates fails whole', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const z = '---\ntitle: Z\n---\n\n## Narrative\nzebra crossing, must survive\n';
+  fs.mkdirSync(path.join(dir, 'a', 'b'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'a', 'c'));
+  fs.writeFileSync(path.join(dir, 'a', 'b', 'x.md'), '---\ntitle: X\n---\n\n## Narrative\nx in b\n');
+  fs.writeFileSync(path.join(dir, 'a', 'c', 'z.md'), z);
+  fs.symlinkSync('../c', path.join(dir, 'a', 'b', 'link'));
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  for (const op of [
+    { type: 'DELETE', path: 'a/b', reason: 'drop b' },
+    { type: 'MERGE', path: 'a/b/link/z.md', mergeTarget: 'a/c/z.md', reason: 'duplicates' },
+    { type: 'DELETE', path: 'a/b/link/z.md', reason: 'duplicate' },
+  ]) {
+    const res = await mem.curate([op]);
+    // failed, or a conflict (the target's write shows in the source, the same file): nothing applied
+    assert.ok(['failed', 'conflict'].includes(res.applied[0].status), `${op.type} ${op.path}: ${res.applied[0].status} ${res.applied[0].message}`);
+    assert.equal(fs.readFileSync(path.join(dir, 'a', 'c', 'z.md'), 'utf8'), z);
+    assert.ok(fs.existsSync(path.join(dir, 'a', 'b', 'x.md')));
+  }
+});

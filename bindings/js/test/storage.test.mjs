@@ -200,6 +200,15 @@ test('nodeFs: symbolic links out of the root are refused; links inside work', (t
   // Listings leave out links that leave the root, keep the ones inside.
   assert.deepEqual(s.list('').map((e) => [e.name, e.dir]), [['alias', true], ['real', true]]);
   assert.equal(dec.decode(s.read('alias/in.md')), 'in');
+  // Writes never pass through a link, even one inside the root: removing
+  // alias/in.md would remove real/in.md, which a DELETE of the link's
+  // folder must never do. The link itself may go.
+  assert.throws(() => s.remove('alias/in.md'), code('EACCES'));
+  assert.throws(() => s.write('alias/in.md', enc.encode('x')), code('EACCES'));
+  assert.throws(() => s.append('alias/log.md', enc.encode('x')), code('EACCES'));
+  assert.throws(() => s.rename('alias/in.md', 'moved.md'), code('EACCES'));
+  assert.throws(() => s.rename('real/in.md', 'alias/new.md'), code('EACCES'));
+  assert.equal(fs.readFileSync(path.join(dir, 'real', 'in.md'), 'utf8'), 'in');
   // Through the host ABI the same escape is -2, a malformed path -3.
   const mem = new WebAssembly.Memory({ initial: 1 });
   const host = new ArborHost({ storage: s });
