@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -273,6 +274,29 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("doctor lacks %q:\n%s", want, out)
 		}
 	}
+	if status["links"].Status != checkOK {
+		t.Errorf("links: %+v", status["links"])
+	}
+	// Symbolic links: one inside the tree is a second name, worth a warning;
+	// one leading out is not read.
+	if err := os.Symlink("../notes", filepath.Join(dir, "engineering", "notes-link")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	out = must(t, "", "--root", dir, "--json", "doctor")
+	rep = doctorReport{}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Checks {
+		if c.Name == "links" && (c.Status != checkWarn || !slices.Equal(c.Items, []string{"engineering/notes-link → notes (a folder)", "out"})) {
+			t.Errorf("links: %+v", c)
+		}
+	}
+	os.Remove(filepath.Join(dir, "engineering", "notes-link"))
+	os.Remove(filepath.Join(dir, "out"))
 	// No root: a failed check and exit 1, with the LLM settings still shown.
 	t.Setenv("ARBOR_ROOT", "")
 	t.Chdir(t.TempDir())

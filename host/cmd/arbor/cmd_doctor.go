@@ -201,6 +201,7 @@ func (a *app) diagnose(fix bool) doctorReport {
 	if c, ok := journalCheck(journalErr == nil, recovered); ok {
 		rep.put(c)
 	}
+	rep.put(linkCheck(root))
 	rep.put(leftoverCheck(a.ctx, root, fix))
 	rep.put(llmCheck(root))
 	return rep

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// linkCheck lists the symbolic links of the tree. One leading inside the
+// root shows what it leads to under a second name: a linked folder's
+// entries are found twice, and the engine refuses every write through a
+// link (docs/ABI.md §2), so a DELETE of the folder holding it, or a MERGE
+// of the two names of one entry, fails. One leading outside the root, or
+// nowhere, is not read at all.
+func linkCheck(root string) check {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return check{Name: "links", Status: checkFail, Detail: err.Error()}
+	}
+	var twice, ignored []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // removed while walking
+		case err != nil:
+			return err
+		case p != root && strings.HasPrefix(d.Name(), "."):
+			if d.IsDir() {
+				return filepath.SkipDir // the engine reads no dot-name
+			}
+			return nil
+		case d.Type()&fs.ModeSymlink == 0:
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		to, err := filepath.EvalSymlinks(p)
+		inside, _ := filepath.Rel(real, to)
+		if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) {
+			ignored = append(ignored, rel)
+			return nil
+		}
+		what := "file"
+		if fi, err := os.Stat(to); err == nil && fi.IsDir() {
+			what = "folder"
+		}
+		twice = append(twice, fmt.Sprintf("%s → %s (a %s)", rel, filepath.ToSlash(inside), what))
+		return nil
+	})
+	if err != nil {
+		return check{Name: "links", Status: checkFail, Detail: fmt.Sprintf("look for symbolic links: %v", err)}
+	}
+	switch {
+	case len(twice) > 0:
+		detail := fmt.Sprintf("%s lead inside the tree: what each leads to is found under two names, and writes never pass through a link, so deleting the folder holding one, or merging its entries into the originals, fails; replace a link with what it leads to, or remove it", plural(len(twice), "symbolic link", "symbolic links"))
+		if len(ignored) > 0 {
+			detail += fmt.Sprintf(" (%d more lead outside the root or nowhere, and are not read)", len(ignored))
+		}
+		return check{Name: "links", Status: checkWarn, Detail: detail, Items: append(twice, ignored...)}
+	case len(ignored) > 0:
+		return check{Name: "links", Status: checkInfo, Detail: fmt.Sprintf("%s lead outside the root or nowhere, and are not read", plural(len(ignored), "symbolic link", "symbolic links")), Items: ignored}
+	}
+	return check{Name: "links", Status: checkOK, Detail: "no symbolic links in the tree"}
+}
