@@ -26,6 +26,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/arbormem/arbor/core/api"
 )
@@ -162,6 +163,7 @@ func open(root string, branch string, create bool, now func() time.Time) (*repo,
 	// .arbor/ holds one machine's derived state: never committed, whatever
 	// its own .gitignore says.
 	wt.Excludes = append(wt.Excludes, gitignore.ParsePattern(api.StateDir+"/", nil))
+	wt.Excludes = append(wt.Excludes, personalExcludes(r)...)
 	if branch == "" {
 		if head, err := r.Reference(plumbing.HEAD, false); err == nil && head.Type() == plumbing.SymbolicReference && head.Target().IsBranch() {
 			branch = head.Target().Short()
@@ -173,6 +175,66 @@ func open(root string, branch string, create bool, now func() time.Time) (*repo,
 		now = time.Now
 	}
 	return &repo{root: root, r: r, wt: wt, branch: branch, now: now}, nil
+}
+
+// personalExcludes are the ignore patterns git reads besides .gitignore
+// files: the repository's .git/info/exclude and the excludes file of the
+// person's configuration (core.excludesFile, by default
+// $XDG_CONFIG_HOME/git/ignore or ~/.config/git/ignore). go-git's status
+// reads neither, and without them a sync would commit and push what a
+// person keeps out of git on this machine (drafts, an editor's settings,
+// secrets), then overwrite it with the other side's version.
+func personalExcludes(r *git.Repository) []gitignore.Pattern {
+	var lines []string
+	if st, ok := r.Storer.(*filesystem.Storage); ok {
+		if f, err := st.Filesystem().Open("info/exclude"); err == nil {
+			b, _ := io.ReadAll(f)
+			f.Close()
+			lines = append(lines, strings.Split(string(b), "\n")...)
+		}
+	}
+	if name := excludesFile(r); name != "" {
+		if b, err := os.ReadFile(name); err == nil {
+			lines = append(lines, strings.Split(string(b), "\n")...)
+		}
+	}
+	var ps []gitignore.Pattern
+	for _, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "#") {
+			ps = append(ps, gitignore.ParsePattern(l, nil))
+		}
+	}
+	return ps
+}
+
+// excludesFile is the file core.excludesFile names, in the repository's
+// configuration, else the person's, else the system's; else git's default.
+func excludesFile(r *git.Repository) string {
+	name := ""
+	if cfg, err := r.Config(); err == nil {
+		name = cfg.Raw.Section("core").Options.Get("excludesfile")
+	}
+	for _, scope := range []config.Scope{config.GlobalScope, config.SystemScope} {
+		if name != "" {
+			break
+		}
+		if cfg, err := config.LoadConfig(scope); err == nil {
+			name = cfg.Raw.Section("core").Options.Get("excludesfile")
+		}
+	}
+	home, _ := os.UserHomeDir()
+	switch {
+	case strings.HasPrefix(name, "~/") && home != "":
+		return filepath.Join(home, name[2:])
+	case name != "":
+		return name
+	case os.Getenv("XDG_CONFIG_HOME") != "":
+		return filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git", "ignore")
+	case home != "":
+		return filepath.Join(home, ".config", "git", "ignore")
+	}
+	return ""
 }
 
 func (g *repo) localRef() plumbing.ReferenceName { return plumbing.NewBranchReferenceName(g.branch) }

@@ -228,16 +228,23 @@ func (g *repo) integrate(ctx context.Context, fsys *arborhost.RootFS, m Merger, 
 		if err != nil {
 			return err
 		}
+		var ours, theirs []*[]byte
 		for _, p := range paths {
-			ours, err := blob(lt, p)
+			o, err := blob(lt, p)
 			if err != nil {
 				return err
 			}
-			theirs, err := blob(rt, p)
+			t, err := blob(rt, p)
 			if err != nil {
 				return err
 			}
-			if err := g.put(fsys, p, ours, theirs, changed); err != nil {
+			ours, theirs = append(ours, o), append(theirs, t)
+		}
+		if err := g.untrackedInTheWay(paths, ours, theirs); err != nil {
+			return err
+		}
+		for i, p := range paths {
+			if err := g.put(fsys, p, ours[i], theirs[i], changed); err != nil {
 				return err
 			}
 		}
@@ -284,11 +291,20 @@ func (g *repo) integrate(ctx context.Context, fsys *arborhost.RootFS, m Merger, 
 		return fmt.Errorf("gitsync: merge: %w", err)
 	}
 	var names []string
+	var merged []string
+	var had, want []*[]byte
 	for _, f := range res.Files {
 		ours, err := blob(lt, f.Path)
 		if err != nil {
 			return err
 		}
+		merged, had, want = append(merged, f.Path), append(had, ours), append(want, f.Content)
+	}
+	if err := g.untrackedInTheWay(merged, had, want); err != nil {
+		return err
+	}
+	for i, f := range res.Files {
+		ours := had[i]
 		if err := g.put(fsys, f.Path, ours, f.Content, changed); err != nil {
 			return err
 		}
@@ -320,6 +336,26 @@ func (g *repo) integrate(ctx context.Context, fsys *arborhost.RootFS, m Merger, 
 	return nil
 }
 
+// untrackedInTheWay refuses, before anything is written, to bring in
+// files the local branch lacks where the root has one: files git ignores
+// here (.git/info/exclude, the person's excludes file) that the other side
+// tracks. As git does, the person moves them aside; nothing is
+// overwritten.
+func (g *repo) untrackedInTheWay(paths []string, had, want []*[]byte) error {
+	var in []string
+	for i, p := range paths {
+		if had[i] == nil && want[i] != nil {
+			if _, err := os.Lstat(rel(g.root, p)); err == nil {
+				in = append(in, p)
+			}
+		}
+	}
+	if len(in) > 0 {
+		return fmt.Errorf("gitsync: the remote has files that git ignores here and that the root holds; move them aside and sync again (nothing was changed): %s", strings.Join(in, ", "))
+	}
+	return nil
+}
+
 // stage puts the root's file at p in the index as it is now: present
 // (exists) or removed. The index is updated for that path alone, without
 // go-git's status of the whole tree.
@@ -346,35 +382,46 @@ func (g *repo) setHead() error {
 }
 
 // put makes the root's file at p hold want (nil: no file), where it held
-// had (nil: nothing) as last committed. Files of the tree are written
-// through the root's confined file system, as a compare-and-swap on had:
-// an edit made since the sync committed fails it rather than being
-// overwritten. Dot-files (.gitignore) are git's, outside the tree.
+// had (nil: nothing) as last committed. Every change is a compare-and-swap
+// on had: a file edited since the sync committed, or one git ignores here
+// that the other side tracks, fails it rather than being overwritten or
+// removed (an edit made during the merge is committed and merged by the
+// next sync). Files of the tree are written through the root's confined
+// file system; dot-files (.gitignore) are git's, outside the tree.
 func (g *repo) put(fsys *arborhost.RootFS, p string, had, want *[]byte, changed map[string]bool) error {
 	if same(had, want) {
 		return nil
 	}
-	changed[p] = true
 	dot := strings.HasPrefix(p, ".") || strings.Contains(p, "/.")
 	var err error
-	switch {
-	case want == nil && dot:
-		err = os.Remove(rel(g.root, p))
-		if errors.Is(err, os.ErrNotExist) {
-			err = nil
+	if want == nil || dot {
+		// RootFS.Swap checks just before its rename; a removal, and a
+		// dot-file's write, check here, as close to the change.
+		err = g.unchanged(fsys, p, dot, had, want == nil)
+	}
+	if err == nil {
+		changed[p] = true
+		switch {
+		case want == nil && dot:
+			if err = os.Remove(rel(g.root, p)); errors.Is(err, os.ErrNotExist) {
+				err = nil
+			}
+		case want == nil:
+			if err = fsys.Remove(p); errors.Is(err, host.ErrNotFound) {
+				err = nil
+			}
+		case dot:
+			err = writeFileAtomic(rel(g.root, p), *want)
+		default:
+			var old []byte
+			if had != nil {
+				old = *had
+			}
+			err = fsys.Swap(p, *want, old, had != nil)
 		}
-	case want == nil:
-		if err = fsys.Remove(p); errors.Is(err, host.ErrNotFound) {
-			err = nil
-		}
-	case dot:
-		err = writeFileAtomic(rel(g.root, p), *want)
-	default:
-		var old []byte
-		if had != nil {
-			old = *had
-		}
-		err = fsys.Swap(p, *want, old, had != nil)
+	}
+	if errors.Is(err, host.ErrChanged) {
+		return fmt.Errorf("gitsync: %s changed since the sync committed: left as it is, for the next sync to commit and merge: %w", p, err)
 	}
 	if err != nil {
 		return fmt.Errorf("gitsync: write %s: %w", p, err)
@@ -388,6 +435,34 @@ func (g *repo) put(fsys *arborhost.RootFS, p string, had, want *[]byte, changed 
 		}
 	}
 	return nil
+}
+
+// unchanged checks that the root's file at p holds had (nil: that there is
+// none; for a removal, none is fine too), else returns an error wrapping
+// host.ErrChanged.
+func (g *repo) unchanged(fsys *arborhost.RootFS, p string, dot bool, had *[]byte, removal bool) error {
+	var now []byte
+	var err error
+	if dot {
+		now, err = os.ReadFile(rel(g.root, p))
+		if errors.Is(err, os.ErrNotExist) {
+			err = host.ErrNotFound
+		}
+	} else {
+		now, err = fsys.ReadFile(p)
+	}
+	switch {
+	case errors.Is(err, host.ErrNotFound):
+		if had == nil || removal {
+			return nil
+		}
+		return fmt.Errorf("%s: removed: %w", p, host.ErrChanged)
+	case err != nil:
+		return fmt.Errorf("gitsync: read %s: %w", p, err)
+	case had != nil && bytes.Equal(now, *had):
+		return nil
+	}
+	return fmt.Errorf("%s: %w", p, host.ErrChanged)
 }
 
 func same(a, b *[]byte) bool {

@@ -455,9 +455,12 @@ async function integrate(g, storage, folder, merge, branch, rep, changed) {
     rep.merge = 'fast-forward';
     /** @type {Staged[]} */
     const staged = [];
-    for (const d of await diffTrees(g, local, remote)) {
-      await put(d.path, await blob(g, d.a), await blob(g, d.b));
-      staged.push({ path: d.path, present: d.b !== undefined, oid: d.b });
+    const puts = [];
+    for (const d of await diffTrees(g, local, remote)) puts.push({ path: d.path, had: await blob(g, d.a), want: await blob(g, d.b), oid: d.b });
+    await untrackedInTheWay(g, storage, folder, puts);
+    for (const d of puts) {
+      await put(d.path, d.had, d.want);
+      staged.push({ path: d.path, present: d.oid !== undefined, oid: d.oid });
     }
     await stage(g, folder, staged);
     await git.writeRef({ ...g, ref: `refs/heads/${branch}`, value: remote, force: true });
@@ -489,9 +492,14 @@ async function integrate(g, storage, folder, merge, branch, rep, changed) {
   const names = [];
   /** @type {Staged[]} */
   const staged = [];
+  const puts = [];
   for (const f of res.files) {
     const ours = ourBytes.has(f.path) ? /** @type {Uint8Array | null} */ (ourBytes.get(f.path)) : await blob(g, await oidAt(g, local, f.path));
-    const want = f.content == null ? null : unb64(f.content);
+    puts.push({ path: f.path, had: ours, want: f.content == null ? null : unb64(f.content) });
+  }
+  await untrackedInTheWay(g, storage, folder, puts);
+  for (const [i, f] of res.files.entries()) {
+    const { had: ours, want } = puts[i];
     await put(f.path, ours, want);
     if (!same(ours, want)) {
       // A dot-file a storage does not keep goes into the index by its blob.
@@ -586,11 +594,34 @@ async function diffTrees(g, a, b) {
 const isDot = (p) => p.split('/').some((s) => s.startsWith('.'));
 
 /**
+ * The root's file at p as it is now, null when there is none. Dot-files
+ * are read from the folder; a storage keeps none.
+ *
+ * @param {Repo & { git: any }} g
+ * @param {Storage} storage
+ * @param {boolean} folder
+ * @param {string} p
+ * @returns {Promise<Uint8Array | null>}
+ */
+async function current(g, storage, folder, p) {
+  try {
+    if (!isDot(p)) return storage.read(p);
+    return folder ? new Uint8Array(await g.fs.promises.readFile(`${g.dir}/${p}`)) : null;
+  } catch (err) {
+    if (/** @type {{ code?: string }} */ (err)?.code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/**
  * Makes the root's file at p hold `want` (null: no file), where it held
- * `had` as last committed. Files of the tree are written through the
- * storage as a compare-and-swap on `had`, so that an edit made since the
- * sync committed fails it instead of being overwritten. Dot-files are
- * git's: written to the folder directly, or, in a storage, kept in git only.
+ * `had` as last committed. Every change is a compare-and-swap on `had`: a
+ * file edited since the sync committed fails it (ECHANGED) instead of
+ * being overwritten or removed; the next sync commits and merges the edit.
+ * Files of the tree are written through the storage (its swap checks just
+ * before the rename); a removal and a dot-file compare first. Dot-files
+ * are git's: written to the folder directly, or, in a storage, kept in git
+ * only.
  *
  * @param {Repo & { git: any }} g
  * @param {Storage} storage
@@ -602,10 +633,21 @@ const isDot = (p) => p.split('/').some((s) => s.startsWith('.'));
  */
 async function putFile(g, storage, folder, p, had, want, changed) {
   if (same(had, want)) return;
-  changed.add(p);
   try {
+    if (isDot(p) && !folder) {
+      changed.add(p);
+      return;
+    }
+    if (want === null || isDot(p) || typeof storage.swap !== 'function') {
+      // A storage without swap is written only by this thread (memory, an
+      // IndexedDB mirror): compare, then write.
+      const now = await current(g, storage, folder, p);
+      if (!(now === null && (had === null || want === null)) && !(now !== null && had !== null && sameBytes(now, had))) {
+        throw new StorageError('ECHANGED', `${p} changed since the sync committed: left as it is, for the next sync to commit and merge`);
+      }
+    }
+    changed.add(p);
     if (isDot(p)) {
-      if (!folder) return;
       const full = `${g.dir}/${p}`;
       if (want === null) await g.fs.promises.rm(full, { force: true });
       else {
@@ -640,24 +682,31 @@ async function putFile(g, storage, folder, p, had, want, changed) {
       }
       return;
     }
-    if (typeof storage.swap === 'function') {
-      storage.swap(p, want, had ?? ZERO, had !== null);
-      return;
-    }
-    // A storage without swap is written only by this thread (memory, an
-    // IndexedDB mirror): compare, then write.
-    let now = null;
-    try {
-      now = storage.read(p);
-    } catch (err) {
-      if (/** @type {{ code?: string }} */ (err)?.code !== 'ENOENT') throw err;
-    }
-    if ((now === null) !== (had === null) || (now !== null && had !== null && !sameBytes(now, had))) {
-      throw new StorageError('ECHANGED', `${p} changed since the sync committed it`);
-    }
-    storage.write(p, want);
+    if (typeof storage.swap === 'function') storage.swap(p, want, had ?? ZERO, had !== null);
+    else storage.write(p, want);
   } catch (err) {
     throw failed(`write ${p}`, err);
+  }
+}
+
+/**
+ * Refuses, before anything is written, to bring in files the local branch
+ * lacks where the root has one: files git ignores here (.git/info/exclude)
+ * that the other side tracks. As git does, the person moves them aside;
+ * nothing is overwritten.
+ *
+ * @param {Repo & { git: any }} g
+ * @param {Storage} storage
+ * @param {boolean} folder
+ * @param {{ path: string, had: Uint8Array | null, want: Uint8Array | null }[]} puts
+ */
+async function untrackedInTheWay(g, storage, folder, puts) {
+  const inTheWay = [];
+  for (const { path, had, want } of puts) {
+    if (had === null && want !== null && (await current(g, storage, folder, path)) !== null) inTheWay.push(path);
+  }
+  if (inTheWay.length > 0) {
+    throw new ArborError('sync', `sync: the remote has files that git ignores here and that the root holds; move them aside and sync again (nothing was changed): ${inTheWay.join(', ')}`);
   }
 }
 

@@ -408,3 +408,62 @@ test("a folder's sync holds the root's lock only to commit and merge, and takes 
   assert.equal(git(bare, 'rev-parse', 'main').trim(), rep.head);
   assert.equal(execFileSync('git', ['-C', root, 'status', '--porcelain'], { encoding: 'utf8' }), '');
 });
+
+test('a sync removes and overwrites nothing a person edited during its merge, nor a file git ignores here', { skip }, async (t) => {
+  const dir = tmpdir(t);
+  const bare = bareRepo(dir, 'team.git');
+  const server = await serveGit({ root: dir });
+  defer(t, () => server.close());
+  const remote = `${server.url}/team.git`;
+  const aliceDir = path.join(dir, 'alice');
+  const bobDir = path.join(dir, 'bob');
+  const write = (root, p, s) => {
+    fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
+    fs.writeFileSync(path.join(root, p), s);
+  };
+  const read = (root, p) => fs.readFileSync(path.join(root, p), 'utf8');
+  write(aliceDir, 'ops/x.md', entry('X', 'x.', 'X.'));
+  write(aliceDir, '.gitignore', '*.tmp\n');
+  const alice = await openMemory({ storage: nodeFs(aliceDir), wasm: wasmURL, git: gitSync(), watch: false });
+  defer(t, () => alice.close());
+  await alice.sync({ remote });
+  const bob = await openMemory({ storage: nodeFs(bobDir), wasm: wasmURL, git: gitSync(), watch: false });
+  defer(t, () => bob.close());
+  await bob.sync({ remote });
+  fs.rmSync(path.join(bobDir, 'ops/x.md'));
+  write(bobDir, '.gitignore', '*.tmp\n*.bak\n');
+  await bob.sync();
+
+  // Alice edits, after her sync committed and before it writes the merge
+  // (.gitignore first: the merge writes its files in order).
+  for (const [p, edit] of [
+    ['.gitignore', '*.tmp\n*.log\n'],
+    ['ops/x.md', entry('X', 'x.', 'X, as Alice wrote it during the sync.')],
+  ]) {
+    write(aliceDir, `ops/y_${p.length}.md`, entry('Y', 'y.', 'Y.'));
+    const during = (s) => s.phase === 'merge' && write(aliceDir, p, edit);
+    await assert.rejects(alice.sync({ onProgress: during }), (err) => err instanceof ArborError && err.message.includes(p));
+    assert.equal(read(aliceDir, p), edit);
+  }
+  await alice.sync();
+  assert.match(read(aliceDir, 'ops/x.md'), /as Alice wrote it during the sync/); // an edit beats a delete
+  assert.match(read(aliceDir, '.gitignore'), /\*\.log/);
+  assert.match(read(aliceDir, '.gitignore'), /\*\.bak/);
+
+  // A file git ignores here that the other side tracks: the sync stops
+  // before writing anything, naming it.
+  write(aliceDir, '.git/info/exclude', 'drafts/\n');
+  write(aliceDir, 'drafts/plan.md', "Alice's draft\n");
+  await alice.sync();
+  assert.throws(() => git(bare, 'show', 'main:drafts/plan.md'), /does not exist|exists on disk/);
+  await bob.sync();
+  write(bobDir, 'drafts/plan.md', "Bob's draft\n");
+  write(bobDir, 'ops/x.md', entry('X', 'x.', 'X, as Bob wrote it.'));
+  await bob.sync();
+  await assert.rejects(alice.sync(), (err) => err instanceof ArborError && err.message.includes('drafts/plan.md'));
+  assert.equal(read(aliceDir, 'drafts/plan.md'), "Alice's draft\n");
+  assert.doesNotMatch(read(aliceDir, 'ops/x.md'), /Bob/);
+  fs.renameSync(path.join(aliceDir, 'drafts/plan.md'), path.join(dir, 'plan.md'));
+  await alice.sync();
+  assert.equal(read(aliceDir, 'drafts/plan.md'), "Bob's draft\n");
+});

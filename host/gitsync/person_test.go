@@ -1,0 +1,168 @@
+package gitsync_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/gitsync"
+	"github.com/arbormem/arbor/internal/testroot"
+)
+
+// duringMerge is an engine's merge that runs a person's edit first: the
+// edit lands after the sync committed the root and before it writes the
+// merge.
+type duringMerge struct {
+	gitsync.Merger
+	edit func()
+}
+
+func (d duringMerge) Merge(ctx context.Context, p api.MergeParams) (api.MergeResult, error) {
+	d.edit()
+	return d.Merger.Merge(ctx, p)
+}
+
+// syncErr is a sync that may fail.
+func syncErr(t *testing.T, root string, m gitsync.Merger, clock *time.Time) (gitsync.Report, error) {
+	t.Helper()
+	*clock = clock.Add(time.Minute)
+	now := *clock
+	return gitsync.Sync(context.Background(), root, m, gitsync.Options{Now: func() time.Time { return now }})
+}
+
+// A person edits files while a sync merges: an entry the other side
+// deleted, and the .gitignore the other side changed. Neither edit is
+// removed or overwritten: the sync stops, and the next one commits the
+// edits and merges them (an edit beats a delete; .gitignore line by line).
+func TestSyncKeepsWhatAPersonEditsDuringTheMerge(t *testing.T) {
+	for _, tc := range []struct {
+		name, path, edit string
+		want             func(string) bool
+	}{
+		{"an entry the remote deleted", "ops/x.md", entry("X", "x.", "X, as Alice wrote it during the sync."),
+			func(s string) bool { return strings.Contains(s, "as Alice wrote it during the sync") }},
+		{"a dot-file the remote changed", ".gitignore", "*.tmp\n*.log\n",
+			func(s string) bool { return strings.Contains(s, "*.log") && strings.Contains(s, "*.bak") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			remote := filepath.Join(dir, "team.git")
+			if _, err := git.PlainInit(remote, true); err != nil {
+				t.Fatal(err)
+			}
+			a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
+			clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+			testroot.Write(t, a, "ops/x.md", entry("X", "x.", "X."))
+			testroot.Write(t, a, ".gitignore", "*.tmp\n")
+			sync(t, a, remote, &clock)
+			if err := os.MkdirAll(b, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			sync(t, b, remote, &clock)
+			os.Remove(filepath.Join(b, "ops/x.md"))
+			testroot.Write(t, b, ".gitignore", "*.tmp\n*.bak\n")
+			sync(t, b, remote, &clock)
+
+			testroot.Write(t, a, "ops/y.md", entry("Y", "y.", "Y.")) // a merge, not a fast-forward
+			m := duringMerge{engine(t, a), func() { testroot.Write(t, a, tc.path, tc.edit) }}
+			if rep, err := syncErr(t, a, m, &clock); err == nil || !strings.Contains(err.Error(), tc.path) {
+				t.Fatalf("a sync that met an edit made during its merge: %+v, %v", rep, err)
+			}
+			if got := testroot.Read(t, a, tc.path); got != tc.edit {
+				t.Fatalf("%s after the sync: %q, want the edit %q", tc.path, got, tc.edit)
+			}
+			rep := sync(t, a, remote, &clock)
+			if got := testroot.Read(t, a, tc.path); !tc.want(got) {
+				t.Fatalf("%s after the next sync (%+v): %q", tc.path, rep, got)
+			}
+			if got := pushedFiles(t, remote)[tc.path]; !tc.want(got) {
+				t.Errorf("%s pushed: %q", tc.path, got)
+			}
+		})
+	}
+}
+
+// Files a person keeps out of git on one machine (.git/info/exclude,
+// core.excludesFile) are never committed nor pushed, and when the other
+// side tracks the same paths, the sync stops before writing anything,
+// naming them, as git does; once they are moved aside it goes on.
+func TestSyncKeepsFilesGitIgnoresHere(t *testing.T) {
+	t.Setenv("HOME", t.TempDir()) // no person's git configuration
+	t.Setenv("XDG_CONFIG_HOME", "")
+	for _, fastForward := range []bool{true, false} {
+		dir := t.TempDir()
+		remote := filepath.Join(dir, "team.git")
+		if _, err := git.PlainInit(remote, true); err != nil {
+			t.Fatal(err)
+		}
+		a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
+		clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		testroot.Write(t, a, "ops/x.md", entry("X", "x.", "X."))
+		sync(t, a, remote, &clock)
+		if err := os.MkdirAll(b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sync(t, b, remote, &clock)
+
+		mine := filepath.Join(dir, "alice-ignores")
+		testroot.Write(t, a, ".git/info/exclude", "# Alice's\ndrafts/\n.obsidian/\n")
+		testroot.Write(t, dir, "alice-ignores", "secret.txt\n")
+		cfg := testroot.Read(t, a, ".git/config")
+		testroot.Write(t, a, ".git/config", cfg+"[core]\n\texcludesFile = "+mine+"\n")
+		alice := map[string]string{"drafts/plan.md": "Alice's draft\n", ".obsidian/workspace.json": "{\"alice\":1}\n", "secret.txt": "Alice's secret\n"}
+		for p, s := range alice {
+			testroot.Write(t, a, p, s)
+		}
+		if !fastForward {
+			testroot.Write(t, a, "ops/y.md", entry("Y", "y.", "Y."))
+		}
+		sync(t, a, remote, &clock)
+		pushed := pushedFiles(t, remote)
+		for p := range alice {
+			if _, ok := pushed[p]; ok {
+				t.Errorf("%s, which git ignores in Alice's root, was pushed", p)
+			}
+		}
+
+		for p := range alice {
+			testroot.Write(t, b, p, "Bob's "+p+"\n")
+		}
+		testroot.Write(t, b, "ops/x.md", entry("X", "x.", "X, as Bob wrote it."))
+		sync(t, b, remote, &clock)
+		if !fastForward {
+			testroot.Write(t, a, "ops/z.md", entry("Z", "z.", "Z."))
+		}
+		_, err := syncErr(t, a, engine(t, a), &clock)
+		if err == nil || !strings.Contains(err.Error(), "drafts/plan.md") || !strings.Contains(err.Error(), "secret.txt") {
+			t.Fatalf("fast-forward %v: a sync bringing files that git ignores here: %v", fastForward, err)
+		}
+		for p, s := range alice {
+			if got := testroot.Read(t, a, p); got != s {
+				t.Errorf("fast-forward %v: %s: %q, want Alice's %q", fastForward, p, got, s)
+			}
+		}
+		if got := testroot.Read(t, a, "ops/x.md"); strings.Contains(got, "Bob") {
+			t.Errorf("fast-forward %v: the stopped sync wrote ops/x.md", fastForward)
+		}
+
+		aside := filepath.Join(dir, "aside")
+		for p := range alice {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(aside, p)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(filepath.Join(a, p), filepath.Join(aside, p)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sync(t, a, remote, &clock)
+		if got := testroot.Read(t, a, "secret.txt"); got != "Bob's secret.txt\n" {
+			t.Errorf("fast-forward %v: secret.txt after moving Alice's aside: %q", fastForward, got)
+		}
+	}
+}
