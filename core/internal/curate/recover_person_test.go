@@ -1,0 +1,75 @@
+package curate
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
+)
+
+// A process killed in a folder MOVE or a MERGE with many referrers, at
+// every file call; a person then edits every file the operation planned
+// to change (an editor's save, before the next open). Recovery and the
+// next curate record the interruption and leave each edit as saved: the
+// journal tells what happened, it never rolls files forward or back.
+func TestRecoveryKeepsWhatAPersonEditedAfterAKill(t *testing.T) {
+	files := maps.Clone(fixture)
+	for i := range 6 {
+		files[fmt.Sprintf("ops/ref_%d.md", i)] = fmt.Sprintf("---\ntitle: Ref %d\n---\n\n## Narrative\nSee @eng/billing/old_retry.md and [[eng/billing/invoice_retry]].\n", i)
+	}
+	for _, op := range []api.Operation{
+		{Type: "MOVE", Path: "eng/billing", To: "eng/payments", Reason: "rename the topic"},
+		{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "eng/billing/invoice_retry.md", Reason: "dedupe"},
+	} {
+		t.Run(op.Type, func(t *testing.T) {
+			edited := 0
+			for n := 1; ; n++ {
+				mem := host.NewMemFS()
+				for p, s := range files {
+					mem.WriteFile(p, []byte(s))
+				}
+				ffs := &faultFS{FS: mem, n: n, sticky: true}
+				(&Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}).Apply([]api.Operation{op})
+				if ffs.calls < n {
+					break
+				}
+				data, err := mem.ReadFile(JournalPath)
+				if err != nil {
+					continue // killed before the journal, or after its removal
+				}
+				var j journal
+				if json.Unmarshal(data, &j) != nil {
+					continue
+				}
+				saved := map[string]string{}
+				for _, f := range j.Files {
+					s := fmt.Sprintf("---\ntitle: Saved by a person\n---\n\n## Narrative\nWhat a person wrote in %s after the kill.\n", f.Path)
+					mem.WriteFile(f.Path, []byte(s))
+					saved[f.Path] = s
+				}
+				edited += len(saved)
+				msg, err := (&Curator{FS: mem, Clock: clock}).Recover()
+				if err != nil {
+					t.Fatalf("n=%d: Recover: %v", n, err)
+				}
+				next := &Curator{FS: mem, Clock: clock, Catalog: load(t, mem)}
+				next.Apply([]api.Operation{{Type: "ADD", Path: "misc/other", Title: "Other", Reason: "the next curate"}})
+				for p, s := range saved {
+					if b, _ := mem.ReadFile(p); string(b) != s {
+						t.Fatalf("n=%d: %s, saved by a person after the kill, is now %q", n, p, b)
+					}
+				}
+				if msg != "" && !strings.Contains(msg, "changed since by someone else") {
+					t.Errorf("n=%d: the recovery does not say files changed since: %q", n, msg)
+				}
+			}
+			if edited == 0 {
+				t.Fatal("no kill left a journal to recover")
+			}
+		})
+	}
+}
