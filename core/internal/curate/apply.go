@@ -248,15 +248,27 @@ func (c *Curator) lookup(role, p string) (*tree.Entry, error) {
 // referring entries, the source's removal last.
 func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	src, dst := v.path, v.target
+	opc := op
+	if !v.named {
+		opc.Title = "" // the title located the source; the target keeps its own
+	}
 	// Both entries as on disk now: the merge unites and concatenates, so
-	// it applies to what changed there, but not to an entry removed there.
+	// it applies to what changed there, but not to an entry removed there,
+	// nor where the text the operation gives (tidy's merged text, an
+	// agent's) would replace what changed there, as for an UPDATE.
 	for _, p := range []string{src, dst} {
-		before, _, err := c.read(p)
+		before, changed, err := c.read(p)
 		if err != nil {
 			return err
 		}
 		if before.known && !c.known(p) {
 			return conflictf("%s was removed on disk since this session read it; nothing was merged", p)
+		}
+		if now, ok := c.catalog().Get(p); changed && ok && before.entry != nil {
+			if parts := replacedBoth(before.entry, now, opc); len(parts) > 0 {
+				return conflictf("%s changed on disk since this session read it, in what this merge replaces (%s); nothing was written: read it, then send the merge again",
+					p, strings.Join(parts, ", "))
+			}
 		}
 	}
 	for _, r := range c.catalog().Backlinks(src) {
@@ -277,10 +289,6 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	relink := relinkTo(cat, src, dst)
 	merged := mergeEntries(target, source, now)
 	merged, _ = rewriteLinks(merged, relink)
-	opc := op
-	if !v.named {
-		opc.Title = "" // the title located the source; the target keeps its own
-	}
 	merged, _ = updateEntry(merged, opc, v.relations, now, src)
 	if err := c.keepReasons(merged, target, source); err != nil {
 		return err

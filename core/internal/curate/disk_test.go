@@ -145,6 +145,35 @@ func TestDiskIsTheTruth(t *testing.T) {
 			},
 		},
 		{
+			// tidy's merges carry the text they planned from the copies, as
+			// an agent's MERGE carries the text it wrote from what it read.
+			name:   "merge replacing the target's narrative the editor changed is a conflict",
+			disk:   func(t *testing.T, e *env) { edit(t, e, retry, addSentence) },
+			op:     api.Operation{Type: api.OpMerge, Path: "eng/billing/old_retry.md", MergeTarget: retry, Reason: "r", Content: api.Content{Narrative: &api.Narrative{Text: "Retries happen nightly; they used to run hourly."}}},
+			status: api.StatusConflict,
+		},
+		{
+			name: "merge replacing the source's narrative the editor changed is a conflict",
+			disk: func(t *testing.T, e *env) {
+				edit(t, e, "eng/billing/old_retry.md", func(s string) string {
+					return strings.Replace(s, "Retries used to run hourly.", "Retries used to run hourly, until the 2025 outage.", 1)
+				})
+			},
+			op:     api.Operation{Type: api.OpMerge, Path: "eng/billing/old_retry.md", MergeTarget: retry, Reason: "r", Content: api.Content{Narrative: &api.Narrative{Text: "Retries happen nightly; they used to run hourly."}}},
+			status: api.StatusConflict,
+		},
+		{
+			name:   "merge with a summary, of entries whose narrative the editor changed, applies",
+			disk:   func(t *testing.T, e *env) { edit(t, e, retry, addSentence) },
+			op:     api.Operation{Type: api.OpMerge, Path: "eng/billing/old_retry.md", MergeTarget: retry, Reason: "r", Summary: "invoices are retried, nightly now"},
+			status: api.StatusSuccess,
+			check: func(t *testing.T, e *env, _ map[string]string) {
+				if en := e.entry(t, retry); !strings.Contains(en.Narrative.Text, "Ana checks the report at nine.") {
+					t.Errorf("the merged entry lost the editor's sentence: %q", en.Narrative.Text)
+				}
+			},
+		},
+		{
 			name:   "merge of an entry deleted on disk is a conflict",
 			disk:   func(t *testing.T, e *env) { must(t, e.fs.Remove("eng/billing/old_retry.md")) },
 			op:     api.Operation{Type: api.OpMerge, Path: "eng/billing/old_retry.md", MergeTarget: retry, Reason: "r"},

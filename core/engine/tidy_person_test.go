@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/api"
+)
+
+// editsOnFirstWrite is a person saving a file in an editor while a tidy
+// applies its plan: at the apply's first write to the tree.
+type editsOnFirstWrite struct {
+	*countingFS
+	path, content string
+	done          bool
+}
+
+// edit saves the person's file before the first write to the tree.
+func (f *editsOnFirstWrite) edit(p string) error {
+	if f.done || strings.HasPrefix(p, api.StateDir+"/") {
+		return nil
+	}
+	f.done = true
+	return f.countingFS.MemFS.WriteFile(f.path, []byte(f.content))
+}
+
+func (f *editsOnFirstWrite) WriteFile(p string, data []byte) error {
+	if err := f.edit(p); err != nil {
+		return err
+	}
+	return f.countingFS.WriteFile(p, data)
+}
+
+func (f *editsOnFirstWrite) Swap(p string, data, old []byte, existed bool) error {
+	if err := f.edit(p); err != nil {
+		return err
+	}
+	return f.countingFS.Swap(p, data, old, existed)
+}
+
+// A person edits an entry of a tidy suggestion after the plan and while
+// it is applied: the entry a split is splitting (its first part is being
+// written), or the second copy of a group a merge is merging (its first
+// MERGE is being written). The edit is kept, as saved: the suggestion's
+// operation on it is a conflict (the split is undone), as an agent's
+// would be.
+func TestTidyApplyKeepsWhatAPersonEdited(t *testing.T) {
+	t.Run("split", func(t *testing.T) {
+		const runbook = "ops/billing/runbook.md"
+		mem := tidyTree(t)
+		if err := mem.WriteFile(runbook, []byte(bigEntry())); err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.Replace(bigEntry(), "Never retry by hand.", "Never retry by hand; Ana wrote this while the tidy ran.", 1)
+		fs := &editsOnFirstWrite{countingFS: mem, path: runbook, content: edited}
+		e, _ := openEngine(t, fs, &clock{now: day0}, Options{})
+		defer e.Close()
+		res := runTidy(t, e, api.TidyParams{Kinds: []string{api.TidySplit}, SplitBytes: 4096, Apply: true})
+		if !fs.done || res.Applied == nil || res.Applied.Summary.Failed == 0 {
+			t.Fatalf("a split of an entry edited meanwhile: %+v", res.Applied)
+		}
+		if got, _ := mem.ReadFile(runbook); string(got) != edited {
+			t.Errorf("%s after the split:\n%s", runbook, got)
+		}
+		list, _ := mem.ReadDir("ops/billing")
+		for _, d := range list {
+			if strings.HasPrefix(d.Name, "runbook_") || strings.HasPrefix(d.Name, "runbook (") {
+				t.Errorf("part %s left behind", d.Name)
+			}
+		}
+	})
+	t.Run("merge", func(t *testing.T) {
+		files := tidyFiles()
+		third := "ops/billing/invoice_policy_third.md"
+		files[third] = files[copyPath]
+		mem := newFS(t, files)
+		e, _ := openEngine(t, mem, &clock{now: day0}, Options{})
+		plan := runTidy(t, e, api.TidyParams{Kinds: []string{api.TidyMerge}})
+		e.Close()
+		if len(plan.Suggestions) != 1 || len(plan.Suggestions[0].Operations) != 2 {
+			t.Fatalf("plan: %+v", plan.Suggestions)
+		}
+		second := plan.Suggestions[0].Operations[1].Path
+		before, _ := mem.ReadFile(second)
+		edited := strings.Replace(string(before), policyText[0], policyText[0]+" Ana wrote this while the tidy ran.", 1)
+		fs := &editsOnFirstWrite{countingFS: mem, path: second, content: edited}
+		e, _ = openEngine(t, fs, &clock{now: day0}, Options{})
+		defer e.Close()
+		res := runTidy(t, e, api.TidyParams{Kinds: []string{api.TidyMerge}, Apply: true})
+		if !fs.done || res.Applied == nil {
+			t.Fatalf("no write: %+v", res)
+		}
+		kept := false
+		for _, p := range plan.Suggestions[0].Paths {
+			if b, err := mem.ReadFile(p); err == nil && strings.Contains(string(b), "Ana wrote this while the tidy ran.") {
+				kept = true
+			}
+		}
+		if !kept {
+			t.Errorf("the edit of %s is in no file (%+v)", second, res.Applied.Applied)
+		}
+		if i := slices.IndexFunc(res.Applied.Applied, func(a api.Applied) bool { return a.Path == second }); i < 0 || res.Applied.Applied[i].Status != api.StatusConflict {
+			t.Errorf("the merge of %s: %+v", second, res.Applied.Applied)
+		}
+	})
+}
