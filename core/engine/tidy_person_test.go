@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -104,4 +105,46 @@ func TestTidyApplyKeepsWhatAPersonEdited(t *testing.T) {
 			t.Errorf("the merge of %s: %+v", second, res.Applied.Applied)
 		}
 	})
+}
+
+// A split cuts an entry at blank lines, never inside a fenced code block:
+// a person's code (Python, with blank lines between its functions) stays
+// one block in one part, with what followed it outside the fence.
+func TestTidySplitKeepsCodeBlocksWhole(t *testing.T) {
+	const scripts = "ops/billing/scripts.md"
+	var code strings.Builder
+	code.WriteString("```python\n")
+	for i := range 60 {
+		fmt.Fprintf(&code, "def step_%d(queue):\n    # drain queue %d and log what was left behind\n    return queue.drain(%d)\n\n", i, i, i)
+	}
+	code.WriteString("```")
+	fs := tidyTree(t)
+	text := "---\ntitle: Scripts\n---\n\n## Narrative\nThe billing scripts.\n\n" + code.String() + "\n\nAfter the code.\n\n## Facts\n- **queues**: sixty [capacity]\n"
+	if err := fs.WriteFile(scripts, []byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := openEngine(t, fs, &clock{now: day0}, Options{})
+	defer e.Close()
+	res := runTidy(t, e, api.TidyParams{Kinds: []string{api.TidySplit}, SplitBytes: 4096, Apply: true})
+	if len(res.Suggestions) != 1 || res.Applied.Summary.Failed != 0 {
+		t.Fatalf("result = %+v", res)
+	}
+	whole := false
+	for _, p := range res.Suggestions[0].Paths {
+		data, err := fs.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(data)
+		whole = whole || strings.Contains(s, code.String())
+		if strings.Count(s, "```")%2 != 0 {
+			t.Errorf("%s holds an unclosed fence:\n%s", p, s)
+		}
+		if i := strings.Index(s, "After the code."); i >= 0 && strings.Count(s[:i], "```")%2 != 0 {
+			t.Errorf("in %s the text after the code block is inside a fence:\n%s", p, s)
+		}
+	}
+	if !whole {
+		t.Error("the code block is in no part whole")
+	}
 }

@@ -139,7 +139,7 @@ func joinNonEmpty(a, b string) string {
 	return a + "\n\n" + b
 }
 
-// chunks cuts text at blank lines into pieces of at most limit −
+// chunks cuts text at blank lines (outside code blocks) into pieces of at most limit −
 // partOverhead bytes where it can (a paragraph over it stays whole).
 func chunks(text string, limit int) []string {
 	text = strings.TrimSpace(text)
@@ -152,7 +152,7 @@ func chunks(text string, limit int) []string {
 	}
 	var out []string
 	var cur strings.Builder
-	for _, para := range strings.Split(text, "\n\n") {
+	for _, para := range tree.Paragraphs(text) {
 		if cur.Len() > 0 && cur.Len()+2+len(para) > max {
 			out = append(out, cur.String())
 			cur.Reset()

@@ -201,6 +201,25 @@ func (s *fenceScanner) outside(line string) bool {
 	return true
 }
 
+// Paragraphs cuts markdown text at its blank lines ("\n\n"), never inside
+// a fenced code block, whose blank lines belong to it: joined with "\n\n"
+// the pieces are the text again.
+func Paragraphs(text string) []string {
+	var out []string
+	var s fenceScanner
+	for _, p := range strings.Split(text, "\n\n") {
+		if s.open && len(out) > 0 {
+			out[len(out)-1] += "\n\n" + p
+		} else {
+			out = append(out, p)
+		}
+		for _, l := range strings.Split(p, "\n") {
+			s.outside(l)
+		}
+	}
+	return out
+}
+
 // demote2 pushes level-2 headings down to level 3: in a section body they
 // would otherwise start a new section when the file is read back.
 func demote2(level int) int {
