@@ -148,3 +148,37 @@ func TestTidySplitKeepsCodeBlocksWhole(t *testing.T) {
 		t.Error("the code block is in no part whole")
 	}
 }
+
+// A split ends the entry's first part at its path, so that links to it
+// still resolve: an entry named as a person names files (Obsidian's
+// "My Runbook.md"), or with a name too long for the parts' names, which
+// curate would write under other names, is not split.
+func TestTidySplitKeepsTheEntrysName(t *testing.T) {
+	for _, name := range []string{
+		"My Runbook",
+		strings.Repeat("runbook", 14), // 98 bytes: over a written name's 80
+		"runbook_of_the_billing_service_for_the_team_" + strings.Repeat("x", 30), // 74: its parts' names would be over 80
+		"runbook", // split, at its own name
+	} {
+		p := "ops/billing/" + name + ".md"
+		fs := tidyTree(t)
+		if err := fs.WriteFile(p, []byte(bigEntry())); err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.WriteFile("ops/billing/oncall.md", []byte("---\ntitle: On call\nrelated: ["+p+"]\n---\n\n## Narrative\nSee [["+name+"]].\n")); err != nil {
+			t.Fatal(err)
+		}
+		e, _ := openEngine(t, fs, &clock{now: day0}, Options{})
+		res := runTidy(t, e, api.TidyParams{Kinds: []string{api.TidySplit}, SplitBytes: 4096, Apply: true})
+		e.Close()
+		if res.Applied != nil && res.Applied.Summary.Failed > 0 {
+			t.Errorf("%s: a split failed: %+v", name, res.Applied.Applied)
+		}
+		if _, err := fs.ReadFile(p); err != nil {
+			t.Errorf("%s is gone after tidy (%d suggestions): links to it are broken", p, len(res.Suggestions))
+		}
+		if split := len(res.Suggestions) > 0; split != (name == "runbook") {
+			t.Errorf("%s: split %v", name, split)
+		}
+	}
+}

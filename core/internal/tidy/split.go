@@ -229,6 +229,14 @@ func split(t Tree, e *tree.Entry, size, limit int, taken map[string]bool) (api.T
 	if r := strings.TrimSpace(e.Reason); r != "" {
 		firstReason += "\n\n" + r
 	}
+	// Curate writes an entry under its name's slug: a name a person gave
+	// ("My Runbook.md"), or one over a slug's length, would not be the
+	// path the first part ends at, and links to the entry would break.
+	for _, p := range append([]string{e.Path, tmp}, rest...) {
+		if stem := strings.TrimSuffix(path.Base(p), ".md"); tree.EntryName(stem) != stem {
+			return api.TidySuggestion{}, false
+		}
+	}
 	s.Operations = append(s.Operations,
 		api.Operation{Type: api.OpAdd, Path: tmp, Title: e.Title, Summary: e.Summary, Content: first, Reason: firstReason},
 		api.Operation{Type: api.OpDelete, Path: e.Path, Reason: reason},
