@@ -129,3 +129,28 @@ test('a Node memory and the arbor CLI race to add one entry', { skip: skipWithou
     assert.match(text, mine.applied[0].status === 'success' ? /written by Node/ : /written by the CLI/);
   }
 });
+
+test('a Node memory holding old state, the arbor CLI and an editor each add to one entry: nothing is lost', { skip: skipWithoutCLI }, async (t) => {
+  const dir = tmpdir(t);
+  execFileSync(cli, ['init', dir]);
+  const p = 'engineering/billing/retry.md';
+  execFileSync(cli, ['--root', dir, 'add', '--path', 'engineering/billing', '--title', 'Retry', '--narrative', 'Invoices are retried.', '--reason', 'seed']);
+  const mem = await openMemory({ storage: nodeFs(dir), watch: false }); // sees no change until it reads the file again
+  defer(t, () => mem.close());
+  await mem.search('retried');
+  const fact = (statement) => [{ type: 'UPDATE', path: p, content: { facts: [{ statement }] }, reason: 'test' }];
+  const want = [];
+  for (let i = 0; i < 3; i++) {
+    const cli_ = `The CLI's fact number ${i}.`;
+    execFileSync(cli, ['--root', dir, 'curate'], { input: JSON.stringify(fact(cli_)) });
+    const full = path.join(dir, p);
+    const editor = `A person's sentence number ${i}.`;
+    fs.writeFileSync(full, fs.readFileSync(full, 'utf8').replace('## Narrative\n', `## Narrative\n${editor}\n`));
+    const node = `Node's fact number ${i}.`;
+    const res = await mem.curate(fact(node));
+    assert.equal(res.applied[0].status, 'success', JSON.stringify(res.applied[0]));
+    want.push(cli_, editor, node);
+  }
+  const text = fs.readFileSync(path.join(dir, p), 'utf8');
+  for (const w of want) assert.ok(text.includes(w), `lost: ${w}\n${text}`);
+});

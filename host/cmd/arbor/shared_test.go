@@ -289,3 +289,51 @@ func TestMCPAcrossOtherProcessesSaves(t *testing.T) {
 		}
 	}
 }
+
+// Three writers on one entry, each from the state it holds: a long-lived
+// `arbor mcp`, `arbor curate` processes and a person's editor, in turns,
+// each adding to the entry (a fact, a sentence, a summary) as the others
+// just did. Every write is in the file at the end: none replaced another
+// it had not seen.
+func TestWritersFromStaleStateKeepEachOthersWrites(t *testing.T) {
+	root := examplesCopy(t)
+	const p = "engineering/billing/invoice_retry_policy.md"
+	full := filepath.Join(root, filepath.FromSlash(p))
+	cs, _ := mcpClient(t, root)
+	var s api.SearchResult
+	callTool(t, cs, mcp.ToolSearch, map[string]any{"query": "invoice retry"}, &s) // the server holds the tree
+	fact := func(stmt string) map[string]any {
+		return map[string]any{"type": "UPDATE", "path": p, "reason": "test", "content": map[string]any{"facts": []any{map[string]any{"statement": stmt}}}}
+	}
+	var want []string
+	for i := range 3 {
+		cli := fmt.Sprintf("The CLI's fact number %d.", i)
+		b, _ := json.Marshal([]any{fact(cli)})
+		must(t, string(b), "--root", root, "curate")
+		b, err := os.ReadFile(full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		editor := fmt.Sprintf("A person's sentence number %d.", i)
+		edited := strings.Replace(string(b), "## Narrative\n", "## Narrative\n"+editor+"\n", 1)
+		if err := os.WriteFile(full, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		server := fmt.Sprintf("The MCP server's fact number %d.", i)
+		var cur api.CurateResult
+		callTool(t, cs, mcp.ToolCurate, map[string]any{"operations": []any{fact(server)}}, &cur)
+		if len(cur.Applied) != 1 || cur.Applied[0].Status != api.StatusSuccess {
+			t.Fatalf("round %d: the server's update: %+v", i, cur.Applied)
+		}
+		want = append(want, cli, editor, server)
+	}
+	b, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("lost: %q\n%s", w, b)
+		}
+	}
+}
