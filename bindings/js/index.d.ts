@@ -157,7 +157,7 @@ export interface GitSync {
 export interface SyncRun {
   storage: Storage;
   /** The engine's `merge` method (docs/ABI.md §4.15), params and result as there (bytes in base64). */
-  merge(params: { ours?: string; theirs?: string; files: { path: string; base: string | null; ours: string | null; theirs: string | null }[] }): Promise<{ files: (MergedFile & { content?: string })[]; conflicts: number }>;
+  merge(params: { ours?: string; theirs?: string; taken?: string[]; files: { path: string; base: string | null; ours: string | null; theirs: string | null }[] }): Promise<{ files: (MergedFile & { content?: string })[]; conflicts: number }>;
   /** Collects the root's paths the sync wrote or removed, even when it fails: what the engine reads again. */
   changed: Set<string>;
 }

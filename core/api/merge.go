@@ -10,6 +10,11 @@ type MergeParams struct {
 	// ("local", "origin/main 1a2b3c4"); "ours" and "theirs" when empty.
 	Ours   string `json:"ours,omitempty"`
 	Theirs string `json:"theirs,omitempty"`
+	// Taken are paths of files either tree holds besides Files: a
+	// conflict copy is never named after one, so that it does not
+	// replace an earlier copy a person has not resolved yet. Hosts pass
+	// those whose name holds ".conflict", the only ones a copy can take.
+	Taken []string `json:"taken,omitempty"`
 }
 
 // MergeFile is one path in the three versions; a nil version is a file

@@ -2,6 +2,7 @@ package gitsync_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,6 +164,44 @@ func TestSyncKeepsFilesGitIgnoresHere(t *testing.T) {
 		sync(t, a, remote, &clock)
 		if got := testroot.Read(t, a, "secret.txt"); got != "Bob's secret.txt\n" {
 			t.Errorf("fast-forward %v: secret.txt after moving Alice's aside: %q", fastForward, got)
+		}
+	}
+}
+
+// A file that is not text, changed differently on both sides twice: the
+// second conflict's copy goes beside the first, which the person has not
+// resolved yet, instead of replacing it.
+func TestSyncKeepsAnEarlierConflictCopy(t *testing.T) {
+	dir := t.TempDir()
+	remote := filepath.Join(dir, "team.git")
+	if _, err := git.PlainInit(remote, true); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
+	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	const img = "ops/billing/diagram.png"
+	testroot.Write(t, a, img, "\x89PNG\x00base")
+	sync(t, a, remote, &clock)
+	if err := os.MkdirAll(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, b, remote, &clock)
+	for round := 1; round <= 2; round++ {
+		testroot.Write(t, a, img, fmt.Sprintf("\x89PNG\x00alice %d", round))
+		testroot.Write(t, b, img, fmt.Sprintf("\x89PNG\x00bob %d", round))
+		sync(t, b, remote, &clock)
+		if rep := sync(t, a, remote, &clock); len(rep.Conflicts) != 1 {
+			t.Fatalf("round %d: %+v", round, rep)
+		}
+	}
+	got := files(t, a)
+	for round := 1; round <= 2; round++ {
+		found := false
+		for _, s := range got {
+			found = found || s == fmt.Sprintf("\x89PNG\x00bob %d", round)
+		}
+		if !found {
+			t.Errorf("Bob's version of round %d is in no file of Alice's root: %q", round, got)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -273,6 +274,9 @@ func (g *repo) integrate(ctx context.Context, fsys *arborhost.RootFS, m Merger, 
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
 	p := api.MergeParams{Ours: "local", Theirs: fmt.Sprintf("%s/%s %s", RemoteName, g.branch, remote.Hash.String()[:7])}
+	if p.Taken, err = conflictCopies(paths, lt, rt); err != nil {
+		return err
+	}
 	for _, path := range paths {
 		f := api.MergeFile{Path: path}
 		if f.Base, err = blob(bt, path); err != nil {
@@ -334,6 +338,30 @@ func (g *repo) integrate(ctx context.Context, fsys *arborhost.RootFS, m Merger, 
 	}
 	rep.Merged = h.String()
 	return nil
+}
+
+// conflictCopies lists the files of the trees named as conflict copies
+// (".conflict" in the name), but for those given: the merge names a new
+// copy after none of them (api.MergeParams.Taken).
+func conflictCopies(given []string, trees ...*object.Tree) ([]string, error) {
+	seen := map[string]bool{}
+	for _, p := range given {
+		seen[p] = true
+	}
+	var out []string
+	for _, t := range trees {
+		err := t.Files().ForEach(func(f *object.File) error {
+			if strings.Contains(path.Base(f.Name), ".conflict") && !seen[f.Name] {
+				seen[f.Name] = true
+				out = append(out, f.Name)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("gitsync: list the trees: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // untrackedInTheWay refuses, before anything is written, to bring in

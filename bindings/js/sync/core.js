@@ -479,7 +479,7 @@ async function integrate(g, storage, folder, merge, branch, rep, changed) {
   }
   const theirsName = `${REMOTE}/${branch} ${remote.slice(0, 7)}`;
   /** @type {Parameters<SyncRun['merge']>[0]} */
-  const params = { ours: 'local', theirs: theirsName, files: [] };
+  const params = { ours: 'local', theirs: theirsName, files: [], taken: await conflictCopies(g, files, [local, remote]) };
   /** @type {Map<string, Uint8Array | null>} */
   const ourBytes = new Map();
   for (const [path, f] of files) {
@@ -521,6 +521,25 @@ async function integrate(g, storage, folder, merge, branch, rep, changed) {
   } catch (err) {
     throw failed('merge commit', err);
   }
+}
+
+/**
+ * The files of the commits named as conflict copies (".conflict" in the
+ * name), but for those given: the merge names a new copy after none of
+ * them (its `taken`), so that a copy a person has not resolved stays.
+ *
+ * @param {Repo & { git: any }} g
+ * @param {Map<string, unknown>} given
+ * @param {string[]} commits
+ */
+async function conflictCopies(g, given, commits) {
+  const out = new Set();
+  for (const ref of commits) {
+    for (const p of /** @type {string[]} */ (await g.git.listFiles({ ...g, ref }))) {
+      if (p.slice(p.lastIndexOf('/') + 1).includes('.conflict') && !given.has(p)) out.add(p);
+    }
+  }
+  return [...out].sort();
 }
 
 /**

@@ -48,7 +48,13 @@ func Files(p api.MergeParams) (api.MergeResult, error) {
 		}
 		byPath[f.Path] = f
 	}
-	m := &merger{sides: labels, taken: map[string]bool{}}
+	m := &merger{sides: labels, taken: map[string]bool{}, present: map[string]bool{}}
+	for _, t := range p.Taken {
+		m.present[t] = true
+	}
+	for p := range byPath {
+		m.present[p] = true
+	}
 	for from, to := range m.moves(p.Files) {
 		m.move(byPath[from], byPath[to])
 	}
@@ -99,6 +105,10 @@ type merger struct {
 	sides
 	out   []api.MergedFile
 	taken map[string]bool // paths already answered (moves, copies)
+	// present are the paths given and those the trees hold besides
+	// (MergeParams.Taken): no copy is named after one, whatever the
+	// order of the files.
+	present map[string]bool
 }
 
 func (m *merger) add(f api.MergedFile) {
@@ -255,7 +265,7 @@ func (m *merger) copyOf(p string, theirs []byte) string {
 	ext := path.Ext(base)
 	stem := strings.TrimSuffix(base, ext)
 	c := dir + stem + ".conflict" + ext
-	for n := 2; m.taken[c]; n++ {
+	for n := 2; m.taken[c] || m.present[c]; n++ {
 		c = fmt.Sprintf("%s%s.conflict-%d%s", dir, stem, n, ext)
 	}
 	m.add(api.MergedFile{Path: c, Content: &theirs, Status: api.MergeCopy, From: p,

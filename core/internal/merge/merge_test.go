@@ -319,6 +319,40 @@ func TestNotTextGetsACopy(t *testing.T) {
 	}
 }
 
+// A conflict copy is never named after a file the trees hold already: an
+// earlier copy a person has not resolved yet stays as it is.
+func TestCopyNotNamedAfterATakenPath(t *testing.T) {
+	res, err := Files(api.MergeParams{Files: []api.MergeFile{{Path: "img/logo.png", Base: b("\x89PNG\x00a"), Ours: b("\x89PNG\x00b"), Theirs: b("\x89PNG\x00c")}},
+		Taken: []string{"img/logo.conflict.png", "img/logo.conflict-2.png"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 2 || res.Files[0].Path != "img/logo.conflict-3.png" || res.Files[0].Status != api.MergeCopy {
+		t.Errorf("copy beside earlier copies: %+v", res.Files)
+	}
+}
+
+// Nor after a path given later in the files, in any order: the copy
+// would take its place and the file given there would be dropped.
+func TestCopyNotNamedAfterAGivenPath(t *testing.T) {
+	res, err := Files(api.MergeParams{Files: []api.MergeFile{
+		{Path: "img/logo.png", Base: b("\x89PNG\x00a"), Ours: b("\x89PNG\x00b"), Theirs: b("\x89PNG\x00c")},
+		{Path: "img/logo.conflict.png", Theirs: b("\x89PNG\x00an earlier copy")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range res.Files {
+		if f.Content != nil {
+			got[f.Path] = string(*f.Content)
+		}
+	}
+	if got["img/logo.conflict.png"] != "\x89PNG\x00an earlier copy" || got["img/logo.conflict-2.png"] != "\x89PNG\x00c" {
+		t.Errorf("files: %q", got)
+	}
+}
+
 func TestBadParams(t *testing.T) {
 	for _, p := range []string{"", "../x.md", "/abs.md", "a//b.md", "a\\b.md", "a/./b.md"} {
 		_, err := Files(api.MergeParams{Files: []api.MergeFile{{Path: p}}})
