@@ -246,7 +246,8 @@ func (c *Curator) moveSource(a *Applied, v valid) (string, bool, error) {
 }
 
 // moveDest resolves where src goes. An entry moves into the folder
-// v.target (keeping its file name) or to the entry path v.target; a
+// v.target (keeping its file name) or to the entry path v.target (its own
+// file name kept as spelt when v.target names it); a
 // folder moves into v.target when that folder exists, else becomes
 // v.target, as mv does. Folders that exist keep their spelling and new
 // names take the form the engine creates (spell.go).
@@ -280,6 +281,15 @@ func (c *Curator) moveDest(src string, folder bool, v valid) (string, error) {
 		return dst, nil
 	case v.toFolder:
 		to, err := c.spellPath(v.target, "", true, true)
+		if err != nil {
+			return "", err
+		}
+		dst = to + "/" + baseName(src)
+	case baseName(v.target) == baseName(src) && parentDir(v.target) != "":
+		// The entry's own name, as a person gave it ("Fax Machine.md"),
+		// moves with it (tidy archives an entry to _archive/<its path>):
+		// only the folders take the engine's spelling.
+		to, err := c.spellPath(parentDir(v.target), "", true, true)
 		if err != nil {
 			return "", err
 		}

@@ -116,6 +116,34 @@ func TestMoveEntryRenamed(t *testing.T) {
 	}
 }
 
+// A MOVE to a path that names the entry's own file name keeps that name
+// as a person spelt it (tidy archives to _archive/<its path>): only the
+// new folders take the engine's spelling. Another name is spelt as the
+// engine creates names; a twin of the name in the folder is refused.
+func TestMoveKeepsAPersonsFileName(t *testing.T) {
+	note := "---\ntitle: Fax Machine\n---\n\n## Narrative\nThe old fax.\n"
+	e := newEnv(t, map[string]string{"office/kit/Fax Machine.md": note, "notes/n.md": "# N\n\nSee [[Fax Machine]].\n"})
+	a := one(t, e, moveOp("office/kit/Fax Machine.md", "_archive/office/kit/Fax Machine.md"))
+	mustSucceed(t, a)
+	if data, err := e.fs.ReadFile("_archive/office/kit/Fax Machine.md"); err != nil || string(data) != note {
+		t.Fatalf("archived as %q (%q, %v)", a.To, data, err)
+	}
+	mustSucceed(t, one(t, e, moveOp("_archive/office/kit/Fax Machine.md", "Office Stuff/Old Kit/Fax Machine.md")))
+	if _, err := e.fs.ReadFile("office_stuff/old_kit/Fax Machine.md"); err != nil {
+		t.Fatalf("new folders not spelt as the engine creates them: %v (%v)", err, treeFiles(e.fs))
+	}
+	mustSucceed(t, one(t, e, moveOp("office_stuff/old_kit/Fax Machine.md", "office/kit/Old Fax.md")))
+	if _, err := e.fs.ReadFile("office/kit/old_fax.md"); err != nil {
+		t.Fatalf("a new name not spelt as the engine creates names: %v", err)
+	}
+	e.fs.WriteFile("office/kit/Fax Machine.md", []byte(note))
+	e.fs.WriteFile("office/desk/fax machine.md", []byte(note))
+	e.c.Catalog = load(t, e.fs)
+	if a := one(t, e, moveOp("office/kit/Fax Machine.md", "office/desk/Fax Machine.md")); a.Status != api.StatusFailed {
+		t.Fatalf("a move onto a twin of its name: %+v", a)
+	}
+}
+
 func TestMoveFolder(t *testing.T) {
 	files := fixtureWithSubtopic()
 	files["eng/billing/sub/context.md"] = string(tree.NewContext("eng/billing/sub"))
