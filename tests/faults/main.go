@@ -80,6 +80,7 @@ type result struct {
 	Rounds, Kills, Processes              int
 	OpsSent, OpsApplied, Conflicts        int
 	EditorSaves, EditorDeletes            int
+	EditorStale                           int // saves given up: the file changed since the editor read it
 	Recovered, Leftovers                  int
 	Lost, Torn, Resurrected, AuditMissing int
 	InPlace                               bool // the editor writes in place
@@ -305,8 +306,9 @@ func (res *result) edit(seed int64, root string, round int, files map[string]*ed
 			continue
 		}
 		marker := fmt.Sprintf("E-r%d-k%d", round, k)
+		read := bytes.Clone(b)
 		b = append(bytes.TrimRight(b, "\n"), []byte("\n"+marker+"\n")...)
-		if !res.save(rng, full, b, marker) {
+		if !res.save(rng, full, read, b, marker) {
 			continue
 		}
 		files[p].markers = append(files[p].markers, marker)
@@ -317,11 +319,29 @@ func (res *result) edit(seed int64, root string, round int, files map[string]*ed
 // save writes b, the file's new text, as the editor saves: a temporary
 // file renamed over it, or in place: truncated, then written in two
 // writes (a reader between them finds it half written), or, half the
-// time, the marker's line appended.
-func (res *result) save(rng *rand.Rand, full string, b []byte, marker string) bool {
+// time, the marker's line appended. read is what the editor read: as
+// editors do (VS Code compares the file's time), it does not save over a
+// file changed on disk since, which would lose that change by the
+// editor's doing, not the engine's; the check leaves microseconds open.
+func (res *result) save(rng *rand.Rand, full string, read, b []byte, marker string) bool {
+	unchanged := func() bool {
+		now, err := os.ReadFile(full)
+		if err != nil || !bytes.Equal(now, read) {
+			res.EditorStale++
+			return false
+		}
+		return true
+	}
 	if !res.InPlace {
 		tmp := filepath.Join(filepath.Dir(full), fmt.Sprintf(".%s.swp", filepath.Base(full)))
-		return os.WriteFile(tmp, b, 0o644) == nil && os.Rename(tmp, full) == nil
+		if os.WriteFile(tmp, b, 0o644) != nil {
+			return false
+		}
+		if !unchanged() {
+			os.Remove(tmp)
+			return false
+		}
+		return os.Rename(tmp, full) == nil
 	}
 	if rng.Intn(2) == 0 {
 		f, err := os.OpenFile(full, os.O_WRONLY|os.O_APPEND, 0)
@@ -330,6 +350,9 @@ func (res *result) save(rng *rand.Rand, full string, b []byte, marker string) bo
 		}
 		_, err = f.Write([]byte(marker + "\n"))
 		return f.Close() == nil && err == nil
+	}
+	if !unchanged() {
+		return false
 	}
 	f, err := os.OpenFile(full, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
@@ -544,7 +567,7 @@ func (r *result) markdown(n int, seed int64, editor string) string {
 		{"rounds", r.Rounds}, {"writer processes", r.Processes}, {"SIGKILLs delivered", r.Kills},
 		{"operations sent (ADD, UPDATE, ingested sections)", r.OpsSent}, {"operations applied (audit `success`)", r.OpsApplied},
 		{"conflicts (an editor's save met an agent's update)", r.Conflicts},
-		{"editor saves", r.EditorSaves}, {"editor deletions", r.EditorDeletes},
+		{"editor saves", r.EditorSaves}, {"editor saves given up (the file changed on disk since the editor read it)", r.EditorStale}, {"editor deletions", r.EditorDeletes},
 		{"interrupted operations recorded at the next open", r.Recovered}, {"temporary files left by kills, removed by `doctor --fix`", r.Leftovers},
 		{"**lost**", r.Lost}, {"**torn**", r.Torn}, {"**resurrected**", r.Resurrected}, {"**audit-missing**", r.AuditMissing},
 	}
