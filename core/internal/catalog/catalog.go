@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"maps"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/pathtab"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -33,15 +33,13 @@ type Catalog struct {
 	// recs hold what the catalog knows of each path: every entry's card,
 	// every stamp, what the listing said of each stamped file. An entry
 	// restored from the persisted catalog (Restore) has a card only, until
-	// Get reads its file; entries holds the entries parsed so far.
-	recs      map[string]rec
+	// Get reads its file; entries holds the entries parsed so far. Each
+	// record has a slot (pathtab.Table), by which a Reload marks the files
+	// its listing showed without writing the record again.
+	recs      pathtab.Table[rec]
 	nStamped  int // the records stamped
 	nEntries  int // the records of entries
 	nConflict int // the entries whose card says they hold a merge conflict
-	// slots is the last rec.slot given; slotGen changes when the slots
-	// are given anew (renumber), which a Reload's marks do not survive.
-	slots   uint32
-	slotGen uint32
 	// entries caches parsed entries. With files set, it keeps at most
 	// maxParsed of them, the oldest parsed leaving first (parsed), so that
 	// a tree of a million entries is not held parsed in memory; without
@@ -72,10 +70,10 @@ type Catalog struct {
 	kids map[string]map[string]struct{}
 }
 
-// rec is what the catalog holds of one path. One map of these, rather than
-// a map for each field, holds a million paths in 184 MB rather than 299
-// (measured at 64 bytes a rec; the card's time of change, which "recent"
-// lists entries by without reading them, made it 72).
+// rec is what the catalog holds of one path. One table of these, rather
+// than a map for each field, holds a million paths in 184 MB rather than
+// 299 (measured at 64 bytes a rec; the card's time of change, which
+// "recent" lists entries by without reading them, made it 72).
 type rec struct {
 	card  card // when entry: the card of the entry at the path
 	stamp string
@@ -89,10 +87,6 @@ type rec struct {
 	// file), the SourceKey of its bytes, which a write compares with what
 	// is on disk before it replaces anything.
 	entry, stamped, noted bool
-	// slot is a number no other record of the catalog has (0 until
-	// setRec gives one), by which a Reload marks the files its listing
-	// showed (loader.see) without writing the record again.
-	slot uint32
 }
 
 // card is what the catalog keeps of every entry, parsed or not: what views
@@ -167,7 +161,7 @@ func cardOf(e *tree.Entry) card {
 
 // card returns the card of the entry at p.
 func (c *Catalog) card(p string) (card, bool) {
-	r, ok := c.recs[p]
+	r, ok := c.recs.Get(p)
 	return r.card, ok && r.entry
 }
 
@@ -175,41 +169,24 @@ func (c *Catalog) card(p string) (card, bool) {
 // to the catalog gets its slot.
 func (c *Catalog) setRec(p string, r rec) {
 	if !r.entry && !r.stamped {
-		delete(c.recs, p)
+		c.recs.Remove(p)
 		return
 	}
-	if r.slot == 0 {
-		if c.slots == math.MaxUint32 {
-			c.renumber()
-		}
-		c.slots++
-		r.slot = c.slots
-	}
-	c.recs[p] = r
-}
-
-// renumber gives every record a slot anew, from 1: when the slots given
-// since the catalog was made are used up, or many are (Reload).
-func (c *Catalog) renumber() {
-	c.slots = 0
-	for p, r := range c.recs {
-		c.slots++
-		r.slot = c.slots
-		c.recs[p] = r
-	}
-	c.slotGen++
+	c.recs.Put(p, r)
 }
 
 // pathsWhere returns the paths whose records satisfy keep, sorted; n of
 // them at most.
 func (c *Catalog) pathsWhere(n int, keep func(rec) bool) []string {
 	out := make([]string, 0, n)
-	for p, r := range c.recs {
-		if keep(r) {
+	for p, i := range c.recs.All() {
+		if keep(*c.recs.At(i)) {
 			out = append(out, p)
 		}
 	}
-	sort.Strings(out)
+	if !c.recs.Sorted() {
+		sort.Strings(out)
+	}
 	return out
 }
 
@@ -253,7 +230,7 @@ func (c *Catalog) initSized(n int) {
 	if c.entries != nil {
 		return
 	}
-	c.recs = make(map[string]rec, n)
+	c.recs = pathtab.Make[rec](n)
 	c.entries = map[string]*tree.Entry{}
 	c.contexts = map[string]*tree.Context{}
 	c.broken = map[string]error{}
@@ -266,8 +243,8 @@ func (c *Catalog) initSized(n int) {
 func (c *Catalog) Clone() *Catalog {
 	n := New()
 	c.init()
-	maps.Copy(n.recs, c.recs)
-	n.nStamped, n.nEntries, n.nConflict, n.slots, n.slotGen = c.nStamped, c.nEntries, c.nConflict, c.slots, c.slotGen
+	n.recs = c.recs.Clone()
+	n.nStamped, n.nEntries, n.nConflict = c.nStamped, c.nEntries, c.nConflict
 	maps.Copy(n.entries, c.entries)
 	n.parsed = slices.Clone(c.parsed)
 	n.files = c.files
@@ -320,7 +297,7 @@ func (c *Catalog) keep(e *tree.Entry) {
 func (c *Catalog) putCard(p string, cd card) {
 	c.Delete(p)
 	c.touch(p)
-	r := c.recs[p]
+	r, _ := c.recs.Get(p)
 	r.card, r.entry = cd, true
 	c.setRec(p, r)
 	c.nEntries++
@@ -338,7 +315,7 @@ func (c *Catalog) putCard(p string, cd card) {
 
 // Delete removes an entry and its forward links (its backlinks from others remain, now dangling).
 func (c *Catalog) Delete(path string) {
-	r, ok := c.recs[path]
+	r, ok := c.recs.Get(path)
 	if !ok || !r.entry {
 		return
 	}
@@ -371,8 +348,8 @@ func (c *Catalog) Folder(dir string) []string {
 	c.init()
 	if c.kids == nil {
 		c.kids = map[string]map[string]struct{}{}
-		for p, r := range c.recs {
-			if r.entry {
+		for p, i := range c.recs.All() {
+			if c.recs.At(i).entry {
 				addKid(c.kids, p)
 			}
 		}
@@ -398,14 +375,14 @@ func addKid(kids map[string]map[string]struct{}, p string) {
 // last read or wrote there. ok is false when it has none (a file it has
 // never seen).
 func (c *Catalog) Stamp(p string) (string, bool) {
-	r, ok := c.recs[p]
+	r, ok := c.recs.Get(p)
 	return r.stamp, ok && r.stamped
 }
 
 // SetStamp records the stamp of the bytes at p.
 func (c *Catalog) SetStamp(p, stamp string) {
 	c.init()
-	r := c.recs[p]
+	r, _ := c.recs.Get(p)
 	if !r.stamped {
 		c.nStamped++
 		if c.spell != nil {
@@ -423,13 +400,13 @@ func (c *Catalog) Forget(p string) {
 	c.Delete(p)
 	c.DeleteContext(p)
 	c.ClearBroken(p)
-	if r, ok := c.recs[p]; ok && r.stamped {
+	if r, ok := c.recs.Get(p); ok && r.stamped {
 		c.nStamped--
 		if c.spell != nil {
 			c.spell.add(p, -1)
 		}
 	}
-	delete(c.recs, p)
+	c.recs.Remove(p)
 	c.touch(p)
 }
 
@@ -447,13 +424,12 @@ type FileInfo struct {
 // a file changed again within the same tick of a coarse clock, after it
 // was read, would show the same size and time ("racy git").
 func (c *Catalog) Note(p string, fi FileInfo, start int64) {
-	if r, ok := c.recs[p]; ok && r.stamped {
+	if i, ok := c.recs.Slot(p); ok && c.recs.At(i).stamped {
 		if start != 0 && fi.ModTime >= start-racySlack {
 			fi.ModTime = 0
 		}
-		if !r.noted || r.seen != fi {
+		if r := c.recs.At(i); !r.noted || r.seen != fi {
 			r.seen, r.noted = fi, true
-			c.recs[p] = r
 			c.touch(p)
 		}
 	}
@@ -462,7 +438,10 @@ func (c *Catalog) Note(p string, fi FileInfo, start int64) {
 // Unchanged reports whether a listing showing fi at p shows the file the
 // catalog read: same size and modification time, when the storage keeps
 // one.
-func (c *Catalog) Unchanged(p string, fi FileInfo) bool { return c.recs[p].unchanged(fi) }
+func (c *Catalog) Unchanged(p string, fi FileInfo) bool {
+	r, _ := c.recs.Get(p)
+	return r.unchanged(fi)
+}
 
 func (r rec) unchanged(fi FileInfo) bool { return r.noted && fi.ModTime != 0 && r.seen == fi }
 
@@ -494,8 +473,8 @@ func (c *Catalog) Spellings(p string) []string {
 	c.init()
 	if c.spell == nil {
 		c.spell = &spellIndex{holds: map[string]int{}, odd: map[string]pathSet{}, roles: map[string]int{}}
-		for q, r := range c.recs {
-			if r.stamped {
+		for q, i := range c.recs.All() {
+			if c.recs.At(i).stamped {
 				c.spell.add(q, 1)
 			}
 		}
@@ -623,7 +602,7 @@ func (c *Catalog) Changed(path string) time.Time {
 // false when it holds none (the engine wrote the file since, or the time
 // was too recent to trust: Note).
 func (c *Catalog) ModTime(p string) (int64, bool) {
-	r, ok := c.recs[p]
+	r, ok := c.recs.Get(p)
 	return r.seen.ModTime, ok && r.noted && r.seen.ModTime != 0
 }
 
@@ -687,8 +666,8 @@ func (c *Catalog) Paths() []string {
 // at 100,000 entries is a tenth of a second under wasm.
 func (c *Catalog) Unsorted() iter.Seq[string] {
 	return func(yield func(string) bool) {
-		for p, r := range c.recs {
-			if r.entry && !yield(p) {
+		for p, i := range c.recs.All() {
+			if c.recs.At(i).entry && !yield(p) {
 				return
 			}
 		}
@@ -824,13 +803,13 @@ type relations struct {
 // relations returns c.rel, building it from the cards at the first call.
 func (c *Catalog) relations() *relations {
 	if c.rel == nil {
-		r := &relations{rev: map[string]pathSet{}, byPath: make(map[string]pathSet, len(c.recs)), byBase: make(map[string]pathSet, len(c.recs))}
+		r := &relations{rev: map[string]pathSet{}, byPath: make(map[string]pathSet, c.nEntries), byBase: make(map[string]pathSet, c.nEntries)}
 		// Appended, then each set sorted once: a sorted insert costs the
 		// set's size, and a base name thousands of entries share
 		// (message_10.md in every chat) made the build quadratic (18 s at
 		// 100k under wasm, the first `stats` of a process).
-		for p, rc := range c.recs {
-			if rc.entry {
+		for p, i := range c.recs.All() {
+			if rc := c.recs.At(i); rc.entry {
 				r.put(p, rc.card.links(), appendTo)
 			}
 		}
@@ -979,11 +958,11 @@ func (c *Catalog) BrokenPaths() []string { return sortedKeys(c.broken) }
 func (c *Catalog) Conflicts() []string {
 	c.init()
 	var out []string
-	for p, r := range c.recs {
+	for p, i := range c.recs.All() {
 		if c.nConflict == len(out) {
 			break // the rest holds none: no open pays for a scan of every entry
 		}
-		if r.entry && r.card.conflict() {
+		if r := c.recs.At(i); r.entry && r.card.conflict() {
 			out = append(out, p)
 		}
 	}

@@ -270,8 +270,8 @@ func TestCatalogCountsFollowChanges(t *testing.T) {
 			t.Fatalf("%s: counted %d stamps, holds %d", when, c.nStamped, len(c.Stamped()))
 		}
 		conflicts := 0
-		for _, r := range c.recs {
-			if r.entry && r.card.conflict() {
+		for _, i := range c.recs.All() {
+			if r := c.recs.At(i); r.entry && r.card.conflict() {
 				conflicts++
 			}
 		}
@@ -279,12 +279,10 @@ func TestCatalogCountsFollowChanges(t *testing.T) {
 			t.Fatalf("%s: counted %d conflicts, holds %d", when, c.nConflict, conflicts)
 		}
 		// A Reload marks the files listed by their records' slots.
-		slots := map[uint32]string{}
-		for p, r := range c.recs {
-			if q, ok := slots[r.slot]; ok || r.slot == 0 || r.slot > c.slots {
-				t.Fatalf("%s: %s has slot %d (%s has it too; %d given)", when, p, r.slot, q, c.slots)
+		for p, i := range c.recs.All() {
+			if j, ok := c.recs.Slot(p); !ok || j != i {
+				t.Fatalf("%s: %s is at slot %d, found at %d (%v)", when, p, i, j, ok)
 			}
-			slots[r.slot] = p
 		}
 	}
 	for i := range 2000 {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"path"
 	"slices"
 	"sort"
@@ -18,6 +17,7 @@ import (
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/atoms"
+	"github.com/arbormem/arbor/core/internal/pathtab"
 	"github.com/arbormem/arbor/core/internal/search"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
@@ -67,16 +67,17 @@ type ReloadOptions struct {
 // afterwards, and is left half-updated when Reload fails).
 func Reload(fsys host.FS, maxBytes int, o ReloadOptions) (*Catalog, []api.Warning, error) {
 	l := &loader{fs: fsys, maxBytes: maxBytes, cat: o.Prev, onRead: o.Read, emit: o.Source, restored: o.Prev != nil}
+	l.rereadDoc = l.reread
 	if l.cat == nil {
 		l.cat = New()
 	} else {
-		if l.cat.slots > math.MaxUint32/2 {
-			// Slots given anew now rather than in the middle of the walk
-			// (setRec), where the marks would be lost.
-			l.cat.renumber()
+		if l.cat.recs.Dead() > max(l.cat.recs.Len(), 1024) {
+			// The slots of records removed since are given back now, rather
+			// than by a Put in the middle of the walk, where the marks
+			// would be lost.
+			l.cat.recs.Compact()
 		}
-		l.seen = make([]uint64, l.cat.slots/64+1)
-		l.slotGen = l.cat.slotGen
+		l.seen = pathtab.NewMarks(l.cat.recs.Slots(), l.cat.recs.Gen())
 	}
 	if !o.Now.IsZero() {
 		l.start = o.Now.UnixMilli()
@@ -92,19 +93,23 @@ func Reload(fsys host.FS, maxBytes int, o ReloadOptions) (*Catalog, []api.Warnin
 		l.cat.dirty = true
 		return l.cat, l.warnings, nil
 	}
-	if l.cat.slotGen != l.slotGen {
+	if l.cat.recs.Gen() != l.seen.Gen() {
 		// Four billion records made in one walk: which were listed is no
 		// longer known, and forgetting by guess could lose a file.
 		return nil, nil, errors.New("catalog: the records were renumbered during the walk")
 	}
 	// What the listing no longer shows is gone. Every file listed has a
 	// stamp, so equal counts mean nothing is.
-	if l.listed != l.cat.nStamped {
-		for p, r := range l.cat.recs {
-			if r.stamped && !l.marked(r.slot) {
-				l.cat.Forget(p)
-				l.changed = true
+	if l.seen.Count() != l.cat.nStamped {
+		var gone []string
+		for p, i := range l.cat.recs.All() {
+			if l.cat.recs.At(i).stamped && !l.seen.Marked(i) {
+				gone = append(gone, p)
 			}
+		}
+		for _, p := range gone {
+			l.cat.Forget(p)
+			l.changed = true
 		}
 	}
 	// The catalog is unsaved only when a stamp or a listing changed: a
@@ -121,22 +126,25 @@ type loader struct {
 	maxBytes int
 	cat      *Catalog
 	// When the catalog was restored (ReloadOptions.Prev), the stamped
-	// files the listing showed are marked by their slot (rec.slot) in
-	// seen, as of the catalog's slotGen, listed counts them, and changed
-	// is set when one of them was read to another stamp or listing than
-	// the catalog held. Marks rather than a set of the paths listed: the
-	// set was 50 MB at a million files, and marks kept in the records
-	// cost a map write per file.
+	// files the listing showed are marked by their records' slots in
+	// seen, and changed is set when one of them was read to another stamp
+	// or listing than the catalog held. Marks rather than a set of the
+	// paths listed: the set was 50 MB at a million files, and marks kept
+	// in the records cost a write per file. next is the slot after the
+	// last record found: a walk lists files in about path order, the
+	// order of a restored catalog's records (pathtab.Table.Find).
 	restored bool
-	seen     []uint64
-	slotGen  uint32
-	listed   int
+	seen     pathtab.Marks
+	next     uint32
 	changed  bool
 	start    int64 // Unix milliseconds when the listing began; 0 trusts every time
 	onRead   func(n int)
 	read     int // files read
 	emit     func(search.Source) error
-	warnings []api.Warning
+	// rereadDoc is reread, made a func once: a source's Doc, which every
+	// unchanged entry's source shares.
+	rereadDoc func(string) search.Doc
+	warnings  []api.Warning
 }
 
 func (l *loader) warn(p, msg string) {
@@ -166,9 +174,12 @@ func (l *loader) file(p string, de host.DirEntry) error {
 	fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
 	// One look-up of p, not one per question: an open asks these of
 	// every file of the tree.
-	if r, ok := l.cat.recs[p]; ok && l.restored && r.unchanged(fi) {
-		l.seeRec(r)
-		return l.reuse(p, r)
+	if i, ok := l.cat.recs.Find(p, l.next); ok {
+		l.next = i + 1
+		if r := l.cat.recs.At(i); l.restored && r.unchanged(fi) {
+			l.see(i)
+			return l.reuse(p, r)
+		}
 	}
 	data, err := l.fs.ReadFile(p)
 	if l.read++; l.onRead != nil {
@@ -184,14 +195,14 @@ func (l *loader) file(p string, de host.DirEntry) error {
 	return nil
 }
 
-// reuse emits the source of the unchanged file p as the catalog holds it,
-// without reading it.
-func (l *loader) reuse(p string, r rec) error {
+// reuse emits the source of the unchanged file p as the catalog holds it
+// (r), without reading it.
+func (l *loader) reuse(p string, r *rec) error {
 	if r.entry {
-		return l.emit(search.Source{Path: p, Key: r.stamp, Doc: func() search.Doc { return l.reread(p) }})
+		return l.emit(search.Source{Path: p, Key: r.stamp, Doc: l.rereadDoc})
 	}
 	if ctx, ok := l.cat.Context(p); ok {
-		return l.emit(search.Source{Path: p, Key: r.stamp, Doc: func() search.Doc { return ContextDoc(ctx) }})
+		return l.emit(search.Source{Path: p, Key: r.stamp, Doc: func(string) search.Doc { return ContextDoc(ctx) }})
 	}
 	err, _ := l.cat.Broken(p) // Restore keeps no other kind
 	l.warn(p, err.Error())
@@ -206,56 +217,48 @@ func (l *loader) reuse(p string, r rec) error {
 func (c *Catalog) IndexSources(add func(search.Source) error) error {
 	for _, p := range c.Paths() {
 		key, _ := c.Stamp(p)
-		doc := func() search.Doc {
-			if en, ok := c.Get(p); ok {
-				return EntryDoc(en)
-			}
-			title, _ := c.Title(p)
-			return search.Doc{Path: p, Kind: "entry", Title: title}
-		}
-		if err := add(search.Source{Path: p, Key: key, Doc: doc}); err != nil {
+		if err := add(search.Source{Path: p, Key: key, Doc: c.indexDoc}); err != nil {
 			return err
 		}
 	}
 	for _, p := range c.ContextPaths() {
 		key, _ := c.Stamp(p)
 		ctx, _ := c.Context(p)
-		if err := add(search.Source{Path: p, Key: key, Doc: func() search.Doc { return ContextDoc(ctx) }}); err != nil {
+		if err := add(search.Source{Path: p, Key: key, Doc: func(string) search.Doc { return ContextDoc(ctx) }}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// seeRec marks the stamped file whose record is r as listed.
-func (l *loader) seeRec(r rec) {
-	if !r.stamped || l.marked(r.slot) {
-		return
+// indexDoc is the document of the entry at p, for IndexSources: one
+// that can no longer be read gets a document of its title.
+func (c *Catalog) indexDoc(p string) search.Doc {
+	if en, ok := c.Get(p); ok {
+		return EntryDoc(en)
 	}
-	w := int(r.slot / 64)
-	if w >= len(l.seen) {
-		l.seen = append(l.seen, make([]uint64, w+1-len(l.seen))...)
-	}
-	l.seen[w] |= 1 << (r.slot % 64)
-	l.listed++
+	title, _ := c.Title(p)
+	return search.Doc{Path: p, Kind: "entry", Title: title}
 }
 
-// marked reports whether the record of slot i was listed.
-func (l *loader) marked(i uint32) bool {
-	w := int(i / 64)
-	return w < len(l.seen) && l.seen[w]&(1<<(i%64)) != 0
+// see marks the file whose record is at slot i as listed, if stamped.
+func (l *loader) see(i uint32) {
+	if l.cat.recs.At(i).stamped {
+		l.seen.Mark(i)
+	}
 }
 
 // reload takes the bytes read at p, listed as fi, and notes whether the
 // catalog changed with them.
 func (l *loader) reload(p string, fi FileInfo, data []byte) (search.Source, bool) {
-	was := l.cat.recs[p]
+	was, _ := l.cat.recs.Get(p)
 	_, pending := l.cat.saved.since[p]
 	src, ok := l.load(p, data)
 	l.cat.Note(p, fi, l.start)
 	if l.restored {
-		now := l.cat.recs[p]
-		l.seeRec(now)
+		i, _ := l.cat.recs.Slot(p) // Take stamped p
+		l.see(i)
+		now := *l.cat.recs.At(i)
 		if !was.stamped || was.stamp != now.stamp || was.noted != now.noted || was.seen != now.seen {
 			l.changed = true
 		} else if !pending {
@@ -367,10 +370,10 @@ func (l *loader) load(p string, data []byte) (search.Source, bool) {
 		return search.Source{}, false
 	}
 	if ctx, ok := l.cat.Context(p); ok {
-		return search.Source{Path: p, Key: key, Doc: func() search.Doc { return ContextDoc(ctx) }}, true
+		return search.Source{Path: p, Key: key, Doc: func(string) search.Doc { return ContextDoc(ctx) }}, true
 	}
 	en, _ := l.cat.Get(p)
-	return search.Source{Path: p, Key: key, Doc: func() search.Doc { return EntryDoc(en) }}, true
+	return search.Source{Path: p, Key: key, Doc: func(string) search.Doc { return EntryDoc(en) }}, true
 }
 
 // Take records the bytes read at p: the entry or context file they parse

@@ -193,7 +193,7 @@ func (c *Catalog) saveDelta(fsys host.FS) error {
 	body := binary.LittleEndian.AppendUint64(nil, c.saved.id)
 	body = binary.AppendUvarint(body, uint64(len(paths)))
 	for _, p := range paths {
-		if c.recs[p].stamped {
+		if r, _ := c.recs.Get(p); r.stamped {
 			if rec, ok := c.record(p); ok {
 				body = append(body, rec...)
 				continue
@@ -225,7 +225,7 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 	head := func(kind byte) {
 		b = append(b, kind)
 		b = binrec.AppendString(b, p)
-		r := c.recs[p]
+		r, _ := c.recs.Get(p)
 		b = binrec.AppendString(b, r.stamp)
 		fi := r.seen
 		if !r.noted {
@@ -295,8 +295,9 @@ func Restore(fsys host.FS, maxBytes int) (*Catalog, error) {
 	return c, nil
 }
 
-// restore reads the base and applies the delta; stale reports a delta
-// that names another base, left unapplied.
+// restore reads the base and the delta, laying the delta's records over
+// the base's as it decodes them; stale reports a delta that names another
+// base, left unapplied.
 func restore(fsys host.FS) (c *Catalog, stale bool, err error) {
 	data, err := fsys.ReadFile(api.CatalogFile)
 	if errors.Is(err, host.ErrNotFound) {
@@ -309,24 +310,38 @@ func restore(fsys host.FS) (c *Catalog, stale bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("stat %s: %w", api.CatalogFile, err)
 	}
-	c, id, err := decodeCatalog(data, st.ModTime)
+	base, id, err := openBase(data, st.ModTime)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", api.CatalogFile, err)
 	}
-	c.saved = persisted{id: id, n: c.nStamped, base: FileInfo{Size: st.Size, ModTime: st.ModTime}, since: map[string]struct{}{}}
+	var delta recReader // none: no records
 	data, err = fsys.ReadFile(api.CatalogDeltaFile)
-	if errors.Is(err, host.ErrNotFound) {
-		return c, false, nil
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, host.ErrNotFound):
+	case err != nil:
 		return nil, false, fmt.Errorf("read %s: %w", api.CatalogDeltaFile, err)
+	default:
+		dst, err := fsys.Stat(api.CatalogDeltaFile)
+		if err != nil {
+			return nil, false, fmt.Errorf("stat %s: %w", api.CatalogDeltaFile, err)
+		}
+		var of uint64
+		if delta, of, err = openDelta(data, dst.ModTime); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", api.CatalogDeltaFile, err)
+		}
+		if of != id {
+			delta, stale = recReader{}, true
+		}
 	}
-	if st, err = fsys.Stat(api.CatalogDeltaFile); err != nil {
-		return nil, false, fmt.Errorf("stat %s: %w", api.CatalogDeltaFile, err)
+	c, since, err := decodeCatalog(&base, &delta)
+	if err != nil {
+		name := api.CatalogFile
+		if errors.Is(err, errInDelta) {
+			name = api.CatalogDeltaFile
+		}
+		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}
-	if stale, err = c.applyDelta(data, st.ModTime); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", api.CatalogDeltaFile, err)
-	}
+	c.saved = persisted{id: id, n: base.n, base: FileInfo{Size: st.Size, ModTime: st.ModTime}, since: since}
 	c.dirty = false
 	return c, stale, nil
 }
@@ -358,127 +373,178 @@ func readFile(data []byte, magic string) (*binrec.Reader, error) {
 	return r, nil
 }
 
-// decodeCatalog decodes a persisted base written at the modification time
-// written (Unix milliseconds), and returns its id.
-func decodeCatalog(data []byte, written int64) (*Catalog, uint64, error) {
+// openBase checks a persisted base written at the modification time
+// written (Unix milliseconds), and returns a reader of its records and
+// its id.
+func openBase(data []byte, written int64) (recReader, uint64, error) {
 	r, err := readFile(data, catalogMagic)
 	if err != nil {
-		return nil, 0, err
+		return recReader{}, 0, err
 	}
 	id := r.Uint64()
 	n := r.Count(1)
 	if r.Err() != nil || id == 0 {
-		return nil, 0, errDamaged
+		return recReader{}, 0, errDamaged
 	}
-	c := &Catalog{}
-	c.initSized(n)
-	prev := ""
-	for i := 0; i < n && r.Err() == nil; i++ {
-		kind, p, err := recordPath(r, prev, i)
-		if err != nil {
-			return nil, 0, err
-		}
-		prev = p
-		if kind == kindGone {
-			return nil, 0, errDamaged
-		}
-		if err := c.decodeRecord(r, kind, p, written); err != nil {
-			return nil, 0, err
-		}
-	}
-	if r.Err() != nil || r.Len() != 0 {
-		return nil, 0, errDamaged
-	}
-	return c, id, nil
+	return recReader{r: r, n: n, written: written}, id, nil
 }
 
-// applyDelta lays a persisted delta written at the modification time
-// written over the base c holds. stale reports a delta of another base,
-// which it leaves unapplied.
-func (c *Catalog) applyDelta(data []byte, written int64) (stale bool, err error) {
+// openDelta checks a persisted delta written at the modification time
+// written, and returns a reader of its records and the id of the base it
+// applies to.
+func openDelta(data []byte, written int64) (recReader, uint64, error) {
 	r, err := readFile(data, deltaMagic)
 	if err != nil {
-		return false, err
+		return recReader{}, 0, err
 	}
 	base := r.Uint64()
 	n := r.Count(2)
 	if r.Err() != nil {
-		return false, errDamaged
+		return recReader{}, 0, errDamaged
 	}
-	if base != c.saved.id {
-		return true, nil
-	}
-	prev := ""
-	for i := 0; i < n && r.Err() == nil; i++ {
-		kind, p, err := recordPath(r, prev, i)
-		if err != nil {
-			return false, err
-		}
-		prev = p
-		c.Forget(p)
-		if kind != kindGone {
-			if err := c.decodeRecord(r, kind, p, written); err != nil {
-				return false, err
+	return recReader{r: r, n: n, written: written, delta: true}, base, nil
+}
+
+// errInDelta marks an error of decodeCatalog met in the delta.
+var errInDelta = errors.New("in the delta")
+
+// decodeCatalog decodes the records of base, each replaced by the record
+// of its path in delta, if any: both are sorted by path, so the catalog's
+// records are made in path order (pathtab.Table needs no map of them).
+// It returns the paths of the delta's records.
+func decodeCatalog(base, delta *recReader) (*Catalog, map[string]struct{}, error) {
+	c := &Catalog{}
+	c.initSized(base.n)
+	since := make(map[string]struct{}, delta.n)
+	b, bok := base.next()
+	d, dok := delta.next()
+	for bok || dok {
+		if dok && (!bok || d.path <= b.path) {
+			if bok && d.path == b.path {
+				b, bok = base.next()
 			}
+			since[d.path] = struct{}{}
+			if d.kind != kindGone {
+				c.add(d)
+			}
+			d, dok = delta.next()
+			continue
 		}
-		c.saved.since[p] = struct{}{}
+		c.add(b)
+		b, bok = base.next()
 	}
-	if r.Err() != nil || r.Len() != 0 {
-		return false, errDamaged
+	if base.err != nil {
+		return nil, nil, base.err
 	}
-	return false, nil
+	if delta.err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errInDelta, delta.err)
+	}
+	return c, since, nil
 }
 
-// recordPath reads the kind and path of the i-th record, which must
-// follow prev.
-func recordPath(r *binrec.Reader, prev string, i int) (byte, string, error) {
-	kind := r.Byte()
-	p := r.Str()
-	if r.Err() != nil || (i > 0 && p <= prev) {
-		return 0, "", errDamaged
-	}
-	if _, err := api.CleanPath(p); err != nil {
-		return 0, "", fmt.Errorf("%w: %v", errDamaged, err)
-	}
-	return kind, p, nil
+// recReader decodes the records of a file of the catalog one at a time.
+type recReader struct {
+	r       *binrec.Reader // nil: no records
+	n, i    int
+	written int64 // when the file was written (Unix milliseconds)
+	delta   bool  // a delta's: a record may be of kindGone
+	prev    string
+	err     error
 }
 
-// decodeRecord reads the rest of a record of kind at p, a path c holds
-// nothing of, into c.
-func (c *Catalog) decodeRecord(r *binrec.Reader, kind byte, p string, written int64) error {
+// stored is one record as decoded.
+type stored struct {
+	kind   byte
+	path   string
+	rc     rec
+	ctx    *tree.Context // kindContext
+	broken string        // kindBroken: the error
+}
+
+// next returns the next record; ok is false at the end or at the first
+// damage (err).
+func (rr *recReader) next() (s stored, ok bool) {
+	if rr.r == nil || rr.err != nil {
+		return s, false
+	}
+	r := rr.r
+	if rr.i == rr.n {
+		if r.Err() != nil || r.Len() != 0 {
+			rr.err = errDamaged
+		}
+		return s, false
+	}
+	if s, rr.err = rr.decode(); rr.err != nil {
+		return s, false
+	}
+	rr.prev = s.path
+	rr.i++
+	return s, true
+}
+
+// decode reads the next record, which must follow rr.prev.
+func (rr *recReader) decode() (stored, error) {
+	r := rr.r
+	s := stored{kind: r.Byte(), path: r.Str()}
+	if r.Err() != nil || (rr.i > 0 && s.path <= rr.prev) {
+		return s, errDamaged
+	}
+	if _, err := api.CleanPath(s.path); err != nil {
+		return s, fmt.Errorf("%w: %v", errDamaged, err)
+	}
+	if s.kind == kindGone {
+		if !rr.delta {
+			return s, errDamaged
+		}
+		return s, nil
+	}
 	stamp := r.Str()
 	fi := FileInfo{Size: r.Varint(), ModTime: r.Varint()}
 	if r.Err() != nil {
-		return errDamaged
+		return s, errDamaged
 	}
-	rc := rec{stamp: stamp, stamped: true}
-	switch kind {
+	s.rc = rec{stamp: stamp, stamped: true}
+	switch s.kind {
 	case kindEntry, kindEntryConflict:
 		title, links, kv := r.Str(), r.List(), r.List()
 		if len(kv)%2 != 0 {
-			return errDamaged
+			return s, errDamaged
 		}
 		var lc []tree.KeyValue
 		for j := 0; j < len(kv); j += 2 {
 			lc = append(lc, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
 		}
-		rc.card, rc.entry = newCard(title, links, lc, r.List(), kind == kindEntryConflict), true
-		rc.card.changed = r.Varint()
+		s.rc.card, s.rc.entry = newCard(title, links, lc, r.List(), s.kind == kindEntryConflict), true
+		s.rc.card.changed = r.Varint()
+	case kindContext:
+		s.ctx = &tree.Context{Path: s.path, Title: r.Str(), Body: r.Str()}
+	case kindBroken:
+		s.broken = r.Str()
+	default:
+		return s, errDamaged
+	}
+	if r.Err() != nil {
+		return s, errDamaged
+	}
+	if fi.Size >= 0 && fi.ModTime < rr.written {
+		s.rc.seen, s.rc.noted = fi, true
+	}
+	return s, nil
+}
+
+// add puts a decoded record, of a path c holds nothing of, into c.
+func (c *Catalog) add(s stored) {
+	switch {
+	case s.rc.entry:
 		c.nEntries++
-		if rc.card.conflict() {
+		if s.rc.card.conflict() {
 			c.nConflict++
 		}
-	case kindContext:
-		c.PutContext(&tree.Context{Path: p, Title: r.Str(), Body: r.Str()})
-	case kindBroken:
-		c.MarkBroken(p, errors.New(r.Str()))
+	case s.ctx != nil:
+		c.contexts[s.path] = s.ctx
 	default:
-		return errDamaged
+		c.broken[s.path] = errors.New(s.broken)
 	}
-	if fi.Size >= 0 && fi.ModTime < written {
-		rc.seen, rc.noted = fi, true
-	}
-	c.setRec(p, rc) // a new record, given its slot
+	c.setRec(s.path, s.rc) // a new record, at the end of the table
 	c.nStamped++
-	return nil
 }

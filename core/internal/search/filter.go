@@ -228,13 +228,13 @@ func (x *Index) allowed(c *counter, f Filter) (*allowSet, error) {
 	complement := false // drop holds the paths left out
 	if f.Keep != nil {
 		for p := range f.Keep {
-			if _, ok := x.docs[p]; ok && f.Keep[p] {
+			if _, ok := x.docs.Slot(p); ok && f.Keep[p] {
 				keep = append(keep, p)
 			}
 		}
-		if len(keep) > len(x.docs)/2 {
+		if len(keep) > x.docs.Len()/2 {
 			keep, complement = nil, true
-			for p := range x.docs {
+			for p := range x.docs.All() {
 				if !f.Keep[p] {
 					drop = append(drop, p)
 				}

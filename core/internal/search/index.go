@@ -3,7 +3,6 @@ package search
 import (
 	"errors"
 	"fmt"
-	"math"
 	"path"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/pathtab"
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/index"
 	"github.com/blugelabs/bluge/index/mergeplan"
@@ -194,14 +194,13 @@ type Index struct {
 	closed bool
 	warmed bool // reader's dictionaries are loaded (warm)
 
-	// docs holds every live document's bookkeeping, by path; stats the
-	// totals of its field lengths (BM25, see score.go).
-	docs  map[string]docMeta
+	// docs holds every live document's bookkeeping, by path, each in a
+	// slot by which a Syncer marks it; stats the totals of its field
+	// lengths (BM25, see score.go). gen changes when docs is made again,
+	// and with docs.Gen when its slots are given anew: a Syncer's marks
+	// survive neither.
+	docs  pathtab.Table[docMeta]
 	stats [numFields]fieldStats
-	// slots is the number of docMeta.slot given since docs was made; gen
-	// changes when docs is made again or renumbered, which a Syncer's
-	// marks do not survive.
-	slots uint32
 	gen   uint64
 
 	// Persistence (store.go): the Store (nil for an in-memory index),
@@ -418,7 +417,7 @@ func (x *Index) delete(paths []string) error {
 	batch := bluge.NewBatch()
 	n := 0
 	for _, p := range paths {
-		if _, ok := x.docs[p]; ok {
+		if _, ok := x.docs.Slot(p); ok {
 			batch.Delete(bluge.Identifier(p))
 			n++
 		}
@@ -430,10 +429,15 @@ func (x *Index) delete(paths []string) error {
 		return fmt.Errorf("search: delete %d documents: %w", n, err)
 	}
 	for _, p := range paths {
-		if _, ok := x.docs[p]; ok {
+		if _, ok := x.docs.Slot(p); ok {
 			x.store.touch(p)
 		}
 		x.setDoc(p, docMeta{}, false)
+	}
+	// Here, where no Syncer holds marks (a Sync deletes last), the slots
+	// of documents deleted since are given back.
+	if x.docs.Dead() > max(x.docs.Len(), 1024) {
+		x.docs.Compact()
 	}
 	x.dirty = true
 	x.unflushed += n
@@ -444,7 +448,7 @@ func (x *Index) delete(paths []string) error {
 func (x *Index) Count() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return len(x.docs)
+	return x.docs.Len()
 }
 
 // Close flushes a stored index (a failure is logged as a warning: the tree
@@ -519,7 +523,7 @@ func (x *Index) flush() error {
 	if !x.dirty {
 		return nil
 	}
-	if err := x.store.save(x.docs); err != nil {
+	if err := x.store.save(&x.docs); err != nil {
 		return fmt.Errorf("search: flush %s: %w", x.store.Dir, err)
 	}
 	x.dirty, x.unflushed = false, 0
@@ -545,9 +549,11 @@ type Source struct {
 	// document already indexed. "" means no key: the document is built and
 	// compared by content.
 	Key string
-	// Doc builds the document, whose Path must be Path. Sync calls it only
-	// when Key is not the one stored for Path.
-	Doc func() Doc
+	// Doc builds the document of Path, which it is given (one function can
+	// serve every source: an open gives one per file of the tree, and a
+	// function per source was an allocation each). Its Path must be Path.
+	// Sync calls it only when Key is not the one stored for Path.
+	Doc func(path string) Doc
 }
 
 // Sync makes the index hold exactly the documents of srcs (by Path, the
@@ -574,15 +580,18 @@ type Syncer struct {
 	x        *Index
 	progress func(indexed int)
 	// The documents the index held that were added are marked by their
-	// slot (docMeta.slot) in seen, as of the index's gen; the paths added
-	// that it did not hold are in fresh. Marks rather than a set of every
-	// path: the set cost two map operations per document (hashed in
-	// software under WebAssembly) and 13 MB at 300,000.
-	seen   []uint64
+	// slot in seen, as of the index's gen and its docs' Gen; the paths
+	// added that it did not hold are in fresh. Marks rather than a set of
+	// every path: the set cost two map operations per document (hashed in
+	// software under WebAssembly) and 13 MB at 300,000. next is the slot
+	// after the last one added: sources come in about path order, the
+	// order of the slots of a restored index (pathtab.Table.Find).
+	seen   pathtab.Marks
 	gen    uint64
+	next   uint32
 	fresh  map[string]struct{}
 	st     api.IndexStats
-	rekey  map[string]string
+	rekey  map[uint32]string
 	batch  []Doc
 	hashes []string
 	keys   []string
@@ -594,35 +603,29 @@ type Syncer struct {
 func (x *Index) NewSyncer(progress func(indexed int)) *Syncer {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return &Syncer{x: x, progress: progress, seen: make([]uint64, (x.slots+63)/64), gen: x.gen,
-		fresh: map[string]struct{}{}, rekey: map[string]string{}}
+	return &Syncer{x: x, progress: progress, seen: pathtab.NewMarks(x.docs.Slots(), x.docs.Gen()), gen: x.gen,
+		fresh: map[string]struct{}{}, rekey: map[uint32]string{}}
 }
 
-// mark marks the document of slot i as added.
-func (s *Syncer) mark(i uint32) {
-	w := int(i / 64)
-	if w >= len(s.seen) {
-		s.seen = append(s.seen, make([]uint64, w+1-len(s.seen))...)
-	}
-	s.seen[w] |= 1 << (i % 64)
-}
-
-// marked reports whether the document of slot i was added.
-func (s *Syncer) marked(i uint32) bool {
-	w := int(i / 64)
-	return w < len(s.seen) && s.seen[w]&(1<<(i%64)) != 0
-}
+// current reports whether the Syncer's marks still name x's documents;
+// x.mu is held.
+func (s *Syncer) current() bool { return s.x.gen == s.gen && s.x.docs.Gen() == s.seen.Gen() }
 
 // Add gives the Syncer one source. A path added again replaces what was
 // added before.
 func (s *Syncer) Add(src Source) error {
 	x := s.x
 	x.mu.RLock()
-	m, ok := x.docs[src.Path]
+	i, ok := x.docs.Find(src.Path, s.next)
+	var m docMeta
+	if ok {
+		m = *x.docs.At(i)
+		s.next = i + 1
+	}
 	same := ok && src.Key != "" && m.key == src.Key
-	if ok && x.gen == s.gen {
+	if ok && s.current() {
 		// A document replaced keeps its slot (setDoc): the mark stays.
-		s.mark(m.slot)
+		s.seen.Mark(i)
 	}
 	x.mu.RUnlock()
 	if !ok {
@@ -632,7 +635,7 @@ func (s *Syncer) Add(src Source) error {
 		s.st.Reused++
 		return nil
 	}
-	d := src.Doc()
+	d := src.Doc(src.Path)
 	if d.Path != src.Path {
 		return fmt.Errorf("search: sync: the source of %q built a document for %q", src.Path, d.Path)
 	}
@@ -640,7 +643,7 @@ func (s *Syncer) Add(src Source) error {
 	if ok && dh == m.hash {
 		s.st.Reused++
 		if src.Key != "" {
-			s.rekey[src.Path] = src.Key
+			s.rekey[i] = src.Key
 		}
 		return nil
 	}
@@ -685,26 +688,25 @@ func (s *Syncer) Done() (api.IndexStats, error) {
 		x.mu.Unlock()
 		return s.st, ErrClosed
 	}
-	if x.gen != s.gen {
+	if !s.current() {
 		// Reloaded (store.go) or renumbered meanwhile: which documents
 		// were added is no longer known, and deleting by guess could
 		// drop what the tree holds.
 		x.mu.Unlock()
 		return s.st, errors.New("search: sync: the index was reloaded during the sync")
 	}
-	for p, k := range s.rekey {
-		if m, ok := x.docs[p]; ok {
-			m.key = k
-			x.docs[p] = m
-			x.store.touch(p)
+	for i, k := range s.rekey {
+		if x.docs.Live(i) {
+			x.docs.At(i).key = k
+			x.store.touch(x.docs.Path(i))
 		}
 	}
 	if len(s.rekey) > 0 {
 		// Persisting the keys spares the next open building these documents.
 		x.dirty = true
 	}
-	for p, m := range x.docs {
-		if s.marked(m.slot) {
+	for p, i := range x.docs.All() {
+		if s.seen.Marked(i) {
 			continue
 		}
 		if _, ok := s.fresh[p]; !ok {
@@ -724,68 +726,34 @@ func (s *Syncer) Done() (api.IndexStats, error) {
 }
 
 // docMeta is what the index keeps of a live document: its field lengths,
-// the hash of its content, the key of the Source it was synced from (see
-// Sync; empty after a Put), and its slot, a number no other document of
-// x.docs has, by which a Syncer marks it. One map holds them all: at a
-// million documents three maps by path cost 297 MB, one about 175.
+// the hash of its content and the key of the Source it was synced from
+// (see Sync; empty after a Put).
 type docMeta struct {
 	hash, key string
 	lens      [numFields]int32
-	slot      uint32
 }
 
 // newDocs empties the bookkeeping of documents, making room for n.
 func (x *Index) newDocs(n int) {
-	x.docs = make(map[string]docMeta, n)
+	x.docs = pathtab.Make[docMeta](n)
 	x.stats = [numFields]fieldStats{}
-	x.slots = 0
 	x.gen++
 }
 
 // setDoc replaces the bookkeeping of one document (removes it if !live).
 // A document replaced keeps its slot.
 func (x *Index) setDoc(path string, m docMeta, live bool) {
-	old, had := x.docs[path]
+	old, had := x.docs.Get(path)
 	if had {
 		x.count(old.lens, -1)
 	}
 	switch {
 	case !live:
-		if had {
-			delete(x.docs, path)
-		}
-	case had:
-		m.slot = old.slot
-		x.docs[path] = m
-		x.count(m.lens, 1)
+		x.docs.Remove(path)
 	default:
-		x.addDoc(path, m)
+		x.docs.Put(path, m)
+		x.count(m.lens, 1)
 	}
-}
-
-// addDoc adds the bookkeeping of a document x.docs does not hold, with a
-// new slot.
-func (x *Index) addDoc(path string, m docMeta) {
-	if x.slots == math.MaxUint32 {
-		x.renumber()
-	}
-	m.slot = x.slots
-	x.slots++
-	x.docs[path] = m
-	x.count(m.lens, 1)
-}
-
-// renumber gives the documents the slots from 0 again, when the slots
-// given since the bookkeeping was made are all used (documents added and
-// removed four billion times).
-func (x *Index) renumber() {
-	x.slots = 0
-	for p, m := range x.docs {
-		m.slot = x.slots
-		x.slots++
-		x.docs[p] = m
-	}
-	x.gen++
 }
 
 // count adds (sign 1) or removes (-1) a document's field lengths to the

@@ -19,6 +19,7 @@ import (
 
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/binrec"
+	"github.com/arbormem/arbor/core/internal/pathtab"
 	"github.com/blugelabs/bluge/index"
 	segment "github.com/blugelabs/bluge_segment_api"
 )
@@ -442,10 +443,11 @@ func (x *Index) openLoaded(d *memDirectory, m *manifest) (err error) {
 		return err
 	}
 	x.newDocs(m.nDocs)
-	// The manifest's paths are unique (eachDoc checks their order): none
-	// is looked up before it is added.
+	// The manifest's paths come in increasing order (eachDoc checks it):
+	// each is a new row at the end of the table, which needs no map.
 	if err = m.eachDoc(func(de docEntry) {
-		x.addDoc(de.Path, docMeta{hash: de.Hash, key: de.Key, lens: de.Lens})
+		x.docs.Put(de.Path, docMeta{hash: de.Hash, key: de.Key, lens: de.Lens})
+		x.count(de.Lens, 1)
 	}); err != nil {
 		err = fmt.Errorf("manifest: %w", err)
 	}
@@ -519,7 +521,7 @@ func readManifest(fsys host.FS, dir string) (*manifest, error) {
 // when the changes since the last one pass binrec.CompactAt, then the
 // manifest, then removes the segment and documents files that have been
 // unused for retireGrace.
-func (s *storeState) save(docs map[string]docMeta) error {
+func (s *storeState) save(docs *pathtab.Table[docMeta]) error {
 	epoch, snap, segs, ok, err := s.dir.state()
 	if err != nil {
 		return err
@@ -534,7 +536,7 @@ func (s *storeState) save(docs map[string]docMeta) error {
 			onDisk[de.Name] = de
 		}
 	}
-	m := manifest{Segments: make([]segmentEntry, 0, len(segs)), nDocs: len(docs)}
+	m := manifest{Segments: make([]segmentEntry, 0, len(segs)), nDocs: docs.Len()}
 	if ok {
 		m.Epoch, m.Snapshot = epoch, snap
 	}
@@ -592,9 +594,9 @@ func (s *storeState) save(docs map[string]docMeta) error {
 // they are few enough (binrec.CompactAt); else all of them in a new
 // documents file, written here. It returns the paths the manifest's
 // documents section holds.
-func (s *storeState) saveDocs(m *manifest, docs map[string]docMeta, onDisk map[string]host.DirEntry) (map[string]struct{}, error) {
+func (s *storeState) saveDocs(m *manifest, docs *pathtab.Table[docMeta], onDisk map[string]host.DirEntry) (map[string]struct{}, error) {
 	entry := func(p string) docEntry {
-		d, ok := docs[p]
+		d, ok := docs.Get(p)
 		return docEntry{Path: p, Hash: d.hash, Key: d.key, Lens: d.lens, Gone: !ok}
 	}
 	if de, ok := onDisk[s.base.Name]; ok && s.since != nil && de.Size == int64(s.base.Size) && len(s.since) <= binrec.CompactAt(s.base.n) {
@@ -605,9 +607,13 @@ func (s *storeState) saveDocs(m *manifest, docs map[string]docMeta, onDisk map[s
 		}
 		return s.since, nil
 	}
-	all := make([]docEntry, 0, len(docs))
-	for _, p := range slices.Sorted(maps.Keys(docs)) {
-		all = append(all, entry(p))
+	all := make([]docEntry, 0, docs.Len())
+	for p, i := range docs.All() {
+		d := docs.At(i)
+		all = append(all, docEntry{Path: p, Hash: d.hash, Key: d.key, Lens: d.lens})
+	}
+	if !docs.Sorted() {
+		slices.SortFunc(all, func(a, b docEntry) int { return strings.Compare(a.Path, b.Path) })
 	}
 	b := encodeDocs(all)
 	m.Base = docsFile{Name: docsName(b), Size: len(b), n: len(all)}

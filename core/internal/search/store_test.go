@@ -3,7 +3,6 @@ package search
 import (
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"sort"
@@ -84,7 +83,7 @@ func openStore(t *testing.T, fs host.FS, log host.Logger, docs []Doc) (*Index, a
 func sources(docs []Doc) []Source {
 	out := make([]Source, len(docs))
 	for i, d := range docs {
-		out[i] = Source{Path: d.Path, Doc: func() Doc { return d }}
+		out[i] = Source{Path: d.Path, Doc: func(string) Doc { return d }}
 	}
 	return out
 }
@@ -533,7 +532,7 @@ func keyedSources(docs []Doc, keys map[string]string, built *[]string) []Source 
 		if !ok {
 			k = "k" + docHash(d)
 		}
-		out[i] = Source{Path: d.Path, Key: k, Doc: func() Doc {
+		out[i] = Source{Path: d.Path, Key: k, Doc: func(string) Doc {
 			*built = append(*built, d.Path)
 			return d
 		}}
@@ -613,7 +612,7 @@ func TestStoreSyncChecksBuiltPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeIndex(t, x)
-	_, err = x.Sync([]Source{{Path: "a.md", Key: "k", Doc: func() Doc { return Doc{Path: "b.md", Title: "B"} }}})
+	_, err = x.Sync([]Source{{Path: "a.md", Key: "k", Doc: func(string) Doc { return Doc{Path: "b.md", Title: "B"} }}})
 	if err == nil || !strings.Contains(err.Error(), `"a.md"`) {
 		t.Fatalf("sync of a source building another path: %v", err)
 	}
@@ -736,7 +735,7 @@ func indexedPaths(x *Index) []string {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	var out []string
-	for p := range x.docs {
+	for p := range x.docs.All() {
 		out = append(out, p)
 	}
 	sort.Strings(out)
@@ -805,9 +804,9 @@ func TestSyncRemovesWhatWasNotAdded(t *testing.T) {
 	}
 }
 
-// A Syncer whose index renumbered its documents meanwhile (slots used
-// up) no longer knows which it was given: it fails and removes nothing,
-// and the next sync removes what it should.
+// A Syncer whose index renumbered its documents meanwhile (its slots
+// given anew, pathtab.Table.Compact) no longer knows which it was given:
+// it fails and removes nothing, and the next sync removes what it should.
 func TestSyncAfterRenumbering(t *testing.T) {
 	docs := storeDocs(6)
 	x, err := New(Options{})
@@ -818,15 +817,15 @@ func TestSyncAfterRenumbering(t *testing.T) {
 	if _, err := x.Sync(sources(docs)); err != nil {
 		t.Fatal(err)
 	}
-	x.mu.Lock()
-	x.slots = math.MaxUint32
-	x.mu.Unlock()
 	s := x.NewSyncer(nil)
 	for _, src := range sources(append(docs[1:], Doc{Path: "new.md", Title: "New"})) {
 		if err := s.Add(src); err != nil {
 			t.Fatal(err)
 		}
 	}
+	x.mu.Lock()
+	x.docs.Compact()
+	x.mu.Unlock()
 	if _, err := s.Done(); err == nil || !strings.Contains(err.Error(), "reloaded") {
 		t.Fatalf("sync across a renumbering: %v", err)
 	}

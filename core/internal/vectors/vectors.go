@@ -127,7 +127,7 @@ func (s *Store) Sync(sources func(add func(search.Source) error) error) Report {
 		if it, ok := s.items[src.Path]; ok && src.Key != "" && it.key == src.Key {
 			return nil
 		}
-		text := Text(src.Doc())
+		text := Text(src.Doc(src.Path))
 		key := src.Key
 		if key == "" {
 			key = textKey(text)

@@ -16,7 +16,7 @@ func sources(docs map[string]string) func(func(search.Source) error) error {
 	return func(add func(search.Source) error) error {
 		for p, text := range docs {
 			d := search.Doc{Path: p, Title: p, Content: text}
-			if err := add(search.Source{Path: p, Key: text, Doc: func() search.Doc { return d }}); err != nil {
+			if err := add(search.Source{Path: p, Key: text, Doc: func(string) search.Doc { return d }}); err != nil {
 				return err
 			}
 		}
