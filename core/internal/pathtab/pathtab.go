@@ -104,9 +104,12 @@ func (t *Table[V]) At(i uint32) *V { return &t.rows[i].val }
 // at the end. It returns the row's slot. A table whose slots reached
 // math.MaxUint32 is compacted first.
 func (t *Table[V]) Put(p string, v V) uint32 {
-	if i, ok := t.Slot(p); ok {
-		t.rows[i].val = v
-		return i
+	// A path after every row's, as a restore puts them, is new: no search.
+	if t.index != nil || len(t.rows) > 0 && p <= t.rows[len(t.rows)-1].path {
+		if i, ok := t.Slot(p); ok {
+			t.rows[i].val = v
+			return i
+		}
 	}
 	if len(t.rows) >= math.MaxUint32 {
 		t.Compact()
