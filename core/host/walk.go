@@ -67,7 +67,7 @@ func walkListed(fsys FS, dir string, list []DirEntry, fn func(dir string, list [
 		if !de.IsDir {
 			continue
 		}
-		p := joinPath(dir, de.Name)
+		p := JoinPath(dir, de.Name)
 		sub, err := fsys.ReadDir(p)
 		switch {
 		case gone && errors.Is(err, ErrNotFound):
@@ -82,7 +82,9 @@ func walkListed(fsys FS, dir string, list []DirEntry, fn func(dir string, list [
 	return nil
 }
 
-func joinPath(dir, name string) string {
+// JoinPath is the path of the entry name in the folder dir ("" for the
+// root), as WalkFiles gives them.
+func JoinPath(dir, name string) string {
 	if dir == "" {
 		return name
 	}
@@ -94,9 +96,12 @@ func joinPath(dir, name string) string {
 // lists each folder and takes its entries in name order, going down into
 // a sub-folder where the listing reaches it: the order of the engine's
 // walks when they listed folder by folder with ReadDir. folder, when not
-// nil, hears each folder's listing before any of its files. The listings
-// come from Walk: one call through a Walker.
-func WalkFiles(fsys FS, dir string, folder func(dir string, list []DirEntry) error, file func(p string, de DirEntry) error) error {
+// nil, hears each folder's listing before any of its files. file hears
+// each file as its folder and its entry, not its path (JoinPath): an open
+// finds most files among the ones it knows without it, and a path made
+// per file was an allocation per file. The listings come from Walk: one
+// call through a Walker.
+func WalkFiles(fsys FS, dir string, folder func(dir string, list []DirEntry) error, file func(dir string, de DirEntry) error) error {
 	// The folders whose entries are still being visited, outermost
 	// first. A folder's sub-folders' listings come after its own, in its
 	// order: its entries are visited up to the next sub-folder, which
@@ -119,14 +124,13 @@ func WalkFiles(fsys FS, dir string, folder func(dir string, list []DirEntry) err
 				if strings.HasPrefix(de.Name, ".") {
 					continue
 				}
-				p := joinPath(f.dir, de.Name)
 				if de.IsDir {
-					if p == sub {
+					if IsIn(sub, f.dir, de.Name) {
 						return true, nil
 					}
 					continue
 				}
-				if err := file(p, de); err != nil {
+				if err := file(f.dir, de); err != nil {
 					return false, err
 				}
 			}
@@ -159,6 +163,14 @@ func WalkFiles(fsys FS, dir string, folder func(dir string, list []DirEntry) err
 	}
 	_, err = advance("")
 	return err
+}
+
+// IsIn reports whether p is JoinPath(dir, name), without making it.
+func IsIn(p, dir, name string) bool {
+	if dir == "" {
+		return p == name
+	}
+	return len(p) == len(dir)+1+len(name) && p[len(dir)] == '/' && p[:len(dir)] == dir && p[len(dir)+1:] == name
 }
 
 // The binary records of fs_walk (docs/ABI.md §2), lengths and integers

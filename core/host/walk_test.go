@@ -26,7 +26,7 @@ func oldWalk(t *testing.T, fsys FS, dir string, visit func(p string)) {
 		if strings.HasPrefix(de.Name, ".") {
 			continue
 		}
-		p := joinPath(dir, de.Name)
+		p := JoinPath(dir, de.Name)
 		if de.IsDir {
 			oldWalk(t, fsys, p, visit)
 			continue
@@ -69,7 +69,8 @@ func TestWalkFilesKeepsTheOrderOfReadDir(t *testing.T) {
 					}
 				}
 				return nil
-			}, func(p string, de DirEntry) error {
+			}, func(d string, de DirEntry) error {
+				p := JoinPath(d, de.Name)
 				if de.IsDir || strings.Contains("/"+p, "/.") {
 					t.Errorf("visited %q (%+v)", p, de)
 				}
@@ -103,8 +104,8 @@ func TestWalkFilesFolderRemovedDuringTheWalk(t *testing.T) {
 			m.Remove("b")
 		}
 		return nil
-	}, func(p string, _ DirEntry) error {
-		got = append(got, p)
+	}, func(d string, de DirEntry) error {
+		got = append(got, JoinPath(d, de.Name))
 		return nil
 	})
 	if err != nil {

@@ -780,11 +780,14 @@ func linkKey(s string) string {
 
 // trimMD drops one ".md" extension, in any case.
 func trimMD(p string) string {
-	if len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md") {
+	if isMD(p) {
 		return p[:len(p)-3]
 	}
 	return p
 }
+
+// isMD reports whether p ends in ".md", in any case.
+func isMD(p string) bool { return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md") }
 
 // linksOf returns the raw links of the entry at p.
 func (c *Catalog) linksOf(p string) []string {

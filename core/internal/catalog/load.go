@@ -162,19 +162,20 @@ func (l *loader) walk(dir string) error {
 	}, l.file)
 }
 
-// file loads the file p, which the listing describes as de.
-func (l *loader) file(p string, de host.DirEntry) error {
-	if !strings.HasSuffix(strings.ToLower(de.Name), ".md") {
+// file loads the file de of the folder dir, as the listing describes it.
+func (l *loader) file(dir string, de host.DirEntry) error {
+	if !isMD(de.Name) {
 		return nil
 	}
 	if de.Size > int64(l.maxBytes) {
-		l.warn(p, fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", de.Size, l.maxBytes))
+		l.warn(host.JoinPath(dir, de.Name), fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", de.Size, l.maxBytes))
 		return nil
 	}
 	fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
-	// One look-up of p, not one per question: an open asks these of
-	// every file of the tree.
-	if i, ok := l.cat.recs.Find(p, l.next); ok {
+	// One look-up of the file, not one per question: an open asks these
+	// of every file of the tree.
+	p, i, ok := l.cat.recs.FindIn(dir, de.Name, l.next)
+	if ok {
 		l.next = i + 1
 		if r := l.cat.recs.At(i); l.restored && r.unchanged(fi) {
 			l.see(i)

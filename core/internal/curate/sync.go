@@ -108,8 +108,8 @@ func (r *refresher) folder(dir string) error {
 // of the tree (host.WalkFiles).
 func (r *refresher) walk(dir string) error {
 	var fileErr error // returned as it is; a listing's error is the walk's
-	err := host.WalkFiles(r.c.FS, dir, nil, func(p string, de host.DirEntry) error {
-		fileErr = r.file(p, de)
+	err := host.WalkFiles(r.c.FS, dir, nil, func(d string, de host.DirEntry) error {
+		fileErr = r.file(host.JoinPath(d, de.Name), de)
 		return fileErr
 	})
 	if err != nil && err != fileErr {

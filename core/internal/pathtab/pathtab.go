@@ -20,6 +20,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/arbormem/arbor/core/host"
 )
 
 // Table holds a value per path, each in its row, numbered by its slot: the
@@ -80,6 +82,21 @@ func (t *Table[V]) Find(p string, hint uint32) (uint32, bool) {
 		}
 	}
 	return t.Slot(p)
+}
+
+// FindIn is Find of the path of name in the folder dir (host.JoinPath),
+// which it makes only when the row at hint does not hold it: a walk gives
+// a file's folder and name, and a path made per file was an allocation
+// per file. It returns the path, the row's when found.
+func (t *Table[V]) FindIn(dir, name string, hint uint32) (string, uint32, bool) {
+	if int(hint) < len(t.rows) {
+		if r := &t.rows[hint]; r.live && host.IsIn(r.path, dir, name) {
+			return r.path, hint, true
+		}
+	}
+	p := host.JoinPath(dir, name)
+	i, ok := t.Slot(p)
+	return p, i, ok
 }
 
 // Get returns the value of p's live row.

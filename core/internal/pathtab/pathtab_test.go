@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +37,12 @@ func TestTableAgreesWithMap(t *testing.T) {
 			}
 			if i, ok := tab.Find(p, slot[p]); wok && (!ok || i != slot[p]) {
 				t.Fatalf("%s: Find(%s) at its own slot = %d %v", when, p, i, ok)
+			}
+			dir, name := p[:strings.LastIndexByte(p, '/')], p[strings.LastIndexByte(p, '/')+1:]
+			for _, hint := range []uint32{slot[p], slot[p] + 1} {
+				if q, i, ok := tab.FindIn(dir, name, hint); q != p || ok != wok || ok && i != slot[p] {
+					t.Fatalf("%s: FindIn(%s, %s, %d) = %s %d %v", when, dir, name, hint, q, i, ok)
+				}
 			}
 		}
 		var got []string

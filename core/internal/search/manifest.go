@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"math"
 	"path"
+	"unsafe"
 
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/binrec"
@@ -359,6 +360,29 @@ type docReader struct {
 	flagged bool // a delta's: each record tells a removal from a live document
 	prev    string
 	err     error
+	// paths holds the bytes of the paths decoded, a chunk at a time
+	// (pathChunk): a path is stored as the part it shares with the
+	// previous one and its rest, and a string made of the two per
+	// document was an allocation each. A chunk's bytes never change once
+	// a path holds them; a chunk lives as long as one of its paths.
+	paths []byte
+}
+
+// pathChunk is the size of docReader.paths' chunks: about a hundred paths.
+const pathChunk = 4 << 10
+
+// join returns prefix + rest, in the current chunk of dr.paths.
+func (dr *docReader) join(prefix, rest string) string {
+	n := len(prefix) + len(rest)
+	if n == 0 {
+		return ""
+	}
+	if cap(dr.paths)-len(dr.paths) < n {
+		dr.paths = make([]byte, 0, max(n, pathChunk))
+	}
+	i := len(dr.paths)
+	dr.paths = append(append(dr.paths, prefix...), rest...)
+	return unsafe.String(&dr.paths[i], n)
 }
 
 // next returns the next record; ok is false at the end or at the first
@@ -379,7 +403,7 @@ func (dr *docReader) next() (d docEntry, ok bool) {
 		dr.err = errDamaged
 		return d, false
 	}
-	d.Path = dr.prev[:k] + r.Str()
+	d.Path = dr.join(dr.prev[:k], r.Str())
 	if dr.flagged {
 		switch r.Byte() {
 		case 0:
