@@ -7,11 +7,11 @@
 // WebAssembly) and a probe far apart in memory: about a sixth of an
 // unchanged open. Restored records arrive sorted by path, and a walk lists
 // the files in nearly that order, so the table keeps its rows in a slice
-// in the order they were put; while the paths increase along it, a path is
-// found by binary search and no map is made, and a look-up given where the
-// previous one ended (Find's hint) compares one path. A map of the paths
-// is made only when a row is put out of order (a file added within the
-// tree), and kept in step from then on.
+// in the order they were put: the rows put in path order are found by
+// binary search, and a look-up given where the previous one ended (Find's
+// hint) compares one path. The few rows put out of order (files added
+// within the tree since) are kept in a small map; a map of every path is
+// made only once binary searches have cost about as much as making it.
 package pathtab
 
 import (
@@ -31,12 +31,19 @@ import (
 // gives the slots anew. The zero Table is empty and ready to use.
 type Table[V any] struct {
 	rows []row[V]
-	// index maps the path of every live row to its slot; nil while the
-	// rows' paths, dead rows' too, strictly increase along the slots, when
-	// binary search finds them.
-	index map[string]uint32
-	live  int
-	gen   uint32
+	// ordered is how many rows, from the first, have strictly increasing
+	// paths (dead rows' too, which keep theirs): binary search finds
+	// those. late maps the paths of the live rows after them to their
+	// slots.
+	ordered int
+	late    map[string]uint32
+	// index maps the path of every live row to its slot, once searches
+	// (binary searches since the last Compact) passed a sixteenth of the
+	// rows, about what making it costs; nil until then, and late with it.
+	index    map[string]uint32
+	searches int
+	live     int
+	gen      uint32
 }
 
 type row[V any] struct {
@@ -59,21 +66,35 @@ func (t *Table[V]) Slots() int { return len(t.rows) }
 // before it no longer name the same rows.
 func (t *Table[V]) Gen() uint32 { return t.gen }
 
-// Slot returns the slot of p's live row.
+// Slot returns the slot of p's live row. It counts the search, and may
+// make the map of every path: it is not safe alongside any other call, as
+// a Put is not.
 func (t *Table[V]) Slot(p string) (uint32, bool) {
+	if t.index == nil {
+		if t.searches++; t.searches > max(len(t.rows)/16, 64) {
+			t.buildIndex()
+		}
+	}
+	return t.Peek(p)
+}
+
+// Peek is Slot without counting the search: it changes nothing, so
+// readers sharing the table (the index's queries) may call it at once.
+func (t *Table[V]) Peek(p string) (uint32, bool) {
 	if t.index != nil {
 		i, ok := t.index[p]
 		return i, ok
 	}
-	i, found := slices.BinarySearchFunc(t.rows, p, func(r row[V], p string) int { return strings.Compare(r.path, p) })
-	if !found || !t.rows[i].live {
-		return 0, false
+	i, found := slices.BinarySearchFunc(t.rows[:t.ordered], p, func(r row[V], p string) int { return strings.Compare(r.path, p) })
+	if found && t.rows[i].live {
+		return uint32(i), true
 	}
-	return uint32(i), true
+	j, ok := t.late[p]
+	return j, ok
 }
 
-// Find is Slot for a caller that looks paths up in about the order of the
-// rows: when hint is p's slot, one comparison finds it. A walk passes
+// Find is Peek for a caller that looks paths up in about the order of
+// the rows: when hint is p's slot, one comparison finds it. A walk passes
 // the slot after the one it last found.
 func (t *Table[V]) Find(p string, hint uint32) (uint32, bool) {
 	if int(hint) < len(t.rows) {
@@ -81,7 +102,7 @@ func (t *Table[V]) Find(p string, hint uint32) (uint32, bool) {
 			return hint, true
 		}
 	}
-	return t.Slot(p)
+	return t.Peek(p)
 }
 
 // FindIn is Find of the path of name in the folder dir (host.JoinPath),
@@ -95,7 +116,7 @@ func (t *Table[V]) FindIn(dir, name string, hint uint32) (string, uint32, bool) 
 		}
 	}
 	p := host.JoinPath(dir, name)
-	i, ok := t.Slot(p)
+	i, ok := t.Peek(p)
 	return p, i, ok
 }
 
@@ -122,7 +143,8 @@ func (t *Table[V]) At(i uint32) *V { return &t.rows[i].val }
 // math.MaxUint32 is compacted first.
 func (t *Table[V]) Put(p string, v V) uint32 {
 	// A path after every row's, as a restore puts them, is new: no search.
-	if t.index != nil || len(t.rows) > 0 && p <= t.rows[len(t.rows)-1].path {
+	after := t.ordered == len(t.rows) && (len(t.rows) == 0 || p > t.rows[len(t.rows)-1].path)
+	if !after {
 		if i, ok := t.Slot(p); ok {
 			t.rows[i].val = v
 			return i
@@ -130,15 +152,24 @@ func (t *Table[V]) Put(p string, v V) uint32 {
 	}
 	if len(t.rows) >= math.MaxUint32 {
 		t.Compact()
-	}
-	if t.index == nil && len(t.rows) > 0 && p <= t.rows[len(t.rows)-1].path {
-		t.buildIndex()
+		after = len(t.rows) == 0 || p > t.rows[len(t.rows)-1].path
 	}
 	i := uint32(len(t.rows))
 	t.rows = append(t.rows, row[V]{path: p, val: v, live: true})
 	t.live++
-	if t.index != nil {
+	switch {
+	case after:
+		t.ordered++
+		if t.index != nil {
+			t.index[p] = i
+		}
+	case t.index != nil:
 		t.index[p] = i
+	default:
+		if t.late == nil {
+			t.late = map[string]uint32{}
+		}
+		t.late[p] = i
 	}
 	return i
 }
@@ -155,6 +186,8 @@ func (t *Table[V]) Remove(p string) {
 	t.live--
 	if t.index != nil {
 		delete(t.index, p)
+	} else if int(i) >= t.ordered {
+		delete(t.late, p)
 	}
 }
 
@@ -166,6 +199,7 @@ func (t *Table[V]) buildIndex() {
 			t.index[r.path] = uint32(i)
 		}
 	}
+	t.late = nil
 }
 
 // Dead returns the number of dead rows, which Compact drops.
@@ -181,10 +215,10 @@ func (t *Table[V]) Compact() {
 			rows = append(rows, r)
 		}
 	}
-	if t.index != nil {
+	if !t.Sorted() {
 		slices.SortFunc(rows, func(a, b row[V]) int { return strings.Compare(a.path, b.path) })
 	}
-	t.rows, t.index = rows, nil
+	t.rows, t.ordered, t.late, t.index, t.searches = rows, len(rows), nil, nil, 0
 	t.gen++
 }
 
@@ -201,14 +235,14 @@ func (t *Table[V]) All() iter.Seq2[string, uint32] {
 
 // Sorted reports whether slot order is path order: All then yields the
 // paths sorted.
-func (t *Table[V]) Sorted() bool { return t.index == nil }
+func (t *Table[V]) Sorted() bool { return t.ordered == len(t.rows) }
 
 // Clone returns a table of the same rows that changes apart from t. The
 // values are copied as they are (a pointer in one is shared).
 func (t *Table[V]) Clone() Table[V] {
 	n := *t
 	n.rows = slices.Clone(t.rows)
-	n.index = maps.Clone(t.index)
+	n.late, n.index = maps.Clone(t.late), maps.Clone(t.index)
 	return n
 }
 

@@ -58,13 +58,30 @@ func TestTableAgreesWithMap(t *testing.T) {
 	}
 	// Put in path order, as a restore does: no map is made.
 	for i, p := range paths[:200] {
+		if i%2 == 1 {
+			continue
+		}
 		slot[p] = tab.Put(p, i)
 		want[p] = i
 	}
-	if !tab.Sorted() || tab.index != nil {
+	if !tab.Sorted() || tab.index != nil || tab.late != nil {
 		t.Fatal("a table put in path order made a map")
 	}
+	// A few paths put out of order, as files added within a tree, are
+	// mapped alone.
+	for i, p := range paths[:7] {
+		if i%2 == 1 {
+			slot[p] = tab.Put(p, i)
+			want[p] = i
+		}
+	}
+	if tab.Sorted() || tab.index != nil || len(tab.late) != 3 {
+		t.Fatalf("three paths put out of order: sorted %v, index %v, late %v", tab.Sorted(), tab.index != nil, tab.late)
+	}
 	check("restored")
+	if tab.index == nil {
+		t.Fatal("thousands of searches made no map")
+	}
 	for step := range 3000 {
 		p := paths[rnd.IntN(len(paths))]
 		switch rnd.IntN(10) {

@@ -228,7 +228,7 @@ func (x *Index) allowed(c *counter, f Filter) (*allowSet, error) {
 	complement := false // drop holds the paths left out
 	if f.Keep != nil {
 		for p := range f.Keep {
-			if _, ok := x.docs.Slot(p); ok && f.Keep[p] {
+			if _, ok := x.docs.Peek(p); ok && f.Keep[p] {
 				keep = append(keep, p)
 			}
 		}
