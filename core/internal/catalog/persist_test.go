@@ -107,6 +107,11 @@ func TestDeltaRoundTrip(t *testing.T) {
 	}
 
 	got := restored(t, mem)
+	// Base and delta decode into records in path order, which an open
+	// finds without a map of their paths (pathtab).
+	if !got.recs.Sorted() {
+		t.Error("the records of base and delta are not in path order")
+	}
 	whole := host.NewMemFS()
 	whole.SetNow(func() int64 { return *now })
 	if err := c.saveBase(whole); err != nil {
