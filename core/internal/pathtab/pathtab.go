@@ -52,8 +52,10 @@ type row[V any] struct {
 	live bool
 }
 
-// Make returns a table ready for n rows.
-func Make[V any](n int) Table[V] { return Table[V]{rows: make([]row[V], 0, n)} }
+// Make returns a table ready for n rows and a sixteenth more: a table
+// restored whole then takes the files added since, and outgrowing its
+// rows copies every one of them (and held both copies at once).
+func Make[V any](n int) Table[V] { return Table[V]{rows: make([]row[V], 0, n+n/16+64)} }
 
 // Len returns the number of live rows.
 func (t *Table[V]) Len() int { return t.live }
