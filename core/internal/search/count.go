@@ -46,18 +46,9 @@ type orInto interface {
 func (x *Index) counter() (*counter, error) {
 	r := snapshot{x.reader}
 	c := &counter{r: r, search: x.searcher, dicts: map[string][]segment.Dictionary{}, phrases: map[*phraseQuery][]*roaring.Bitmap{}}
-	var next uint64
-	for _, ss := range r.Segments() {
-		seg, ok := ss.(interface{ Segment() segment.Segment })
-		if !ok {
-			return nil, fmt.Errorf("count: segment %T has no postings", ss)
-		}
-		c.segs = append(c.segs, seg.Segment())
-		c.deleted = append(c.deleted, ss.Deleted())
-		// Document numbers run on from one segment to the next, as bluge
-		// numbers them (index.Snapshot's offsets).
-		c.offsets = append(c.offsets, next)
-		next += seg.Segment().Count()
+	var err error
+	if c.segs, c.deleted, c.offsets, err = segmentsOf(r); err != nil {
+		return nil, fmt.Errorf("count: %w", err)
 	}
 	return c, nil
 }

@@ -1,10 +1,13 @@
 package search
 
 import (
+	"fmt"
 	"math"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring"
 	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/index"
 	bsearch "github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
 )
@@ -57,7 +60,16 @@ func (q *termQuery) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions) (bs
 }
 
 func (q *termQuery) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
-	s, err := searcher.NewTermSearcher(r, q.term, q.field, q.boost, nil, opts)
+	var snap snapshot
+	switch v := r.(type) {
+	case snapshot:
+		snap = v
+	case *index.Snapshot: // bluge's own reader (its collector, in tests)
+		snap = snapshot{v}
+	default:
+		return nil, 0, fmt.Errorf("search: term %q: reader %T is not an index snapshot", q.term, r)
+	}
+	s, err := newTermSearcher(snap, q.term, q.field, q.boost, opts)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -168,6 +180,12 @@ type maxScore struct {
 	currs  []*bsearch.DocumentMatch
 	min    float64 // the threshold
 	ess    int     // subs[ess:] are essential: a match must hold one of them
+	// next holds the essential subs that are not exhausted, as a heap by
+	// their current document: the candidate is its first. Scanning every
+	// essential clause for the smallest document at each candidate cost a
+	// question of a million entries, whose long questions have a hundred
+	// clauses, more than any other step of the walk under wasm.
+	next   docHeap
 	inited bool
 	cons   []*bsearch.DocumentMatch
 	idx    []int // the subs of cons, in cons's order
@@ -214,8 +232,14 @@ func sortStable(idx []int, less func(a, b int) bool) {
 
 func (m *maxScore) atLeast(min float64) {
 	m.min = min
+	ess := m.ess
 	for m.ess < len(m.subs) && m.below[m.ess+1] < min {
 		m.ess++
+	}
+	if m.ess != ess && m.inited {
+		// The clauses no longer essential leave the heap; their current
+		// documents stay, to be read if a candidate needs them.
+		m.next.keep(func(i int32) bool { return int(i) >= m.ess })
 	}
 }
 
@@ -227,6 +251,12 @@ func (m *maxScore) init(ctx *bsearch.Context) error {
 			return err
 		}
 		m.currs[i] = d
+	}
+	m.next = docHeap{currs: m.currs}
+	for i := m.ess; i < len(m.subs); i++ {
+		if m.currs[i] != nil {
+			m.next.push(int32(i))
+		}
 	}
 	return nil
 }
@@ -240,24 +270,22 @@ func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
 	}
 	for {
 		// The candidate: the first document an essential clause matches.
-		var doc uint64
-		found := false
-		for i := m.ess; i < len(m.subs); i++ {
-			if c := m.currs[i]; c != nil && (!found || c.Number < doc) {
-				doc, found = c.Number, true
-			}
-		}
-		if !found {
+		if len(m.next.idx) == 0 {
 			return nil, nil
 		}
-		m.cons, m.idx = m.cons[:0], m.idx[:0]
+		doc := m.currs[m.next.idx[0]].Number
+		m.idx = m.idx[:0]
+		for len(m.next.idx) > 0 && m.currs[m.next.idx[0]].Number == doc {
+			m.idx = append(m.idx, int(m.next.pop()))
+		}
+		// In the order of the clauses, as a scan of them finds them.
+		slices.Sort(m.idx)
+		m.cons = m.cons[:0]
 		sum := 0.0
-		for i := m.ess; i < len(m.subs); i++ {
-			if c := m.currs[i]; c != nil && c.Number == doc {
-				m.cons = append(m.cons, c)
-				m.idx = append(m.idx, i)
-				sum += c.Score
-			}
+		for _, i := range m.idx {
+			c := m.currs[i]
+			m.cons = append(m.cons, c)
+			sum += c.Score
 		}
 		keep := true
 		for i := m.ess - 1; i >= 0; i-- {
@@ -304,6 +332,9 @@ func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
 				return nil, err
 			}
 			m.currs[i] = d
+			if d != nil && i >= m.ess {
+				m.next.push(int32(i))
+			}
 		}
 		if rv != nil {
 			return rv, nil
@@ -338,19 +369,84 @@ func (m *maxScore) Advance(ctx *bsearch.Context, number uint64) (*bsearch.Docume
 			return nil, err
 		}
 	}
-	for i := m.ess; i < len(m.subs); i++ {
-		c := m.currs[i]
-		if c == nil || c.Number >= number {
-			continue
-		}
-		ctx.DocumentMatchPool.Put(c)
+	for len(m.next.idx) > 0 && m.currs[m.next.idx[0]].Number < number {
+		i := m.next.pop()
+		ctx.DocumentMatchPool.Put(m.currs[i])
 		d, err := m.subs[i].Advance(ctx, number)
 		if err != nil {
 			return nil, err
 		}
 		m.currs[i] = d
+		if d != nil {
+			m.next.push(i)
+		}
 	}
 	return m.Next(ctx)
+}
+
+// docHeap is a heap of clauses (indexes in currs) by their current
+// document, then by index. It is written out rather than through
+// container/heap: its calls through an interface, several per posting,
+// cost more than the comparisons themselves in wasm.
+type docHeap struct {
+	currs []*bsearch.DocumentMatch
+	idx   []int32
+}
+
+func (h *docHeap) less(a, b int32) bool {
+	da, db := h.currs[a].Number, h.currs[b].Number
+	return da < db || da == db && a < b
+}
+
+func (h *docHeap) push(i int32) {
+	h.idx = append(h.idx, i)
+	h.up(len(h.idx) - 1)
+}
+
+func (h *docHeap) pop() int32 {
+	top := h.idx[0]
+	n := len(h.idx) - 1
+	h.idx[0] = h.idx[n]
+	h.idx = h.idx[:n]
+	h.down(0)
+	return top
+}
+
+// keep drops the clauses not kept and restores the heap.
+func (h *docHeap) keep(ok func(int32) bool) {
+	h.idx = slices.DeleteFunc(h.idx, func(i int32) bool { return !ok(i) })
+	for j := len(h.idx)/2 - 1; j >= 0; j-- {
+		h.down(j)
+	}
+}
+
+func (h *docHeap) up(j int) {
+	for j > 0 {
+		p := (j - 1) / 2
+		if !h.less(h.idx[j], h.idx[p]) {
+			return
+		}
+		h.idx[j], h.idx[p] = h.idx[p], h.idx[j]
+		j = p
+	}
+}
+
+func (h *docHeap) down(j int) {
+	n := len(h.idx)
+	for {
+		c := 2*j + 1
+		if c >= n {
+			return
+		}
+		if r := c + 1; r < n && h.less(h.idx[r], h.idx[c]) {
+			c = r
+		}
+		if !h.less(h.idx[c], h.idx[j]) {
+			return
+		}
+		h.idx[j], h.idx[c] = h.idx[c], h.idx[j]
+		j = c
+	}
 }
 
 // Close implements bluge's search.Searcher.

@@ -1,0 +1,211 @@
+package search
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/RoaringBitmap/roaring"
+	bsearch "github.com/blugelabs/bluge/search"
+	segment "github.com/blugelabs/bluge_segment_api"
+)
+
+// termSearcher is bluge's TermSearcher reading the postings of each
+// segment of a snapshot itself, with the same matches, scores and
+// locations. A question's cost is its walk of postings: at a million
+// entries about 160,000 documents a question, each of them passing through
+// bluge's snapshot-wide iterator, the restarting wrapper of postings.go,
+// an interface call to the scorer and a conversion of the reader to a
+// MatchReader (which wasm, with no cache of interface conversions, looks
+// up in the runtime's table at every posting). Under wasm, where every
+// call costs several times what it does natively, those layers were a
+// large share of a question.
+type termSearcher struct {
+	reader   bsearch.MatchReader // converted once
+	scorer   bsearch.Scorer
+	bm       *bm25Scorer // scorer, when it is one, called directly
+	explain  bool
+	term     string
+	field    string
+	freqNorm bool
+	vectors  bool
+	offsets  []uint64 // the first document number of each segment
+	lists    []segment.PostingsList
+	iters    []segment.PostingsIterator
+	seg      int // the segment being read
+	count    uint64
+	started  bool   // a posting was returned
+	last     uint64 // the last one's document
+}
+
+// newTermSearcher opens the searcher of term in field with a boost, as
+// bluge's NewTermSearcher does, on a snapshot.
+func newTermSearcher(r snapshot, term, field string, boost float64, opts bsearch.SearcherOptions) (*termSearcher, error) {
+	segs, deleted, offsets, err := segmentsOf(r)
+	if err != nil {
+		return nil, fmt.Errorf("search: term %q: %w", term, err)
+	}
+	t := &termSearcher{
+		reader:   r,
+		explain:  opts.Explain,
+		term:     term,
+		field:    field,
+		freqNorm: opts.Score != "none",
+		vectors:  opts.IncludeTermVectors,
+		offsets:  offsets,
+		lists:    make([]segment.PostingsList, len(segs)),
+		iters:    make([]segment.PostingsIterator, len(segs)),
+	}
+	for i, seg := range segs {
+		dict, err := seg.Dictionary(field)
+		if err != nil {
+			return nil, fmt.Errorf("search: term %q: dictionary of %s: %w", term, field, err)
+		}
+		if t.lists[i], err = dict.PostingsList([]byte(term), deleted[i], nil); err != nil {
+			return nil, fmt.Errorf("search: term %q: postings in %s: %w", term, field, err)
+		}
+		t.count += t.lists[i].Count()
+	}
+	if err := t.restart(); err != nil {
+		return nil, err
+	}
+	sim := opts.SimilarityForField(field)
+	if b, ok := sim.(*bm25); ok {
+		// bm25 takes its statistics from the index's own bookkeeping: the
+		// collection's, which bluge would compute, are not needed.
+		t.bm = b.Scorer(boost, nil, docFreq(t.count)).(*bm25Scorer)
+		t.scorer = t.bm
+		return t, nil
+	}
+	stats, err := r.CollectionStats(field)
+	if err != nil {
+		return nil, fmt.Errorf("search: term %q: statistics of %s: %w", term, field, err)
+	}
+	t.scorer = sim.Scorer(boost, stats, docFreq(t.count))
+	return t, nil
+}
+
+// restart opens the iterators anew, at the first posting.
+func (t *termSearcher) restart() error {
+	for i, pl := range t.lists {
+		it, err := pl.Iterator(t.freqNorm, t.freqNorm, t.vectors, nil)
+		if err != nil {
+			return fmt.Errorf("search: term %q: postings in %s: %w", t.term, t.field, err)
+		}
+		t.iters[i] = it
+	}
+	t.seg, t.started = 0, false
+	return nil
+}
+
+// Next implements bluge's search.Searcher.
+func (t *termSearcher) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
+	for t.seg < len(t.iters) {
+		p, err := t.iters[t.seg].Next()
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			return t.match(ctx, p), nil
+		}
+		t.seg++
+	}
+	return nil, nil
+}
+
+// Advance implements bluge's search.Searcher for any document number: a
+// number at or before the last document read restarts the iterators (see
+// snapshot in postings.go for why they are not reused).
+func (t *termSearcher) Advance(ctx *bsearch.Context, number uint64) (*bsearch.DocumentMatch, error) {
+	if t.started && number <= t.last {
+		if err := t.restart(); err != nil {
+			return nil, err
+		}
+	}
+	// The segment holding number; those before it hold no later document.
+	if s := sort.Search(len(t.offsets), func(i int) bool { return t.offsets[i] > number }) - 1; s > t.seg {
+		t.seg = s
+	}
+	if t.seg < len(t.iters) && number > t.offsets[t.seg] {
+		p, err := t.iters[t.seg].Advance(number - t.offsets[t.seg])
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			return t.match(ctx, p), nil
+		}
+		t.seg++
+	}
+	return t.Next(ctx)
+}
+
+// match is the document match of a posting of the current segment, as
+// bluge's TermSearcher builds it.
+func (t *termSearcher) match(ctx *bsearch.Context, p segment.Posting) *bsearch.DocumentMatch {
+	rv := ctx.DocumentMatchPool.Get()
+	rv.SetReader(t.reader)
+	rv.Number = t.offsets[t.seg] + p.Number()
+	t.started, t.last = true, rv.Number
+	switch {
+	case t.explain:
+		rv.Explanation = t.scorer.Explain(p.Frequency(), p.Norm())
+		rv.Score = rv.Explanation.Value
+	case t.bm != nil:
+		rv.Score = t.bm.Score(p.Frequency(), p.Norm())
+	default:
+		rv.Score = t.scorer.Score(p.Frequency(), p.Norm())
+	}
+	if locs := p.Locations(); len(locs) > 0 {
+		if cap(rv.FieldTermLocations) < len(locs) {
+			rv.FieldTermLocations = make([]bsearch.FieldTermLocation, 0, len(locs))
+		}
+		for _, l := range locs {
+			rv.FieldTermLocations = append(rv.FieldTermLocations, bsearch.FieldTermLocation{
+				Field:    l.Field(),
+				Term:     t.term,
+				Location: bsearch.Location{Pos: l.Pos(), Start: l.Start(), End: l.End()},
+			})
+		}
+	}
+	return rv
+}
+
+// Count implements bluge's search.Searcher: the postings of the term, as
+// bluge's counts them.
+func (t *termSearcher) Count() uint64 { return t.count }
+
+// Min implements bluge's search.Searcher.
+func (t *termSearcher) Min() int { return 0 }
+
+// Size implements bluge's search.Searcher.
+func (t *termSearcher) Size() int {
+	n := len(t.term) + len(t.field) + 8*len(t.offsets)
+	for i := range t.iters {
+		n += t.lists[i].Size() + t.iters[i].Size()
+	}
+	return n
+}
+
+// DocumentMatchPoolSize implements bluge's search.Searcher.
+func (t *termSearcher) DocumentMatchPoolSize() int { return 1 }
+
+// Close implements bluge's search.Searcher.
+func (t *termSearcher) Close() error { return nil }
+
+// segmentsOf returns the segments of a snapshot, their deleted documents
+// and the first document number of each: numbers run on from one segment
+// to the next, deleted documents included, as bluge numbers them
+// (index.Snapshot's offsets).
+func segmentsOf(r snapshot) (segs []segment.Segment, deleted []*roaring.Bitmap, offsets []uint64, err error) {
+	var next uint64
+	for _, ss := range r.Segments() {
+		seg, err := segmentOf(ss)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		segs = append(segs, seg)
+		deleted = append(deleted, ss.Deleted())
+		offsets = append(offsets, next)
+		next += seg.Count()
+	}
+	return segs, deleted, offsets, nil
+}
