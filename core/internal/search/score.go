@@ -170,13 +170,9 @@ func (q *expansionQuery) Searcher(r bsearch.Reader, opts bsearch.SearcherOptions
 // open bounds the score by the best bound of the expansions (the score is
 // the best expansion's).
 func (q *expansionQuery) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
-	terms, err := q.terms(r)
+	clauses, err := q.clauses(r)
 	if err != nil {
 		return nil, 0, err
-	}
-	clauses := make([]bluge.Query, len(terms))
-	for i, t := range terms {
-		clauses[i] = &termQuery{term: t, field: q.field, boost: q.boost}
 	}
 	ss, bounds, err := openClauses(clauses, r, opts)
 	if err != nil {
@@ -199,6 +195,20 @@ func (q *expansionQuery) open(r bsearch.Reader, opts bsearch.SearcherOptions) (b
 		return nil, 0, err
 	}
 	return s, bound, nil
+}
+
+// clauses are the term queries of the expansions used, each scored with
+// the query's boost.
+func (q *expansionQuery) clauses(r bsearch.Reader) ([]bluge.Query, error) {
+	terms, err := q.terms(r)
+	if err != nil {
+		return nil, err
+	}
+	clauses := make([]bluge.Query, len(terms))
+	for i, t := range terms {
+		clauses[i] = &termQuery{term: t, field: q.field, boost: q.boost}
+	}
+	return clauses, nil
 }
 
 func (q *expansionQuery) matches(c *counter, seg int) (*roaring.Bitmap, error) {
