@@ -33,8 +33,9 @@ type termSearcher struct {
 	iters    []segment.PostingsIterator
 	seg      int // the segment being read
 	count    uint64
-	started  bool   // a posting was returned
-	last     uint64 // the last one's document
+	// reach is where the iterators are: every document before it was
+	// returned or passed over.
+	reach uint64
 }
 
 // newTermSearcher opens the searcher of term in field with a boost, as
@@ -93,7 +94,7 @@ func (t *termSearcher) restart() error {
 		}
 		t.iters[i] = it
 	}
-	t.seg, t.started = 0, false
+	t.seg, t.reach = 0, 0
 	return nil
 }
 
@@ -112,15 +113,17 @@ func (t *termSearcher) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error
 	return nil, nil
 }
 
-// Advance implements bluge's search.Searcher for any document number: a
-// number at or before the last document read restarts the iterators (see
-// snapshot in postings.go for why they are not reused).
+// Advance implements bluge's search.Searcher for any document number,
+// returning the first match at or after it: a number the iterators have
+// passed restarts them (see snapshot in postings.go for why they are not
+// reused). A disjunction advances a clause it saw exhausted backwards.
 func (t *termSearcher) Advance(ctx *bsearch.Context, number uint64) (*bsearch.DocumentMatch, error) {
-	if t.started && number <= t.last {
+	if number < t.reach {
 		if err := t.restart(); err != nil {
 			return nil, err
 		}
 	}
+	t.reach = number
 	// The segment holding number; those before it hold no later document.
 	if s := sort.Search(len(t.offsets), func(i int) bool { return t.offsets[i] > number }) - 1; s > t.seg {
 		t.seg = s
@@ -144,7 +147,7 @@ func (t *termSearcher) match(ctx *bsearch.Context, p segment.Posting) *bsearch.D
 	rv := ctx.DocumentMatchPool.Get()
 	rv.SetReader(t.reader)
 	rv.Number = t.offsets[t.seg] + p.Number()
-	t.started, t.last = true, rv.Number
+	t.reach = rv.Number + 1
 	switch {
 	case t.explain:
 		rv.Explanation = t.scorer.Explain(p.Frequency(), p.Norm())
