@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -205,10 +206,10 @@ type maxScore struct {
 	min   float64 // the threshold
 	ess   int     // subs[ess:] are essential: a match must hold one of them
 	// next holds the essential subs that are not exhausted, as a heap by
-	// their current document: the candidate is its first. Scanning every
-	// essential clause for the smallest document at each candidate cost a
-	// question of a million entries, whose long questions have a hundred
-	// clauses, more than any other step of the walk under wasm.
+	// their current document: the candidate is its first. A scan of every
+	// essential clause at each candidate costs in proportion to the
+	// clauses, and an expansion's terms, each a clause, make a long
+	// question's hundred and more.
 	next   docHeap
 	inited bool
 	cons   []*bsearch.DocumentMatch
@@ -226,7 +227,7 @@ func newMaxScore(ss []bsearch.Searcher, bounds []float64, groups, maxes []int, n
 		order[i] = i
 	}
 	// A stable order: the clauses' order breaks ties of bounds.
-	sortStable(order, func(a, b int) bool { return bounds[a] < bounds[b] })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(bounds[a], bounds[b]) })
 	m := &maxScore{
 		subs:   make([]bsearch.Searcher, len(ss)),
 		groups: make([]int, len(ss)),
@@ -258,7 +259,7 @@ func newMaxScore(ss []bsearch.Searcher, bounds []float64, groups, maxes []int, n
 }
 
 // sortStable sorts the indexes idx by less, stably (a small insertion sort:
-// a query has a handful of clauses).
+// a document matches a handful of clauses).
 func sortStable(idx []int, less func(a, b int) bool) {
 	for i := 1; i < len(idx); i++ {
 		for j := i; j > 0 && less(idx[j], idx[j-1]); j-- {
