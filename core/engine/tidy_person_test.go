@@ -182,3 +182,23 @@ func TestTidySplitKeepsTheEntrysName(t *testing.T) {
 		}
 	}
 }
+
+// An entry outside domain/topic[/subtopic] (a top-level folder of notes,
+// or deeper folders, as people keep them) is not split: curate would
+// refuse to create its parts there, and every apply failed the same way.
+func TestTidySplitsOnlyWherePartsCanBeWritten(t *testing.T) {
+	for _, p := range []string{"notes/runbook.md", "a/b/c/d/runbook.md"} {
+		fs := tidyTree(t)
+		if err := fs.WriteFile(p, []byte(bigEntry())); err != nil {
+			t.Fatal(err)
+		}
+		e, _ := openEngine(t, fs, &clock{now: day0}, Options{})
+		res := runTidy(t, e, api.TidyParams{Kinds: []string{api.TidySplit}, SplitBytes: 4096})
+		e.Close()
+		for _, s := range res.Suggestions {
+			if slices.Contains(s.Paths, p) {
+				t.Errorf("%s: a split it cannot apply: %+v", p, s)
+			}
+		}
+	}
+}

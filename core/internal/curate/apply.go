@@ -17,7 +17,7 @@ import (
 
 // add creates an entry and every missing context.md above it.
 func (c *Curator) add(a *Applied, op api.Operation, v valid) error {
-	if err := checkNewEntryPath(v.path); err != nil {
+	if err := tree.CheckNewEntryPath(v.path); err != nil {
 		return err
 	}
 	if _, err := c.refresh(v.path); err != nil {

@@ -345,32 +345,3 @@ func (c *Curator) exists(p string) (host.DirEntry, bool, error) {
 	}
 	return host.DirEntry{}, false, fmt.Errorf("stat %s: %w", p, err)
 }
-
-// folderDepth is the number of folder levels of p's parent ("" and "." are 0).
-func folderDepth(dir string) int {
-	if dir == "" || dir == "." {
-		return 0
-	}
-	return strings.Count(dir, "/") + 1
-}
-
-// checkNewEntryPath enforces the tree's shape for entries the engine
-// creates: under domain/topic, at most one subtopic level; an archived
-// entry keeps its path under api.ArchiveFolder, one level more.
-func checkNewEntryPath(p string) error {
-	dir := path.Dir(p)
-	d := folderDepth(dir)
-	if api.IsArchived(dir) {
-		d--
-	}
-	switch {
-	case d < 2:
-		if d == 0 {
-			dir = "the root"
-		}
-		return fmt.Errorf("cannot create %s: entries live under domain/topic[/subtopic], not in %s", p, dir)
-	case d > 3:
-		return fmt.Errorf("cannot create %s: %d folder levels, at most 3 (domain/topic/subtopic)", p, d)
-	}
-	return nil
-}

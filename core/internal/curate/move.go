@@ -400,7 +400,7 @@ func (c *Curator) planMove(from, to string, relink tree.Relink) (moveFile, error
 	_, f.broken = cat.Broken(from)
 	switch e, ok := cat.Get(from); {
 	case ok:
-		if err := checkNewEntryPath(to); err != nil {
+		if err := tree.CheckNewEntryPath(to); err != nil {
 			return f, err
 		}
 		if nd, _, n, err := c.rewriteReferrer(e, relink); err != nil {
@@ -419,7 +419,7 @@ func (c *Curator) planMove(from, to string, relink tree.Relink) (moveFile, error
 			return f, fmt.Errorf("context %s does not parse at %s (refused): %w", from, to, err)
 		}
 	case f.broken:
-		if err := checkNewEntryPath(to); err != nil && path.Base(from) != "context.md" {
+		if err := tree.CheckNewEntryPath(to); err != nil && path.Base(from) != "context.md" {
 			return f, err
 		}
 	}

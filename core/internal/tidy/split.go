@@ -232,8 +232,10 @@ func split(t Tree, e *tree.Entry, size, limit int, taken map[string]bool) (api.T
 	// Curate writes an entry under its name's slug: a name a person gave
 	// ("My Runbook.md"), or one over a slug's length, would not be the
 	// path the first part ends at, and links to the entry would break.
+	// Nor does curate create an entry outside domain/topic[/subtopic]: the
+	// parts of an entry kept elsewhere could never be written.
 	for _, p := range append([]string{e.Path, tmp}, rest...) {
-		if stem := strings.TrimSuffix(path.Base(p), ".md"); tree.EntryName(stem) != stem {
+		if stem := strings.TrimSuffix(path.Base(p), ".md"); tree.EntryName(stem) != stem || (p != e.Path && tree.CheckNewEntryPath(p) != nil) {
 			return api.TidySuggestion{}, false
 		}
 	}
