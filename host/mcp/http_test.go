@@ -285,7 +285,14 @@ func TestHTTPClientsShareOneMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	note := "---\ntitle: Notes from the sync\n---\n\nFinance reviews failed invoices weekly.\n"
-	if err := os.WriteFile(file, []byte(note), 0o644); err != nil {
+	// Saved whole, as most editors save (a temporary file renamed): a
+	// file written in place may be read, and announced, while it is
+	// still empty, and a would rightly read it so.
+	tmp := filepath.Join(t.TempDir(), "note.md")
+	if err := os.WriteFile(tmp, []byte(note), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, file); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("a person's new note", personalURI)
