@@ -780,14 +780,13 @@ func linkKey(s string) string {
 
 // trimMD drops one ".md" extension, in any case.
 func trimMD(p string) string {
-	if isMD(p) {
+	if tree.IsMarkdown(p) {
 		return p[:len(p)-3]
 	}
 	return p
 }
 
 // isMD reports whether p ends in ".md", in any case.
-func isMD(p string) bool { return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md") }
 
 // linksOf returns the raw links of the entry at p.
 func (c *Catalog) linksOf(p string) []string {

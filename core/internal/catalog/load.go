@@ -164,7 +164,7 @@ func (l *loader) walk(dir string) error {
 
 // file loads the file de of the folder dir, as the listing describes it.
 func (l *loader) file(dir string, de host.DirEntry) error {
-	if !isMD(de.Name) {
+	if !tree.IsMarkdown(de.Name) {
 		return nil
 	}
 	if de.Size > int64(l.maxBytes) {

@@ -443,7 +443,7 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 		return fmt.Errorf("delete %s: %w", folder, err)
 	}
 	for _, p := range files {
-		if !strings.HasSuffix(strings.ToLower(p), ".md") {
+		if !tree.IsMarkdown(p) {
 			continue
 		}
 		if changed, err := c.refresh(p); err != nil {
@@ -509,7 +509,7 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 	var notes []string
 	if err == nil {
 		for _, p := range removed {
-			if strings.HasSuffix(strings.ToLower(p), ".md") {
+			if tree.IsMarkdown(p) {
 				t.removed(cat, p)
 			}
 		}

@@ -311,7 +311,7 @@ func (c *Curator) moveDest(src string, folder bool, v valid) (string, error) {
 // are forgotten (refresh).
 func (c *Curator) refreshMoved(src string, folder bool, files []string) error {
 	for _, p := range files {
-		if strings.HasSuffix(strings.ToLower(p), ".md") {
+		if tree.IsMarkdown(p) {
 			if _, err := c.refresh(p); err != nil {
 				return err
 			}

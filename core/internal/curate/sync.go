@@ -22,7 +22,7 @@ import (
 // returns the entries that are gone, whose signals the caller drops.
 func (c *Curator) Refresh(paths []string) (api.RefreshResult, []string, error) {
 	c.lists = nil
-	r := refresher{c: c, seen: map[string]bool{}, start: host.FileTime(c.FS)}
+	r := refresher{c: c, start: host.FileTime(c.FS)}
 	if len(paths) == 0 {
 		r.res.Scanned = true
 		if err := r.folder(""); err != nil {
@@ -68,9 +68,8 @@ func hidden(p string) bool {
 type refresher struct {
 	c       *Curator
 	res     api.RefreshResult
-	seen    map[string]bool // files listed by folder, which stay
-	start   int64           // when the listing began by the files' clock (host.FileTime), Unix milliseconds (catalog.Note)
-	removed []string        // entries that are gone
+	start   int64    // when the listing began by the files' clock (host.FileTime), Unix milliseconds (catalog.Note)
+	removed []string // entries that are gone
 }
 
 // path refreshes what is at p now: a file, a folder, or nothing.
@@ -91,25 +90,43 @@ func (r *refresher) path(p string) error {
 // whose listing changed, and forgets what the catalog holds below dir
 // that is no longer there.
 func (r *refresher) folder(dir string) error {
-	if err := r.walk(dir); err != nil {
+	scan := r.c.catalog().NewScan()
+	if err := r.walk(dir, scan); err != nil {
 		return err
 	}
-	for _, p := range r.c.catalog().Stamped() {
-		if below(p, dir) && !r.seen[p] {
-			if err := r.check(p); err != nil {
-				return err
+	gone, ok := scan.Unlisted(dir)
+	if !ok {
+		// Which files were listed is not known: each stamped one is read
+		// again, which finds the gone ones too.
+		for _, p := range r.c.catalog().Stamped() {
+			if below(p, dir) {
+				gone = append(gone, p)
 			}
+		}
+	}
+	for _, p := range gone {
+		if err := r.check(p); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
 // walk refreshes every file below dir, the listings coming from one walk
-// of the tree (host.WalkFiles).
-func (r *refresher) walk(dir string) error {
+// of the tree (host.WalkFiles), each file looked up and marked in scan.
+func (r *refresher) walk(dir string, scan *catalog.Scan) error {
 	var fileErr error // returned as it is; a listing's error is the walk's
 	err := host.WalkFiles(r.c.FS, dir, nil, func(d string, de host.DirEntry) error {
-		fileErr = r.file(host.JoinPath(d, de.Name), de)
+		if !tree.IsMarkdown(de.Name) {
+			return nil
+		}
+		fi := catalog.FileInfo{Size: de.Size, ModTime: de.ModTime}
+		p, unchanged := scan.File(d, de.Name, fi)
+		if unchanged {
+			return nil
+		}
+		fileErr = r.changed(p, fi)
+		scan.Listed(p)
 		return fileErr
 	})
 	if err != nil && err != fileErr {
@@ -118,18 +135,22 @@ func (r *refresher) walk(dir string) error {
 	return err
 }
 
-// file refreshes the markdown file p that a listing or stat describes as
-// de, unless its size and time show it unchanged. A file over the size
-// limit that the catalog never held stays out, as at open.
+// file refreshes the file p that a stat describes as de, unless it is no
+// markdown file or its size and time show it unchanged.
 func (r *refresher) file(p string, de host.DirEntry) error {
-	if !strings.HasSuffix(strings.ToLower(p), ".md") {
+	fi := catalog.FileInfo{Size: de.Size, ModTime: de.ModTime}
+	if !tree.IsMarkdown(p) || r.c.catalog().Unchanged(p, fi) {
 		return nil
 	}
-	r.seen[p] = true
+	return r.changed(p, fi)
+}
+
+// changed reads again the markdown file p, which a listing or stat shows
+// as fi, other than as the catalog read it. A file over the size limit
+// that the catalog never held stays out, as at open.
+func (r *refresher) changed(p string, fi catalog.FileInfo) error {
 	cat := r.c.catalog()
-	fi := catalog.FileInfo{Size: de.Size, ModTime: de.ModTime}
-	_, known := cat.Stamp(p)
-	if cat.Unchanged(p, fi) || (!known && de.Size > int64(r.c.maxBytes())) {
+	if _, known := cat.Stamp(p); !known && fi.Size > int64(r.c.maxBytes()) {
 		return nil
 	}
 	if err := r.check(p); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strings"
 
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/catalog"
@@ -91,7 +90,7 @@ func (t *txn) write(p string, data []byte) error {
 	if err := t.expect(p, old, existed, false); err != nil {
 		return err
 	}
-	if strings.HasSuffix(strings.ToLower(p), ".md") {
+	if tree.IsMarkdown(p) {
 		// The catalog stamps the files it reads; a MOVE also carries a
 		// folder's other files (attachments), which it never reads.
 		stamp := catalog.SourceKey(data)

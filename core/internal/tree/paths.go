@@ -60,6 +60,10 @@ func EntryName(title string) string {
 	return s
 }
 
+// IsMarkdown reports whether the file name or path p ends in ".md", in
+// any case: notes copied from other tools sometimes end in ".MD".
+func IsMarkdown(p string) bool { return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md") }
+
 // IsEntryPath reports whether p names an entry file: ends in ".md" and is
 // not a context.md. The extension is matched case-insensitively because
 // notes copied from other tools sometimes end in ".MD".
