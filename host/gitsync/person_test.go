@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/gitsync"
 	"github.com/arbormem/arbor/internal/testroot"
@@ -52,33 +50,20 @@ func TestSyncKeepsWhatAPersonEditsDuringTheMerge(t *testing.T) {
 			func(s string) bool { return strings.Contains(s, "*.log") && strings.Contains(s, "*.bak") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			remote := filepath.Join(dir, "team.git")
-			if _, err := git.PlainInit(remote, true); err != nil {
-				t.Fatal(err)
-			}
-			a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
-			clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-			testroot.Write(t, a, "ops/x.md", entry("X", "x.", "X."))
-			testroot.Write(t, a, ".gitignore", "*.tmp\n")
-			sync(t, a, remote, &clock)
-			if err := os.MkdirAll(b, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			sync(t, b, remote, &clock)
+			_, remote, a, b, clock := newTeam(t, "ops/x.md", entry("X", "x.", "X."), ".gitignore", "*.tmp\n")
 			os.Remove(filepath.Join(b, "ops/x.md"))
 			testroot.Write(t, b, ".gitignore", "*.tmp\n*.bak\n")
-			sync(t, b, remote, &clock)
+			sync(t, b, remote, clock)
 
 			testroot.Write(t, a, "ops/y.md", entry("Y", "y.", "Y.")) // a merge, not a fast-forward
 			m := duringMerge{engine(t, a), func() { testroot.Write(t, a, tc.path, tc.edit) }}
-			if rep, err := syncErr(t, a, m, &clock); err == nil || !strings.Contains(err.Error(), tc.path) {
+			if rep, err := syncErr(t, a, m, clock); err == nil || !strings.Contains(err.Error(), tc.path) {
 				t.Fatalf("a sync that met an edit made during its merge: %+v, %v", rep, err)
 			}
 			if got := testroot.Read(t, a, tc.path); got != tc.edit {
 				t.Fatalf("%s after the sync: %q, want the edit %q", tc.path, got, tc.edit)
 			}
-			rep := sync(t, a, remote, &clock)
+			rep := sync(t, a, remote, clock)
 			if got := testroot.Read(t, a, tc.path); !tc.want(got) {
 				t.Fatalf("%s after the next sync (%+v): %q", tc.path, rep, got)
 			}
@@ -97,19 +82,7 @@ func TestSyncKeepsFilesGitIgnoresHere(t *testing.T) {
 	t.Setenv("HOME", t.TempDir()) // no person's git configuration
 	t.Setenv("XDG_CONFIG_HOME", "")
 	for _, fastForward := range []bool{true, false} {
-		dir := t.TempDir()
-		remote := filepath.Join(dir, "team.git")
-		if _, err := git.PlainInit(remote, true); err != nil {
-			t.Fatal(err)
-		}
-		a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
-		clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-		testroot.Write(t, a, "ops/x.md", entry("X", "x.", "X."))
-		sync(t, a, remote, &clock)
-		if err := os.MkdirAll(b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		sync(t, b, remote, &clock)
+		dir, remote, a, b, clock := newTeam(t, "ops/x.md", entry("X", "x.", "X."))
 
 		mine := filepath.Join(dir, "alice-ignores")
 		testroot.Write(t, a, ".git/info/exclude", "# Alice's\ndrafts/\n.obsidian/\n")
@@ -123,7 +96,7 @@ func TestSyncKeepsFilesGitIgnoresHere(t *testing.T) {
 		if !fastForward {
 			testroot.Write(t, a, "ops/y.md", entry("Y", "y.", "Y."))
 		}
-		sync(t, a, remote, &clock)
+		sync(t, a, remote, clock)
 		pushed := pushedFiles(t, remote)
 		for p := range alice {
 			if _, ok := pushed[p]; ok {
@@ -135,11 +108,11 @@ func TestSyncKeepsFilesGitIgnoresHere(t *testing.T) {
 			testroot.Write(t, b, p, "Bob's "+p+"\n")
 		}
 		testroot.Write(t, b, "ops/x.md", entry("X", "x.", "X, as Bob wrote it."))
-		sync(t, b, remote, &clock)
+		sync(t, b, remote, clock)
 		if !fastForward {
 			testroot.Write(t, a, "ops/z.md", entry("Z", "z.", "Z."))
 		}
-		_, err := syncErr(t, a, engine(t, a), &clock)
+		_, err := syncErr(t, a, engine(t, a), clock)
 		if err == nil || !strings.Contains(err.Error(), "drafts/plan.md") || !strings.Contains(err.Error(), "secret.txt") {
 			t.Fatalf("fast-forward %v: a sync bringing files that git ignores here: %v", fastForward, err)
 		}
@@ -161,7 +134,7 @@ func TestSyncKeepsFilesGitIgnoresHere(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		sync(t, a, remote, &clock)
+		sync(t, a, remote, clock)
 		if got := testroot.Read(t, a, "secret.txt"); got != "Bob's secret.txt\n" {
 			t.Errorf("fast-forward %v: secret.txt after moving Alice's aside: %q", fastForward, got)
 		}
@@ -172,25 +145,13 @@ func TestSyncKeepsFilesGitIgnoresHere(t *testing.T) {
 // second conflict's copy goes beside the first, which the person has not
 // resolved yet, instead of replacing it.
 func TestSyncKeepsAnEarlierConflictCopy(t *testing.T) {
-	dir := t.TempDir()
-	remote := filepath.Join(dir, "team.git")
-	if _, err := git.PlainInit(remote, true); err != nil {
-		t.Fatal(err)
-	}
-	a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
-	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	const img = "ops/billing/diagram.png"
-	testroot.Write(t, a, img, "\x89PNG\x00base")
-	sync(t, a, remote, &clock)
-	if err := os.MkdirAll(b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sync(t, b, remote, &clock)
+	_, remote, a, b, clock := newTeam(t, img, "\x89PNG\x00base")
 	for round := 1; round <= 2; round++ {
 		testroot.Write(t, a, img, fmt.Sprintf("\x89PNG\x00alice %d", round))
 		testroot.Write(t, b, img, fmt.Sprintf("\x89PNG\x00bob %d", round))
-		sync(t, b, remote, &clock)
-		if rep := sync(t, a, remote, &clock); len(rep.Conflicts) != 1 {
+		sync(t, b, remote, clock)
+		if rep := sync(t, a, remote, clock); len(rep.Conflicts) != 1 {
 			t.Fatalf("round %d: %+v", round, rep)
 		}
 	}

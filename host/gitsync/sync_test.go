@@ -79,6 +79,37 @@ func opened(t *testing.T, root string) (*runtime.Engine, api.OpenResult) {
 	return eng, res
 }
 
+// newRemote makes an empty bare repository, the team's remote, in a
+// folder of its own (dir), where the people's roots go too.
+func newRemote(t *testing.T) (dir, remote string) {
+	t.Helper()
+	dir = t.TempDir()
+	remote = filepath.Join(dir, "team.git")
+	if _, err := git.PlainInit(remote, true); err != nil {
+		t.Fatal(err)
+	}
+	return dir, remote
+}
+
+// newTeam is newRemote with two roots syncing through it: alice's holds
+// files (path, text, path, text, ...) and syncs first, then bob's, empty,
+// takes them. clock is the one both synced by.
+func newTeam(t *testing.T, files ...string) (dir, remote, a, b string, clock *time.Time) {
+	t.Helper()
+	dir, remote = newRemote(t)
+	a, b = filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
+	c := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i := 0; i+1 < len(files); i += 2 {
+		testroot.Write(t, a, files[i], files[i+1])
+	}
+	sync(t, a, remote, &c)
+	if err := os.MkdirAll(b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, b, remote, &c)
+	return dir, remote, a, b, &c
+}
+
 func sync(t *testing.T, root, remote string, clock *time.Time) gitsync.Report {
 	t.Helper()
 	rep, _ := syncSteps(t, root, remote, clock)
@@ -112,11 +143,7 @@ func syncSteps(t *testing.T, root, remote string, clock *time.Time) (gitsync.Rep
 // and the engine re-reads only what a sync changed.
 func TestTwoRootsConverge(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	remote := filepath.Join(dir, "team.git")
-	if _, err := git.PlainInit(remote, true); err != nil {
-		t.Fatal(err)
-	}
+	dir, remote := newRemote(t)
 	a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
@@ -349,21 +376,9 @@ func commitMessage(t *testing.T, root, hash string) string {
 // gone by then) still lists them, for the engine to read again; the next
 // sync, with the remote back, pushes what the first committed.
 func TestFailedSyncListsWhatItChanged(t *testing.T) {
-	dir := t.TempDir()
-	remote := filepath.Join(dir, "team.git")
-	if _, err := git.PlainInit(remote, true); err != nil {
-		t.Fatal(err)
-	}
-	a, b := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
-	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	testroot.Write(t, a, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
-	sync(t, a, remote, &clock)
-	if err := os.MkdirAll(b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sync(t, b, remote, &clock)
+	_, remote, a, b, clock := newTeam(t, "ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
 	testroot.Write(t, a, "ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the secondary."))
-	sync(t, a, remote, &clock)
+	sync(t, a, remote, clock)
 	testroot.Write(t, b, "ops/pager/handover.md", entry("Handover", "Write a note.", "The outgoing engineer writes a note."))
 
 	away := remote + ".away"
@@ -383,7 +398,7 @@ func TestFailedSyncListsWhatItChanged(t *testing.T) {
 	if err := os.Rename(away, remote); err != nil {
 		t.Fatal(err)
 	}
-	if rep := sync(t, b, remote, &clock); rep.Merge != "none" || rep.Ahead != 2 || rep.Committed != "" {
+	if rep := sync(t, b, remote, clock); rep.Merge != "none" || rep.Ahead != 2 || rep.Committed != "" {
 		t.Errorf("the sync after: %+v", rep)
 	}
 }
@@ -391,11 +406,7 @@ func TestFailedSyncListsWhatItChanged(t *testing.T) {
 // Many changes at once (past the count staged one by one) are committed
 // alike: additions, edits and deletions, and nothing of .arbor/.
 func TestManyChangesCommitted(t *testing.T) {
-	dir := t.TempDir()
-	remote := filepath.Join(dir, "team.git")
-	if _, err := git.PlainInit(remote, true); err != nil {
-		t.Fatal(err)
-	}
+	dir, remote := newRemote(t)
 	a := filepath.Join(dir, "alice")
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	for i := range 100 {
