@@ -203,6 +203,11 @@ export function nodeFs(dir) {
     const temp = path.join(parent, `.arbor-tmp-${process.pid}-${++tempCounter}-${path.basename(full)}`);
     let fd;
     try {
+      // A link at p is refused, never replaced (the Go host's rule): the
+      // rename would turn one of two names of a file into a copy of its own.
+      if (fs.lstatSync(full, { throwIfNoEntry: false })?.isSymbolicLink()) {
+        throw new StorageError('EACCES', `write ${p}: is a symbolic link`);
+      }
       fs.mkdirSync(parent, { recursive: true });
       fd = fs.openSync(temp, 'wx', 0o644);
       let off = 0;

@@ -209,6 +209,13 @@ test('nodeFs: symbolic links out of the root are refused; links inside work', (t
   assert.throws(() => s.rename('alias/in.md', 'moved.md'), code('EACCES'));
   assert.throws(() => s.rename('real/in.md', 'alias/new.md'), code('EACCES'));
   assert.equal(fs.readFileSync(path.join(dir, 'real', 'in.md'), 'utf8'), 'in');
+  // A link at the path itself is refused too, never replaced by a file.
+  fs.symlinkSync(path.join(dir, 'real', 'in.md'), path.join(dir, 'real', 'twin.md'));
+  assert.throws(() => s.write('real/twin.md', enc.encode('x')), code('EACCES'));
+  assert.throws(() => s.swap('real/twin.md', enc.encode('x'), enc.encode('in'), true), code('EACCES'));
+  assert.ok(fs.lstatSync(path.join(dir, 'real', 'twin.md')).isSymbolicLink());
+  assert.equal(fs.readFileSync(path.join(dir, 'real', 'in.md'), 'utf8'), 'in');
+  fs.unlinkSync(path.join(dir, 'real', 'twin.md'));
   // Through the host ABI the same escape is -2, a malformed path -3.
   const mem = new WebAssembly.Memory({ initial: 1 });
   const host = new ArborHost({ storage: s });
