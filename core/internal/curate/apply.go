@@ -113,7 +113,7 @@ func (c *Curator) update(a *Applied, op api.Operation, v valid) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkUpdate(v.path, before, changed, op); err != nil {
+	if err := c.checkUpdate("update", v.path, before, changed, op); err != nil {
 		return err
 	}
 	return c.writeUpdate(a, op, v)
@@ -198,7 +198,7 @@ func (c *Curator) upsert(a *Applied, op api.Operation, v valid) (outcome, error)
 	if err != nil {
 		return 0, err
 	}
-	if err := c.checkUpdate(v.path, before, changed, op); err != nil {
+	if err := c.checkUpdate("update", v.path, before, changed, op); err != nil {
 		return 0, err
 	}
 	if cat.Has(v.path) {
@@ -261,14 +261,8 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 		if err != nil {
 			return err
 		}
-		if before.known && !c.known(p) {
-			return conflictf("%s was removed on disk since this session read it; nothing was merged", p)
-		}
-		if now, ok := c.catalog().Get(p); changed && ok && before.entry != nil {
-			if parts := replacedBoth(before.entry, now, opc); len(parts) > 0 {
-				return conflictf("%s changed on disk since this session read it, in what this merge replaces (%s); nothing was written: read it, then send the merge again",
-					p, strings.Join(parts, ", "))
-			}
+		if err := c.checkUpdate("merge", p, before, changed, opc); err != nil {
+			return err
 		}
 	}
 	for _, r := range c.catalog().Backlinks(src) {

@@ -112,6 +112,7 @@ type auditRecord struct {
 // The caller holds the root's lock.
 func (c *Curator) Apply(ops []api.Operation) Result {
 	c.lists = nil
+	c.auditLog().relist()
 	res := Result{Applied: make([]Applied, 0, len(ops))}
 	var auditErr error
 	if msg, err := c.Recover(); err != nil {
@@ -233,7 +234,7 @@ func (c *Curator) rotateAudit() error {
 	if err := c.FS.Rename(AuditPath, path.Join(dir, name)); err != nil {
 		return fmt.Errorf("rotate %s: %w", AuditPath, err)
 	}
-	c.auditLog().rotated()
+	c.auditLog().rotatedAway()
 	return nil
 }
 

@@ -103,25 +103,25 @@ func (c *Curator) read(p string) (seen, bool, error) {
 	return s, changed, err
 }
 
-// checkUpdate refuses an UPDATE of an entry whose file changed on disk
-// since the session read it (before), when the file is gone or the update
-// would replace what changed there. Parts the update leaves alone, or
-// that are united (relations, tags, keywords, facts, snippets), keep what
-// the file holds now.
-func (c *Curator) checkUpdate(p string, before seen, changed bool, op api.Operation) error {
+// checkUpdate refuses an operation (verb: "update", "merge") on an entry
+// whose file changed on disk since the session read it (before), when the
+// file is gone or the text the operation gives would replace what changed
+// there. Parts it leaves alone, or that are united (relations, tags,
+// keywords, facts, snippets), keep what the file holds now.
+func (c *Curator) checkUpdate(verb, p string, before seen, changed bool, op api.Operation) error {
 	if !changed || !before.known {
 		return nil
 	}
 	if !c.known(p) {
-		return conflictf("%s was removed on disk since this session read it; not updated (ADD it again to bring it back)", p)
+		return conflictf("%s was removed on disk since this session read it; nothing was written (ADD it again to bring it back)", p)
 	}
 	now, ok := c.catalog().Get(p)
 	if !ok || before.entry == nil {
 		return nil
 	}
 	if parts := replacedBoth(before.entry, now, op); len(parts) > 0 {
-		return conflictf("%s changed on disk since this session read it, in what this update replaces (%s); nothing was written: read it, then send the update again",
-			p, strings.Join(parts, ", "))
+		return conflictf("%s changed on disk since this session read it, in what this %s replaces (%s); nothing was written: read it, then send the %s again",
+			p, verb, strings.Join(parts, ", "), verb)
 	}
 	return nil
 }

@@ -33,11 +33,10 @@ const EarlierReasons = "Earlier reasons"
 // longer has (a deleted .arbor, an entry dated by an ingested note's own
 // front matter) keeps the reason: one paragraph too many, never one lost.
 func (c *Curator) keepReasons(e *tree.Entry, olds ...*tree.Entry) error {
+	i := slices.IndexFunc(e.Other, func(s tree.Section) bool { return strings.EqualFold(s.Heading, EarlierReasons) })
 	for _, o := range olds {
 		r := strings.TrimSpace(o.Reason)
-		if r == "" || r == strings.TrimSpace(e.Reason) || slices.ContainsFunc(e.Other, func(s tree.Section) bool {
-			return strings.EqualFold(s.Heading, EarlierReasons) && strings.Contains(s.Body, r)
-		}) {
+		if r == "" || r == strings.TrimSpace(e.Reason) || (i >= 0 && strings.Contains(e.Other[i].Body, r)) {
 			continue
 		}
 		logged, err := c.auditLog().logged(c.FS, o.UpdatedAt, r)
@@ -47,10 +46,9 @@ func (c *Curator) keepReasons(e *tree.Entry, olds ...*tree.Entry) error {
 		if logged {
 			continue
 		}
-		i := slices.IndexFunc(e.Other, func(s tree.Section) bool { return strings.EqualFold(s.Heading, EarlierReasons) })
 		if i < 0 {
-			e.Other = append(e.Other, tree.Section{Heading: EarlierReasons, Body: r})
-			continue
+			i = len(e.Other)
+			e.Other = append(e.Other, tree.Section{Heading: EarlierReasons})
 		}
 		e.Other[i].Body = joinText(e.Other[i].Body, r, "\n\n")
 	}
@@ -62,6 +60,10 @@ func (c *Curator) keepReasons(e *tree.Entry, olds ...*tree.Entry) error {
 // log file once.
 type auditReasons struct {
 	files map[string]*loggedReasons // by path
+	// rotated are the names of the rotated logs, listed once per Apply:
+	// while it holds the root's lock, no other process rotates the log.
+	rotated []string
+	listed  bool
 }
 
 // loggedReasons is what one audit log file holds: the hash of each reason
@@ -102,26 +104,26 @@ func (a *auditReasons) logged(fsys host.FS, t time.Time, r string) (bool, error)
 	if ok, err := has(AuditPath); ok || err != nil {
 		return ok, err
 	}
-	dir := path.Dir(AuditPath)
-	list, err := fsys.ReadDir(dir)
-	if errors.Is(err, host.ErrNotFound) {
-		return false, nil
-	} else if err != nil {
-		return false, err
+	if !a.listed {
+		list, err := fsys.ReadDir(path.Dir(AuditPath))
+		if err != nil && !errors.Is(err, host.ErrNotFound) {
+			return false, err
+		}
+		a.rotated = a.rotated[:0]
+		for _, de := range list {
+			if !de.IsDir && de.Name != path.Base(AuditPath) && strings.HasPrefix(de.Name, "audit.") && strings.HasSuffix(de.Name, ".jsonl") {
+				a.rotated = append(a.rotated, de.Name)
+			}
+		}
+		slices.Sort(a.rotated)
+		a.listed = true
 	}
 	// A rotated log holds what was logged before its name's time, so the
 	// first one named at t or later holds t's records; a clock set back, or
 	// a second split over two files, may put them in a later one.
-	from := RotatedAuditName(t)
-	var names []string
-	for _, de := range list {
-		if !de.IsDir && strings.HasPrefix(de.Name, "audit.") && strings.HasSuffix(de.Name, ".jsonl") && de.Name >= from {
-			names = append(names, de.Name)
-		}
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if ok, err := has(path.Join(dir, name)); ok || err != nil {
+	from, _ := slices.BinarySearch(a.rotated, RotatedAuditName(t))
+	for _, name := range a.rotated[from:] {
+		if ok, err := has(path.Join(path.Dir(AuditPath), name)); ok || err != nil {
 			return ok, err
 		}
 	}
@@ -188,5 +190,13 @@ func (a *auditReasons) appended(line []byte) {
 	}
 }
 
-// rotated forgets the current log, renamed away.
-func (a *auditReasons) rotated() { delete(a.files, AuditPath) }
+// rotatedAway forgets the current log, renamed away, and the listing of
+// the rotated ones.
+func (a *auditReasons) rotatedAway() {
+	delete(a.files, AuditPath)
+	a.listed = false
+}
+
+// relist forgets the listing of the rotated logs: another process may have
+// rotated the log since this session last held the root's lock.
+func (a *auditReasons) relist() { a.listed = false }
