@@ -147,5 +147,5 @@ var mergeBufferSize = 1 << 20 // a variable for the tests
 // records where the matched terms occur, as bluge.Reader.Search opens one
 // for a request including locations (see snapshot for the reader).
 func (x *Index) searcher(q bluge.Query) (bsearch.Searcher, error) {
-	return bluge.NewAllMatches(q).IncludeLocations().Searcher(snapshot{x.reader}, x.cfg.search)
+	return bluge.NewAllMatches(q).IncludeLocations().Searcher(snapshot{Snapshot: x.reader}, x.cfg.search)
 }

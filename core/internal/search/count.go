@@ -24,10 +24,11 @@ type countable interface {
 	matches(c *counter, seg int) (*roaring.Bitmap, error)
 }
 
-// counter lists the matches of queries on one snapshot.
+// counter lists the matches of queries on one snapshot, and opens the
+// searchers of one ranking on it (search).
 type counter struct {
 	r       snapshot
-	search  func(bluge.Query) (bsearch.Searcher, error) // opens a query's searcher on r
+	cfg     bluge.Config
 	segs    []segment.Segment
 	deleted []*roaring.Bitmap
 	offsets []uint64 // the first document number of each segment
@@ -44,13 +45,19 @@ type orInto interface {
 // counter returns a counter of the matches of queries on the index's
 // current snapshot.
 func (x *Index) counter() (*counter, error) {
-	r := snapshot{x.reader}
-	c := &counter{r: r, search: x.searcher, dicts: map[string][]segment.Dictionary{}, phrases: map[*phraseQuery][]*roaring.Bitmap{}}
+	c := &counter{cfg: x.cfg.search, dicts: map[string][]segment.Dictionary{}, phrases: map[*phraseQuery][]*roaring.Bitmap{}}
 	var err error
-	if c.segs, c.deleted, c.offsets, err = segmentsOf(r); err != nil {
+	if c.segs, c.deleted, c.offsets, err = segmentsOf(snapshot{Snapshot: x.reader}); err != nil {
 		return nil, fmt.Errorf("count: %w", err)
 	}
+	c.r = snapshot{Snapshot: x.reader, memo: &lookups{segs: c.segs, deleted: c.deleted, offsets: c.offsets}}
 	return c, nil
+}
+
+// search opens the searcher of q on the counter's snapshot, where the
+// searchers of one ranking share their terms' lookups (lookups).
+func (c *counter) search(q bluge.Query) (bsearch.Searcher, error) {
+	return bluge.NewAllMatches(q).IncludeLocations().Searcher(c.r, c.cfg)
 }
 
 // count returns the number of live documents q matches.

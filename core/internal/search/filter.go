@@ -524,8 +524,8 @@ type keyed struct {
 // score may have the best key), keeps the limit first by key, equal keys
 // by score then path, and runs q again over those alone (the allowSet of
 // their numbers) to read them as run does.
-func (x *Index) runBy(q bluge.Query, limit int, by func(string) (float64, bool), offsets []uint64) ([]stored, error) {
-	s, err := x.searcher(withoutLocations{q})
+func (x *Index) runBy(q bluge.Query, limit int, by func(string) (float64, bool), c *counter) ([]stored, error) {
+	s, err := c.search(withoutLocations{q})
 	if err != nil {
 		return nil, err
 	}
@@ -582,7 +582,7 @@ func (x *Index) runBy(q bluge.Query, limit int, by func(string) (float64, bool),
 		nums[i] = k.num
 		rank[k.path] = i
 	}
-	docs, err := x.run(&filtered{q: q, allow: newAllowSet(offsets, nums)}, len(all), offsets)
+	docs, err := x.run(&filtered{q: q, allow: newAllowSet(c.offsets, nums)}, len(all), c)
 	if err != nil {
 		return nil, err
 	}

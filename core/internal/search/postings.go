@@ -22,6 +22,9 @@ import (
 // instead never lets an iterator in use reach the pool.
 type snapshot struct {
 	*index.Snapshot
+	// memo, when not nil, keeps what opening a term's searcher reads for
+	// the ranking the snapshot was made for (lookups).
+	memo *lookups
 }
 
 // PostingsIterator implements bluge's search.Reader.

@@ -25,7 +25,7 @@ func TestPostingsAdvanceBackwards(t *testing.T) {
 		docs = append(docs, Doc{Path: fmt.Sprintf("d/%02d.md", i), Content: strings.Join(words, " ")})
 	}
 	x := newIndex(t, Options{}, docs...)
-	r := snapshot{x.reader}
+	r := snapshot{Snapshot: x.reader}
 	field := fieldNames[fContent]
 	open := func(term string) segment.PostingsIterator {
 		t.Helper()

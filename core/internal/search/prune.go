@@ -66,7 +66,7 @@ func (q *termQuery) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearc
 	case snapshot:
 		snap = v
 	case *index.Snapshot: // bluge's own reader (its collector, in tests)
-		snap = snapshot{v}
+		snap = snapshot{Snapshot: v}
 	default:
 		return nil, 0, fmt.Errorf("search: term %q: reader %T is not an index snapshot", q.term, r)
 	}

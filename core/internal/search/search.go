@@ -133,7 +133,7 @@ func (x *Index) rank(query string, limit int, order Order, sc Scope) (Ranked, er
 	if err != nil {
 		return Ranked{}, fmt.Errorf("search: %q: filter: %w", query, err)
 	}
-	p := pass{x: x, allow: allow, by: sc.By, offsets: c.offsets}
+	p := pass{x: x, c: c, allow: allow, by: sc.By}
 	docs, err := x.collect(&r.Result, c, p, qs, limit, order)
 	if err != nil {
 		return Ranked{}, fmt.Errorf("search: %q: %w", query, err)
@@ -268,10 +268,10 @@ func (x *Index) Terms(text string) []string {
 // pass runs the passes of one search: within its filter (allow; nil
 // keeps every document), in its order (by; nil orders by score).
 type pass struct {
-	x       *Index
-	allow   *allowSet
-	by      func(string) (float64, bool)
-	offsets []uint64
+	x     *Index
+	c     *counter // the ranking's snapshot, whose searchers it opens
+	allow *allowSet
+	by    func(string) (float64, bool)
 }
 
 // within narrows q to the documents the filter keeps.
@@ -287,15 +287,15 @@ func (p pass) within(q bluge.Query) bluge.Query {
 func (p pass) run(q bluge.Query, contexts bool, limit int) ([]stored, error) {
 	k := &kindFilter{q: p.within(q), kind: kindContext, exclude: !contexts}
 	if p.by != nil {
-		return p.x.runBy(k, limit, p.by, p.offsets)
+		return p.x.runBy(k, limit, p.by, p.c)
 	}
-	return p.x.run(k, limit, p.offsets)
+	return p.x.run(k, limit, p.c)
 }
 
 // exists reports whether a query term matches any document the filter
 // keeps exactly or as a prefix expansion (fuzzy expansions do not count).
 func (p pass) exists(q *qterm) (bool, error) {
-	s, err := p.x.searcher(withoutLocations{p.within(p.x.termClause(q, false, false))})
+	s, err := p.c.search(withoutLocations{p.within(p.x.termClause(q, false, false))})
 	if err != nil {
 		return false, err
 	}
@@ -384,15 +384,14 @@ type stored struct {
 	content, tags, keywords, aside string
 }
 
-// run executes one pass and reads the stored fields of the top documents
-// and where the query's terms occur in them. offsets are the first
-// document numbers of the snapshot's segments (counter.offsets).
+// run executes one pass on c's snapshot and reads the stored fields of the
+// top documents and where the query's terms occur in them.
 //
 // The pass ranks without the terms' locations, which a searcher would
 // otherwise decode for every match it reads, thousands for a frequent
 // word, and then reads them for the documents it keeps alone (locations).
-func (x *Index) run(q bluge.Query, limit int, offsets []uint64) ([]stored, error) {
-	s, err := x.searcher(withoutLocations{q})
+func (x *Index) run(q bluge.Query, limit int, c *counter) ([]stored, error) {
+	s, err := c.search(withoutLocations{q})
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +399,7 @@ func (x *Index) run(q bluge.Query, limit int, offsets []uint64) ([]stored, error
 	if err != nil {
 		return nil, err
 	}
-	locs, err := x.locations(q, ms, offsets)
+	locs, err := x.locations(q, ms, c)
 	if err != nil {
 		return nil, err
 	}
@@ -439,7 +438,7 @@ func (x *Index) run(q bluge.Query, limit int, offsets []uint64) ([]stored, error
 // locations returns where the terms of q occur in each of ms, documents
 // q matches, by document number: a search of q over those documents
 // alone, as run's pass would have collected them.
-func (x *Index) locations(q bluge.Query, ms []*bsearch.DocumentMatch, offsets []uint64) (map[uint64]map[string]bsearch.TermLocationMap, error) {
+func (x *Index) locations(q bluge.Query, ms []*bsearch.DocumentMatch, c *counter) (map[uint64]map[string]bsearch.TermLocationMap, error) {
 	if len(ms) == 0 {
 		return nil, nil
 	}
@@ -447,7 +446,7 @@ func (x *Index) locations(q bluge.Query, ms []*bsearch.DocumentMatch, offsets []
 	for i, m := range ms {
 		nums[i] = m.Number
 	}
-	s, err := x.searcher(&filtered{q: q, allow: newAllowSet(offsets, nums)})
+	s, err := c.search(&filtered{q: q, allow: newAllowSet(c.offsets, nums)})
 	if err != nil {
 		return nil, err
 	}

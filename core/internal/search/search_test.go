@@ -1227,7 +1227,7 @@ func TestRunLocationsAsOnePass(t *testing.T) {
 			}
 			for _, and := range []bool{true, false} {
 				bq := x.buildQuery(x.parse(q), and)
-				got, err := x.run(bq, 20, c.offsets)
+				got, err := x.run(bq, 20, c)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring"
 	bsearch "github.com/blugelabs/bluge/search"
@@ -41,7 +42,7 @@ type termSearcher struct {
 // newTermSearcher opens the searcher of term in field with a boost, as
 // bluge's NewTermSearcher does, on a snapshot.
 func newTermSearcher(r snapshot, term, field string, boost float64, opts bsearch.SearcherOptions) (*termSearcher, error) {
-	segs, deleted, offsets, err := segmentsOf(r)
+	segs, deleted, offsets, err := r.segments()
 	if err != nil {
 		return nil, fmt.Errorf("search: term %q: %w", term, err)
 	}
@@ -57,12 +58,8 @@ func newTermSearcher(r snapshot, term, field string, boost float64, opts bsearch
 		iters:    make([]segment.PostingsIterator, len(segs)),
 	}
 	for i, seg := range segs {
-		dict, err := seg.Dictionary(field)
-		if err != nil {
-			return nil, fmt.Errorf("search: term %q: dictionary of %s: %w", term, field, err)
-		}
-		if t.lists[i], err = dict.PostingsList([]byte(term), deleted[i], nil); err != nil {
-			return nil, fmt.Errorf("search: term %q: postings in %s: %w", term, field, err)
+		if t.lists[i], err = r.memo.postings(i, seg, deleted[i], field, term); err != nil {
+			return nil, fmt.Errorf("search: term %q: %w", term, err)
 		}
 		t.count += t.lists[i].Count()
 	}
@@ -211,4 +208,83 @@ func segmentsOf(r snapshot) (segs []segment.Segment, deleted []*roaring.Bitmap, 
 		next += seg.Count()
 	}
 	return segs, deleted, offsets, nil
+}
+
+// segments is segmentsOf(s), as its memo found them when it has one.
+func (s snapshot) segments() ([]segment.Segment, []*roaring.Bitmap, []uint64, error) {
+	if s.memo != nil {
+		return s.memo.segs, s.memo.deleted, s.memo.offsets, nil
+	}
+	return segmentsOf(s)
+}
+
+// lookups keeps, for one ranking on one snapshot (counter), the postings
+// list of each term a searcher opened, by segment and field. A question
+// opens the searchers of its terms several times over: its passes (every
+// term, any term, the context files), the pass reading where the terms
+// occur in the documents kept, the probes of terms no document matched,
+// and each opening looked the term up in every segment's dictionary and
+// decoded its bitmap of documents (bench/scale/notes.md). A postings list
+// is only read: each searcher opens iterators of its own on it.
+type lookups struct {
+	segs    []segment.Segment
+	deleted []*roaring.Bitmap
+	offsets []uint64
+	mu      sync.Mutex
+	dicts   map[dictKey]segment.Dictionary
+	lists   map[listKey]segment.PostingsList
+}
+
+type dictKey struct {
+	seg   int
+	field string
+}
+
+type listKey struct {
+	seg         int
+	field, term string
+}
+
+// postings returns the postings list of term in field of seg, the i-th
+// segment of the snapshot, less its deleted documents; a nil memo looks it
+// up each time.
+func (m *lookups) postings(i int, seg segment.Segment, deleted *roaring.Bitmap, field, term string) (segment.PostingsList, error) {
+	if m == nil {
+		dict, err := seg.Dictionary(field)
+		if err != nil {
+			return nil, fmt.Errorf("dictionary of %s: %w", field, err)
+		}
+		pl, err := dict.PostingsList([]byte(term), deleted, nil)
+		if err != nil {
+			return nil, fmt.Errorf("postings in %s: %w", field, err)
+		}
+		return pl, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	lk := listKey{i, field, term}
+	if pl, ok := m.lists[lk]; ok {
+		return pl, nil
+	}
+	dk := dictKey{i, field}
+	dict, ok := m.dicts[dk]
+	if !ok {
+		var err error
+		if dict, err = seg.Dictionary(field); err != nil {
+			return nil, fmt.Errorf("dictionary of %s: %w", field, err)
+		}
+		if m.dicts == nil {
+			m.dicts = map[dictKey]segment.Dictionary{}
+		}
+		m.dicts[dk] = dict
+	}
+	pl, err := dict.PostingsList([]byte(term), deleted, nil)
+	if err != nil {
+		return nil, fmt.Errorf("postings in %s: %w", field, err)
+	}
+	if m.lists == nil {
+		m.lists = map[listKey]segment.PostingsList{}
+	}
+	m.lists[lk] = pl
+	return pl, nil
 }

@@ -41,7 +41,7 @@ func TestTermSearcherAsBluge(t *testing.T) {
 	if n := len(x.reader.Segments()); n < 3 {
 		t.Fatalf("%d segment(s): the test needs several", n)
 	}
-	r := snapshot{x.reader}
+	r := snapshot{Snapshot: x.reader}
 	segs, _, offsets, err := segmentsOf(r)
 	if err != nil {
 		t.Fatal(err)
