@@ -32,8 +32,12 @@ type Watcher struct {
 	mu      sync.Mutex
 	changed map[string]bool
 	rescan  bool
-	done    chan struct{}
-	signal  chan struct{}
+	// dirs holds the folders watched, by absolute path, so that one
+	// renamed or removed is unwatched with everything below it (unwatch);
+	// only New and then run use it.
+	dirs   map[string]bool
+	done   chan struct{}
+	signal chan struct{}
 }
 
 // New starts watching the folder root (absolute, symbolic links
@@ -44,7 +48,7 @@ func New(root string) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", root, err)
 	}
-	w := &Watcher{root: root, fsw: fsw, changed: map[string]bool{}, done: make(chan struct{}), signal: make(chan struct{}, 1)}
+	w := &Watcher{root: root, fsw: fsw, changed: map[string]bool{}, dirs: map[string]bool{}, done: make(chan struct{}), signal: make(chan struct{}, 1)}
 	if err := w.addTree(root); err != nil {
 		fsw.Close()
 		return nil, fmt.Errorf("watch %s: %w", root, err)
@@ -105,6 +109,9 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	rel, ok := w.rel(ev.Name)
 	if !ok {
 		return
+	}
+	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
+		w.unwatch(ev.Name)
 	}
 	if ev.Has(fsnotify.Create) {
 		// A new folder: watch it and what it already holds (files may
@@ -173,6 +180,32 @@ func (w *Watcher) addTree(dir string) error {
 		if p != dir && strings.HasPrefix(d.Name(), ".") {
 			return filepath.SkipDir
 		}
-		return w.fsw.Add(p)
+		if err := w.fsw.Add(p); err != nil {
+			return err
+		}
+		w.dirs[p] = true
+		return nil
 	})
+}
+
+// unwatch stops watching the folder name and every folder below it, when
+// it is one watched: it was renamed or removed. inotify watches a
+// folder, not its path: a folder renamed within the root keeps its
+// watches under the old paths, and fsnotify, which maps watches by path,
+// would report its changes under those paths, then drop the watch when
+// the kernel reports the move, after the new path was added (the same
+// folder, so the same watch): edits in a renamed folder went unheard.
+// Its new path's Create event watches it afresh (addTree).
+func (w *Watcher) unwatch(name string) {
+	if !w.dirs[name] {
+		return
+	}
+	prefix := name + string(filepath.Separator)
+	for d := range w.dirs {
+		if d == name || strings.HasPrefix(d, prefix) {
+			delete(w.dirs, d)
+			// A folder removed was unwatched by the kernel already.
+			_ = w.fsw.Remove(d)
+		}
+	}
 }

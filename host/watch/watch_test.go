@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,4 +49,76 @@ func TestChangedAndLost(t *testing.T) {
 	if _, rescan := w.Take(); rescan {
 		t.Fatal("the scan is asked for again")
 	}
+}
+
+// A folder a person renames (mv, a file manager, Obsidian) or replaces
+// is watched at its new path: every later edit in it, and in the folders
+// below it, is reported under the path it has now.
+func TestRenamedFolderWatchedAtItsNewPath(t *testing.T) {
+	root := t.TempDir()
+	write := func(dir, rel, text string) {
+		t.Helper()
+		full := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(root, "ops/billing/a.md", "a")
+	write(root, "ops/billing/late/b.md", "b")
+	w, err := New(root)
+	if err != nil {
+		t.Skipf("cannot watch here: %v", err)
+	}
+	defer w.Close()
+	// editUntilHeard edits each of files until the watcher has reported
+	// them all: the events of a rename reach the watcher a moment after
+	// it, and an edit before they do is taken in by the folder's scan.
+	editUntilHeard := func(step string, files ...string) {
+		t.Helper()
+		heard := map[string]bool{}
+		deadline := time.Now().Add(10 * time.Second)
+		for n := 0; ; n++ {
+			for _, f := range files {
+				write(root, f, fmt.Sprintf("%s, edit %d", f, n))
+			}
+			wait := time.After(200 * time.Millisecond)
+		collect:
+			for {
+				select {
+				case <-w.Changed():
+					paths, _ := w.Take()
+					for _, p := range paths {
+						heard[p] = true
+					}
+				case <-wait:
+					break collect
+				}
+			}
+			if !slices.ContainsFunc(files, func(f string) bool { return !heard[f] }) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: heard %v; want %v among them", step, slices.Sorted(maps.Keys(heard)), files)
+			}
+		}
+	}
+	if err := os.Rename(filepath.Join(root, "ops", "billing"), filepath.Join(root, "ops", "payments")); err != nil {
+		t.Fatal(err)
+	}
+	editUntilHeard("edits in the renamed folder", "ops/payments/a.md", "ops/payments/late/b.md")
+
+	// Replaced whole, as a checkout or a sync tool does.
+	if err := os.RemoveAll(filepath.Join(root, "ops", "payments")); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	write(elsewhere, "payments/a.md", "a, again")
+	write(elsewhere, "payments/late/b.md", "b, again")
+	if err := os.Rename(filepath.Join(elsewhere, "payments"), filepath.Join(root, "ops", "payments")); err != nil {
+		t.Fatal(err)
+	}
+	editUntilHeard("edits in the folder replaced", "ops/payments/a.md", "ops/payments/late/b.md")
 }
