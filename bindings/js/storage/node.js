@@ -306,9 +306,10 @@ export function nodeFs(dir) {
     // file it finds (its _handleFile), and would be the package's first
     // runtime dependency. The Go host watches the same way (fsnotify, a
     // watch per folder: host/watch). A folder that appears is reported (the
-    // engine lists it with everything below it) and watched; one that
-    // goes is dropped. An error of a watcher may have lost changes: the
-    // listener hears null (scan).
+    // engine lists it with everything below it) and watched afresh, even
+    // where one of its path was (removed and made again, as a checkout
+    // does); one that goes is dropped. An error of a watcher may have lost
+    // changes: the listener hears null (scan).
     changes(listener) {
       /** @type {Map<string, fs.FSWatcher>} by folder, relative to the root ('' for the root) */
       const watchers = new Map();
@@ -340,8 +341,10 @@ export function nodeFs(dir) {
               } catch {
                 st = undefined;
               }
+              // A folder that came, or came back: a watcher of the folder
+              // that went watches what is gone, never this one.
+              unwatch(child);
               if (st?.isDirectory()) watch(child);
-              else unwatch(child);
             }
             listener([child]);
           });

@@ -377,6 +377,36 @@ test('a folder memory watches each folder once, not each file, and follows folde
   await mem.close();
 });
 
+test('a folder memory hears the edits in a folder removed and made again, and in one renamed', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const write = (p, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), `---\ntitle: Pager rotation\n---\n\n## Narrative\n${text}\n`);
+  };
+  /** The paths of the entries a search for one word finds. */
+  const found = async (word) => (await mem.search(word)).results.map((r) => r.path);
+  write('ops/pager/rotation.md', 'The pager rotates on Mondays.');
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  // As a checkout switching branches does: the folder goes, and comes back at once.
+  fs.rmSync(path.join(dir, 'ops/pager'), { recursive: true });
+  write('ops/pager/rotation.md', 'The pager rotates on Tuesdays.');
+  await eventually('the folder made again', async () => (await found('tuesdays')).length === 1);
+  // The news of the folder's going and coming is spent: only a watcher of
+  // the new folder can tell of the next edit.
+  await new Promise((r) => setTimeout(r, 300));
+  await mem.search('pager');
+  write('ops/pager/rotation.md', 'The pager rotates on Wednesdays.');
+  await eventually('an edit in it', async () => (await found('wednesdays')).length === 1);
+  fs.renameSync(path.join(dir, 'ops/pager'), path.join(dir, 'ops/oncall'));
+  await eventually('the folder renamed', async () => (await found('wednesdays'))[0] === 'ops/oncall/rotation.md');
+  await new Promise((r) => setTimeout(r, 300));
+  await mem.search('pager');
+  write('ops/oncall/rotation.md', 'The pager rotates on Thursdays.');
+  await eventually('an edit in the renamed folder', async () => (await found('thursdays')).length === 1);
+  await mem.close();
+});
+
 test('refresh(): a scan finds what changed while nobody watched', { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime, watch: false });
