@@ -756,6 +756,62 @@ func TestIngestKeepsAPersonsEdit(t *testing.T) {
 	}
 }
 
+// An ingested entry a person moved by hand and edited stays theirs where
+// it went, as one edited in place does; one moved with MOVE (its bytes
+// kept) still follows its source there.
+func TestIngestKeepsAPersonsEditOfAMovedEntry(t *testing.T) {
+	guide := func(s string) []api.SourceFile {
+		return []api.SourceFile{{Name: "guide.md", Content: "# Guide\n\n## Setup\n\n" + s + "\n\n## Usage\n\nRun it.\n"}}
+	}
+	const from, to = "documents/guide/guide.md", "work/q3/guide.md"
+
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool.")})
+	b, err := mem.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := string(b) + "\nA line of my own.\n"
+	if err := mem.WriteFile(to, []byte(edited)); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.Remove(from); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Refresh(api.RefreshParams{}); err != nil {
+		t.Fatal(err)
+	}
+	res := mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool twice.")})
+	if f := res.Files[0]; f.Updated != 0 || len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], to+" was edited since it was ingested") {
+		t.Errorf("changed source: %+v", f)
+	}
+	if b, _ := mem.ReadFile(to); string(b) != edited {
+		t.Errorf("the person's edit was overwritten:\n%s", b)
+	}
+	// Still theirs at the next change.
+	mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool three times.")})
+	if b, _ := mem.ReadFile(to); string(b) != edited {
+		t.Errorf("second change: the person's edit was overwritten:\n%s", b)
+	}
+
+	// A MOVE keeps the entry's bytes: it is the source's still.
+	mem = host.NewMemFS()
+	eng = openIngest(t, mem, &clockVar{t1})
+	mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool.")})
+	mv := api.Operation{Type: api.OpMove, Path: from, To: to, Reason: "reorganised"}
+	if r := eng.Curate(api.CurateParams{Operations: []api.Operation{mv}}); r.Summary.Failed != 0 {
+		t.Fatalf("MOVE: %+v", r)
+	}
+	res = mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool twice.")})
+	if f := res.Files[0]; f.Updated != 1 || len(f.Warnings) != 0 {
+		t.Errorf("after a MOVE: %+v", f)
+	}
+	if b, _ := mem.ReadFile(to); !strings.Contains(string(b), "Install the tool twice.") {
+		t.Errorf("not updated where it went:\n%s", b)
+	}
+}
+
 // An ingested entry nobody edited follows its source.
 func TestIngestUpdatesWhatNobodyEdited(t *testing.T) {
 	mem := host.NewMemFS()

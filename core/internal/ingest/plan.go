@@ -247,9 +247,9 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 		fp.pieces = append(fp.pieces, pc)
 		fp.paths = append(fp.paths, path)
 	}
-	p.followMoves(&fp)
+	moved := p.followMoves(&fp)
 	p.known(f.Name, src.aliases, fp.paths)
-	fp.rec, fp.aliases = rec, src.aliases
+	fp.rec, fp.aliases = stampsMoved(rec, moved), src.aliases
 	p.build(&fp)
 	return fp, nil
 }
@@ -260,8 +260,8 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 // entries are the source's own by their provenance that no record lists
 // and no piece of the call takes; a piece takes the one with its file name
 // (a MOVE keeps it), else the one left takes the piece left (an entry
-// renamed).
-func (p *Planner) followMoves(fp *FilePlan) {
+// renamed). It returns the moves it followed, new path → old.
+func (p *Planner) followMoves(fp *FilePlan) map[string]string {
 	var lost []int
 	for i, path := range fp.paths {
 		if _, broken := p.Catalog.Broken(path); !p.Catalog.Has(path) && !broken {
@@ -269,8 +269,9 @@ func (p *Planner) followMoves(fp *FilePlan) {
 		}
 	}
 	if len(lost) == 0 {
-		return
+		return nil
 	}
+	moved := map[string]string{}
 	var found []string
 	for _, path := range p.provenanceIndex()[fp.Name] {
 		if _, recorded := p.owners[path]; !recorded && !fp.taken[path] && p.Catalog.Has(path) {
@@ -287,6 +288,7 @@ func (p *Planner) followMoves(fp *FilePlan) {
 			fp.old[to] = h
 		}
 		fp.paths[i] = to
+		moved[to] = from
 		found = slices.DeleteFunc(found, func(c string) bool { return c == to })
 	}
 	var left []int
@@ -306,6 +308,27 @@ func (p *Planner) followMoves(fp *FilePlan) {
 	if len(left) == 1 && len(found) == 1 {
 		take(left[0], found[0])
 	}
+	return moved
+}
+
+// stampsMoved is rec with the stamps of the entries moved (new path →
+// old) under their new paths: the file a person moved by hand and then
+// edited differs from what the ingest wrote, and stays theirs there
+// (edited), while one a MOVE carried, its bytes kept, is the ingest's
+// still. rec itself is left as the manifest has it.
+func stampsMoved(rec *SourceRecord, moved map[string]string) *SourceRecord {
+	if rec == nil || len(moved) == 0 {
+		return rec
+	}
+	cp := *rec
+	cp.Stamps = maps.Clone(rec.Stamps)
+	for to, from := range moved {
+		if st, ok := rec.Stamps[from]; ok {
+			delete(cp.Stamps, from)
+			cp.Stamps[to] = st
+		}
+	}
+	return &cp
 }
 
 // Link resolves the links of the pieces of every plan of the call into
