@@ -794,6 +794,9 @@ func TestIngestKeepsAPersonsEditOfAMovedEntry(t *testing.T) {
 	if b, _ := mem.ReadFile(to); string(b) != edited {
 		t.Errorf("second change: the person's edit was overwritten:\n%s", b)
 	}
+	if _, err := mem.Stat(from); err == nil {
+		t.Errorf("written again at %s", from)
+	}
 
 	// A MOVE keeps the entry's bytes: it is the source's still.
 	mem = host.NewMemFS()
@@ -809,6 +812,18 @@ func TestIngestKeepsAPersonsEditOfAMovedEntry(t *testing.T) {
 	}
 	if b, _ := mem.ReadFile(to); !strings.Contains(string(b), "Install the tool twice.") {
 		t.Errorf("not updated where it went:\n%s", b)
+	}
+	// And there it stays at every later change: not added back where the
+	// ingest first put it, the moved one deleted.
+	res = mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool three times.")})
+	if f := res.Files[0]; f.Updated != 1 || f.Added != 0 || f.Deleted != 0 {
+		t.Errorf("second change after a MOVE: %+v", f)
+	}
+	if b, _ := mem.ReadFile(to); !strings.Contains(string(b), "Install the tool three times.") {
+		t.Errorf("not updated where it went at the second change:\n%s", b)
+	}
+	if _, err := mem.Stat(from); err == nil {
+		t.Errorf("written again at %s", from)
 	}
 }
 

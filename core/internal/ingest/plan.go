@@ -52,6 +52,10 @@ type SourceRecord struct {
 	// yet ("[[name]]", or the relative path as written): an ingest that
 	// brings the note they name adds the relation (Planner.Follow).
 	Pending map[string][]string `json:"pending,omitempty"`
+	// Moved maps an entry that lives elsewhere than ingest puts it (moved
+	// by a MOVE or by hand, and followed there) to where ingest puts it,
+	// so that every later ingest updates it where it lives.
+	Moved map[string]string `json:"moved,omitempty"`
 }
 
 // manifestVersion is the version this package reads and writes.
@@ -138,6 +142,7 @@ type FilePlan struct {
 	pieces  []Piece
 	paths   []string
 	taken   map[string]bool
+	moved   map[string]string // the pieces followed to where their entries were moved: path → where ingest puts it
 	rec     *SourceRecord
 	pending map[string][]string
 	aliases []string
@@ -247,9 +252,9 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 		fp.pieces = append(fp.pieces, pc)
 		fp.paths = append(fp.paths, path)
 	}
-	moved := p.followMoves(&fp)
+	fp.moved = p.followMoves(&fp, rec)
 	p.known(f.Name, src.aliases, fp.paths)
-	fp.rec, fp.aliases = stampsMoved(rec, moved), src.aliases
+	fp.rec, fp.aliases = stampsMoved(rec, fp.moved), src.aliases
 	p.build(&fp)
 	return fp, nil
 }
@@ -260,8 +265,11 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 // entries are the source's own by their provenance that no record lists
 // and no piece of the call takes; a piece takes the one with its file name
 // (a MOVE keeps it), else the one left takes the piece left (an entry
-// renamed). It returns the moves it followed, new path → old.
-func (p *Planner) followMoves(fp *FilePlan) map[string]string {
+// renamed). An entry the source's record rec lists as moved from a piece's
+// path (SourceRecord.Moved) is followed first: it was moved after an
+// earlier ingest, which followed it. It returns the moves it followed,
+// where the entry is → where ingest puts it.
+func (p *Planner) followMoves(fp *FilePlan, rec *SourceRecord) map[string]string {
 	var lost []int
 	for i, path := range fp.paths {
 		if _, broken := p.Catalog.Broken(path); !p.Catalog.Has(path) && !broken {
@@ -291,6 +299,17 @@ func (p *Planner) followMoves(fp *FilePlan) map[string]string {
 		moved[to] = from
 		found = slices.DeleteFunc(found, func(c string) bool { return c == to })
 	}
+	if rec != nil && len(rec.Moved) > 0 {
+		kept := lost[:0]
+		for _, i := range lost {
+			if to := movedFrom(rec, fp.paths[i]); to != "" && !fp.taken[to] && p.owners[to] == fp.Name && p.Catalog.Has(to) {
+				take(i, to)
+			} else {
+				kept = append(kept, i)
+			}
+		}
+		lost = kept
+	}
 	var left []int
 	for _, i := range lost {
 		var same []string
@@ -309,6 +328,17 @@ func (p *Planner) followMoves(fp *FilePlan) map[string]string {
 		take(left[0], found[0])
 	}
 	return moved
+}
+
+// movedFrom is the entry rec records as moved from where ingest puts the
+// piece at path, or "".
+func movedFrom(rec *SourceRecord, path string) string {
+	for to, from := range rec.Moved {
+		if from == path {
+			return to
+		}
+	}
+	return ""
 }
 
 // stampsMoved is rec with the stamps of the entries moved (new path →
@@ -641,6 +671,14 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 	}
 	if len(rec.Stamps) == 0 {
 		rec.Stamps = nil
+	}
+	for to, from := range fp.moved {
+		if _, ok := rec.Entries[to]; ok {
+			if rec.Moved == nil {
+				rec.Moved = map[string]string{}
+			}
+			rec.Moved[to] = from
+		}
 	}
 	if failed == 0 {
 		rec.Hash = fp.hash
