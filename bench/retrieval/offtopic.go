@@ -249,6 +249,29 @@ func smallTree(q *lmeQuestion) *lmeQuestion {
 	return &s
 }
 
+// smallSessions are the sessions of a LoCoMo question's small tree: those
+// of its gold turns and smallDistractors others of its conversation (of n
+// sessions, the i-th numbered num(i)), fixed by a hash of the question's
+// key, as smallTree chooses them for LongMemEval-S.
+func smallSessions(key string, gold []TurnID, n int, num func(i int) int) map[int]bool {
+	keep := map[int]bool{}
+	for _, g := range gold {
+		keep[g.Session] = true
+	}
+	var others []int
+	for i := range n {
+		if s := num(i); !keep[s] {
+			others = append(others, s)
+		}
+	}
+	h := func(s int) [32]byte { return sha256.Sum256(fmt.Appendf(nil, "%s/%d", key, s)) }
+	sort.Slice(others, func(a, b int) bool { ha, hb := h(others[a]), h(others[b]); return bytes.Compare(ha[:], hb[:]) < 0 })
+	for _, s := range others[:min(smallDistractors, len(others))] {
+		keep[s] = true
+	}
+	return keep
+}
+
 // oodRow is one line of the confusion table.
 type oodRow struct {
 	kept, flagged       int // answerable questions

@@ -787,28 +787,15 @@ func (r *report) dump() map[string]any {
 			rk := map[string][]string{}
 			for s, m := range L.rank {
 				if v, ok := m[q.Key]; ok {
-					ids := make([]string, len(v))
-					for i, id := range v {
-						if id != (TurnID{}) {
-							ids[i] = id.String()
-						}
-					}
-					rk[s] = ids
+					rk[s] = turnStrings(v)
 				}
 			}
-			gold := make([]string, len(q.Gold))
-			for i, g := range q.Gold {
-				gold[i] = g.String()
-			}
-			item := map[string]any{"key": q.Key, "question": q.Text, "category": q.Category, "scored": q.Scored, "gold": gold, "rankings": rk, "arbor": L.arbor[q.Key]}
+			item := map[string]any{"key": q.Key, "question": q.Text, "category": q.Category, "scored": q.Scored, "gold": turnStrings(q.Gold), "rankings": rk, "arbor": L.arbor[q.Key]}
 			if pool, ok := L.pool[q.Key]; ok {
-				ids := make([]string, len(pool))
-				for i, id := range pool {
-					if id != (TurnID{}) {
-						ids[i] = id.String()
-					}
-				}
-				item["pool"] = ids
+				item["pool"] = turnStrings(pool)
+			}
+			if v, ok := L.smallRank[q.Key]; ok {
+				item["small"] = map[string]any{"arbor": L.small[q.Key], "ranking": turnStrings(v)}
 			}
 			qs = append(qs, item)
 		}
@@ -827,9 +814,24 @@ func (r *report) dump() map[string]any {
 			if pool, ok := E.pool[q.ID]; ok {
 				item["pool"] = pool
 			}
+			if v, ok := E.smallRank[sysArbor][q.ID]; ok {
+				item["small"] = map[string]any{"arbor": E.small[q.ID], "ranking": v}
+			}
 			qs = append(qs, item)
 		}
 		out["longmemeval"] = qs
+	}
+	return out
+}
+
+// turnStrings writes turns as LoCoMo's dia_ids ("D3:7"), the zero turn (a
+// context file among the results) as "".
+func turnStrings(ts []TurnID) []string {
+	out := make([]string, len(ts))
+	for i, id := range ts {
+		if id != (TurnID{}) {
+			out[i] = id.String()
+		}
 	}
 	return out
 }

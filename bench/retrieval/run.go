@@ -71,6 +71,12 @@ type locomoRun struct {
 	agreed agreement
 	pool   map[string][]TurnID // question key → its poolDepth best matches (-dump-pool)
 	off    *oodSet             // off-topic questions asked of the conversations (offtopic.go)
+	// small holds each scored question asked of a handful of its
+	// conversation's sessions (smallSessions): Arbor's answer and ranking,
+	// and the off-topic questions asked of those trees.
+	small     map[string]queryInfo
+	smallRank map[string][]TurnID
+	smallOff  *oodSet
 }
 
 type buildTiming struct {
@@ -90,7 +96,8 @@ func timed(d *time.Duration, f func()) {
 // runLocomo runs LoCoMo; foreign are the off-topic questions of the other
 // dataset, asked of every conversation with the hand-written ones.
 func runLocomo(convs []*locomoConv, context int, vs []variant, foreign []offTopicQ) *locomoRun {
-	r := &locomoRun{convs: convs, rank: map[string]map[string][]TurnID{}, arbor: map[string]queryInfo{}, vs: vs, arms: newArms(vs), lat0: latencies{}, peers: map[string]*buildTiming{}, pool: map[string][]TurnID{}, off: newOODSet()}
+	r := &locomoRun{convs: convs, rank: map[string]map[string][]TurnID{}, arbor: map[string]queryInfo{}, vs: vs, arms: newArms(vs), lat0: latencies{}, peers: map[string]*buildTiming{}, pool: map[string][]TurnID{}, off: newOODSet(),
+		small: map[string]queryInfo{}, smallRank: map[string][]TurnID{}, smallOff: newOODSet()}
 	for _, v := range vs {
 		r.rank[v.name] = map[string][]TurnID{}
 	}
@@ -201,6 +208,9 @@ func runLocomo(convs []*locomoConv, context int, vs []variant, foreign []offTopi
 			t.close()
 		}
 
+		if err := r.runSmall(c, units, byConv[ci], vs[0].lifecycle, foreign, an); err != nil {
+			progress("LoCoMo %s: small trees: %v", c.SampleID, err)
+		}
 		if err := r.runPeers(c, units, byConv[ci], an); err != nil {
 			progress("LoCoMo %s: peers: %v", c.SampleID, err)
 			continue
@@ -209,6 +219,53 @@ func runLocomo(convs []*locomoConv, context int, vs []variant, foreign []offTopi
 		progress("LoCoMo %d/%d %s: %d questions; Arbor (%d variants) %d entries so far in %s", ci+1, len(convs), c.SampleID, len(byConv[ci]), len(vs), st.Entries, st.Dur.Round(time.Millisecond))
 	}
 	return r
+}
+
+// runSmall asks each scored question qis of conversation c of a tree of a
+// handful of its sessions (smallSessions), then off-topic questions:
+// foreign ones and hand-written ones in rotation.
+func (r *locomoRun) runSmall(c *locomoConv, units []unit, qis []int, lc *api.LifecycleModel, foreign []offTopicQ, an *englishAnalyzer) error {
+	for k, qi := range qis {
+		q := r.qs[qi]
+		if !q.Scored {
+			continue
+		}
+		keep := smallSessions(q.Key, q.Gold, len(c.Sessions), func(i int) int { return c.Sessions[i].N })
+		var groups [][]unit
+		var kept []unit
+		for _, u := range units {
+			if !keep[u.Session] {
+				continue
+			}
+			if len(groups) == 0 || groups[len(groups)-1][0].Session != u.Session {
+				groups = append(groups, nil)
+			}
+			groups[len(groups)-1] = append(groups[len(groups)-1], u)
+			kept = append(kept, u)
+		}
+		t, _, err := buildArbor(groups, lc)
+		if err != nil {
+			return fmt.Errorf("%s: %w", q.Key, err)
+		}
+		if n := len(c.Sessions); n > 0 && !c.Sessions[n-1].Date.IsZero() {
+			t.clock.t = c.Sessions[n-1].Date.Add(24 * time.Hour)
+		}
+		res, info, err := t.ask(q.Text, topK, latencies{})
+		if err != nil {
+			t.close()
+			return fmt.Errorf("%s: %w", q.Key, err)
+		}
+		r.small[q.Key] = info
+		ids := make([]TurnID, len(res))
+		for j, u := range res {
+			ids[j] = u.Turn
+		}
+		r.smallRank[q.Key] = ids
+		offQs := append(every(foreign, 40, k), generalQs(10, k)...)
+		r.smallOff.ask(t, newTreeWords(an, kept), an, offQs, latencies{})
+		t.close()
+	}
+	return nil
 }
 
 // runPeers ranks the questions qis of conversation c with every BM25 peer.

@@ -8,7 +8,7 @@ import "fmt"
 // oodSection writes the confusion table of out-of-domain detection.
 func (r *report) oodSection(w writer) {
 	w("\n### Out-of-domain detection: answerable kept, off-topic flagged\n\n")
-	w("Answerable questions are the scored questions, each asked of its own tree: keeping them (no out-of-domain flag) is right. Off-topic questions are asked of a tree they were not written for (`bench/retrieval/offtopic.go`): LongMemEval-S questions of every LoCoMo conversation, LoCoMo questions of the LongMemEval-S haystacks (each asked of one haystack, in rotation), and %d questions written by hand for this harness, short as agents ask them, about an agent's project work and general knowledge (each of every conversation and of a fifth of the haystacks). An off-topic question is left out when one entry of the tree holds all of its words (as the textbook BM25 peer analyzes them): it may be answerable there, and a keyword engine cannot tell it from an answerable question. *Small trees* are the hard case: each LongMemEval-S question asked of a tree of its gold sessions and %d other sessions of its haystack (a handful of sessions, as an agent's memory holds early on, where scores are low and idf small), with the next three LongMemEval-S questions, LoCoMo questions and hand-written ones as off-topic. Every off-topic question belongs to the half of its own id.\n\n", len(generalOffTopic), smallDistractors)
+	w("Answerable questions are the scored questions, each asked of its own tree: keeping them (no out-of-domain flag) is right. Off-topic questions are asked of a tree they were not written for (`bench/retrieval/offtopic.go`): LongMemEval-S questions of every LoCoMo conversation, LoCoMo questions of the LongMemEval-S haystacks (each asked of one haystack, in rotation), and %d questions written by hand for this harness, short as agents ask them, about an agent's project work and general knowledge (each of every conversation and of a fifth of the haystacks). An off-topic question is left out when one entry of the tree holds all of its words (as the textbook BM25 peer analyzes them): it may be answerable there, and a keyword engine cannot tell it from an answerable question. *Small trees* are the hard case: each question asked of a tree of its gold sessions and %d other sessions of its haystack or conversation (a handful of sessions, as an agent's memory holds early on, where scores are low and idf small; LoCoMo's short questions over a few short sessions are the shape of ContextFit's agent-memory cases), with, as off-topic, for LongMemEval-S the next three LongMemEval-S questions, LoCoMo questions and hand-written ones, for LoCoMo LongMemEval-S questions and hand-written ones, in rotation. Every off-topic question belongs to the half of its own id.\n\n", len(generalOffTopic), smallDistractors)
 	w("| trees | half | answerable kept | answerable flagged | off-topic flagged | off-topic kept | answerable kept %% | off-topic flagged %% |\n|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	if L := r.locomo; L != nil {
@@ -19,7 +19,8 @@ func (r *report) oodSection(w writer) {
 			}
 		}
 		oodTable(w, "LoCoMo", ans, func(id string) bool { return L.arbor[id].OOD }, L.off)
-		notes = append(notes, oodSources("LoCoMo", L.off))
+		oodTable(w, "LoCoMo, small trees", ans, func(id string) bool { return L.small[id].OOD }, L.smallOff)
+		notes = append(notes, oodSources("LoCoMo", L.off), oodSources("LoCoMo, small trees", L.smallOff))
 	}
 	if E := r.lme; E != nil {
 		ans := E.half(tuning)
@@ -97,6 +98,15 @@ func (r *report) directSection(w writer) {
 			}
 		}
 		rows("LoCoMo (gold turn)", qs, baselinesOf(L.rank))
+		var small []q
+		for _, x := range L.qs {
+			if rk, ok := L.smallRank[x.Key]; ok {
+				small = append(small, q{x.Key, L.small[x.Key].TierName, func(sys string) bool {
+					return sys == sysArbor && len(rk) > 0 && rankOf(rk[:1], x.Gold) == 1
+				}})
+			}
+		}
+		rows("LoCoMo, small trees (gold turn)", small, nil)
 	}
 	if E := r.lme; E != nil {
 		var qs, small []q
