@@ -576,6 +576,14 @@ export interface Operation {
    * `.md`; for a folder, an existing folder it moves into, else its new path. MOVE takes no content.
    */
   to?: string;
+  /**
+   * The version of the entry at `path` this operation was made from ({@link ReadResult.version}, or an
+   * earlier {@link AppliedOperation.version}): when the file holds another version now (a person's
+   * edit, another writer's), the operation is a `conflict` and writes nothing. Not for ADD or a folder.
+   */
+  base?: string;
+  /** MERGE only: `base` for the `mergeTarget`. */
+  targetBase?: string;
 }
 
 /** The six curation operations. */
@@ -596,6 +604,8 @@ export interface AppliedOperation {
   brokenRelations?: string[];
   /** MOVE: where `path` went (the entry's or the folder's new path). */
   to?: string;
+  /** ADD, UPDATE, UPSERT, MERGE: the version of the entry written (a MERGE's target), the `base` of a next operation made from it. */
+  version?: string;
 }
 
 /** The answer of {@link ArborMemory.curate}. A failed operation is reported here; it does not reject. */
@@ -844,6 +854,8 @@ export interface ReadResult {
   backlinks: string[];
   /** The file as stored. */
   markdown: string;
+  /** Names the file's bytes as read: give it as an operation's `base` to write only if no one changed it since. */
+  version: string;
 }
 
 /** One folder or entry of {@link ArborMemory.tree}. */

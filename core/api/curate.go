@@ -51,6 +51,15 @@ type Operation struct {
 	// or a full entry path ending in ".md"; for a folder, an existing
 	// folder it moves into, or else its new path.
 	To string `json:"to,omitempty"`
+	// Base is the version of the entry at Path that the operation was made
+	// from (ReadResult.Version, or an earlier Applied.Version): when the
+	// file holds another version now (a person's edit, another agent's
+	// write), the operation is a conflict and writes nothing. Without it
+	// the engine can only compare with what it last read itself, which a
+	// watching engine reads again before every call (docs/ABI.md §4.2).
+	Base string `json:"base,omitempty"`
+	// TargetBase is Base for a MERGE's MergeTarget.
+	TargetBase string `json:"targetBase,omitempty"`
 	// Note is what ingestion carries from a source note's own front matter
 	// that the fields above cannot say (docs/ABI.md §4.11): its dates and
 	// the keys an entry has no field for. Only the engine's ingest sets it,
@@ -381,6 +390,10 @@ type Applied struct {
 	// To is, for a successful MOVE, where Path went: the entry's new path,
 	// or the folder's.
 	To string `json:"to,omitempty"`
+	// Version is, for a successful ADD, UPDATE, UPSERT or MERGE, the
+	// version of the entry it wrote (Path; a MERGE's target): the Base of
+	// a next operation made from what this one wrote.
+	Version string `json:"version,omitempty"`
 }
 
 // Summary counts the outcomes of a curate call.

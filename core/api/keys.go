@@ -17,7 +17,7 @@ import (
 
 // The keys of each object of an operation.
 var (
-	operationKeys  = []string{"type", "path", "title", "summary", "content", "reason", "mergeTarget", "to"}
+	operationKeys  = []string{"type", "path", "title", "summary", "content", "reason", "mergeTarget", "to", "base", "targetBase"}
 	contentKeys    = []string{"rawConcept", "narrative", "facts", "snippets", "relations", "tags", "keywords"}
 	rawConceptKeys = []string{"task", "changes", "files", "flow", "timestamp", "author"}
 	narrativeKeys  = []string{"text", "structure", "dependencies", "highlights", "rules", "examples", "diagrams"}
@@ -61,7 +61,7 @@ func checkKeys(b []byte, what string, allowed []string, elsewhere map[string]str
 // another: content's keys in an operation, an operation's in content.
 var (
 	inContent   = lowerMap(contentKeys, `"content"`)
-	inOperation = lowerMap([]string{"title", "summary", "reason", "type", "path", "mergeTarget", "to"}, "the operation itself")
+	inOperation = lowerMap([]string{"title", "summary", "reason", "type", "path", "mergeTarget", "to", "base", "targetBase"}, "the operation itself")
 )
 
 func lowerMap(keys []string, where string) map[string]string {

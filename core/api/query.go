@@ -153,6 +153,9 @@ type ReadResult struct {
 	Relations []string   `json:"relations"`
 	Backlinks []string   `json:"backlinks"`
 	Markdown  string     `json:"markdown"`
+	// Version names the file's bytes as read: an operation made from
+	// them gives it as its Base (Operation.Base).
+	Version string `json:"version"`
 }
 
 // TreeParams are the parameters of "tree".

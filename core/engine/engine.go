@@ -205,7 +205,7 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 	}
 	e.signals, warnings = catalog.OpenSignals(e.fs, e.clock, e.log, cat, catalog.SignalOptions{Model: model, FlushAfter: opts.FlushAfter, FlushEvery: opts.FlushInterval, ReadOnly: e.readOnly})
 	e.warn(warnings)
-	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange, Log: e.log, Progress: host.Reporter(e.log, api.PhaseWrite)}
+	e.curator = &curate.Curator{FS: e.fs, Clock: e.clock, Catalog: cat, MaxFileBytes: e.maxBytes, OnChange: e.onChange, Log: e.log, Progress: host.Reporter(e.log, api.PhaseWrite), Versions: &curate.Versions{}}
 	e.loops = agent.NewLoops(e.clock, e.log, opts.LLM)
 	var embedded *api.EmbeddingsInfo
 	if e.vectors = vectors.Open(vectors.Options{FS: e.fs, Log: e.log, Embedder: opts.Embedder, ReadOnly: e.readOnly}); e.vectors != nil {
@@ -481,12 +481,17 @@ func (e *Engine) Read(p api.ReadParams) (api.ReadResult, error) {
 	if err != nil {
 		return api.ReadResult{}, fmt.Errorf("read %s: %w", clean, err)
 	}
-	res := api.ReadResult{Path: clean, Markdown: string(data), Tags: []string{}, Keywords: []string{}, Relations: []string{}, Backlinks: []string{}}
+	res := api.ReadResult{Path: clean, Markdown: string(data), Version: tree.Version(data), Tags: []string{}, Keywords: []string{}, Relations: []string{}, Backlinks: []string{}}
 	if isContext {
 		res.Kind, res.Title = "context", ctx.Title
 		return res, nil
 	}
 	res.Kind, res.Title, res.Summary = "entry", en.Title, en.Summary
+	if read, err := tree.ParseEntry(clean, data); err == nil {
+		// What an operation made from this version may replace (curate's
+		// checkBase): the entry as read, not as the catalog last held it.
+		e.curator.Versions.Put(res.Version, read)
+	}
 	res.Tags = append(res.Tags, en.Tags...)
 	res.Keywords = append(res.Keywords, en.Keywords...)
 	if !en.CreatedAt.IsZero() {

@@ -61,7 +61,7 @@ func ExampleSession_Call() {
 	}
 	// Output:
 	// {"id":1,"result":{"entries":0,"contexts":0,"warnings":[],"index":{"reused":0,"indexed":0,"removed":0}}}
-	// {"id":2,"result":{"applied":[{"type":"ADD","path":"personal/preferences/coffee.md","status":"success","message":"added"}],"summary":{"added":1,"updated":0,"merged":0,"deleted":0,"moved":0,"failed":0}}}
+	// {"id":2,"result":{"applied":[{"type":"ADD","path":"personal/preferences/coffee.md","status":"success","message":"added","version":"9f5f1352aa6c6f9d"}],"summary":{"added":1,"updated":0,"merged":0,"deleted":0,"moved":0,"failed":0}}}
 	// {"id":3,"error":{"code":"invalid_path","message":"invalid path \"../etc/passwd\": \"..\" is not allowed"}}
 	// {"id":4,"result":{}}
 }

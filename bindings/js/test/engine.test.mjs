@@ -301,6 +301,30 @@ test('a person editing the folder while a memory is open: nothing they wrote is 
   await mem.close(); // before tmpdir's cleanup removes the folder
 });
 
+test('an operation made from the version read is a conflict when a person edited the entry since, even once the memory heard of it', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  const added = (await mem.curate([invoiceOp])).applied[0];
+  const read = await mem.read(entryPath);
+  assert.equal(read.version, added.version);
+  assert.match(read.version, /^[0-9a-f]{16}$/);
+  const file = path.join(dir, entryPath);
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('then escalated.', 'then escalated. Finance reviews them monthly.'));
+  await eventually('the edit', async () => (await mem.search('finance monthly')).results.length > 0);
+  const replace = { type: 'UPDATE', path: entryPath, reason: 'r', content: { narrative: { rules: 'Two retries.' } } };
+  const before = fs.readFileSync(file, 'utf8');
+  const res = await mem.curate([{ ...replace, base: read.version }]);
+  assert.equal(res.applied[0].status, 'conflict', res.applied[0].message);
+  assert.equal(fs.readFileSync(file, 'utf8'), before);
+  // From the version that holds the edit, it applies; its result's version is the next base.
+  const now = await mem.read(entryPath);
+  const done = (await mem.curate([{ ...replace, base: now.version }])).applied[0];
+  assert.equal(done.status, 'success', done.message);
+  assert.equal(done.version, (await mem.read(entryPath)).version);
+  await mem.close();
+});
+
 /** Retries a check until it holds: a folder's watcher hears of a change a few ms after it is made. */
 async function eventually(what, ok) {
   for (const deadline = Date.now() + 10_000; !(await ok()); ) {

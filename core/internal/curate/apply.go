@@ -45,7 +45,8 @@ func (c *Curator) add(a *Applied, op api.Operation, v valid) error {
 	if err := c.finish(t, err); err != nil {
 		return fmt.Errorf("add %s: %w", v.path, err)
 	}
-	a.Message = "added"
+	a.Message, a.Version = "added", tree.Version(data)
+	c.Versions.Put(a.Version, parsed)
 	return nil
 }
 
@@ -116,6 +117,9 @@ func (c *Curator) update(a *Applied, op api.Operation, v valid) error {
 	if err := c.checkUpdate("update", v.path, before, changed, op); err != nil {
 		return err
 	}
+	if err := c.checkBase("update", v.path, v.base, &op); err != nil {
+		return err
+	}
 	return c.writeUpdate(a, op, v)
 }
 
@@ -169,7 +173,8 @@ func (c *Curator) writeUpdate(a *Applied, op api.Operation, v valid) error {
 	if err := c.finish(t, err); err != nil {
 		return fmt.Errorf("update %s: %w", p, err)
 	}
-	a.Message, a.Carried = msg, carried
+	a.Message, a.Carried, a.Version = msg, carried, tree.Version(data)
+	c.Versions.Put(a.Version, parsed)
 	return nil
 }
 
@@ -199,6 +204,9 @@ func (c *Curator) upsert(a *Applied, op api.Operation, v valid) (outcome, error)
 		return 0, err
 	}
 	if err := c.checkUpdate("update", v.path, before, changed, op); err != nil {
+		return 0, err
+	}
+	if err := c.checkBase("upsert", v.path, v.base, &op); err != nil {
 		return 0, err
 	}
 	if cat.Has(v.path) {
@@ -256,12 +264,15 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	// it applies to what changed there, but not to an entry removed there,
 	// nor where the text the operation gives (tidy's merged text, an
 	// agent's) would replace what changed there, as for an UPDATE.
-	for _, p := range []string{src, dst} {
-		before, changed, err := c.read(p)
+	for _, p := range []struct{ path, base string }{{src, v.base}, {dst, strings.TrimSpace(op.TargetBase)}} {
+		before, changed, err := c.read(p.path)
 		if err != nil {
 			return err
 		}
-		if err := c.checkUpdate("merge", p, before, changed, opc); err != nil {
+		if err := c.checkUpdate("merge", p.path, before, changed, opc); err != nil {
+			return err
+		}
+		if err := c.checkBase("merge", p.path, p.base, &opc); err != nil {
 			return err
 		}
 	}
@@ -335,6 +346,8 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 		return fmt.Errorf("merge %s into %s: %w", src, dst, err)
 	}
 	a.Message = fmt.Sprintf("merged %s into %s; rewrote %s", src, dst, atoms.Count(count, "relation", "relations"))
+	a.Version = tree.Version(mergedData)
+	c.Versions.Put(a.Version, mergedParsed)
 	return nil
 }
 
@@ -350,6 +363,9 @@ func (c *Curator) delete(a *Applied, v valid) error {
 		return err
 	} else if changed && c.known(p) {
 		return conflictf("%s changed on disk since this session read it; not deleted: read it, then send the DELETE again", p)
+	}
+	if err := c.checkBase("delete", p, v.base, nil); err != nil {
+		return err
 	}
 	inCat := cat.Has(p)
 	_, broken := cat.Broken(p)

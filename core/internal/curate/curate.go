@@ -68,6 +68,10 @@ type Curator struct {
 	// Progress, when not nil, is told how many operations of an Apply are
 	// done: 0 before the first, then after each.
 	Progress func(done, total int)
+	// Versions, when not nil, remembers the entries of the versions the
+	// session read out and wrote, for operations made from one of them
+	// (checkBase).
+	Versions *Versions
 
 	current   inflight // the operation applyOne is applying
 	journaled bool     // JournalPath holds an operation of this call

@@ -103,6 +103,44 @@ func (c *Curator) read(p string) (seen, bool, error) {
 	return s, changed, err
 }
 
+// checkBase refuses an operation made from the version base of the file at
+// p (api.Operation.Base) when the file holds another version now, or is
+// gone: a person's edit or another writer's since the caller read it,
+// which the operation's text was not made from. The session's own reading
+// cannot tell: a watching engine reads every change before the call. An
+// operation that writes the entry (op, nil for DELETE and MOVE, which take
+// it whole) still applies where it replaces nothing that changed since
+// base, when the session remembers base's entry (Versions): what it
+// unites (facts, tags, relations) keeps the change. An empty base checks
+// nothing; call it once the catalog holds the file as it is (read).
+func (c *Curator) checkBase(verb, p, base string, op *api.Operation) error {
+	if base == "" {
+		return nil
+	}
+	data, err := c.FS.ReadFile(p)
+	switch {
+	case errors.Is(err, host.ErrNotFound):
+		return conflictf("%s was removed since version %s, which this %s was made from; nothing was written", p, base, verb)
+	case err != nil:
+		return fmt.Errorf("read %s: %w", p, err)
+	}
+	now := tree.Version(data)
+	if now == base {
+		return nil
+	}
+	if was, ok := c.Versions.Get(base); ok && op != nil {
+		if cur, ok := c.catalog().Get(p); ok {
+			parts := replacedBoth(was, cur, *op)
+			if len(parts) == 0 {
+				return nil
+			}
+			return conflictf("%s changed since version %s, which this %s was made from, in what it replaces (%s; it is version %s now); nothing was written: read it, then send the %s again",
+				p, base, verb, strings.Join(parts, ", "), now, verb)
+		}
+	}
+	return conflictf("%s changed since version %s, which this %s was made from (it is version %s now); nothing was written: read it, then send the %s again", p, base, verb, now, verb)
+}
+
 // checkUpdate refuses an operation (verb: "update", "merge") on an entry
 // whose file changed on disk since the session read it (before), when the
 // file is gone or the text the operation gives would replace what changed

@@ -6,6 +6,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 const retry = "eng/billing/invoice_retry.md"
@@ -270,5 +271,148 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An operation made from a version of an entry (its base, from read) is a
+// conflict when the file holds another version now, even where the
+// session has already read the change: a watching engine reads a person's
+// edit before the agent's call, so only the version the agent's text was
+// made from can tell that the text would replace what it never saw.
+func TestBaseVersion(t *testing.T) {
+	const other = "eng/billing/old_retry.md"
+	version := func(t *testing.T, e *env, p string) string {
+		t.Helper()
+		b, err := e.fs.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tree.Version(b)
+	}
+	narrative := api.Content{Narrative: &api.Narrative{Text: "Retries happen hourly."}}
+	tests := []struct {
+		name string
+		op   func(read map[string]string) api.Operation // read: the versions the agent read, before the edit
+	}{
+		{"update", func(v map[string]string) api.Operation {
+			return api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r", Content: narrative, Base: v[retry]}
+		}},
+		{"upsert", func(v map[string]string) api.Operation {
+			return api.Operation{Type: api.OpUpsert, Path: retry, Reason: "r", Content: narrative, Base: v[retry]}
+		}},
+		{"delete", func(v map[string]string) api.Operation {
+			return api.Operation{Type: api.OpDelete, Path: retry, Reason: "r", Base: v[retry]}
+		}},
+		{"move", func(v map[string]string) api.Operation {
+			return api.Operation{Type: api.OpMove, Path: retry, To: "eng/payments", Reason: "r", Base: v[retry]}
+		}},
+		{"merge source", func(v map[string]string) api.Operation {
+			return api.Operation{Type: api.OpMerge, Path: retry, MergeTarget: other, Reason: "r", Base: v[retry], TargetBase: v[other]}
+		}},
+		{"merge target", func(v map[string]string) api.Operation {
+			return api.Operation{Type: api.OpMerge, Path: other, MergeTarget: retry, Reason: "r", Base: v[other], TargetBase: v[retry]}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, fixture)
+			read := map[string]string{retry: version(t, e, retry), other: version(t, e, other)}
+			edit(t, e, retry, addSentence)
+			if _, err := e.c.refresh(retry); err != nil { // the watcher's doing
+				t.Fatal(err)
+			}
+			before := treeFiles(e.fs)
+			a := one(t, e, tc.op(read))
+			if a.Status != api.StatusConflict || !strings.Contains(a.Message, read[retry]) {
+				t.Fatalf("from the version read before the edit: %s: %s", a.Status, a.Message)
+			}
+			if d := diffFiles(before, treeFiles(e.fs)); d != "" {
+				t.Errorf("the conflict changed files:\n%s", d)
+			}
+			// From the version that holds the edit, it applies.
+			now := map[string]string{retry: version(t, e, retry), other: version(t, e, other)}
+			a = one(t, e, tc.op(now))
+			mustSucceed(t, a)
+			if tc.name == "update" || tc.name == "upsert" || strings.HasPrefix(tc.name, "merge") {
+				written := retry
+				if tc.name == "merge source" {
+					written = other
+				}
+				if a.Version != version(t, e, written) {
+					t.Errorf("applied version %q, the file's %q", a.Version, version(t, e, written))
+				}
+			}
+		})
+	}
+
+	t.Run("remembered", func(t *testing.T) {
+		// The session remembers the entry of the version it handed out:
+		// what the operation unites applies, what it replaces that changed
+		// is a conflict.
+		e := newEnv(t, fixture)
+		e.c.Versions = &Versions{}
+		v := version(t, e, retry)
+		e.c.Versions.Put(v, e.entry(t, retry))
+		edit(t, e, retry, addSentence)
+		if _, err := e.c.refresh(retry); err != nil {
+			t.Fatal(err)
+		}
+		a := one(t, e, api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r", Content: narrative, Base: v})
+		if a.Status != api.StatusConflict || !strings.Contains(a.Message, "narrative") {
+			t.Fatalf("replacing the narrative changed since the base: %s: %s", a.Status, a.Message)
+		}
+		a = one(t, e, api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r", Base: v,
+			Content: api.Content{Facts: []api.Fact{{Statement: "the report lists failures"}}}})
+		mustSucceed(t, a)
+		if en := e.entry(t, retry); !strings.Contains(en.Narrative.Text, "Ana checks the report at nine.") || len(en.Facts) != 2 {
+			t.Errorf("a fact added from the base: narrative %q, facts %v", en.Narrative.Text, en.Facts)
+		}
+		if got, ok := e.c.Versions.Get(a.Version); !ok || len(got.Facts) != 2 {
+			t.Errorf("the version written is not remembered: %v", got)
+		}
+		// DELETE takes the entry whole: any change since the base is a conflict.
+		if a := one(t, e, api.Operation{Type: api.OpDelete, Path: retry, Reason: "r", Base: v}); a.Status != api.StatusConflict {
+			t.Errorf("a DELETE from a version changed since: %s: %s", a.Status, a.Message)
+		}
+	})
+
+	t.Run("removed", func(t *testing.T) {
+		e := newEnv(t, fixture)
+		v := version(t, e, retry)
+		if err := e.fs.Remove(retry); err != nil {
+			t.Fatal(err)
+		}
+		a := one(t, e, api.Operation{Type: api.OpUpsert, Path: retry, Reason: "r", Content: narrative, Base: v})
+		if _, err := e.fs.ReadFile(retry); a.Status != api.StatusConflict || err == nil {
+			t.Errorf("an UPSERT from a version of an entry removed since: %s: %s", a.Status, a.Message)
+		}
+	})
+
+	t.Run("chained", func(t *testing.T) {
+		// The version an operation wrote is the base of the next.
+		e := newEnv(t, fixture)
+		a := one(t, e, api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r", Content: narrative, Base: version(t, e, retry)})
+		mustSucceed(t, a)
+		mustSucceed(t, one(t, e, api.Operation{Type: api.OpUpdate, Path: retry, Reason: "r", Content: api.Content{Tags: []string{"t"}}, Base: a.Version}))
+		add := one(t, e, api.Operation{Type: api.OpAdd, Path: "eng/billing", Title: "Dunning", Content: narrative, Reason: "r"})
+		mustSucceed(t, add)
+		if add.Version != version(t, e, add.Path) {
+			t.Errorf("ADD's version %q, the file's %q", add.Version, version(t, e, add.Path))
+		}
+	})
+
+	for _, op := range []api.Operation{
+		{Type: api.OpAdd, Path: "eng/billing", Title: "New", Reason: "r", Base: "0123456789abcdef"},
+		{Type: api.OpUpdate, Path: retry, Reason: "r", TargetBase: "0123456789abcdef"},
+		{Type: api.OpDelete, Path: "eng/billing", Reason: "r", Base: "0123456789abcdef"},
+	} {
+		e := newEnv(t, fixture)
+		before := treeFiles(e.fs)
+		if a := one(t, e, op); a.Status != api.StatusFailed || !strings.Contains(strings.ToLower(a.Message), "base") {
+			t.Errorf("%s %s with base %q, targetBase %q: %s: %s", op.Type, op.Path, op.Base, op.TargetBase, a.Status, a.Message)
+		}
+		if d := diffFiles(before, treeFiles(e.fs)); d != "" {
+			t.Errorf("a refused operation changed files:\n%s", d)
+		}
 	}
 }

@@ -34,6 +34,9 @@ type valid struct {
 	toFolder bool
 	// relations are the content relations, cleaned.
 	relations []string
+	// base is the version of the entry the operation was made from
+	// (api.Operation.Base), "" for none.
+	base string
 }
 
 // validate checks an operation before anything is touched and resolves
@@ -54,6 +57,13 @@ func validate(typ string, op *api.Operation) (valid, error) {
 	}
 	if strings.ContainsAny(op.Title, "\r\n") {
 		return v, fmt.Errorf("title must be a single line: %q", op.Title)
+	}
+	v.base = strings.TrimSpace(op.Base)
+	switch {
+	case v.base != "" && typ == api.OpAdd:
+		return v, errors.New("base is the version of an existing entry the operation was made from; an ADD writes a new one (use UPSERT or UPDATE)")
+	case strings.TrimSpace(op.TargetBase) != "" && typ != api.OpMerge:
+		return v, errors.New("targetBase is the version of a MERGE's mergeTarget; give base for the entry at path")
 	}
 	clean, err := api.CleanPath(strings.TrimSpace(op.Path))
 	if err != nil {
@@ -100,6 +110,9 @@ func validate(typ string, op *api.Operation) (valid, error) {
 		if err := validateMove(op, &v); err != nil {
 			return v, err
 		}
+	}
+	if v.folder && v.base != "" {
+		return v, fmt.Errorf("base is the version of an entry; %s is a folder, which has none", clean)
 	}
 	for _, r := range op.Content.Relations {
 		cr, err := cleanRelation(r)
@@ -164,6 +177,7 @@ func checkUTF8(op *api.Operation) (string, bool) {
 	fields := []field{
 		{"type", op.Type}, {"path", op.Path}, {"title", op.Title}, {"summary", op.Summary},
 		{"reason", op.Reason}, {"mergeTarget", op.MergeTarget}, {"to", op.To},
+		{"base", op.Base}, {"targetBase", op.TargetBase},
 	}
 	c := &op.Content
 	if r := c.RawConcept; r != nil {
