@@ -99,7 +99,8 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	var res api.ReadResult
-	err = s.read(ctx, callerOf(req), func(ctx context.Context) (err error) {
+	who := callerOf(req)
+	err = s.read(ctx, who, func(ctx context.Context) (err error) {
 		res, err = s.eng.Read(ctx, api.ReadParams{Path: p})
 		return err
 	})
@@ -108,6 +109,9 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", uri, err)
+	}
+	if res.Kind == "entry" {
+		s.bases.note(who.session, res.Path, res.Version)
 	}
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: markdownType, Text: res.Markdown}}}, nil
 }

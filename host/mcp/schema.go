@@ -63,6 +63,8 @@ func curateSchema() *jsonschema.Schema {
 		"reason":                  "why this operation is made: written to the entry's Reason section and the audit log (required)",
 		"mergeTarget":             "MERGE only: the entry that survives and receives path's content",
 		"to":                      moveToDescription,
+		"base":                    "the version of the entry at path this operation was made from (the version arbor-read returned): if the file holds another now, the operation is a conflict and writes nothing. The server fills it in from your last arbor-read of the entry when you leave it out",
+		"targetBase":              "MERGE only: base for the mergeTarget",
 		"content.narrative":       narrative.Description,
 		"content.facts":           "short factual statements: {subject, statement, category}",
 		"content.snippets":        "verbatim code or text worth keeping as is",

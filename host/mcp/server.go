@@ -42,6 +42,8 @@ type Server struct {
 	serving       bool // Run or Serve is serving
 	// readHook, set by tests, runs in every read's turn.
 	readHook func()
+	// bases holds the versions each session's client read (bases.go).
+	bases bases
 	// announced holds a hash of each entry as last announced (announce).
 	announcedMu sync.Mutex
 	announced   map[string][sha256.Size]byte

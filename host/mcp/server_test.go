@@ -434,6 +434,72 @@ func TestEditorAndAgent(t *testing.T) {
 	}
 }
 
+// An agent reads an entry, a person edits it, the server's watcher reads
+// the edit, and the agent, writing from what it read, replaces the
+// narrative: the server gives the version the agent read as the
+// operation's base, so the write is a conflict and the edit stays. Read
+// again, the same write applies, and the agent's next write builds on the
+// version it wrote.
+func TestAgentWritesFromWhatItRead(t *testing.T) {
+	root := t.TempDir()
+	cs := serveEngine(t, root, []runtime.Option{runtime.WithWatch(time.Hour)})
+	p := "engineering/billing/invoice_retry_policy.md"
+	curate := func(op map[string]any) (*sdk.CallToolResult, api.CurateResult) {
+		t.Helper()
+		op["reason"] = "r"
+		res := call(t, cs, ToolCurate, map[string]any{"operations": []any{op}})
+		var out api.CurateResult
+		decode(t, res, &out)
+		return res, out
+	}
+	if res, _ := curate(map[string]any{"type": "ADD", "path": "engineering/billing", "title": "Invoice retry policy",
+		"content": map[string]any{"narrative": "Failed invoices are retried three times."}}); res.IsError {
+		t.Fatal(text(res))
+	}
+	var read api.ReadResult
+	decode(t, call(t, cs, ToolRead, map[string]any{"path": p}), &read)
+	file := filepath.Join(root, p)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := []byte(strings.Replace(string(b), "three times.", "three times. Finance reviews them monthly.", 1))
+	if err := os.WriteFile(file, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var s api.SearchResult
+		decode(t, call(t, cs, ToolSearch, map[string]any{"query": "finance reviews monthly"}), &s)
+		if len(s.Results) > 0 {
+			break // the engine holds the person's edit
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher did not report the edit")
+		}
+	}
+	update := map[string]any{"type": "UPDATE", "path": p, "content": map[string]any{"narrative": "Failed invoices are retried twice."}}
+	res, out := curate(update)
+	if !res.IsError || len(out.Applied) != 1 || out.Applied[0].Status != api.StatusConflict || !strings.Contains(out.Applied[0].Message, read.Version) {
+		t.Fatalf("an update written from the version read before the edit: %s", text(res))
+	}
+	if b, _ := os.ReadFile(file); string(b) != string(edited) {
+		t.Fatalf("the conflict changed the file:\n%s", b)
+	}
+	decode(t, call(t, cs, ToolRead, map[string]any{"path": p}), &read)
+	if res, out = curate(update); res.IsError || out.Applied[0].Version == read.Version {
+		t.Fatalf("the update, made from the version read after the edit: %s", text(res))
+	}
+	if res, _ = curate(map[string]any{"type": "UPDATE", "path": p, "content": map[string]any{"tags": []any{"billing"}}}); res.IsError {
+		t.Fatalf("the next update, made from the version the agent wrote: %s", text(res))
+	}
+	// An operation's own base wins over the one remembered: from the older
+	// version, replacing the narrative changed since is a conflict.
+	res, out = curate(map[string]any{"type": "UPDATE", "path": p, "base": read.Version, "content": map[string]any{"narrative": "Retried once."}})
+	if !res.IsError || out.Applied[0].Status != api.StatusConflict {
+		t.Fatalf("an update from an older base it names: %s", text(res))
+	}
+}
+
 // A memory granted read-only is served without arbor-curate, with
 // instructions that say so, and nothing is written: not by the calls, not
 // by the idle flush, not at shutdown.

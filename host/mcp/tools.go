@@ -164,7 +164,7 @@ Operation types:
 
 content holds the knowledge: narrative (a string, or an object with structure, dependencies, highlights, rules, examples, diagrams), facts ([{subject, statement, category}]), snippets (code or quotes), rawConcept ({task, changes, files, flow, timestamp, author}: the provenance), relations (paths of related entries), tags, keywords (words people would search for that the text may not contain). summary is one line shown in search results.
 
-Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of duplicating. The result has one item per operation (status "success", "failed", or "conflict" when the file changed on disk since the memory read it in a way the operation would overwrite: read it again and retry; the path actually written, a message) and a summary of counts; the call is flagged as an error when any operation failed.`
+Before adding, arbor-search for an existing entry and UPSERT or MERGE instead of duplicating. Before replacing what an entry says, arbor-read it: the server remembers the version you read and writes only if the file still holds it, so a person's edit made since is never overwritten unseen (an operation's "base" names the version itself: the "version" arbor-read returned, or the one a previous operation's result gave). The result has one item per operation (status "success", "failed", or "conflict" when the file changed since the version you read, or since the memory read it, in a way the operation would overwrite: arbor-read it again and retry; the path actually written, a message, and "version", the version written) and a summary of counts; the call is flagged as an error when any operation failed.`
 
 const moveDescription = `Move an entry or a whole folder to another place in the memory, as it is: {"path":"engineering/billing/invoice_retry_policy.md","to":"finance/billing","reason":"..."} moves the entry into finance/billing keeping its file name; a "to" ending in .md gives its new path. A folder moves into "to" when that folder exists, else it is renamed to "to". Every relation and wikilink that named what moved by its path is rewritten in the same step; context.md files, the index and the entries' lifecycle follow. Fails, changing nothing, when the destination exists, the source is missing or a folder would move into itself. The result says where it went ("to").`
 
@@ -186,9 +186,12 @@ func addTools(s *Server) {
 		func(ctx context.Context, in readInput) (api.ReadResult, error) {
 			res, err := s.eng.Read(ctx, api.ReadParams{Path: in.Path})
 			if err != nil {
-				err = fmt.Errorf("%s: %w", in.Path, err)
+				return res, fmt.Errorf("%s: %w", in.Path, err)
 			}
-			return res, err
+			if res.Kind == "entry" {
+				s.bases.note(sessionOf(ctx), res.Path, res.Version)
+			}
+			return res, nil
 		})
 	addTool(s, &sdk.Tool{Name: ToolRecent, Title: "Recently changed entries", Description: recentDescription, Annotations: readOnly,
 		InputSchema: inputSchema[recentInput](limitSchema(100, 20)), OutputSchema: outputSchema[api.RecentResult]()},
@@ -212,7 +215,13 @@ func addTools(s *Server) {
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
 		InputSchema: curateSchema(), OutputSchema: outputSchema[api.CurateResult]()},
 		func(ctx context.Context, in api.CurateParams) (api.CurateResult, error) {
-			return s.eng.Curate(ctx, in)
+			ss := sessionOf(ctx)
+			in.Operations = s.bases.fill(ss, in.Operations)
+			res, err := s.eng.Curate(ctx, in)
+			if err == nil {
+				s.bases.wrote(ss, in.Operations, res)
+			}
+			return res, err
 		})
 	addTool(s, &sdk.Tool{Name: ToolTidy, Title: "Tidy the memory", Description: tidyDescription,
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)},
@@ -226,7 +235,13 @@ func addTools(s *Server) {
 		InputSchema:  inputSchema[moveInput](func(s *jsonschema.Schema) { s.Properties["to"].Description = moveToDescription }),
 		OutputSchema: outputSchema[api.CurateResult]()},
 		func(ctx context.Context, in moveInput) (api.CurateResult, error) {
-			return s.eng.Curate(ctx, api.CurateParams{Operations: []api.Operation{{Type: api.OpMove, Path: in.Path, To: in.To, Reason: in.Reason}}})
+			ss := sessionOf(ctx)
+			ops := s.bases.fill(ss, []api.Operation{{Type: api.OpMove, Path: in.Path, To: in.To, Reason: in.Reason}})
+			res, err := s.eng.Curate(ctx, api.CurateParams{Operations: ops})
+			if err == nil {
+				s.bases.wrote(ss, ops, res)
+			}
+			return res, err
 		})
 	addIngestTool(s)
 	addSyncTool(s)
@@ -248,8 +263,9 @@ func addTool[In, Out any](s *Server, tool *sdk.Tool, call func(context.Context, 
 	}
 	sdk.AddTool(s.srv, tool, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
 		var out Out
-		err := run(ctx, callerOf(req), func(ctx context.Context) (err error) {
-			out, err = call(ctx, in)
+		who := callerOf(req)
+		err := run(ctx, who, func(ctx context.Context) (err error) {
+			out, err = call(withSession(ctx, who.session), in)
 			return err
 		})
 		if err != nil {
