@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -59,9 +60,14 @@ const (
 // depends on the scale of the scores: in a tree of a handful of entries
 // idf is small and every score is low, so it flagged answerable questions
 // whose one paraphrased word was missing (bench/retrieval/REPORT.md,
-// "Out-of-domain detection").
+// "Out-of-domain detection"). A match that is a piece of an exchange (a
+// turn of a chat, whose flow holds the turns it replies to) holds what the
+// pieces of its exchange among the oodEpisode best matches hold: a
+// question's words spread over the turns of one exchange, each of them a
+// few words long (as for sibling evidence, siblings.go).
 const (
 	oodDepth   = 5
+	oodEpisode = 10
 	oodCover   = 0.5
 	oodMissing = 0.6
 )
@@ -162,7 +168,7 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	// that the verdict does not depend on it; o.hits holds limit of them.
 	rerank(&r, max(limit, decideDepth))
 	ranked.Materialize(r.Hits)
-	o := decide(p.Query, r, rv.stated(r.Hits, ranked.Says), rv.frameWord, limit)
+	o := decide(p.Query, r, rv.stated(r.Hits, ranked.Says), rv.frameWord, rv.episodes(r.Hits), limit)
 	for _, c := range certs {
 		o.res.Reason += "; " + c
 	}
@@ -331,8 +337,9 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 // decide applies the tier-2 rules (docs/ABI.md §4.4) to ranked results:
 // r.Hits are the best matches in rank order, stated(i) the number of the
 // question's terms hit i states itself (Retriever.stated), frame tells the
-// terms that frame the question; the outcome keeps limit hits.
-func decide(q string, r search.Result, stated func(i int) int, frame func(string) bool, limit int) outcome {
+// terms that frame the question, episode(i) the exchange hit i is a piece
+// of ("" for none; nil: no hit is); the outcome keeps limit hits.
+func decide(q string, r search.Result, stated func(i int) int, frame func(string) bool, episode func(i int) string, limit int) outcome {
 	hits := r.Hits
 	if hits == nil {
 		hits = []search.Hit{}
@@ -345,7 +352,7 @@ func decide(q string, r search.Result, stated func(i int) int, frame func(string
 		res.Reason = fmt.Sprintf("no entry matches any of the terms %v", r.Terms)
 		return o
 	}
-	if why := outOfDomain(r, frame); why != "" {
+	if why := outOfDomain(r, frame, episode); why != "" {
 		res.TierName, res.OutOfDomain = "out-of-domain", true
 		res.Answer = "Nothing stored answers this question; it is outside the knowledge in this tree."
 		res.Reason = why
@@ -364,7 +371,7 @@ func decide(q string, r search.Result, stated func(i int) int, frame func(string
 }
 
 // outOfDomain says why the question is out of domain, or "" when it is not.
-func outOfDomain(r search.Result, frame func(string) bool) string {
+func outOfDomain(r search.Result, frame func(string) bool, episode func(i int) string) string {
 	if len(r.Unmatched) == 0 {
 		return ""
 	}
@@ -375,14 +382,24 @@ func outOfDomain(r search.Result, frame func(string) bool) string {
 		}
 	}
 	covered := 0
-	for _, h := range r.Hits[:min(len(r.Hits), oodDepth)] {
-		n := 0
-		for _, t := range h.Matched {
-			if !frame(t) {
-				n++
+	for i := range r.Hits[:min(len(r.Hits), oodDepth)] {
+		held := map[string]bool{}
+		hold := func(h search.Hit) {
+			for _, t := range h.Matched {
+				if !frame(t) {
+					held[t] = true
+				}
 			}
 		}
-		covered = max(covered, n)
+		hold(r.Hits[i])
+		if ep := episodeOf(episode, i); ep != "" {
+			for j := range r.Hits[:min(len(r.Hits), oodEpisode)] {
+				if j != i && episodeOf(episode, j) == ep {
+					hold(r.Hits[j])
+				}
+			}
+		}
+		covered = max(covered, len(held))
 	}
 	missing := len(r.Unmatched)
 	switch {
@@ -394,6 +411,28 @@ func outOfDomain(r search.Result, frame func(string) bool) string {
 		return fmt.Sprintf("the terms %v, %d of the question's %d terms (≥ %g), occur in no entry", r.Unmatched, missing, asked, oodMissing)
 	}
 	return ""
+}
+
+// episodeOf is episode(i), "" when episode is nil.
+func episodeOf(episode func(i int) string, i int) string {
+	if episode == nil {
+		return ""
+	}
+	return episode(i)
+}
+
+// episodes returns the exchange each of hits is a piece of: its folder,
+// when the entry replies to turns before it (isReply); "" otherwise.
+func (rv *Retriever) episodes(hits []search.Hit) func(i int) string {
+	return func(i int) string {
+		if hits[i].Kind == "context" {
+			return ""
+		}
+		if en, ok := rv.catalog.Get(hits[i].Path); ok && isReply(en) {
+			return path.Dir(hits[i].Path)
+		}
+		return ""
+	}
 }
 
 // directVerdict reports whether the top hit answers directly, and why. It
