@@ -954,7 +954,11 @@ export interface IngestResult {
 export interface ArborMemory {
   /** What the tree held when it was opened. */
   readonly opened: OpenResult;
-  /** Applies operations in order (a single operation is accepted too). */
+  /**
+   * Applies operations in order (a single operation is accepted too). An operation on an entry this
+   * memory read (or wrote) and that names no `base` is given the version read as its base: it is a
+   * `conflict`, writing nothing, if it would replace what a person (or another writer) changed since.
+   */
   curate(operations: Operation[] | Operation): Promise<CurateResult>;
   /**
    * Moves an entry or a folder (a MOVE operation): links that named it by its path are rewritten in the
@@ -1016,7 +1020,10 @@ export interface ArborMemory {
    * and aborting leaves the tree unchanged. Needs an LLM adapter.
    */
   curateFrom(files: Iterable<SourceFile>, options?: LLMCallOptions & { /** What the model should focus on. */ instruction?: string }): Promise<CurateFromResult>;
-  /** One entry or context file, e.g. `engineering/billing/invoice_retry_policy.md`. */
+  /**
+   * One entry or context file, e.g. `engineering/billing/invoice_retry_policy.md`. The memory remembers
+   * the entry's `version` as the base of its next operation on it (see {@link ArborMemory.curate}).
+   */
   read(path: string): Promise<ReadResult>;
   /** The tree below `path` (default: the root), `depth` levels deep (default: all). */
   tree(options?: { path?: string; depth?: number }): Promise<TreeNode>;

@@ -21,19 +21,63 @@ export class MemoryMethods {
   /** @type {import('./llm/index.d.ts').LLMAdapter | null} */
   #llm;
 
+  /**
+   * The version of each entry this memory's caller read or wrote, by path:
+   * the base of its next operation on the entry that names none (docs/ABI.md
+   * §4.2). A memory that watches its folder reads a person's edit before the
+   * next call, so without the version the caller read, an UPDATE written
+   * from it would replace the edit it never saw. The MCP server keeps the
+   * same per session (host/mcp/bases.go).
+   * @type {Map<string, string>}
+   */
+  #bases = new Map();
+
   /** @param {import('./llm/index.d.ts').LLMAdapter | null | undefined} llm the default adapter of query, curateFrom and tidy */
   constructor(llm) {
     this.#llm = llm ?? null;
   }
 
-  /** @this {ArborMemory} @type {ArborMemory['curate']} */
+  /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['curate']} */
   curate(operations) {
-    return this.call('curate', { operations: Array.isArray(operations) ? operations : [operations] });
+    return this.#curate(Array.isArray(operations) ? operations : [operations]);
   }
 
-  /** @this {ArborMemory} @type {ArborMemory['move']} */
+  /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['move']} */
   move(path, to, reason) {
-    return this.call('curate', { operations: [{ type: 'MOVE', path, to, reason }] });
+    return this.#curate([{ type: 'MOVE', path, to, reason }]);
+  }
+
+  /**
+   * curate with the bases of the entries read, remembering what it wrote.
+   * @this {ArborMemory & MemoryMethods}
+   * @param {import('./index.d.ts').Operation[]} operations
+   * @returns {Promise<import('./index.d.ts').CurateResult>}
+   */
+  async #curate(operations) {
+    const bases = this.#bases;
+    const ops = operations.map((op) => {
+      if (op === null || typeof op !== 'object' || String(op.type).toUpperCase() === 'ADD') return op;
+      const out = { ...op };
+      if (out.base === undefined && bases.has(entryKey(op.path))) out.base = bases.get(entryKey(op.path));
+      if (String(op.type).toUpperCase() === 'MERGE' && out.targetBase === undefined && bases.has(entryKey(op.mergeTarget))) {
+        out.targetBase = bases.get(entryKey(op.mergeTarget));
+      }
+      return out;
+    });
+    const res = /** @type {import('./index.d.ts').CurateResult} */ (await this.call('curate', { operations: ops }));
+    res.applied.forEach((a, i) => {
+      if (a.status !== 'success') return;
+      if (a.type === 'DELETE') bases.delete(a.path);
+      else if (a.type === 'MERGE') {
+        bases.delete(a.path);
+        if (a.version) bases.set(entryKey(ops[i]?.mergeTarget), a.version);
+      } else if (a.type === 'MOVE') {
+        const v = bases.get(a.path);
+        bases.delete(a.path);
+        if (v && a.to?.endsWith('.md')) bases.set(a.to, v);
+      } else if (a.version) bases.set(a.path, a.version);
+    });
+    return res;
   }
 
   /** @this {ArborMemory} @type {ArborMemory['recent']} */
@@ -95,9 +139,11 @@ export class MemoryMethods {
     return this.call('ingest', { files: list.map(wireFile), domain, contextTurns, maxSourceBytes, prune, keep });
   }
 
-  /** @this {ArborMemory} @type {ArborMemory['read']} */
-  read(path) {
-    return this.call('read', { path });
+  /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['read']} */
+  async read(path) {
+    const res = /** @type {import('./index.d.ts').ReadResult} */ (await this.call('read', { path }));
+    if (res.kind === 'entry' && res.version) this.#bases.set(res.path, res.version);
+    return res;
   }
 
   /** @this {ArborMemory} @type {ArborMemory['tree']} */
@@ -167,4 +213,17 @@ function sourceFile(f, i) {
 function pickFilters({ domain, topic, tags, since, until, maturity, minImportance, sort, archived }) {
   const all = { domain, topic, tags, since, until, maturity, minImportance, sort, archived };
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * A path as the engine names an entry file, for matching an operation's
+ * path with one read: slashes, no leading `./` or `/`; '' when it is no
+ * entry path (a folder and a title).
+ * @param {unknown} p
+ * @returns {string}
+ */
+function entryKey(p) {
+  if (typeof p !== 'string') return '';
+  const clean = p.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/+/g, '/');
+  return clean.endsWith('.md') ? clean : '';
 }

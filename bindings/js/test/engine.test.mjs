@@ -325,6 +325,31 @@ test('an operation made from the version read is a conflict when a person edited
   await mem.close();
 });
 
+test('a memory gives the version it read as the base of its next write: a person\'s edit since is not replaced unseen', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  await mem.curate([invoiceOp]);
+  await mem.read(entryPath);
+  const file = path.join(dir, entryPath);
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('then escalated.', 'then escalated. Finance reviews them monthly.'));
+  await eventually('the edit', async () => (await mem.search('finance monthly')).results.length > 0);
+  const replace = { type: 'UPDATE', path: entryPath, reason: 'r', content: { narrative: { rules: 'Two retries.' } } };
+  const before = fs.readFileSync(file, 'utf8');
+  const res = await mem.curate(replace);
+  assert.equal(res.applied[0].status, 'conflict', res.applied[0].message);
+  assert.equal(fs.readFileSync(file, 'utf8'), before);
+  // Adding a fact replaces nothing the person changed: it applies, from the same version.
+  const fact = { type: 'UPDATE', path: entryPath, reason: 'r', content: { facts: ['escalation goes to support'] } };
+  assert.equal((await mem.curate(fact)).applied[0].status, 'success');
+  // Read again, the replacement applies; the next write builds on the version written.
+  await mem.read(entryPath);
+  assert.equal((await mem.curate(replace)).applied[0].status, 'success');
+  assert.equal((await mem.curate({ ...fact, content: { tags: ['billing'] } })).applied[0].status, 'success');
+  assert.match(fs.readFileSync(file, 'utf8'), /Two retries\./);
+  await mem.close();
+});
+
 /** Retries a check until it holds: a folder's watcher hears of a change a few ms after it is made. */
 async function eventually(what, ok) {
   for (const deadline = Date.now() + 10_000; !(await ok()); ) {
