@@ -202,3 +202,55 @@ func TestTidySplitsOnlyWherePartsCanBeWritten(t *testing.T) {
 		}
 	}
 }
+
+// A plan shown now and applied later through curate (an agent reading
+// arbor-tidy's suggestions, then sending their operations) carries the
+// versions it was planned from: an entry a person edited in between is a
+// conflict that keeps the edit, though the engine read the edit before
+// the curate call; without the edit the plan applies.
+func TestTidyPlanAppliedLaterKeepsAPersonsEdit(t *testing.T) {
+	for _, edit := range []bool{true, false} {
+		mem := newFS(t, tidyFiles())
+		e, _ := openEngine(t, mem, &clock{now: day0}, Options{})
+		plan := runTidy(t, e, api.TidyParams{Kinds: []string{api.TidyMerge}})
+		if len(plan.Suggestions) != 1 {
+			t.Fatalf("plan: %+v", plan.Suggestions)
+		}
+		ops := plan.Suggestions[0].Operations
+		var source string
+		for _, op := range ops {
+			if op.Base == "" || (op.Type == api.OpMerge && op.TargetBase == "") {
+				t.Errorf("%s %s planned without the version it was planned from: %+v", op.Type, op.Path, op)
+			}
+			if op.Type == api.OpMerge {
+				source = op.Path
+			}
+		}
+		var edited []byte
+		if edit {
+			before, _ := mem.ReadFile(source)
+			edited = []byte(strings.Replace(string(before), policyText[0], policyText[0]+" Ana wrote this after the plan.", 1))
+			if err := mem.WriteFile(source, edited); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Refresh(api.RefreshParams{Paths: []string{source}}); err != nil { // the watcher
+				t.Fatal(err)
+			}
+		}
+		res := e.Curate(api.CurateParams{Operations: ops})
+		i := slices.IndexFunc(res.Applied, func(a api.Applied) bool { return a.Path == source })
+		switch {
+		case i < 0:
+			t.Fatalf("no outcome for %s: %+v", source, res.Applied)
+		case edit && res.Applied[i].Status != api.StatusConflict:
+			t.Errorf("the merge of %s, edited after the plan: %s: %s", source, res.Applied[i].Status, res.Applied[i].Message)
+		case edit:
+			if got, _ := mem.ReadFile(source); string(got) != string(edited) {
+				t.Errorf("%s after the conflict:\n%s", source, got)
+			}
+		case res.Applied[i].Status != api.StatusSuccess:
+			t.Errorf("the plan, nothing edited since: %s: %s", res.Applied[i].Status, res.Applied[i].Message)
+		}
+		e.Close()
+	}
+}
