@@ -23,7 +23,10 @@ type family struct {
 	writer *Engine
 	// w is the watcher every instance follows (nil: not watching, or
 	// watching failed and scanEvery > 0 has each instance scan instead).
-	w         *watch.Watcher
+	w *watch.Watcher
+	// remote: the root's file system raises no event for what other
+	// machines change (watch.Remote), so the instances scan as well.
+	remote    bool
 	scanEvery time.Duration
 	mu        sync.Mutex
 	readers   []*Engine

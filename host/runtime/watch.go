@@ -14,9 +14,11 @@ import (
 // program) in step with the files others change in its root — an editor,
 // git, another process: the root is watched (host/watch), and before each
 // call the engine reads again the paths that changed (the refresh method,
-// docs/ABI.md §4.12). Where watching fails or may have missed events, the
-// engine lists the whole tree instead, at most once every scanEvery, and
-// reads only the files whose size or time moved; scanEvery <= 0 means
+// docs/ABI.md §4.12). Where watching fails or may have missed events, or
+// the root is on a network file system whose changes made on other
+// machines raise no event here (watch.Remote), the engine lists the whole
+// tree, at most once every scanEvery, and reads only the files whose size
+// or time moved; scanEvery <= 0 means
 // DefaultScanEvery. The engine's readers (AddReaders) follow the same
 // watcher.
 func WithWatch(scanEvery time.Duration) Option {
@@ -57,9 +59,17 @@ func (e *Engine) startFollowing(cfg *config) {
 		e.logf(LevelWarn, fmt.Sprintf("%v; the tree is scanned for changes instead, at most every %s", err, cfg.scanEvery))
 	} else {
 		e.fam.w = w
+		if kind, remote := remoteFS(e.fs.Dir()); remote {
+			e.fam.remote = true
+			e.logf(LevelInfo, fmt.Sprintf("the root is on a %s file system, where what other machines change raises no event here: the tree is also scanned for changes, at most every %s", kind, cfg.scanEvery))
+		}
 	}
 	e.follow = &follower{}
 }
+
+// remoteFS tells a root the watcher cannot be trusted with (a variable
+// for the tests, which have no network file system to mount).
+var remoteFS = watch.Remote
 
 // catchUp runs before a call of method: it has the engine read again what
 // changed on disk since the last call, and take in the signals its writer
@@ -74,7 +84,7 @@ func (e *Engine) catchUp(ctx context.Context, method string) {
 		return
 	}
 	paths, rescan, set := e.fam.take(e)
-	rescan = rescan || f.retry || (e.fam.scanEvery > 0 && e.fam.w == nil && time.Since(f.lastScan) >= e.fam.scanEvery)
+	rescan = rescan || f.retry || (e.fam.scanEvery > 0 && (e.fam.w == nil || e.fam.remote) && time.Since(f.lastScan) >= e.fam.scanEvery)
 	if rescan || len(paths) > 0 {
 		p := api.RefreshParams{Paths: paths}
 		if rescan {

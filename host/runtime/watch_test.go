@@ -98,3 +98,30 @@ func TestRefreshScan(t *testing.T) {
 		t.Fatalf("search after the scan: %+v", r)
 	}
 }
+
+// A root on a network file system is watched, but what other machines
+// change there raises no event here: the engine also scans the tree, at
+// most every scanEvery, and answers from what is on disk. The test has no
+// network file system, so it says the root is one and silences the
+// watcher, as such a file system would for another machine's write.
+func TestWatchScansARemoteRoot(t *testing.T) {
+	remote := remoteFS
+	remoteFS = func(string) (string, bool) { return "NFS", true }
+	t.Cleanup(func() { remoteFS = remote })
+	root := t.TempDir()
+	writeEntry(t, root, "ops/pager/rotation.md", "Pager rotation", "The pager rotates weekly on Mondays.")
+	e := newEngine(t, root, WithWatch(20*time.Millisecond))
+	ctx := context.Background()
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	if e.fam.w == nil || !e.fam.remote {
+		t.Fatal("the root is not watched as a remote one")
+	}
+	e.fam.w.Close() // another machine's writes: no event
+	writeEntry(t, root, "ops/pager/rotation.md", "Pager rotation", "The pager rotates every second Thursday.")
+	eventually(t, "the edit another machine made", func() bool {
+		r, err := e.Search(ctx, api.SearchParams{Query: "second thursday"})
+		return err == nil && len(r.Results) == 1
+	})
+}
