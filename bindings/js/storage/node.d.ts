@@ -19,8 +19,17 @@ export interface NodeStorage extends Storage {
  * on one folder take turns while readers never wait; a write that waits
  * longer than two minutes for it fails with code `busy`.
  *
+ * A memory watching the folder hears what others change in it. On a
+ * network file system (NFS, SMB, sshfs and other FUSE file systems, WSL's
+ * Windows drives: told on Linux by the folder's statfs type, or by
+ * `network`), what other machines change raises no event here, so the
+ * memory also scans the folder before a call, at most every 2 seconds.
+ *
  * @example
  * import { openMemory, nodeFs } from 'arbor-memory';
  * const mem = await openMemory({ storage: nodeFs('./notes') });
  */
-export declare function nodeFs(dir: string): NodeStorage;
+export declare function nodeFs(dir: string, options?: {
+  /** Treat the folder as on a network file system (scan as well as watch), or not; by default told from the file system. */
+  network?: boolean;
+}): NodeStorage;

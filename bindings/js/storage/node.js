@@ -49,13 +49,40 @@ function wrap(err, what) {
 let tempCounter = 0;
 
 /**
+ * The statfs types of file systems whose changes made elsewhere (another
+ * machine, the Windows side of WSL) raise no watch event here: NFS, SMB,
+ * CIFS, SMB2, FUSE (sshfs, rclone, cloud drives), 9P, Coda, AFS, Ceph,
+ * GFS2, OCFS2, Lustre (the Go host's list, host/watch/remote_linux.go).
+ */
+const networkTypes = new Set([0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546, 0x01021997, 0x73757245, 0x5346414f, 0x00c36400, 0x01161970, 0x7461636f, 0x0bd00bd0]);
+
+/** How often a network folder's memory scans it, besides watching it: the Go host's default. */
+const networkScanMs = 2000;
+
+/**
+ * Whether the folder is on a network file system (Linux only: statfs's
+ * type means nothing elsewhere).
+ * @param {string} dir
+ * @returns {boolean}
+ */
+function onNetwork(dir) {
+  if (process.platform !== 'linux') return false;
+  try {
+    return networkTypes.has(fs.statfsSync(dir).type >>> 0);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Creates a storage adapter over the folder `dir` (created if missing).
  *
  * @type {typeof import('./node.d.ts').nodeFs}
  */
-export function nodeFs(dir) {
+export function nodeFs(dir, { network } = {}) {
   fs.mkdirSync(dir, { recursive: true });
   const root = fs.realpathSync.native(path.resolve(dir));
+  const remote = network ?? onNetwork(root);
 
   /** @param {string} real */
   const inside = (real) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
@@ -309,7 +336,9 @@ export function nodeFs(dir) {
     // engine lists it with everything below it) and watched afresh, even
     // where one of its path was (removed and made again, as a checkout
     // does); one that goes is dropped. An error of a watcher may have lost
-    // changes: the listener hears null (scan).
+    // changes: the listener hears null (scan). On a network file system
+    // what other machines change raises no event here: the listener also
+    // hears null every networkScanMs.
     changes(listener) {
       /** @type {Map<string, fs.FSWatcher>} by folder, relative to the root ('' for the root) */
       const watchers = new Map();
@@ -376,8 +405,11 @@ export function nodeFs(dir) {
         unwatch('');
         throw err;
       }
+      const scans = remote ? setInterval(() => listener(null), networkScanMs) : null;
+      scans?.unref();
       return () => {
         closed = true;
+        if (scans) clearInterval(scans);
         for (const w of watchers.values()) w.close();
         watchers.clear();
       };

@@ -112,6 +112,19 @@ test('nodeFs: modification times are whole milliseconds, truncated as the Go hos
   assert.equal(s.stat('a/late.md').mtime, 1764123456999);
 });
 
+test('nodeFs: a folder on a network file system is scanned as well as watched', async (t) => {
+  const dir = tmpdir(t);
+  // What another machine writes to a share raises no event here: with no
+  // change at all, the watcher's listener still hears a scan (null).
+  const heard = [];
+  const stop = nodeFs(dir, { network: true }).changes((paths) => heard.push(paths));
+  t.after(stop);
+  for (const deadline = Date.now() + 10_000; !heard.includes(null); ) {
+    if (Date.now() > deadline) assert.fail(`no scan asked for: ${JSON.stringify(heard)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
 test('nodeFs: swap replaces only what was read, and leaves no temporary file', (t) => {
   const dir = tmpdir(t);
   const s = nodeFs(dir);
