@@ -355,7 +355,7 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 // folder and no title.
 func (c *Curator) delete(a *Applied, v valid) error {
 	if v.folder {
-		return c.deleteFolder(a, v.path)
+		return c.deleteFolder(a, v)
 	}
 	cat := c.catalog()
 	p := v.path
@@ -428,7 +428,8 @@ func brokenRelations(cat *catalog.Catalog, removed []string) []string {
 // asked, and is the person's (a file that cannot be parsed goes only by a
 // DELETE that names it). Dot-names are left alone. A failed removal
 // restores the files already removed.
-func (c *Curator) deleteFolder(a *Applied, folder string) error {
+func (c *Curator) deleteFolder(a *Applied, v valid) error {
+	folder := v.path
 	st, ok, err := c.exists(folder)
 	if err != nil {
 		return err
@@ -446,7 +447,10 @@ func (c *Curator) deleteFolder(a *Applied, folder string) error {
 			return fmt.Errorf("not found: %s", folder)
 		}
 		a.Path = p
-		return c.delete(a, valid{path: p, named: true})
+		return c.delete(a, valid{path: p, named: true, base: v.base})
+	}
+	if v.base != "" {
+		return fmt.Errorf("base is the version of an entry; %s is a folder, which has none", folder)
 	}
 	var files, dirs []string
 	if err := c.walk(folder, &files, &dirs); err != nil {

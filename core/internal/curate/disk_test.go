@@ -388,6 +388,17 @@ func TestBaseVersion(t *testing.T) {
 		}
 	})
 
+	t.Run("entry named without .md", func(t *testing.T) {
+		// "a/b" with no folder a/b names the entry a/b.md: its base is checked.
+		e := newEnv(t, fixture)
+		v := version(t, e, retry)
+		edit(t, e, retry, addSentence)
+		a := one(t, e, api.Operation{Type: api.OpDelete, Path: strings.TrimSuffix(retry, ".md"), Reason: "r", Base: v})
+		if a.Status != api.StatusConflict {
+			t.Errorf("a DELETE of %s without .md from a version changed since: %s: %s", retry, a.Status, a.Message)
+		}
+	})
+
 	t.Run("chained", func(t *testing.T) {
 		// The version an operation wrote is the base of the next.
 		e := newEnv(t, fixture)

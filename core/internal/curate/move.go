@@ -54,10 +54,11 @@ func (c *Curator) move(a *Applied, v valid) error {
 	if err := c.refreshMoved(src, folder, files); err != nil {
 		return err
 	}
-	if !folder {
-		if err := c.checkBase("move", src, v.base, nil); err != nil {
-			return err
-		}
+	if folder && v.base != "" {
+		return fmt.Errorf("base is the version of an entry; %s is a folder, which has none", src)
+	}
+	if err := c.checkBase("move", src, v.base, nil); err != nil {
+		return err
 	}
 	cat := c.catalog()
 	newPath := func(p string) string { return dst + strings.TrimPrefix(p, src) }

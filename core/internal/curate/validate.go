@@ -111,9 +111,6 @@ func validate(typ string, op *api.Operation) (valid, error) {
 			return v, err
 		}
 	}
-	if v.folder && v.base != "" {
-		return v, fmt.Errorf("base is the version of an entry; %s is a folder, which has none", clean)
-	}
 	for _, r := range op.Content.Relations {
 		cr, err := cleanRelation(r)
 		if err != nil {
