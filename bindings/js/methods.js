@@ -27,10 +27,22 @@ export class MemoryMethods {
    * §4.2). A memory that watches its folder reads a person's edit before the
    * next call, so without the version the caller read, an UPDATE written
    * from it would replace the edit it never saw. The MCP server keeps the
-   * same per session (host/mcp/bases.go).
+   * same per session (host/mcp/bases.go), as many at most (maxBases).
    * @type {Map<string, string>}
    */
   #bases = new Map();
+
+  /**
+   * Remembers version v of the entry at p, the oldest forgotten past
+   * maxBases (its operations fall back to the engine's own check).
+   * @param {string} p
+   * @param {string} v
+   */
+  #remember(p, v) {
+    this.#bases.delete(p); // most recent last
+    this.#bases.set(p, v);
+    if (this.#bases.size > maxBases) this.#bases.delete(/** @type {string} */ (this.#bases.keys().next().value));
+  }
 
   /** @param {import('./llm/index.d.ts').LLMAdapter | null | undefined} llm the default adapter of query, curateFrom and tidy */
   constructor(llm) {
@@ -70,12 +82,12 @@ export class MemoryMethods {
       if (a.type === 'DELETE') bases.delete(a.path);
       else if (a.type === 'MERGE') {
         bases.delete(a.path);
-        if (a.version) bases.set(entryKey(ops[i]?.mergeTarget), a.version);
+        if (a.version) this.#remember(entryKey(ops[i]?.mergeTarget), a.version);
       } else if (a.type === 'MOVE') {
         const v = bases.get(a.path);
         bases.delete(a.path);
-        if (v && a.to?.endsWith('.md')) bases.set(a.to, v);
-      } else if (a.version) bases.set(a.path, a.version);
+        if (v && a.to?.endsWith('.md')) this.#remember(a.to, v);
+      } else if (a.version) this.#remember(a.path, a.version);
     });
     return res;
   }
@@ -142,7 +154,7 @@ export class MemoryMethods {
   /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['read']} */
   async read(path) {
     const res = /** @type {import('./index.d.ts').ReadResult} */ (await this.call('read', { path }));
-    if (res.kind === 'entry' && res.version) this.#bases.set(res.path, res.version);
+    if (res.kind === 'entry' && res.version) this.#remember(res.path, res.version);
     return res;
   }
 
@@ -214,6 +226,9 @@ function pickFilters({ domain, topic, tags, since, until, maturity, minImportanc
   const all = { domain, topic, tags, since, until, maturity, minImportance, sort, archived };
   return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
 }
+
+/** The versions a memory remembers at most: the Go host's bound per MCP session. */
+const maxBases = 4096;
 
 /**
  * A path as the engine names an entry file, for matching an operation's

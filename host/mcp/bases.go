@@ -24,8 +24,9 @@ type bases struct {
 	by map[*sdk.ServerSession]map[string]string
 }
 
-// maxBases bounds the versions kept for one session; past it the oldest
-// reads are forgotten (their operations fall back to the engine's check).
+// maxBases bounds the versions kept for one session; past it one is
+// forgotten, whichever the map gives first (its operations fall back to
+// the engine's own check, which is safe, only less precise).
 const maxBases = 4096
 
 type sessionKey struct{}
