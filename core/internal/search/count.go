@@ -32,7 +32,6 @@ type counter struct {
 	segs    []segment.Segment
 	deleted []*roaring.Bitmap
 	offsets []uint64 // the first document number of each segment
-	dicts   map[string][]segment.Dictionary
 	phrases map[*phraseQuery][]*roaring.Bitmap
 }
 
@@ -45,7 +44,7 @@ type orInto interface {
 // counter returns a counter of the matches of queries on the index's
 // current snapshot.
 func (x *Index) counter() (*counter, error) {
-	c := &counter{cfg: x.cfg.search, dicts: map[string][]segment.Dictionary{}, phrases: map[*phraseQuery][]*roaring.Bitmap{}}
+	c := &counter{cfg: x.cfg.search, phrases: map[*phraseQuery][]*roaring.Bitmap{}}
 	var err error
 	if c.segs, c.deleted, c.offsets, err = segmentsOf(snapshot{Snapshot: x.reader}); err != nil {
 		return nil, fmt.Errorf("count: %w", err)
@@ -79,19 +78,11 @@ func (c *counter) count(q countable) (int, error) {
 
 // term returns the documents of segment seg holding term in field.
 func (c *counter) term(seg int, field, term string) (*roaring.Bitmap, error) {
-	ds, ok := c.dicts[field]
-	if !ok {
-		ds = make([]segment.Dictionary, len(c.segs))
-		c.dicts[field] = ds
+	dict, err := c.r.memo.dictionary(seg, field)
+	if err != nil {
+		return nil, fmt.Errorf("count: %w", err)
 	}
-	if ds[seg] == nil {
-		d, err := c.segs[seg].Dictionary(field)
-		if err != nil {
-			return nil, fmt.Errorf("count: dictionary of %s: %w", field, err)
-		}
-		ds[seg] = d
-	}
-	pl, err := ds[seg].PostingsList([]byte(term), nil, nil)
+	pl, err := dict.PostingsList([]byte(term), nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("count: postings of %q in %s: %w", term, field, err)
 	}

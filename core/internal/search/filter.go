@@ -325,8 +325,9 @@ func (c *counter) paths(seg int, ps []string) (*roaring.Bitmap, error) {
 // keyRange returns the documents of segment seg holding a term of field
 // within [lo, hi] ("" leaves a bound open).
 func (c *counter) keyRange(seg int, field, lo, hi string) (*roaring.Bitmap, error) {
-	if _, err := c.term(seg, field, ""); err != nil { // loads the dictionary
-		return nil, err
+	dict, err := c.r.memo.dictionary(seg, field)
+	if err != nil {
+		return nil, fmt.Errorf("count: %w", err)
 	}
 	var start, end []byte
 	if lo != "" {
@@ -336,7 +337,7 @@ func (c *counter) keyRange(seg int, field, lo, hi string) (*roaring.Bitmap, erro
 		// The end key is exclusive: the smallest key after hi.
 		end = append([]byte(hi), 0)
 	}
-	it := c.dicts[field][seg].Iterator(nil, start, end)
+	it := dict.Iterator(nil, start, end)
 	defer func() { _ = it.Close() }()
 	bm := roaring.New()
 	for {

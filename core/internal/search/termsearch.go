@@ -266,17 +266,9 @@ func (m *lookups) postings(i int, seg segment.Segment, deleted *roaring.Bitmap, 
 	if pl, ok := m.lists[lk]; ok {
 		return pl, nil
 	}
-	dk := dictKey{i, field}
-	dict, ok := m.dicts[dk]
-	if !ok {
-		var err error
-		if dict, err = seg.Dictionary(field); err != nil {
-			return nil, fmt.Errorf("dictionary of %s: %w", field, err)
-		}
-		if m.dicts == nil {
-			m.dicts = map[dictKey]segment.Dictionary{}
-		}
-		m.dicts[dk] = dict
+	dict, err := m.dictLocked(i, field)
+	if err != nil {
+		return nil, err
 	}
 	pl, err := dict.PostingsList([]byte(term), deleted, nil)
 	if err != nil {
@@ -287,4 +279,28 @@ func (m *lookups) postings(i int, seg segment.Segment, deleted *roaring.Bitmap, 
 	}
 	m.lists[lk] = pl
 	return pl, nil
+}
+
+// dictionary returns the dictionary of field in the i-th segment, read
+// once per ranking.
+func (m *lookups) dictionary(i int, field string) (segment.Dictionary, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.dictLocked(i, field)
+}
+
+func (m *lookups) dictLocked(i int, field string) (segment.Dictionary, error) {
+	dk := dictKey{i, field}
+	if d, ok := m.dicts[dk]; ok {
+		return d, nil
+	}
+	d, err := m.segs[i].Dictionary(field)
+	if err != nil {
+		return nil, fmt.Errorf("dictionary of %s: %w", field, err)
+	}
+	if m.dicts == nil {
+		m.dicts = map[dictKey]segment.Dictionary{}
+	}
+	m.dicts[dk] = d
+	return d, nil
 }
