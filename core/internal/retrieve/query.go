@@ -381,21 +381,22 @@ func outOfDomain(r search.Result, frame func(string) bool, episode func(i int) s
 			asked++
 		}
 	}
+	eps := make([]string, min(len(r.Hits), oodEpisode))
+	if episode != nil {
+		for j := range eps {
+			eps[j] = episode(j)
+		}
+	}
 	covered := 0
 	for i := range r.Hits[:min(len(r.Hits), oodDepth)] {
 		held := map[string]bool{}
-		hold := func(h search.Hit) {
+		for j, h := range r.Hits[:len(eps)] {
+			if j != i && (eps[i] == "" || eps[j] != eps[i]) {
+				continue
+			}
 			for _, t := range h.Matched {
 				if !frame(t) {
 					held[t] = true
-				}
-			}
-		}
-		hold(r.Hits[i])
-		if ep := episodeOf(episode, i); ep != "" {
-			for j := range r.Hits[:min(len(r.Hits), oodEpisode)] {
-				if j != i && episodeOf(episode, j) == ep {
-					hold(r.Hits[j])
 				}
 			}
 		}
@@ -411,14 +412,6 @@ func outOfDomain(r search.Result, frame func(string) bool, episode func(i int) s
 		return fmt.Sprintf("the terms %v, %d of the question's %d terms (≥ %g), occur in no entry", r.Unmatched, missing, asked, oodMissing)
 	}
 	return ""
-}
-
-// episodeOf is episode(i), "" when episode is nil.
-func episodeOf(episode func(i int) string, i int) string {
-	if episode == nil {
-		return ""
-	}
-	return episode(i)
 }
 
 // episodes returns the exchange each of hits is a piece of: its folder,
