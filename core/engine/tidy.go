@@ -6,10 +6,8 @@ import (
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/agent"
-	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/lifecycle"
 	"github.com/arbormem/arbor/core/internal/tidy"
-	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // Tidy plans the upkeep of the tree (docs/ABI.md §4.17) and, with Apply,
@@ -109,7 +107,9 @@ func (e *Engine) tidyResult(p api.TidyParams, plan tidy.Planned, start time.Time
 		res.Suggestions = []api.TidySuggestion{}
 	}
 	if !p.Apply {
-		e.plannedFrom(shown)
+		// Shown to be applied later through curate: each operation names
+		// the version it was planned from (docs/ABI.md §4.17).
+		tidy.Based(shown, e.curator.Current)
 	}
 	if p.Apply {
 		all, undone := tidy.Apply(plan.Suggestions, e.curate, host.Reporter(e.log, api.PhaseWrite))
@@ -132,46 +132,4 @@ func (e *Engine) tidyResult(p api.TidyParams, plan tidy.Planned, start time.Time
 func (e *Engine) tidyTree() tidy.Tree {
 	model, now := e.signals.Model(), e.clock.Now()
 	return tidy.Tree{Catalog: e.catalog, Now: now, Signal: func(p string) lifecycle.Signal { return e.signals.Of(p).At(model, now) }}
-}
-
-// plannedFrom gives each operation of a plan shown, to be applied later
-// through curate, the version of each entry it was planned from (base,
-// and a MERGE's targetBase; docs/ABI.md §4.2): applied after a person
-// edited the entry, a merge's text or a split would replace the edit
-// unseen, since the engine reads the edit before that curate call. The
-// version is taken only where the file still holds the bytes the catalog
-// planned from, and its entry is remembered, so that what the operation
-// does not replace may change meanwhile. A plan applied in the same call
-// gets none: its operations follow one another on entries the plan's own
-// writes change.
-func (e *Engine) plannedFrom(ss []api.TidySuggestion) {
-	for i := range ss {
-		for j := range ss[i].Operations {
-			op := &ss[i].Operations[j]
-			if op.Type == api.OpAdd {
-				continue
-			}
-			op.Base = e.versionPlanned(op.Path)
-			if op.Type == api.OpMerge {
-				op.TargetBase = e.versionPlanned(op.MergeTarget)
-			}
-		}
-	}
-}
-
-// versionPlanned is the version of the entry at p as the catalog holds
-// it, or "" when the file no longer holds those bytes (or is no entry).
-func (e *Engine) versionPlanned(p string) string {
-	stamp, stamped := e.catalog.Stamp(p)
-	en, ok := e.catalog.Get(p)
-	if !stamped || !ok {
-		return ""
-	}
-	data, err := e.fs.ReadFile(p)
-	if err != nil || catalog.SourceKey(data) != stamp {
-		return ""
-	}
-	v := tree.Version(data)
-	e.curator.Versions.Put(v, en)
-	return v
 }

@@ -3,6 +3,7 @@ package curate
 import (
 	"sync"
 
+	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -53,4 +54,23 @@ func (vs *Versions) Get(v string) (*tree.Entry, bool) {
 	defer vs.mu.Unlock()
 	e, ok := vs.byKey[v]
 	return e, ok
+}
+
+// Current is the version of the entry at p as the catalog holds it, and
+// remembers its entry for operations made from it; "" when the file no
+// longer holds the bytes the catalog read (or p is no entry).
+func (c *Curator) Current(p string) string {
+	cat := c.catalog()
+	stamp, stamped := cat.Stamp(p)
+	en, ok := cat.Get(p)
+	if !stamped || !ok {
+		return ""
+	}
+	data, err := c.FS.ReadFile(p)
+	if err != nil || catalog.SourceKey(data) != stamp {
+		return ""
+	}
+	v := tree.Version(data)
+	c.Versions.Put(v, en)
+	return v
 }

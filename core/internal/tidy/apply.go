@@ -84,3 +84,25 @@ func undoSplit(s api.TidySuggestion, r curate.Result, apply func([]api.Operation
 	}
 	return len(undo)
 }
+
+// Based gives each operation of suggestions on an existing entry the
+// version of it the plan was made from (base, and a MERGE's targetBase;
+// docs/ABI.md §4.2), as version tells it ("" where it cannot): sent later
+// through curate, after a person edited the entry, a merge's text or a
+// split would otherwise replace the edit unseen, since the engine reads
+// the edit before that call. A plan applied in the same call takes none:
+// its operations follow one another on entries its own writes change.
+func Based(suggestions []api.TidySuggestion, version func(path string) string) {
+	for i := range suggestions {
+		for j := range suggestions[i].Operations {
+			op := &suggestions[i].Operations[j]
+			if op.Type == api.OpAdd {
+				continue
+			}
+			op.Base = version(op.Path)
+			if op.Type == api.OpMerge {
+				op.TargetBase = version(op.MergeTarget)
+			}
+		}
+	}
+}
