@@ -65,6 +65,11 @@ type Operation struct {
 	// the keys an entry has no field for. Only the engine's ingest sets it,
 	// in process; a request never does (it is not part of the JSON).
 	Note *NoteMeta `json:"-"`
+	// Stamp marks the entry as the engine's ingest writes it: the file
+	// carries the version of its own bytes (docs/format.md, "Ingested
+	// entries"), by which a later ingest tells a person's edit. Only the
+	// engine's ingest sets it, in process, like Note.
+	Stamp bool `json:"-"`
 }
 
 // NoteMeta is the front matter an ingested note gives its entry beyond the

@@ -673,8 +673,9 @@ func TestIngestKeepsNoteShape(t *testing.T) {
 		!slices.Equal(e.Related, []string{"notes/billing/retries.md"}) {
 		t.Errorf("entry: %+v", e)
 	}
-	if want := []tree.KeyValue{{Key: "importance", Value: "80"}, {Key: "owner", Value: "ana"}}; !slices.Equal(e.Extra, want) {
-		t.Errorf("extra %v, want %v", e.Extra, want)
+	// The note's own keys, then the ingest's stamp.
+	if want := []tree.KeyValue{{Key: "importance", Value: "80"}, {Key: "owner", Value: "ana"}}; len(e.Extra) != 3 || !slices.Equal(e.Extra[:2], want) || e.Extra[2].Key != tree.StampKey {
+		t.Errorf("extra %v, want %v and the stamp", e.Extra, want)
 	}
 	if !strings.Contains(e.Narrative.Text, "#### Signing\n\nEvery event is signed.\n\n##### Rotation") || strings.Contains(e.Narrative.Text, "# Stripe webhooks") {
 		t.Errorf("narrative:\n%s", e.Narrative.Text)
@@ -719,40 +720,58 @@ func TestIngestKeepsNoteShape(t *testing.T) {
 
 // A person who edits an ingested entry in their editor keeps the edit: a
 // later change of the source does not overwrite it, nor a prune of the
-// source delete it; each says so in the file's warnings.
+// source delete it; each says so in the file's warnings. The entry's own
+// stamp tells, so the same holds when the machine-local manifest is lost
+// before each ingest (deleted, or a teammate's fresh clone of the tree):
+// before the stamp, the edit was overwritten and the prune deleted it.
 func TestIngestKeepsAPersonsEdit(t *testing.T) {
-	mem := host.NewMemFS()
-	eng := openIngest(t, mem, &clockVar{t1})
-	const p = "documents/guide/guide.md"
-	guide := func(s string) []api.SourceFile {
-		return []api.SourceFile{{Name: "guide.md", Content: "# Guide\n\n## Setup\n\n" + s + "\n\n## Usage\n\nRun it.\n"}}
-	}
-	mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool.")})
-	b, err := mem.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := string(b) + "\nA line of my own.\n"
-	mem.WriteFile(p, []byte(edited))
+	for _, lose := range []bool{false, true} {
+		t.Run(fmt.Sprintf("manifest lost %v", lose), func(t *testing.T) {
+			mem := host.NewMemFS()
+			eng := openIngest(t, mem, &clockVar{t1})
+			const p = "documents/guide/guide.md"
+			other := api.SourceFile{Name: "other.md", Content: "# Other\n\nElse.\n"}
+			guide := func(s string) []api.SourceFile {
+				return []api.SourceFile{{Name: "guide.md", Content: "# Guide\n\n## Setup\n\n" + s + "\n\n## Usage\n\nRun it.\n"}, other}
+			}
+			ingestAgain := func(p api.IngestParams) api.IngestResult {
+				if lose {
+					if err := mem.Remove(ingest.ManifestPath); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return mustIngest(t, eng, p)
+			}
+			mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool.")})
+			b, err := mem.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := string(b) + "\nA line of my own.\n"
+			mem.WriteFile(p, []byte(edited))
 
-	res := mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool twice.")})
-	if f := res.Files[0]; f.Updated != 0 || len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], p+" was edited since it was ingested") {
-		t.Errorf("changed source: %+v", f)
-	}
-	if b, _ := mem.ReadFile(p); string(b) != edited {
-		t.Errorf("the person's edit was overwritten:\n%s", b)
-	}
-	// Still theirs at the next change.
-	res = mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool three times.")})
-	if b, _ := mem.ReadFile(p); string(b) != edited || res.Files[0].Updated != 0 {
-		t.Errorf("second change: %+v\n%s", res.Files[0], b)
-	}
-	res = mustIngest(t, eng, api.IngestParams{Prune: []string{""}})
-	if len(res.Files) != 1 || res.Files[0].Deleted != 0 || len(res.Files[0].Warnings) != 1 {
-		t.Errorf("prune: %+v", res.Files)
-	}
-	if b, _ := mem.ReadFile(p); string(b) != edited {
-		t.Errorf("the prune removed the person's entry: %q", b)
+			res := ingestAgain(api.IngestParams{Files: guide("Install the tool twice.")})
+			if f := res.Files[0]; f.Updated != 0 || len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], p+" was edited since it was ingested") {
+				t.Errorf("changed source: %+v", f)
+			}
+			if b, _ := mem.ReadFile(p); string(b) != edited {
+				t.Errorf("the person's edit was overwritten:\n%s", b)
+			}
+			// Still theirs at the next change.
+			res = ingestAgain(api.IngestParams{Files: guide("Install the tool three times.")})
+			if b, _ := mem.ReadFile(p); string(b) != edited || res.Files[0].Updated != 0 {
+				t.Errorf("second change: %+v\n%s", res.Files[0], b)
+			}
+			res = ingestAgain(api.IngestParams{Files: []api.SourceFile{other}, Prune: []string{""}})
+			// A recorded source says why it keeps the entry; one known only
+			// by the entry's provenance has nothing left to remove.
+			if res.Summary.Deleted != 0 || !lose && (len(res.Files) != 2 || res.Files[1].Name != "guide.md" || len(res.Files[1].Warnings) != 1) {
+				t.Errorf("prune: %+v", res.Files)
+			}
+			if b, _ := mem.ReadFile(p); string(b) != edited {
+				t.Errorf("the prune removed the person's entry: %q", b)
+			}
+		})
 	}
 }
 
@@ -839,7 +858,69 @@ func TestIngestUpdatesWhatNobodyEdited(t *testing.T) {
 	if f := res.Files[0]; f.Updated != 1 || len(f.Warnings) != 0 {
 		t.Errorf("%+v", f)
 	}
-	if m := readManifest(t, mem); len(m.Sources["guide.md"].Stamps) != 1 {
-		t.Errorf("stamps %v", m.Sources["guide.md"].Stamps)
+	// The file says it is as the ingest wrote it.
+	for path := range readManifest(t, mem).Sources["guide.md"].Entries {
+		b, err := mem.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stamped, intact := tree.Ingested(b); !stamped || !intact {
+			t.Errorf("%s: stamped %v, intact %v:\n%s", path, stamped, intact, b)
+		}
+	}
+}
+
+// saveFS writes a person's edit of one file right after the next read of
+// it: a save that lands between an ingest's plan and its writes.
+type saveFS struct {
+	host.FS
+	path string
+	edit func([]byte) []byte
+}
+
+func (s *saveFS) ReadFile(p string) ([]byte, error) {
+	data, err := s.FS.ReadFile(p)
+	if err == nil && p == s.path && s.edit != nil {
+		edit := s.edit
+		s.edit = nil
+		if werr := s.FS.WriteFile(p, edit(data)); werr != nil {
+			return nil, werr
+		}
+	}
+	return data, err
+}
+
+// A person's save after the ingest read the entry (and found it as the
+// ingest wrote it) is a conflict of the entry's UPDATE or DELETE, not
+// overwritten; the next ingest then finds the edit and keeps it.
+func TestIngestKeepsASaveAfterItsPlan(t *testing.T) {
+	const p = "documents/guide/guide.md"
+	guide := func(s string) []api.SourceFile {
+		return []api.SourceFile{{Name: "guide.md", Content: "# Guide\n\n" + s + "\n"}}
+	}
+	mine := func(b []byte) []byte { return append(b, "\nA line of my own.\n"...) }
+	for _, prune := range []bool{false, true} {
+		t.Run(fmt.Sprintf("prune %v", prune), func(t *testing.T) {
+			fs := &saveFS{FS: host.NewMemFS(), path: p}
+			eng := openIngest(t, fs, &clockVar{t1})
+			mustIngest(t, eng, api.IngestParams{Files: guide("one")})
+			next := api.IngestParams{Files: guide("two")}
+			if prune {
+				next = api.IngestParams{Files: []api.SourceFile{{Name: "other.md", Content: "# Other\n"}}, Prune: []string{""}}
+			}
+			fs.edit = mine
+			res := mustIngest(t, eng, next)
+			b, err := fs.ReadFile(p)
+			if err != nil || !strings.Contains(string(b), "A line of my own.") {
+				t.Fatalf("the save was lost (%v):\n%s\n%+v", err, b, res.Files)
+			}
+			if res.Summary.Failed != 1 || res.Summary.Updated+res.Summary.Deleted != 0 {
+				t.Errorf("%+v", res.Summary)
+			}
+			res = mustIngest(t, eng, next)
+			if b2, _ := fs.ReadFile(p); string(b2) != string(b) || res.Summary.Failed != 0 {
+				t.Errorf("next ingest: %+v\n%s", res.Summary, b2)
+			}
+		})
 	}
 }

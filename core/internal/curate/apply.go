@@ -28,6 +28,9 @@ func (c *Curator) add(a *Applied, op api.Operation, v valid) error {
 	}
 	cat := c.catalog()
 	e := newEntry(v.path, op, v, c.now())
+	if op.Stamp {
+		tree.Stamp(e)
+	}
 	data, parsed, err := c.render(e)
 	if err != nil {
 		return err
@@ -160,6 +163,9 @@ func (c *Curator) writeUpdate(a *Applied, op api.Operation, v valid) error {
 			return fmt.Errorf("not found: %s", p)
 		}
 		return fmt.Errorf("cannot update %s: the file is not loaded (over the size limit or unreadable)", p)
+	}
+	if op.Stamp {
+		tree.Stamp(e)
 	}
 	data, parsed, err := c.render(e)
 	if err != nil {

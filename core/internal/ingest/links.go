@@ -224,7 +224,7 @@ func (p *Planner) Follow(plans []FilePlan, sent map[string]bool) {
 					continue
 				}
 				if per[i] == nil {
-					per[i] = &followUp{source: source, path: at, fresh: !p.edited(rec, at)}
+					per[i] = &followUp{source: source, path: at, fresh: !p.edited(at)}
 				}
 				per[i].resolved = append(per[i].resolved, spec)
 				if !slices.Contains(rels[i], entry) {
@@ -236,6 +236,7 @@ func (p *Planner) Follow(plans []FilePlan, sent map[string]bool) {
 				fp.Follow = append(fp.Follow, api.Operation{
 					Type: api.OpUpdate, Path: at, Content: api.Content{Relations: rels[i]},
 					Reason: tree.IngestReason + source, Note: &api.NoteMeta{UpdatedAt: e.UpdatedAt},
+					Stamp: per[i].fresh,
 				})
 				fp.follows = append(fp.follows, *per[i])
 			}
@@ -254,9 +255,6 @@ func (p *Planner) RecordFollow(fp FilePlan, applied []curate.Applied) int {
 			continue
 		}
 		rec := p.Manifest.Sources[f.source]
-		if st := p.stamp(f.path); f.fresh && st != "" && rec.Stamps[f.path] != "" {
-			rec.Stamps[f.path] = st
-		}
 		left := slices.DeleteFunc(slices.Clone(rec.Pending[f.path]), func(s string) bool { return slices.Contains(f.resolved, s) })
 		if len(left) == 0 {
 			delete(rec.Pending, f.path)

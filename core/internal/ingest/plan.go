@@ -8,7 +8,6 @@ import (
 	"path"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/arbormem/arbor/core/api"
@@ -25,7 +24,8 @@ const ManifestPath = ".arbor/ingest.json"
 // (with the options that shape its layout) and, per entry, the hash of the
 // piece it holds. It is derived data: when it is lost or unreadable, Plan
 // finds a source's entries by their provenance (the Raw Concept's files
-// naming the source) and rewrites them once.
+// naming the source) and rewrites those still as ingest wrote them, which
+// their own stamp tells (tree.Ingested), once.
 type Manifest struct {
 	Version int                      `json:"version"`
 	Sources map[string]*SourceRecord `json:"sources"`
@@ -43,11 +43,6 @@ type SourceRecord struct {
 	// Aliases are a note's other names (its front matter's aliases), which
 	// wikilinks of notes ingested later may use.
 	Aliases []string `json:"aliases,omitempty"`
-	// Stamps maps each entry path to the hash of its file as this source's
-	// ingest wrote (or found) it: a file that no longer has it was edited
-	// since (by a person, in an editor), and the source's changes no longer
-	// overwrite or delete it.
-	Stamps map[string]string `json:"stamps,omitempty"`
 	// Pending maps an entry of a note to its links that named no note
 	// yet ("[[name]]", or the relative path as written): an ingest that
 	// brings the note they name adds the relation (Planner.Follow).
@@ -158,8 +153,8 @@ type FilePlan struct {
 type followUp struct {
 	source, path string
 	resolved     []string // the link specs resolved
-	// fresh: the entry was as its ingest wrote it, so its stamp moves to
-	// what the UPDATE writes (an edited one keeps the stamp that says so).
+	// fresh: the entry was as its ingest wrote it, so the UPDATE stamps
+	// what it writes (an edited one keeps the stamp that says so).
 	fresh bool
 }
 
@@ -254,7 +249,7 @@ func (p *Planner) Plan(f api.SourceFile) (FilePlan, error) {
 	}
 	fp.moved = p.followMoves(&fp, rec)
 	p.known(f.Name, src.aliases, fp.paths)
-	fp.rec, fp.aliases = stampsMoved(rec, fp.moved), src.aliases
+	fp.rec, fp.aliases = rec, src.aliases
 	p.build(&fp)
 	return fp, nil
 }
@@ -341,26 +336,6 @@ func movedFrom(rec *SourceRecord, path string) string {
 	return ""
 }
 
-// stampsMoved is rec with the stamps of the entries moved (new path →
-// old) under their new paths: the file a person moved by hand and then
-// edited differs from what the ingest wrote, and stays theirs there
-// (edited), while one a MOVE carried, its bytes kept, is the ingest's
-// still. rec itself is left as the manifest has it.
-func stampsMoved(rec *SourceRecord, moved map[string]string) *SourceRecord {
-	if rec == nil || len(moved) == 0 {
-		return rec
-	}
-	cp := *rec
-	cp.Stamps = maps.Clone(rec.Stamps)
-	for to, from := range moved {
-		if st, ok := rec.Stamps[from]; ok {
-			delete(cp.Stamps, from)
-			cp.Stamps[to] = st
-		}
-	}
-	return &cp
-}
-
 // Link resolves the links of the pieces of every plan of the call into
 // relations (to the entries of notes of this call, or of sources ingested
 // before) and plans the operations: nothing for a piece written as it is,
@@ -411,7 +386,7 @@ func (p *Planner) build(fp *FilePlan) {
 			fp.Unchanged++
 			fp.entries[path] = h
 			continue
-		case had && exists && p.edited(fp.rec, path):
+		case had && exists && p.edited(path):
 			// A person's edit since the ingest wrote it: the entry is theirs
 			// now, and stays recorded so that no later ingest takes it back.
 			fp.entries[path] = oh
@@ -444,7 +419,7 @@ func (p *Planner) build(fp *FilePlan) {
 		_, broken := p.Catalog.Broken(path)
 		switch {
 		case broken || !p.Catalog.Has(path) || !p.provenance(path, fp.Name):
-		case p.edited(fp.rec, path):
+		case p.edited(path):
 			fp.Kept = append(fp.Kept, fmt.Sprintf("%s was edited since it was ingested: kept, though its piece is gone from the source", path))
 		default:
 			fp.Ops = append(fp.Ops, api.Operation{Type: api.OpDelete, Path: path, Reason: reason})
@@ -457,29 +432,25 @@ func (p *Planner) build(fp *FilePlan) {
 	}
 }
 
-// stamp is the hash of the file at path as it is now, or "" when it cannot
-// be read (or the planner reads no files).
-func (p *Planner) stamp(path string) string {
+// edited reports whether the entry at path is no longer as the engine's
+// ingest wrote it: its file carries no ingest stamp, or one naming other
+// bytes (tree.Ingested). Such an entry is a person's (or was written
+// otherwise), and the source's changes neither overwrite nor delete it.
+// The file tells, not the manifest: a lost .arbor/ (a teammate's clone of
+// the tree, a deleted folder) must not make a person's edit the ingest's.
+// A save after this read is caught by curate, which compares the disk with
+// what the catalog read. A planner that reads no files (Read nil) takes
+// every entry as written.
+func (p *Planner) edited(path string) bool {
 	if p.Read == nil {
-		return ""
+		return false
 	}
 	data, err := p.Read(path)
 	if err != nil {
-		return ""
-	}
-	h := fnv.New64a()
-	h.Write(data)
-	return strconv.FormatUint(h.Sum64(), 16)
-}
-
-// edited reports whether the entry at path changed since its source's
-// ingest wrote it: rec records a stamp for it that the file no longer has.
-func (p *Planner) edited(rec *SourceRecord, path string) bool {
-	if rec == nil || rec.Stamps[path] == "" {
 		return false
 	}
-	now := p.stamp(path)
-	return now != "" && now != rec.Stamps[path]
+	_, intact := tree.Ingested(data)
+	return !intact
 }
 
 // spell is where curate writes the entry p, and false when it would refuse
@@ -607,7 +578,7 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 			if o, ok := p.owners[path]; ok && o != name {
 				continue
 			}
-			if p.edited(rec, path) {
+			if p.edited(path) {
 				fp.Kept = append(fp.Kept, fmt.Sprintf("%s was edited since it was ingested: kept, though its source is gone", path))
 				continue
 			}
@@ -637,16 +608,7 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 	if fp.entries == nil {
 		return 0 // the source's hash matched: nothing was planned
 	}
-	rec := &SourceRecord{Format: fp.Format, Entries: map[string]string{}, Aliases: fp.aliases, Stamps: map[string]string{}}
-	for k, v := range fp.entries {
-		rec.Entries[k] = v
-		// The stamp the ingest wrote stays, so that an edit stays one.
-		if st := oldStamp(fp.rec, k); st != "" {
-			rec.Stamps[k] = st
-		} else if st := p.stamp(k); st != "" {
-			rec.Stamps[k] = st
-		}
-	}
+	rec := &SourceRecord{Format: fp.Format, Entries: maps.Clone(fp.entries), Aliases: fp.aliases}
 	failed := 0
 	for i, op := range fp.Ops {
 		ok := i < len(applied) && applied[i].Status == api.StatusSuccess
@@ -654,9 +616,6 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 			failed++
 			if h, had := fp.old[op.Path]; had {
 				rec.Entries[op.Path] = h
-				if st := oldStamp(fp.rec, op.Path); st != "" {
-					rec.Stamps[op.Path] = st
-				}
 			}
 			continue
 		}
@@ -664,13 +623,7 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 			// Where curate wrote it: a folder of the tree spelt otherwise
 			// (docs/format.md, "Paths") that only the disk knew.
 			rec.Entries[applied[i].Path] = fp.Hashes[i]
-			if st := p.stamp(applied[i].Path); st != "" {
-				rec.Stamps[applied[i].Path] = st
-			}
 		}
-	}
-	if len(rec.Stamps) == 0 {
-		rec.Stamps = nil
 	}
 	for to, from := range fp.moved {
 		if _, ok := rec.Entries[to]; ok {
@@ -686,14 +639,6 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 	}
 	p.Manifest.Sources[fp.Name] = rec
 	return failed
-}
-
-// oldStamp is the stamp rec has for path, or "".
-func oldStamp(rec *SourceRecord, path string) string {
-	if rec == nil {
-		return ""
-	}
-	return rec.Stamps[path]
 }
 
 // recordRemoval drops a pruned source's record once all its entries are
