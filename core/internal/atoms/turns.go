@@ -1,6 +1,7 @@
 package atoms
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -111,6 +112,16 @@ var assistantLabels = map[string]bool{"assistant": true, "ai": true, "bot": true
 // a chat rather than a person.
 func IsAssistant(speaker string) bool {
 	return assistantLabels[strings.ToLower(strings.TrimSpace(speaker))]
+}
+
+// roles are the speaker names of a chat with an assistant: a side of the
+// chat, not a person's name.
+var roles = []string{"user", "assistant", "system", "tool", "human", "ai", "bot", "model", "function", "developer"}
+
+// IsRole reports whether a speaker or author name is a chat role ("user",
+// "assistant", …) rather than a person's name.
+func IsRole(name string) bool {
+	return slices.Contains(roles, strings.ToLower(strings.TrimSpace(name)))
 }
 
 // Split separates a chat transcript into what its people said and what the

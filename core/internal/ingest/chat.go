@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbormem/arbor/core/internal/atoms"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -79,16 +80,13 @@ func pathExt(name string) string {
 	return ""
 }
 
-// roles are speaker names that mark a chat with an assistant.
-var roles = []string{"user", "assistant", "system", "tool", "human", "ai", "bot", "model", "function", "developer"}
-
 func perTurn(c Conversation) bool {
 	if len(c.Participants) > 0 {
 		return true
 	}
 	for _, se := range c.Sessions {
 		for _, t := range se.Turns {
-			if !slices.Contains(roles, strings.ToLower(strings.TrimSpace(t.Speaker))) {
+			if !atoms.IsRole(t.Speaker) {
 				return true
 			}
 		}
@@ -176,7 +174,8 @@ func sessionText(turns []Turn) string {
 	parts := make([]string, 0, len(turns))
 	for _, t := range turns {
 		who := strings.TrimSpace(t.Speaker)
-		if r := strings.ToLower(who); slices.Contains(roles, r) {
+		if atoms.IsRole(who) {
+			r := strings.ToLower(who)
 			who = strings.ToUpper(r[:1]) + r[1:]
 		}
 		parts = append(parts, "**"+who+":** "+t.Said())

@@ -49,7 +49,7 @@ func TestDecideDirect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r := search.Result{Terms: terms, Hits: tc.hits, Total: len(tc.hits)}
-		res := decide("q", r, statedAs(tc.own), noFrame, nil, 5).res
+		res := decide("q", r, statedAs(tc.own), noFrame, nil, "", 5).res
 		if (res.TierName == "direct") != tc.direct {
 			t.Errorf("%s: tier %s (%s), want direct %v", tc.name, res.TierName, res.Reason, tc.direct)
 		}
@@ -57,7 +57,7 @@ func TestDecideDirect(t *testing.T) {
 	// A word of the question found nowhere: the tree lacks what it names,
 	// so even the only match, stating the rest, is no direct answer.
 	r := search.Result{Terms: []string{"fail", "payout", "retri"}, Unmatched: []string{"payout"}, Hits: []search.Hit{hitOf("a.md", 5, "fail", "retri")}, Total: 1}
-	if res := decide("q", r, statedAs([]int{2}), noFrame, nil, 5).res; res.TierName == "direct" || res.OutOfDomain {
+	if res := decide("q", r, statedAs([]int{2}), noFrame, nil, "", 5).res; res.TierName == "direct" || res.OutOfDomain {
 		t.Errorf("a word found nowhere: tier %s (%s), want results", res.TierName, res.Reason)
 	}
 }
@@ -67,7 +67,7 @@ func TestDecideDirect(t *testing.T) {
 func TestDecideLimit(t *testing.T) {
 	terms := []string{"pottery", "class"}
 	hits := []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 3, "pottery"), hitOf("c.md", 2, terms...)}
-	o := decide("q", search.Result{Terms: terms, Hits: hits, Total: 3}, statedAs([]int{2, 1, 2}), noFrame, nil, 1)
+	o := decide("q", search.Result{Terms: terms, Hits: hits, Total: 3}, statedAs([]int{2, 1, 2}), noFrame, nil, "", 1)
 	if o.res.TierName == "direct" {
 		t.Errorf("direct although c.md, past the limit, says as much: %s", o.res.Reason)
 	}
@@ -104,7 +104,7 @@ func TestDecideOutOfDomain(t *testing.T) {
 	frame := func(t string) bool { return t == "order" || t == "earliest" }
 	for _, tc := range tests {
 		r := search.Result{Terms: tc.terms, Unmatched: tc.unmatched, Hits: tc.hits, Total: len(tc.hits)}
-		res := decide("q", r, statedAs(make([]int, len(tc.hits))), frame, nil, 5).res
+		res := decide("q", r, statedAs(make([]int, len(tc.hits))), frame, nil, "", 5).res
 		if res.OutOfDomain != tc.ood {
 			t.Errorf("%s: out of domain %v (%s), want %v", tc.name, res.OutOfDomain, res.Reason, tc.ood)
 		}
@@ -148,6 +148,25 @@ func TestQueryTiersSmallTree(t *testing.T) {
 	if !res.OutOfDomain {
 		t.Errorf("off-topic question kept: tier %s, %s", res.TierName, res.Reason)
 	}
+
+	// A question about a person the tree knows is in its domain though it
+	// names what no entry says (LoCoMo's open-domain questions): the LLM
+	// tiers answer it from what the person said. The same words without
+	// the name are out of domain, and so is a chat role ("user").
+	addTurn(t, e, "chat/session_03/turn_01.md", "user", "I enjoy keeping my notes in one folder.", "")
+	for q, ood := range map[string]bool{
+		"Would Ana enjoy the Vivaldi concerto at the philharmonic?":  false,
+		"Would one enjoy the Vivaldi concerto at the philharmonic?":  true,
+		"Would user enjoy the Vivaldi concerto at the philharmonic?": true,
+	} {
+		res, err := e.Query(api.SearchParams{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.OutOfDomain != ood || !ood && (res.TierName != "results" || !strings.Contains(res.Reason, "the question names Ana")) {
+			t.Errorf("%q: out of domain %v (tier %s: %s), want %v", q, res.OutOfDomain, res.TierName, res.Reason, ood)
+		}
+	}
 }
 
 // The verdict asks what a hit states only when a rule reads it: analyzing
@@ -173,7 +192,7 @@ func TestDecideAsksStatedLazily(t *testing.T) {
 			return tc.own[i]
 		}
 		r := search.Result{Terms: terms, Unmatched: tc.unmatched, Hits: hits, Total: len(hits)}
-		decide("q", r, stated, noFrame, nil, 5)
+		decide("q", r, stated, noFrame, nil, "", 5)
 		if !slices.Equal(asked, tc.asked) {
 			t.Errorf("%s: asked what hits %v state, want %v", tc.name, asked, tc.asked)
 		}

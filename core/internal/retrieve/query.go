@@ -145,7 +145,8 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	if c := rv.dated(&r, spans); c != "" {
 		certs = append(certs, c)
 	}
-	if c := rv.authors(&r); c != "" {
+	named := rv.named(&r)
+	if c := rv.authors(&r, named); c != "" {
 		certs = append(certs, c)
 	}
 	if c := rv.siblings(r.Hits); c != "" {
@@ -168,7 +169,7 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	// that the verdict does not depend on it; o.hits holds limit of them.
 	rerank(&r, max(limit, decideDepth))
 	ranked.Materialize(r.Hits)
-	o := decide(p.Query, r, rv.stated(r.Hits, ranked.Says), rv.frameWord, rv.episodes(r.Hits), limit)
+	o := decide(p.Query, r, rv.stated(r.Hits, ranked.Says), rv.frameWord, rv.episodes(r.Hits), person(named), limit)
 	for _, c := range certs {
 		o.res.Reason += "; " + c
 	}
@@ -338,8 +339,10 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 // r.Hits are the best matches in rank order, stated(i) the number of the
 // question's terms hit i states itself (Retriever.stated), frame tells the
 // terms that frame the question, episode(i) the exchange hit i is a piece
-// of ("" for none; nil: no hit is); the outcome keeps limit hits.
-func decide(q string, r search.Result, stated func(i int) int, frame func(string) bool, episode func(i int) string, limit int) outcome {
+// of ("" for none; nil: no hit is), who a person the question names who
+// wrote some of the best matches ("" for none); the outcome keeps limit
+// hits.
+func decide(q string, r search.Result, stated func(i int) int, frame func(string) bool, episode func(i int) string, who string, limit int) outcome {
 	hits := r.Hits
 	if hits == nil {
 		hits = []search.Hit{}
@@ -352,10 +355,11 @@ func decide(q string, r search.Result, stated func(i int) int, frame func(string
 		res.Reason = fmt.Sprintf("no entry matches any of the terms %v", r.Terms)
 		return o
 	}
-	if why := outOfDomain(r, frame, episode); why != "" {
+	ood := outOfDomain(r, frame, episode)
+	if ood != "" && who == "" {
 		res.TierName, res.OutOfDomain = "out-of-domain", true
 		res.Answer = "Nothing stored answers this question; it is outside the knowledge in this tree."
-		res.Reason = why
+		res.Reason = ood
 		return o
 	}
 	direct, why := directVerdict(r, stated)
@@ -366,6 +370,13 @@ func decide(q string, r search.Result, stated func(i int) int, frame func(string
 	}
 	res.TierName, res.NeedsLLM = "results", true
 	res.Reason = "no direct answer: " + why + "; a synthesized answer needs an LLM (tier 3)"
+	if ood != "" {
+		// A question about someone whose words the tree holds is within
+		// its knowledge, though it asks for what no entry says (a term
+		// found nowhere also rules out a direct answer): the LLM tiers
+		// decide what the person's entries tell.
+		res.Reason += fmt.Sprintf("; in domain though %s: the question names %s, who wrote some of the best matches", ood, who)
+	}
 	res.Answer = fmt.Sprintf("No single entry answers this with confidence; the %d best matches are listed, best first.", len(o.hits))
 	return o
 }
