@@ -41,6 +41,19 @@ type IngestParams struct {
 	// them (a host that sends a folder in several calls prunes with the
 	// last one and lists the others here).
 	Keep []string `json:"keep,omitempty"`
+	// PruneEmpty lets a Prune prefix under which the call sends no file
+	// and keeps none remove every source under it. Without it such a prefix
+	// removes nothing and the result warns (IngestEmptyPrune): an empty
+	// folder is more often a share not mounted or a sync not yet done than
+	// a folder a person emptied.
+	PruneEmpty bool `json:"pruneEmpty,omitempty"`
+	// Origins says where the files under each source-name prefix come from
+	// ("notes/" → the folder's real path): an opaque string the engine only
+	// compares. The manifest records a prefix's origin the first time; a
+	// call giving another origin for it fails its files under it and
+	// refuses its prunes that reach it (IngestOtherOrigin), so that two
+	// folders of one name do not overwrite each other's entries.
+	Origins map[string]string `json:"origins,omitempty"`
 	IngestOptions
 }
 
@@ -96,7 +109,30 @@ type IngestSummary struct {
 type IngestResult struct {
 	Files   []IngestFile  `json:"files"`
 	Summary IngestSummary `json:"summary"`
-	TookMs  float64       `json:"tookMs"`
+	// Warnings say what the call asked and the engine left undone without
+	// a file failing for it (a prune left alone); omitted when none.
+	Warnings []IngestWarning `json:"warnings,omitempty"`
+	TookMs   float64         `json:"tookMs"`
+}
+
+// Codes of an IngestWarning.
+const (
+	// IngestEmptyPrune: a prune prefix the call sends and keeps no source
+	// under removed nothing, since PruneEmpty was not set.
+	IngestEmptyPrune = "empty_prune"
+	// IngestOtherOrigin: a prefix whose origin differs from the one the
+	// manifest records: its files failed, its prune was refused.
+	IngestOtherOrigin = "other_origin"
+)
+
+// IngestWarning is one thing an ingest call left undone, by prefix.
+type IngestWarning struct {
+	Code   string `json:"code"`
+	Prefix string `json:"prefix"`
+	// Sources counts the sources recorded under Prefix that the call left
+	// as they are.
+	Sources int    `json:"sources"`
+	Message string `json:"message"`
 }
 
 // Format names how a file is split.

@@ -29,6 +29,9 @@ const ManifestPath = ".arbor/ingest.json"
 type Manifest struct {
 	Version int                      `json:"version"`
 	Sources map[string]*SourceRecord `json:"sources"`
+	// Origins maps a source-name prefix to where its files come from
+	// (api.IngestParams.Origins), while sources under it are recorded.
+	Origins map[string]string `json:"origins,omitempty"`
 }
 
 // SourceRecord is what one source wrote.

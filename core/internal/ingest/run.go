@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
@@ -36,10 +37,21 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 			return api.IngestResult{}, api.Errorf(api.CodeInvalidParams, "prune: %v", err)
 		}
 	}
+	for _, pre := range slices.Sorted(maps.Keys(p.Origins)) {
+		switch err := api.CheckPrefix(pre); {
+		case pre == "":
+			return api.IngestResult{}, api.Errorf(api.CodeInvalidParams, "origins: the prefix \"\": want a source-name prefix such as \"notes/\"")
+		case err != nil:
+			return api.IngestResult{}, api.Errorf(api.CodeInvalidParams, "origins: %v", err)
+		case p.Origins[pre] == "":
+			return api.IngestResult{}, api.Errorf(api.CodeInvalidParams, "origins: %q: an empty origin", pre)
+		}
+	}
 	man, before, err := loadManifest(fsys, log)
 	if err != nil {
 		return api.IngestResult{}, err
 	}
+	clash := clashes(man, p.Origins)
 	spell := &curate.Curator{FS: fsys, Catalog: cat}
 	pl := &Planner{Manifest: man, Catalog: cat, Options: p.IngestOptions, Spell: spell.Spell, Read: fsys.ReadFile}
 	res := api.IngestResult{Files: make([]api.IngestFile, len(p.Files))}
@@ -55,6 +67,11 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 			continue
 		}
 		seen[f.Name] = true
+		if pre, ok := clashOf(clash, f.Name); ok {
+			r.Status, r.Format = api.IngestFailed, string(api.FormatOf(f.Name))
+			r.Message = clash[pre].message(pre)
+			continue
+		}
 		fp, err := pl.Plan(f)
 		r.Format = string(fp.Format)
 		if err != nil {
@@ -78,12 +95,16 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 		ops = append(ops, fp.Ops...)
 		ops = append(ops, fp.Follow...)
 	}
+	res.Warnings = clashWarnings(man, clash, p)
 	if len(p.Prune) > 0 {
 		keep := maps.Clone(seen)
 		for _, name := range p.Keep {
 			keep[name] = true
 		}
-		for _, fp := range pl.Prune(p.Prune, keep) {
+		prune, empty := prunable(p, clash)
+		removed := pl.Prune(prune, keep)
+		res.Warnings = append(res.Warnings, emptyWarnings(pl, empty, keep, removed)...)
+		for _, fp := range removed {
 			res.Files = append(res.Files, api.IngestFile{Name: fp.Name, Format: string(fp.Format), Status: fp.Status, Applied: []api.Applied{}, Warnings: fp.Kept})
 			plans = append(plans, fp)
 			ops = append(ops, fp.Ops...)
@@ -138,6 +159,7 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 		res.Summary.Failed += r.Failed
 	}
 	res.Summary.Files = len(res.Files)
+	recordOrigins(man, p.Origins, clash)
 	if data := man.Encode(); string(data) != string(before) {
 		if err := fsys.WriteFile(ManifestPath, data); err != nil {
 			// The entries are written; their provenance lets the next ingest
@@ -169,4 +191,160 @@ func loadManifest(fsys host.FS, log host.Logger) (*Manifest, []byte, error) {
 		return NewManifest(), data, nil
 	}
 	return m, data, nil
+}
+
+// clash is a prefix of a call whose origin differs from the one the
+// manifest records for it, or for a prefix above or below it.
+type clash struct {
+	prefix, recorded, given string // the recorded prefix and its origin; the call's origin
+}
+
+// message is what a file under pre (a prefix of the call) fails with.
+func (c clash) message(pre string) string {
+	return fmt.Sprintf("%q holds the files of %s, and this call's %q come from %s: two origins under one name would overwrite and prune each other's entries; send these under another name, or, if %s moved to %s, remove %q from \"origins\" in %s",
+		c.prefix, c.recorded, pre, c.given, c.recorded, c.given, c.prefix, ManifestPath)
+}
+
+// clashes finds the prefixes of origins whose origin differs from the one
+// the manifest records for the same prefix, or for one above or below it
+// (a prune of the outer prefix would reach the inner one's sources).
+func clashes(man *Manifest, origins map[string]string) map[string]clash {
+	out := map[string]clash{}
+	for _, pre := range slices.Sorted(maps.Keys(origins)) {
+		for _, at := range slices.Sorted(maps.Keys(man.Origins)) {
+			if overlap(pre, at) && man.Origins[at] != origins[pre] {
+				out[pre] = clash{prefix: at, recorded: man.Origins[at], given: origins[pre]}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// clashOf returns the prefix of clash that name is under.
+func clashOf(clash map[string]clash, name string) (string, bool) {
+	for _, pre := range slices.Sorted(maps.Keys(clash)) {
+		if strings.HasPrefix(name, pre) {
+			return pre, true
+		}
+	}
+	return "", false
+}
+
+// overlap reports whether one prefix is under the other.
+func overlap(a, b string) bool {
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+}
+
+// under counts the sources the manifest records under prefix.
+func under(man *Manifest, prefix string) int {
+	n := 0
+	for name := range man.Sources {
+		if strings.HasPrefix(name, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// clashWarnings says, per prefix of another origin, what was left undone:
+// its files failed, its prune refused.
+func clashWarnings(man *Manifest, clash map[string]clash, p api.IngestParams) []api.IngestWarning {
+	var out []api.IngestWarning
+	for _, pre := range slices.Sorted(maps.Keys(clash)) {
+		c := clash[pre]
+		var undone []string
+		if n := len(slices.DeleteFunc(slices.Clone(p.Files), func(f api.SourceFile) bool { return !strings.HasPrefix(f.Name, pre) })); n > 0 {
+			undone = append(undone, plural(n, "file", "files")+" failed")
+		}
+		if slices.ContainsFunc(p.Prune, func(q string) bool { return overlap(q, pre) }) {
+			undone = append(undone, "the prune was refused")
+		}
+		if len(undone) == 0 {
+			continue
+		}
+		out = append(out, api.IngestWarning{Code: api.IngestOtherOrigin, Prefix: pre, Sources: under(man, c.prefix),
+			Message: fmt.Sprintf("%s: %s", strings.Join(undone, ", "), c.message(pre))})
+	}
+	return out
+}
+
+// prunable splits the prune prefixes of p: those to prune, and those left
+// alone for being empty (the call sends and keeps no source under them,
+// and p.PruneEmpty is not set). A prefix reaching one of another origin
+// is neither.
+func prunable(p api.IngestParams, clash map[string]clash) (prune, empty []string) {
+	under := func(names []string, pre string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, pre) })
+	}
+	var sent []string
+	for _, f := range p.Files {
+		sent = append(sent, f.Name)
+	}
+	for _, pre := range p.Prune {
+		switch {
+		case slices.ContainsFunc(slices.Collect(maps.Keys(clash)), func(c string) bool { return overlap(c, pre) }):
+		case p.PruneEmpty || under(sent, pre) || under(p.Keep, pre):
+			prune = append(prune, pre)
+		default:
+			empty = append(empty, pre)
+		}
+	}
+	return prune, empty
+}
+
+// emptyWarnings says, per empty prefix, how many sources it would have
+// removed beyond those the other prefixes remove.
+func emptyWarnings(pl *Planner, empty []string, keep map[string]bool, removed []FilePlan) []api.IngestWarning {
+	gone := map[string]bool{}
+	for _, fp := range removed {
+		gone[fp.Name] = true
+	}
+	var out []api.IngestWarning
+	for _, pre := range empty {
+		n := 0
+		for _, fp := range pl.Prune([]string{pre}, keep) {
+			if !gone[fp.Name] {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		out = append(out, api.IngestWarning{Code: api.IngestEmptyPrune, Prefix: pre, Sources: n,
+			Message: fmt.Sprintf("prune %q: the call sends and keeps no source under it, so its %s stayed (an empty folder may be a share not mounted or a sync not done); to remove them, prune again with pruneEmpty",
+				pre, plural(n, "source", "sources"))})
+	}
+	return out
+}
+
+// recordOrigins records the origins of the call for the prefixes it
+// wrote sources under, and forgets those no source is recorded under any
+// more: a prefix emptied (pruned whole, every source failed) takes a new
+// origin.
+func recordOrigins(man *Manifest, origins map[string]string, clash map[string]clash) {
+	for pre, o := range origins {
+		if _, ok := clash[pre]; !ok && under(man, pre) > 0 {
+			if man.Origins == nil {
+				man.Origins = map[string]string{}
+			}
+			man.Origins[pre] = o
+		}
+	}
+	for pre := range man.Origins {
+		if under(man, pre) == 0 {
+			delete(man.Origins, pre)
+		}
+	}
+	if len(man.Origins) == 0 {
+		man.Origins = nil
+	}
+}
+
+// plural is "1 file" or "3 files".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
