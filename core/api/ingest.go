@@ -129,6 +129,8 @@ const (
 type IngestWarning struct {
 	Code   string `json:"code"`
 	Prefix string `json:"prefix"`
+	// Origin is, for IngestOtherOrigin, the origin the manifest records.
+	Origin string `json:"origin,omitempty"`
 	// Sources counts the sources recorded under Prefix that the call left
 	// as they are.
 	Sources int    `json:"sources"`

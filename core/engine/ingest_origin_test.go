@@ -96,7 +96,7 @@ func TestIngestRefusesASecondOriginOfAPrefix(t *testing.T) {
 			t.Errorf("file: %+v, want a message holding %q", f, want)
 		}
 	}
-	if len(res.Warnings) != 1 || res.Warnings[0].Code != api.IngestOtherOrigin || res.Warnings[0].Prefix != "notes/" || res.Warnings[0].Sources != 2 ||
+	if len(res.Warnings) != 1 || res.Warnings[0].Code != api.IngestOtherOrigin || res.Warnings[0].Prefix != "notes/" || res.Warnings[0].Origin != work || res.Warnings[0].Sources != 2 ||
 		!strings.Contains(res.Warnings[0].Message, "1 file failed, the prune was refused") {
 		t.Errorf("warnings: %+v", res.Warnings)
 	}

@@ -263,7 +263,7 @@ func clashWarnings(man *Manifest, clash map[string]clash, p api.IngestParams) []
 		if len(undone) == 0 {
 			continue
 		}
-		out = append(out, api.IngestWarning{Code: api.IngestOtherOrigin, Prefix: pre, Sources: under(man, c.prefix),
+		out = append(out, api.IngestWarning{Code: api.IngestOtherOrigin, Prefix: pre, Origin: c.recorded, Sources: under(man, c.prefix),
 			Message: fmt.Sprintf("%s: %s", strings.Join(undone, ", "), c.message(pre))})
 	}
 	return out

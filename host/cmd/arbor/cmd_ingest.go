@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/arbormem/arbor/core/api"
@@ -44,26 +45,54 @@ var ingestCommand = &command{
 		"With --prune, the sources ingested earlier from a folder given here (names under\n" +
 		"<folder>/) whose file is gone have their entries deleted, so that the tree mirrors the\n" +
 		"folder; entries the user wrote or edited are kept. A folder that could not be read\n" +
-		"whole is not pruned.\n" +
+		"whole is not pruned, nor an empty one (a share not mounted?) without --prune-empty.\n" +
+		"A folder's name belongs to the folder first ingested under it (by its real path): a\n" +
+		"second folder of that name is refused, and --name ingests it under another.\n" +
 		"Shows a progress bar on a terminal, one line per file otherwise. Exits 1 if a file failed.",
-	example:  "arbor ingest ~/notes mail/2026-01-13.eml",
-	examples: []string{"arbor ingest --prune ~/notes  # also drop the entries of deleted notes"},
-	minArgs:  1,
-	maxArgs:  -1,
+	example: "arbor ingest ~/notes mail/2026-01-13.eml",
+	examples: []string{
+		"arbor ingest --prune ~/notes  # also drop the entries of deleted notes",
+		"arbor ingest --name home-notes ~/home/notes  # sources home-notes/...",
+	},
+	minArgs: 1,
+	maxArgs: -1,
 	setup: func(fs *flag.FlagSet) func(*app, []string) error {
 		var opts api.IngestOptions
 		contextTurns := fs.Int("context-turns", 2, "chats between people: preceding turns kept in each turn's entry")
 		fs.StringVar(&opts.Domain, "domain", "", "put every entry under this `DOMAIN` instead of the derived one")
 		fs.IntVar(&opts.MaxSourceBytes, "max-size", api.DefaultMaxSourceBytes, "refuse files larger than this many `BYTES`")
-		prune := fs.Bool("prune", false, "delete the entries of files gone from the folders given")
+		var f ingestFlags
+		fs.BoolVar(&f.prune, "prune", false, "delete the entries of files gone from the folders given")
+		fs.BoolVar(&f.pruneEmpty, "prune-empty", false, "with --prune, also prune a folder that is empty")
+		fs.StringVar(&f.name, "name", "", "ingest the folder given under this source `NAME` instead of its own")
 		return func(a *app, args []string) error {
 			if *contextTurns < 0 {
 				return usageErr("ingest: --context-turns must be 0 or more")
 			}
+			if f.pruneEmpty && !f.prune {
+				return usageErr("ingest: --prune-empty goes with --prune")
+			}
+			if f.name != "" {
+				if len(args) != 1 {
+					return usageErr("ingest: --name names one folder: give one PATH")
+				}
+				name, err := api.CleanPath(f.name)
+				if err != nil {
+					return usageErr(fmt.Sprintf("ingest: --name: %v", err))
+				}
+				f.name = name
+			}
 			opts.ContextTurns = contextTurns
-			return a.ingest(args, opts, *prune)
+			return a.ingest(args, opts, f)
 		}
 	},
+}
+
+// ingestFlags are the flags of ingest that choose what is sent and pruned.
+type ingestFlags struct {
+	prune, pruneEmpty bool
+	// name replaces the folder's own name in its sources' names.
+	name string
 }
 
 // ingestSkip is a file left out before reaching the engine, and why.
@@ -84,9 +113,11 @@ type ingestReport struct {
 	Files   []api.IngestFile  `json:"files"`
 	Skipped []ingestSkip      `json:"skipped"`
 	Summary api.IngestSummary `json:"summary"`
+	// Warnings are the engine's, once per prefix and code over the calls.
+	Warnings []api.IngestWarning `json:"warnings,omitempty"`
 }
 
-func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
+func (a *app) ingest(args []string, opts api.IngestOptions, flags ingestFlags) error {
 	root, err := a.findRoot()
 	if err != nil {
 		return err
@@ -99,18 +130,31 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 	}
 	var srcs []ingestSource
 	var prefixes []string
+	// origins: where each folder's files come from, by prefix; folders:
+	// the argument that gave each prefix, for the messages.
+	origins, folders := map[string]string{}, map[string]string{}
 	rep := ingestReport{Files: []api.IngestFile{}, Skipped: []ingestSkip{}}
 	for _, arg := range args {
-		prefix, whole, err := collect(arg, root, &srcs, &rep.Skipped)
-		switch {
-		case err != nil:
+		prefix, origin, whole, err := collect(arg, flags.name, root, &srcs, &rep.Skipped)
+		if err != nil {
 			return fmt.Errorf("ingest: %w", err)
-		case !prune || prefix == "":
+		}
+		if prefix != "" {
+			if o, ok := origins[prefix]; ok && o != origin {
+				return fmt.Errorf("ingest: %s and %s are both named %s: ingest one of them apart, under another name (--name NAME)", folders[prefix], arg, strings.TrimSuffix(prefix, "/"))
+			}
+			origins[prefix], folders[prefix] = origin, arg
+		}
+		switch {
+		case !flags.prune || prefix == "":
 		case whole:
 			prefixes = append(prefixes, prefix)
 		default:
 			rep.Skipped = append(rep.Skipped, ingestSkip{arg, "not pruned: part of the folder could not be read"})
 		}
+	}
+	if len(origins) == 0 {
+		origins = nil
 	}
 	var prog ingestProgress = &lineProgress{w: a.stdout}
 	switch {
@@ -131,9 +175,9 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 		// The last call prunes: the files of the earlier ones (and those
 		// not sent: unreadable, binary) still exist, so it keeps them.
 		send := func(last bool) error {
-			p := api.IngestParams{Files: batch, IngestOptions: opts}
+			p := api.IngestParams{Files: batch, Origins: origins, IngestOptions: opts}
 			if last && prefixes != nil {
-				p.Prune, p.Keep = prefixes, pruneKeep(srcs, names)
+				p.Prune, p.Keep, p.PruneEmpty = prefixes, pruneKeep(srcs, names), flags.pruneEmpty
 			} else if len(batch) == 0 {
 				return nil
 			}
@@ -154,6 +198,11 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 					prog.done(f)
 				} else {
 					prog.removed(f) // the sources pruned come after the files
+				}
+			}
+			for _, w := range res.Warnings {
+				if !slices.ContainsFunc(rep.Warnings, func(o api.IngestWarning) bool { return o.Code == w.Code && o.Prefix == w.Prefix }) {
+					rep.Warnings = append(rep.Warnings, w)
 				}
 			}
 			batch, names, size = nil, nil, 0
@@ -205,6 +254,9 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 		}
 	} else {
 		prog.report(rep)
+		for _, w := range rep.Warnings {
+			fmt.Fprintln(a.stdout, warningLine(w, folders[w.Prefix], origins[w.Prefix]))
+		}
 	}
 	if n := rep.Summary.FailedFiles; n > 0 {
 		return fmt.Errorf("%d of %d files failed", n, rep.Summary.Files)
@@ -213,40 +265,49 @@ func (a *app) ingest(args []string, opts api.IngestOptions, prune bool) error {
 }
 
 // collect adds the files at arg: a file under its base name, a folder's
-// files (recursively) under <folder name>/<relative path>, both as given
-// (a symbolic link is followed and named as written). Hidden names and
-// what is not a regular file are skipped with a note. A source inside the
-// memory root, or a folder holding it, is refused: root is the root's
-// real path, and arg is compared by its own.
+// files (recursively) under <folder name>/<relative path>, or
+// <name>/<relative path> when name is set, both as given (a symbolic link
+// is followed and named as written). Hidden names and what is not a
+// regular file are skipped with a note. A source inside the memory root,
+// or a folder holding it, is refused: root is the root's real path, and
+// arg is compared by its own.
 //
 // For a folder it walked, prefix is "<folder name>/", the start of the
-// names of its files, and whole reports whether every file in it could be
+// names of its files, origin its real path (the engine keeps one origin
+// per prefix), and whole reports whether every file in it could be
 // listed: pruning a folder read in part would delete the entries of the
 // files it missed. prefix is "" for a file, and for a folder whose name
 // cannot start a source name (a hidden one, the file-system root).
-func collect(arg, root string, srcs *[]ingestSource, skipped *[]ingestSkip) (prefix string, whole bool, err error) {
+// A file has no origin: the same name from another folder is taken as a
+// new version of the file, as a download saved again elsewhere is.
+func collect(arg, name, root string, srcs *[]ingestSource, skipped *[]ingestSkip) (prefix, origin string, whole bool, err error) {
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return "", false, err
+		return "", "", false, err
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return "", false, err
+		return "", "", false, err
 	}
 	fi, err := os.Stat(real)
 	if err != nil {
-		return "", false, err
+		return "", "", false, err
 	}
 	switch {
 	case inside(real, root):
-		return "", false, fmt.Errorf("%s is inside the memory root %s: its files are the memory itself", arg, root)
+		return "", "", false, fmt.Errorf("%s is inside the memory root %s: its files are the memory itself", arg, root)
 	case fi.IsDir() && inside(root, real):
-		return "", false, fmt.Errorf("%s holds the memory root %s: ingesting it would copy the memory into itself; give the folders beside the root instead", arg, root)
+		return "", "", false, fmt.Errorf("%s holds the memory root %s: ingesting it would copy the memory into itself; give the folders beside the root instead", arg, root)
+	case !fi.IsDir() && name != "":
+		return "", "", false, fmt.Errorf("--name names a folder's sources; %s is a file, named by its base name", arg)
 	case !fi.IsDir():
 		*srcs = append(*srcs, ingestSource{real, filepath.Base(abs), fi.Size()})
-		return "", false, nil
+		return "", "", false, nil
 	}
 	base := filepath.Base(abs)
+	if name != "" {
+		base = filepath.FromSlash(name)
+	}
 	whole = true
 	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -282,13 +343,13 @@ func collect(arg, root string, srcs *[]ingestSource, skipped *[]ingestSkip) (pre
 		return nil
 	})
 	if err != nil {
-		return "", false, err
+		return "", "", false, err
 	}
 	prefix = filepath.ToSlash(base) + "/"
 	if api.CheckPrefix(prefix) != nil {
-		return "", false, nil
+		return "", "", false, nil
 	}
-	return prefix, whole, nil
+	return prefix, real, whole, nil
 }
 
 // pruneKeep names the sources found on disk that the last call does not
@@ -403,6 +464,20 @@ func fileLine(f api.IngestFile) string {
 		line += " — warning: " + w
 	}
 	return line
+}
+
+// warningLine is what the engine left undone for a folder (arg, whose
+// real path is origin), with how to go on from the command line.
+func warningLine(w api.IngestWarning, arg, origin string) string {
+	switch w.Code {
+	case api.IngestEmptyPrune:
+		return fmt.Sprintf("! not pruned %s: the folder %s is empty, and its %s ingested before stayed (a share not mounted, a sync not done?); if it is meant to be empty, run again with --prune-empty, or delete their entries with arbor rm PATH --reason R",
+			w.Prefix, arg, plural(w.Sources, "source", "sources"))
+	case api.IngestOtherOrigin:
+		return fmt.Sprintf("! not written %s: this memory holds %[1]s from %s, not from %s: ingest %s under another name (arbor ingest --name NAME %s), or, if the folder moved there, remove its entry from \"origins\" in .arbor/ingest.json and run again",
+			w.Prefix, w.Origin, origin, arg, arg)
+	}
+	return fmt.Sprintf("! %s %s: %s", w.Code, w.Prefix, w.Message)
 }
 
 func summaryLine(r ingestReport) string {
