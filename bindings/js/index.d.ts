@@ -916,6 +916,32 @@ export interface IngestOptions {
   prune?: string[];
   /** Sources that still exist though this call does not send them (a folder sent in several calls: prune with the last one, keep the others). */
   keep?: string[];
+  /**
+   * Let a `prune` prefix under which the call sends no file and keeps none remove every source under it.
+   * Without it such a prefix removes nothing and `warnings` says so (`empty_prune`): an empty folder is
+   * more often a share not mounted or a sync not done than a folder emptied on purpose. @default false
+   */
+  pruneEmpty?: boolean;
+  /**
+   * Where the files under each source-name prefix come from, e.g. `{ 'notes/': '/home/ana/notes' }` (an
+   * opaque string, compared only). The memory records a prefix's origin the first time; a call giving
+   * another one fails its files under that prefix and refuses its prunes that reach it (`other_origin`),
+   * so that two folders of one name never overwrite or prune each other's entries.
+   */
+  origins?: Record<string, string>;
+}
+
+/** Something an ingest call was asked and left undone, without a file failing for it. */
+export interface IngestWarning {
+  /** `empty_prune`: a `prune` prefix the call sent and kept nothing under, left alone without `pruneEmpty`; `other_origin`: a prefix recorded with another origin (`origin`), whose files failed and whose prune was refused. */
+  code: 'empty_prune' | 'other_origin';
+  /** The prefix of the call it is about. */
+  prefix: string;
+  /** For `other_origin`, the origin the memory records. */
+  origin?: string;
+  /** The sources recorded under the prefix that the call left as they are. */
+  sources: number;
+  message: string;
 }
 
 /** What ingesting one file did. */
@@ -944,6 +970,8 @@ export interface IngestResult {
   files: IngestFileResult[];
   /** `files` counts the items of `files`; `removed` (present when not 0) those removed by `prune`. */
   summary: { files: number; failedFiles: number; removed?: number; added: number; updated: number; deleted: number; unchanged: number; failed: number };
+  /** What the call left undone (a prune of an empty prefix, a prefix of another origin); absent when nothing was. */
+  warnings?: IngestWarning[];
   tookMs: number;
 }
 

@@ -146,9 +146,9 @@ export class MemoryMethods {
   }
 
   /** @this {ArborMemory} @type {ArborMemory['ingest']} */
-  ingest(files, { domain, contextTurns, maxSourceBytes, prune, keep } = {}) {
+  ingest(files, { domain, contextTurns, maxSourceBytes, prune, keep, pruneEmpty, origins } = {}) {
     const list = Array.isArray(files) ? files : [files];
-    return this.call('ingest', { files: list.map(wireFile), domain, contextTurns, maxSourceBytes, prune, keep });
+    return this.call('ingest', { files: list.map(wireFile), domain, contextTurns, maxSourceBytes, prune, keep, pruneEmpty, origins });
   }
 
   /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['read']} */

@@ -126,3 +126,34 @@ test('ingest with prune removes the sources no longer sent, and only their own e
   await assert.rejects(mem.ingest([folder[0]], { prune: ['../notes/'] }), (err) => err instanceof ArborError && err.code === 'invalid_params');
   await mem.close();
 });
+
+test('ingest prunes a prefix it sends nothing under only with pruneEmpty, and keeps one origin per prefix', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime: '2026-01-01T00:00:00Z' });
+  const share = [
+    { name: 'share/a.md', content: '# Alpha\n\nThe alpha plan ships in May.\n' },
+    { name: 'share/b.md', content: '# Beta\n\nThe beta plan ships in June.\n' },
+  ];
+  await mem.ingest(share, { origins: { 'share/': '/mnt/share' } });
+
+  // The share is not mounted: nothing is sent under share/.
+  const empty = await mem.ingest([], { prune: ['share/'] });
+  assert.deepEqual(empty.files, []);
+  assert.equal(empty.warnings.length, 1);
+  assert.deepEqual({ ...empty.warnings[0], message: undefined }, { code: 'empty_prune', prefix: 'share/', sources: 2, message: undefined });
+  assert.ok(fs.existsSync(path.join(dir, 'share/a/a.md')) && fs.existsSync(path.join(dir, 'share/b/b.md')));
+
+  // Another folder of the same name is refused, and writes nothing.
+  const other = await mem.ingest([{ name: 'share/a.md', content: '# Alpha\n\nSomething else.\n' }], { prune: ['share/'], origins: { 'share/': '/home/ana/share' } });
+  assert.equal(other.files[0].status, 'failed');
+  assert.match(other.files[0].message, /\/mnt\/share.*\/home\/ana\/share/);
+  assert.deepEqual(other.warnings.map((w) => [w.code, w.prefix, w.origin]), [['other_origin', 'share/', '/mnt/share']]);
+  assert.match((await mem.read('share/a/a.md')).markdown, /ships in May/);
+  assert.ok(fs.existsSync(path.join(dir, 'share/b/b.md')));
+
+  const asked = await mem.ingest([], { prune: ['share/'], pruneEmpty: true });
+  assert.equal(asked.warnings, undefined);
+  assert.deepEqual(asked.files.map((f) => [f.name, f.status]), [['share/a.md', 'removed'], ['share/b.md', 'removed']]);
+  assert.ok(!fs.existsSync(path.join(dir, 'share/a/a.md')));
+  await mem.close();
+});
