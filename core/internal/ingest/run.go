@@ -254,7 +254,7 @@ func clashWarnings(man *Manifest, clash map[string]clash, p api.IngestParams) []
 	for _, pre := range slices.Sorted(maps.Keys(clash)) {
 		c := clash[pre]
 		var undone []string
-		if n := len(slices.DeleteFunc(slices.Clone(p.Files), func(f api.SourceFile) bool { return !strings.HasPrefix(f.Name, pre) })); n > 0 {
+		if n := countUnder(sentNames(p.Files), pre); n > 0 {
 			undone = append(undone, plural(n, "file", "files")+" failed")
 		}
 		if slices.ContainsFunc(p.Prune, func(q string) bool { return overlap(q, pre) }) {
@@ -274,23 +274,37 @@ func clashWarnings(man *Manifest, clash map[string]clash, p api.IngestParams) []
 // and p.PruneEmpty is not set). A prefix reaching one of another origin
 // is neither.
 func prunable(p api.IngestParams, clash map[string]clash) (prune, empty []string) {
-	under := func(names []string, pre string) bool {
-		return slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, pre) })
-	}
-	var sent []string
-	for _, f := range p.Files {
-		sent = append(sent, f.Name)
-	}
+	sent := sentNames(p.Files)
 	for _, pre := range p.Prune {
 		switch {
 		case slices.ContainsFunc(slices.Collect(maps.Keys(clash)), func(c string) bool { return overlap(c, pre) }):
-		case p.PruneEmpty || under(sent, pre) || under(p.Keep, pre):
+		case p.PruneEmpty || countUnder(sent, pre) > 0 || countUnder(p.Keep, pre) > 0:
 			prune = append(prune, pre)
 		default:
 			empty = append(empty, pre)
 		}
 	}
 	return prune, empty
+}
+
+// sentNames are the names of files.
+func sentNames(files []api.SourceFile) []string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// countUnder counts the names under prefix.
+func countUnder(names []string, prefix string) int {
+	n := 0
+	for _, name := range names {
+		if strings.HasPrefix(name, prefix) {
+			n++
+		}
+	}
+	return n
 }
 
 // emptyWarnings says, per empty prefix, how many sources it would have
@@ -318,10 +332,9 @@ func emptyWarnings(pl *Planner, empty []string, keep map[string]bool, removed []
 	return out
 }
 
-// recordOrigins records the origins of the call for the prefixes it
-// wrote sources under, and forgets those no source is recorded under any
-// more: a prefix emptied (pruned whole, every source failed) takes a new
-// origin.
+// recordOrigins records the origins of the call for the prefixes that
+// sources are recorded under, and forgets those no source is recorded
+// under any more: a prefix pruned whole takes a new origin.
 func recordOrigins(man *Manifest, origins map[string]string, clash map[string]clash) {
 	for pre, o := range origins {
 		if _, ok := clash[pre]; !ok && under(man, pre) > 0 {
