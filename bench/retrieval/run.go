@@ -77,6 +77,10 @@ type locomoRun struct {
 	small     map[string]queryInfo
 	smallRank map[string][]TurnID
 	smallOff  *oodSet
+	// smallTop is, by system (Arbor and the textbook BM25 over the small
+	// tree's whole sessions), the session of each question's first result
+	// there (0 for none): ContextFit's agent-memory R@1 counts sessions.
+	smallTop map[string]map[string]int
 }
 
 type buildTiming struct {
@@ -97,7 +101,8 @@ func timed(d *time.Duration, f func()) {
 // dataset, asked of every conversation with the hand-written ones.
 func runLocomo(convs []*locomoConv, context int, vs []variant, foreign []offTopicQ) *locomoRun {
 	r := &locomoRun{convs: convs, rank: map[string]map[string][]TurnID{}, arbor: map[string]queryInfo{}, vs: vs, arms: newArms(vs), lat0: latencies{}, peers: map[string]*buildTiming{}, pool: map[string][]TurnID{}, off: newOODSet(),
-		small: map[string]queryInfo{}, smallRank: map[string][]TurnID{}, smallOff: newOODSet()}
+		small: map[string]queryInfo{}, smallRank: map[string][]TurnID{}, smallOff: newOODSet(),
+		smallTop: map[string]map[string]int{sysArbor: {}, sysBM25: {}}}
 	for _, v := range vs {
 		r.rank[v.name] = map[string][]TurnID{}
 	}
@@ -261,6 +266,23 @@ func (r *locomoRun) runSmall(c *locomoConv, units []unit, qis []int, lc *api.Lif
 			ids[j] = u.Turn
 		}
 		r.smallRank[q.Key] = ids
+		if len(ids) > 0 {
+			r.smallTop[sysArbor][q.Key] = ids[0].Session
+		}
+		var sids, texts []string
+		for _, se := range c.Sessions {
+			if keep[se.N] {
+				sids, texts = append(sids, fmt.Sprint(se.N)), append(texts, locomoSessionText(se))
+			}
+		}
+		hits, err := newOkapiIndex(an, sids, texts, nil).ranker(modelBM25).search(q.Text, 1)
+		if err != nil {
+			t.close()
+			return fmt.Errorf("%s: %s: %w", sysBM25, q.Key, err)
+		}
+		if len(hits) > 0 {
+			r.smallTop[sysBM25][q.Key] = atoi(hits[0].id)
+		}
 		offQs := append(every(foreign, 40, k), generalQs(10, k)...)
 		r.smallOff.ask(t, newTreeWords(an, kept), an, offQs, latencies{})
 		t.close()

@@ -1,6 +1,9 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // The report's account of tier 2's two verdicts besides the ranked
 // results: out of domain (offtopic.go) and the direct answer.
@@ -107,6 +110,13 @@ func (r *report) directSection(w writer) {
 			}
 		}
 		rows("LoCoMo, small trees (gold turn)", small, nil)
+		var sessions []q
+		for _, x := range L.qs {
+			if _, ok := L.smallRank[x.Key]; ok {
+				sessions = append(sessions, q{x.Key, L.small[x.Key].TierName, func(sys string) bool { return L.inGoldSession(sys, x) }})
+			}
+		}
+		rows("LoCoMo, small trees (gold session)", sessions, []string{sysBM25})
 	}
 	if E := r.lme; E != nil {
 		var qs, small []q
@@ -128,4 +138,12 @@ func (r *report) directSection(w writer) {
 		rows("LongMemEval-S (gold session)", qs, baselinesOf(E.rank))
 		rows("LongMemEval-S, small trees (gold session)", small, []string{sysBM25})
 	}
+}
+
+// inGoldSession reports whether the first result sys gave for x on x's
+// small tree is a turn of a session holding x's evidence (ContextFit's
+// agent-memory R@1, which counts sessions).
+func (L *locomoRun) inGoldSession(sys string, x locomoQ) bool {
+	top := L.smallTop[sys][x.Key]
+	return top != 0 && slices.ContainsFunc(x.Gold, func(g TurnID) bool { return g.Session == top })
 }
