@@ -65,11 +65,13 @@ type Operation struct {
 	// the keys an entry has no field for. Only the engine's ingest sets it,
 	// in process; a request never does (it is not part of the JSON).
 	Note *NoteMeta `json:"-"`
-	// Stamp marks the entry as the engine's ingest writes it: the file
-	// carries the version of its own bytes (docs/format.md, "Ingested
-	// entries"), by which a later ingest tells a person's edit. Only the
+	// Stamp, when set, marks the entry as the engine's ingest writes it,
+	// holding the source's piece of that hash: the file carries the
+	// version of its own bytes and the piece's hash (docs/format.md,
+	// "Ingested entries"), by which a later ingest tells a person's edit,
+	// and an unchanged piece without the machine-local manifest. Only the
 	// engine's ingest sets it, in process, like Note.
-	Stamp bool `json:"-"`
+	Stamp string `json:"-"`
 }
 
 // NoteMeta is the front matter an ingested note gives its entry beyond the

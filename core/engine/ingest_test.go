@@ -218,6 +218,11 @@ func TestIngestRecoversWithoutManifest(t *testing.T) {
 	files := []api.SourceFile{testFile(t, "guide.md"), testFile(t, "team.ics")}
 	mustIngest(t, eng, api.IngestParams{Files: files})
 	entries := len(eng.catalog.Paths())
+	before := map[string]string{}
+	for _, p := range eng.catalog.Paths() {
+		b, _ := mem.ReadFile(p)
+		before[p] = string(b)
+	}
 	for _, damage := range []string{"lost", "corrupt"} {
 		if damage == "lost" {
 			mem.Remove(ingest.ManifestPath)
@@ -226,9 +231,17 @@ func TestIngestRecoversWithoutManifest(t *testing.T) {
 		}
 		clock.t = clock.t.Add(time.Hour)
 		res := mustIngest(t, eng, api.IngestParams{Files: files})
-		// The entries are found by their provenance: rewritten once, never duplicated.
-		if res.Summary.Added != 0 || res.Summary.Updated != 4 || res.Summary.Failed != 0 || len(eng.catalog.Paths()) != entries {
+		// The entries are found by their provenance, and their stamps say
+		// which piece each holds: none is written again (before the
+		// stamps, each was rewritten once, a change in every teammate's
+		// clone), none duplicated.
+		if res.Summary.Added != 0 || res.Summary.Updated != 0 || res.Summary.Unchanged != 4 || res.Summary.Failed != 0 || len(eng.catalog.Paths()) != entries {
 			t.Errorf("%s manifest: %+v, %d entries (had %d)", damage, res.Summary, len(eng.catalog.Paths()), entries)
+		}
+		for p, was := range before {
+			if b, _ := mem.ReadFile(p); string(b) != was {
+				t.Errorf("%s manifest: %s written again:\n%s", damage, p, b)
+			}
 		}
 		res = mustIngest(t, eng, api.IngestParams{Files: files})
 		if res.Summary.Unchanged != 4 || res.Summary.Updated != 0 {
@@ -288,7 +301,7 @@ func TestIngestLeavesUserEntriesAlone(t *testing.T) {
 	// Re-ingesting finds its own entry at guide_2.md again.
 	mem.Remove(ingest.ManifestPath)
 	res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{testFile(t, "guide.md")}})
-	if res.Summary.Added != 0 || res.Summary.Updated != 1 {
+	if res.Summary.Added != 0 || res.Summary.Unchanged != 1 {
 		t.Errorf("re-ingest without manifest: %+v", res.Summary)
 	}
 }
@@ -450,7 +463,7 @@ func TestIngestPruneWithoutManifest(t *testing.T) {
 	}
 	mem.Remove(ingest.ManifestPath)
 	res := mustIngest(t, eng, api.IngestParams{Files: dropSource(pruneFolder, "notes/b.jsonl"), Prune: []string{"notes/"}})
-	if res.Summary != (api.IngestSummary{Files: 4, Removed: 1, Updated: 4, Deleted: 2}) {
+	if res.Summary != (api.IngestSummary{Files: 4, Removed: 1, Unchanged: 4, Deleted: 2}) {
 		t.Errorf("summary %+v", res.Summary)
 	}
 	if f := res.Files[3]; f.Name != "notes/b.jsonl" || f.Status != api.IngestRemoved || f.Deleted != 2 {
@@ -864,7 +877,7 @@ func TestIngestUpdatesWhatNobodyEdited(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if stamped, intact := tree.Ingested(b); !stamped || !intact {
+		if stamped, intact, piece := tree.Ingested(b); !stamped || !intact || piece != readManifest(t, mem).Sources["guide.md"].Entries[path] {
 			t.Errorf("%s: stamped %v, intact %v:\n%s", path, stamped, intact, b)
 		}
 	}

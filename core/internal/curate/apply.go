@@ -28,8 +28,8 @@ func (c *Curator) add(a *Applied, op api.Operation, v valid) error {
 	}
 	cat := c.catalog()
 	e := newEntry(v.path, op, v, c.now())
-	if op.Stamp {
-		tree.Stamp(e)
+	if op.Stamp != "" {
+		tree.Stamp(e, op.Stamp)
 	}
 	data, parsed, err := c.render(e)
 	if err != nil {
@@ -164,8 +164,8 @@ func (c *Curator) writeUpdate(a *Applied, op api.Operation, v valid) error {
 		}
 		return fmt.Errorf("cannot update %s: the file is not loaded (over the size limit or unreadable)", p)
 	}
-	if op.Stamp {
-		tree.Stamp(e)
+	if op.Stamp != "" {
+		tree.Stamp(e, op.Stamp)
 	}
 	data, parsed, err := c.render(e)
 	if err != nil {

@@ -119,7 +119,7 @@ func (p Piece) Operation(typ, reason string) api.Operation {
 		Content: api.Content{RawConcept: rc, Narrative: &api.Narrative{Text: p.Text},
 			Tags: p.Tags, Keywords: p.Keywords, Relations: p.Relations},
 		Reason: reason,
-		Stamp:  true,
+		Stamp:  p.Hash(),
 	}
 	if !p.Created.IsZero() || !p.Updated.IsZero() || len(p.Extra) > 0 {
 		op.Note = &api.NoteMeta{CreatedAt: p.Created, UpdatedAt: p.Updated, Extra: p.Extra}

@@ -124,7 +124,7 @@ func TestPieceOperation(t *testing.T) {
 	for _, typ := range []string{api.OpAdd, api.OpUpdate, api.OpUpsert} {
 		op := p.Operation(typ, "ingest chat.json")
 		want := api.Operation{
-			Type: typ, Path: "people/session_01/turn_002.md", Title: "Bo on 8 May 2023", Reason: "ingest chat.json", Stamp: true,
+			Type: typ, Path: "people/session_01/turn_002.md", Title: "Bo on 8 May 2023", Reason: "ingest chat.json", Stamp: p.Hash(),
 			Content: api.Content{
 				RawConcept: &api.RawConcept{Task: "Turn D1:2 of session 1", Files: []string{"chat.json"}, Flow: "In reply to Ann: Hi", Author: "Bo", Timestamp: "2023-05-08T13:56:00Z"},
 				Narrative:  &api.Narrative{Text: "Hey"},

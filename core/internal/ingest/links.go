@@ -224,7 +224,11 @@ func (p *Planner) Follow(plans []FilePlan, sent map[string]bool) {
 					continue
 				}
 				if per[i] == nil {
-					per[i] = &followUp{source: source, path: at, fresh: !p.edited(at)}
+					read, intact, piece := p.stamp(at)
+					if piece == "" {
+						piece = rec.Entries[at]
+					}
+					per[i] = &followUp{source: source, path: at, fresh: !read || intact, piece: piece}
 				}
 				per[i].resolved = append(per[i].resolved, spec)
 				if !slices.Contains(rels[i], entry) {
@@ -236,7 +240,7 @@ func (p *Planner) Follow(plans []FilePlan, sent map[string]bool) {
 				fp.Follow = append(fp.Follow, api.Operation{
 					Type: api.OpUpdate, Path: at, Content: api.Content{Relations: rels[i]},
 					Reason: tree.IngestReason + source, Note: &api.NoteMeta{UpdatedAt: e.UpdatedAt},
-					Stamp: per[i].fresh,
+					Stamp: per[i].stamp(),
 				})
 				fp.follows = append(fp.follows, *per[i])
 			}

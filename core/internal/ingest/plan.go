@@ -157,8 +157,19 @@ type followUp struct {
 	source, path string
 	resolved     []string // the link specs resolved
 	// fresh: the entry was as its ingest wrote it, so the UPDATE stamps
-	// what it writes (an edited one keeps the stamp that says so).
+	// what it writes, for the piece it held (an edited one keeps the stamp
+	// that says so).
 	fresh bool
+	piece string
+}
+
+// stamp is the Stamp of the follow-up's UPDATE: none for an entry a
+// person edited.
+func (f *followUp) stamp() string {
+	if !f.fresh {
+		return ""
+	}
+	return f.piece
 }
 
 // Planner plans the ingestion of the files of one call against a tree.
@@ -173,8 +184,8 @@ type Planner struct {
 	// its existing spelling in the tree, or an error for a name the engine
 	// does not create. nil takes every path as it is.
 	Spell func(p string) (string, error)
-	// Read reads a file of the tree, for the stamps of entries (see
-	// SourceRecord.Stamps); nil records and checks none.
+	// Read reads a file of the tree, for the stamps of entries (edited,
+	// stamped); nil checks none.
 	Read func(p string) ([]byte, error)
 
 	owners map[string]string // entry path → source, from the manifest and this call
@@ -382,6 +393,12 @@ func (p *Planner) build(fp *FilePlan) {
 		h := pc.Hash()
 		oh, had := fp.old[path]
 		exists := p.Catalog.Has(path)
+		if had && oh == "" && exists {
+			// No record (a lost manifest, a teammate's clone): the entry's
+			// own stamp says which piece it holds, so an unchanged one is
+			// not written again.
+			_, _, oh = p.stamp(path)
+		}
 		_, broken := p.Catalog.Broken(path)
 		typ := api.OpAdd
 		switch {
@@ -445,15 +462,24 @@ func (p *Planner) build(fp *FilePlan) {
 // what the catalog read. A planner that reads no files (Read nil) takes
 // every entry as written.
 func (p *Planner) edited(path string) bool {
+	read, intact, _ := p.stamp(path)
+	return read && !intact
+}
+
+// stamp reads the entry's file at path (read: false when the planner reads
+// no files, or the file cannot be read): whether it is as the engine's
+// ingest wrote it, and the hash of the piece its stamp names
+// (tree.Ingested).
+func (p *Planner) stamp(path string) (read, intact bool, piece string) {
 	if p.Read == nil {
-		return false
+		return false, false, ""
 	}
 	data, err := p.Read(path)
 	if err != nil {
-		return false
+		return false, false, ""
 	}
-	_, intact := tree.Ingested(data)
-	return !intact
+	_, intact, piece = tree.Ingested(data)
+	return true, intact, piece
 }
 
 // spell is where curate writes the entry p, and false when it would refuse

@@ -19,34 +19,46 @@ const StampKey = "ingestStamp"
 const stampPrefix = "sha256-"
 
 // Stamp sets e's ingest stamp to the version of e as Render writes it
-// without one, replacing any stamp e carried. Render then writes the stamp
-// as the last key of the front matter's own line, so that taking that line
-// out gives the bytes the stamp names (Ingested).
-func Stamp(e *Entry) {
+// without one, then piece (the hash of the source's piece e holds; hex,
+// "" for none), replacing any stamp e carried. Render then writes the
+// stamp as the last key of the front matter, on its own line, so that
+// taking that line out gives the bytes the stamp names (Ingested).
+func Stamp(e *Entry, piece string) {
 	e.Extra = slices.DeleteFunc(e.Extra, func(kv KeyValue) bool { return kv.Key == StampKey })
-	e.Extra = append(e.Extra, KeyValue{Key: StampKey, Value: stampPrefix + Version(Render(e))})
+	v := stampPrefix + Version(Render(e))
+	if piece != "" {
+		v += " " + piece
+	}
+	e.Extra = append(e.Extra, KeyValue{Key: StampKey, Value: v})
 }
 
 // Ingested tells whether the file data carries an ingest stamp (stamped)
 // and whether its other bytes are still the ones the stamp names (intact):
 // stamped and not intact means someone changed the file since ingest wrote
 // it, byte for byte (a person's editor, an agent's UPDATE, a reformatting).
-func Ingested(data []byte) (stamped, intact bool) {
+// piece is the hash of the source's piece the stamp names, when intact.
+func Ingested(data []byte) (stamped, intact bool, piece string) {
 	if !bytes.HasPrefix(data, []byte("---\n")) {
-		return false, false
+		return false, false, ""
 	}
 	end := bytes.Index(data[3:], []byte("\n---\n"))
 	if end < 0 {
-		return false, false
+		return false, false, ""
 	}
 	front := data[:3+end+1]
 	at := bytes.Index(front, []byte("\n"+StampKey+": "))
 	if at < 0 {
-		return false, false
+		return false, false, ""
 	}
 	line := at + 1
 	eol := bytes.IndexByte(data[line:], '\n')
-	value := strings.TrimPrefix(string(data[line+len(StampKey)+2:line+eol]), stampPrefix)
+	words := strings.Fields(string(data[line+len(StampKey)+2 : line+eol]))
 	rest := slices.Concat(data[:line], data[line+eol+1:])
-	return true, value == Version(rest)
+	if len(words) == 0 || len(words) > 2 || words[0] != stampPrefix+Version(rest) {
+		return true, false, ""
+	}
+	if len(words) == 2 {
+		piece = words[1]
+	}
+	return true, true, piece
 }

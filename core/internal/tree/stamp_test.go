@@ -19,7 +19,7 @@ func stampedEntry(t *testing.T) (*Entry, []byte) {
 		Reason:   IngestReason + "notes/deploy.md", RawConcept: api.RawConcept{Files: []string{"notes/deploy.md"}},
 		Narrative: api.Narrative{Text: "Send 5% of traffic."},
 	}
-	Stamp(e)
+	Stamp(e, "0123456789abcdef0123456789abcdef")
 	return e, Render(e)
 }
 
@@ -30,8 +30,8 @@ func TestStamp(t *testing.T) {
 	if n := strings.Count(string(data), "\n"+StampKey+": "); n != 1 {
 		t.Fatalf("%d stamp lines in\n%s", n, data)
 	}
-	if stamped, intact := Ingested(data); !stamped || !intact {
-		t.Fatalf("fresh file: stamped %v intact %v\n%s", stamped, intact, data)
+	if stamped, intact, piece := Ingested(data); !stamped || !intact || piece != "0123456789abcdef0123456789abcdef" {
+		t.Fatalf("fresh file: stamped %v intact %v piece %q\n%s", stamped, intact, piece, data)
 	}
 	parsed, err := ParseEntry(e.Path, data)
 	if err != nil {
@@ -46,12 +46,12 @@ func TestStamp(t *testing.T) {
 		func(b []byte) []byte { return bytes.Replace(b, []byte("title: Deploy"), []byte("title: Deploys"), 1) },
 		func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n")) },
 	} {
-		if _, intact := Ingested(edit(bytes.Clone(data))); intact {
+		if _, intact, piece := Ingested(edit(bytes.Clone(data))); intact || piece != "" {
 			t.Errorf("an edited file is intact:\n%s", edit(bytes.Clone(data)))
 		}
 	}
 	// Stamping again (the next ingest) replaces the stamp, never adds one.
-	Stamp(parsed)
+	Stamp(parsed, "0123456789abcdef0123456789abcdef")
 	if again := Render(parsed); !bytes.Equal(again, data) {
 		t.Errorf("stamped twice:\n%s\nwant\n%s", again, data)
 	}
@@ -70,7 +70,7 @@ func TestIngestedUnstamped(t *testing.T) {
 		"no front":      []byte(string(line) + "text\n"),
 		"front unended": []byte("---\n" + string(line)),
 	} {
-		if stamped, intact := Ingested(b); stamped || intact {
+		if stamped, intact, _ := Ingested(b); stamped || intact {
 			t.Errorf("%s: stamped %v intact %v", name, stamped, intact)
 		}
 	}
