@@ -243,6 +243,11 @@ func TestIngestRecoversWithoutManifest(t *testing.T) {
 				t.Errorf("%s manifest: %s written again:\n%s", damage, p, b)
 			}
 		}
+		for _, f := range res.Files {
+			if f.Status != api.IngestUnchanged {
+				t.Errorf("%s manifest: %s %s, though nothing was written", damage, f.Name, f.Status)
+			}
+		}
 		res = mustIngest(t, eng, api.IngestParams{Files: files})
 		if res.Summary.Unchanged != 4 || res.Summary.Updated != 0 {
 			t.Errorf("%s manifest, third ingest: %+v", damage, res.Summary)

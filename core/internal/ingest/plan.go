@@ -445,9 +445,11 @@ func (p *Planner) build(fp *FilePlan) {
 			fp.Ops = append(fp.Ops, api.Operation{Type: api.OpDelete, Path: path, Reason: reason})
 		}
 	}
-	if len(fp.Ops) == 0 && fp.rec != nil {
+	if len(fp.Ops) == 0 && (fp.rec != nil || fp.Status == api.IngestUpdated) {
 		// The file changed in ways its entries do not show (trailing
-		// blank lines, a skipped front matter): Record notes the new hash.
+		// blank lines, a skipped front matter), or the manifest lost its
+		// record and the entries' stamps say they hold its pieces as they
+		// are: Record notes the hash.
 		fp.Status = api.IngestUnchanged
 	}
 }
