@@ -942,3 +942,38 @@ func TestIngestKeepsASaveAfterItsPlan(t *testing.T) {
 		})
 	}
 }
+
+// An ingested note whose link a MOVE of its target rewrites is still the
+// ingest's: the engine's link upkeep renews its stamp, so the note's next
+// change reaches it. Before, the rewrite made it "edited", and ingest
+// left it behind its source for good, with a warning at every change.
+func TestIngestFollowsANoteWhoseLinkAMoveRewrote(t *testing.T) {
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	notes := func(s string) []api.SourceFile {
+		return []api.SourceFile{
+			{Name: "guide.md", Content: "# Guide\n\n" + s + " See [[setup]].\n"},
+			{Name: "setup.md", Content: "# Setup\n\nInstall the tool.\n"},
+		}
+	}
+	mustIngest(t, eng, api.IngestParams{Files: notes("Run it.")})
+	const guide, from, to = "documents/guide/guide.md", "documents/setup/setup.md", "work/q3/setup.md"
+	if e, ok := eng.catalog.Get(guide); !ok || !slices.Contains(e.Related, from) {
+		t.Fatalf("guide: %+v (entries %s)", e, entryPaths(eng))
+	}
+	mv := api.Operation{Type: api.OpMove, Path: from, To: to, Reason: "reorganised"}
+	if r := eng.Curate(api.CurateParams{Operations: []api.Operation{mv}}); r.Summary.Failed != 0 {
+		t.Fatalf("MOVE: %+v", r)
+	}
+	b, _ := mem.ReadFile(guide)
+	if _, intact, _ := tree.Ingested(b); !intact || !strings.Contains(string(b), to) {
+		t.Fatalf("the MOVE's rewrite of the guide: intact %v\n%s", intact, b)
+	}
+	res := mustIngest(t, eng, api.IngestParams{Files: notes("Run it twice.")})
+	if f := res.Files[0]; f.Updated != 1 || len(f.Warnings) != 0 {
+		t.Errorf("changed guide: %+v", f)
+	}
+	if b, _ := mem.ReadFile(guide); !strings.Contains(string(b), "Run it twice.") || !strings.Contains(string(b), to) {
+		t.Errorf("guide after its change:\n%s", b)
+	}
+}

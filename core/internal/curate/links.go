@@ -68,11 +68,19 @@ func (c *Curator) rewriteReferrer(ref *tree.Entry, relink tree.Relink) ([]byte, 
 	if n == 0 {
 		return nil, nil, 0, nil
 	}
+	raw, rerr := c.FS.ReadFile(ref.Path)
+	if _, intact, piece := tree.Ingested(raw); rerr == nil && intact {
+		// Keeping links right is the engine's upkeep, not a person's edit:
+		// an entry as ingest wrote it stays the ingest's (its stamp
+		// renewed, the minimal edit below then not taken), so that its
+		// source's changes still reach it.
+		tree.Stamp(ne, piece)
+	}
 	data, parsed, err := c.render(ne)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	if raw, rerr := c.FS.ReadFile(ref.Path); rerr == nil {
+	if rerr == nil {
 		if edited, ok := tree.RewriteLinksInText(string(raw), ref, relink); ok && len(edited) <= c.maxBytes() {
 			if pe, perr := tree.ParseEntry(ref.Path, []byte(edited)); perr == nil && reflect.DeepEqual(pe, parsed) {
 				return []byte(edited), pe, n, nil
