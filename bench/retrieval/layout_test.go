@@ -122,7 +122,7 @@ func openTree(t *testing.T) *engine.Engine {
 }
 
 // provenance is what an entry says only because it came from a file: its
-// reason section and the source file of its raw concept.
-var provenance = regexp.MustCompile(`(?m)^## Reason\n[^\n]*\n\n|^\*\*Files:\*\* [^\n]*\n`)
+// reason section, the source file of its raw concept and the ingest's stamp.
+var provenance = regexp.MustCompile(`(?m)^## Reason\n[^\n]*\n\n|^\*\*Files:\*\* [^\n]*\n|^ingestStamp: [^\n]*\n`)
 
 func withoutProvenance(md string) string { return provenance.ReplaceAllString(md, "") }
