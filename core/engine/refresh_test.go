@@ -92,3 +92,68 @@ func TestRefreshSeesOutsideChanges(t *testing.T) {
 		t.Error("a path leaving the root is refused")
 	}
 }
+
+// refusing is a storage that refuses (host.ErrDenied) every read, listing
+// and stat of the paths at or below one path, as a host refuses a path
+// naming a symbolic link of the tree, or leading out of the root.
+type refusing struct {
+	host.FS
+	at string
+}
+
+func (r *refusing) refused(p string) bool {
+	return r.at != "" && (p == r.at || strings.HasPrefix(p, r.at+"/"))
+}
+
+func (r *refusing) ReadFile(p string) ([]byte, error) {
+	if r.refused(p) {
+		return nil, host.ErrDenied
+	}
+	return r.FS.ReadFile(p)
+}
+
+func (r *refusing) Stat(p string) (host.DirEntry, error) {
+	if r.refused(p) {
+		return host.DirEntry{}, host.ErrDenied
+	}
+	return r.FS.Stat(p)
+}
+
+func (r *refusing) ReadDir(p string) ([]host.DirEntry, error) {
+	if r.refused(p) {
+		return nil, host.ErrDenied
+	}
+	return r.FS.ReadDir(p)
+}
+
+// A path the host refuses to read is no part of the tree: a watcher
+// reports a symbolic link made in the tree (which hosts do not follow),
+// or a folder replaced by one, and refreshing that path forgets what the
+// catalog held there, where it failed the whole refresh, and with it the
+// other paths reported.
+func TestRefreshForgetsAPathTheHostRefuses(t *testing.T) {
+	mem := host.NewMemFS()
+	mem.WriteFile("ops/alias/deploy.md", []byte(entryText("Deploy", "Deploys use the zebracorn pipeline.")))
+	mem.WriteFile("eng/deploy.md", []byte(entryText("Deploy", "Deploys use the zebracorn pipeline.")))
+	fs := &refusing{FS: mem}
+	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{})
+	defer e.Close()
+	if s, _ := e.Search(api.SearchParams{Query: "zebracorn"}); len(s.Results) != 2 {
+		t.Fatalf("before: %+v", s.Results)
+	}
+	// ops/alias becomes a link to eng; eng/deploy.md is edited.
+	fs.at = "ops/alias"
+	mem.WriteFile("eng/deploy.md", []byte(entryText("Deploy", "Deploys use the okapi pipeline.")))
+	res, err := e.Refresh(api.RefreshParams{Paths: []string{"ops/alias", "eng/deploy.md"}})
+	if err != nil || res.Removed != 1 || res.Updated != 1 || res.Checked != 1 || !slices.Equal(res.Paths, []string{"eng/deploy.md", "ops/alias/deploy.md"}) {
+		t.Fatalf("refresh: %+v, %v", res, err)
+	}
+	if s, _ := e.Search(api.SearchParams{Query: "zebracorn"}); len(s.Results) != 0 {
+		t.Errorf("the old text is still found: %+v", s.Results)
+	}
+	// A path the host refuses that the catalog never held changes nothing.
+	fs.at = "misc/link.md"
+	if res, err := e.Refresh(api.RefreshParams{Paths: []string{"misc/link.md"}}); err != nil || res.Checked != 0 || len(res.Paths) != 0 {
+		t.Fatalf("refresh of a refused path never read: %+v, %v", res, err)
+	}
+}

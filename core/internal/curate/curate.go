@@ -292,7 +292,7 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 		if errors.Is(err, host.ErrDenied) && !errors.Is(err, host.ErrReadOnly) {
 			// The ABI carries the code, not the host's reason: name the
 			// causes left once the paths passed the checks above.
-			a.Message += " (a symbolic link on the path, which writes never pass through, or a file or folder not writable)"
+			a.Message += " (a symbolic link on the path, which the engine neither reads nor writes through, or a file or folder it may not read or write)"
 		}
 		if isConflict(err) {
 			a.Status = api.StatusConflict

@@ -44,16 +44,10 @@ func isConflict(err error) bool {
 // catalog's view of p changed.
 func (c *Curator) refresh(p string) (bool, error) {
 	cat := c.catalog()
-	_, stamped := cat.Stamp(p)
 	data, err := c.FS.ReadFile(p)
 	switch {
 	case errors.Is(err, host.ErrNotFound), err == nil && len(data) > c.maxBytes():
-		if !stamped && !c.known(p) {
-			return false, nil
-		}
-		cat.Forget(p)
-		c.notify(Change{Path: p, Removed: true})
-		return true, nil
+		return c.forget(p), nil
 	case err != nil:
 		return false, fmt.Errorf("read %s: %w", p, err)
 	}
@@ -70,6 +64,18 @@ func (c *Curator) refresh(p string) (bool, error) {
 		c.notify(Change{Path: p, Removed: true})
 	}
 	return true, nil
+}
+
+// forget drops what the catalog holds of the file at p, which is gone,
+// and reports whether it held anything.
+func (c *Curator) forget(p string) bool {
+	cat := c.catalog()
+	if _, stamped := cat.Stamp(p); !stamped && !c.known(p) {
+		return false
+	}
+	cat.Forget(p)
+	c.notify(Change{Path: p, Removed: true})
+	return true
 }
 
 // entry returns what the catalog holds at p: an entry or a context file.

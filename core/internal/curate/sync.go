@@ -78,6 +78,10 @@ func (r *refresher) path(p string) error {
 	switch {
 	case errors.Is(err, host.ErrNotFound):
 		return r.gone(p)
+	case errors.Is(err, host.ErrDenied):
+		// A symbolic link of the tree, which hosts do not follow, or a
+		// path leading out of the root: no part of the tree.
+		return r.refused(p)
 	case err != nil:
 		return fmt.Errorf("refresh: stat %s: %w", p, err)
 	case st.IsDir:
@@ -172,12 +176,31 @@ func (r *refresher) gone(p string) error {
 	return nil
 }
 
+// refused forgets p and everything the catalog holds below it, without
+// reading them (not counted as checked): the host refuses to.
+func (r *refresher) refused(p string) error {
+	for _, q := range r.c.catalog().Stamped() {
+		if q == p || below(q, p) {
+			if err := r.tally(q, func() (bool, error) { return r.c.forget(q), nil }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // check reads p again and counts what changed.
 func (r *refresher) check(p string) error {
 	r.res.Checked++
+	return r.tally(p, func() (bool, error) { return r.c.refresh(p) })
+}
+
+// tally runs update, which brings the catalog's view of p in step, and
+// counts what changed.
+func (r *refresher) tally(p string, update func() (bool, error)) error {
 	_, before := r.c.catalog().Stamp(p)
 	wasEntry := r.c.catalog().Has(p)
-	changed, err := r.c.refresh(p)
+	changed, err := update()
 	if err != nil {
 		return fmt.Errorf("refresh: %w", err)
 	}
