@@ -28,7 +28,10 @@ import (
 // Every path is checked against the ABI's rules (a violation wraps
 // host.ErrInvalid), and every existing part of it is resolved through
 // symbolic links, which must stay inside the root (an escape wraps
-// host.ErrDenied). Writes never follow a symbolic link: they are refused.
+// host.ErrDenied). The tree is read without following a symbolic link:
+// listings leave links out, and a read, listing or stat through one is
+// refused (host.ErrDenied), in .arbor/ aside. Writes never follow a
+// symbolic link: they are refused.
 // Writes are atomic: a temporary file in the same folder, synced, then
 // renamed over the target.
 type RootFS struct {
@@ -181,12 +184,27 @@ func (r *RootFS) inside(real string) bool {
 // and must stay inside the root; what does not exist yet will be created
 // as plain folders and files below it.
 func (r *RootFS) resolve(op, p string) (string, error) {
+	return r.resolvePath(op, p, false)
+}
+
+// resolveRead is resolve for a read, a listing or a stat, which never
+// passes through a symbolic link of the tree (linkInside).
+func (r *RootFS) resolveRead(op, p string) (string, error) {
+	return r.resolvePath(op, p, true)
+}
+
+func (r *RootFS) resolvePath(op, p string, read bool) (string, error) {
 	if err := checkPath(p); err != nil {
 		return "", fmt.Errorf("%s: %w", op, err)
 	}
 	full := filepath.Join(r.dir, filepath.FromSlash(p))
 	if r.plain(p) {
 		return full, nil
+	}
+	if read && inTree(p) {
+		if link, real := r.linkInside(p); link != "" {
+			return "", fmt.Errorf("%s %q: %s is a symbolic link, which the engine does not follow: what it leads to is read under its own name, %q: %w", op, p, link, real, host.ErrDenied)
+		}
 	}
 	existing := full
 	for existing != r.dir {
@@ -204,6 +222,43 @@ func (r *RootFS) resolve(op, p string) (string, error) {
 		return "", fmt.Errorf("%s %q: resolves outside the memory root: %w", op, p, host.ErrDenied)
 	}
 	return full, nil
+}
+
+// inTree reports whether p is a path of the tree, not of the engine's own
+// state (.arbor/).
+func inTree(p string) bool {
+	return p != privateDir && !strings.HasPrefix(p, privateDir+"/")
+}
+
+// linkInside returns the first segment of p that is a symbolic link
+// leading inside the root, and p with that link replaced by the path it
+// leads to; "" when none is (a link leading out, or nowhere, is resolve's
+// to refuse). The tree is read without following such links: a folder or
+// file under two names was found twice, and a watcher, which hears an
+// edit under the real name only, left the other name's text stale.
+func (r *RootFS) linkInside(p string) (link, real string) {
+	cur := r.dir
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		cur = filepath.Join(cur, seg)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return "", ""
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		to, err := filepath.EvalSymlinks(cur)
+		if err != nil || !r.inside(to) {
+			return "", ""
+		}
+		rel, err := filepath.Rel(r.dir, to)
+		if err != nil {
+			return "", ""
+		}
+		return strings.Join(segs[:i+1], "/"), path.Join(append([]string{filepath.ToSlash(rel)}, segs[i+1:]...)...)
+	}
+	return "", ""
 }
 
 // plain reports whether no existing segment of the clean relative path p
@@ -243,7 +298,7 @@ func (r *RootFS) ReadFile(p string) ([]byte, error) {
 // readSized reads a file when its size is at most max. It always returns
 // the size; the content is nil when the file is larger than max.
 func (r *RootFS) readSized(p string, max int64) ([]byte, int64, error) {
-	full, err := r.resolve("read", p)
+	full, err := r.resolveRead("read", p)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -298,7 +353,7 @@ func (r *RootFS) ReadAt(p string, buf []byte, off int64) (int, error) {
 	}
 	of := r.open.get(filepath.Join(r.dir, filepath.FromSlash(p)))
 	if of == nil {
-		full, err := r.resolve("read", p)
+		full, err := r.resolveRead("read", p)
 		if err != nil {
 			return 0, err
 		}
@@ -594,10 +649,12 @@ func (r *RootFS) Rename(from, to string) error {
 }
 
 // ReadDir lists a folder, sorted by name, dot-names included. A symbolic
-// link is described by its target when the target lies inside the root,
-// and as an empty file otherwise (reading it is then refused).
+// link of the tree is left out: the tree is read without following links
+// (linkInside). In .arbor/ a link is described by its target when the
+// target lies inside the root, and as an empty file otherwise (reading it
+// is then refused).
 func (r *RootFS) ReadDir(p string) ([]host.DirEntry, error) {
-	full, err := r.resolve("list", p)
+	full, err := r.resolveRead("list", p)
 	if err != nil {
 		return nil, err
 	}
@@ -625,6 +682,9 @@ func (r *RootFS) ReadDir(p string) ([]host.DirEntry, error) {
 			continue // removed since the listing
 		}
 		if link {
+			if inTree(path.Join(p, name)) {
+				continue // not followed (linkInside): what it leads to is listed under its own name
+			}
 			own, err := os.Lstat(filepath.Join(full, name))
 			if err != nil {
 				continue
@@ -649,10 +709,11 @@ func (r *RootFS) linkInfo(link string, own fs.FileInfo) fs.FileInfo {
 	return own
 }
 
-// Stat describes one path (following symbolic links inside the root); the
-// root itself has the empty name.
+// Stat describes one path (a path of the tree through a symbolic link is
+// refused; in .arbor/ links inside the root are followed); the root itself
+// has the empty name.
 func (r *RootFS) Stat(p string) (host.DirEntry, error) {
-	full, err := r.resolve("stat", p)
+	full, err := r.resolveRead("stat", p)
 	if err != nil {
 		return host.DirEntry{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,23 +161,18 @@ func TestRootFSSymlinkEscape(t *testing.T) {
 	if len(ents) != 1 {
 		t.Fatalf("files appeared outside the root: %v", ents)
 	}
-	// Links that stay inside the root are followed for reading.
-	if b, err := r.ReadFile("notes/alias.md"); err != nil || string(b) != "inside" {
-		t.Fatalf("read through an inside link = %q, %v", b, err)
-	}
-	if b, err := r.ReadFile("notes/same/inside.md"); err != nil || string(b) != "inside" {
-		t.Fatalf("read through an inside folder link = %q, %v", b, err)
-	}
-	// The listing describes inside links by their target.
+	// Links that stay inside the root are not followed either: what they
+	// lead to is read under its own name (TestRootFSFollowsNoLinkInTheTree).
+	_, err := r.ReadFile("notes/alias.md")
+	wantCode(t, "read through an inside link", err, codeDenied)
+	_, err = r.ReadFile("notes/same/inside.md")
+	wantCode(t, "read through an inside folder link", err, codeDenied)
+	// The listing leaves every link out, inside or not.
 	list, err := r.ReadDir("notes")
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[string]bool{}
-	for _, e := range list {
-		kinds[e.Name] = e.IsDir
-	}
-	if !kinds["same"] || kinds["alias.md"] || kinds["up"] {
+	if len(list) != 1 || list[0].Name != "inside.md" {
 		t.Fatalf("listing of links: %+v", list)
 	}
 	// Writes never pass through a link, even one inside the root: removing
@@ -769,8 +765,8 @@ func TestReadAtFollowsThePath(t *testing.T) {
 	}
 }
 
-// A listing describes each entry as os.Lstat does (a link inside the root
-// by its target), whichever way lstatIn asks the system.
+// A listing describes each entry as os.Lstat does, whichever way lstatIn
+// asks the system; a symbolic link of the tree is left out.
 func TestRootFSListingMatchesLstat(t *testing.T) {
 	r, dir := newRoot(t)
 	must := func(err error) {
@@ -790,11 +786,12 @@ func TestRootFSListingMatchesLstat(t *testing.T) {
 	must(err)
 	ents, err := os.ReadDir(filepath.Join(dir, "notes"))
 	must(err)
+	ents = slices.DeleteFunc(ents, func(e os.DirEntry) bool { return e.Type()&fs.ModeSymlink != 0 })
 	if len(got) != len(ents) {
 		t.Fatalf("listed %d entries, the system %d", len(got), len(ents))
 	}
 	for i, e := range ents {
-		fi, err := os.Stat(filepath.Join(dir, "notes", e.Name())) // a link by its target
+		fi, err := os.Lstat(filepath.Join(dir, "notes", e.Name()))
 		must(err)
 		if want := dirEntry(e.Name(), fi); got[i] != want {
 			t.Errorf("entry %d: %+v, want %+v", i, got[i], want)
@@ -805,5 +802,86 @@ func TestRootFSListingMatchesLstat(t *testing.T) {
 	}
 	if !linked {
 		t.Log("no symbolic links here: the link case was not run")
+	}
+}
+
+// A symbolic link in the tree, to a folder or a file inside the root, is
+// not followed: what it leads to is read once, under its own name. Read
+// under both names, a linked folder's entries were found twice, and a
+// watching engine, which hears an edit under the real name only, kept the
+// old text under the other. The engine's own .arbor folder is not the
+// tree: a link there is read as before.
+func TestRootFSFollowsNoLinkInTheTree(t *testing.T) {
+	r, dir := newRoot(t)
+	mustWrite(t, filepath.Join(dir, "eng/deploy/deploy.md"), "deploy")
+	mustWrite(t, filepath.Join(dir, "misc/plain.md"), "plain")
+	mustWrite(t, filepath.Join(dir, "ops/own.md"), "own")
+	mustWrite(t, filepath.Join(dir, ".arbor/manifest.json"), "{}")
+	for name, target := range map[string]string{
+		"ops/alias":          "../eng",           // a folder inside the root
+		"ops/plain.md":       "../misc/plain.md", // a file inside the root
+		"ops/absolute":       filepath.Join(dir, "eng"),
+		"ops/up":             "..",            // the root itself
+		".arbor/ingest.json": "manifest.json", // the engine's state, not the tree
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Skipf("symlinks unavailable: %v", err)
+		}
+	}
+	// Listings and walks leave the links out.
+	list, err := r.ReadDir("ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].Name != "own.md" {
+		t.Fatalf("ReadDir(ops) = %+v, want own.md alone", list)
+	}
+	var walked []string
+	if err := r.Walk("", func(d string, l []host.DirEntry) error {
+		for _, e := range l {
+			walked = append(walked, joinRel(d, e.Name))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"eng", "misc", "ops", "eng/deploy", "eng/deploy/deploy.md", "misc/plain.md", "ops/own.md"}
+	if !slices.Equal(walked, want) {
+		t.Fatalf("walked %q, want %q", walked, want)
+	}
+	// A read, a listing or a stat naming a link, or a path through one, is
+	// refused, naming the path to read instead.
+	for p, real := range map[string]string{
+		"ops/alias":                  `"eng"`,
+		"ops/alias/deploy":           `"eng/deploy"`,
+		"ops/alias/deploy/deploy.md": `"eng/deploy/deploy.md"`,
+		"ops/absolute/deploy":        `"eng/deploy"`,
+		"ops/plain.md":               `"misc/plain.md"`,
+		"ops/up/misc/plain.md":       `"misc/plain.md"`,
+	} {
+		_, err := r.ReadFile(p)
+		wantCode(t, "read "+p, err, codeDenied)
+		if err == nil || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), real) {
+			t.Errorf("read %s: %v, want it to name the link and %s", p, err, real)
+		}
+		_, err = r.ReadAt(p, make([]byte, 4), 0)
+		wantCode(t, "read at "+p, err, codeDenied)
+		_, err = r.Stat(p)
+		wantCode(t, "stat "+p, err, codeDenied)
+		_, err = r.ReadDir(p)
+		wantCode(t, "list "+p, err, codeDenied)
+		err = r.Walk(p, func(string, []host.DirEntry) error { return nil })
+		wantCode(t, "walk "+p, err, codeDenied)
+	}
+	// In .arbor a link inside the root is read as before.
+	if b, err := r.ReadFile(".arbor/ingest.json"); err != nil || string(b) != "{}" {
+		t.Fatalf("read .arbor/ingest.json = %q, %v", b, err)
+	}
+	// The link itself may still be removed; nothing it leads to changes.
+	if err := r.Remove("ops/alias"); err != nil {
+		t.Fatalf("remove the link itself: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "eng/deploy/deploy.md")); err != nil || string(b) != "deploy" {
+		t.Fatalf("eng/deploy/deploy.md = %q, %v", b, err)
 	}
 }

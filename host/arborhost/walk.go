@@ -23,7 +23,7 @@ var _ host.Walker = (*RootFS)(nil)
 type subFolder struct {
 	name string
 	id   folderID
-	link bool // a symbolic link to a folder inside the root
+	link bool // a symbolic link to a folder inside the root, in .arbor/ (the tree's are not followed)
 }
 
 // walkFrame is a folder of the walk's current path, whose sub-folders are

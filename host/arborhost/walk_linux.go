@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,7 +59,7 @@ func openDirAt(fd int, name string, follow bool) (walkDir, folderID, error) {
 // openWalkRoot opens the folder a walk starts from, checked as ReadDir
 // checks it.
 func openWalkRoot(r *RootFS, rel string) (walkDir, folderID, error) {
-	full, err := r.resolve("list", rel)
+	full, err := r.resolveRead("list", rel)
 	if err != nil {
 		return walkDir{}, folderID{}, err
 	}
@@ -163,6 +164,9 @@ func (w *walker) list(d walkDir, rel string, full bool) ([]host.DirEntry, []subF
 		var de host.DirEntry
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
+			if inTree(path.Join(rel, name)) {
+				continue // not followed, as ReadDir leaves it out
+			}
 			full := filepath.Join(d.full, name)
 			own, err := os.Lstat(full)
 			if err != nil {

@@ -26,7 +26,7 @@ func (walkDir) close() {}
 // openWalkRoot finds the folder a walk starts from, checked as ReadDir
 // checks it.
 func openWalkRoot(r *RootFS, rel string) (walkDir, folderID, error) {
-	full, err := r.resolve("list", rel)
+	full, err := r.resolveRead("list", rel)
 	if err != nil {
 		return walkDir{}, "", err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -389,11 +390,13 @@ func TestEngineOpensATreeWithACycle(t *testing.T) {
 	}
 }
 
-// A link to a folder inside the root shows its entries under a second
+// A link to a folder inside the root showed its entries under a second
 // name. Deleting the link's folder, or merging one name of an entry into
 // the other (as tidy does with duplicates), removed the files at the first
-// name: writes now never pass through a link, and such an operation fails
-// whole.
+// name: writes never pass through a link, and now the tree is read without
+// following one, so an operation naming a path through the link fails
+// whole, saying why, and a DELETE of the link's folder deletes its own
+// entries and keeps the link.
 func TestEngineWritesNeverPassThroughALink(t *testing.T) {
 	dir := t.TempDir()
 	z := "---\ntitle: Z\n---\n\n## Narrative\nzebra crossing, must survive\n"
@@ -408,10 +411,11 @@ func TestEngineWritesNeverPassThroughALink(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, op := range []api.Operation{
-		{Type: api.OpDelete, Path: "a/b", Reason: "drop b"},
 		{Type: api.OpMerge, Path: "a/b/link/z.md", MergeTarget: "a/c/z.md", Reason: "duplicates"},
 		{Type: api.OpDelete, Path: "a/b/link/z.md", Reason: "duplicate"},
 		{Type: api.OpMove, Path: "a/b/link/z.md", To: "a/d/z.md", Reason: "move"},
+		{Type: api.OpUpdate, Path: "a/b/link/z.md", Title: "Z", Content: api.Content{Tags: []string{"overwritten"}}, Reason: "edit"},
+		{Type: api.OpAdd, Path: "a/b/link", Title: "New", Content: api.Content{Tags: []string{"new"}}, Reason: "add"},
 	} {
 		res, err := e.Curate(ctx, api.CurateParams{Operations: []api.Operation{op}})
 		if err != nil {
@@ -420,7 +424,7 @@ func TestEngineWritesNeverPassThroughALink(t *testing.T) {
 		if res.Summary.Failed != 1 {
 			t.Errorf("%s %s through a link: %+v", op.Type, op.Path, res.Applied)
 		}
-		if m := res.Applied[0].Message; op.Type == api.OpDelete && !strings.Contains(m, "symbolic link") {
+		if m := res.Applied[0].Message; !strings.Contains(m, "symbolic link") {
 			t.Errorf("%s %s: the message does not name the link: %s", op.Type, op.Path, m)
 		}
 		if b, err := os.ReadFile(filepath.Join(dir, "a/c/z.md")); err != nil || string(b) != z {
@@ -429,6 +433,25 @@ func TestEngineWritesNeverPassThroughALink(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "a/b/x.md")); err != nil {
 			t.Fatalf("after %s %s: a failed operation changed a/b/x.md: %v", op.Type, op.Path, err)
 		}
+		if ents, _ := os.ReadDir(filepath.Join(dir, "a/c")); len(ents) != 1 {
+			t.Fatalf("after %s %s: a/c holds %v", op.Type, op.Path, ents)
+		}
+	}
+	res, err := e.Curate(ctx, api.CurateParams{Operations: []api.Operation{{Type: api.OpDelete, Path: "a/b", Reason: "drop b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Applied[0]; a.Status != api.StatusSuccess || !strings.Contains(a.Message, "1 entr") {
+		t.Fatalf("DELETE a/b: %+v", a)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a/b/x.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a/b/x.md after DELETE a/b: %v", err)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "a/b/link")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link after DELETE a/b: %v, %v", fi, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "a/c/z.md")); err != nil || string(b) != z {
+		t.Fatalf("after DELETE a/b: a/c/z.md = %q, %v", b, err)
 	}
 }
 

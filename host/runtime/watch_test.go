@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,4 +126,70 @@ func TestWatchScansARemoteRoot(t *testing.T) {
 		r, err := e.Search(ctx, api.SearchParams{Query: "second thursday"})
 		return err == nil && len(r.Results) == 1
 	})
+}
+
+// A symbolic link to a folder of the tree is not followed: the folder is
+// read once, under its own name. Read under both names, every search
+// listed its entries twice, and a watching engine, which hears an edit
+// under the real name only (inotify follows the link to the one folder),
+// kept the old text under the link's name until it restarted. A link made
+// while the engine watches is no part of the tree either: its refresh
+// failed, and with it the other changes reported.
+func TestWatchReadsALinkedFolderOnce(t *testing.T) {
+	root := t.TempDir()
+	writeEntry(t, root, "eng/deploy/deploy.md", "Deploy steps", "Deploys use the zebracorn pipeline.")
+	writeEntry(t, root, "misc/plain.md", "Plain note", "A plain note about quokkafish.")
+	if err := os.MkdirAll(filepath.Join(root, "ops"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../eng", filepath.Join(root, "ops/alias")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	var mu sync.Mutex
+	var logged strings.Builder
+	e := newEngine(t, root, WithWatch(0), WithLogger(func(level int, msg string) {
+		if level >= LevelWarn {
+			mu.Lock()
+			defer mu.Unlock()
+			logged.WriteString(msg + "\n")
+		}
+	}))
+	ctx := context.Background()
+	if _, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	paths := func(query string) []string {
+		t.Helper()
+		r, err := e.Search(ctx, api.SearchParams{Query: query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range r.Results {
+			out = append(out, h.Path)
+		}
+		return out
+	}
+	if got := paths("zebracorn"); !slices.Equal(got, []string{"eng/deploy/deploy.md"}) {
+		t.Fatalf("search before the edit: %q, want eng/deploy/deploy.md once", got)
+	}
+	writeEntry(t, root, "eng/deploy/deploy.md", "Deploy steps", "Deploys use the okapiline pipeline.")
+	eventually(t, "the edit", func() bool { return slices.Equal(paths("okapiline"), []string{"eng/deploy/deploy.md"}) })
+	if got := paths("zebracorn"); len(got) != 0 {
+		t.Fatalf("the old text is still found under %q", got)
+	}
+	// A link to a file, made while the engine watches.
+	if err := os.Symlink("../misc/plain.md", filepath.Join(root, "ops/plain.md")); err != nil {
+		t.Fatal(err)
+	}
+	writeEntry(t, root, "misc/plain.md", "Plain note", "A plain note about wombatfish.")
+	eventually(t, "the edit beside the link", func() bool { return slices.Equal(paths("wombatfish"), []string{"misc/plain.md"}) })
+	if got := paths("quokkafish"); len(got) != 0 {
+		t.Fatalf("the old text is still found under %q", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if logged.Len() > 0 {
+		t.Fatalf("warnings:\n%s", logged.String())
+	}
 }
