@@ -9,18 +9,17 @@ import (
 	"strings"
 )
 
-// linkCheck lists the symbolic links of the tree. One leading inside the
-// root shows what it leads to under a second name: a linked folder's
-// entries are found twice, and the engine refuses every write through a
-// link (docs/ABI.md §2), so a DELETE of the folder holding it, or a MERGE
-// of the two names of one entry, fails. One leading outside the root, or
-// nowhere, is not read at all.
+// linkCheck lists the symbolic links of the tree, which the engine does
+// not follow (docs/ABI.md §2). What one leading inside the root leads to
+// is read once, under its own name, so the link's name finds nothing, and
+// an operation naming a path through it fails: worth a warning. One
+// leading outside the root, or nowhere, is not read at all.
 func linkCheck(root string) check {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return check{Name: "links", Status: checkFail, Detail: err.Error()}
 	}
-	var twice, ignored []string
+	var linked, ignored []string
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -47,19 +46,19 @@ func linkCheck(root string) check {
 		if fi, err := os.Stat(to); err == nil && fi.IsDir() {
 			what = "folder"
 		}
-		twice = append(twice, fmt.Sprintf("%s → %s (a %s)", rel, filepath.ToSlash(inside), what))
+		linked = append(linked, fmt.Sprintf("%s → %s (a %s)", rel, filepath.ToSlash(inside), what))
 		return nil
 	})
 	if err != nil {
 		return check{Name: "links", Status: checkFail, Detail: fmt.Sprintf("look for symbolic links: %v", err)}
 	}
 	switch {
-	case len(twice) > 0:
-		detail := fmt.Sprintf("%s lead inside the tree: what each leads to is found under two names, and writes never pass through a link, so deleting the folder holding one, or merging its entries into the originals, fails; replace a link with what it leads to, or remove it", plural(len(twice), "symbolic link", "symbolic links"))
+	case len(linked) > 0:
+		detail := fmt.Sprintf("%s lead inside the tree, and the engine does not follow them: what each leads to is read once, under its own name, and a path through a link is refused; replace a link with what it leads to, or remove it", plural(len(linked), "symbolic link", "symbolic links"))
 		if len(ignored) > 0 {
 			detail += fmt.Sprintf(" (%d more lead outside the root or nowhere, and are not read)", len(ignored))
 		}
-		return check{Name: "links", Status: checkWarn, Detail: detail, Items: append(twice, ignored...)}
+		return check{Name: "links", Status: checkWarn, Detail: detail, Items: append(linked, ignored...)}
 	case len(ignored) > 0:
 		return check{Name: "links", Status: checkInfo, Detail: fmt.Sprintf("%s lead outside the root or nowhere, and are not read", plural(len(ignored), "symbolic link", "symbolic links")), Items: ignored}
 	}
