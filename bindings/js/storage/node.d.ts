@@ -13,7 +13,10 @@ export interface NodeStorage extends Storage {
  *
  * Confined to `dir`: absolute paths, `..` and symbolic links that lead
  * outside it are refused with `EACCES` (links leaving the root are left out
- * of listings). Writes are atomic: a temporary dot-file in the same folder,
+ * of listings). Symbolic links inside it are not followed either (in
+ * `.arbor/` aside): listings leave them out, and a read, listing or stat
+ * through one is refused with `EACCES`, so that what a link leads to is
+ * read once, under its own name. Writes are atomic: a temporary dot-file in the same folder,
  * fsync, then rename. The engine holds the folder's lock (`.arbor/lock`,
  * shared with the arbor CLI and MCP server) around each write, so writers
  * on one folder take turns while readers never wait; a write that waits

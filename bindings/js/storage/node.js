@@ -6,7 +6,10 @@
 // links, must still lie inside the root — so a link pointing out of the
 // folder is refused with EACCES instead of followed. (A link swapped in
 // between the check and the use can still race it; the root's owner is
-// trusted not to do that.)
+// trusted not to do that.) A link inside the root is not followed either
+// in the tree (.arbor/ aside): listings leave it out, and a read, listing
+// or stat through it is refused, so that what it leads to is read once,
+// under its own name.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -106,11 +109,63 @@ export function nodeFs(dir, { network } = {}) {
   };
 
   /**
+   * Whether p is a path of the tree, not of the engine's own state (.arbor/).
+   * @param {string} p
+   */
+  const inTree = (p) => p !== '.arbor' && !p.startsWith('.arbor/');
+
+  /**
+   * The first segment of p that is a symbolic link leading inside the root,
+   * and p with that link replaced by the path it leads to; null when none
+   * is (resolve refuses a link leading out, or nowhere). The tree is read
+   * without following such links: a folder or file under two names was
+   * found twice, and a watcher, which hears an edit under the real name
+   * only, left the other name's text stale (the Go host's rule too).
+   * @param {string} p
+   * @returns {{link: string, real: string} | null}
+   */
+  const linkInside = (p) => {
+    const segs = p.split('/');
+    let cur = root;
+    for (let i = 0; i < segs.length; i++) {
+      cur = path.join(cur, segs[i]);
+      const st = fs.lstatSync(cur, { throwIfNoEntry: false });
+      if (!st) return null;
+      if (!st.isSymbolicLink()) continue;
+      let to;
+      try {
+        to = fs.realpathSync.native(cur);
+      } catch {
+        return null;
+      }
+      if (!inside(to)) return null;
+      const rel = path.relative(root, to).split(path.sep).filter(Boolean);
+      return { link: segs.slice(0, i + 1).join('/'), real: [...rel, ...segs.slice(i + 1)].join('/') };
+    }
+    return null;
+  };
+
+  /**
    * The absolute location of p, checked against the rules and the root.
    * @param {string} p
    * @returns {string}
    */
-  const resolve = (p) => {
+  const resolve = (p) => resolvePath(p, false);
+
+  /**
+   * resolve for a read, a listing or a stat, which never passes through a
+   * symbolic link of the tree (linkInside).
+   * @param {string} p
+   * @returns {string}
+   */
+  const resolveRead = (p) => resolvePath(p, true);
+
+  /**
+   * @param {string} p
+   * @param {boolean} read
+   * @returns {string}
+   */
+  const resolvePath = (p, read) => {
     const full = located(p);
     // Resolve the deepest part that exists; what does not exist yet cannot
     // be a link.
@@ -130,6 +185,14 @@ export function nodeFs(dir, { network } = {}) {
         throw wrap(err, p);
       }
       if (!inside(real)) throw new StorageError('EACCES', `path ${JSON.stringify(p)} leads outside the root`);
+      // A path whose existing part resolves to itself passes through no link.
+      const found = read && real !== probe && inTree(p) ? linkInside(p) : null;
+      if (found) {
+        throw new StorageError(
+          'EACCES',
+          `${p}: ${found.link} is a symbolic link, which the engine does not follow: what it leads to is read under its own name, ${JSON.stringify(found.real)}`,
+        );
+      }
       return full;
     }
   };
@@ -263,7 +326,7 @@ export function nodeFs(dir, { network } = {}) {
     root,
 
     read(p) {
-      const full = resolve(p);
+      const full = resolveRead(p);
       try {
         return fs.readFileSync(full);
       } catch (err) {
@@ -287,7 +350,7 @@ export function nodeFs(dir, { network } = {}) {
       }
       try {
         if (!kept) {
-          const checked = resolve(p);
+          const checked = resolveRead(p);
           // Stat first: opening a FIFO or a device could block.
           if (!fs.statSync(checked).isFile()) throw Object.assign(new Error(`${checked} is not a file`), { code: 'EISDIR' });
           const fd = fs.openSync(checked, 'r');
@@ -478,7 +541,7 @@ export function nodeFs(dir, { network } = {}) {
     },
 
     list(p) {
-      const full = resolve(p);
+      const full = resolveRead(p);
       let names;
       try {
         names = fs.readdirSync(full);
@@ -491,9 +554,11 @@ export function nodeFs(dir, { network } = {}) {
         try {
           const lst = fs.lstatSync(child, { bigint: true });
           if (lst.isSymbolicLink()) {
-            // Links that leave the root, or lead nowhere, are left out:
-            // the engine could not read them anyway, and walking into
-            // one must not fail the whole tree.
+            // The tree's links are left out: what one leads to is listed
+            // under its own name (linkInside). So are links that leave the
+            // root, or lead nowhere: the engine could not read them anyway,
+            // and walking into one must not fail the whole tree.
+            if (inTree(p === '' ? name : `${p}/${name}`)) continue;
             if (!inside(fs.realpathSync.native(child))) continue;
             out.push(entry(name, fs.statSync(child, { bigint: true })));
           } else {
@@ -507,7 +572,7 @@ export function nodeFs(dir, { network } = {}) {
     },
 
     stat(p) {
-      const full = resolve(p);
+      const full = resolveRead(p);
       try {
         return entry(p === '' ? '' : path.basename(full), fs.statSync(full, { bigint: true }));
       } catch (err) {

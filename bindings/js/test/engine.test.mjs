@@ -543,7 +543,7 @@ test('a folder with a link back up the tree opens: the link is listed, not walke
   assert.deepEqual(found.results.map((r) => r.path), ['sub/a.md']);
 });
 
-test('writes never pass through a link: deleting its folder or merging duplicates fails whole', { skip: skipWithoutWasm }, async (t) => {
+test("a path through a link fails whole, saying why; deleting the link's folder keeps the link", { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
   const z = '---\ntitle: Z\n---\n\n## Narrative\nzebra crossing, must survive\n';
   fs.mkdirSync(path.join(dir, 'a', 'b'), { recursive: true });
@@ -554,14 +554,49 @@ test('writes never pass through a link: deleting its folder or merging duplicate
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
   defer(t, () => mem.close());
   for (const op of [
-    { type: 'DELETE', path: 'a/b', reason: 'drop b' },
     { type: 'MERGE', path: 'a/b/link/z.md', mergeTarget: 'a/c/z.md', reason: 'duplicates' },
     { type: 'DELETE', path: 'a/b/link/z.md', reason: 'duplicate' },
+    { type: 'MOVE', path: 'a/b/link/z.md', to: 'a/d/z.md', reason: 'move' },
+    { type: 'UPDATE', path: 'a/b/link/z.md', title: 'Z', content: { tags: ['overwritten'] }, reason: 'edit' },
+    { type: 'ADD', path: 'a/b/link', title: 'New', content: { tags: ['new'] }, reason: 'add' },
   ]) {
     const res = await mem.curate([op]);
-    // failed, or a conflict (the target's write shows in the source, the same file): nothing applied
-    assert.ok(['failed', 'conflict'].includes(res.applied[0].status), `${op.type} ${op.path}: ${res.applied[0].status} ${res.applied[0].message}`);
+    const a = res.applied[0];
+    assert.equal(a.status, 'failed', `${op.type} ${op.path}: ${a.status} ${a.message}`);
+    assert.match(a.message, /symbolic link/, `${op.type} ${op.path}`);
     assert.equal(fs.readFileSync(path.join(dir, 'a', 'c', 'z.md'), 'utf8'), z);
     assert.ok(fs.existsSync(path.join(dir, 'a', 'b', 'x.md')));
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'a', 'c')), ['z.md']);
   }
+  const res = await mem.curate([{ type: 'DELETE', path: 'a/b', reason: 'drop b' }]);
+  assert.equal(res.applied[0].status, 'success', res.applied[0].message);
+  assert.ok(!fs.existsSync(path.join(dir, 'a', 'b', 'x.md')));
+  assert.ok(fs.lstatSync(path.join(dir, 'a', 'b', 'link')).isSymbolicLink());
+  assert.equal(fs.readFileSync(path.join(dir, 'a', 'c', 'z.md'), 'utf8'), z);
+});
+
+test('a linked folder is read once, under its own name, and a watching memory keeps no stale copy', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const write = (p, title, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), `---\ntitle: ${title}\n---\n\n## Narrative\n${text}\n`);
+  };
+  write('eng/deploy/deploy.md', 'Deploy steps', 'Deploys use the zebracorn pipeline.');
+  write('misc/plain.md', 'Plain note', 'A plain note about quokkafish.');
+  fs.mkdirSync(path.join(dir, 'ops'));
+  fs.symlinkSync('../eng', path.join(dir, 'ops', 'alias'), 'dir');
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  /** The paths of the entries a search for one word finds. */
+  const found = async (word) => (await mem.search(word)).results.map((r) => r.path);
+  assert.deepEqual(await found('zebracorn'), ['eng/deploy/deploy.md']);
+  write('eng/deploy/deploy.md', 'Deploy steps', 'Deploys use the okapiline pipeline.');
+  await eventually('the edit', async () => JSON.stringify(await found('okapiline')) === '["eng/deploy/deploy.md"]');
+  assert.deepEqual(await found('zebracorn'), []);
+  // A link to a file, made while the memory watches.
+  fs.symlinkSync('../misc/plain.md', path.join(dir, 'ops', 'plain.md'));
+  write('misc/plain.md', 'Plain note', 'A plain note about wombatfish.');
+  await eventually('the edit beside the link', async () => JSON.stringify(await found('wombatfish')) === '["misc/plain.md"]');
+  assert.deepEqual(await found('quokkafish'), []);
+  await mem.close();
 });

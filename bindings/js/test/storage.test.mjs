@@ -187,7 +187,7 @@ test('nodeFs: traversal and absolute paths are denied', (t) => {
   assert.equal(fs.readFileSync(path.join(base, 'secret.md'), 'utf8'), 'secret');
 });
 
-test('nodeFs: symbolic links out of the root are refused; links inside work', (t) => {
+test('nodeFs: symbolic links out of the root are refused; links inside are not followed', (t) => {
   const base = tmpdir(t);
   const dir = path.join(base, 'root');
   const outside = path.join(base, 'outside');
@@ -210,9 +210,10 @@ test('nodeFs: symbolic links out of the root are refused; links inside work', (t
   assert.throws(() => s.rename('real/in.md', 'escape/in.md'), code('EACCES'));
   assert.deepEqual(fs.readdirSync(outside), ['secret.md']);
   assert.equal(fs.readFileSync(path.join(outside, 'secret.md'), 'utf8'), 'secret');
-  // Listings leave out links that leave the root, keep the ones inside.
-  assert.deepEqual(s.list('').map((e) => [e.name, e.dir]), [['alias', true], ['real', true]]);
-  assert.equal(dec.decode(s.read('alias/in.md')), 'in');
+  // Listings leave out links that leave the root, and the ones inside: the
+  // tree is read without following links, what one leads to under its own name.
+  assert.deepEqual(s.list('').map((e) => [e.name, e.dir]), [['real', true]]);
+  assert.throws(() => s.read('alias/in.md'), code('EACCES'));
   // Writes never pass through a link, even one inside the root: removing
   // alias/in.md would remove real/in.md, which a DELETE of the link's
   // folder must never do. The link itself may go.
@@ -236,6 +237,46 @@ test('nodeFs: symbolic links out of the root are refused; links inside work', (t
   const put = (str, at) => (new Uint8Array(mem.buffer).set(enc.encode(str), at), [at, enc.encode(str).length]);
   assert.equal(host.imports.fs_read(...put('escape/secret.md', 0), 1000, 100), codes.DENIED);
   assert.equal(host.imports.fs_read(...put('../outside/secret.md', 0), 1000, 100), codes.INVALID);
+});
+
+test('nodeFs: a symbolic link inside the tree is not followed: what it leads to is read once, under its own name', (t) => {
+  const dir = tmpdir(t);
+  const put = (p, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), text);
+  };
+  put('eng/deploy/deploy.md', 'deploy');
+  put('misc/plain.md', 'plain');
+  put('ops/own.md', 'own');
+  put('.arbor/manifest.json', '{}');
+  fs.symlinkSync('../eng', path.join(dir, 'ops', 'alias'), 'dir');
+  fs.symlinkSync('../misc/plain.md', path.join(dir, 'ops', 'plain.md'));
+  fs.symlinkSync(path.join(dir, 'eng'), path.join(dir, 'ops', 'absolute'), 'dir');
+  fs.symlinkSync('..', path.join(dir, 'ops', 'up'), 'dir');
+  fs.symlinkSync('manifest.json', path.join(dir, '.arbor', 'ingest.json'));
+  const s = nodeFs(dir);
+  // Listings leave the links out.
+  assert.deepEqual(s.list('ops').map((e) => e.name), ['own.md']);
+  // A read, a listing or a stat naming a link, or a path through one, is
+  // refused, naming the path to read instead.
+  for (const [p, real] of [
+    ['ops/alias', '"eng"'],
+    ['ops/alias/deploy', '"eng/deploy"'],
+    ['ops/alias/deploy/deploy.md', '"eng/deploy/deploy.md"'],
+    ['ops/absolute/deploy', '"eng/deploy"'],
+    ['ops/plain.md', '"misc/plain.md"'],
+    ['ops/up/misc/plain.md', '"misc/plain.md"'],
+  ]) {
+    assert.throws(() => s.read(p), (err) => err.code === 'EACCES' && err.message.includes('symbolic link') && err.message.includes(real), `read ${p}`);
+    assert.throws(() => s.readAt(p, new Uint8Array(4), 0), code('EACCES'), `readAt ${p}`);
+    assert.throws(() => s.stat(p), code('EACCES'), `stat ${p}`);
+    assert.throws(() => s.list(p), code('EACCES'), `list ${p}`);
+  }
+  // In .arbor a link inside the root is read as before.
+  assert.equal(dec.decode(s.read('.arbor/ingest.json')), '{}');
+  // The link itself may still be removed; nothing it leads to changes.
+  s.remove('ops/alias');
+  assert.equal(fs.readFileSync(path.join(dir, 'eng', 'deploy', 'deploy.md'), 'utf8'), 'deploy');
 });
 
 test('nodeFs: atomic write leaves no temporary file, even when it fails', (t) => {

@@ -165,7 +165,7 @@ test('fs_walk equals the walk by fs_list: memory storage, any buffer', () => {
   }
 });
 
-test('fs_walk equals the walk by fs_list on a folder: links inside, outside, and back up the tree', (t) => {
+test('fs_walk equals the walk by fs_list on a folder: links inside, outside, and back up the tree are left out', (t) => {
   for (let seed = 1; seed <= 6; seed++) {
     const dir = tmpdir(t);
     const outside = tmpdir(t);
@@ -184,7 +184,8 @@ test('fs_walk equals the walk by fs_list on a folder: links inside, outside, and
     const storage = nodeFs(dir);
     const h = setup(storage);
     const want = listWalk(h, storage, '');
-    assert.ok(want.some((rec) => rec.list.some((e) => e.name.startsWith('link') && e.dir)), 'a link to a folder is listed');
+    // The tree is read without following links: what one leads to is walked under its own name.
+    assert.ok(want.length > 1 && !want.some((rec) => rec.list.some((e) => e.name.startsWith('link'))), 'a link is listed');
     for (const cap of [1 << 20, 100, 16]) {
       assert.deepEqual(walk(h, '', cap).out, want, `seed ${seed}, ${cap} bytes`);
     }
