@@ -13,10 +13,12 @@ export interface StorageEntry {
    */
   mtime: number;
   /**
-   * Optional, for storages with symbolic links: tells folders apart (a
-   * device and inode number, say), so that a walk of the tree (the
-   * `fs_walk` import) does not go down again into a folder that contains
-   * the link it came through. Without it every folder is taken as new.
+   * Optional, for storages that can show one folder under two names (a
+   * bind mount; a symbolic link, which a storage leaves out of `list`,
+   * docs/ABI.md §2): tells folders apart (a device and inode number, say),
+   * so that a walk of the tree (the `fs_walk` import) does not go down
+   * again into a folder that contains itself. Without it every folder is
+   * taken as new.
    */
   id?: string;
 }
