@@ -547,7 +547,7 @@ func (c *Curator) deleteFolder(a *Applied, v valid) error {
 				continue
 			}
 			if rerr := c.FS.Remove(d); rerr != nil && !errors.Is(rerr, host.ErrNotFound) {
-				notes = append(notes, fmt.Sprintf("folder %s kept: %v", d, rerr))
+				notes = append(notes, keptFolder(d, rerr))
 			}
 		}
 	}
@@ -567,6 +567,17 @@ func (c *Curator) deleteFolder(a *Applied, v valid) error {
 	}
 	a.BrokenRelations = refs
 	return nil
+}
+
+// keptFolder says why the folder d, emptied of what the engine reads,
+// could not be removed. Not empty (INVALID, as hosts map ENOTEMPTY): it
+// holds what the host does not list to the engine, whose code alone says
+// nothing.
+func keptFolder(d string, err error) string {
+	if errors.Is(err, host.ErrInvalid) {
+		return fmt.Sprintf("folder %s kept: it holds files the engine does not list, such as dot-files and symbolic links", d)
+	}
+	return fmt.Sprintf("folder %s kept: %v", d, err)
 }
 
 // listSome joins the first n paths, and says how many more there are.

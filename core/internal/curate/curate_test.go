@@ -468,6 +468,21 @@ func TestDeleteFolder(t *testing.T) {
 	}
 }
 
+// A folder that holds what the host does not list to the engine (a
+// dot-file, a symbolic link) cannot be removed; the DELETE says why in
+// words, where it gave the host's code ("invalid argument").
+func TestDeleteFolderKeptSaysWhy(t *testing.T) {
+	e := newEnv(t, map[string]string{
+		"ops/pager.md": "---\ntitle: Pager\n---\n\n## Narrative\nThe pager rotates weekly.\n",
+		"ops/.keep":    "",
+	})
+	a := one(t, e, api.Operation{Type: "DELETE", Path: "ops", Reason: "drop ops"})
+	mustSucceed(t, a)
+	if want := "deleted folder ops: 1 entry, 0 context files (folder ops kept: it holds files the engine does not list, such as dot-files and symbolic links)"; a.Message != want {
+		t.Errorf("message %q\nwant %q", a.Message, want)
+	}
+}
+
 func TestSummaryAndAudit(t *testing.T) {
 	e := newEnv(t, fixture)
 	res := e.c.Apply([]api.Operation{

@@ -187,7 +187,7 @@ func (c *Curator) move(a *Applied, v valid) error {
 		slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
 		for _, d := range append(dirs, src) {
 			if rerr := c.FS.Remove(d); rerr != nil && !errors.Is(rerr, host.ErrNotFound) {
-				notes = append(notes, fmt.Sprintf("folder %s kept: %v", d, rerr))
+				notes = append(notes, keptFolder(d, rerr))
 			}
 		}
 	}
