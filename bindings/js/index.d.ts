@@ -929,6 +929,8 @@ export interface IngestOptions {
    * so that two folders of one name never overwrite or prune each other's entries.
    */
   origins?: Record<string, string>;
+  /** The folders of `origins` moved: their origins replace those recorded for their prefixes instead of clashing with them. */
+  relocated?: boolean;
 }
 
 /** Something an ingest call was asked and left undone, without a file failing for it. */

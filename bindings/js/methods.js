@@ -146,9 +146,9 @@ export class MemoryMethods {
   }
 
   /** @this {ArborMemory} @type {ArborMemory['ingest']} */
-  ingest(files, { domain, contextTurns, maxSourceBytes, prune, keep, pruneEmpty, origins } = {}) {
+  ingest(files, { domain, contextTurns, maxSourceBytes, prune, keep, pruneEmpty, origins, relocated } = {}) {
     const list = Array.isArray(files) ? files : [files];
-    return this.call('ingest', { files: list.map(wireFile), domain, contextTurns, maxSourceBytes, prune, keep, pruneEmpty, origins });
+    return this.call('ingest', { files: list.map(wireFile), domain, contextTurns, maxSourceBytes, prune, keep, pruneEmpty, origins, relocated });
   }
 
   /** @this {ArborMemory & MemoryMethods} @type {ArborMemory['read']} */

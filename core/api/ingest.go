@@ -54,6 +54,10 @@ type IngestParams struct {
 	// refuses its prunes that reach it (IngestOtherOrigin), so that two
 	// folders of one name do not overwrite each other's entries.
 	Origins map[string]string `json:"origins,omitempty"`
+	// Relocated says the folders moved on disk: the call's Origins replace
+	// those recorded for their prefixes (and for prefixes above or below
+	// them) instead of clashing with them.
+	Relocated bool `json:"relocated,omitempty"`
 	IngestOptions
 }
 

@@ -91,7 +91,7 @@ func TestIngestRefusesASecondOriginOfAPrefix(t *testing.T) {
 		t.Fatalf("second origin: %+v %+v", res.Files, res.Summary)
 	}
 	f := res.Files[0]
-	for _, want := range []string{work, home, `remove "notes/" from "origins" in .arbor/ingest.json`} {
+	for _, want := range []string{work, home, "send them again as relocated"} {
 		if f.Status != api.IngestFailed || !strings.Contains(f.Message, want) {
 			t.Errorf("file: %+v, want a message holding %q", f, want)
 		}
@@ -203,5 +203,36 @@ func TestIngestOriginsAndPruneEmptyOverABI(t *testing.T) {
 		if raw, _ := json.Marshal(res); !strings.Contains(string(raw), tc.want) {
 			t.Errorf("%v: result lacks %s:\n%s", tc.params, tc.want, raw)
 		}
+	}
+}
+
+// A folder moved on disk keeps its entries: sent as relocated, its new
+// origin replaces the recorded one, and from then on the old place is the
+// other origin.
+func TestIngestRelocatedFolderTakesItsPlace(t *testing.T) {
+	const old, moved = "/home/ana/notes", "/home/ana/Documents/notes"
+	files := []api.SourceFile{
+		{Name: "notes/todo.md", Content: "# Todo\n\nRenew the laptop.\n"},
+		{Name: "notes/sub/x.md", Content: "# X\n\nx\n"},
+	}
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	mustIngest(t, eng, api.IngestParams{Files: files, Origins: map[string]string{"notes/": old}})
+	before := entryPaths(eng)
+
+	moves := api.IngestParams{Files: files, Prune: []string{"notes/"}, Origins: map[string]string{"notes/": moved}}
+	if res := mustIngest(t, eng, moves); res.Summary.FailedFiles != 2 {
+		t.Fatalf("moved folder without relocated: %+v", res.Files)
+	}
+	moves.Relocated = true
+	res := mustIngest(t, eng, moves)
+	if res.Summary != (api.IngestSummary{Files: 2, Unchanged: 2}) || res.Warnings != nil || entryPaths(eng) != before {
+		t.Errorf("relocated: %+v %+v\n%s", res.Files, res.Warnings, entryPaths(eng))
+	}
+	if got := readManifest(t, mem).Origins; len(got) != 1 || got["notes/"] != moved {
+		t.Errorf("origins: %v", got)
+	}
+	if res := mustIngest(t, eng, api.IngestParams{Files: files[:1], Origins: map[string]string{"notes/": old}}); res.Summary.FailedFiles != 1 {
+		t.Errorf("the old place after the move: %+v", res.Files)
 	}
 }

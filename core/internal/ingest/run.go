@@ -51,6 +51,9 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 	if err != nil {
 		return api.IngestResult{}, err
 	}
+	if p.Relocated {
+		relocate(man, p.Origins)
+	}
 	clash := clashes(man, p.Origins)
 	spell := &curate.Curator{FS: fsys, Catalog: cat}
 	pl := &Planner{Manifest: man, Catalog: cat, Options: p.IngestOptions, Spell: spell.Spell, Read: fsys.ReadFile}
@@ -201,8 +204,22 @@ type clash struct {
 
 // message is what a file under pre (a prefix of the call) fails with.
 func (c clash) message(pre string) string {
-	return fmt.Sprintf("%q holds the files of %s, and this call's %q come from %s: two origins under one name would overwrite and prune each other's entries; send these under another name, or, if %s moved to %s, remove %q from \"origins\" in %s",
-		c.prefix, c.recorded, pre, c.given, c.recorded, c.given, c.prefix, ManifestPath)
+	return fmt.Sprintf("%q holds the files of %s, and this call's %q come from %s: two origins under one name would overwrite and prune each other's entries; send these under another name, or, if %s moved to %s, send them again as relocated (the CLI's --moved)",
+		c.prefix, c.recorded, pre, c.given, c.recorded, c.given)
+}
+
+// relocate forgets the origins the manifest records for the prefixes of
+// origins and for those above or below them: the call says its folders
+// moved, and recordOrigins records where they are now.
+func relocate(man *Manifest, origins map[string]string) {
+	for at := range man.Origins {
+		for pre := range origins {
+			if overlap(pre, at) {
+				delete(man.Origins, at)
+				break
+			}
+		}
+	}
 }
 
 // clashes finds the prefixes of origins whose origin differs from the one

@@ -65,6 +65,7 @@ var ingestCommand = &command{
 		fs.BoolVar(&f.prune, "prune", false, "delete the entries of files gone from the folders given")
 		fs.BoolVar(&f.pruneEmpty, "prune-empty", false, "with --prune, also prune a folder that is empty")
 		fs.StringVar(&f.name, "name", "", "ingest the folder given under this source `NAME` instead of its own")
+		fs.BoolVar(&f.moved, "moved", false, "the folders given moved on disk: they take the place of those their names were ingested from")
 		return func(a *app, args []string) error {
 			if *contextTurns < 0 {
 				return usageErr("ingest: --context-turns must be 0 or more")
@@ -93,6 +94,8 @@ type ingestFlags struct {
 	prune, pruneEmpty bool
 	// name replaces the folder's own name in its sources' names.
 	name string
+	// moved: the folders moved on disk (api.IngestParams.Relocated).
+	moved bool
 }
 
 // ingestSkip is a file left out before reaching the engine, and why.
@@ -175,7 +178,7 @@ func (a *app) ingest(args []string, opts api.IngestOptions, flags ingestFlags) e
 		// The last call prunes: the files of the earlier ones (and those
 		// not sent: unreadable, binary) still exist, so it keeps them.
 		send := func(last bool) error {
-			p := api.IngestParams{Files: batch, Origins: origins, IngestOptions: opts}
+			p := api.IngestParams{Files: batch, Origins: origins, Relocated: flags.moved, IngestOptions: opts}
 			if last && prefixes != nil {
 				p.Prune, p.Keep, p.PruneEmpty = prefixes, pruneKeep(srcs, names), flags.pruneEmpty
 			} else if len(batch) == 0 {
@@ -474,7 +477,7 @@ func warningLine(w api.IngestWarning, arg, origin string) string {
 		return fmt.Sprintf("! not pruned %s: the folder %s is empty, and its %s ingested before stayed (a share not mounted, a sync not done?); if it is meant to be empty, run again with --prune-empty, or delete their entries with arbor rm PATH --reason R",
 			w.Prefix, arg, plural(w.Sources, "source", "sources"))
 	case api.IngestOtherOrigin:
-		return fmt.Sprintf("! not written %s: this memory holds %[1]s from %s, not from %s: ingest %s under another name (arbor ingest --name NAME %s), or, if the folder moved there, remove its entry from \"origins\" in .arbor/ingest.json and run again",
+		return fmt.Sprintf("! not written %s: this memory holds %[1]s from %s, not from %s: ingest %s under another name (arbor ingest --name NAME %s), or, if the folder moved there, run again with --moved",
 			w.Prefix, w.Origin, origin, arg, arg)
 	}
 	return fmt.Sprintf("! %s %s: %s", w.Code, w.Prefix, w.Message)

@@ -151,3 +151,43 @@ func TestIngestSecondFolderOfOneName(t *testing.T) {
 		}
 	}
 }
+
+// A folder moved on disk (mv ~/notes ~/Documents/notes) is refused as a
+// second folder of its name until --moved says it moved; then its entries
+// follow it, unchanged, and the old place is refused in its turn.
+func TestIngestMovedFolder(t *testing.T) {
+	needEngine(t)
+	root := t.TempDir()
+	must(t, "", "init", root)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, moved := filepath.Join(dir, "notes"), filepath.Join(dir, "Documents", "notes")
+	writeFile(t, filepath.Join(old, "todo.md"), "# Todo\n\nRenew the laptop.\n")
+	ingest := func(args ...string) result {
+		return arbor(t, "", append([]string{"--root", root, "--fixed-time", fixedTime, "ingest"}, args...)...)
+	}
+	if r := ingest(old); r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(old, moved); err != nil {
+		t.Fatal(err)
+	}
+	if r := ingest("--prune", moved); r.code != 1 || !strings.Contains(r.stdout, "or, if the folder moved there, run again with --moved") {
+		t.Errorf("moved folder: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := ingest("--prune", "--moved", moved); r.code != 0 || !strings.Contains(r.stdout, "= unchanged notes/todo.md") {
+		t.Errorf("--moved: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	writeFile(t, filepath.Join(old, "todo.md"), "# Todo\n\nAnother laptop.\n")
+	if r := ingest(old); r.code != 1 || !strings.Contains(r.stdout, "this memory holds notes/ from "+moved) {
+		t.Errorf("the old place after --moved: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if show := must(t, "", "--root", root, "show", "notes/todo/todo.md"); !strings.Contains(show, "Renew the laptop.") {
+		t.Errorf("the note after the moves:\n%s", show)
+	}
+}
