@@ -79,21 +79,28 @@ func TestIngestPruneOfAnEmptyFolder(t *testing.T) {
 // the second is refused before anything is written (its prune too), the
 // first's entries stay as they were, --name ingests it beside them, and
 // the first folder reached through a symbolic link is still itself.
-func TestIngestSecondFolderOfOneName(t *testing.T) {
+// originTree makes a memory and a folder for source folders (its real
+// path, as the CLI records origins), and returns an ingest into the memory.
+func originTree(t *testing.T) (root, dir string, ingest func(args ...string) result) {
+	t.Helper()
 	needEngine(t)
-	root := t.TempDir()
+	root = t.TempDir()
 	must(t, "", "init", root)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, dir, func(args ...string) result {
+		return arbor(t, "", append([]string{"--root", root, "--fixed-time", fixedTime, "ingest"}, args...)...)
+	}
+}
+
+func TestIngestSecondFolderOfOneName(t *testing.T) {
+	root, dir, ingest := originTree(t)
 	work, home := filepath.Join(dir, "work", "notes"), filepath.Join(dir, "home", "notes")
 	writeFile(t, filepath.Join(work, "todo.md"), "# Todo\n\nRenew the work laptop.\n")
 	writeFile(t, filepath.Join(work, "plan.md"), "# Plan\n\nShip in May.\n")
 	writeFile(t, filepath.Join(home, "todo.md"), "# Todo\n\nWater the plants.\n")
-	ingest := func(args ...string) result {
-		return arbor(t, "", append([]string{"--root", root, "--fixed-time", fixedTime, "ingest"}, args...)...)
-	}
 	if r := ingest(work); r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -156,18 +163,9 @@ func TestIngestSecondFolderOfOneName(t *testing.T) {
 // second folder of its name until --moved says it moved; then its entries
 // follow it, unchanged, and the old place is refused in its turn.
 func TestIngestMovedFolder(t *testing.T) {
-	needEngine(t)
-	root := t.TempDir()
-	must(t, "", "init", root)
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, dir, ingest := originTree(t)
 	old, moved := filepath.Join(dir, "notes"), filepath.Join(dir, "Documents", "notes")
 	writeFile(t, filepath.Join(old, "todo.md"), "# Todo\n\nRenew the laptop.\n")
-	ingest := func(args ...string) result {
-		return arbor(t, "", append([]string{"--root", root, "--fixed-time", fixedTime, "ingest"}, args...)...)
-	}
 	if r := ingest(old); r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
