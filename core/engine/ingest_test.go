@@ -977,3 +977,51 @@ func TestIngestFollowsANoteWhoseLinkAMoveRewrote(t *testing.T) {
 		t.Errorf("guide after its change:\n%s", b)
 	}
 }
+
+// An entry a person edited, left as it is while its source changed, is
+// the source's again once the person gives it back: deleted (as the
+// warning says to) or reverted to the ingest's bytes, the next ingest
+// writes the source's text, though the source has not changed since.
+func TestIngestWritesAgainWhatAPersonGaveBack(t *testing.T) {
+	const p = "documents/guide/guide.md"
+	guide := func(s string) []api.SourceFile {
+		return []api.SourceFile{{Name: "guide.md", Content: "# Guide\n\n" + s + "\n"}}
+	}
+	for _, giveBack := range []string{"delete", "revert"} {
+		t.Run(giveBack, func(t *testing.T) {
+			mem := host.NewMemFS()
+			eng := openIngest(t, mem, &clockVar{t1})
+			mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool.")})
+			ingested, err := mem.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mem.WriteFile(p, append(slices.Clone(ingested), "\nA line of my own.\n"...))
+			res := mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool twice.")})
+			if f := res.Files[0]; f.Updated != 0 || len(f.Warnings) != 1 {
+				t.Fatalf("changed source: %+v", f)
+			}
+			if giveBack == "delete" {
+				mem.Remove(p)
+			} else {
+				mem.WriteFile(p, ingested)
+			}
+			if _, err := eng.Refresh(api.RefreshParams{}); err != nil {
+				t.Fatal(err)
+			}
+			res = mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool twice.")})
+			b, err := mem.ReadFile(p)
+			if err != nil || !strings.Contains(string(b), "Install the tool twice.") {
+				t.Errorf("%s: the source's text is not in the tree (%v): %+v\n%s", giveBack, err, res.Files[0], b)
+			}
+			if _, intact, _ := tree.Ingested(b); !intact {
+				t.Errorf("%s: not stamped as the ingest wrote it:\n%s", giveBack, b)
+			}
+			// Written, it is skipped again.
+			res = mustIngest(t, eng, api.IngestParams{Files: guide("Install the tool twice.")})
+			if f := res.Files[0]; f.Status != api.IngestUnchanged || f.Added+f.Updated != 0 || len(f.Warnings) != 0 {
+				t.Errorf("%s: again: %+v", giveBack, f)
+			}
+		})
+	}
+}

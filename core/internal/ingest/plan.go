@@ -144,6 +144,11 @@ type FilePlan struct {
 	rec     *SourceRecord
 	pending map[string][]string
 	aliases []string
+	// leftBehind: an entry a person edited holds less than its changed
+	// piece, so the source's hash is not recorded and every ingest plans
+	// the file again: once the person deletes or reverts the entry, the
+	// source's text is written though the source has not changed since.
+	leftBehind bool
 
 	// Follow are the UPDATEs that give notes ingested before the relations
 	// their pending links now resolve to, to notes of this file (Follow);
@@ -366,7 +371,7 @@ func (p *Planner) Link(plans []FilePlan) {
 
 // build plans the operations of one placed file, anew each time.
 func (p *Planner) build(fp *FilePlan) {
-	fp.Ops, fp.Hashes, fp.Unchanged, fp.pending, fp.Kept = nil, nil, 0, nil, nil
+	fp.Ops, fp.Hashes, fp.Unchanged, fp.pending, fp.Kept, fp.leftBehind = nil, nil, 0, nil, nil, false
 	if fp.rec != nil {
 		fp.Status = api.IngestUpdated
 	}
@@ -410,6 +415,7 @@ func (p *Planner) build(fp *FilePlan) {
 			// A person's edit since the ingest wrote it: the entry is theirs
 			// now, and stays recorded so that no later ingest takes it back.
 			fp.entries[path] = oh
+			fp.leftBehind = true
 			fp.Kept = append(fp.Kept, fmt.Sprintf("%s was edited since it was ingested: left as it is, without the source's changes to it", path))
 			continue
 		case had && (exists || broken), exists:
@@ -665,8 +671,10 @@ func (p *Planner) Record(fp FilePlan, applied []curate.Applied) int {
 		}
 	}
 	if failed == 0 {
-		rec.Hash = fp.hash
 		rec.Pending = fp.pending
+		if !fp.leftBehind {
+			rec.Hash = fp.hash
+		}
 	}
 	p.Manifest.Sources[fp.Name] = rec
 	return failed
