@@ -1025,3 +1025,70 @@ func TestIngestWritesAgainWhatAPersonGaveBack(t *testing.T) {
 		})
 	}
 }
+
+// A person's copy of an ingested entry (a snapshot kept elsewhere, a file
+// manager's duplicate) names the source in its provenance and carries an
+// intact stamp, since a stamp names bytes, not a path. It is not the
+// ingest's to delete: a prune of a recorded source deletes the entries
+// its record lists, and without a record a copy of another file of the
+// source is kept.
+func TestIngestKeepsAPersonsCopyOfAnEntry(t *testing.T) {
+	const p = "documents/guide/guide.md"
+	const snapshot, duplicate = "archive/old/guide_2025.md", "documents/guide/guide copy.md"
+	guide := func(s string) api.SourceFile {
+		return api.SourceFile{Name: "guide.md", Content: "# Guide\n\n" + s + "\n"}
+	}
+	other := api.SourceFile{Name: "other.md", Content: "# Other\n\nElse.\n"}
+	copyEntry := func(t *testing.T, eng *Engine, mem host.FS, to string) []byte {
+		t.Helper()
+		b, err := mem.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mem.WriteFile(to, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Refresh(api.RefreshParams{}); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	t.Run("recorded source pruned", func(t *testing.T) {
+		mem := host.NewMemFS()
+		eng := openIngest(t, mem, &clockVar{t1})
+		mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide("Install the tool."), other}})
+		old := copyEntry(t, eng, mem, snapshot)
+		mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide("Install the tool twice."), other}})
+		res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{other}, Prune: []string{""}})
+		if b, err := mem.ReadFile(snapshot); err != nil || string(b) != string(old) {
+			t.Errorf("the person's snapshot was removed (%v): %+v", err, res.Files)
+		}
+		if _, err := mem.ReadFile(p); err == nil || res.Summary.Deleted != 1 {
+			t.Errorf("the source's own entry: %v, %+v", err, res.Summary)
+		}
+	})
+	t.Run("no record", func(t *testing.T) {
+		mem := host.NewMemFS()
+		eng := openIngest(t, mem, &clockVar{t1})
+		mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide("Install the tool."), other}})
+		dup := copyEntry(t, eng, mem, duplicate)
+		if err := mem.Remove(ingest.ManifestPath); err != nil {
+			t.Fatal(err)
+		}
+		res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide("Install the tool."), other}})
+		if b, err := mem.ReadFile(duplicate); err != nil || string(b) != string(dup) {
+			t.Errorf("the person's duplicate was removed (%v): %+v", err, res.Files[0])
+		}
+		if f := res.Files[0]; f.Deleted != 0 || len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], "is a copy") {
+			t.Errorf("%+v", f)
+		}
+		// Both are kept by a prune without a record: either may be the copy.
+		mem.Remove(ingest.ManifestPath)
+		res = mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{other}, Prune: []string{""}})
+		for _, path := range []string{p, duplicate} {
+			if _, err := mem.ReadFile(path); err != nil {
+				t.Errorf("prune without a record removed %s: %+v", path, res.Files)
+			}
+		}
+	})
+}

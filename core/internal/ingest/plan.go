@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -448,6 +449,14 @@ func (p *Planner) build(fp *FilePlan) {
 		case p.edited(path):
 			fp.Kept = append(fp.Kept, fmt.Sprintf("%s was edited since it was ingested: kept, though its piece is gone from the source", path))
 		default:
+			if fp.rec == nil {
+				// Found by its provenance alone, as a copy of another
+				// file: a person's, whichever of the two it is.
+				if twin := p.copyOf(path, fp.Name); twin != "" {
+					fp.Kept = append(fp.Kept, fmt.Sprintf("%s holds the same ingested bytes as %s, so one is a copy: kept", path, twin))
+					continue
+				}
+			}
 			fp.Ops = append(fp.Ops, api.Operation{Type: api.OpDelete, Path: path, Reason: reason})
 		}
 	}
@@ -488,6 +497,30 @@ func (p *Planner) stamp(path string) (read, intact bool, piece string) {
 	}
 	_, intact, piece = tree.Ingested(data)
 	return true, intact, piece
+}
+
+// copyOf is another entry naming source in its provenance whose file
+// holds the bytes of the one at path, or "". Without a record, entries are
+// the source's by their provenance, and a stamp names bytes, not a path:
+// of two files with one stamp, one is a person's copy (a snapshot, a file
+// manager's duplicate) and neither can be told to be the ingest's.
+func (p *Planner) copyOf(path, source string) string {
+	if p.Read == nil {
+		return ""
+	}
+	data, err := p.Read(path)
+	if err != nil {
+		return ""
+	}
+	for _, other := range p.provenanceIndex()[source] {
+		if other == path {
+			continue
+		}
+		if b, err := p.Read(other); err == nil && bytes.Equal(b, data) {
+			return other
+		}
+	}
+	return ""
 }
 
 // spell is where curate writes the entry p, and false when it would refuse
@@ -588,7 +621,10 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 		}
 	}
 	for name, paths := range p.provenanceIndex() {
-		if selected(name) {
+		// A recorded source's entries are the ones its record lists: an
+		// entry elsewhere that names it is a person's copy (a snapshot, a
+		// file manager's duplicate), or one moved and not yet followed.
+		if selected(name) && p.Manifest.Sources[name] == nil {
 			candidates[name] = append(candidates[name], paths...)
 		}
 	}
@@ -617,6 +653,10 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 			}
 			if p.edited(path) {
 				fp.Kept = append(fp.Kept, fmt.Sprintf("%s was edited since it was ingested: kept, though its source is gone", path))
+				continue
+			}
+			if twin := p.copyOf(path, name); twin != "" {
+				fp.Kept = append(fp.Kept, fmt.Sprintf("%s and %s hold the same ingested bytes, so one is a copy: both kept, though their source is gone", path, twin))
 				continue
 			}
 			deleted[path] = true
