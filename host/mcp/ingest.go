@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,7 +25,7 @@ type ingestFile struct {
 	Content string `json:"content" jsonschema:"the document's text (UTF-8)"`
 }
 
-const ingestDescription = `Split documents into entries of the memory, deterministically and without an LLM, and write them as arbor-curate would (each entry atomic, audited, with its provenance: the document's name and where in it the entry comes from). The format follows the name's extension: markdown (.md: one entry per section at a heading of level 1 to 3), plain text (paragraph groups), JSON and JSON Lines (one entry per record; chat transcripts by their shape), CSV/TSV (one per row), e-mail (.eml), iCalendar (.ics: one per event), Go, JavaScript/TypeScript and Python (one per top-level declaration). Entries go to domain/topic/name.md: the domain from the kind of document (or domain), the topic from the document's name.
+const ingestDescription = `Split documents into entries of the memory, deterministically and without an LLM, and write them as arbor-curate would (each entry atomic, audited, with its provenance: the document's name and where in it the entry comes from). The format follows the name's extension: markdown (.md: one entry per note, its headings kept), plain text (paragraph groups), JSON and JSON Lines (one entry per record; chat transcripts by their shape), CSV/TSV (one per row), e-mail (.eml), iCalendar (.ics: one per event), Go, JavaScript/TypeScript and Python (one per top-level declaration). Entries go to domain/topic/name.md: the domain from the kind of document (or domain), the topic from the document's name. A name's top folder holds only agents' documents: one that a folder ingested from disk holds (its files fail, saying so) wants another name.
 
 Use it for a document the user gives you to remember as it is (meeting notes, an export, a spec); curate what you learned yourself with arbor-curate. Ingesting a name again updates its entries and removes those its new text no longer makes; a document whose text did not change is left as it is. The result lists, per document, its status (added, updated, unchanged, failed with a message) and the operations applied, with a summary. A request with a progress token hears how far the writing and indexing have got.`
 
@@ -39,8 +40,36 @@ func addIngestTool(s *Server) {
 			for _, f := range in.Files {
 				p.Files = append(p.Files, api.SourceFile{Name: f.Name, Content: f.Content})
 			}
+			p.Origins = agentOrigins(in.Files)
 			return s.eng.Ingest(ctx, p)
 		})
+}
+
+// IngestOrigin is the origin (api.IngestParams.Origins) of the folders of
+// the documents arbor-ingest sends: an agent's documents come from no
+// folder of this machine, and are often the only copy of their text.
+const IngestOrigin = "arbor-ingest (an agent's documents)"
+
+// agentOrigins gives the top folder of each document's name the origin
+// IngestOrigin, so that the engine keeps an agent's documents and a
+// folder the CLI ingests under one name apart: without it, `arbor ingest
+// --prune ~/notes` deleted the entries of an agent's notes/minutes.md as
+// a file gone from the folder, and the agent's document overwrote the
+// folder's entries of the same name. A name with no folder, or one the
+// engine would refuse as a prefix (the file fails alone), gets none.
+func agentOrigins(files []ingestFile) map[string]string {
+	var origins map[string]string
+	for _, f := range files {
+		top, _, ok := strings.Cut(f.Name, "/")
+		if !ok || top == "" || api.CheckPrefix(top+"/") != nil {
+			continue
+		}
+		if origins == nil {
+			origins = map[string]string{}
+		}
+		origins[top+"/"] = IngestOrigin
+	}
+	return origins
 }
 
 // ingested lists the paths an ingest changed: those of its successful

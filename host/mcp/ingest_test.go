@@ -2,7 +2,10 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/runtime"
 )
 
 // arbor-ingest splits a document the agent sends into entries, reports
@@ -70,5 +74,60 @@ func TestIngestTool(t *testing.T) {
 	res = call(t, cs, ToolIngest, map[string]any{"files": []map[string]any{{"name": "bad.json", "content": "{not json"}}})
 	if !res.IsError || !strings.Contains(text(res), "failed") {
 		t.Fatalf("bad JSON: %v %s", res.IsError, text(res))
+	}
+}
+
+// An agent's documents and a folder the CLI ingests under the same name
+// are two origins: the folder's prune does not delete the entries of an
+// agent's document (often the only copy of its text), and the agent's
+// document does not overwrite the folder's entries. The agent's call
+// fails its files under the folder's name and says why.
+func TestIngestToolKeepsAgentsDocumentsApartFromAFolder(t *testing.T) {
+	root := t.TempDir()
+	ctx := context.Background()
+	cli := func(p api.IngestParams) api.IngestResult {
+		t.Helper()
+		eng, err := runtime.New(ctx, root, runtime.WithCacheDir(""))
+		if errors.Is(err, runtime.ErrNoModule) {
+			t.Skip("host/runtime/arbor.wasm is the empty placeholder: run ./build.sh wasm")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer eng.Close(ctx)
+		if _, err := eng.Open(ctx, api.OpenParams{}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := eng.Ingest(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	todo := api.SourceFile{Name: "notes/todo.md", Content: "# Todo\n\nBuy milk.\n"}
+	cli(api.IngestParams{Files: []api.SourceFile{todo}, Origins: map[string]string{"notes/": "/home/ana/notes"}})
+
+	cs := serveWith(t, root, nil, nil)
+	minutes := map[string]any{"name": "minutes/may.md", "content": "# Minutes\n\nShip on Friday.\n"}
+	res := call(t, cs, ToolIngest, map[string]any{"files": []map[string]any{
+		{"name": "notes/todo.md", "content": "# Todo\n\nSell the car.\n"}, minutes}})
+	var out api.IngestResult
+	decode(t, res, &out)
+	if !res.IsError || out.Files[0].Status != api.IngestFailed || !strings.Contains(out.Files[0].Message, "/home/ana/notes") ||
+		out.Files[1].Status != api.IngestAdded {
+		t.Fatalf("an agent's notes/todo.md: %+v", out.Files)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "notes/todo/todo.md")); err != nil || !strings.Contains(string(b), "Buy milk.") {
+		t.Errorf("the folder's entry (%v):\n%s", err, b)
+	}
+
+	// The CLI's folder of the agent's name, pruned, keeps the agent's entry.
+	got := cli(api.IngestParams{Files: []api.SourceFile{{Name: "minutes/june.md", Content: "# June\n\nNothing.\n"}},
+		Origins: map[string]string{"minutes/": "/home/ana/minutes"}, Prune: []string{"minutes/"}})
+	if len(got.Warnings) != 1 || got.Warnings[0].Code != api.IngestOtherOrigin || got.Warnings[0].Origin != IngestOrigin {
+		t.Errorf("the folder's call: %+v %+v", got.Files, got.Warnings)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "minutes/may/may.md")); err != nil || !strings.Contains(string(b), "Ship on Friday.") {
+		t.Errorf("the agent's document was removed by the folder's prune (%v): %+v", err, got.Files)
 	}
 }
