@@ -141,6 +141,14 @@ func (m *merger) file(p string, base, ours, theirs *[]byte) api.MergedFile {
 	case theirs == nil:
 		return res(ours, api.MergeKept, fmt.Sprintf("deleted by %s, changed by %s: the change is kept", m.theirs, m.ours))
 	}
+	if tree.IsEntryPath(p) && samePiece(*ours, *theirs) {
+		// Either side whole; the one of lesser bytes, so that which side
+		// is ours does not change the result.
+		if bytes.Compare(*ours, *theirs) < 0 {
+			return res(ours, api.MergeOurs, fmt.Sprintf("both sides ingested the same piece of its source: %s's version kept whole", m.ours))
+		}
+		return res(theirs, api.MergeTheirs, fmt.Sprintf("both sides ingested the same piece of its source: %s's version kept whole", m.theirs))
+	}
 	var b []byte
 	if base != nil {
 		b = *base
@@ -151,6 +159,19 @@ func (m *merger) file(p string, base, ours, theirs *[]byte) api.MergedFile {
 		}
 	}
 	return m.text(p, b, *ours, *theirs, path.Base(p) == "context.md")
+}
+
+// samePiece reports whether both versions are as an ingest wrote them for
+// one piece of a source (their stamps, tree.Ingested): two teammates who
+// ingest one folder write the same text at different times. Merged field
+// by field, their times and stamps would conflict, and the result, as the
+// ingest wrote it on neither side, would be a person's edit to every later
+// ingest: the entry would never follow its source again. Either side whole
+// is the ingest's.
+func samePiece(ours, theirs []byte) bool {
+	_, intactOurs, pieceOurs := tree.Ingested(ours)
+	_, intactTheirs, pieceTheirs := tree.Ingested(theirs)
+	return intactOurs && intactTheirs && pieceOurs != "" && pieceOurs == pieceTheirs
 }
 
 // entry merges an entry both sides changed; ok is false when a version

@@ -3,6 +3,7 @@ package merge
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -381,4 +382,61 @@ func TestEntryComments(t *testing.T) {
 	if len(cs) != 0 || len(e.Comments) != len(want) || e.Comments[0] != want[0] || e.Comments[1] != want[1] {
 		t.Fatalf("comments %q, conflicts %v", e.Comments, cs)
 	}
+}
+
+// Two teammates who ingest one folder write the same piece at different
+// times: the entry, added on both sides or changed from an older piece on
+// both, is one side whole, still as an ingest wrote it, so that later
+// ingests on either machine keep following the source. Different pieces,
+// or a version a person edited, merge field by field as before.
+func TestSamePieceIngestedOnBoth(t *testing.T) {
+	const p = "src/deploy/deploy.md"
+	ingested := func(at, text, piece string) []byte {
+		t.Helper()
+		e, err := tree.ParseEntry(p, []byte("---\ntitle: Deploy\ncreatedAt: "+at+"\nupdatedAt: "+at+"\n---\n\n## Reason\ningest src/deploy.md\n\n## Raw Concept\n**Files:** src/deploy.md\n\n## Narrative\n"+text+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree.Stamp(e, piece)
+		return tree.Render(e)
+	}
+	base := ingested("2026-01-01T09:00:00Z", "Send 5% of traffic.", "aa")
+	for _, withBase := range []bool{false, true} {
+		ours := ingested("2026-02-01T09:00:00Z", "Send 10% of traffic.", "bb")
+		theirs := ingested("2026-02-01T09:00:02Z", "Send 10% of traffic.", "bb")
+		var bp *[]byte
+		if withBase {
+			bp = &base
+		}
+		f := mergeOne(t, p, bp, &ours, &theirs)
+		if f.Content == nil || !bytes.Equal(*f.Content, ours) && !bytes.Equal(*f.Content, theirs) {
+			t.Fatalf("base %v: %s %q\n%s", withBase, f.Status, f.Message, deref(f.Content))
+		}
+		if _, intact, piece := tree.Ingested(*f.Content); !intact || piece != "bb" {
+			t.Errorf("base %v: the merged entry is not as an ingest wrote it", withBase)
+		}
+		// Which side is ours does not change the result.
+		if g := mergeOne(t, p, bp, &theirs, &ours); g.Content == nil || !bytes.Equal(*g.Content, *f.Content) {
+			t.Errorf("base %v: the sides swapped give another version", withBase)
+		}
+	}
+	// Another piece on one side: merged by fields (a conflict here).
+	ours := ingested("2026-02-01T09:00:00Z", "Send 10% of traffic.", "bb")
+	theirs := ingested("2026-02-01T09:00:02Z", "Send 20% of traffic.", "cc")
+	if f := mergeOne(t, p, &base, &ours, &theirs); f.Status != api.MergeConflict {
+		t.Errorf("two pieces: %s %q", f.Status, f.Message)
+	}
+	// A person's edit on one side is not the ingest's.
+	edited := append(slices.Clone(ours), "\nA line of my own.\n"...)
+	theirs = ingested("2026-02-01T09:00:02Z", "Send 10% of traffic.", "bb")
+	if f := mergeOne(t, p, &base, &edited, &theirs); f.Status == api.MergeTheirs || !strings.Contains(deref(f.Content), "A line of my own.") {
+		t.Errorf("an edit against the same piece: %s %q\n%s", f.Status, f.Message, deref(f.Content))
+	}
+}
+
+func deref(b *[]byte) string {
+	if b == nil {
+		return "<nil>"
+	}
+	return string(*b)
 }
