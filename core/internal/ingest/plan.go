@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -204,6 +203,9 @@ type Planner struct {
 	// bySource indexes the tree's ingested entries by the source their
 	// provenance names, built on the first source without a record.
 	bySource map[string][]string
+	// twins maps, per source, each of its entries whose bytes another of
+	// them holds too to one such other (copyOf).
+	twins map[string]map[string]string
 }
 
 // Plan splits one file, places its pieces (where each goes, as the tree
@@ -503,24 +505,37 @@ func (p *Planner) stamp(path string) (read, intact bool, piece string) {
 // holds the bytes of the one at path, or "". Without a record, entries are
 // the source's by their provenance, and a stamp names bytes, not a path:
 // of two files with one stamp, one is a person's copy (a snapshot, a file
-// manager's duplicate) and neither can be told to be the ingest's.
+// manager's duplicate) and neither can be told to be the ingest's. Each
+// file of the source is read once per plan.
 func (p *Planner) copyOf(path, source string) string {
 	if p.Read == nil {
 		return ""
 	}
-	data, err := p.Read(path)
-	if err != nil {
-		return ""
+	if p.twins == nil {
+		p.twins = map[string]map[string]string{}
 	}
-	for _, other := range p.provenanceIndex()[source] {
-		if other == path {
-			continue
+	twins, ok := p.twins[source]
+	if !ok {
+		twins = map[string]string{}
+		byVersion := map[string]string{}
+		for _, q := range p.provenanceIndex()[source] {
+			data, err := p.Read(q)
+			if err != nil {
+				continue
+			}
+			v := tree.Version(data)
+			if first, seen := byVersion[v]; seen {
+				twins[q] = first
+				if _, paired := twins[first]; !paired {
+					twins[first] = q
+				}
+			} else {
+				byVersion[v] = q
+			}
 		}
-		if b, err := p.Read(other); err == nil && bytes.Equal(b, data) {
-			return other
-		}
+		p.twins[source] = twins
 	}
-	return ""
+	return twins[path]
 }
 
 // spell is where curate writes the entry p, and false when it would refuse
