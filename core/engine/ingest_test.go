@@ -1067,6 +1067,24 @@ func TestIngestKeepsAPersonsCopyOfAnEntry(t *testing.T) {
 			t.Errorf("the source's own entry: %v, %+v", err, res.Summary)
 		}
 	})
+	t.Run("recorded source moved, then pruned", func(t *testing.T) {
+		// An entry moved since the last ingest is still the source's.
+		mem := host.NewMemFS()
+		eng := openIngest(t, mem, &clockVar{t1})
+		mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{guide("Install the tool."), other}})
+		old := copyEntry(t, eng, mem, snapshot)
+		const moved = "work/q3/guide.md"
+		if res := eng.Curate(api.CurateParams{Operations: []api.Operation{{Type: api.OpMove, Path: p, To: moved, Reason: "file it"}}}); res.Summary.Failed != 0 {
+			t.Fatalf("move: %+v", res.Applied)
+		}
+		res := mustIngest(t, eng, api.IngestParams{Files: []api.SourceFile{other}, Prune: []string{""}})
+		if _, err := mem.ReadFile(moved); err == nil || res.Summary.Deleted != 1 {
+			t.Errorf("the moved entry of the pruned source: %v, %+v", err, res.Files)
+		}
+		if b, err := mem.ReadFile(snapshot); err != nil || string(b) != string(old) {
+			t.Errorf("the person's snapshot was removed (%v): %+v", err, res.Files)
+		}
+	})
 	t.Run("no record", func(t *testing.T) {
 		mem := host.NewMemFS()
 		eng := openIngest(t, mem, &clockVar{t1})

@@ -636,11 +636,29 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 		}
 	}
 	for name, paths := range p.provenanceIndex() {
-		// A recorded source's entries are the ones its record lists: an
-		// entry elsewhere that names it is a person's copy (a snapshot, a
-		// file manager's duplicate), or one moved and not yet followed.
-		if selected(name) && p.Manifest.Sources[name] == nil {
+		if !selected(name) {
+			continue
+		}
+		rec := p.Manifest.Sources[name]
+		if rec == nil {
 			candidates[name] = append(candidates[name], paths...)
+			continue
+		}
+		// A recorded source's entries are the ones its record lists, and
+		// one moved since (a MOVE keeps its file name) that no ingest has
+		// followed yet: gone from a recorded path, found by its name, as
+		// followMoves finds it. Another entry that names the source is a
+		// person's copy (a snapshot, a file manager's duplicate).
+		gone := map[string]bool{}
+		for q := range rec.Entries {
+			if _, broken := p.Catalog.Broken(q); !p.Catalog.Has(q) && !broken {
+				gone[path.Base(q)] = true
+			}
+		}
+		for _, q := range paths {
+			if _, recorded := p.owners[q]; !recorded && gone[path.Base(q)] {
+				candidates[name] = append(candidates[name], q)
+			}
 		}
 	}
 	var plans []FilePlan
@@ -670,9 +688,13 @@ func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 				fp.Kept = append(fp.Kept, fmt.Sprintf("%s was edited since it was ingested: kept, though its source is gone", path))
 				continue
 			}
-			if twin := p.copyOf(path, name); twin != "" {
-				fp.Kept = append(fp.Kept, fmt.Sprintf("%s and %s hold the same ingested bytes, so one is a copy: both kept, though their source is gone", path, twin))
-				continue
+			if rec == nil {
+				// Found by its provenance alone, as a copy of another
+				// file: a person's, whichever of the two it is.
+				if twin := p.copyOf(path, name); twin != "" {
+					fp.Kept = append(fp.Kept, fmt.Sprintf("%s and %s hold the same ingested bytes, so one is a copy: both kept, though their source is gone", path, twin))
+					continue
+				}
 			}
 			deleted[path] = true
 			fp.old[path] = ""
