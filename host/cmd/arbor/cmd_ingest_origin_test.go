@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/mcp"
+	"github.com/arbormem/arbor/host/runtime"
 )
 
 // TestIngestPruneOfAnEmptyFolder empties a folder ingested before (a share
@@ -188,4 +191,34 @@ func TestIngestMovedFolder(t *testing.T) {
 	if show := must(t, "", "--root", root, "show", "notes/todo/todo.md"); !strings.Contains(show, "Renew the laptop.") {
 		t.Errorf("the note after the moves:\n%s", show)
 	}
+}
+
+// A folder of the name under which an agent sent documents to arbor-ingest
+// is refused with a line that offers another name, not --moved: no folder
+// moved, and --moved would hand the agent's documents to the folder, whose
+// prune deletes them.
+func TestIngestFolderOfAnAgentsName(t *testing.T) {
+	root, dir, ingest := originTree(t)
+	ctx := context.Background()
+	eng, err := runtime.New(ctx, root, runtime.WithCacheDir(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Open(ctx, api.OpenParams{}); err != nil {
+		t.Fatal(err)
+	}
+	// What arbor-ingest sends for an agent's minutes/may.md.
+	if _, err := eng.Ingest(ctx, api.IngestParams{Files: []api.SourceFile{{Name: "minutes/may.md", Content: "# May\n\nShip on Friday.\n"}},
+		Origins: map[string]string{"minutes/": mcp.IngestOrigin}}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close(ctx)
+	minutes := filepath.Join(dir, "minutes")
+	writeFile(t, filepath.Join(minutes, "june.md"), "# June\n\nNothing.\n")
+	r := ingest("--prune", minutes)
+	want := "! not written minutes/: this memory holds under minutes/ documents an agent sent to arbor-ingest, which no folder holds: ingest " + minutes + " under another name (arbor ingest --name NAME " + minutes + ")\n"
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("output lacks %q:\n%s", want, r.stdout)
+	}
+	must(t, "", "--root", root, "show", "minutes/may/may.md")
 }
