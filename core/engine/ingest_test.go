@@ -1110,3 +1110,29 @@ func TestIngestKeepsAPersonsCopyOfAnEntry(t *testing.T) {
 		}
 	})
 }
+
+// An ingested entry whose line endings a checkout turned to CRLF (git's
+// autocrlf on Windows) still follows its source: line endings are form.
+func TestIngestFollowsAnEntryCheckedOutWithCRLF(t *testing.T) {
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	guide := func(s string) []api.SourceFile {
+		return []api.SourceFile{{Name: "guide.md", Content: "# Guide\n\n" + s + "\n"}}
+	}
+	mustIngest(t, eng, api.IngestParams{Files: guide("Run it.")})
+	const p = "documents/guide/guide.md"
+	b, err := mem.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.WriteFile(p, []byte(strings.ReplaceAll(string(b), "\n", "\r\n"))); err != nil {
+		t.Fatal(err)
+	}
+	res := mustIngest(t, eng, api.IngestParams{Files: guide("Run it twice.")})
+	if f := res.Files[0]; f.Updated != 1 || len(f.Warnings) != 0 {
+		t.Errorf("changed source after a CRLF checkout: %+v", f)
+	}
+	if b, _ := mem.ReadFile(p); !strings.Contains(string(b), "Run it twice.") {
+		t.Errorf("not updated:\n%s", b)
+	}
+}

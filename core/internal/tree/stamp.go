@@ -35,9 +35,13 @@ func Stamp(e *Entry, piece string) {
 // Ingested tells whether the file data carries an ingest stamp (stamped)
 // and whether its other bytes are still the ones the stamp names (intact):
 // stamped and not intact means someone changed the file since ingest wrote
-// it, byte for byte (a person's editor, an agent's UPDATE, a reformatting).
-// piece is the hash of the source's piece the stamp names, when intact.
+// it, byte for byte (a person's editor, an agent's UPDATE, a reformatting),
+// but for line endings: a file whose lines end in CRLF is read as with LF,
+// as git's autocrlf checks files out on Windows, a change of form that
+// loses nothing when ingest writes the file again. piece is the hash of
+// the source's piece the stamp names, when intact.
 func Ingested(data []byte) (stamped, intact bool, piece string) {
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	if !bytes.HasPrefix(data, []byte("---\n")) {
 		return false, false, ""
 	}

@@ -44,11 +44,18 @@ func TestStamp(t *testing.T) {
 		func(b []byte) []byte { return bytes.Replace(b, []byte("5%"), []byte("10%"), 1) },
 		func(b []byte) []byte { return append(b, '\n') },
 		func(b []byte) []byte { return bytes.Replace(b, []byte("title: Deploy"), []byte("title: Deploys"), 1) },
-		func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n")) },
 	} {
 		if _, intact, piece := Ingested(edit(bytes.Clone(data))); intact || piece != "" {
 			t.Errorf("an edited file is intact:\n%s", edit(bytes.Clone(data)))
 		}
+	}
+	// Line endings alone (git's autocrlf on Windows) are form, not an edit.
+	crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+	if _, intact, piece := Ingested(crlf); !intact || piece == "" {
+		t.Errorf("CRLF: intact %v, piece %q", intact, piece)
+	}
+	if _, intact, _ := Ingested(bytes.Replace(crlf, []byte("5%"), []byte("10%"), 1)); intact {
+		t.Errorf("an edit in CRLF is intact")
 	}
 	// Stamping again (the next ingest) replaces the stamp, never adds one.
 	Stamp(parsed, "0123456789abcdef0123456789abcdef")
