@@ -914,7 +914,7 @@ export interface IngestOptions {
    * entries deleted (never one the user wrote or edited, nor another source's), its record dropped.
    */
   prune?: string[];
-  /** Sources that still exist though this call does not send them (a folder sent in several calls: prune with the last one, keep the others); an entry ending in `/` keeps every source under it (a subfolder found empty: a share not mounted?). */
+  /** Sources that still exist though this call does not send them (a folder sent in several calls: prune with the last one, keep the others). */
   keep?: string[];
   /**
    * Let a `prune` prefix under which the call sends no file and keeps none remove every source under it.
