@@ -236,35 +236,3 @@ func TestIngestRelocatedFolderTakesItsPlace(t *testing.T) {
 		t.Errorf("the old place after the move: %+v", res.Files)
 	}
 }
-
-// A key of keep ending in "/" holds back every source under it: the CLI
-// lists a subfolder it found empty (a share mounted inside the folder and
-// not mounted now), whose sources a prune of the folder would otherwise
-// remove; the result warns of them as of an empty prefix.
-func TestIngestKeepHoldsBackAFolderWhole(t *testing.T) {
-	mem := host.NewMemFS()
-	eng := openIngest(t, mem, &clockVar{t1})
-	note := func(name string) api.SourceFile {
-		return api.SourceFile{Name: name, Content: "# " + name + "\n\nText of " + name + ".\n"}
-	}
-	all := []api.SourceFile{note("notes/a.md"), note("notes/old.md"), note("notes/shared/b.md"), note("notes/shared/c.md")}
-	mustIngest(t, eng, api.IngestParams{Files: all})
-
-	res := mustIngest(t, eng, api.IngestParams{Files: all[:1], Prune: []string{"notes/"}, Keep: []string{"notes/shared/"}})
-	if res.Summary.Removed != 1 || res.Files[1].Name != "notes/old.md" || res.Files[1].Status != api.IngestRemoved {
-		t.Errorf("prune: %+v %+v", res.Files, res.Summary)
-	}
-	if len(res.Warnings) != 1 || res.Warnings[0].Code != api.IngestEmptyPrune || res.Warnings[0].Prefix != "notes/shared/" || res.Warnings[0].Sources != 2 {
-		t.Errorf("warnings: %+v", res.Warnings)
-	}
-	for _, p := range []string{"notes/shared/b.md", "notes/shared/c.md"} {
-		if !strings.Contains(entryPaths(eng), p) {
-			t.Errorf("%s pruned:\n%s", p, entryPaths(eng))
-		}
-	}
-	// Without it, the folder's sources go as any others.
-	res = mustIngest(t, eng, api.IngestParams{Files: all[:1], Prune: []string{"notes/"}})
-	if res.Summary.Removed != 2 || res.Warnings != nil {
-		t.Errorf("prune without the held folder: %+v %+v", res.Summary, res.Warnings)
-	}
-}

@@ -603,8 +603,7 @@ func (p *Planner) provenanceIndex() map[string][]string {
 }
 
 // Prune plans the removal of every source whose name starts with one of
-// prefixes and that keep does not hold (a key of keep ending in "/" holds
-// every source under it): the DELETE of each of its entries,
+// prefixes and that keep does not hold: the DELETE of each of its entries,
 // one FilePlan with StatusRemoved per source, sorted by name. It must come
 // after the Plan of every file of the call, whose names keep must hold too:
 // an entry one of them now places is theirs.
@@ -619,14 +618,8 @@ func (p *Planner) provenanceIndex() map[string][]string {
 // nothing.
 func (p *Planner) Prune(prefixes []string, keep map[string]bool) []FilePlan {
 	p.index()
-	var keepUnder []string
-	for k := range keep {
-		if strings.HasSuffix(k, "/") {
-			keepUnder = append(keepUnder, k)
-		}
-	}
 	selected := func(name string) bool {
-		if keep[name] || slices.ContainsFunc(keepUnder, func(k string) bool { return strings.HasPrefix(name, k) }) {
+		if keep[name] {
 			return false
 		}
 		for _, pre := range prefixes {

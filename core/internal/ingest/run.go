@@ -106,7 +106,7 @@ func Run(fsys host.FS, log host.Logger, cat *catalog.Catalog, apply func([]api.O
 		}
 		prune, empty := prunable(p, clash)
 		removed := pl.Prune(prune, keep)
-		res.Warnings = append(res.Warnings, emptyWarnings(pl, append(empty, heldBack(p.Keep, prune)...), keep, removed)...)
+		res.Warnings = append(res.Warnings, emptyWarnings(pl, empty, keep, removed)...)
 		for _, fp := range removed {
 			res.Files = append(res.Files, api.IngestFile{Name: fp.Name, Format: string(fp.Format), Status: fp.Status, Applied: []api.Applied{}, Warnings: fp.Kept})
 			plans = append(plans, fp)
@@ -324,22 +324,8 @@ func countUnder(names []string, prefix string) int {
 	return n
 }
 
-// heldBack are the prefixes keep holds whole (a key ending in "/": a
-// subfolder the host found empty, a share not mounted inside the folder)
-// below one of the prefixes pruned.
-func heldBack(keep, pruned []string) []string {
-	var out []string
-	for _, k := range keep {
-		if strings.HasSuffix(k, "/") && slices.ContainsFunc(pruned, func(pre string) bool { return strings.HasPrefix(k, pre) }) {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// emptyWarnings says, per prefix left alone for being empty (found so by
-// the engine, or held back whole in keep by the host), how many sources
-// it would have removed beyond those the other prefixes remove.
+// emptyWarnings says, per empty prefix, how many sources it would have
+// removed beyond those the other prefixes remove.
 func emptyWarnings(pl *Planner, empty []string, keep map[string]bool, removed []FilePlan) []api.IngestWarning {
 	gone := map[string]bool{}
 	for _, fp := range removed {
@@ -348,9 +334,7 @@ func emptyWarnings(pl *Planner, empty []string, keep map[string]bool, removed []
 	var out []api.IngestWarning
 	for _, pre := range empty {
 		n := 0
-		without := maps.Clone(keep)
-		delete(without, pre)
-		for _, fp := range pl.Prune([]string{pre}, without) {
+		for _, fp := range pl.Prune([]string{pre}, keep) {
 			if !gone[fp.Name] {
 				n++
 			}

@@ -133,13 +133,13 @@ func (a *app) ingest(args []string, opts api.IngestOptions, flags ingestFlags) e
 		return fmt.Errorf("ingest: the memory root: %w", err)
 	}
 	var srcs []ingestSource
-	var prefixes, empty []string
+	var prefixes []string
 	// origins: where each folder's files come from, by prefix; folders:
 	// the argument that gave each prefix, for the messages.
 	origins, folders := map[string]string{}, map[string]string{}
 	rep := ingestReport{Files: []api.IngestFile{}, Skipped: []ingestSkip{}}
 	for _, arg := range args {
-		prefix, origin, whole, err := collect(arg, flags.name, root, &srcs, &rep.Skipped, &empty)
+		prefix, origin, whole, err := collect(arg, flags.name, root, &srcs, &rep.Skipped)
 		if err != nil {
 			return fmt.Errorf("ingest: %w", err)
 		}
@@ -182,9 +182,6 @@ func (a *app) ingest(args []string, opts api.IngestOptions, flags ingestFlags) e
 			p := api.IngestParams{Files: batch, Origins: origins, Relocated: flags.moved, IngestOptions: opts}
 			if last && prefixes != nil {
 				p.Prune, p.Keep, p.PruneEmpty = prefixes, pruneKeep(srcs, names), flags.pruneEmpty
-				if !flags.pruneEmpty {
-					p.Keep = append(p.Keep, empty...)
-				}
 			} else if len(batch) == 0 {
 				return nil
 			}
@@ -262,7 +259,7 @@ func (a *app) ingest(args []string, opts api.IngestOptions, flags ingestFlags) e
 	} else {
 		prog.report(rep)
 		for _, w := range rep.Warnings {
-			fmt.Fprintln(a.stdout, warningLine(w, folderOf(w.Prefix, folders), origins[w.Prefix]))
+			fmt.Fprintln(a.stdout, warningLine(w, folders[w.Prefix], origins[w.Prefix]))
 		}
 	}
 	if n := rep.Summary.FailedFiles; n > 0 {
@@ -287,7 +284,7 @@ func (a *app) ingest(args []string, opts api.IngestOptions, flags ingestFlags) e
 // cannot start a source name (a hidden one, the file-system root).
 // A file has no origin: the same name from another folder is taken as a
 // new version of the file, as a download saved again elsewhere is.
-func collect(arg, name, root string, srcs *[]ingestSource, skipped *[]ingestSkip, empty *[]string) (prefix, origin string, whole bool, err error) {
+func collect(arg, name, root string, srcs *[]ingestSource, skipped *[]ingestSkip) (prefix, origin string, whole bool, err error) {
 	abs, err := filepath.Abs(arg)
 	if err != nil {
 		return "", "", false, err
@@ -316,8 +313,6 @@ func collect(arg, name, root string, srcs *[]ingestSource, skipped *[]ingestSkip
 		base = filepath.FromSlash(name)
 	}
 	whole = true
-	first := len(*srcs)
-	var dirs []string // the subfolders walked, by source-name prefix
 	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			*skipped = append(*skipped, ingestSkip{p, err.Error()})
@@ -336,7 +331,6 @@ func collect(arg, name, root string, srcs *[]ingestSource, skipped *[]ingestSkip
 			}
 			return nil
 		case d.IsDir():
-			dirs = append(dirs, shown+"/")
 			return nil
 		case !d.Type().IsRegular():
 			// Symbolic links are not followed: one could lead into the root.
@@ -359,28 +353,7 @@ func collect(arg, name, root string, srcs *[]ingestSource, skipped *[]ingestSkip
 	if api.CheckPrefix(prefix) != nil {
 		return "", "", false, nil
 	}
-	*empty = append(*empty, emptyFolders(dirs, (*srcs)[first:])...)
 	return prefix, real, whole, nil
-}
-
-// emptyFolders are the folders of dirs (source-name prefixes) that none
-// of srcs is under, outermost only: a subfolder found empty is more often a
-// share not mounted or a sync not done than one a person emptied, so a
-// prune holds its sources back (api.IngestParams.Keep) unless asked to.
-func emptyFolders(dirs []string, srcs []ingestSource) []string {
-	full := map[string]bool{}
-	for _, s := range srcs {
-		for i := strings.LastIndexByte(s.name, '/'); i > 0; i = strings.LastIndexByte(s.name[:i], '/') {
-			full[s.name[:i+1]] = true
-		}
-	}
-	var out []string
-	for _, d := range dirs {
-		if !full[d] && !slices.ContainsFunc(out, func(o string) bool { return strings.HasPrefix(d, o) }) {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // pruneKeep names the sources found on disk that the last call does not
@@ -495,18 +468,6 @@ func fileLine(f api.IngestFile) string {
 		line += " — warning: " + w
 	}
 	return line
-}
-
-// folderOf is the folder on disk of the source-name prefix pre: a folder
-// given (by its prefix in folders), or a subfolder of one.
-func folderOf(pre string, folders map[string]string) string {
-	best, at := pre, ""
-	for top, arg := range folders {
-		if rest, ok := strings.CutPrefix(pre, top); ok && len(top) > len(at) {
-			best, at = filepath.Join(arg, filepath.FromSlash(rest)), top
-		}
-	}
-	return best
 }
 
 // warningLine is what the engine left undone for a folder (arg, whose

@@ -222,36 +222,3 @@ func TestIngestFolderOfAnAgentsName(t *testing.T) {
 	}
 	must(t, "", "--root", root, "show", "minutes/may/may.md")
 }
-
-// A subfolder found empty inside a folder that is not (a share mounted at
-// ~/notes/shared, not mounted now) is held back like an empty folder: its
-// sources stay until --prune-empty; a subfolder deleted whole is pruned as
-// its files are.
-func TestIngestPruneOfAnEmptySubfolder(t *testing.T) {
-	root, dir, ingest := originTree(t)
-	notes := filepath.Join(dir, "notes")
-	writeFile(t, filepath.Join(notes, "a.md"), "# A\n\nAlpha.\n")
-	for _, n := range []string{"b", "c"} {
-		writeFile(t, filepath.Join(notes, "shared", n+".md"), "# "+n+"\n\nShared "+n+".\n")
-	}
-	writeFile(t, filepath.Join(notes, "old", "d.md"), "# D\n\nOld.\n")
-	if r := ingest(notes); r.code != 0 {
-		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	for _, n := range []string{"b", "c"} {
-		os.Remove(filepath.Join(notes, "shared", n+".md"))
-	}
-	os.RemoveAll(filepath.Join(notes, "old"))
-
-	r := ingest("--prune", notes)
-	if r.code != 0 || !strings.Contains(r.stdout, "- removed   notes/old/d.md") ||
-		!strings.Contains(r.stdout, "! not pruned notes/shared/: the folder "+filepath.Join(notes, "shared")+" is empty, and its 2 sources ingested before stayed") {
-		t.Errorf("prune: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	must(t, "", "--root", root, "show", "notes/shared/b.md")
-
-	r = ingest("--prune", "--prune-empty", notes)
-	if r.code != 0 || !strings.Contains(r.stdout, "- removed   notes/shared/b.md") || strings.Contains(r.stdout, "not pruned") {
-		t.Errorf("--prune-empty: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-}
