@@ -401,11 +401,16 @@ func (p *Planner) build(fp *FilePlan) {
 		h := pc.Hash()
 		oh, had := fp.old[path]
 		exists := p.Catalog.Has(path)
-		if had && oh == "" && exists {
-			// No record (a lost manifest, a teammate's clone): the entry's
-			// own stamp says which piece it holds, so an unchanged one is
-			// not written again.
-			_, _, oh = p.stamp(path)
+		edited := false
+		if had && exists {
+			read, intact, piece := p.stamp(path)
+			edited = read && !intact
+			if oh == "" {
+				// No record (a lost manifest, a teammate's clone): the
+				// entry's own stamp says which piece it holds, so an
+				// unchanged one is not written again.
+				oh = piece
+			}
 		}
 		_, broken := p.Catalog.Broken(path)
 		typ := api.OpAdd
@@ -414,7 +419,7 @@ func (p *Planner) build(fp *FilePlan) {
 			fp.Unchanged++
 			fp.entries[path] = h
 			continue
-		case had && exists && p.edited(path):
+		case had && exists && edited:
 			// A person's edit since the ingest wrote it: the entry is theirs
 			// now, and stays recorded so that no later ingest takes it back.
 			fp.entries[path] = oh

@@ -255,13 +255,7 @@ func overlap(a, b string) bool {
 
 // under counts the sources the manifest records under prefix.
 func under(man *Manifest, prefix string) int {
-	n := 0
-	for name := range man.Sources {
-		if strings.HasPrefix(name, prefix) {
-			n++
-		}
-	}
-	return n
+	return countUnder(slices.Collect(maps.Keys(man.Sources)), prefix)
 }
 
 // clashWarnings says, per prefix of another origin, what was left undone:
