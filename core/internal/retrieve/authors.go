@@ -2,8 +2,10 @@ package retrieve
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/arbormem/arbor/core/internal/atoms"
 	"github.com/arbormem/arbor/core/internal/search"
@@ -86,4 +88,54 @@ func person(named map[string]bool) string {
 		return ""
 	}
 	return slices.Min(who)
+}
+
+// subjects returns the persons among named (the authors the question
+// names, not chat roles) that it asks about: those it names other than
+// only as an owner. "What does Melanie think about Caroline's decision?"
+// asks about Melanie, not Caroline.
+func subjects(q string, named map[string]bool) map[string]bool {
+	var words []string
+	subj := map[string]bool{}
+	for a, ok := range named {
+		if !ok || atoms.IsRole(a) {
+			continue
+		}
+		parts := strings.Fields(strings.ToLower(a))
+		if len(parts) == 0 {
+			continue
+		}
+		if words == nil {
+			words = strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
+			})
+		}
+		last := parts[len(parts)-1]
+		subj[a] = slices.ContainsFunc(words, func(w string) bool {
+			return strings.Trim(w, "'’") == last && !strings.HasSuffix(w, "'") && !strings.HasSuffix(w, "’")
+		})
+	}
+	return subj
+}
+
+// otherAuthor returns, for hit i, its author when the question asks about
+// other persons (subjects) and not them: their words do not answer what
+// another person did or thought. "" when the question asks about no one
+// the best matches name, or hit i is theirs or nobody's.
+func (rv *Retriever) otherAuthor(hits []search.Hit, subj map[string]bool) func(i int) string {
+	asked := slices.Contains(slices.Collect(maps.Values(subj)), true)
+	return func(i int) string {
+		if !asked || hits[i].Kind == "context" {
+			return ""
+		}
+		en, ok := rv.catalog.Get(hits[i].Path)
+		if !ok {
+			return ""
+		}
+		a := en.RawConcept.Author
+		if a == "" || atoms.IsRole(a) || subj[a] {
+			return ""
+		}
+		return a
+	}
 }

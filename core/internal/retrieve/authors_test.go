@@ -1,10 +1,12 @@
 package retrieve
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/search"
 )
 
 // addTurn writes one turn of a chat as ingestion does, the speaker as the
@@ -59,5 +61,63 @@ func TestQueryAuthors(t *testing.T) {
 		if strings.Contains(res.Reason, "authors:") {
 			t.Errorf("%q: reason %q: no author should be singled out", q, res.Reason)
 		}
+	}
+}
+
+// The persons a question asks about are those it names other than only
+// as an owner; a chat role is no person.
+func TestSubjects(t *testing.T) {
+	tests := []struct {
+		q     string
+		named map[string]bool
+		want  map[string]bool
+	}{
+		{"What does Melanie think about Caroline's decision to adopt?", map[string]bool{"Melanie": true, "Caroline": true},
+			map[string]bool{"Melanie": true, "Caroline": false}},
+		{"How long does John usually hold the yoga pose he shared with Tim?", map[string]bool{"John": true, "Tim": true},
+			map[string]bool{"John": true, "Tim": true}},
+		{"What sparked John’s interest in education?", map[string]bool{"John": true, "Maria": false},
+			map[string]bool{"John": false}},
+		{"Did Ana Lopez and the user meet Ben Ruiz' sister?", map[string]bool{"Ana Lopez": true, "Ben Ruiz": true, "user": true},
+			map[string]bool{"Ana Lopez": true, "Ben Ruiz": false}},
+	}
+	for _, tc := range tests {
+		if got := subjects(tc.q, tc.named); !maps.Equal(got, tc.want) {
+			t.Errorf("subjects(%q) = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
+
+// Through the index: a reply that asks what the question asks is asking;
+// a turn that states it, or states more than it asks, or opens the
+// exchange, is not. Of the authors, only one the question does not ask
+// about is another's.
+func TestAsksAndOtherAuthor(t *testing.T) {
+	e := openMemory(t, nil)
+	addTurn(t, e, "chat/s1/turn_01.md", "John", "Did you know? I hold the yoga pose every morning now.", "")
+	addTurn(t, e, "chat/s1/turn_02.md", "Tim", "That's a tough one! How long do you usually hold that yoga pose?", "In reply to John: I hold the yoga pose every morning now.")
+	addTurn(t, e, "chat/s1/turn_03.md", "John", "I usually hold the yoga pose for a minute. How long do you?", "In reply to Tim: How long do you usually hold that yoga pose?")
+	addTurn(t, e, "chat/s1/turn_04.md", "Tim", "Nice, a minute of the pose is long.", "In reply to John: I usually hold the yoga pose for a minute.")
+	q := "How long does John usually hold the yoga pose?"
+	ranked, err := e.index.RankIn(q, 10, search.ByScore, search.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asks := e.asks(ranked.Hits, ranked.Says)
+	other := e.otherAuthor(ranked.Hits, subjects(q, e.named(&ranked.Result)))
+	for i, h := range ranked.Hits {
+		if got, want := asks(i), h.Path == "chat/s1/turn_02.md"; got != want {
+			t.Errorf("asks(%s) = %v, want %v", h.Path, got, want)
+		}
+		want := ""
+		if h.Path == "chat/s1/turn_02.md" || h.Path == "chat/s1/turn_04.md" {
+			want = "Tim"
+		}
+		if got := other(i); got != want {
+			t.Errorf("otherAuthor(%s) = %q, want %q", h.Path, got, want)
+		}
+	}
+	if len(ranked.Hits) != 4 {
+		t.Errorf("%d hits, want the 4 turns", len(ranked.Hits))
 	}
 }

@@ -49,7 +49,7 @@ func TestDecideDirect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r := search.Result{Terms: terms, Hits: tc.hits, Total: len(tc.hits)}
-		res := decide("q", r, statedAs(tc.own), noFrame, nil, "", 5).res
+		res := decide("q", r, reading{stated: statedAs(tc.own), frame: noFrame}, 5).res
 		if (res.TierName == "direct") != tc.direct {
 			t.Errorf("%s: tier %s (%s), want direct %v", tc.name, res.TierName, res.Reason, tc.direct)
 		}
@@ -57,7 +57,7 @@ func TestDecideDirect(t *testing.T) {
 	// A word of the question found nowhere: the tree lacks what it names,
 	// so even the only match, stating the rest, is no direct answer.
 	r := search.Result{Terms: []string{"fail", "payout", "retri"}, Unmatched: []string{"payout"}, Hits: []search.Hit{hitOf("a.md", 5, "fail", "retri")}, Total: 1}
-	if res := decide("q", r, statedAs([]int{2}), noFrame, nil, "", 5).res; res.TierName == "direct" || res.OutOfDomain {
+	if res := decide("q", r, reading{stated: statedAs([]int{2}), frame: noFrame}, 5).res; res.TierName == "direct" || res.OutOfDomain {
 		t.Errorf("a word found nowhere: tier %s (%s), want results", res.TierName, res.Reason)
 	}
 }
@@ -67,7 +67,7 @@ func TestDecideDirect(t *testing.T) {
 func TestDecideLimit(t *testing.T) {
 	terms := []string{"pottery", "class"}
 	hits := []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 3, "pottery"), hitOf("c.md", 2, terms...)}
-	o := decide("q", search.Result{Terms: terms, Hits: hits, Total: 3}, statedAs([]int{2, 1, 2}), noFrame, nil, "", 1)
+	o := decide("q", search.Result{Terms: terms, Hits: hits, Total: 3}, reading{stated: statedAs([]int{2, 1, 2}), frame: noFrame}, 1)
 	if o.res.TierName == "direct" {
 		t.Errorf("direct although c.md, past the limit, says as much: %s", o.res.Reason)
 	}
@@ -104,7 +104,7 @@ func TestDecideOutOfDomain(t *testing.T) {
 	frame := func(t string) bool { return t == "order" || t == "earliest" }
 	for _, tc := range tests {
 		r := search.Result{Terms: tc.terms, Unmatched: tc.unmatched, Hits: tc.hits, Total: len(tc.hits)}
-		res := decide("q", r, statedAs(make([]int, len(tc.hits))), frame, nil, "", 5).res
+		res := decide("q", r, reading{stated: statedAs(make([]int, len(tc.hits))), frame: frame}, 5).res
 		if res.OutOfDomain != tc.ood {
 			t.Errorf("%s: out of domain %v (%s), want %v", tc.name, res.OutOfDomain, res.Reason, tc.ood)
 		}
@@ -192,9 +192,58 @@ func TestDecideAsksStatedLazily(t *testing.T) {
 			return tc.own[i]
 		}
 		r := search.Result{Terms: terms, Unmatched: tc.unmatched, Hits: hits, Total: len(hits)}
-		decide("q", r, stated, noFrame, nil, "", 5)
+		decide("q", r, reading{stated: stated, frame: noFrame}, 5)
 		if !slices.Equal(asked, tc.asked) {
 			t.Errorf("%s: asked what hits %v state, want %v", tc.name, asked, tc.asked)
+		}
+	}
+}
+
+// A top entry that would answer directly does not when it asks what the
+// question asks (its reply holds the answer) or is the words of someone
+// the question does not ask about; the reason says which.
+func TestDecideDirectVetoes(t *testing.T) {
+	terms := []string{"pottery", "class", "bowl", "glaze"}
+	hits := []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 3, "pottery")}
+	r := search.Result{Terms: terms, Hits: hits, Total: len(hits)}
+	base := reading{stated: statedAs([]int{4, 1}), frame: noFrame}
+	if res := decide("q", r, base, 5).res; res.TierName != "direct" {
+		t.Fatalf("without a veto: tier %s (%s), want direct", res.TierName, res.Reason)
+	}
+	asking := base
+	asking.asks = func(i int) bool { return i == 0 }
+	if res := decide("q", r, asking, 5).res; res.TierName == "direct" || !strings.Contains(res.Reason, "asks what the question asks") {
+		t.Errorf("a top entry that asks: tier %s (%s), want results saying it asks", res.TierName, res.Reason)
+	}
+	other := base
+	other.other = func(i int) string { return map[int]string{0: "Caroline"}[i] }
+	if res := decide("q", r, other, 5).res; res.TierName == "direct" || !strings.Contains(res.Reason, "in the words of Caroline") {
+		t.Errorf("another person's words: tier %s (%s), want results naming Caroline", res.TierName, res.Reason)
+	}
+}
+
+func TestSentences(t *testing.T) {
+	type sent struct {
+		s string
+		q bool
+	}
+	tests := []struct {
+		text string
+		want []sent
+	}{
+		{"That's a tough one! How long do you usually hold that pose?", []sent{{"That's a tough one!", false}, {"How long do you usually hold that pose?", true}}},
+		{"It costs 3.5 dollars, e.g. at the shop?! Really", []sent{{"It costs 3.5 dollars, e.g.", false}, {"at the shop?!", true}, {"Really", false}}},
+		{"She left.\nNo mark here\n\n- a fact?", []sent{{"She left.", false}, {"No mark here", false}, {"- a fact?", true}}},
+		{"“Are you sure?” I said.", []sent{{"“Are you sure?”", true}, {"I said.", false}}},
+		{"", nil},
+	}
+	for _, tc := range tests {
+		var got []sent
+		for s, q := range sentences(tc.text) {
+			got = append(got, sent{s, q})
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("sentences(%q) = %+v, want %+v", tc.text, got, tc.want)
 		}
 	}
 }

@@ -2,7 +2,9 @@ package retrieve
 
 import (
 	"fmt"
+	"iter"
 	"strings"
+	"unicode/utf8"
 	"weak"
 
 	"github.com/arbormem/arbor/core/api"
@@ -139,16 +141,21 @@ func (rv *Retriever) ownCached(en *tree.Entry) ownCached {
 	return c
 }
 
-// analyzeOwn analyzes what en says itself.
-func analyzeOwn(en *tree.Entry) ownCached {
+// ownText returns what en says itself: its narrative and facts, without
+// its flow, provenance and the reason it was written for. The reason is
+// curate's, the same for every turn of an import, and names its source
+// file ("ingest inbox/ana_ben.json"), whose words would make every turn of
+// the import say both speakers' names.
+func ownText(en *tree.Entry) string {
 	own := *en
 	own.RawConcept = api.RawConcept{}
-	// What it says, without the reason it was written for: curate's, the
-	// same for every turn of an import, and naming its source file
-	// ("ingest inbox/ana_ben.json"), whose words would make every turn of
-	// the import say both speakers' names.
 	own.Reason = ""
-	text := own.Text()
+	return own.Text()
+}
+
+// analyzeOwn analyzes what en says itself.
+func analyzeOwn(en *tree.Entry) ownCached {
+	text := ownText(en)
 	said := 0
 	for range strings.FieldsSeq(text) {
 		said++
@@ -178,4 +185,76 @@ func (rv *Retriever) Indexed(en *tree.Entry) {
 // Removed tells the Retriever that the entry at path is gone.
 func (rv *Retriever) Removed(path string) {
 	rv.own.forget(path)
+}
+
+// asks returns whether hit i is a piece of an exchange that asks what the
+// question asks: a sentence of its own words that is a question states
+// more of the question's terms than any that is not ("That's a tough one!
+// How long do you usually hold that pose?"). The answer is in its reply,
+// another piece, so the direct verdict must not present it. A whole
+// transcript in one entry holds its replies and is left alone.
+func (rv *Retriever) asks(hits []search.Hit, says func(search.Words) int) func(i int) bool {
+	return func(i int) bool {
+		en, ok := rv.catalog.Get(hits[i].Path)
+		if !ok || hits[i].Kind == "context" || !isReply(en) {
+			return false
+		}
+		asked, stated := 0, 0
+		for s, question := range sentences(ownText(en)) {
+			n := says(search.Analyze(s))
+			if question {
+				asked = max(asked, n)
+			} else {
+				stated = max(stated, n)
+			}
+		}
+		return asked > stated
+	}
+}
+
+// sentences yields the sentences of text and whether each is a question:
+// a sentence ends at a run of ".", "!" and "?" (closing quotes or brackets
+// after it) followed by a space or the end, and is a question when its run
+// holds "?"; a line break ends one too.
+func sentences(text string) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		start := 0
+		for i := 0; i < len(text); {
+			c := text[i]
+			if c == '\n' {
+				if s := strings.TrimSpace(text[start:i]); s != "" && !yield(s, false) {
+					return
+				}
+				i++
+				start = i
+				continue
+			}
+			if c != '.' && c != '!' && c != '?' {
+				i++
+				continue
+			}
+			j, question := i, false
+			for ; j < len(text) && strings.IndexByte(".!?", text[j]) >= 0; j++ {
+				question = question || text[j] == '?'
+			}
+			for j < len(text) {
+				r, n := utf8.DecodeRuneInString(text[j:])
+				if !strings.ContainsRune(`"')]”’`, r) {
+					break
+				}
+				j += n
+			}
+			if j < len(text) && text[j] != ' ' && text[j] != '\t' && text[j] != '\n' && text[j] != '\r' {
+				i = j // a mark inside a word: "3.5", "e.g."
+				continue
+			}
+			if s := strings.TrimSpace(text[start:j]); s != "" && !yield(s, question) {
+				return
+			}
+			i, start = j, j
+		}
+		if s := strings.TrimSpace(text[start:]); s != "" {
+			yield(s, false)
+		}
+	}
 }

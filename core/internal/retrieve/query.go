@@ -33,6 +33,12 @@ import (
 //   - by directRatioStrong, stating more than any other, with ŝ ≥
 //     directStrong (a very strong match needs a smaller lead).
 //
+// Two kinds of top entry never answer directly, however far ahead: a piece
+// of an exchange that asks what the question asks ("How long do you
+// usually hold that pose?"), whose reply holds the answer; and the words
+// of one person when the question asks about another ("What does Melanie
+// think about Caroline's decision?", answered by Caroline's turn).
+//
 // An entry that is the only one matching any term of the question, with ŝ
 // ≥ directLone, answers directly too (the paper's rule): nothing else in
 // the tree could be meant. The benchmark's trees never have a lone match,
@@ -169,7 +175,14 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	// that the verdict does not depend on it; o.hits holds limit of them.
 	rerank(&r, max(limit, decideDepth))
 	ranked.Materialize(r.Hits)
-	o := decide(p.Query, r, rv.stated(r.Hits, ranked.Says), rv.frameWord, rv.episodes(r.Hits), person(named), limit)
+	o := decide(p.Query, r, reading{
+		stated:  rv.stated(r.Hits, ranked.Says),
+		frame:   rv.frameWord,
+		episode: rv.episodes(r.Hits),
+		who:     person(named),
+		asks:    rv.asks(r.Hits, ranked.Says),
+		other:   rv.otherAuthor(r.Hits, subjects(p.Query, named)),
+	}, limit)
 	for _, c := range certs {
 		o.res.Reason += "; " + c
 	}
@@ -335,14 +348,31 @@ func (rv *Retriever) dated(r *search.Result, spans []atoms.Span) string {
 	return fmt.Sprintf("time %s: %d of the %d best matches dated within it, their scores ×%g", b.String(), len(within), rerankPool, timeBoost)
 }
 
+// reading is what decide reads of the best matches besides their scores.
+// A nil func reads as 0, "" or false for every hit.
+type reading struct {
+	// stated(i) is the number of the question's terms hit i states itself
+	// (Retriever.stated).
+	stated func(i int) int
+	// frame tells the terms that frame the question.
+	frame func(string) bool
+	// episode(i) is the exchange hit i is a piece of ("" for none).
+	episode func(i int) string
+	// who is a person the question names who wrote some of the best
+	// matches ("" for none).
+	who string
+	// asks(i) tells whether hit i asks what the question asks
+	// (Retriever.asks).
+	asks func(i int) bool
+	// other(i) is the author of hit i when the question asks about other
+	// people than them (Retriever.otherAuthor), "" otherwise.
+	other func(i int) string
+}
+
 // decide applies the tier-2 rules (docs/ABI.md §4.4) to ranked results:
-// r.Hits are the best matches in rank order, stated(i) the number of the
-// question's terms hit i states itself (Retriever.stated), frame tells the
-// terms that frame the question, episode(i) the exchange hit i is a piece
-// of ("" for none; nil: no hit is), who a person the question names who
-// wrote some of the best matches ("" for none); the outcome keeps limit
-// hits.
-func decide(q string, r search.Result, stated func(i int) int, frame func(string) bool, episode func(i int) string, who string, limit int) outcome {
+// r.Hits are the best matches in rank order, read through rd; the outcome
+// keeps limit hits.
+func decide(q string, r search.Result, rd reading, limit int) outcome {
 	hits := r.Hits
 	if hits == nil {
 		hits = []search.Hit{}
@@ -355,14 +385,14 @@ func decide(q string, r search.Result, stated func(i int) int, frame func(string
 		res.Reason = fmt.Sprintf("no entry matches any of the terms %v", r.Terms)
 		return o
 	}
-	ood := outOfDomain(r, frame, episode)
-	if ood != "" && who == "" {
+	ood := outOfDomain(r, rd.frame, rd.episode)
+	if ood != "" && rd.who == "" {
 		res.TierName, res.OutOfDomain = "out-of-domain", true
 		res.Answer = "Nothing stored answers this question; it is outside the knowledge in this tree."
 		res.Reason = ood
 		return o
 	}
-	direct, why := directVerdict(r, stated)
+	direct, why := directVerdict(r, rd)
 	if direct {
 		res.TierName, res.Reason = "direct", "direct answer: "+why
 		res.Answer = directAnswer(hits[0])
@@ -375,7 +405,7 @@ func decide(q string, r search.Result, stated func(i int) int, frame func(string
 		// its knowledge, though it asks for what no entry says (a term
 		// found nowhere also rules out a direct answer): the LLM tiers
 		// decide what the person's entries tell.
-		res.Reason += fmt.Sprintf("; in domain though %s: the question names %s, who wrote some of the best matches", ood, who)
+		res.Reason += fmt.Sprintf("; in domain though %s: the question names %s, who wrote some of the best matches", ood, rd.who)
 	}
 	res.Answer = fmt.Sprintf("No single entry answers this with confidence; the %d best matches are listed, best first.", len(o.hits))
 	return o
@@ -440,9 +470,10 @@ func (rv *Retriever) episodes(hits []search.Hit) func(i int) string {
 }
 
 // directVerdict reports whether the top hit answers directly, and why. It
-// asks stated only what its rules read, in their order: what a long entry
+// asks rd only what its rules read, in their order: what a long entry
 // states is analyzed from its whole text (ownCached).
-func directVerdict(r search.Result, stated func(i int) int) (bool, string) {
+func directVerdict(r search.Result, rd reading) (bool, string) {
+	stated := rd.stated
 	hits, top := r.Hits, r.Hits[0]
 	terms := len(r.Terms)
 	if terms == 0 {
@@ -477,17 +508,29 @@ func directVerdict(r search.Result, stated func(i int) int) (bool, string) {
 	for i := 1; i < min(len(hits), decideDepth); i++ {
 		rest = max(rest, stated(i))
 	}
-	switch {
-	case own <= rest:
+	if own <= rest {
 		return false, fmt.Sprintf("%s, and another of the %d best matches %d", said, decideDepth, rest)
-	case own-rest >= directMargin && ratio >= directRatio:
-		return true, fmt.Sprintf("%s, %d more than any other of the %d best matches, and %s", said, own-rest, decideDepth, lead(directRatio))
-	case ratio >= directRatioFar:
-		return true, fmt.Sprintf("%s, more than any other of the %d best matches, and %s", said, decideDepth, lead(directRatioFar))
-	case ratio >= directRatioStrong && top.Score >= directStrong:
-		return true, fmt.Sprintf("%s, more than any other of the %d best matches, with top score %.4f ≥ %g and %s", said, decideDepth, top.Score, directStrong, lead(directRatioStrong))
 	}
-	return false, fmt.Sprintf("%s, %d more than any other of the %d best matches, but with top score %.4f only %s", said, own-rest, decideDepth, top.Score, lead(0))
+	var why string
+	switch {
+	case own-rest >= directMargin && ratio >= directRatio:
+		why = fmt.Sprintf("%s, %d more than any other of the %d best matches, and %s", said, own-rest, decideDepth, lead(directRatio))
+	case ratio >= directRatioFar:
+		why = fmt.Sprintf("%s, more than any other of the %d best matches, and %s", said, decideDepth, lead(directRatioFar))
+	case ratio >= directRatioStrong && top.Score >= directStrong:
+		why = fmt.Sprintf("%s, more than any other of the %d best matches, with top score %.4f ≥ %g and %s", said, decideDepth, top.Score, directStrong, lead(directRatioStrong))
+	default:
+		return false, fmt.Sprintf("%s, %d more than any other of the %d best matches, but with top score %.4f only %s", said, own-rest, decideDepth, top.Score, lead(0))
+	}
+	if rd.asks != nil && rd.asks(0) {
+		return false, why + ", but it asks what the question asks: its reply holds the answer"
+	}
+	if rd.other != nil {
+		if who := rd.other(0); who != "" {
+			return false, fmt.Sprintf("%s, but in the words of %s, whom the question does not ask about", why, who)
+		}
+	}
+	return true, why
 }
 
 // stated returns the count directVerdict reads: the query's terms hit i
