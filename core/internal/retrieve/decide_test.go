@@ -184,6 +184,7 @@ func TestDecideAsksStatedLazily(t *testing.T) {
 		{"a term found nowhere", []string{"glaze"}, []int{3, 1, 1}, nil},
 		{"the top states too little", nil, []int{1, 3, 3}, []int{0}},
 		{"the top states enough", nil, []int{3, 1, 1}, []int{0, 1, 2}},
+		{"another states as much", nil, []int{3, 3, 1}, []int{0, 1}},
 	}
 	for _, tc := range tests {
 		var asked []int

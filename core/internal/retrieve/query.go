@@ -504,8 +504,12 @@ func directVerdict(r search.Result, rd reading) (bool, string) {
 	if float64(own) < directStated*float64(terms) {
 		return false, fmt.Sprintf("%s (< %g)", said, directStated)
 	}
+	// rest is the most any other of the best matches states, read until
+	// one states as much as the top: analyzing a long entry's words is most
+	// of a question's time in a process that has not read it before (the
+	// CLI's), and the verdict is then known.
 	rest := 0
-	for i := 1; i < min(len(hits), decideDepth); i++ {
+	for i := 1; i < min(len(hits), decideDepth) && rest < own; i++ {
 		rest = max(rest, stated(i))
 	}
 	if own <= rest {
