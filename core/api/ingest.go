@@ -61,6 +61,13 @@ type IngestParams struct {
 	IngestOptions
 }
 
+// AgentOrigin is the origin (IngestParams.Origins) a host gives the top
+// folders of documents an agent sends (the MCP server's arbor-ingest): they
+// come from no folder of the machine and are often the only copy of their
+// text. No folder moved there, so a relocated call never replaces it: a
+// folder's prune would then delete the agent's documents.
+const AgentOrigin = "arbor-ingest (an agent's documents)"
+
 // Statuses of an IngestFile.
 const (
 	IngestAdded     = "added"     // a source seen for the first time

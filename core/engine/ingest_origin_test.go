@@ -236,3 +236,35 @@ func TestIngestRelocatedFolderTakesItsPlace(t *testing.T) {
 		t.Errorf("the old place after the move: %+v", res.Files)
 	}
 }
+
+// An agent's documents moved from no folder: a call saying its folder
+// moved (relocated) does not take their prefix over, which would hand them
+// to the folder whose prune then deletes them, and the refusal does not
+// suggest it.
+func TestIngestRelocatedLeavesAnAgentsDocuments(t *testing.T) {
+	mem := host.NewMemFS()
+	eng := openIngest(t, mem, &clockVar{t1})
+	agents := []api.SourceFile{{Name: "notes/minutes.md", Content: "# Minutes\n\nThe launch moved to May.\n"}}
+	mustIngest(t, eng, api.IngestParams{Files: agents, Origins: map[string]string{"notes/": api.AgentOrigin}})
+	before := entryPaths(eng)
+
+	folder := api.IngestParams{
+		Files:     []api.SourceFile{{Name: "notes/todo.md", Content: "# Todo\n\nRenew the laptop.\n"}},
+		Prune:     []string{"notes/"},
+		Origins:   map[string]string{"notes/": "/home/ana/notes"},
+		Relocated: true,
+	}
+	res := mustIngest(t, eng, folder)
+	if res.Summary.FailedFiles != 1 || len(res.Warnings) != 1 || res.Warnings[0].Code != api.IngestOtherOrigin || res.Warnings[0].Origin != api.AgentOrigin {
+		t.Fatalf("a folder relocated onto an agent's documents: %+v %+v", res.Files, res.Warnings)
+	}
+	if msg := res.Files[0].Message; strings.Contains(msg, "relocated") || !strings.Contains(msg, "another name") {
+		t.Errorf("refusal %q: want another name, and no relocating", msg)
+	}
+	if got := entryPaths(eng); got != before {
+		t.Errorf("entries changed:\n%s\nwant\n%s", got, before)
+	}
+	if got := readManifest(t, mem).Origins; got["notes/"] != api.AgentOrigin {
+		t.Errorf("origins: %v", got)
+	}
+}

@@ -45,13 +45,8 @@ func addIngestTool(s *Server) {
 		})
 }
 
-// IngestOrigin is the origin (api.IngestParams.Origins) of the folders of
-// the documents arbor-ingest sends: an agent's documents come from no
-// folder of this machine, and are often the only copy of their text.
-const IngestOrigin = "arbor-ingest (an agent's documents)"
-
 // agentOrigins gives the top folder of each document's name the origin
-// IngestOrigin, so that the engine keeps an agent's documents and a
+// api.AgentOrigin, so that the engine keeps an agent's documents and a
 // folder the CLI ingests under one name apart: without it, `arbor ingest
 // --prune ~/notes` deleted the entries of an agent's notes/minutes.md as
 // a file gone from the folder, and the agent's document overwrote the
@@ -67,7 +62,7 @@ func agentOrigins(files []ingestFile) map[string]string {
 		if origins == nil {
 			origins = map[string]string{}
 		}
-		origins[top+"/"] = IngestOrigin
+		origins[top+"/"] = api.AgentOrigin
 	}
 	return origins
 }

@@ -124,7 +124,7 @@ func TestIngestToolKeepsAgentsDocumentsApartFromAFolder(t *testing.T) {
 	// The CLI's folder of the agent's name, pruned, keeps the agent's entry.
 	got := cli(api.IngestParams{Files: []api.SourceFile{{Name: "minutes/june.md", Content: "# June\n\nNothing.\n"}},
 		Origins: map[string]string{"minutes/": "/home/ana/minutes"}, Prune: []string{"minutes/"}})
-	if len(got.Warnings) != 1 || got.Warnings[0].Code != api.IngestOtherOrigin || got.Warnings[0].Origin != IngestOrigin {
+	if len(got.Warnings) != 1 || got.Warnings[0].Code != api.IngestOtherOrigin || got.Warnings[0].Origin != api.AgentOrigin {
 		t.Errorf("the folder's call: %+v %+v", got.Files, got.Warnings)
 	}
 	if b, err := os.ReadFile(filepath.Join(root, "minutes/may/may.md")); err != nil || !strings.Contains(string(b), "Ship on Friday.") {

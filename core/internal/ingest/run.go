@@ -204,17 +204,22 @@ type clash struct {
 
 // message is what a file under pre (a prefix of the call) fails with.
 func (c clash) message(pre string) string {
+	if c.recorded == api.AgentOrigin {
+		return fmt.Sprintf("%q holds documents an agent sent (%s), which no folder holds, and this call's %q come from %s: two origins under one name would overwrite and prune each other's entries; send these under another name",
+			c.prefix, c.recorded, pre, c.given)
+	}
 	return fmt.Sprintf("%q holds the files of %s, and this call's %q come from %s: two origins under one name would overwrite and prune each other's entries; send these under another name, or, if %s moved to %s, send them again as relocated (the CLI's --moved)",
 		c.prefix, c.recorded, pre, c.given, c.recorded, c.given)
 }
 
 // relocate forgets the origins the manifest records for the prefixes of
 // origins and for those above or below them: the call says its folders
-// moved, and recordOrigins records where they are now.
+// moved, and recordOrigins records where they are now. An agent's
+// documents moved from no folder: their origin stays, and clashes.
 func relocate(man *Manifest, origins map[string]string) {
 	for at := range man.Origins {
 		for pre := range origins {
-			if overlap(pre, at) {
+			if overlap(pre, at) && man.Origins[at] != api.AgentOrigin {
 				delete(man.Origins, at)
 				break
 			}

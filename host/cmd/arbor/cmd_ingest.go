@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/host/mcp"
 )
 
 // Files go to the engine in batches: one call per batch keeps the request
@@ -478,7 +477,7 @@ func warningLine(w api.IngestWarning, arg, origin string) string {
 		return fmt.Sprintf("! not pruned %s: the folder %s is empty, and its %s ingested before stayed (a share not mounted, a sync not done?); if it is meant to be empty, run again with --prune-empty, or delete their entries with arbor rm PATH --reason R",
 			w.Prefix, arg, plural(w.Sources, "source", "sources"))
 	case api.IngestOtherOrigin:
-		if w.Origin == mcp.IngestOrigin {
+		if w.Origin == api.AgentOrigin {
 			// No folder moved: --moved would hand the agent's documents to
 			// this folder, whose prune then deletes them.
 			return fmt.Sprintf("! not written %s: this memory holds under %[1]s documents an agent sent to arbor-ingest, which no folder holds: ingest %s under another name (arbor ingest --name NAME %[2]s)",

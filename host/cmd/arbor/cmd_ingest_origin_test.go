@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/host/mcp"
 	"github.com/arbormem/arbor/host/runtime"
 )
 
@@ -209,7 +208,7 @@ func TestIngestFolderOfAnAgentsName(t *testing.T) {
 	}
 	// What arbor-ingest sends for an agent's minutes/may.md.
 	if _, err := eng.Ingest(ctx, api.IngestParams{Files: []api.SourceFile{{Name: "minutes/may.md", Content: "# May\n\nShip on Friday.\n"}},
-		Origins: map[string]string{"minutes/": mcp.IngestOrigin}}); err != nil {
+		Origins: map[string]string{"minutes/": api.AgentOrigin}}); err != nil {
 		t.Fatal(err)
 	}
 	eng.Close(ctx)
