@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	goruntime "runtime"
 	"sync"
 
 	"github.com/arbormem/arbor/host/arborhost"
@@ -144,7 +145,9 @@ func (e *Engine) start(ctx context.Context, cache wazero.CompilationCache) (err 
 	if e.host, err = arborhost.Instantiate(ctx, e.rt, e.hostName, e.fs, e.cfg.embedder, e.cfg.logCtx); err != nil {
 		return fmt.Errorf("arbor: instantiate %s: %w", arborhost.ModuleName, err)
 	}
-	compiled, err := e.rt.CompileModule(ctx, e.cfg.wasm)
+	// A cache miss (the first start of a build on a machine) compiles the
+	// whole module, seconds of CPU on one core: every core shares it.
+	compiled, err := e.rt.CompileModule(experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0)), e.cfg.wasm)
 	if err != nil {
 		return &compileError{fmt.Errorf("arbor: compile engine module%s: %w", e.cfg.memoryNote(), err)}
 	}
