@@ -1,7 +1,10 @@
 package curate
 
 import (
+	"bytes"
+	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,6 +108,101 @@ func TestFaultInjection(t *testing.T) {
 					if ffs.calls < n {
 						break // the fault was never reached: every N was tried
 					}
+				}
+			}
+		})
+	}
+}
+
+// fullFS is a disk that is full at the nth write: as a real host does, the
+// write makes the file's missing folders first, then fails to write the
+// file itself (ENOSPC on its temporary file). The writes of the rollback
+// find the space the undone writes free (a disk full for good, where even
+// the rollback's writes fail, is TestFaultInjection's crash).
+type fullFS struct {
+	*host.MemFS
+	n, calls int
+}
+
+func (f *fullFS) WriteFile(p string, data []byte) error {
+	if f.calls++; f.calls != f.n {
+		return f.MemFS.WriteFile(p, data)
+	}
+	// The folders stay behind, as MkdirAll's do.
+	probe := path.Join(path.Dir(p), "probe")
+	if err := f.MemFS.WriteFile(probe, nil); err == nil {
+		f.MemFS.Remove(probe)
+	}
+	return fmt.Errorf("write %s: no space left on device: %w", p, host.ErrIO)
+}
+
+// Swap is the compare-and-swap of MemFS, with the write of WriteFile.
+func (f *fullFS) Swap(p string, data, old []byte, existed bool) error {
+	now, err := f.MemFS.ReadFile(p)
+	if ok := err == nil; ok != existed || (ok && !bytes.Equal(now, old)) {
+		return fmt.Errorf("write %s: %w", p, host.ErrChanged)
+	}
+	return f.WriteFile(p, data)
+}
+
+// folders lists every folder of fsys below the root, .arbor/ left out.
+func folders(t *testing.T, fsys host.FS) []string {
+	t.Helper()
+	var out []string
+	err := host.Walk(fsys, "", func(dir string, list []host.DirEntry) error {
+		for _, de := range list {
+			if p := path.Join(dir, de.Name); de.IsDir && p != ".arbor" {
+				out = append(out, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestFullDiskLeavesNoFolders fills the disk at every write of operations
+// that create folders: the failed operation leaves neither the files nor
+// the folders its writes made (an empty folder in the tree is a domain or
+// topic with nothing in it, listed by tree and status).
+func TestFullDiskLeavesNoFolders(t *testing.T) {
+	ops := []struct {
+		name string
+		op   api.Operation
+	}{
+		{"add", api.Operation{Type: "ADD", Path: "ops/oncall/pager", Title: "Rota", Reason: "new"}},
+		{"move folder", api.Operation{Type: "MOVE", Path: "eng/billing", To: "finance/money", Reason: "move"}},
+		{"move entry", api.Operation{Type: "MOVE", Path: "eng/billing/old_retry.md", To: "ops/billing/renamed.md", Reason: "move"}},
+	}
+	for _, tc := range ops {
+		t.Run(tc.name, func(t *testing.T) {
+			for n := 1; ; n++ {
+				mem := host.NewMemFS()
+				for p, s := range fixtureWithSubtopic() {
+					if err := mem.WriteFile(p, []byte(s)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before, dirs := treeFiles(mem), folders(t, mem)
+				ffs := &fullFS{MemFS: mem, n: n}
+				c := &Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}
+				a := c.Apply([]api.Operation{tc.op}).Applied[0]
+				if a.Status == api.StatusSuccess {
+					if ffs.calls >= n {
+						t.Fatalf("n=%d: succeeded through a full disk", n)
+					}
+					break // the disk never filled: every n was tried
+				}
+				if !strings.Contains(a.Message, "no space left on device") {
+					t.Errorf("n=%d: message %q does not say why", n, a.Message)
+				}
+				if d := diffFiles(before, treeFiles(mem)); d != "" {
+					t.Fatalf("n=%d: the failed operation changed the tree:\n%s", n, d)
+				}
+				if got := folders(t, mem); !slices.Equal(got, dirs) {
+					t.Fatalf("n=%d (%s): the failed operation left folders: %v, were %v", n, a.Message, got, dirs)
 				}
 			}
 		})

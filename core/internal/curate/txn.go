@@ -169,6 +169,11 @@ func (t *txn) change(ch planned) error {
 	// since (the journal was written in between) fails the operation
 	// instead of being overwritten.
 	if err := host.Swap(t.fs, p, ch.data, old, ch.existed); err != nil {
+		// A host makes the folders before the file: a disk that filled up
+		// in between leaves them, empty, unless they go now.
+		for i := len(missing) - 1; i >= 0; i-- {
+			t.fs.Remove(missing[i]) // best effort, as in the undo below
+		}
 		if errors.Is(err, host.ErrChanged) {
 			return conflictf("%s changed on disk while the operation ran", p)
 		}
