@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"strings"
 	"time"
@@ -203,11 +204,47 @@ func (c *Curator) appendAudit(rec auditRecord) error {
 		return fmt.Errorf("encode audit line: %w", err)
 	}
 	line = append(line, '\n')
+	torn, err := c.auditTorn()
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", AuditPath, err)
+	}
+	if torn {
+		line = append([]byte{'\n'}, line...)
+	}
 	if err := c.FS.Append(AuditPath, line); err != nil {
 		return fmt.Errorf("append to %s: %w", AuditPath, err)
 	}
 	c.auditLog().appended(line)
 	return nil
+}
+
+// auditTorn reports whether the audit log ends inside a line: an append a
+// crash or a full disk cut short (fs_append, ABI §2). The next line then
+// begins on a line of its own; appended to the torn one, it would be read
+// with it as one line that does not parse, and its record lost.
+func (c *Curator) auditTorn() (bool, error) {
+	st, err := c.FS.Stat(AuditPath)
+	switch {
+	case errors.Is(err, host.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	case st.Size == 0:
+		return false, nil
+	}
+	if rr := host.RangeReaderOf(c.FS); rr != nil {
+		var last [1]byte
+		n, err := rr.ReadAt(AuditPath, last[:], st.Size-1)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return false, err
+		}
+		return n == 1 && last[0] != '\n', nil
+	}
+	data, err := c.FS.ReadFile(AuditPath)
+	if err != nil {
+		return false, err
+	}
+	return len(data) > 0 && data[len(data)-1] != '\n', nil
 }
 
 // rotateAudit renames a log grown past auditRotateBytes to a name no

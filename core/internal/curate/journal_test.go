@@ -1,6 +1,7 @@
 package curate
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -99,5 +100,35 @@ func TestAuditLinePerOperation(t *testing.T) {
 	}
 	if _, err := e.fs.ReadFile(JournalPath); err == nil {
 		t.Fatal("the journal is left after the call")
+	}
+}
+
+// An append cut short (a crash, a disk that filled up) leaves the audit
+// log's last line torn. The next operation's line begins on a line of its
+// own: appended to the torn one, it was read with it as one line that does
+// not parse, and lost (and with it the record that the engine wrote the
+// entry's reason, TestWritesKeepReasonsTheEngineDidNotWrite).
+func TestAuditLineAfterATornOne(t *testing.T) {
+	e := newEnv(t, fixtureWithSubtopic())
+	mustSucceed(t, one(t, e, api.Operation{Type: "ADD", Path: "ops/oncall", Title: "One", Reason: "a"}))
+	if err := e.fs.Append(AuditPath, []byte(`{"time":"2026-11-27T03:44:43Z","op":"UPD`)); err != nil {
+		t.Fatal(err)
+	}
+	mustSucceed(t, one(t, e, api.Operation{Type: "ADD", Path: "ops/oncall", Title: "Two", Reason: "b"}))
+	data, err := e.fs.ReadFile(AuditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var last auditRecord
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Reason != "b" || last.Status != api.StatusSuccess {
+		t.Fatalf("the line after the torn one: %q (%v)", lines[len(lines)-1], err)
+	}
+	if len(lines) != 3 {
+		t.Fatalf("audit log:\n%s", data)
+	}
+	// The session's copy of the log reads the new line too.
+	if ok, err := e.c.auditLog().logged(e.fs, tNow, "b"); err != nil || !ok {
+		t.Fatalf("logged = %v, %v", ok, err)
 	}
 }
