@@ -102,6 +102,10 @@ const tempPattern = api.TempPrefix + "*"
 // cannot be provoked from outside.
 var renameFile = os.Rename
 
+// appendFile writes an append's bytes. Tests replace it to make a write
+// stop part way, as a disk that fills up does.
+var appendFile = (*os.File).Write
+
 // NewRootFS returns the file system rooted at dir, which must be an
 // existing directory.
 func NewRootFS(dir string) (*RootFS, error) {
@@ -483,8 +487,9 @@ func (r *RootFS) write(p string, data []byte, check func(full string) error) err
 }
 
 // Append adds data at the end of a file, creating it and its missing
-// parent folders, and syncs it before returning. A symbolic link at p is
-// refused, as for WriteFile.
+// parent folders, and syncs it before returning. An append that fails
+// (a full disk) leaves the file as it was; only a crash can leave part of
+// data. A symbolic link at p is refused, as for WriteFile.
 func (r *RootFS) Append(p string, data []byte) error {
 	if err := r.writable("append", p); err != nil {
 		return err
@@ -514,9 +519,27 @@ func (r *RootFS) Append(p string, data []byte) error {
 	if err != nil {
 		return osError("append", p, err)
 	}
-	_, werr := f.Write(data)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return osError("append", p, err)
+	}
+	_, werr := appendFile(f, data)
 	serr := f.Sync()
-	if err := errors.Join(werr, serr, f.Close()); err != nil {
+	if err := errors.Join(werr, serr); err != nil {
+		// A full disk takes part of the bytes: cut them off, so that a
+		// failed append leaves the file as it was, not a torn line the
+		// next append would be read with (the caller holds the root's
+		// lock, so the bytes past the old size are this call's).
+		if created {
+			os.Remove(full)
+		} else if terr := f.Truncate(fi.Size()); terr == nil {
+			f.Sync()
+		}
+		f.Close()
+		return osError("append", p, err)
+	}
+	if err := f.Close(); err != nil {
 		return osError("append", p, err)
 	}
 	if created {

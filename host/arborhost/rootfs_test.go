@@ -885,3 +885,28 @@ func TestRootFSFollowsNoLinkInTheTree(t *testing.T) {
 		t.Fatalf("eng/deploy/deploy.md = %q, %v", b, err)
 	}
 }
+
+// An append that fails part way (a disk that fills up takes some of the
+// bytes) leaves the file as it was: the torn bytes, left, would be read
+// with the next append as one line (the audit log's next record lost).
+func TestRootFSFailedAppendChangesNothing(t *testing.T) {
+	r, dir := newRoot(t)
+	full := errors.New("no space left on device")
+	appendFile = func(f *os.File, b []byte) (int, error) {
+		n, _ := f.Write(b[:len(b)/2])
+		return n, full
+	}
+	t.Cleanup(func() { appendFile = (*os.File).Write })
+	mustWrite(t, filepath.Join(dir, ".arbor/audit.jsonl"), "{\"op\":\"ADD\"}\n")
+	for _, p := range []string{".arbor/audit.jsonl", ".arbor/new.jsonl"} {
+		if err := r.Append(p, []byte("{\"op\":\"UPDATE\"}\n")); !errors.Is(err, full) || errorCode(err) != codeIO {
+			t.Errorf("append %s: %v, want the failure as IO", p, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".arbor/audit.jsonl")); string(b) != "{\"op\":\"ADD\"}\n" {
+		t.Errorf("a failed append left %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".arbor/new.jsonl")); err == nil {
+		t.Error("a failed append created its file")
+	}
+}

@@ -482,16 +482,32 @@ export function nodeFs(dir, { network } = {}) {
       const full = resolveWrite(p);
       if (p === '') throw new StorageError('EINVAL', 'cannot append to the root');
       let fd;
+      /** @type {number | null} the size before, null when the file is new */
+      let size = null;
       try {
         fs.mkdirSync(path.dirname(full), { recursive: true });
-        if (fs.lstatSync(full, { throwIfNoEntry: false })?.isSymbolicLink()) {
+        const st = fs.lstatSync(full, { throwIfNoEntry: false });
+        if (st?.isSymbolicLink()) {
           throw new StorageError('EACCES', `append ${p}: is a symbolic link`);
         }
         fd = fs.openSync(full, 'a', 0o644);
+        size = st ? fs.fstatSync(fd).size : null;
         let off = 0;
         while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
         fs.fsyncSync(fd);
       } catch (err) {
+        // A full disk takes part of the bytes: cut them off, so that a
+        // failed append leaves the file as it was, not a torn line the
+        // next append would be read with (the engine holds the root's
+        // lock, so the bytes past the old size are this call's).
+        if (fd !== undefined) {
+          try {
+            if (size === null) fs.rmSync(full, { force: true });
+            else fs.ftruncateSync(fd, size);
+          } catch {
+            // the error below says the append failed
+          }
+        }
         throw wrap(err, `append ${p}`);
       } finally {
         if (fd !== undefined) fs.closeSync(fd);

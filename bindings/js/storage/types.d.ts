@@ -63,8 +63,9 @@ export interface Storage {
   swap?(path: string, bytes: Uint8Array, old: Uint8Array, existed: boolean): void;
   /**
    * Optional: adds bytes at the end of a file (the audit log), creating it
-   * and its parent folders, durable when it returns. Without it the host
-   * reads the file and writes it back whole.
+   * and its parent folders, durable when it returns. An append that throws
+   * leaves the file as it was (a full disk's part of the bytes cut off).
+   * Without it the host reads the file and writes it back whole.
    */
   append?(path: string, bytes: Uint8Array): void;
   /**

@@ -291,3 +291,20 @@ test('nodeFs: atomic write leaves no temporary file, even when it fails', (t) =>
   assert.throws(() => s.write('a/c.md', enc.encode('x')), code('EINVAL'));
   assert.deepEqual(fs.readdirSync(path.join(dir, 'a')).sort(), ['b.md', 'c.md']);
 });
+
+test('nodeFs: an append that fails part way (a full disk) leaves the file as it was', (t) => {
+  const dir = tmpdir(t);
+  const s = nodeFs(dir);
+  s.append('.arbor/audit.jsonl', enc.encode('{"op":"ADD"}\n'));
+  const write = fs.writeSync;
+  t.mock.method(fs, 'writeSync', (fd, buf, off, len) => {
+    write(fd, buf, off, Math.floor(len / 2));
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  });
+  for (const p of ['.arbor/audit.jsonl', '.arbor/new.jsonl']) {
+    assert.throws(() => s.append(p, enc.encode('{"op":"UPDATE"}\n')), /no space left/);
+  }
+  t.mock.restoreAll();
+  assert.equal(fs.readFileSync(path.join(dir, '.arbor/audit.jsonl'), 'utf8'), '{"op":"ADD"}\n');
+  assert.deepEqual(fs.readdirSync(path.join(dir, '.arbor')), ['audit.jsonl']);
+});
