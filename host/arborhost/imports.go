@@ -11,8 +11,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
+
+	"github.com/arbormem/arbor/core/host"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -116,60 +119,64 @@ func pathAndData(mem Memory, pathPtr, pathLen, dataPtr, dataLen uint32) (string,
 	return p, data, ok
 }
 
-// abiWrite is fs_write(path_ptr, path_len, data_ptr, data_len) -> i32.
-func (r *RootFS) abiWrite(mem Memory, pathPtr, pathLen, dataPtr, dataLen uint32) int32 {
+// errOutside is a write's argument that lies outside guest memory.
+var errOutside = fmt.Errorf("an argument lies outside guest memory: %w", host.ErrInvalid)
+
+// abiWrite is fs_write(path_ptr, path_len, data_ptr, data_len) -> i32;
+// the writes return the error, which Instantiate turns into the code.
+func (r *RootFS) abiWrite(mem Memory, pathPtr, pathLen, dataPtr, dataLen uint32) error {
 	p, data, ok := pathAndData(mem, pathPtr, pathLen, dataPtr, dataLen)
 	if !ok {
-		return codeInvalid
+		return errOutside
 	}
-	return errorCode(r.WriteFile(p, data))
+	return r.WriteFile(p, data)
 }
 
 // abiAppend is fs_append(path_ptr, path_len, data_ptr, data_len) -> i32.
-func (r *RootFS) abiAppend(mem Memory, pathPtr, pathLen, dataPtr, dataLen uint32) int32 {
+func (r *RootFS) abiAppend(mem Memory, pathPtr, pathLen, dataPtr, dataLen uint32) error {
 	p, data, ok := pathAndData(mem, pathPtr, pathLen, dataPtr, dataLen)
 	if !ok {
-		return codeInvalid
+		return errOutside
 	}
-	return errorCode(r.Append(p, data))
+	return r.Append(p, data)
 }
 
 // abiSwap is fs_swap(path_ptr, path_len, data_ptr, data_len, old_ptr,
 // old_len, existed) -> i32.
-func (r *RootFS) abiSwap(mem Memory, pathPtr, pathLen, dataPtr, dataLen, oldPtr, oldLen uint32, existed int32) int32 {
+func (r *RootFS) abiSwap(mem Memory, pathPtr, pathLen, dataPtr, dataLen, oldPtr, oldLen uint32, existed int32) error {
 	p, data, ok := pathAndData(mem, pathPtr, pathLen, dataPtr, dataLen)
 	if !ok {
-		return codeInvalid
+		return errOutside
 	}
 	var old []byte
 	if oldLen > 0 {
 		if old, ok = mem.Read(oldPtr, oldLen); !ok {
-			return codeInvalid
+			return errOutside
 		}
 	}
-	return errorCode(r.Swap(p, data, old, existed != 0))
+	return r.Swap(p, data, old, existed != 0)
 }
 
 // abiRemove is fs_remove(path_ptr, path_len) -> i32.
-func (r *RootFS) abiRemove(mem Memory, pathPtr, pathLen uint32) int32 {
+func (r *RootFS) abiRemove(mem Memory, pathPtr, pathLen uint32) error {
 	p, ok := guestString(mem, pathPtr, pathLen)
 	if !ok {
-		return codeInvalid
+		return errOutside
 	}
-	return errorCode(r.Remove(p))
+	return r.Remove(p)
 }
 
 // abiRename is fs_rename(from_ptr, from_len, to_ptr, to_len) -> i32.
-func (r *RootFS) abiRename(mem Memory, fromPtr, fromLen, toPtr, toLen uint32) int32 {
+func (r *RootFS) abiRename(mem Memory, fromPtr, fromLen, toPtr, toLen uint32) error {
 	from, ok := guestString(mem, fromPtr, fromLen)
 	if !ok {
-		return codeInvalid
+		return errOutside
 	}
 	to, ok := guestString(mem, toPtr, toLen)
 	if !ok {
-		return codeInvalid
+		return errOutside
 	}
-	return errorCode(r.Rename(from, to))
+	return r.Rename(from, to)
 }
 
 // abiList is fs_list(path_ptr, path_len, buf_ptr, buf_cap) -> i32.
@@ -206,6 +213,23 @@ func (r *RootFS) abiStat(mem Memory, pathPtr, pathLen, bufPtr, bufCap uint32) in
 	return sized(mem, out, bufPtr, bufCap)
 }
 
+// logged is the ABI code of err, the result of the writing import name.
+// A code carries no message over the ABI: a write refused by the
+// read-only grant, and one the system failed (a full disk, a file system
+// gone read-only, a failing drive, of which the engine says only "i/o
+// error"), are logged at level 2, so that whoever reads the log learns why.
+func (r *RootFS) logged(ctx context.Context, logf func(context.Context, int, string), name string, err error) int32 {
+	rc := errorCode(err)
+	switch {
+	case logf == nil:
+	case rc == codeDenied && r.readOnly:
+		logf(ctx, 2, name+": refused: the memory root is granted read-only")
+	case rc == codeIO:
+		logf(ctx, 2, name+": "+err.Error())
+	}
+	return rc
+}
+
 // Instantiate registers the arbor_host module in rt under name (ModuleName,
 // unless several engine instances in rt each need their own, resolved with
 // experimental.WithImportResolver), its file functions served by fsys,
@@ -223,13 +247,15 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, name string, fsys *Root
 			}), []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).
 			Export(name)
 	}
-	// DENIED carries no message over the ABI: a write refused by the
-	// read-only grant is logged, so that whoever reads the log learns why.
-	granted := func(name string, rc int32) int32 {
-		if rc == codeDenied && fsys.readOnly && logf != nil {
-			logf(ctx, 2, name+": refused: the memory root is granted read-only")
-		}
-		return rc
+	granted := func(ctx context.Context, name string, err error) int32 {
+		return fsys.logged(ctx, logf, name, err)
+	}
+	fw4 := func(name string, f func(Memory, uint32, uint32, uint32, uint32) error) {
+		b.NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
+				s[0] = api.EncodeI32(granted(ctx, name, f(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]), api.DecodeU32(s[2]), api.DecodeU32(s[3]))))
+			}), []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).
+			Export(name)
 	}
 	fn4("fs_read", fsys.abiRead)
 	b.NewFunctionBuilder().
@@ -237,9 +263,9 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, name string, fsys *Root
 			s[0] = api.EncodeI32(fsys.abiReadAt(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]), int64(s[2]), api.DecodeU32(s[3]), api.DecodeU32(s[4])))
 		}), []api.ValueType{i32, i32, api.ValueTypeI64, i32, i32}, []api.ValueType{i32}).
 		Export("fs_read_at")
-	fn4("fs_write", func(m Memory, a, b, c, d uint32) int32 { return granted("fs_write", fsys.abiWrite(m, a, b, c, d)) })
-	fn4("fs_append", func(m Memory, a, b, c, d uint32) int32 { return granted("fs_append", fsys.abiAppend(m, a, b, c, d)) })
-	fn4("fs_rename", func(m Memory, a, b, c, d uint32) int32 { return granted("fs_rename", fsys.abiRename(m, a, b, c, d)) })
+	fw4("fs_write", fsys.abiWrite)
+	fw4("fs_append", fsys.abiAppend)
+	fw4("fs_rename", fsys.abiRename)
 	fn4("fs_list", fsys.abiList)
 	fn4("fs_stat", fsys.abiStat)
 	b.NewFunctionBuilder().
@@ -249,21 +275,21 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, name string, fsys *Root
 		}), []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}).
 		Export("fs_walk")
 	b.NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
-			s[0] = api.EncodeI32(granted("fs_remove", fsys.abiRemove(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]))))
+		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
+			s[0] = api.EncodeI32(granted(ctx, "fs_remove", fsys.abiRemove(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]))))
 		}), []api.ValueType{i32, i32}, []api.ValueType{i32}).
 		Export("fs_remove")
 	b.NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
-			s[0] = api.EncodeI32(fsys.abiSwap(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]), api.DecodeU32(s[2]),
-				api.DecodeU32(s[3]), api.DecodeU32(s[4]), api.DecodeU32(s[5]), api.DecodeI32(s[6])))
+		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
+			s[0] = api.EncodeI32(granted(ctx, "fs_swap", fsys.abiSwap(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]), api.DecodeU32(s[2]),
+				api.DecodeU32(s[3]), api.DecodeU32(s[4]), api.DecodeU32(s[5]), api.DecodeI32(s[6]))))
 		}), []api.ValueType{i32, i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}).
 		Export("fs_swap")
 	// The lock waits at most as long as the call may run: a deadline on
 	// the call bounds the wait too.
 	b.NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, s []uint64) {
-			s[0] = api.EncodeI32(errorCode(fsys.LockContext(ctx)))
+			s[0] = api.EncodeI32(granted(ctx, "fs_lock", fsys.LockContext(ctx)))
 		}), []api.ValueType{}, []api.ValueType{i32}).
 		Export("fs_lock")
 	b.NewFunctionBuilder().

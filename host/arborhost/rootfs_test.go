@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -398,24 +400,24 @@ func TestABIWriteRemoveRename(t *testing.T) {
 	mem := make(sliceMem, 4096)
 	pp, pl := mem.put(0, "a/b/c.md")
 	dp, dl := mem.put(100, "hello")
-	if rc := r.abiWrite(mem, pp, pl, dp, dl); rc != 0 {
+	if rc := errorCode(r.abiWrite(mem, pp, pl, dp, dl)); rc != 0 {
 		t.Fatalf("write rc %d", rc)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a/b/c.md")); string(b) != "hello" {
 		t.Fatalf("written %q", b)
 	}
 	tp, tl := mem.put(200, "d/e.md")
-	if rc := r.abiRename(mem, pp, pl, tp, tl); rc != 0 {
+	if rc := errorCode(r.abiRename(mem, pp, pl, tp, tl)); rc != 0 {
 		t.Fatalf("rename rc %d", rc)
 	}
-	if rc := r.abiRemove(mem, tp, tl); rc != 0 {
+	if rc := errorCode(r.abiRemove(mem, tp, tl)); rc != 0 {
 		t.Fatalf("remove rc %d", rc)
 	}
-	if rc := r.abiRemove(mem, tp, tl); rc != codeNotFound {
+	if rc := errorCode(r.abiRemove(mem, tp, tl)); rc != codeNotFound {
 		t.Fatalf("remove again rc %d", rc)
 	}
 	bp, bl := mem.put(300, "../escape.md")
-	if rc := r.abiWrite(mem, bp, bl, dp, dl); rc != codeInvalid {
+	if rc := errorCode(r.abiWrite(mem, bp, bl, dp, dl)); rc != codeInvalid {
 		t.Fatalf("write ../ rc %d", rc)
 	}
 }
@@ -428,7 +430,7 @@ func TestABIAppendAndLock(t *testing.T) {
 	pp, pl := mem.put(0, ".arbor/audit.jsonl")
 	for i, line := range []string{"one\n", "two\n"} {
 		dp, dl := mem.put(uint32(100+10*i), line)
-		if rc := r.abiAppend(mem, pp, pl, dp, dl); rc != 0 {
+		if rc := errorCode(r.abiAppend(mem, pp, pl, dp, dl)); rc != 0 {
 			t.Fatalf("append rc %d", rc)
 		}
 	}
@@ -436,14 +438,14 @@ func TestABIAppendAndLock(t *testing.T) {
 		t.Fatalf("appended %q", b)
 	}
 	bp, bl := mem.put(300, "../escape.log")
-	if rc := r.abiAppend(mem, bp, bl, 100, 4); rc != codeInvalid {
+	if rc := errorCode(r.abiAppend(mem, bp, bl, 100, 4)); rc != codeInvalid {
 		t.Fatalf("append ../ rc %d", rc)
 	}
 	if err := os.Symlink(filepath.Join(dir, "target"), filepath.Join(dir, "link.log")); err != nil {
 		t.Fatal(err)
 	}
 	lp, ll := mem.put(400, "link.log")
-	if rc := r.abiAppend(mem, lp, ll, 100, 4); rc != codeDenied {
+	if rc := errorCode(r.abiAppend(mem, lp, ll, 100, 4)); rc != codeDenied {
 		t.Fatalf("append through a symbolic link rc %d", rc)
 	}
 
@@ -479,23 +481,23 @@ func TestABISwap(t *testing.T) {
 	pp, pl := mem.put(0, "a/b.md")
 	np, nl := mem.put(100, "new")
 	op, ol := mem.put(200, "old")
-	if rc := r.abiSwap(mem, pp, pl, op, ol, 0, 0, 0); rc != 0 {
+	if rc := errorCode(r.abiSwap(mem, pp, pl, op, ol, 0, 0, 0)); rc != 0 {
 		t.Fatalf("create when absent: rc %d", rc)
 	}
-	if rc := r.abiSwap(mem, pp, pl, np, nl, op, ol, 0); rc != codeChanged {
+	if rc := errorCode(r.abiSwap(mem, pp, pl, np, nl, op, ol, 0)); rc != codeChanged {
 		t.Fatalf("create over an existing file: rc %d", rc)
 	}
-	if rc := r.abiSwap(mem, pp, pl, np, nl, op, ol, 1); rc != 0 {
+	if rc := errorCode(r.abiSwap(mem, pp, pl, np, nl, op, ol, 1)); rc != 0 {
 		t.Fatalf("replace what was read: rc %d", rc)
 	}
-	if rc := r.abiSwap(mem, pp, pl, op, ol, op, ol, 1); rc != codeChanged {
+	if rc := errorCode(r.abiSwap(mem, pp, pl, op, ol, op, ol, 1)); rc != codeChanged {
 		t.Fatalf("replace what changed: rc %d", rc)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a/b.md")); string(b) != "new" {
 		t.Fatalf("content %q", b)
 	}
 	os.Remove(filepath.Join(dir, "a/b.md"))
-	if rc := r.abiSwap(mem, pp, pl, np, nl, np, nl, 1); rc != codeChanged {
+	if rc := errorCode(r.abiSwap(mem, pp, pl, np, nl, np, nl, 1)); rc != codeChanged {
 		t.Fatalf("replace a removed file: rc %d", rc)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, "a")); len(ents) != 0 {
@@ -513,11 +515,11 @@ func TestABIOutOfRange(t *testing.T) {
 		"read: huge path":           r.abiRead(mem, 0, 0xffffffff, 0, 0),
 		"read: buffer out of range": r.abiRead(mem, pp, pl, 60, 10),
 		"read: buffer wraps":        r.abiRead(mem, pp, pl, 0xfffffff0, 0x20),
-		"write: path out of range":  r.abiWrite(mem, 100, 4, 0, 1),
-		"write: data out of range":  r.abiWrite(mem, pp, pl, 63, 2),
-		"remove: path out of range": r.abiRemove(mem, 64, 1),
-		"rename: from out of range": r.abiRename(mem, 64, 1, pp, pl),
-		"rename: to out of range":   r.abiRename(mem, pp, pl, 0xffffffff, 1),
+		"write: path out of range":  errorCode(r.abiWrite(mem, 100, 4, 0, 1)),
+		"write: data out of range":  errorCode(r.abiWrite(mem, pp, pl, 63, 2)),
+		"remove: path out of range": errorCode(r.abiRemove(mem, 64, 1)),
+		"rename: from out of range": errorCode(r.abiRename(mem, 64, 1, pp, pl)),
+		"rename: to out of range":   errorCode(r.abiRename(mem, pp, pl, 0xffffffff, 1)),
 		"list: path out of range":   r.abiList(mem, 70, 1, 0, 8),
 		"list: buffer out of range": r.abiList(mem, 0, 0, 32, 64),
 		"stat: buffer out of range": r.abiStat(mem, pp, pl, 63, 40),
@@ -594,10 +596,10 @@ func TestABIRefusesPathsLeavingTheRoot(t *testing.T) {
 			"fs_read_at":     r.abiReadAt(mem, pp, pl, 0, buf, 1024),
 			"fs_stat":        r.abiStat(mem, pp, pl, buf, 1024),
 			"fs_list":        r.abiList(mem, pp, pl, buf, 1024),
-			"fs_write":       r.abiWrite(mem, pp, pl, dp, dl),
-			"fs_remove":      r.abiRemove(mem, pp, pl),
-			"fs_rename from": r.abiRename(mem, pp, pl, inP, inL),
-			"fs_rename to":   r.abiRename(mem, inP, inL, pp, pl),
+			"fs_write":       errorCode(r.abiWrite(mem, pp, pl, dp, dl)),
+			"fs_remove":      errorCode(r.abiRemove(mem, pp, pl)),
+			"fs_rename from": errorCode(r.abiRename(mem, pp, pl, inP, inL)),
+			"fs_rename to":   errorCode(r.abiRename(mem, inP, inL, pp, pl)),
 		}
 		for imp, rc := range got {
 			if rc != c.code {
@@ -908,5 +910,25 @@ func TestRootFSFailedAppendChangesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".arbor/new.jsonl")); err == nil {
 		t.Error("a failed append created its file")
+	}
+}
+
+// A write the system fails reaches the engine as IO ("i/o error"); the
+// host logs why (a full disk), which the code cannot carry.
+func TestFailedWriteIsLoggedWithItsCause(t *testing.T) {
+	r, _ := newRoot(t)
+	failed := fmt.Errorf("rename: %w", syscall.ENOSPC)
+	renameFile = func(string, string) error { return failed }
+	t.Cleanup(func() { renameFile = os.Rename })
+	var lines []string
+	logf := func(_ context.Context, level int, msg string) { lines = append(lines, fmt.Sprint(level, " ", msg)) }
+	if rc := r.logged(context.Background(), logf, "fs_write", r.WriteFile("eng/a.md", []byte("a"))); rc != codeIO {
+		t.Fatalf("rc %d, want IO", rc)
+	}
+	if rc := r.logged(context.Background(), logf, "fs_remove", r.Remove("eng/none.md")); rc != codeNotFound {
+		t.Fatalf("rc %d, want NOT_FOUND", rc)
+	}
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], `2 fs_write: write "eng/a.md": i/o error: `) || !strings.Contains(lines[0], "no space left on device") {
+		t.Fatalf("log: %q", lines)
 	}
 }
