@@ -322,6 +322,8 @@ class Memory extends MemoryMethods {
   #changed = new Set();
   /** Changes may have been missed: the next call scans the whole tree first. */
   #rescan = false;
+  /** The storage reports the files others change (#follow). */
+  #following = false;
   /** Where the storage cannot report changes, scan at most this often (ms); 0: never. */
   #scanEvery = 0;
   #lastScan = 0;
@@ -366,6 +368,7 @@ class Memory extends MemoryMethods {
         if (paths === null) this.#rescan = true;
         else for (const p of paths) this.#changed.add(p);
       });
+      this.#following = true;
     } catch (err) {
       this.#scanEvery = 2000;
       (this.#options.onLog ?? defaultLog)('warn', `watching the storage failed; it is scanned for changes instead: ${/** @type {Error} */ (err).message}`);
@@ -381,6 +384,11 @@ class Memory extends MemoryMethods {
    */
   async #catchUp(method) {
     if (method === 'refresh' || method === 'close' || !this.#engine) return;
+    // A watcher hears of a change on the event loop's next turn (Node reads
+    // the file system's events there): a save made just before this call
+    // (a person saves, an agent asks at once) is taken in first, not
+    // answered from the text before it.
+    if (this.#following) await new Promise((r) => (globalThis.setImmediate ?? setTimeout)(r));
     if (this.#scanEvery > 0 && Date.now() - this.#lastScan >= this.#scanEvery) this.#rescan = true;
     if (!this.#rescan && this.#changed.size === 0) return;
     const params = this.#rescan ? {} : { paths: [...this.#changed] };

@@ -456,6 +456,29 @@ test('a folder memory hears the edits in a folder removed and made again, and in
   await mem.close();
 });
 
+test('a folder memory answers from a save made just before the call', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const file = path.join(dir, 'ops/pager/rotation.md');
+  const save = (text) => {
+    // An editor's atomic save: a temporary file renamed over the entry.
+    fs.writeFileSync(`${file}.tmp`, `---\ntitle: Pager rotation\n---\n\n## Narrative\n${text}\n`);
+    fs.renameSync(`${file}.tmp`, file);
+  };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  save('The pager rotates on Mondays.');
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  // The watcher hears of a save on the event loop's next turn: a call
+  // made at once (a person saves, an agent asks) must not answer first.
+  for (const day of ['Tuesdays', 'Wednesdays']) {
+    await new Promise((r) => setTimeout(r, 50));
+    save(`The pager rotates on ${day}.`);
+    assert.deepEqual((await mem.search(day)).results.map((r) => r.path), ['ops/pager/rotation.md'], day);
+    assert.equal((await mem.search('Mondays')).results.length, 0);
+  }
+  await mem.close();
+});
+
 test('refresh(): a scan finds what changed while nobody watched', { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
   const mem = await openMemory({ storage: nodeFs(dir), fixedTime, watch: false });
