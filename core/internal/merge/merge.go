@@ -279,15 +279,32 @@ func file3(base, ours, theirs string) (string, []Conflict) {
 	return out, cs
 }
 
+// maxNameBytes is the longest file name common file systems hold (ext4,
+// APFS, NTFS in UTF-16 units aside): a copy's name longer than that could
+// not be written, and every sync would stop at it.
+const maxNameBytes = 255
+
 // copyOf adds theirs of p as a conflict copy and returns its path:
-// "name.conflict.ext", numbered when that is taken.
+// "name.conflict.ext", numbered when that is taken, the name cut short
+// where it would pass maxNameBytes.
 func (m *merger) copyOf(p string, theirs []byte) string {
 	dir, base := path.Split(p)
 	ext := path.Ext(base)
+	if len(ext) > maxNameBytes/2 {
+		ext = ""
+	}
 	stem := strings.TrimSuffix(base, ext)
-	c := dir + stem + ".conflict" + ext
+	name := func(suffix string) string {
+		s := stem
+		for len(s)+len(suffix)+len(ext) > maxNameBytes {
+			_, size := utf8.DecodeLastRuneInString(s)
+			s = s[:len(s)-size]
+		}
+		return dir + s + suffix + ext
+	}
+	c := name(".conflict")
 	for n := 2; m.taken[c] || m.present[c]; n++ {
-		c = fmt.Sprintf("%s%s.conflict-%d%s", dir, stem, n, ext)
+		c = name(fmt.Sprintf(".conflict-%d", n))
 	}
 	m.add(api.MergedFile{Path: c, Content: &theirs, Status: api.MergeCopy, From: p,
 		Message: fmt.Sprintf("%s's version of %s, which could not be merged with %s's", m.theirs, p, m.ours)})

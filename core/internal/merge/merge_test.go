@@ -3,9 +3,11 @@ package merge
 import (
 	"bytes"
 	"errors"
+	"path"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/internal/tree"
@@ -351,6 +353,35 @@ func TestCopyNotNamedAfterAGivenPath(t *testing.T) {
 	}
 	if got["img/logo.conflict.png"] != "\x89PNG\x00an earlier copy" || got["img/logo.conflict-2.png"] != "\x89PNG\x00c" {
 		t.Errorf("files: %q", got)
+	}
+}
+
+// A copy of a file whose name is near the file system's limit of 255
+// bytes is named within it: "name.conflict.ext" was longer, its write
+// failed (ENAMETOOLONG), and every sync stopped at it until a person
+// renamed the file. The cut keeps whole runes and the extension.
+func TestCopyOfALongNameFitsTheFileSystem(t *testing.T) {
+	long := strings.Repeat("n", 240) + strings.Repeat("é", 5) + ".txt"
+	res, err := Files(api.MergeParams{Files: []api.MergeFile{{Path: "ops/" + long, Base: b("base\n"), Ours: b("ours\n"), Theirs: b("theirs\n")}},
+		Taken: []string{"ops/" + strings.Repeat("n", 240) + "é.conflict.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copies []string
+	for _, f := range res.Files {
+		if f.Status == api.MergeCopy {
+			copies = append(copies, f.Path)
+			if string(*f.Content) != "theirs\n" {
+				t.Errorf("copy holds %q", *f.Content)
+			}
+		}
+	}
+	if len(copies) != 1 {
+		t.Fatalf("copies: %q", copies)
+	}
+	name := path.Base(copies[0])
+	if len(name) > 255 || !utf8.ValidString(name) || !strings.HasSuffix(name, ".conflict-2.txt") || !strings.HasPrefix(name, strings.Repeat("n", 240)) {
+		t.Errorf("copy named %q (%d bytes)", name, len(name))
 	}
 }
 
