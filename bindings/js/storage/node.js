@@ -289,8 +289,10 @@ export function nodeFs(dir, { network } = {}) {
     const parent = path.dirname(full);
     // A dot-name, so the engine's tree walk never picks it up, with the
     // prefix every host uses, so `arbor doctor --fix` finds one a crash
-    // left behind.
-    const temp = path.join(parent, `.arbor-tmp-${process.pid}-${++tempCounter}-${path.basename(full)}`);
+    // left behind. Not the target's name: beside a name near the file
+    // system's 255 bytes it would be too long, and the file unwritable.
+    // The random part tells apart the writers of one process (workers).
+    const temp = path.join(parent, `.arbor-tmp-${process.pid}-${++tempCounter}-${Math.random().toString(36).slice(2, 10)}`);
     let fd;
     try {
       // A link at p is refused, never replaced (the Go host's rule): the

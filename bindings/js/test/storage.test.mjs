@@ -308,3 +308,16 @@ test('nodeFs: an append that fails part way (a full disk) leaves the file as it 
   assert.equal(fs.readFileSync(path.join(dir, '.arbor/audit.jsonl'), 'utf8'), '{"op":"ADD"}\n');
   assert.deepEqual(fs.readdirSync(path.join(dir, '.arbor')), ['audit.jsonl']);
 });
+
+test('nodeFs: a file whose name is near the 255-byte limit is written and swapped', (t) => {
+  const dir = tmpdir(t);
+  const s = nodeFs(dir);
+  // A person's long note: the temporary file beside it must fit too.
+  const name = `ops/${'n'.repeat(245)}.md`;
+  fs.mkdirSync(path.join(dir, 'ops'));
+  fs.writeFileSync(path.join(dir, name), 'one');
+  s.swap(name, enc.encode('two'), enc.encode('one'), true);
+  s.write(name, enc.encode('three'));
+  assert.equal(fs.readFileSync(path.join(dir, name), 'utf8'), 'three');
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'ops')), [path.basename(name)]);
+});
