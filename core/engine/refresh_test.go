@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -155,5 +156,53 @@ func TestRefreshForgetsAPathTheHostRefuses(t *testing.T) {
 	fs.at = "misc/link.md"
 	if res, err := e.Refresh(api.RefreshParams{Paths: []string{"misc/link.md"}}); err != nil || res.Checked != 0 || len(res.Paths) != 0 {
 		t.Fatalf("refresh of a refused path never read: %+v, %v", res, err)
+	}
+}
+
+// folderReads reads a folder as the hosts do: an invalid path (RootFS
+// and nodeFs say "is a directory"), where MemFS finds no file.
+type folderReads struct{ host.FS }
+
+func (f folderReads) ReadFile(p string) ([]byte, error) {
+	if st, err := f.FS.Stat(p); err == nil && st.IsDir {
+		return nil, fmt.Errorf("read %s: is a directory: %w", p, host.ErrInvalid)
+	}
+	return f.FS.ReadFile(p)
+}
+
+// An entry replaced by a folder of the same name (a person makes
+// "rotation.md/" to hold the parts of the note, a checkout brings one) is
+// gone: a long-lived engine forgot nothing of it, answered from its old
+// text, and every later scan failed reading it.
+func TestRefreshForgetsAFileAFolderReplaced(t *testing.T) {
+	mem := host.NewMemFS()
+	mem.WriteFile("ops/pager/rotation.md", []byte(entryText("Pager rotation", "The pager rotates on Mondays.")))
+	e, _ := openEngine(t, folderReads{mem}, host.FixedClock(day0), Options{})
+	defer e.Close()
+	mem.Remove("ops/pager/rotation.md")
+	mem.WriteFile("ops/pager/rotation.md/inner.md", []byte(entryText("Inner", "The zebracorn part.")))
+	for _, paths := range [][]string{{"ops/pager/rotation.md"}, nil} {
+		if _, err := e.Refresh(api.RefreshParams{Paths: paths}); err != nil {
+			t.Fatalf("refresh %q: %v", paths, err)
+		}
+		if s, _ := e.Search(api.SearchParams{Query: "Mondays"}); len(s.Results) != 0 {
+			t.Errorf("refresh %q: the file's text is still found: %+v", paths, s.Results)
+		}
+		if s, _ := e.Search(api.SearchParams{Query: "zebracorn"}); len(s.Results) != 1 {
+			t.Errorf("refresh %q: the folder's entry is not found: %+v", paths, s.Results)
+		}
+	}
+	// And back: the folder goes, a file takes its name.
+	mem.Remove("ops/pager/rotation.md/inner.md")
+	mem.Remove("ops/pager/rotation.md")
+	mem.WriteFile("ops/pager/rotation.md", []byte(entryText("Pager rotation", "The pager rotates on Fridays.")))
+	if _, err := e.Refresh(api.RefreshParams{Paths: []string{"ops/pager/rotation.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := e.Search(api.SearchParams{Query: "zebracorn"}); len(s.Results) != 0 {
+		t.Errorf("the folder's entry is still found: %+v", s.Results)
+	}
+	if s, _ := e.Search(api.SearchParams{Query: "Fridays"}); len(s.Results) != 1 {
+		t.Errorf("the file is not found: %+v", s.Results)
 	}
 }

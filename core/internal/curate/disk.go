@@ -46,7 +46,9 @@ func (c *Curator) refresh(p string) (bool, error) {
 	cat := c.catalog()
 	data, err := c.FS.ReadFile(p)
 	switch {
-	case errors.Is(err, host.ErrNotFound), err == nil && len(data) > c.maxBytes():
+	case errors.Is(err, host.ErrNotFound), err == nil && len(data) > c.maxBytes(), errors.Is(err, host.ErrInvalid) && c.isFolder(p):
+		// A folder of the same name in its place (hosts refuse to read
+		// one) is the file gone too: what the folder holds is listed.
 		return c.forget(p), nil
 	case err != nil:
 		return false, fmt.Errorf("read %s: %w", p, err)
@@ -64,6 +66,12 @@ func (c *Curator) refresh(p string) (bool, error) {
 		c.notify(Change{Path: p, Removed: true})
 	}
 	return true, nil
+}
+
+// isFolder reports whether p is a folder now.
+func (c *Curator) isFolder(p string) bool {
+	st, err := c.FS.Stat(p)
+	return err == nil && st.IsDir
 }
 
 // forget drops what the catalog holds of the file at p, which is gone,

@@ -85,9 +85,36 @@ func (r *refresher) path(p string) error {
 	case err != nil:
 		return fmt.Errorf("refresh: stat %s: %w", p, err)
 	case st.IsDir:
+		// A file of that name the folder replaced is gone (check forgets
+		// it); what the folder holds is new.
+		if _, known := r.c.catalog().Stamp(p); known {
+			if err := r.check(p); err != nil {
+				return err
+			}
+		}
 		return r.folder(p)
 	}
+	if r.wasFolder(p) {
+		// A folder the file replaced is gone, with all it held.
+		for _, q := range r.c.catalog().Stamped() {
+			if below(q, p) {
+				if err := r.check(q); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	return r.file(p, st)
+}
+
+// wasFolder reports whether the catalog knows p as a folder (one holding
+// files it read), not as a file.
+func (r *refresher) wasFolder(p string) bool {
+	cat := r.c.catalog()
+	if _, file := cat.Stamp(p); file {
+		return false
+	}
+	return slices.Contains(cat.Spellings(p), p)
 }
 
 // folder lists dir and everything below it, refreshes the markdown files
