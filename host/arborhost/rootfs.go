@@ -446,14 +446,20 @@ func (r *RootFS) write(p string, data []byte, check func(full string) error) err
 		mode = fi.Mode().Perm()
 	}
 	dir := filepath.Dir(full)
-	if err := mkdirParents("write", p, dir); err != nil {
+	made, err := mkdirParents("write", p, dir)
+	if err != nil {
 		return err
 	}
+	done := false
+	defer func() {
+		if !done {
+			unmake(made)
+		}
+	}()
 	tmp, err := os.CreateTemp(dir, tempPattern)
 	if err != nil {
 		return osError("write", p, err)
 	}
-	done := false
 	defer func() {
 		if !done {
 			tmp.Close()
@@ -512,11 +518,13 @@ func (r *RootFS) Append(p string, data []byte) error {
 		created = false
 	}
 	dir := filepath.Dir(full)
-	if err := mkdirParents("append", p, dir); err != nil {
+	made, err := mkdirParents("append", p, dir)
+	if err != nil {
 		return err
 	}
 	f, err := os.OpenFile(full, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
+		unmake(made)
 		return osError("append", p, err)
 	}
 	fi, err := f.Stat()
@@ -533,6 +541,7 @@ func (r *RootFS) Append(p string, data []byte) error {
 		// lock, so the bytes past the old size are this call's).
 		if created {
 			os.Remove(full)
+			unmake(made)
 		} else if terr := f.Truncate(fi.Size()); terr == nil {
 			f.Sync()
 		}
@@ -592,16 +601,37 @@ func (r *RootFS) Unlock() error {
 	return nil
 }
 
-// mkdirParents creates dir and its missing parents; a file in the way is
-// an invalid path, not a missing one.
-func mkdirParents(op, p, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s %q: a parent is a file: %w: %w", op, p, host.ErrInvalid, err)
+// mkdirParents creates dir and its missing parents, and returns those it
+// made, innermost first, for a write that fails after them to take away
+// (unmake); a file in the way is an invalid path, not a missing one.
+func mkdirParents(op, p, dir string) ([]string, error) {
+	var made []string
+	for d := dir; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
 		}
-		return osError(op, p, err)
+		made = append(made, d)
 	}
-	return nil
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		unmake(made)
+		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%s %q: a parent is a file: %w: %w", op, p, host.ErrInvalid, err)
+		}
+		return nil, osError(op, p, err)
+	}
+	return made, nil
+}
+
+// unmake removes the folders a failed write made, innermost first: a full
+// disk fails the file after its folders were made, and a failed write
+// changes nothing. One that holds something by now stays, and the folders
+// above it.
+func unmake(made []string) {
+	for _, d := range made {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }
 
 // syncDir makes a rename durable where the platform allows; failures are
@@ -660,10 +690,12 @@ func (r *RootFS) Rename(from, to string) error {
 	if dfi, err := os.Lstat(dst); err == nil && dfi.IsDir() && !sfi.IsDir() {
 		return fmt.Errorf("rename %q to %q: destination is a directory: %w", from, to, host.ErrInvalid)
 	}
-	if err := mkdirParents("rename", to, filepath.Dir(dst)); err != nil {
+	made, err := mkdirParents("rename", to, filepath.Dir(dst))
+	if err != nil {
 		return err
 	}
 	if err := os.Rename(src, dst); err != nil {
+		unmake(made)
 		return osError("rename", from, err)
 	}
 	r.noteWritten(from, to)

@@ -641,7 +641,9 @@ func TestRootFSAtomicWriteFailure(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "eng/retry.md")); string(b) != "old content" {
 		t.Fatalf("a failed write changed the file: %q", b)
 	}
-	for _, p := range []string{"eng/new.md", "new/folder/entry.md"} {
+	// Nor the folders it made for the file (a full disk fails the file
+	// after they were made): an empty domain or topic in the tree.
+	for _, p := range []string{"eng/new.md", "new/folder/entry.md", "new"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
 			t.Errorf("a failed write created %s", p)
 		}
@@ -910,6 +912,12 @@ func TestRootFSFailedAppendChangesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".arbor/new.jsonl")); err == nil {
 		t.Error("a failed append created its file")
+	}
+	if err := r.Append("logs/day/a.jsonl", []byte("{}\n")); !errors.Is(err, full) {
+		t.Fatalf("append in new folders: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "logs")); err == nil {
+		t.Error("a failed append left the folders it made")
 	}
 }
 

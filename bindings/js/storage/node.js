@@ -275,6 +275,27 @@ export function nodeFs(dir, { network } = {}) {
   };
 
   /**
+   * Removes the folders a failed write made, from dir up to made (the
+   * outermost, as fs.mkdirSync reports it; undefined: none): a full disk
+   * fails the file after its folders were made, and a failed write changes
+   * nothing. One that holds something by now stays, and those above it.
+   *
+   * @param {string} dir
+   * @param {string | undefined} made
+   */
+  const unmake = (dir, made) => {
+    if (made === undefined) return;
+    for (let d = dir; ; d = path.dirname(d)) {
+      try {
+        fs.rmdirSync(d);
+      } catch {
+        return;
+      }
+      if (d === made || path.dirname(d) === d) return;
+    }
+  };
+
+  /**
    * Replaces the file at p atomically: a temporary dot-file in the same
    * folder, fsync, then a rename, after check (when given) has seen the
    * target as it is just before.
@@ -294,13 +315,15 @@ export function nodeFs(dir, { network } = {}) {
     // The random part tells apart the writers of one process (workers).
     const temp = path.join(parent, `.arbor-tmp-${process.pid}-${++tempCounter}-${Math.random().toString(36).slice(2, 10)}`);
     let fd;
+    /** @type {string | undefined} the outermost folder this write made */
+    let made;
     try {
       // A link at p is refused, never replaced (the Go host's rule): the
       // rename would turn one of two names of a file into a copy of its own.
       if (fs.lstatSync(full, { throwIfNoEntry: false })?.isSymbolicLink()) {
         throw new StorageError('EACCES', `write ${p}: is a symbolic link`);
       }
-      fs.mkdirSync(parent, { recursive: true });
+      made = fs.mkdirSync(parent, { recursive: true });
       fd = fs.openSync(temp, 'wx', 0o644);
       let off = 0;
       while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
@@ -313,6 +336,7 @@ export function nodeFs(dir, { network } = {}) {
       try {
         if (fd !== undefined) fs.closeSync(fd);
         fs.rmSync(temp, { force: true });
+        unmake(parent, made);
       } catch {
         // the first error is the one to report
       }

@@ -321,3 +321,15 @@ test('nodeFs: a file whose name is near the 255-byte limit is written and swappe
   assert.equal(fs.readFileSync(path.join(dir, name), 'utf8'), 'three');
   assert.deepEqual(fs.readdirSync(path.join(dir, 'ops')), [path.basename(name)]);
 });
+
+test('nodeFs: a write that fails (a full disk) leaves neither its file nor the folders it made', (t) => {
+  const dir = tmpdir(t);
+  const s = nodeFs(dir);
+  fs.mkdirSync(path.join(dir, 'ops'));
+  t.mock.method(fs, 'writeSync', () => {
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  });
+  assert.throws(() => s.write('ops/oncall/pager/rota.md', enc.encode('x')), /no space left/);
+  t.mock.restoreAll();
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'ops')), []);
+});
