@@ -19,7 +19,9 @@ import (
 // MatchReader (which wasm, with no cache of interface conversions, looks
 // up in the runtime's table at every posting). Under wasm, where every
 // call costs several times what it does natively, those layers were a
-// large share of a question.
+// large share of a question. The postings are read by skip.go's
+// iterators, which jump to a document they are advanced to instead of
+// decoding every posting on the way, as ice's do.
 type termSearcher struct {
 	reader   bsearch.MatchReader // converted once
 	scorer   bsearch.Scorer
@@ -30,8 +32,8 @@ type termSearcher struct {
 	freqNorm bool
 	vectors  bool
 	offsets  []uint64 // the first document number of each segment
-	lists    []segment.PostingsList
-	iters    []segment.PostingsIterator
+	lists    []*postingsList
+	iters    []postingsIter
 	seg      int // the segment being read
 	count    uint64
 	// reach is where the iterators are: every document before it was
@@ -54,14 +56,14 @@ func newTermSearcher(r snapshot, term, field string, boost float64, opts bsearch
 		freqNorm: opts.Score != "none",
 		vectors:  opts.IncludeTermVectors,
 		offsets:  offsets,
-		lists:    make([]segment.PostingsList, len(segs)),
-		iters:    make([]segment.PostingsIterator, len(segs)),
+		lists:    make([]*postingsList, len(segs)),
+		iters:    make([]postingsIter, len(segs)),
 	}
 	for i, seg := range segs {
 		if t.lists[i], err = r.memo.postings(i, seg, deleted[i], field, term); err != nil {
 			return nil, fmt.Errorf("search: term %q: %w", term, err)
 		}
-		t.count += t.lists[i].Count()
+		t.count += t.lists[i].count
 	}
 	if err := t.restart(); err != nil {
 		return nil, err
@@ -85,11 +87,9 @@ func newTermSearcher(r snapshot, term, field string, boost float64, opts bsearch
 // restart opens the iterators anew, at the first posting.
 func (t *termSearcher) restart() error {
 	for i, pl := range t.lists {
-		it, err := pl.Iterator(t.freqNorm, t.freqNorm, t.vectors, nil)
-		if err != nil {
+		if err := t.iters[i].reset(pl, t.freqNorm, t.vectors); err != nil {
 			return fmt.Errorf("search: term %q: postings in %s: %w", t.term, t.field, err)
 		}
-		t.iters[i] = it
 	}
 	t.seg, t.reach = 0, 0
 	return nil
@@ -98,12 +98,12 @@ func (t *termSearcher) restart() error {
 // Next implements bluge's search.Searcher.
 func (t *termSearcher) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
 	for t.seg < len(t.iters) {
-		p, err := t.iters[t.seg].Next()
+		ok, err := t.iters[t.seg].next(0)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("search: term %q: postings in %s: %w", t.term, t.field, err)
 		}
-		if p != nil {
-			return t.match(ctx, p), nil
+		if ok {
+			return t.match(ctx, &t.iters[t.seg]), nil
 		}
 		t.seg++
 	}
@@ -126,12 +126,12 @@ func (t *termSearcher) Advance(ctx *bsearch.Context, number uint64) (*bsearch.Do
 		t.seg = s
 	}
 	if t.seg < len(t.iters) && number > t.offsets[t.seg] {
-		p, err := t.iters[t.seg].Advance(number - t.offsets[t.seg])
+		ok, err := t.iters[t.seg].next(number - t.offsets[t.seg])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("search: term %q: postings in %s: %w", t.term, t.field, err)
 		}
-		if p != nil {
-			return t.match(ctx, p), nil
+		if ok {
+			return t.match(ctx, &t.iters[t.seg]), nil
 		}
 		t.seg++
 	}
@@ -140,29 +140,29 @@ func (t *termSearcher) Advance(ctx *bsearch.Context, number uint64) (*bsearch.Do
 
 // match is the document match of a posting of the current segment, as
 // bluge's TermSearcher builds it.
-func (t *termSearcher) match(ctx *bsearch.Context, p segment.Posting) *bsearch.DocumentMatch {
+func (t *termSearcher) match(ctx *bsearch.Context, p *postingsIter) *bsearch.DocumentMatch {
 	rv := ctx.DocumentMatchPool.Get()
 	rv.SetReader(t.reader)
-	rv.Number = t.offsets[t.seg] + p.Number()
+	rv.Number = t.offsets[t.seg] + p.doc
 	t.reach = rv.Number + 1
 	switch {
 	case t.explain:
-		rv.Explanation = t.scorer.Explain(p.Frequency(), p.Norm())
+		rv.Explanation = t.scorer.Explain(p.freq, p.norm)
 		rv.Score = rv.Explanation.Value
 	case t.bm != nil:
-		rv.Score = t.bm.Score(p.Frequency(), p.Norm())
+		rv.Score = t.bm.Score(p.freq, p.norm)
 	default:
-		rv.Score = t.scorer.Score(p.Frequency(), p.Norm())
+		rv.Score = t.scorer.Score(p.freq, p.norm)
 	}
-	if locs := p.Locations(); len(locs) > 0 {
+	if locs := p.locs; len(locs) > 0 {
 		if cap(rv.FieldTermLocations) < len(locs) {
 			rv.FieldTermLocations = make([]bsearch.FieldTermLocation, 0, len(locs))
 		}
 		for _, l := range locs {
 			rv.FieldTermLocations = append(rv.FieldTermLocations, bsearch.FieldTermLocation{
-				Field:    l.Field(),
+				Field:    l.field,
 				Term:     t.term,
-				Location: bsearch.Location{Pos: l.Pos(), Start: l.Start(), End: l.End()},
+				Location: bsearch.Location{Pos: l.pos, Start: l.start, End: l.end},
 			})
 		}
 	}
@@ -232,7 +232,7 @@ type lookups struct {
 	offsets []uint64
 	mu      sync.Mutex
 	dicts   map[dictKey]segment.Dictionary
-	lists   map[listKey]segment.PostingsList
+	lists   map[listKey]*postingsList
 }
 
 type dictKey struct {
@@ -248,17 +248,13 @@ type listKey struct {
 // postings returns the postings list of term in field of seg, the i-th
 // segment of the snapshot, less its deleted documents; a nil memo looks it
 // up each time.
-func (m *lookups) postings(i int, seg segment.Segment, deleted *roaring.Bitmap, field, term string) (segment.PostingsList, error) {
+func (m *lookups) postings(i int, seg segment.Segment, deleted *roaring.Bitmap, field, term string) (*postingsList, error) {
 	if m == nil {
 		dict, err := seg.Dictionary(field)
 		if err != nil {
 			return nil, fmt.Errorf("dictionary of %s: %w", field, err)
 		}
-		pl, err := dict.PostingsList([]byte(term), deleted, nil)
-		if err != nil {
-			return nil, fmt.Errorf("postings in %s: %w", field, err)
-		}
-		return pl, nil
+		return openPostings(dict, deleted, field, term)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -270,15 +266,29 @@ func (m *lookups) postings(i int, seg segment.Segment, deleted *roaring.Bitmap, 
 	if err != nil {
 		return nil, err
 	}
+	pl, err := openPostings(dict, deleted, field, term)
+	if err != nil {
+		return nil, err
+	}
+	if m.lists == nil {
+		m.lists = map[listKey]*postingsList{}
+	}
+	m.lists[lk] = pl
+	return pl, nil
+}
+
+// openPostings opens the postings list of term in a field's dictionary,
+// less the deleted documents.
+func openPostings(dict segment.Dictionary, deleted *roaring.Bitmap, field, term string) (*postingsList, error) {
 	pl, err := dict.PostingsList([]byte(term), deleted, nil)
 	if err != nil {
 		return nil, fmt.Errorf("postings in %s: %w", field, err)
 	}
-	if m.lists == nil {
-		m.lists = map[listKey]segment.PostingsList{}
+	l, err := newPostingsList(pl)
+	if err != nil {
+		return nil, fmt.Errorf("postings in %s: %w", field, err)
 	}
-	m.lists[lk] = pl
-	return pl, nil
+	return l, nil
 }
 
 // dictionary returns the dictionary of field in the i-th segment, read

@@ -1,0 +1,547 @@
+package search
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"sync"
+	"unsafe"
+
+	"github.com/RoaringBitmap/roaring"
+	segment "github.com/blugelabs/bluge_segment_api"
+	"github.com/blugelabs/ice"
+)
+
+// Postings that skip. ice v1's PostingsIterator, advanced to a document,
+// steps roaring's iterator one document at a time and decodes the
+// frequency and norm of every posting it passes
+// (nextDocNumAtOrAfterClean), so a clause that maxScore only advances to
+// the candidates (prune.go) cost about what reading all its postings
+// does: the pruning saved scoring, not decoding (bench/scale/notes.md).
+// skipIter reads ice's postings itself and jumps: roaring's
+// AdvanceIfNeeded to the document, the chunk of frequencies and norms
+// holding it loaded directly, and in that chunk only the entries between
+// the last one read and the document's passed over, without decoding
+// them; roaring's Rank of the document tells which entry is its.
+//
+// The format, as ice v1.0.0 writes it (writePostings, chunkedIntCoder):
+// a term's postings are a roaring bitmap of its documents, all of them,
+// deleted ones included, and a stream of frequencies and norms in chunks.
+// The document d is in chunk d / chunkSize (chunkSize chosen per term,
+// getChunkSize); a chunk holds, for each document of the bitmap in it in
+// order, two uvarints: the frequency shifted left once with a bit telling
+// whether locations follow in the separate stream of locations, and the
+// bits of the norm as a float32. The stream starts with the number of
+// chunks and the end offset of each, relative to the first chunk's start.
+// The locations are a stream chunked alike, with an entry for each
+// document whose frequency says it has some: the entry's length in bytes,
+// then four uvarints a location (the field's number in the segment, the
+// position, the start and end offsets). A term in one document with a
+// frequency of 1 and no locations is encoded in its dictionary entry alone
+// (the "1-hit" encoding).
+//
+// ice does not export what it parsed of a postings list (the bitmaps, the
+// offsets of the streams, the chunk size) nor its segment's bytes: they
+// are read from its unexported fields, found by name and type through
+// reflect, as dictwalk.go does for its iterator. An ice without them (an
+// upgrade; TestPostingsFieldsFound fails then) is read through its own
+// iterator: slower, the same postings.
+
+// iceFields are the offsets of the fields of ice.PostingsList and
+// ice.Segment that a skipping reader needs.
+type iceFields struct {
+	sb, freqOffset, locOffset, postings, except, docNum1Hit, normBits1Hit, chunkSize uintptr
+	data                                                                             uintptr // in ice.Segment
+}
+
+// listFields are those offsets; listFieldsFound is false when one of them
+// is missing or has another type.
+var listFields, listFieldsFound = func() (iceFields, bool) {
+	var f iceFields
+	pl, seg := reflect.TypeFor[ice.PostingsList](), reflect.TypeFor[ice.Segment]()
+	bitmap, u64 := reflect.TypeFor[*roaring.Bitmap](), reflect.TypeFor[uint64]()
+	for _, want := range []struct {
+		in   reflect.Type
+		name string
+		typ  reflect.Type
+		at   *uintptr
+	}{
+		{pl, "sb", reflect.TypeFor[*ice.Segment](), &f.sb},
+		{pl, "freqOffset", u64, &f.freqOffset},
+		{pl, "locOffset", u64, &f.locOffset},
+		{pl, "postings", bitmap, &f.postings},
+		{pl, "except", bitmap, &f.except},
+		{pl, "docNum1Hit", u64, &f.docNum1Hit},
+		{pl, "normBits1Hit", u64, &f.normBits1Hit},
+		{pl, "chunkSize", u64, &f.chunkSize},
+		{seg, "data", reflect.TypeFor[*segment.Data](), &f.data},
+	} {
+		sf, ok := want.in.FieldByName(want.name)
+		if !ok || sf.Type != want.typ {
+			return iceFields{}, false
+		}
+		*want.at = sf.Offset
+	}
+	return f, true
+}()
+
+// postingsList is the postings list of a term in one segment, less the
+// segment's deleted documents, with what its iterators share: opened once
+// per ranking (lookups) and then only read, by any number of iterators.
+type postingsList struct {
+	ice   segment.PostingsList // when own is false
+	count uint64
+	own   bool // read by skipIter, from the fields below
+	// The 1-hit encoding: one document, live or not, frequency 1.
+	one     bool
+	oneDoc  uint64
+	oneNorm uint64
+	oneLive bool
+	all     *roaring.Bitmap // the documents, deleted ones included
+	actual  *roaring.Bitmap // the live documents (all, when none is deleted)
+	clean   bool            // actual is all
+	data    *dataLayout     // the segment's bytes
+	fields  []string        // the segment's, by number
+	chunk   uint64          // the chunk size, in document numbers
+	freqs   chunked         // frequencies and norms
+	// The locations, read when an iterator first asks for them (only the
+	// pass reading where the terms occur does).
+	locOffset uint64
+	locsOnce  sync.Once
+	locs      chunked
+	locsErr   error
+}
+
+// chunked is where a stream of chunks is in the segment: none when ice
+// wrote nothing (its termNotEncoded).
+type chunked struct {
+	none  bool
+	start uint64   // of the first chunk
+	ends  []uint64 // of each chunk, from start
+}
+
+// newPostingsList reads ice's postings list pl.
+func newPostingsList(pl segment.PostingsList) (*postingsList, error) {
+	l := &postingsList{ice: pl, count: pl.Count()}
+	ip, ok := pl.(*ice.PostingsList)
+	if !ok || !listFieldsFound {
+		return l, nil
+	}
+	p := unsafe.Pointer(ip)
+	f := listFields
+	l.own = true
+	if nb := *(*uint64)(unsafe.Add(p, f.normBits1Hit)); nb != 0 {
+		except := *(**roaring.Bitmap)(unsafe.Add(p, f.except))
+		l.one, l.oneNorm = true, nb
+		l.oneDoc = *(*uint64)(unsafe.Add(p, f.docNum1Hit))
+		l.oneLive = except == nil || !except.Contains(uint32(l.oneDoc))
+		return l, nil
+	}
+	l.all = *(**roaring.Bitmap)(unsafe.Add(p, f.postings))
+	if l.all == nil {
+		return l, nil // no postings
+	}
+	l.actual, l.clean = l.all, true
+	if except := *(**roaring.Bitmap)(unsafe.Add(p, f.except)); except != nil {
+		l.actual, l.clean = roaring.AndNot(l.all, except), false
+	}
+	l.chunk = *(*uint64)(unsafe.Add(p, f.chunkSize))
+	if l.chunk == 0 {
+		return nil, errors.New("postings with a chunk size of 0")
+	}
+	sb := *(**ice.Segment)(unsafe.Add(p, f.sb))
+	if sb == nil {
+		return nil, errors.New("postings without a segment")
+	}
+	data := *(**segment.Data)(unsafe.Add(unsafe.Pointer(sb), f.data))
+	if data == nil {
+		return nil, errors.New("postings of a segment without data")
+	}
+	l.data, l.fields = (*dataLayout)(unsafe.Pointer(data)), sb.Fields()
+	l.locOffset = *(*uint64)(unsafe.Add(p, f.locOffset))
+	off := *(*uint64)(unsafe.Add(p, f.freqOffset))
+	var err error
+	if l.freqs, err = l.readChunked(off); err != nil {
+		return nil, fmt.Errorf("chunks of frequencies at %d: %w", off, err)
+	}
+	return l, nil
+}
+
+// locations returns the chunks of the locations.
+func (l *postingsList) locations() (*chunked, error) {
+	l.locsOnce.Do(func() {
+		if l.locs, l.locsErr = l.readChunked(l.locOffset); l.locsErr != nil {
+			l.locsErr = fmt.Errorf("chunks of locations at %d: %w", l.locOffset, l.locsErr)
+		}
+	})
+	return &l.locs, l.locsErr
+}
+
+// chunk returns the bytes of chunk i of c, into buf when they must be
+// copied.
+func (l *postingsList) chunkBytes(c *chunked, i int, buf []byte) ([]byte, error) {
+	if c.none {
+		return nil, nil
+	}
+	if i >= len(c.ends) {
+		return nil, fmt.Errorf("chunk %d of %d", i, len(c.ends))
+	}
+	var from uint64
+	if i > 0 {
+		from = c.ends[i-1]
+	}
+	return l.read(buf, c.start+from, c.start+c.ends[i])
+}
+
+// readChunked reads the number of chunks of a stream at off and their
+// ends.
+func (l *postingsList) readChunked(off uint64) (chunked, error) {
+	if off == 0 { // ice's termNotEncoded
+		return chunked{none: true}, nil
+	}
+	var head [binary.MaxVarintLen64]byte
+	b, err := l.read(head[:0], off, off+uint64(len(head)))
+	if err != nil {
+		return chunked{}, err
+	}
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(l.size()) {
+		return chunked{}, errors.New("bad number of chunks")
+	}
+	pos := off + uint64(k)
+	b, err = l.read(nil, pos, pos+n*binary.MaxVarintLen64)
+	if err != nil {
+		return chunked{}, err
+	}
+	c := chunked{ends: make([]uint64, n)}
+	at := 0
+	for i := range c.ends {
+		v, k := binary.Uvarint(b[at:])
+		if k <= 0 || i > 0 && v < c.ends[i-1] {
+			return chunked{}, fmt.Errorf("bad end of chunk %d", i)
+		}
+		c.ends[i], at = v, at+k
+	}
+	c.start = pos + uint64(at)
+	if n > 0 && c.start+c.ends[n-1] > uint64(l.size()) {
+		return chunked{}, errors.New("chunks past the end of the segment")
+	}
+	return c, nil
+}
+
+// size is the length of the segment's bytes.
+func (l *postingsList) size() int {
+	if l.data.mem != nil {
+		return len(l.data.mem)
+	}
+	return l.data.sz
+}
+
+// read returns the segment's bytes from start to end (cut at the
+// segment's end), into buf when they must be copied.
+func (l *postingsList) read(buf []byte, start, end uint64) ([]byte, error) {
+	end = min(end, uint64(l.size()))
+	if start > end {
+		return nil, fmt.Errorf("read at %d past the end %d", start, end)
+	}
+	if l.data.mem != nil {
+		return l.data.mem[start:end], nil
+	}
+	n := int(end - start)
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	// A ReaderAt may report io.EOF with the whole of a read ending at its end.
+	if k, err := l.data.r.ReadAt(buf, int64(start)); err != nil && !(err == io.EOF && k == n) {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// Size is the memory the list holds past ice's, as bluge sizes searchers.
+func (l *postingsList) Size() int {
+	n := l.ice.Size() + 8*(len(l.freqs.ends)+len(l.locs.ends))
+	if !l.clean && l.actual != nil {
+		n += int(l.actual.GetSizeInBytes())
+	}
+	return n
+}
+
+// postingsIter reads the postings of a postingsList: through skipIter
+// when the list is its own to read, through ice's iterator otherwise. The
+// posting read last is in doc, freq, norm and locs.
+type postingsIter struct {
+	skip skipIter
+	ice  segment.PostingsIterator // nil: skip reads
+	doc  uint64
+	freq int
+	norm float64
+	locs []location
+}
+
+// location is where a posting's term occurs, as ice's Location.
+type location struct {
+	field           string
+	pos, start, end int
+}
+
+// reset opens the iterator on l at its first posting; freqNorm tells
+// whether frequencies and norms are read, vectors whether locations are.
+func (it *postingsIter) reset(l *postingsList, freqNorm, vectors bool) error {
+	if l.own {
+		it.ice = nil
+		return it.skip.reset(l, freqNorm || vectors, vectors)
+	}
+	ii, err := l.ice.Iterator(freqNorm, freqNorm, vectors, nil)
+	if err != nil {
+		return err
+	}
+	it.ice = ii
+	return nil
+}
+
+// next moves to the first posting at or after the document target (the
+// next one, whatever target is, when it is 0 or behind), reporting
+// whether there is one.
+func (it *postingsIter) next(target uint64) (bool, error) {
+	if it.ice == nil {
+		ok, err := it.skip.next(target)
+		if ok {
+			it.doc, it.freq, it.norm, it.locs = it.skip.doc, it.skip.freq, it.skip.norm, it.skip.locs
+		}
+		return ok, err
+	}
+	var p segment.Posting
+	var err error
+	if target == 0 {
+		p, err = it.ice.Next()
+	} else {
+		p, err = it.ice.Advance(target)
+	}
+	if err != nil || p == nil {
+		return false, err
+	}
+	it.doc, it.freq, it.norm, it.locs = p.Number(), p.Frequency(), p.Norm(), it.locs[:0]
+	for _, l := range p.Locations() {
+		it.locs = append(it.locs, location{field: l.Field(), pos: l.Pos(), start: l.Start(), end: l.End()})
+	}
+	return true, nil
+}
+
+// Size is the memory the iterator holds, as bluge sizes searchers.
+func (it *postingsIter) Size() int {
+	if it.ice != nil {
+		return it.ice.Size()
+	}
+	return int(unsafe.Sizeof(*it)) + cap(it.skip.fbuf) + cap(it.skip.lbuf)
+}
+
+// skipIter reads a postingsList of its own (see the comment at the top).
+type skipIter struct {
+	l        *postingsList
+	freqNorm bool
+	lchunks  *chunked            // the list's locations, when they are read
+	docs     roaring.IntPeekable // over l.actual
+	oneRead  bool                // the 1-hit posting was passed
+	rank     uint64              // of the last document read in l.all: 1 for the first
+	chunk    int                 // the chunk in fb and lb, -1 for none
+	at       uint64              // the rank in l.all of the entry at fpos
+	fb, lb   []byte              // its frequencies and norms, its locations
+	fpos     int
+	lpos     int
+	fbuf     []byte // the chunks' bytes, when they are copied
+	lbuf     []byte
+	doc      uint64
+	freq     int
+	norm     float64
+	locs     []location
+}
+
+// reset opens the iterator at the first posting of l, reading the
+// frequencies and norms when freqNorm is set and the locations when
+// vectors is.
+func (s *skipIter) reset(l *postingsList, freqNorm, vectors bool) error {
+	s.l, s.freqNorm, s.lchunks = l, freqNorm, nil
+	if vectors && l.all != nil {
+		var err error
+		if s.lchunks, err = l.locations(); err != nil {
+			return err
+		}
+	}
+	s.docs = nil
+	if l.actual != nil {
+		s.docs = l.actual.Iterator()
+	}
+	s.oneRead, s.rank, s.chunk, s.fb, s.lb, s.fpos, s.lpos, s.at = false, 0, -1, nil, nil, 0, 0, 0
+	return nil
+}
+
+// next moves to the first posting at or after target, as ice's iterator
+// does: a target behind gives the next posting.
+func (s *skipIter) next(target uint64) (bool, error) {
+	l := s.l
+	if l.one {
+		if s.oneRead || !l.oneLive || l.oneDoc < target {
+			s.oneRead = true
+			return false, nil
+		}
+		s.oneRead = true
+		s.doc, s.freq, s.norm, s.locs = l.oneDoc, 0, 0, s.locs[:0]
+		if s.freqNorm {
+			s.freq, s.norm = 1, float64(math.Float32frombits(uint32(l.oneNorm)))
+		}
+		return true, nil
+	}
+	if s.docs == nil || !s.docs.HasNext() || target > math.MaxUint32 {
+		return false, nil
+	}
+	var n uint32
+	if uint32(target) <= s.docs.PeekNext() {
+		n = s.docs.Next()
+		if l.clean {
+			s.rank++ // the next document of all
+		} else {
+			s.rank = l.all.Rank(n)
+		}
+	} else {
+		s.docs.AdvanceIfNeeded(uint32(target))
+		if !s.docs.HasNext() {
+			return false, nil
+		}
+		n = s.docs.Next()
+		s.rank = l.all.Rank(n)
+	}
+	s.doc = uint64(n)
+	if !s.freqNorm {
+		s.freq, s.norm = 0, 0
+		return true, nil
+	}
+	return true, s.decode(n)
+}
+
+// decode reads the frequency and norm of document n, of rank s.rank, and
+// its locations when they are read, passing over the entries between the
+// last one read and its own.
+func (s *skipIter) decode(n uint32) error {
+	l := s.l
+	if c := int(uint64(n) / l.chunk); c != s.chunk {
+		if l.freqs.none {
+			return fmt.Errorf("no frequencies for document %d", n)
+		}
+		fb, err := l.chunkBytes(&l.freqs, c, s.fbuf)
+		if err != nil {
+			return fmt.Errorf("chunk %d of frequencies: %w", c, err)
+		}
+		var lb []byte
+		if s.lchunks != nil {
+			if lb, err = l.chunkBytes(s.lchunks, c, s.lbuf); err != nil {
+				return fmt.Errorf("chunk %d of locations: %w", c, err)
+			}
+		}
+		if l.data.mem == nil {
+			s.fbuf, s.lbuf = fb, lb
+		}
+		s.chunk, s.fb, s.lb, s.fpos, s.lpos, s.at = c, fb, lb, 0, 0, 1
+		if first := uint64(c) * l.chunk; first > 0 {
+			s.at = l.all.Rank(uint32(first-1)) + 1
+		}
+	}
+	if s.rank < s.at {
+		return fmt.Errorf("document %d of rank %d read before %d", n, s.rank, s.at)
+	}
+	if err := s.pass(s.rank - s.at); err != nil {
+		return fmt.Errorf("chunk %d, before document %d: %w", s.chunk, n, err)
+	}
+	fb, pos := s.fb, s.fpos
+	fh, k := binary.Uvarint(fb[pos:])
+	if k <= 0 {
+		return fmt.Errorf("bad frequency of document %d", n)
+	}
+	pos += k
+	nb, k := binary.Uvarint(fb[pos:])
+	if k <= 0 {
+		return fmt.Errorf("bad norm of document %d", n)
+	}
+	s.fpos, s.at = pos+k, s.rank+1
+	s.freq, s.norm = int(fh>>1), float64(math.Float32frombits(uint32(nb)))
+	s.locs = s.locs[:0]
+	if s.lchunks != nil && fh&1 != 0 {
+		if err := s.readLocations(); err != nil {
+			return fmt.Errorf("locations of document %d: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// pass passes over the next k entries of the chunk.
+func (s *skipIter) pass(k uint64) error {
+	fb, pos := s.fb, s.fpos
+	if s.lchunks == nil {
+		// Two uvarints an entry: pass over the ends of 2k of them.
+		for k *= 2; k > 0; pos++ {
+			if pos >= len(fb) {
+				return errors.New("frequencies end early")
+			}
+			if fb[pos] < 0x80 {
+				k--
+			}
+		}
+		s.fpos = pos
+		return nil
+	}
+	// The entries with locations tell so in their frequency's first bit:
+	// their locations are passed over by their length.
+	for ; k > 0; k-- {
+		fh, n := binary.Uvarint(fb[pos:])
+		if n <= 0 {
+			return errors.New("bad frequency")
+		}
+		pos += n
+		for pos < len(fb) && fb[pos] >= 0x80 { // the norm
+			pos++
+		}
+		if pos++; pos > len(fb) {
+			return errors.New("frequencies end early")
+		}
+		if fh&1 != 0 {
+			size, n := binary.Uvarint(s.lb[s.lpos:])
+			if n <= 0 || size > uint64(len(s.lb)-s.lpos-n) {
+				return errors.New("bad length of locations")
+			}
+			s.lpos += n + int(size)
+		}
+	}
+	s.fpos = pos
+	return nil
+}
+
+// readLocations reads the locations of the entry at lpos.
+func (s *skipIter) readLocations() error {
+	lb := s.lb
+	size, n := binary.Uvarint(lb[s.lpos:])
+	if n <= 0 || size > uint64(len(lb)-s.lpos-n) {
+		return errors.New("bad length")
+	}
+	pos := s.lpos + n
+	end := pos + int(size)
+	for pos < end {
+		var v [4]uint64 // field, position, start, end
+		for i := range v {
+			x, n := binary.Uvarint(lb[pos:end])
+			if n <= 0 {
+				return errors.New("bad location")
+			}
+			v[i], pos = x, pos+n
+		}
+		if v[0] >= uint64(len(s.l.fields)) {
+			return fmt.Errorf("location in field %d of %d", v[0], len(s.l.fields))
+		}
+		s.locs = append(s.locs, location{field: s.l.fields[v[0]], pos: int(v[1]), start: int(v[2]), end: int(v[3])})
+	}
+	s.lpos = end
+	return nil
+}

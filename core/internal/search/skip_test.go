@@ -1,0 +1,210 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring"
+	segment "github.com/blugelabs/bluge_segment_api"
+	"github.com/blugelabs/ice"
+)
+
+// The reflect lookup of ice's unexported fields finds them all: without
+// them every postings list is read through ice's own iterator, which does
+// not skip (skip.go).
+func TestPostingsFieldsFound(t *testing.T) {
+	if !listFieldsFound {
+		t.Fatal("ice.PostingsList or ice.Segment lacks a field skip.go reads: postings are read through ice's iterator")
+	}
+}
+
+// skipIter reads what ice's PostingsIterator reads, document numbers,
+// frequencies and norms, for any sequence of Next and Advance: on the
+// segments of an index, and on their merge (where ice writes the terms of
+// one document, once, without locations in the 1-hit encoding) read from
+// memory and through a ReaderAt as the store's files are, with no deleted
+// documents and with some (then ice's all and actual bitmaps differ).
+func TestSkipIterAsIce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 5))
+	docs := randomCorpus(rng, 3000)
+	for i := 0; i < len(docs); i += 97 { // terms of one document
+		docs[i].Content += fmt.Sprintf(" solo%d", i)
+	}
+	terms := strings.Fields("otter kelp forest river stone cloud amber delta harbor lantern meadow quartz signal timber velvet willow barley canyon ember falcon absent")
+	for i := 0; i < len(docs); i += 97 {
+		terms = append(terms, fmt.Sprintf("solo%d", i))
+	}
+	// The paths, in bluge's field of identifiers.
+	var ids []string
+	for i := 0; i < len(docs); i += 301 {
+		ids = append(ids, docs[i].Path)
+	}
+	x := newIndex(t, Options{})
+	putShuffled(t, x, docs, 1000, 9)
+	segs, _, _, err := segmentsOf(snapshot{Snapshot: x.reader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bluge wraps its segments: ice merges its own.
+	var inner []segment.Segment
+	for _, seg := range segs {
+		inner = append(inner, reflect.ValueOf(seg).Elem().FieldByName("Segment").Interface().(segment.Segment))
+	}
+	var merged bytes.Buffer
+	if _, err := ice.Merge(inner, make([]*roaring.Bitmap, len(segs)), mergeBufferSize).WriteTo(&merged, nil); err != nil {
+		t.Fatal(err)
+	}
+	held, err := ice.Load(segment.NewDataBytes(merged.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := ice.Load(readerData(bytes.NewReader(merged.Bytes()), merged.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c listCounts
+	for _, seg := range append(segs, held, read) {
+		for _, deleted := range []*roaring.Bitmap{nil, randomDeletions(rng, seg.Count())} {
+			compareSegment(t, rng, seg, deleted, terms, ids, &c)
+		}
+	}
+	t.Logf("%+v", c)
+	if c.files == 0 || c.inMemory == 0 || c.chunkedDirty == 0 || c.chunkedClean == 0 || c.oneHit == 0 || c.oneHitDeleted == 0 {
+		t.Fatalf("lists %+v: the test needs each kind", c)
+	}
+}
+
+// randomDeletions is a random tenth of the documents 0 to n-1.
+func randomDeletions(rng *rand.Rand, n uint64) *roaring.Bitmap {
+	bm := roaring.New()
+	for d := range n {
+		if rng.IntN(10) == 0 {
+			bm.Add(uint32(d))
+		}
+	}
+	return bm
+}
+
+// compareSegment compares skipIter with ice's iterator on the postings of
+// terms in every field of seg, and of ids in bluge's field of
+// identifiers, less the deleted documents.
+func compareSegment(t *testing.T, rng *rand.Rand, seg segment.Segment, deleted *roaring.Bitmap, terms, ids []string, c *listCounts) {
+	t.Helper()
+	for _, field := range append(fieldNames[:], "_id") {
+		dict, err := seg.Dictionary(field)
+		if err != nil {
+			t.Fatal(err)
+		}
+		terms := terms
+		if field == "_id" {
+			terms = ids
+		}
+		for _, term := range terms {
+			l, err := openPostings(dict, deleted, field, term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("%s:%s, deleted %v", field, term, deleted != nil)
+			if !l.own {
+				t.Fatalf("%s: postings %T not read by skipIter", what, l.ice)
+			}
+			c.add(l)
+			for _, read := range []struct{ freqNorm, vectors bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
+				compareWithIce(t, rng, what, l, read.freqNorm, read.vectors, seg.Count())
+			}
+		}
+	}
+}
+
+// listCounts counts the kinds of postings lists a test read.
+type listCounts struct {
+	files, inMemory, chunkedDirty, chunkedClean, oneHit, oneHitDeleted int
+}
+
+func (c *listCounts) add(l *postingsList) {
+	switch {
+	case l.one:
+		c.oneHit++
+		if !l.oneLive {
+			c.oneHitDeleted++
+		}
+	case l.all == nil:
+	case l.data.mem == nil:
+		c.files++
+	default:
+		c.inMemory++
+	}
+	if len(l.freqs.ends) > 1 {
+		if l.clean {
+			c.chunkedClean++
+		} else {
+			c.chunkedDirty++
+		}
+	}
+}
+
+// compareWithIce reads l through postingsIter and ice's iterator, with
+// or without frequencies and norms, and locations: a whole walk of Next,
+// then random sequences of Next and Advance.
+func compareWithIce(t *testing.T, rng *rand.Rand, what string, l *postingsList, freqNorm, vectors bool, docs uint64) {
+	t.Helper()
+	what = fmt.Sprintf("%s, frequencies %v, locations %v", what, freqNorm, vectors)
+	for round := range 6 {
+		theirs, err := l.ice.Iterator(freqNorm, freqNorm, vectors, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours postingsIter
+		if err := ours.reset(l, freqNorm, vectors); err != nil {
+			t.Fatal(err)
+		}
+		if ours.ice != nil {
+			t.Fatalf("%s: read through ice's iterator", what)
+		}
+		for step := 0; ; step++ {
+			var target uint64
+			op := "next"
+			if round > 0 && rng.IntN(round+1) > 0 {
+				target = rng.Uint64N(docs + 5)
+				op = fmt.Sprint("advance to ", target)
+			}
+			var p segment.Posting
+			if target == 0 {
+				p, err = theirs.Next()
+			} else {
+				p, err = theirs.Advance(target)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok, err := ours.next(target)
+			if err != nil {
+				t.Fatalf("%s, round %d, step %d, %s: %v", what, round, step, op, err)
+			}
+			want, got := "none", "none"
+			if p != nil {
+				want = fmt.Sprintf("%d freq %d norm %x", p.Number(), p.Frequency(), math.Float64bits(p.Norm()))
+				for _, l := range p.Locations() {
+					want += fmt.Sprintf(" %s@%d[%d:%d]", l.Field(), l.Pos(), l.Start(), l.End())
+				}
+			}
+			if ok {
+				got = fmt.Sprintf("%d freq %d norm %x", ours.doc, ours.freq, math.Float64bits(ours.norm))
+				for _, l := range ours.locs {
+					got += fmt.Sprintf(" %s@%d[%d:%d]", l.field, l.pos, l.start, l.end)
+				}
+			}
+			if got != want {
+				t.Fatalf("%s, round %d, step %d, %s:\n got %s\nwant %s", what, round, step, op, got, want)
+			}
+			if p == nil {
+				break
+			}
+		}
+	}
+}
