@@ -400,7 +400,7 @@ func (s *skipIter) next(target uint64) (bool, error) {
 		return false, nil
 	}
 	var n uint32
-	if uint32(target) <= s.docs.PeekNext() {
+	if target == 0 || uint32(target) <= s.docs.PeekNext() {
 		n = s.docs.Next()
 		if l.clean {
 			s.rank++ // the next document of all
@@ -450,11 +450,13 @@ func (s *skipIter) decode(n uint32) error {
 			s.at = l.all.Rank(uint32(first-1)) + 1
 		}
 	}
-	if s.rank < s.at {
+	switch {
+	case s.rank < s.at:
 		return fmt.Errorf("document %d of rank %d read before %d", n, s.rank, s.at)
-	}
-	if err := s.pass(s.rank - s.at); err != nil {
-		return fmt.Errorf("chunk %d, before document %d: %w", s.chunk, n, err)
+	case s.rank > s.at:
+		if err := s.pass(s.rank - s.at); err != nil {
+			return fmt.Errorf("chunk %d, before document %d: %w", s.chunk, n, err)
+		}
 	}
 	fb, pos := s.fb, s.fpos
 	fh, k := binary.Uvarint(fb[pos:])
