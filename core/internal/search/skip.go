@@ -92,7 +92,7 @@ var listFields, listFieldsFound = func() (iceFields, bool) {
 // segment's deleted documents, with what its iterators share: opened once
 // per ranking (lookups) and then only read, by any number of iterators.
 type postingsList struct {
-	ice   segment.PostingsList // when own is false
+	ice   segment.PostingsList // ice's, read through its iterator when own is false
 	count uint64
 	own   bool // read by skipIter, from the fields below
 	// The 1-hit encoding: one document, live or not, frequency 1.
@@ -180,8 +180,8 @@ func (l *postingsList) locations() (*chunked, error) {
 	return &l.locs, l.locsErr
 }
 
-// chunk returns the bytes of chunk i of c, into buf when they must be
-// copied.
+// chunkBytes returns the bytes of chunk i of c, into buf when they must
+// be copied.
 func (l *postingsList) chunkBytes(c *chunked, i int, buf []byte) ([]byte, error) {
 	if c.none {
 		return nil, nil
@@ -262,9 +262,11 @@ func (l *postingsList) read(buf []byte, start, end uint64) ([]byte, error) {
 	return buf, nil
 }
 
-// Size is the memory the list holds past ice's, as bluge sizes searchers.
+// Size is the memory the list holds, ice's and its own (the locations'
+// chunks, read by another searcher at any time, left out), as bluge sizes
+// searchers.
 func (l *postingsList) Size() int {
-	n := l.ice.Size() + 8*(len(l.freqs.ends)+len(l.locs.ends))
+	n := l.ice.Size() + 8*len(l.freqs.ends)
 	if !l.clean && l.actual != nil {
 		n += int(l.actual.GetSizeInBytes())
 	}
