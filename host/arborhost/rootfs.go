@@ -607,7 +607,10 @@ func (r *RootFS) Unlock() error {
 func mkdirParents(op, p, dir string) ([]string, error) {
 	var made []string
 	for d := dir; filepath.Dir(d) != d; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil {
+		if fi, err := os.Lstat(d); err == nil {
+			if d == dir && fi.IsDir() {
+				return nil, nil // the common case: nothing to make
+			}
 			break
 		}
 		made = append(made, d)
