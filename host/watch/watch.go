@@ -98,9 +98,11 @@ func (w *Watcher) Take() (paths []string, rescan bool) {
 // Sync returns once every change made below the root before it was
 // called has been recorded, so that the next Take returns it. It makes
 // and removes an empty file in SyncDir and waits for the watcher to hear
-// of it: the kernel keeps one watcher's events in the order of the
-// changes, and the watcher records them in that order, so every change
-// made before the file is recorded once its event is. That costs a file
+// of it: inotify keeps one watcher's events in the order of the changes,
+// and the watcher records them in that order, so every change made
+// before the file is recorded once its event is (on Linux, where this is
+// tested; kqueue, on macOS and the BSDs, promises no order across
+// folders, so there it narrows the window rather than closing it). That costs a file
 // made and removed per call, a few tens of microseconds.
 //
 // It reports false when it could not tell: the file could not be made (a
