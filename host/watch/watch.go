@@ -101,8 +101,8 @@ func (w *Watcher) Take() (paths []string, rescan bool) {
 // of it: inotify keeps one watcher's events in the order of the changes,
 // and the watcher records them in that order, so every change made
 // before the file is recorded once its event is (on Linux, where this is
-// tested; kqueue, on macOS and the BSDs, promises no order across
-// folders, so there it narrows the window rather than closing it). That costs a file
+// tested; the watchers of macOS, the BSDs and Windows promise no order
+// across folders, so there it narrows the window rather than closing it). That costs a file
 // made and removed per call, a few tens of microseconds.
 //
 // It reports false when it could not tell: the file could not be made (a
