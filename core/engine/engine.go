@@ -244,7 +244,7 @@ func (e *Engine) saveCatalog() {
 		return
 	}
 	if err := e.catalog.Save(e.fs); err != nil {
-		e.log.Log("warn", fmt.Sprintf("catalog: %v", err))
+		e.log.Log("warn", unsaved("catalog", err))
 	}
 }
 
@@ -367,7 +367,7 @@ func (e *Engine) reindex() {
 	}
 	if e.index.Unflushed() >= FlushAfter {
 		if err := e.index.Flush(); err != nil {
-			e.log.Log("warn", fmt.Sprintf("index: %v", err))
+			e.log.Log("warn", unsaved("index", err))
 		}
 		e.saveCatalog()
 		e.saveVectors()
@@ -595,7 +595,9 @@ func (e *Engine) Flush() (res api.FlushResult, err error) {
 
 func (e *Engine) flush() (api.FlushResult, error) {
 	ierr := e.index.Flush()
-	if ierr != nil {
+	if errors.Is(ierr, host.ErrNoSpace) {
+		ierr = fmt.Errorf("index not saved, the disk is full (the answers stand; the next open reads from the tree what it lacks): %w", ierr)
+	} else if ierr != nil {
 		ierr = fmt.Errorf("index: %w", ierr)
 	}
 	e.saveCatalog()

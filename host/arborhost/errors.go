@@ -20,6 +20,7 @@ const (
 	codeChanged  int32 = -6
 	// codeUnavailable: embed only, the host has no embedding model.
 	codeUnavailable int32 = -7
+	codeNoSpace     int32 = -8
 )
 
 // osError wraps an error from the os package with the host sentinel it
@@ -30,6 +31,8 @@ func osError(op, p string, err error) error {
 	case errors.Is(err, host.ErrNotFound), errors.Is(err, host.ErrDenied),
 		errors.Is(err, host.ErrInvalid), errors.Is(err, host.ErrIO), errors.Is(err, host.ErrBusy), errors.Is(err, host.ErrChanged):
 		return err
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		kind = host.ErrNoSpace
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		// ENOTDIR: a segment of the path is a file, so the path does not exist.
 		kind = host.ErrNotFound
@@ -60,6 +63,8 @@ func errorCode(err error) int32 {
 		return codeBusy
 	case errors.Is(err, host.ErrChanged):
 		return codeChanged
+	case errors.Is(err, host.ErrNoSpace):
+		return codeNoSpace
 	}
 	return codeIO
 }

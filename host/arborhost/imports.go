@@ -224,7 +224,7 @@ func (r *RootFS) logged(ctx context.Context, logf func(context.Context, int, str
 	case logf == nil:
 	case rc == codeDenied && r.readOnly:
 		logf(ctx, 2, name+": refused: the memory root is granted read-only")
-	case rc == codeIO:
+	case rc == codeIO, rc == codeNoSpace:
 		logf(ctx, 2, name+": "+err.Error())
 	}
 	return rc

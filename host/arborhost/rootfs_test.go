@@ -921,22 +921,33 @@ func TestRootFSFailedAppendChangesNothing(t *testing.T) {
 	}
 }
 
-// A write the system fails reaches the engine as IO ("i/o error"); the
-// host logs why (a full disk), which the code cannot carry.
+// A write the system fails reaches the engine as a code; the host logs
+// why, which the code cannot carry. A full disk or quota has a code of its
+// own (NO_SPACE, -8), any other failure is IO.
 func TestFailedWriteIsLoggedWithItsCause(t *testing.T) {
-	r, _ := newRoot(t)
-	failed := fmt.Errorf("rename: %w", syscall.ENOSPC)
-	renameFile = func(string, string) error { return failed }
-	t.Cleanup(func() { renameFile = os.Rename })
-	var lines []string
-	logf := func(_ context.Context, level int, msg string) { lines = append(lines, fmt.Sprint(level, " ", msg)) }
-	if rc := r.logged(context.Background(), logf, "fs_write", r.WriteFile("eng/a.md", []byte("a"))); rc != codeIO {
-		t.Fatalf("rc %d, want IO", rc)
-	}
-	if rc := r.logged(context.Background(), logf, "fs_remove", r.Remove("eng/none.md")); rc != codeNotFound {
-		t.Fatalf("rc %d, want NOT_FOUND", rc)
-	}
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], `2 fs_write: write "eng/a.md": i/o error: `) || !strings.Contains(lines[0], "no space left on device") {
-		t.Fatalf("log: %q", lines)
+	for _, tc := range []struct {
+		errno syscall.Errno
+		rc    int32
+		kind  string
+	}{
+		{syscall.ENOSPC, codeNoSpace, "no space left on the storage"},
+		{syscall.EDQUOT, codeNoSpace, "no space left on the storage"},
+		{syscall.EIO, codeIO, "i/o error"},
+	} {
+		r, _ := newRoot(t)
+		failed := fmt.Errorf("rename: %w", tc.errno)
+		renameFile = func(string, string) error { return failed }
+		t.Cleanup(func() { renameFile = os.Rename })
+		var lines []string
+		logf := func(_ context.Context, level int, msg string) { lines = append(lines, fmt.Sprint(level, " ", msg)) }
+		if rc := r.logged(context.Background(), logf, "fs_write", r.WriteFile("eng/a.md", []byte("a"))); rc != tc.rc {
+			t.Fatalf("%v: rc %d, want %d", tc.errno, rc, tc.rc)
+		}
+		if rc := r.logged(context.Background(), logf, "fs_remove", r.Remove("eng/none.md")); rc != codeNotFound {
+			t.Fatalf("rc %d, want NOT_FOUND", rc)
+		}
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], `2 fs_write: write "eng/a.md": `+tc.kind+": ") || !strings.Contains(lines[0], tc.errno.Error()) {
+			t.Fatalf("%v: log: %q", tc.errno, lines)
+		}
 	}
 }

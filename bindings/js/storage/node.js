@@ -20,7 +20,7 @@ import { lockSync } from './rootlock.js';
 /** @typedef {import('./errors.d.ts').StorageErrorCode} StorageErrorCode */
 
 /**
- * node:fs error codes → the four codes of the storage interface.
+ * node:fs error codes → the codes of the storage interface (anything else is EIO).
  * @type {Record<string, StorageErrorCode>}
  */
 const codes = {
@@ -34,6 +34,8 @@ const codes = {
   EACCES: 'EACCES',
   EPERM: 'EACCES',
   EROFS: 'EACCES',
+  ENOSPC: 'ENOSPC',
+  EDQUOT: 'ENOSPC',
 };
 
 /**
