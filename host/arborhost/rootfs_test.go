@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/host/rootlock"
 )
 
 func newRoot(t *testing.T) (*RootFS, string) {
@@ -949,5 +950,49 @@ func TestFailedWriteIsLoggedWithItsCause(t *testing.T) {
 		if len(lines) != 1 || !strings.HasPrefix(lines[0], `2 fs_write: write "eng/a.md": `+tc.kind+": ") || !strings.Contains(lines[0], tc.errno.Error()) {
 			t.Fatalf("%v: log: %q", tc.errno, lines)
 		}
+	}
+}
+
+// A root whose lock file cannot be written for want of space is served for
+// reading, as one that refuses writes is: the lock is granted, reads are
+// answered, and every write of the call is refused as a full disk (-8),
+// the tree unchanged, until the lock is released.
+func TestFullDiskServesReads(t *testing.T) {
+	r, dir := newRoot(t)
+	mustWrite(t, filepath.Join(dir, "eng/a.md"), "a")
+	acquireLock = func(context.Context, string) (*rootlock.Lock, error) {
+		return nil, fmt.Errorf("rootlock: create: %w: %w", rootlock.ErrNoSpace, syscall.ENOSPC)
+	}
+	t.Cleanup(func() { acquireLock = rootlock.Acquire })
+	if err := r.Lock(); err != nil {
+		t.Fatalf("lock on a full disk: %v", err)
+	}
+	if b, err := r.ReadFile("eng/a.md"); err != nil || string(b) != "a" {
+		t.Fatalf("read on a full disk: %q, %v", b, err)
+	}
+	writes := map[string]error{
+		"write":  r.WriteFile("eng/b.md", []byte("b")),
+		"append": r.Append(".arbor/audit.jsonl", []byte("{}\n")),
+		"remove": r.Remove("eng/a.md"),
+		"rename": r.Rename("eng/a.md", "eng/c.md"),
+	}
+	for op, err := range writes {
+		if !errors.Is(err, host.ErrNoSpace) || errorCode(err) != codeNoSpace {
+			t.Errorf("%s while the lock could not be written: %v, want NO_SPACE", op, err)
+		}
+	}
+	if names, _ := os.ReadDir(filepath.Join(dir, "eng")); len(names) != 1 {
+		t.Fatalf("the refused writes changed the tree: %v", names)
+	}
+	if err := r.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	acquireLock = rootlock.Acquire
+	if err := r.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Unlock()
+	if err := r.WriteFile("eng/b.md", []byte("b")); err != nil {
+		t.Fatalf("write once space is back: %v", err)
 	}
 }

@@ -210,6 +210,7 @@ export function nodeFs(dir, { network } = {}) {
    * @returns {string}
    */
   const resolveWrite = (p) => {
+    if (noSpace) throw new StorageError('ENOSPC', `write ${p}: refused, the root's lock could not be written: no space left on the disk`);
     const full = resolve(p);
     const segs = p.split('/');
     let cur = root;
@@ -349,6 +350,11 @@ export function nodeFs(dir, { network } = {}) {
 
   /** @type {(() => void) | null} releases the root's lock while this storage holds it */
   let release = null;
+  /**
+   * Set while a call runs whose lock file could not be written for want of
+   * space: the call is served for reading, every write refused (ENOSPC).
+   */
+  let noSpace = false;
 
   return {
     root,
@@ -550,6 +556,14 @@ export function nodeFs(dir, { network } = {}) {
       try {
         release = lockSync(root);
       } catch (err) {
+        // A person whose disk filled can still search and read their
+        // memory, as in a folder that refuses writes; this call's writes,
+        // which would need the space and the lock, are all refused, so
+        // each fails whole as it would on the full disk.
+        if (err instanceof StorageError && err.code === 'ENOSPC') {
+          noSpace = true;
+          return;
+        }
         throw wrap(err, 'lock');
       }
     },
@@ -557,6 +571,7 @@ export function nodeFs(dir, { network } = {}) {
     unlock() {
       const r = release;
       release = null;
+      noSpace = false;
       r?.();
     },
 
