@@ -291,8 +291,12 @@ func (e *Engine) callLocked(ctx context.Context, method string, req []byte) ([]b
 	if label == "" {
 		label = "call"
 	}
+	mark := e.markAudit(method)
 	out, err := e.exchange(ctx, label, req)
 	if err != nil {
+		if e.stopped != nil {
+			err = e.interrupted(mark, req, err)
+		}
 		return nil, err
 	}
 	e.track(method, req, out)

@@ -31,7 +31,7 @@ import (
 )
 
 // AuditPath is where the audit log lives, relative to the memory root.
-const AuditPath = ".arbor/audit.jsonl"
+const AuditPath = api.AuditFile
 
 // DefaultMaxFileBytes is the size limit of a rendered entry when
 // Curator.MaxFileBytes is 0.
