@@ -80,6 +80,8 @@ func codeError(op, p string, code int32) error {
 		err = host.ErrChanged
 	case -8:
 		err = host.ErrNoSpace
+	case -9:
+		err = host.ErrTooLong
 	default:
 		err = host.ErrIO
 	}

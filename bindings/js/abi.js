@@ -35,7 +35,7 @@ import { sameBytes } from './bytes.js';
  */
 
 /** The negative return codes of docs/ABI.md §2. */
-export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5, CHANGED: -6, UNAVAILABLE: -7, NO_SPACE: -8 });
+export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5, CHANGED: -6, UNAVAILABLE: -7, NO_SPACE: -8, TOO_LONG: -9 });
 
 /**
  * Storage error codes → ABI codes; anything else is an I/O failure.
@@ -52,6 +52,7 @@ const byStorageCode = {
   EIO: codes.IO,
   ENOSPC: codes.NO_SPACE,
   EDQUOT: codes.NO_SPACE,
+  ENAMETOOLONG: codes.TOO_LONG,
   EBUSY: codes.BUSY,
   ECHANGED: codes.CHANGED,
 };
@@ -533,7 +534,8 @@ class TreeWalk {
       return { path: p, list: this.enter(p, s.id) };
     } catch (err) {
       const code = /** @type {{ code?: string }} */ (err)?.code;
-      if (code === 'ENOENT' || code === 'EINVAL') return null; // removed, or no longer a folder
+      // Removed, no longer a folder, or past the system's path limit.
+      if (code === 'ENOENT' || code === 'EINVAL' || code === 'ENAMETOOLONG') return null;
       throw err;
     }
   }

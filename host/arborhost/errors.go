@@ -21,6 +21,7 @@ const (
 	// codeUnavailable: embed only, the host has no embedding model.
 	codeUnavailable int32 = -7
 	codeNoSpace     int32 = -8
+	codeTooLong     int32 = -9
 )
 
 // osError wraps an error from the os package with the host sentinel it
@@ -33,6 +34,8 @@ func osError(op, p string, err error) error {
 		return err
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		kind = host.ErrNoSpace
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		kind = host.ErrTooLong
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		// ENOTDIR: a segment of the path is a file, so the path does not exist.
 		kind = host.ErrNotFound
@@ -40,7 +43,7 @@ func osError(op, p string, err error) error {
 		kind = host.ErrDenied
 	case errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.ENOTEMPTY), errors.Is(err, fs.ErrExist),
-		errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL):
+		errors.Is(err, syscall.EINVAL):
 		kind = host.ErrInvalid
 	default:
 		kind = host.ErrIO
@@ -57,6 +60,8 @@ func errorCode(err error) int32 {
 		return codeNotFound
 	case errors.Is(err, host.ErrDenied):
 		return codeDenied
+	case errors.Is(err, host.ErrTooLong):
+		return codeTooLong // an ErrInvalid too: asked first
 	case errors.Is(err, host.ErrInvalid):
 		return codeInvalid
 	case errors.Is(err, host.ErrBusy):

@@ -204,6 +204,16 @@ test('a full disk or quota (ENOSPC, EDQUOT) is -8, NO_SPACE, and logged', () => 
   assert.deepEqual(logs.map(([level, msg]) => [level, /no space left on device/.test(msg)]), [['error', true], ['error', true], ['error', true]]);
 });
 
+test('a path past the system limit (ENAMETOOLONG) is -9, TOO_LONG', () => {
+  const tooLong = () => {
+    throw Object.assign(new Error('ENAMETOOLONG: name too long'), { code: 'ENAMETOOLONG' });
+  };
+  const { f, put, buf } = setup({ ...memory(), read: tooLong, write: tooLong });
+  assert.equal(codes.TOO_LONG, -9);
+  assert.equal(f.fs_read(...put('a.md'), buf(8), 8), codes.TOO_LONG);
+  assert.equal(f.fs_write(...put('a.md'), ...put('x')), codes.TOO_LONG);
+});
+
 test('arguments outside guest memory are -3, not a trap', () => {
   const { f, put, mem } = setup();
   const end = mem.buffer.byteLength;

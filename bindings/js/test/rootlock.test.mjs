@@ -182,3 +182,22 @@ test('a full disk still answers reads; writes fail whole, saying the disk is ful
   assert.equal((await mem.curate([add('Walrus discounts')])).applied[0].status, 'success', 'space is back');
   await mem.close();
 });
+
+// A note past the system's path limit (18 folders of 243 bytes, made one
+// at a time from inside the one above): nodeFs says ENAMETOOLONG (the
+// host's -9, "path too long") where it said EINVAL, and the open steps
+// over its folder, every other entry answered, as before.
+test('a path past the system limit is ENAMETOOLONG; the memory opens without it', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const make = `const fs = require('node:fs'); for (let i = 0; i < 18; i++) { fs.mkdirSync('${'a'.repeat(243)}'); process.chdir('${'a'.repeat(243)}'); } fs.writeFileSync('note.md', '# Deep\\n\\ndeep text\\n');`;
+  execFileSync(process.execPath, ['-e', make], { cwd: dir });
+  // rm, which removes folder by folder from inside: fs.rmSync cannot.
+  defer(t, () => execFileSync('rm', ['-rf', path.join(dir, 'a'.repeat(243))]));
+  const deep = [...Array(18).fill('a'.repeat(243)), 'note.md'].join('/');
+  assert.throws(() => nodeFs(dir).read(deep), { name: 'StorageError', code: 'ENAMETOOLONG' });
+  const mem = await openMemory({ storage: nodeFs(dir), watch: false });
+  defer(t, () => mem.close());
+  const added = await mem.curate([{ type: 'ADD', path: 'engineering/billing', title: 'Shallow', content: { narrative: { text: 'shallow text' } }, reason: 'test' }]);
+  assert.equal(added.applied[0].status, 'success');
+  assert.deepEqual((await mem.search('shallow')).results.map((r) => r.path), ['engineering/billing/shallow.md']);
+});
