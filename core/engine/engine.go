@@ -611,7 +611,8 @@ func (e *Engine) flush() (api.FlushResult, error) {
 
 // Close writes pending lifecycle signals, then persists the search index
 // and releases it (an index that cannot be saved is logged, not returned:
-// the next Open rebuilds it from the tree).
+// the next Open rebuilds it from the tree; so are signals a full disk
+// refused).
 func (e *Engine) Close() error {
 	e.loops.Drop()
 	var ferr, cerr error
@@ -625,6 +626,13 @@ func (e *Engine) Close() error {
 	if lerr != nil {
 		// Nothing could be saved; the index is released all the same.
 		cerr = errors.Join(lerr, e.index.Close())
+	}
+	if errors.Is(ferr, host.ErrNoSpace) {
+		// The signals counted since the last save (reads, mostly) are
+		// lost, not the tree: the command that read asked for nothing
+		// that failed, and says so as the index's save does.
+		e.log.Log("warn", unsaved("lifecycle signals", ferr))
+		ferr = nil
 	}
 	if err := errors.Join(ferr, cerr); err != nil {
 		return fmt.Errorf("engine: close: %w", err)

@@ -90,3 +90,29 @@ func TestFullDiskSaysSo(t *testing.T) {
 		t.Errorf("search on a full disk: %v, want the entry written before it filled", got)
 	}
 }
+
+// A memory read on a full disk closes without an error: the signals its
+// reads counted are not saved, which is a warning, as for the index.
+func TestFullDiskClosesAfterReads(t *testing.T) {
+	mem := host.NewMemFS()
+	if err := mem.WriteFile("engineering/billing/invoice_retry_policy.md", []byte(billingEntry)); err != nil {
+		t.Fatal(err)
+	}
+	disk := &fullDisk{MemFS: mem}
+	log := &logLines{}
+	s := NewSession(disk, log)
+	mustOpen(t, s)
+	disk.full = true
+	if got := searchPaths(t, s, "invoice retry"); len(got) != 1 {
+		t.Fatalf("search on a full disk: %v", got)
+	}
+	if _, err := call(t, s, "read", map[string]any{"path": "engineering/billing/invoice_retry_policy.md"}); err != nil {
+		t.Fatalf("read on a full disk: %v", err)
+	}
+	if _, errObj := call(t, s, "close", nil); errObj != nil {
+		t.Errorf("close after reads on a full disk: %v", errObj)
+	}
+	if !log.has("lifecycle signals not saved, the disk is full") {
+		t.Errorf("no warning of the unsaved signals: %q", log.lines)
+	}
+}
