@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
@@ -75,16 +74,7 @@ func leftoverCheck(ctx context.Context, root string, fix bool) (c check) {
 // separated, skipping .git, and the folders it could not look in because
 // their path is past the system's limit.
 func leftovers(root string) (found, long []string, err error) {
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil // removed while walking
-		case errors.Is(err, syscall.ENAMETOOLONG):
-			long = append(long, relSlash(root, p))
-			return nil
-		case err != nil:
-			return err
-		}
+	long, err = walkRoot(root, func(p string, d fs.DirEntry) error {
 		if d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
 		}

@@ -20,16 +20,9 @@ func linkCheck(root string) check {
 	if err != nil {
 		return check{Name: "links", Status: checkFail, Detail: err.Error()}
 	}
-	var linked, ignored, long []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	var linked, ignored []string
+	long, err := walkRoot(root, func(p string, d fs.DirEntry) error {
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil // removed while walking
-		case errors.Is(err, syscall.ENAMETOOLONG):
-			long = append(long, relSlash(root, p))
-			return nil
-		case err != nil:
-			return err
 		case p != root && strings.HasPrefix(d.Name(), "."):
 			if d.IsDir() {
 				return filepath.SkipDir // the engine reads no dot-name
@@ -72,6 +65,27 @@ func linkResult(linked, ignored []string) check {
 		return check{Name: "links", Status: checkInfo, Detail: fmt.Sprintf("%s lead outside the root or nowhere, and are not read", plural(len(ignored), "symbolic link", "symbolic links")), Items: ignored}
 	}
 	return check{Name: "links", Status: checkOK, Detail: "no symbolic links in the tree"}
+}
+
+// walkRoot walks the tree below root as filepath.WalkDir does, calling fn
+// for each file and folder, stepping over what is removed while it walks
+// and over the folders whose path is past the system's limit
+// (ENAMETOOLONG), which it returns, relative and slash separated, for
+// pastLimit.
+func walkRoot(root string, fn func(p string, d fs.DirEntry) error) (long []string, err error) {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // removed while walking
+		case errors.Is(err, syscall.ENAMETOOLONG):
+			long = append(long, relSlash(root, p))
+			return nil
+		case err != nil:
+			return err
+		}
+		return fn(p, d)
+	})
+	return long, err
 }
 
 // pastLimit adds to c the folders a walk of the tree stepped over because
