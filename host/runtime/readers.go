@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero/api"
@@ -28,11 +29,14 @@ type family struct {
 	// machines change (watch.Remote), so the instances scan as well.
 	remote    bool
 	scanEvery time.Duration
-	mu        sync.Mutex
-	readers   []*Engine
-	idle      chan *Engine // readers free for a call; nil with none
-	closed    bool
-	accessed  map[string]int // the readers' accesses, for the writer
+	// partialSaid: the warning that the watcher stopped hearing of some
+	// folders (watch.Partial) was logged.
+	partialSaid atomic.Bool
+	mu          sync.Mutex
+	readers     []*Engine
+	idle        chan *Engine // readers free for a call; nil with none
+	closed      bool
+	accessed    map[string]int // the readers' accesses, for the writer
 }
 
 // readMethods are the methods a writer with readers sends to one of them:

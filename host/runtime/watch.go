@@ -31,7 +31,8 @@ func WithWatch(scanEvery time.Duration) Option {
 }
 
 // DefaultScanEvery is how often, at most, a watching engine lists the
-// whole tree when it cannot rely on the watcher.
+// whole tree when it cannot rely on the watcher (none, a network file
+// system, or a folder past the system's limit of watches).
 const DefaultScanEvery = 2 * time.Second
 
 // syncTimeout is how long a call waits for the watcher to hear of its
@@ -72,6 +73,13 @@ func (e *Engine) startFollowing(cfg *config) {
 	e.follow = &follower{}
 }
 
+// trusted reports whether the family's watcher hears of every change:
+// there is one, the root is not on a network file system, and every
+// folder could be watched (watch.Partial).
+func (f *family) trusted() bool {
+	return f.w != nil && !f.remote && !f.w.Partial()
+}
+
 // remoteFS tells a root the watcher cannot be trusted with (a variable
 // for the tests, which have no network file system to mount).
 var remoteFS = watch.Remote
@@ -93,8 +101,11 @@ func (e *Engine) catchUp(ctx context.Context, method string) {
 		// yet in the watcher's record: wait for it.
 		e.fam.w.Sync(syncTimeout)
 	}
+	if e.fam.w != nil && e.fam.w.Partial() && !e.fam.partialSaid.Swap(true) {
+		e.logf(LevelWarn, fmt.Sprintf("a folder of the root could not be watched (the system's limit of watches, fs.inotify.max_user_watches on Linux): the tree is also scanned for changes, at most every %s", e.fam.scanEvery))
+	}
 	paths, rescan, set := e.fam.take(e)
-	rescan = rescan || f.retry || (e.fam.scanEvery > 0 && (e.fam.w == nil || e.fam.remote) && time.Since(f.lastScan) >= e.fam.scanEvery)
+	rescan = rescan || f.retry || (e.fam.scanEvery > 0 && !e.fam.trusted() && time.Since(f.lastScan) >= e.fam.scanEvery)
 	if rescan || len(paths) > 0 {
 		p := api.RefreshParams{Paths: paths}
 		if rescan {

@@ -9,7 +9,10 @@
 // Watching can miss changes: the kernel's queue overflows, a folder
 // cannot be added (the inotify limit), a network drive sends nothing.
 // Take then asks for a rescan, which the engine does by listing the tree
-// and reading only the files whose size or time moved.
+// and reading only the files whose size or time moved. After an overflow
+// the folders whose creation went unheard are watched then; a folder that
+// cannot be watched at all leaves the watcher Partial, and the host then
+// scans every so often, as it does without a watcher.
 //
 // The kernel queues an event as the change is made, but the watcher's
 // goroutine takes it in a moment later: a host that answers at once after
@@ -40,6 +43,7 @@ type Watcher struct {
 	mu      sync.Mutex
 	changed map[string]bool
 	rescan  bool
+	partial bool // a folder could not be watched (under mu)
 	// dirs holds the folders watched, by absolute path, so that one
 	// renamed or removed is unwatched with everything below it (unwatch);
 	// only New and then run use it.
@@ -208,6 +212,9 @@ func (w *Watcher) run() {
 				return
 			}
 			w.lost()
+			// An overflow loses the events of folders made meanwhile
+			// too: watch them now, or they stay unheard for good.
+			w.addTree(w.root)
 		}
 	}
 }
@@ -227,9 +234,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		// A new folder: watch it and what it already holds (files may
 		// have landed before the watch did; the engine scans the folder).
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
-			if err := w.addTree(ev.Name); err != nil {
-				w.lost()
-			}
+			w.addTree(ev.Name)
 		}
 	}
 	if ev.Op == fsnotify.Chmod {
@@ -301,8 +306,39 @@ func (w *Watcher) rel(name string) (string, bool) {
 	return rel, true
 }
 
-// addTree watches dir and every folder below it, dot-folders aside.
+// Partial reports whether some folder of the root could not be watched
+// (the system's limit of watches): changes there raise no event, and the
+// host must scan for them every so often.
+func (w *Watcher) Partial() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.partial
+}
+
+// addTree watches dir and every folder below it, dot-folders aside (a
+// folder watched already is added again: after an overflow the path may
+// name another folder). A folder that cannot be watched after New makes
+// the watcher Partial and asks for a scan; the whole root watched again
+// makes it whole.
 func (w *Watcher) addTree(dir string) error {
+	err := w.walkAdd(dir)
+	switch {
+	case err != nil && w.dirs[w.root]:
+		w.mu.Lock()
+		w.partial = true
+		w.mu.Unlock()
+		w.lost()
+	case err == nil && dir == w.root:
+		// Every folder is watched again (after an overflow, with watches
+		// freed since): the watcher hears of every change once more.
+		w.mu.Lock()
+		w.partial = false
+		w.mu.Unlock()
+	}
+	return err
+}
+
+func (w *Watcher) walkAdd(dir string) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) && p != dir {
@@ -316,13 +352,17 @@ func (w *Watcher) addTree(dir string) error {
 		if p != dir && strings.HasPrefix(d.Name(), ".") {
 			return filepath.SkipDir
 		}
-		if err := w.fsw.Add(p); err != nil {
+		if err := addWatch(w.fsw, p); err != nil {
 			return err
 		}
 		w.dirs[p] = true
 		return nil
 	})
 }
+
+// addWatch adds a folder to the watch; a test makes it fail as the
+// system's limit of watches does.
+var addWatch = func(fsw *fsnotify.Watcher, dir string) error { return fsw.Add(dir) }
 
 // unwatch stops watching the folder name and every folder below it, when
 // it is one watched: it was renamed or removed. inotify watches a

@@ -6,8 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // A change is taken once; lost events (an overflow) ask for a scan and
@@ -176,5 +180,58 @@ func BenchmarkSync(b *testing.B) {
 		if !w.Sync(10 * time.Second) {
 			b.Fatal("Sync did not hear its barrier")
 		}
+	}
+}
+
+// A folder that cannot be watched (the system's limit of watches) makes
+// the watcher Partial and asks for a scan, so that the host scans for
+// what it cannot hear. An overflow watches the root's folders again: one
+// whose creation went unheard is heard from then on, and a watcher that
+// watches every folder again is whole.
+func TestPartialAndOverflow(t *testing.T) {
+	var refuse atomic.Bool
+	defer func(f func(*fsnotify.Watcher, string) error) { addWatch = f }(addWatch)
+	addWatch = func(fsw *fsnotify.Watcher, dir string) error {
+		if refuse.Load() && filepath.Base(dir) == "late" {
+			return fmt.Errorf("inotify_add_watch %s: %w", dir, syscall.ENOSPC)
+		}
+		return fsw.Add(dir)
+	}
+	root := t.TempDir()
+	w, err := New(root)
+	if err != nil {
+		t.Skipf("cannot watch here: %v", err)
+	}
+	defer w.Close()
+	if w.Partial() {
+		t.Fatal("a watcher of every folder is partial")
+	}
+	refuse.Store(true)
+	late := filepath.Join(root, "late")
+	if err := os.Mkdir(late, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !w.Sync(10 * time.Second) {
+		t.Fatal("Sync did not hear its barrier")
+	}
+	if _, rescan := w.Take(); !rescan || !w.Partial() {
+		t.Fatalf("a folder past the limit: rescan %v, partial %v; want both", rescan, w.Partial())
+	}
+	refuse.Store(false)
+	w.fsw.Errors <- fsnotify.ErrEventOverflow
+	if !w.Sync(10 * time.Second) {
+		t.Fatal("Sync did not hear its barrier")
+	}
+	if _, rescan := w.Take(); !rescan || w.Partial() {
+		t.Fatalf("after an overflow: rescan %v, partial %v; want a scan, and whole again", rescan, w.Partial())
+	}
+	if err := os.WriteFile(filepath.Join(late, "a.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !w.Sync(10 * time.Second) {
+		t.Fatal("Sync did not hear its barrier")
+	}
+	if paths, _ := w.Take(); !slices.Contains(paths, "late/a.md") {
+		t.Fatalf("an edit in the folder watched after the overflow: Take = %v", paths)
 	}
 }
