@@ -206,3 +206,33 @@ func TestRefreshForgetsAFileAFolderReplaced(t *testing.T) {
 		t.Errorf("the file is not found: %+v", s.Results)
 	}
 }
+
+// A file a watcher reports is read again, whatever its size and time say:
+// a tool that restores a time (cp -p, rsync -a, tar x, touch -r) can put
+// other bytes of the same size under the time the catalog noted, and a
+// long-lived engine that heard the change answered the old text for good.
+func TestRefreshReadsAReportedFileWhoseSizeAndTimeAreUnchanged(t *testing.T) {
+	mem, now := catalogTree(t)
+	*now += 10_000
+	e, _ := openEngine(t, mem, host.FixedClock(day0), Options{})
+	defer e.Close()
+	const p = "ops/pager/escalation.md"
+	fi, _ := mem.Stat(p)
+	at := *now
+	*now = fi.ModTime // the edit keeps the time, as touch -r does
+	mem.WriteFile(p, []byte("---\ntitle: Escalation\n---\n\n## Narrative\nPage the secondary after sixteen minutes. See [[rotation]].\n"[:fi.Size]))
+	*now = at
+	if after, _ := mem.Stat(p); after != fi {
+		t.Fatalf("the edit changed the listing: %+v, was %+v", after, fi)
+	}
+	res, err := e.Refresh(api.RefreshParams{Paths: []string{p}})
+	if err != nil || res.Updated != 1 || !slices.Equal(res.Paths, []string{p}) {
+		t.Fatalf("refresh of the edited file: %+v, %v", res, err)
+	}
+	if s, _ := e.Search(api.SearchParams{Query: "sixteen"}); len(s.Results) != 1 {
+		t.Errorf("the edit is not found: %+v", s.Results)
+	}
+	if s, _ := e.Search(api.SearchParams{Query: "fifteen"}); len(s.Results) != 0 {
+		t.Errorf("the old text is still found: %+v", s.Results)
+	}
+}

@@ -166,14 +166,16 @@ func (r *refresher) walk(dir string, scan *catalog.Scan) error {
 	return err
 }
 
-// file refreshes the file p that a stat describes as de, unless it is no
-// markdown file or its size and time show it unchanged.
+// file refreshes the file p, which the host reported and a stat
+// describes as de, unless it is no markdown file. It is read whatever its
+// size and time say: a tool that restores a time (cp -p, rsync -a, tar x,
+// touch -r) can put other bytes of the same size under the time the
+// catalog noted, and the report is the only sign of it.
 func (r *refresher) file(p string, de host.DirEntry) error {
-	fi := catalog.FileInfo{Size: de.Size, ModTime: de.ModTime}
-	if !tree.IsMarkdown(p) || r.c.catalog().Unchanged(p, fi) {
+	if !tree.IsMarkdown(p) {
 		return nil
 	}
-	return r.changed(p, fi)
+	return r.changed(p, catalog.FileInfo{Size: de.Size, ModTime: de.ModTime})
 }
 
 // changed reads again the markdown file p, which a listing or stat shows
