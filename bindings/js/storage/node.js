@@ -31,6 +31,7 @@ const codes = {
   EEXIST: 'EINVAL',
   EINVAL: 'EINVAL',
   ENAMETOOLONG: 'EINVAL',
+  ENXIO: 'EINVAL', // a socket opened as a file
   EACCES: 'EACCES',
   EPERM: 'EACCES',
   EROFS: 'EACCES',
@@ -383,10 +384,17 @@ export function nodeFs(dir, { network } = {}) {
 
     read(p) {
       const full = resolveRead(p);
+      let fd;
       try {
-        return fs.readFileSync(full);
+        // Not blocking, and only a file: a FIFO named x.md waited for a
+        // writer at its open, and the memory's open with it, for good.
+        fd = fs.openSync(full, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+        if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error(`${full} is not a file`), { code: 'EISDIR' });
+        return fs.readFileSync(fd);
       } catch (err) {
         throw wrap(err, `read ${p}`);
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd);
       }
     },
 
