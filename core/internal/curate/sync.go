@@ -180,11 +180,13 @@ func (r *refresher) file(p string, de host.DirEntry) error {
 
 // changed reads again the markdown file p, which a listing or stat shows
 // as fi, other than as the catalog read it. A file over the size limit
-// that the catalog never held stays out, as at open.
+// stays out, as at open, unread: one the catalog held (a note grown into
+// a log, a dump saved over it) was read whole, gigabytes, before the
+// limit dropped it.
 func (r *refresher) changed(p string, fi catalog.FileInfo) error {
 	cat := r.c.catalog()
-	if _, known := cat.Stamp(p); !known && fi.Size > int64(r.c.maxBytes()) {
-		return nil
+	if fi.Size > int64(r.c.maxBytes()) {
+		return r.tally(p, func() (bool, error) { return r.c.forget(p), nil })
 	}
 	if err := r.check(p); err != nil {
 		return err
