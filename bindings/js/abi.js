@@ -532,6 +532,9 @@ class TreeWalk {
     } catch (err) {
       const code = /** @type {{ code?: string }} */ (err)?.code;
       if (code === 'ENOENT' || code === 'EINVAL') return null; // removed, or no longer a folder
+      // A folder this user may not list holds nothing the engine can read:
+      // left out, where it failed the walk and the open of the whole memory.
+      if (code === 'EACCES') return null;
       throw err;
     }
   }

@@ -182,6 +182,23 @@ test('nodeFs: a FIFO or a socket named like a note is refused, not waited on', {
   if (made.status === 0) assert.throws(() => nodeFs(dir).read('ops/sock.md'), code('EINVAL'));
 });
 
+test('nodeFs: a walk leaves out a sub-folder this user may not list', { skip: process.platform === 'win32' || process.getuid?.() === 0 ? 'root lists every folder' : false }, (t) => {
+  const dir = tmpdir(t);
+  for (const p of ['ops/pager/rotation.md', 'ops/private/salaries.md', 'zz/last.md']) {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), 'x');
+  }
+  fs.chmodSync(path.join(dir, 'ops/private'), 0);
+  try {
+    // The walk an open makes (fs_walk): it threw, and the open failed.
+    const walk = Buffer.from(new ArborHost({ storage: nodeFs(dir) }).walkAnswer('', null, 1 << 20));
+    assert.ok(walk.includes('ops/pager') && walk.includes('zz'), 'the other folders are walked');
+    assert.ok(!walk.includes('ops/private'));
+  } finally {
+    fs.chmodSync(path.join(dir, 'ops/private'), 0o755); // before tmpdir's removal
+  }
+});
+
 test('nodeFs: creates its folder', (t) => {
   const dir = path.join(tmpdir(t), 'new', 'root');
   nodeFs(dir).write('a.md', enc.encode('a'));
