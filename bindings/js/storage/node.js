@@ -503,7 +503,11 @@ export function nodeFs(dir, { network } = {}) {
       };
       const overflowed = () => {
         listener(null);
-        watchMissing('');
+        try {
+          watchMissing('');
+        } catch {
+          scanEvery(); // the root itself, unwatched after an error, could not be watched again
+        }
       };
       /** @param {string} rel */
       const unwatch = (rel) => {
