@@ -78,6 +78,10 @@ func codeError(op, p string, code int32) error {
 		err = host.ErrBusy
 	case -6:
 		err = host.ErrChanged
+	case -8:
+		err = host.ErrNoSpace
+	case -9:
+		err = host.ErrTooLong
 	default:
 		err = host.ErrIO
 	}

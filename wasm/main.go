@@ -12,7 +12,7 @@ import (
 )
 
 // abiVersion is the version of docs/ABI.md this module implements.
-const abiVersion = 6
+const abiVersion = 7
 
 func main() {}
 

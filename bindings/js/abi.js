@@ -35,7 +35,7 @@ import { sameBytes } from './bytes.js';
  */
 
 /** The negative return codes of docs/ABI.md §2. */
-export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5, CHANGED: -6, UNAVAILABLE: -7 });
+export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5, CHANGED: -6, UNAVAILABLE: -7, NO_SPACE: -8, TOO_LONG: -9 });
 
 /**
  * Storage error codes → ABI codes; anything else is an I/O failure.
@@ -50,6 +50,9 @@ const byStorageCode = {
   ENOTDIR: codes.INVALID,
   ENOTEMPTY: codes.INVALID,
   EIO: codes.IO,
+  ENOSPC: codes.NO_SPACE,
+  EDQUOT: codes.NO_SPACE,
+  ENAMETOOLONG: codes.TOO_LONG,
   EBUSY: codes.BUSY,
   ECHANGED: codes.CHANGED,
 };
@@ -379,7 +382,7 @@ export class ArborHost {
       // Cast: a storage may throw anything; only a `code` and a `message` are read.
       const e = /** @type {{ code?: string, message?: string } | null | undefined} */ (err);
       const code = byStorageCode[/** @type {string} */ (e?.code)] ?? codes.IO; // no code: key "undefined", not mapped
-      if (code === codes.IO) {
+      if (code === codes.IO || code === codes.NO_SPACE) {
         try {
           this.onLog('error', `arbor host: ${op}: ${e?.message ?? e}`);
         } catch {
@@ -531,7 +534,8 @@ class TreeWalk {
       return { path: p, list: this.enter(p, s.id) };
     } catch (err) {
       const code = /** @type {{ code?: string }} */ (err)?.code;
-      if (code === 'ENOENT' || code === 'EINVAL') return null; // removed, or no longer a folder
+      // Removed, no longer a folder, or past the system's path limit.
+      if (code === 'ENOENT' || code === 'EINVAL' || code === 'ENAMETOOLONG') return null;
       // A folder this user may not list holds nothing the engine can read:
       // left out, where it failed the walk and the open of the whole memory.
       if (code === 'EACCES') return null;

@@ -14,6 +14,10 @@ const (
 	IgnoreRules = "# Arbor's state on this machine (index, lifecycle signals, audit log): not shared.\n*\n"
 )
 
+// AuditFile is the audit log: one JSON line per curate operation, applied
+// or failed, appended as soon as it is done (docs/format.md).
+const AuditFile = StateDir + "/audit.jsonl"
+
 // JournalFile holds the curate operation being applied, until its line
 // is in the audit log: a process killed in between leaves it, and the
 // next open or curate records what the operation did (docs/format.md).

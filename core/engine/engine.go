@@ -244,7 +244,7 @@ func (e *Engine) saveCatalog() {
 		return
 	}
 	if err := e.catalog.Save(e.fs); err != nil {
-		e.log.Log("warn", fmt.Sprintf("catalog: %v", err))
+		e.log.Log("warn", unsaved("catalog", err))
 	}
 }
 
@@ -367,7 +367,7 @@ func (e *Engine) reindex() {
 	}
 	if e.index.Unflushed() >= FlushAfter {
 		if err := e.index.Flush(); err != nil {
-			e.log.Log("warn", fmt.Sprintf("index: %v", err))
+			e.log.Log("warn", unsaved("index", err))
 		}
 		e.saveCatalog()
 		e.saveVectors()
@@ -595,7 +595,9 @@ func (e *Engine) Flush() (res api.FlushResult, err error) {
 
 func (e *Engine) flush() (api.FlushResult, error) {
 	ierr := e.index.Flush()
-	if ierr != nil {
+	if errors.Is(ierr, host.ErrNoSpace) {
+		ierr = fmt.Errorf("index not saved, the disk is full (the answers stand; the next open reads from the tree what it lacks): %w", ierr)
+	} else if ierr != nil {
 		ierr = fmt.Errorf("index: %w", ierr)
 	}
 	e.saveCatalog()
@@ -609,7 +611,8 @@ func (e *Engine) flush() (api.FlushResult, error) {
 
 // Close writes pending lifecycle signals, then persists the search index
 // and releases it (an index that cannot be saved is logged, not returned:
-// the next Open rebuilds it from the tree).
+// the next Open rebuilds it from the tree; so are signals a full disk
+// refused).
 func (e *Engine) Close() error {
 	e.loops.Drop()
 	var ferr, cerr error
@@ -623,6 +626,13 @@ func (e *Engine) Close() error {
 	if lerr != nil {
 		// Nothing could be saved; the index is released all the same.
 		cerr = errors.Join(lerr, e.index.Close())
+	}
+	if errors.Is(ferr, host.ErrNoSpace) {
+		// The signals counted since the last save (reads, mostly) are
+		// lost, not the tree: the command that read asked for nothing
+		// that failed, and says so as the index's save does.
+		e.log.Log("warn", unsaved("lifecycle signals", ferr))
+		ferr = nil
 	}
 	if err := errors.Join(ferr, cerr); err != nil {
 		return fmt.Errorf("engine: close: %w", err)

@@ -27,7 +27,29 @@ var (
 	// ErrChanged is returned by Swap when the file is no longer what the
 	// caller read: someone else wrote it in between.
 	ErrChanged = errors.New("changed on disk")
+	// ErrNoSpace is a write the storage refused for want of space: a full
+	// disk or quota (ENOSPC, EDQUOT; a browser's QuotaExceededError). It is
+	// an ErrIO too (errors.Is), since it is a failure of the storage: what
+	// handles one handles the other, and the engine tells the person which.
+	ErrNoSpace error = noSpace{}
+	// ErrTooLong is a path the storage cannot name: longer than the
+	// system's limit on a path or a name (ENAMETOOLONG). It is an
+	// ErrInvalid too (errors.Is), which it was before it had a code.
+	ErrTooLong error = tooLong{}
 )
+
+// noSpace is ErrNoSpace: a type of its own so that it matches ErrIO
+// without "i/o error" in its message.
+type noSpace struct{}
+
+func (noSpace) Error() string        { return "no space left on the storage" }
+func (noSpace) Is(target error) bool { return target == ErrIO }
+
+// tooLong is ErrTooLong, a type of its own for the same reason.
+type tooLong struct{}
+
+func (tooLong) Error() string        { return "path too long for the file system" }
+func (tooLong) Is(target error) bool { return target == ErrInvalid }
 
 // DirEntry is one name in a directory listing.
 type DirEntry struct {

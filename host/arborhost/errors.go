@@ -20,6 +20,8 @@ const (
 	codeChanged  int32 = -6
 	// codeUnavailable: embed only, the host has no embedding model.
 	codeUnavailable int32 = -7
+	codeNoSpace     int32 = -8
+	codeTooLong     int32 = -9
 )
 
 // osError wraps an error from the os package with the host sentinel it
@@ -30,6 +32,10 @@ func osError(op, p string, err error) error {
 	case errors.Is(err, host.ErrNotFound), errors.Is(err, host.ErrDenied),
 		errors.Is(err, host.ErrInvalid), errors.Is(err, host.ErrIO), errors.Is(err, host.ErrBusy), errors.Is(err, host.ErrChanged):
 		return err
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		kind = host.ErrNoSpace
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		kind = host.ErrTooLong
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		// ENOTDIR: a segment of the path is a file, so the path does not exist.
 		kind = host.ErrNotFound
@@ -37,7 +43,7 @@ func osError(op, p string, err error) error {
 		kind = host.ErrDenied
 	case errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.ENOTEMPTY), errors.Is(err, fs.ErrExist),
-		errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL):
+		errors.Is(err, syscall.EINVAL):
 		kind = host.ErrInvalid
 	default:
 		kind = host.ErrIO
@@ -54,12 +60,16 @@ func errorCode(err error) int32 {
 		return codeNotFound
 	case errors.Is(err, host.ErrDenied):
 		return codeDenied
+	case errors.Is(err, host.ErrTooLong):
+		return codeTooLong // an ErrInvalid too: asked first
 	case errors.Is(err, host.ErrInvalid):
 		return codeInvalid
 	case errors.Is(err, host.ErrBusy):
 		return codeBusy
 	case errors.Is(err, host.ErrChanged):
 		return codeChanged
+	case errors.Is(err, host.ErrNoSpace):
+		return codeNoSpace
 	}
 	return codeIO
 }

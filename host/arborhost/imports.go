@@ -16,6 +16,7 @@ import (
 	"math"
 
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/host/rootlock"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -224,7 +225,9 @@ func (r *RootFS) logged(ctx context.Context, logf func(context.Context, int, str
 	case logf == nil:
 	case rc == codeDenied && r.readOnly:
 		logf(ctx, 2, name+": refused: the memory root is granted read-only")
-	case rc == codeIO:
+	case errors.Is(err, errLockNoSpace):
+		// Said once, by fs_lock.
+	case rc == codeIO, rc == codeNoSpace:
 		logf(ctx, 2, name+": "+err.Error())
 	}
 	return rc
@@ -289,7 +292,11 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, name string, fsys *Root
 	// the call bounds the wait too.
 	b.NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, s []uint64) {
-			s[0] = api.EncodeI32(granted(ctx, "fs_lock", fsys.LockContext(ctx)))
+			rc := granted(ctx, "fs_lock", fsys.LockContext(ctx))
+			if rc == codeOK && fsys.full.Load() && !fsys.fullSaid.Swap(true) && logf != nil {
+				logf(ctx, 2, "fs_lock: the disk is full, no space for "+rootlock.Path+": served for reading, every write of this call refused")
+			}
+			s[0] = api.EncodeI32(rc)
 		}), []api.ValueType{}, []api.ValueType{i32}).
 		Export("fs_lock")
 	b.NewFunctionBuilder().

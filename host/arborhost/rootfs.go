@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/arbormem/arbor/core/api"
@@ -40,6 +41,13 @@ type RootFS struct {
 	open     openFiles // the files ReadAt read, kept open
 	lockMu   sync.Mutex
 	held     *rootlock.Lock // nil when unlocked, or when the root is read-only
+	// full is set while a call runs whose lock file could not be written
+	// for want of space: the call is served for reading, every write
+	// refused with host.ErrNoSpace.
+	full atomic.Bool
+	// fullSaid is set once the full disk was logged, until a lock is
+	// taken again: one engine locks several times per command.
+	fullSaid atomic.Bool
 	// written holds the tree's paths this RootFS wrote, removed or renamed
 	// since the last TakeWritten, once RecordWrites was called.
 	writtenMu sync.Mutex
@@ -143,6 +151,9 @@ func (r *RootFS) IsReadOnly() bool { return r.readOnly }
 func (r *RootFS) writable(op, p string) error {
 	if r.readOnly {
 		return fmt.Errorf("%s %q: %w", op, p, host.ErrReadOnly)
+	}
+	if r.full.Load() {
+		return fmt.Errorf("%s %q: %w: %w", op, p, errLockNoSpace, host.ErrNoSpace)
 	}
 	if link := r.linkAbove(p); link != "" {
 		return fmt.Errorf("%s %q: %s is a symbolic link, and writes never pass through one: %w", op, p, link, host.ErrDenied)
@@ -557,6 +568,13 @@ func (r *RootFS) Append(p string, data []byte) error {
 	return nil
 }
 
+// errLockNoSpace refuses a write of a call whose lock file could not be
+// written for want of space.
+var errLockNoSpace = errors.New("refused, the root's lock could not be written")
+
+// acquireLock takes a root's lock; a test swaps it for a disk that is full.
+var acquireLock = rootlock.Acquire
+
 // Lock takes the root's cross-process lock (host/rootlock), waiting at
 // most rootlock.DefaultWait; see LockContext.
 func (r *RootFS) Lock() error { return r.LockContext(context.Background()) }
@@ -564,7 +582,9 @@ func (r *RootFS) Lock() error { return r.LockContext(context.Background()) }
 // LockContext takes the root's cross-process lock, waiting while another
 // process holds it until ctx ends or rootlock.DefaultWait has passed (an
 // error wrapping host.ErrBusy). The lock is this RootFS's until Unlock; it
-// is not re-entrant.
+// is not re-entrant. A root whose lock file cannot be written for want of
+// space, no other process holding the lock, is served for reading: nil,
+// and every write until Unlock refused with host.ErrNoSpace.
 func (r *RootFS) LockContext(ctx context.Context) error {
 	if r.readOnly {
 		// The lock is a file: a root granted read-only is served unlocked,
@@ -576,14 +596,22 @@ func (r *RootFS) LockContext(ctx context.Context) error {
 	if r.held != nil {
 		return fmt.Errorf("lock: already held by this engine: %w", host.ErrInvalid)
 	}
-	l, err := rootlock.Acquire(ctx, r.dir)
+	l, err := acquireLock(ctx, r.dir)
 	switch {
 	case errors.Is(err, rootlock.ErrBusy):
 		return fmt.Errorf("%w: %w", host.ErrBusy, err)
+	case errors.Is(err, rootlock.ErrNoSpace):
+		// A person whose disk filled can still search and read their
+		// memory, as on a root that refuses writes; this call's writes,
+		// which would take the space and need the lock, are all refused,
+		// so each fails whole as it would on the full disk.
+		r.full.Store(true)
+		return nil
 	case err != nil:
 		return fmt.Errorf("%w: %w", host.ErrIO, err)
 	}
 	r.held = l
+	r.fullSaid.Store(false)
 	return nil
 }
 
@@ -595,6 +623,7 @@ func (r *RootFS) Unlock() error {
 	defer r.lockMu.Unlock()
 	l := r.held
 	r.held = nil
+	r.full.Store(false)
 	if err := l.Release(); err != nil {
 		return fmt.Errorf("%w: %w", host.ErrIO, err)
 	}

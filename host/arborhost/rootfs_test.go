@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/host/rootlock"
 )
 
 func newRoot(t *testing.T) (*RootFS, string) {
@@ -921,22 +922,77 @@ func TestRootFSFailedAppendChangesNothing(t *testing.T) {
 	}
 }
 
-// A write the system fails reaches the engine as IO ("i/o error"); the
-// host logs why (a full disk), which the code cannot carry.
+// A write the system fails reaches the engine as a code; the host logs
+// why, which the code cannot carry. A full disk or quota has a code of its
+// own (NO_SPACE, -8), any other failure is IO.
 func TestFailedWriteIsLoggedWithItsCause(t *testing.T) {
-	r, _ := newRoot(t)
-	failed := fmt.Errorf("rename: %w", syscall.ENOSPC)
-	renameFile = func(string, string) error { return failed }
-	t.Cleanup(func() { renameFile = os.Rename })
-	var lines []string
-	logf := func(_ context.Context, level int, msg string) { lines = append(lines, fmt.Sprint(level, " ", msg)) }
-	if rc := r.logged(context.Background(), logf, "fs_write", r.WriteFile("eng/a.md", []byte("a"))); rc != codeIO {
-		t.Fatalf("rc %d, want IO", rc)
+	for _, tc := range []struct {
+		errno syscall.Errno
+		rc    int32
+		kind  string
+	}{
+		{syscall.ENOSPC, codeNoSpace, "no space left on the storage"},
+		{syscall.EDQUOT, codeNoSpace, "no space left on the storage"},
+		{syscall.EIO, codeIO, "i/o error"},
+	} {
+		r, _ := newRoot(t)
+		failed := fmt.Errorf("rename: %w", tc.errno)
+		renameFile = func(string, string) error { return failed }
+		t.Cleanup(func() { renameFile = os.Rename })
+		var lines []string
+		logf := func(_ context.Context, level int, msg string) { lines = append(lines, fmt.Sprint(level, " ", msg)) }
+		if rc := r.logged(context.Background(), logf, "fs_write", r.WriteFile("eng/a.md", []byte("a"))); rc != tc.rc {
+			t.Fatalf("%v: rc %d, want %d", tc.errno, rc, tc.rc)
+		}
+		if rc := r.logged(context.Background(), logf, "fs_remove", r.Remove("eng/none.md")); rc != codeNotFound {
+			t.Fatalf("rc %d, want NOT_FOUND", rc)
+		}
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], `2 fs_write: write "eng/a.md": `+tc.kind+": ") || !strings.Contains(lines[0], tc.errno.Error()) {
+			t.Fatalf("%v: log: %q", tc.errno, lines)
+		}
 	}
-	if rc := r.logged(context.Background(), logf, "fs_remove", r.Remove("eng/none.md")); rc != codeNotFound {
-		t.Fatalf("rc %d, want NOT_FOUND", rc)
+}
+
+// A root whose lock file cannot be written for want of space is served for
+// reading, as one that refuses writes is: the lock is granted, reads are
+// answered, and every write of the call is refused as a full disk (-8),
+// the tree unchanged, until the lock is released.
+func TestFullDiskServesReads(t *testing.T) {
+	r, dir := newRoot(t)
+	mustWrite(t, filepath.Join(dir, "eng/a.md"), "a")
+	acquireLock = func(context.Context, string) (*rootlock.Lock, error) {
+		return nil, fmt.Errorf("rootlock: create: %w: %w", rootlock.ErrNoSpace, syscall.ENOSPC)
 	}
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], `2 fs_write: write "eng/a.md": i/o error: `) || !strings.Contains(lines[0], "no space left on device") {
-		t.Fatalf("log: %q", lines)
+	t.Cleanup(func() { acquireLock = rootlock.Acquire })
+	if err := r.Lock(); err != nil {
+		t.Fatalf("lock on a full disk: %v", err)
+	}
+	if b, err := r.ReadFile("eng/a.md"); err != nil || string(b) != "a" {
+		t.Fatalf("read on a full disk: %q, %v", b, err)
+	}
+	writes := map[string]error{
+		"write":  r.WriteFile("eng/b.md", []byte("b")),
+		"append": r.Append(".arbor/audit.jsonl", []byte("{}\n")),
+		"remove": r.Remove("eng/a.md"),
+		"rename": r.Rename("eng/a.md", "eng/c.md"),
+	}
+	for op, err := range writes {
+		if !errors.Is(err, host.ErrNoSpace) || errorCode(err) != codeNoSpace {
+			t.Errorf("%s while the lock could not be written: %v, want NO_SPACE", op, err)
+		}
+	}
+	if names, _ := os.ReadDir(filepath.Join(dir, "eng")); len(names) != 1 {
+		t.Fatalf("the refused writes changed the tree: %v", names)
+	}
+	if err := r.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	acquireLock = rootlock.Acquire
+	if err := r.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Unlock()
+	if err := r.WriteFile("eng/b.md", []byte("b")); err != nil {
+		t.Fatalf("write once space is back: %v", err)
 	}
 }

@@ -53,6 +53,14 @@ const incomplete = 5 * time.Second
 // process for the whole wait.
 var ErrBusy = errors.New("the memory root is busy")
 
+// ErrNoSpace is wrapped by Acquire when the lock file cannot be written
+// for want of space (a full disk or quota) and no other process holds
+// the lock. Unlike a root that refuses writes, this one is not served
+// unlocked here: space may come back during the call, and a write made
+// then would be a write without the lock. A caller that can refuse every
+// write itself (arborhost.RootFS) serves the call for reading.
+var ErrNoSpace = errors.New("no space left to write the lock file")
+
 // Owner is what a lock file records of the process holding it.
 type Owner struct {
 	PID   int    `json:"pid"`
@@ -74,7 +82,8 @@ type Lock struct {
 // DefaultWait has passed. A root where the lock file cannot be created
 // because the file system refuses writes (read-only, permission denied)
 // is served unlocked: nil Lock and nil error, since this process cannot
-// write there either.
+// write there either. One where it cannot be written for want of space
+// is an error wrapping ErrNoSpace.
 func Acquire(ctx context.Context, dir string) (*Lock, error) {
 	return AcquireFile(ctx, dir, Path)
 }
@@ -103,6 +112,9 @@ func AcquireFile(ctx context.Context, dir, rel string) (*Lock, error) {
 		}
 		if readOnly(err) {
 			return nil, nil
+		}
+		if noSpace(err) {
+			return nil, fmt.Errorf("rootlock: create %s: %w: %w", file, ErrNoSpace, err)
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("rootlock: create %s: %w", file, err)
@@ -162,6 +174,10 @@ func (l *Lock) touch() {
 	}
 }
 
+// writeLockFile writes the owner into a new lock file; a test swaps it for a
+// disk that is full.
+var writeLockFile = (*os.File).Write
+
 // create makes the lock file exclusively and writes owner into it,
 // creating .arbor/ when the root has none yet.
 func create(file string, owner Owner) error {
@@ -173,7 +189,7 @@ func create(file string, owner Owner) error {
 		return err
 	}
 	b, _ := json.Marshal(owner)
-	_, werr := f.Write(b)
+	_, werr := writeLockFile(f, b)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(file)
@@ -261,6 +277,11 @@ func (o Owner) describe() string {
 // readOnly reports errors that mean this process may not write the root.
 func readOnly(err error) bool {
 	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
+
+// noSpace reports errors that mean the disk or the quota is full.
+func noSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 func token() string {

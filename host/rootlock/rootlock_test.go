@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -188,5 +189,33 @@ func TestReadOnlyRoot(t *testing.T) {
 	l, err := Acquire(context.Background(), dir)
 	if l != nil || err != nil {
 		t.Fatalf("Acquire on a read-only root: %v, %v", l, err)
+	}
+}
+
+// A lock file that cannot be written for want of space is an error of its
+// own (ErrNoSpace), the file not left behind; one another process holds is
+// waited for as ever, whatever the space.
+func TestFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	writeLockFile = func(*os.File, []byte) (int, error) { return 0, syscall.ENOSPC }
+	t.Cleanup(func() { writeLockFile = (*os.File).Write })
+	l, err := Acquire(context.Background(), dir)
+	if l != nil || !errors.Is(err, ErrNoSpace) || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Acquire on a full disk: %v, %v", l, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, Path)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the lock file was left: %v", err)
+	}
+	writeLockFile = (*os.File).Write
+	held, err := Acquire(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	writeLockFile = func(*os.File, []byte) (int, error) { return 0, syscall.EDQUOT }
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := Acquire(ctx, dir); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Acquire of a held lock on a full disk: %v, want busy", err)
 	}
 }

@@ -19,7 +19,7 @@ import (
 )
 
 // ABIVersion is the version of docs/ABI.md this host implements.
-const ABIVersion = 6
+const ABIVersion = 7
 
 // ErrClosed is returned by calls on a closed Engine.
 var ErrClosed = errors.New("arbor: engine is closed")
@@ -291,8 +291,12 @@ func (e *Engine) callLocked(ctx context.Context, method string, req []byte) ([]b
 	if label == "" {
 		label = "call"
 	}
+	mark := e.markAudit(method)
 	out, err := e.exchange(ctx, label, req)
 	if err != nil {
+		if e.stopped != nil {
+			err = e.interrupted(mark, req, err)
+		}
 		return nil, err
 	}
 	e.track(method, req, out)

@@ -92,7 +92,7 @@ func TestReadersFollowTheWatcher(t *testing.T) {
 	e, root := readersEngine(t, readers)
 	writeEntry(t, root, "ops/oncall/handover.md", "Handover", "Write the handover note in the walrusledger.")
 	path := "ops/oncall/handover.md"
-	eventually(t, "a person's new entry", func() bool { return found(t, e, "walrusledger", path) })
+	atOnce(t, "a person's new entry", func() bool { return found(t, e, "walrusledger", path) })
 	for k := range readers {
 		if !found(t, e, "walrusledger", path) {
 			t.Fatalf("read %d of %d after the edit was seen does not find it", k+1, readers)

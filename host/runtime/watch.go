@@ -34,6 +34,11 @@ func WithWatch(scanEvery time.Duration) Option {
 // whole tree when it cannot rely on the watcher.
 const DefaultScanEvery = 2 * time.Second
 
+// syncTimeout is how long a call waits for the watcher to hear of its
+// barrier (watch.Sync) before it scans the tree instead. The event takes
+// microseconds; this bounds a machine stalled for other reasons.
+const syncTimeout = 500 * time.Millisecond
+
 // follower is how one instance follows its root and, for a reader, its
 // writer: what it must take in before its next call.
 type follower struct {
@@ -82,6 +87,11 @@ func (e *Engine) catchUp(ctx context.Context, method string) {
 		return
 	case method == "open" || method == "close" || method == "refresh" || method == "signals":
 		return
+	}
+	if e.fam.w != nil {
+		// A save made just before this call is in the kernel's queue, not
+		// yet in the watcher's record: wait for it.
+		e.fam.w.Sync(syncTimeout)
 	}
 	paths, rescan, set := e.fam.take(e)
 	rescan = rescan || f.retry || (e.fam.scanEvery > 0 && (e.fam.w == nil || e.fam.remote) && time.Since(f.lastScan) >= e.fam.scanEvery)

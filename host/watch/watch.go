@@ -10,6 +10,11 @@
 // cannot be added (the inotify limit), a network drive sends nothing.
 // Take then asks for a rescan, which the engine does by listing the tree
 // and reading only the files whose size or time moved.
+//
+// The kernel queues an event as the change is made, but the watcher's
+// goroutine takes it in a moment later: a host that answers at once after
+// a save (in the same process, a few microseconds on) would answer from
+// the old text. Sync closes that window (a barrier: see its comment).
 package watch
 
 import (
@@ -19,8 +24,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -38,7 +46,20 @@ type Watcher struct {
 	dirs   map[string]bool
 	done   chan struct{}
 	signal chan struct{}
+
+	// The barrier of Sync: the folder its files are made in, whether it
+	// is watched now (under mu: run forgets it when the folder goes), the
+	// barriers waiting for their file's event (under mu) and the counter
+	// that names them.
+	syncDir     string
+	syncWatched bool
+	waiting     map[string]chan struct{}
+	seq         atomic.Uint64
 }
+
+// SyncDir is where Sync makes its files, relative to the root: a folder
+// of the engine's own .arbor, which holds nothing else.
+const SyncDir = ".arbor/watch"
 
 // New starts watching the folder root (absolute, symbolic links
 // resolved). It fails when the root cannot be watched at all; a folder
@@ -48,7 +69,8 @@ func New(root string) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", root, err)
 	}
-	w := &Watcher{root: root, fsw: fsw, changed: map[string]bool{}, dirs: map[string]bool{}, done: make(chan struct{}), signal: make(chan struct{}, 1)}
+	w := &Watcher{root: root, fsw: fsw, changed: map[string]bool{}, dirs: map[string]bool{}, done: make(chan struct{}), signal: make(chan struct{}, 1),
+		syncDir: filepath.Join(root, filepath.FromSlash(SyncDir)), waiting: map[string]chan struct{}{}}
 	if err := w.addTree(root); err != nil {
 		fsw.Close()
 		return nil, fmt.Errorf("watch %s: %w", root, err)
@@ -71,6 +93,91 @@ func (w *Watcher) Take() (paths []string, rescan bool) {
 	clear(w.changed)
 	w.rescan = false
 	return paths, rescan
+}
+
+// Sync returns once every change made below the root before it was
+// called has been recorded, so that the next Take returns it. It makes
+// and removes an empty file in SyncDir and waits for the watcher to hear
+// of it: inotify keeps one watcher's events in the order of the changes,
+// and the watcher records them in that order, so every change made
+// before the file is recorded once its event is (on Linux, where this is
+// tested; the watchers of macOS, the BSDs and Windows promise no order
+// across folders, so there it narrows the window rather than closing it). That costs a file
+// made and removed per call, a few tens of microseconds.
+//
+// It reports false when it could not tell: the file could not be made (a
+// read-only root, a full disk), and then the window remains, or its event
+// did not come within timeout, and then Take asks for a scan.
+func (w *Watcher) Sync(timeout time.Duration) bool {
+	if !w.watchSyncDir() {
+		return false
+	}
+	name := strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(w.seq.Add(1), 10)
+	heard := make(chan struct{})
+	w.mu.Lock()
+	w.waiting[name] = heard
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.waiting, name)
+		w.mu.Unlock()
+	}()
+	full := filepath.Join(w.syncDir, name)
+	f, err := os.OpenFile(full, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder was removed and the watcher has not heard yet.
+		w.mu.Lock()
+		w.syncWatched = false
+		w.mu.Unlock()
+		if !w.watchSyncDir() {
+			return false
+		}
+		f, err = os.OpenFile(full, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	}
+	if err != nil {
+		return false
+	}
+	f.Close()
+	// Its event is queued already: removing it now changes nothing.
+	os.Remove(full)
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-heard:
+		return true
+	case <-t.C:
+		w.lost()
+		return false
+	case <-w.done:
+		return false
+	}
+}
+
+// watchSyncDir makes SyncDir and watches it, when it is not watched
+// already (first use, or the folder was removed since: a person deleted
+// .arbor). Files a killed process left there are removed.
+func (w *Watcher) watchSyncDir() bool {
+	w.mu.Lock()
+	watched := w.syncWatched
+	w.mu.Unlock()
+	if watched {
+		return true
+	}
+	if err := os.MkdirAll(w.syncDir, 0o755); err != nil {
+		return false
+	}
+	if err := w.fsw.Add(w.syncDir); err != nil {
+		return false
+	}
+	if ents, err := os.ReadDir(w.syncDir); err == nil {
+		for _, e := range ents {
+			os.Remove(filepath.Join(w.syncDir, e.Name()))
+		}
+	}
+	w.mu.Lock()
+	w.syncWatched = true
+	w.mu.Unlock()
+	return true
 }
 
 // Changed receives a value when changes were recorded since the last
@@ -106,6 +213,9 @@ func (w *Watcher) run() {
 }
 
 func (w *Watcher) event(ev fsnotify.Event) {
+	if w.barrier(ev) {
+		return
+	}
 	rel, ok := w.rel(ev.Name)
 	if !ok {
 		return
@@ -129,6 +239,32 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	w.changed[rel] = true
 	w.mu.Unlock()
 	w.notify()
+}
+
+// barrier takes in an event of SyncDir, releasing the Sync that made the
+// file, and reports whether the event was one of SyncDir's.
+func (w *Watcher) barrier(ev fsnotify.Event) bool {
+	switch {
+	case ev.Name == w.syncDir:
+		if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+			w.mu.Lock()
+			w.syncWatched = false
+			w.mu.Unlock()
+		}
+		return true
+	case filepath.Dir(ev.Name) != w.syncDir:
+		return false
+	}
+	if ev.Has(fsnotify.Create) {
+		w.mu.Lock()
+		heard := w.waiting[filepath.Base(ev.Name)]
+		delete(w.waiting, filepath.Base(ev.Name))
+		w.mu.Unlock()
+		if heard != nil {
+			close(heard)
+		}
+	}
+	return true
 }
 
 // lost records that events may have been lost (an overflow, any other

@@ -122,3 +122,59 @@ func TestRenamedFolderWatchedAtItsNewPath(t *testing.T) {
 	}
 	editUntilHeard("edits in the folder replaced", "ops/payments/a.md", "ops/payments/late/b.md")
 }
+
+// After Sync every change made before it is recorded: Take returns it at
+// once, with no wait for the watcher. Removing the barrier's folder (a
+// person deleting .arbor) does not break it: the next Sync makes it again.
+func TestSyncRecordsWhatCameBefore(t *testing.T) {
+	root := t.TempDir()
+	w, err := New(root)
+	if err != nil {
+		t.Skipf("cannot watch here: %v", err)
+	}
+	defer w.Close()
+	for i := range 50 {
+		name := fmt.Sprintf("n%02d.md", i)
+		if err := os.WriteFile(filepath.Join(root, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i == 21 {
+			// Removed once more, the watcher cannot have heard yet.
+			if err := os.RemoveAll(filepath.Join(root, ".arbor")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !w.Sync(10 * time.Second) {
+			t.Fatalf("Sync %d did not hear its barrier", i)
+		}
+		if paths, _ := w.Take(); !slices.Contains(paths, name) {
+			t.Fatalf("after Sync, Take = %v; want %s in it", paths, name)
+		}
+		if i == 20 {
+			if err := os.RemoveAll(filepath.Join(root, ".arbor")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The barrier's own files are neither reported nor left behind.
+	if paths, _ := w.Take(); len(paths) != 0 {
+		t.Fatalf("Take after the last Sync = %v; want nothing", paths)
+	}
+	if ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(SyncDir))); err != nil || len(ents) != 0 {
+		t.Fatalf("%s holds %v (%v); want it empty", SyncDir, ents, err)
+	}
+}
+
+// BenchmarkSync is what a watching engine adds to each call.
+func BenchmarkSync(b *testing.B) {
+	w, err := New(b.TempDir())
+	if err != nil {
+		b.Skipf("cannot watch here: %v", err)
+	}
+	defer w.Close()
+	for b.Loop() {
+		if !w.Sync(10 * time.Second) {
+			b.Fatal("Sync did not hear its barrier")
+		}
+	}
+}

@@ -1,8 +1,9 @@
 /**
  * The codes a storage adapter throws; the host ABI maps them to -1, -2, -3, -4, `EBUSY` (a lock not
- * taken in time) to -5 and `ECHANGED` (a swap whose file changed) to -6.
+ * taken in time) to -5, `ECHANGED` (a swap whose file changed) to -6, `ENOSPC` (no space left: a
+ * full disk, a quota) to -8 and `ENAMETOOLONG` (a path past the system's limit) to -9.
  */
-export type StorageErrorCode = 'ENOENT' | 'EACCES' | 'EINVAL' | 'EIO' | 'EBUSY' | 'ECHANGED';
+export type StorageErrorCode = 'ENOENT' | 'EACCES' | 'EINVAL' | 'EIO' | 'EBUSY' | 'ECHANGED' | 'ENOSPC' | 'ENAMETOOLONG';
 
 /** An error thrown by a storage adapter. Any other thrown value counts as `EIO`. */
 export declare class StorageError extends Error {

@@ -400,7 +400,7 @@ function idbError(what, err) {
   const e = /** @type {{ name?: string, message?: string } | null | undefined} */ (err);
   const kind = e?.name ?? 'Error';
   if (kind === 'QuotaExceededError') {
-    return new StorageError('EIO', `indexedDB: ${what}: the browser's storage quota is full (QuotaExceededError); the change was not saved — free some space or export the notes`, { cause: err });
+    return new StorageError('ENOSPC', `indexedDB: ${what}: the browser's storage quota is full (QuotaExceededError); the change was not saved — free some space or export the notes`, { cause: err });
   }
   return new StorageError('EIO', `indexedDB: ${what}: ${kind}: ${e?.message ?? 'unknown error'}`, { cause: err });
 }

@@ -20,7 +20,7 @@ import { lockSync } from './rootlock.js';
 /** @typedef {import('./errors.d.ts').StorageErrorCode} StorageErrorCode */
 
 /**
- * node:fs error codes → the four codes of the storage interface.
+ * node:fs error codes → the codes of the storage interface (anything else is EIO).
  * @type {Record<string, StorageErrorCode>}
  */
 const codes = {
@@ -30,11 +30,13 @@ const codes = {
   ENOTEMPTY: 'EINVAL',
   EEXIST: 'EINVAL',
   EINVAL: 'EINVAL',
-  ENAMETOOLONG: 'EINVAL',
+  ENAMETOOLONG: 'ENAMETOOLONG',
   ENXIO: 'EINVAL', // a socket opened as a file
   EACCES: 'EACCES',
   EPERM: 'EACCES',
   EROFS: 'EACCES',
+  ENOSPC: 'ENOSPC',
+  EDQUOT: 'ENOSPC',
 };
 
 /**
@@ -239,6 +241,7 @@ export function nodeFs(dir, { network } = {}) {
    * @returns {string}
    */
   const resolveWrite = (p) => {
+    if (noSpace) throw new StorageError('ENOSPC', `write ${p}: refused, the root's lock could not be written: no space left on the disk`);
     const full = resolve(p);
     const segs = p.split('/');
     let cur = root;
@@ -378,6 +381,11 @@ export function nodeFs(dir, { network } = {}) {
 
   /** @type {(() => void) | null} releases the root's lock while this storage holds it */
   let release = null;
+  /**
+   * Set while a call runs whose lock file could not be written for want of
+   * space: the call is served for reading, every write refused (ENOSPC).
+   */
+  let noSpace = false;
 
   return {
     root,
@@ -625,6 +633,14 @@ export function nodeFs(dir, { network } = {}) {
       try {
         release = lockSync(root);
       } catch (err) {
+        // A person whose disk filled can still search and read their
+        // memory, as in a folder that refuses writes; this call's writes,
+        // which would need the space and the lock, are all refused, so
+        // each fails whole as it would on the full disk.
+        if (err instanceof StorageError && err.code === 'ENOSPC') {
+          noSpace = true;
+          return;
+        }
         throw wrap(err, 'lock');
       }
     },
@@ -632,6 +648,7 @@ export function nodeFs(dir, { network } = {}) {
     unlock() {
       const r = release;
       release = null;
+      noSpace = false;
       r?.();
     },
 

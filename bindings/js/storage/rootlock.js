@@ -39,7 +39,9 @@ const sleep = (ms) => Atomics.wait(sleeper, 0, 0, ms);
  * Returns the function that releases it. A root whose lock file cannot be
  * created because writes are refused (read-only, permission denied) is
  * served unlocked: this process cannot write there either. Throws a
- * StorageError with code EBUSY when the wait ends first.
+ * StorageError with code EBUSY when the wait ends first, and one with code
+ * ENOSPC when the lock file cannot be written for want of space (a full
+ * disk or quota) and no other process holds it.
  *
  * @param {string} root
  * @param {{ waitMs?: number }} [options]
@@ -105,6 +107,11 @@ function taker(file, waitMs) {
     } catch (err) {
       const code = /** @type {NodeJS.ErrnoException} */ (err).code;
       if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return () => {};
+      // Not served unlocked, unlike a folder that refuses writes: space may
+      // come back during the call. The storage serves it for reading.
+      if (code === 'ENOSPC' || code === 'EDQUOT') {
+        throw new StorageError('ENOSPC', `no space left to write the lock file ${file}`, { cause: err });
+      }
       if (code !== 'EEXIST') throw err;
     }
     const { held, stale } = inspect(file, host);

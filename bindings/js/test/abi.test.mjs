@@ -190,6 +190,30 @@ test('storage errors map to codes; unknown failures are -4 and logged', () => {
   assert.match(logs[0][1], /write: disk full/);
 });
 
+test('a full disk or quota (ENOSPC, EDQUOT) is -8, NO_SPACE, and logged', () => {
+  const logs = [];
+  const full = (code) => () => {
+    throw Object.assign(new Error(`${code}: no space left on device`), { code });
+  };
+  const storage = { ...memory(), write: full('ENOSPC'), append: full('EDQUOT'), rename: full('ENOSPC') };
+  const { f, put } = setup(storage, (level, msg) => logs.push([level, msg]));
+  assert.equal(codes.NO_SPACE, -8);
+  assert.equal(f.fs_write(...put('a.md'), ...put('x')), codes.NO_SPACE);
+  assert.equal(f.fs_append(...put('.arbor/audit.jsonl'), ...put('x')), codes.NO_SPACE);
+  assert.equal(f.fs_rename(...put('a.md'), ...put('b.md')), codes.NO_SPACE);
+  assert.deepEqual(logs.map(([level, msg]) => [level, /no space left on device/.test(msg)]), [['error', true], ['error', true], ['error', true]]);
+});
+
+test('a path past the system limit (ENAMETOOLONG) is -9, TOO_LONG', () => {
+  const tooLong = () => {
+    throw Object.assign(new Error('ENAMETOOLONG: name too long'), { code: 'ENAMETOOLONG' });
+  };
+  const { f, put, buf } = setup({ ...memory(), read: tooLong, write: tooLong });
+  assert.equal(codes.TOO_LONG, -9);
+  assert.equal(f.fs_read(...put('a.md'), buf(8), 8), codes.TOO_LONG);
+  assert.equal(f.fs_write(...put('a.md'), ...put('x')), codes.TOO_LONG);
+});
+
 test('arguments outside guest memory are -3, not a trap', () => {
   const { f, put, mem } = setup();
   const end = mem.buffer.byteLength;

@@ -154,3 +154,50 @@ test('a Node memory holding old state, the arbor CLI and an editor each add to o
   const text = fs.readFileSync(path.join(dir, p), 'utf8');
   for (const w of want) assert.ok(text.includes(w), `lost: ${w}\n${text}`);
 });
+
+// A full disk: the lock file cannot be written, yet a person can still
+// search and read their memory; every write fails whole, saying why.
+test('a full disk still answers reads; writes fail whole, saying the disk is full', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const add = (title) => ({ type: 'ADD', path: 'engineering/billing', title, content: { narrative: { text: 'the walrus tier costs more' } }, reason: 'test' });
+  const before = await openMemory({ storage: nodeFs(dir), watch: false });
+  assert.equal((await before.curate([add('Walrus pricing')])).applied[0].status, 'success');
+  await before.close();
+  const tree = () => fs.readdirSync(path.join(dir, 'engineering/billing')).sort();
+  const files = tree();
+  const writeSync = fs.writeSync;
+  t.mock.method(fs, 'writeSync', (fd, ...rest) => {
+    if (fs.fstatSync(fd).isFile()) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    return writeSync(fd, ...rest);
+  });
+  const mem = await openMemory({ storage: nodeFs(dir), watch: false });
+  assert.deepEqual((await mem.search('walrus')).results.map((r) => r.path), ['engineering/billing/walrus_pricing.md']);
+  assert.match((await mem.read('engineering/billing/walrus_pricing.md')).markdown, /walrus tier/);
+  const refused = (await mem.curate([add('Walrus discounts')])).applied[0];
+  assert.equal(refused.status, 'failed');
+  assert.match(refused.message, /^the disk is full: nothing was written \(/);
+  assert.deepEqual(tree(), files);
+  assert.equal(fs.existsSync(path.join(dir, LOCK_PATH)), false);
+  t.mock.restoreAll();
+  assert.equal((await mem.curate([add('Walrus discounts')])).applied[0].status, 'success', 'space is back');
+  await mem.close();
+});
+
+// A note past the system's path limit (18 folders of 243 bytes, made one
+// at a time from inside the one above): nodeFs says ENAMETOOLONG (the
+// host's -9, "path too long") where it said EINVAL, and the open steps
+// over its folder, every other entry answered, as before.
+test('a path past the system limit is ENAMETOOLONG; the memory opens without it', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  const make = `const fs = require('node:fs'); for (let i = 0; i < 18; i++) { fs.mkdirSync('${'a'.repeat(243)}'); process.chdir('${'a'.repeat(243)}'); } fs.writeFileSync('note.md', '# Deep\\n\\ndeep text\\n');`;
+  execFileSync(process.execPath, ['-e', make], { cwd: dir });
+  // rm, which removes folder by folder from inside: fs.rmSync cannot.
+  defer(t, () => execFileSync('rm', ['-rf', path.join(dir, 'a'.repeat(243))]));
+  const deep = [...Array(18).fill('a'.repeat(243)), 'note.md'].join('/');
+  assert.throws(() => nodeFs(dir).read(deep), { name: 'StorageError', code: 'ENAMETOOLONG' });
+  const mem = await openMemory({ storage: nodeFs(dir), watch: false });
+  defer(t, () => mem.close());
+  const added = await mem.curate([{ type: 'ADD', path: 'engineering/billing', title: 'Shallow', content: { narrative: { text: 'shallow text' } }, reason: 'test' }]);
+  assert.equal(added.applied[0].status, 'success');
+  assert.deepEqual((await mem.search('shallow')).results.map((r) => r.path), ['engineering/billing/shallow.md']);
+});

@@ -367,3 +367,14 @@ test('nodeFs: a write that fails (a full disk) leaves neither its file nor the f
   t.mock.restoreAll();
   assert.deepEqual(fs.readdirSync(path.join(dir, 'ops')), []);
 });
+
+test('nodeFs: a full disk or quota is ENOSPC, which the host answers as -8 (NO_SPACE)', (t) => {
+  const s = nodeFs(tmpdir(t));
+  for (const errno of ['ENOSPC', 'EDQUOT']) {
+    t.mock.method(fs, 'writeSync', () => {
+      throw Object.assign(new Error(`${errno}: no space left, write`), { code: errno });
+    });
+    assert.throws(() => s.write('ops/rota.md', enc.encode('x')), { name: 'StorageError', code: 'ENOSPC' });
+    t.mock.restoreAll();
+  }
+});

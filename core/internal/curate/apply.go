@@ -574,7 +574,7 @@ func (c *Curator) deleteFolder(a *Applied, v valid) error {
 // holds what the host does not list to the engine, whose code alone says
 // nothing.
 func keptFolder(d string, err error) string {
-	if errors.Is(err, host.ErrInvalid) {
+	if errors.Is(err, host.ErrInvalid) && !errors.Is(err, host.ErrTooLong) {
 		return fmt.Sprintf("folder %s kept: it holds files the engine does not list, such as dot-files and symbolic links", d)
 	}
 	return fmt.Sprintf("folder %s kept: %v", d, err)

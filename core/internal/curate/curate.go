@@ -31,7 +31,7 @@ import (
 )
 
 // AuditPath is where the audit log lives, relative to the memory root.
-const AuditPath = ".arbor/audit.jsonl"
+const AuditPath = api.AuditFile
 
 // DefaultMaxFileBytes is the size limit of a rendered entry when
 // Curator.MaxFileBytes is 0.
@@ -326,6 +326,14 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 	}
 	if err != nil {
 		a = fail(err)
+		switch {
+		case errors.Is(err, host.ErrNoSpace) && !errors.Is(err, errRollbackIncomplete):
+			// Said first and plainly: the code carries no more than "no
+			// space", and a person reads the start of a message.
+			a.Message = "the disk is full: nothing was written (" + err.Error() + ")"
+		case errors.Is(err, host.ErrNoSpace):
+			a.Message = "the disk is full, and the undo could not finish for want of space: " + a.Message
+		}
 		if errors.Is(err, host.ErrDenied) && !errors.Is(err, host.ErrReadOnly) {
 			// The ABI carries the code, not the host's reason: name the
 			// causes left once the paths passed the checks above.
@@ -344,6 +352,10 @@ func (c *Curator) applyOne(op api.Operation) Applied {
 	return a
 }
 
+// errRollbackIncomplete marks an operation whose undo failed: part of it
+// may be left in the tree, so its message must not say nothing was written.
+var errRollbackIncomplete = errors.New("rollback incomplete")
+
 // finish commits a transaction that succeeded, or rolls it back and
 // returns err, with the rollback failure if there was one.
 func (c *Curator) finish(t *txn, err error) error {
@@ -356,7 +368,7 @@ func (c *Curator) finish(t *txn, err error) error {
 		return nil
 	}
 	if rerr := t.rollback(); rerr != nil {
-		return fmt.Errorf("%w; rollback incomplete: %v", err, rerr)
+		return fmt.Errorf("%w; %w: %v", err, errRollbackIncomplete, rerr)
 	}
 	return err
 }

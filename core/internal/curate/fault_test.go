@@ -208,3 +208,91 @@ func TestFullDiskLeavesNoFolders(t *testing.T) {
 		})
 	}
 }
+
+// spaceFS refuses writes for want of space (host.ErrNoSpace, the host's
+// code -8): the nth write only, or, forGood, every write from the nth on,
+// the undo's too. Removals free space and always succeed.
+type spaceFS struct {
+	*host.MemFS
+	n, calls int
+	forGood  bool
+}
+
+func (f *spaceFS) full(p string) error {
+	if f.calls++; f.calls == f.n || (f.forGood && f.calls > f.n) {
+		return fmt.Errorf("write %s: %w: no space left on device", p, host.ErrNoSpace)
+	}
+	return nil
+}
+
+func (f *spaceFS) WriteFile(p string, data []byte) error {
+	if err := f.full(p); err != nil {
+		return err
+	}
+	return f.MemFS.WriteFile(p, data)
+}
+
+func (f *spaceFS) Swap(p string, data, old []byte, existed bool) error {
+	if err := f.full(p); err != nil {
+		return err
+	}
+	return f.MemFS.Swap(p, data, old, existed)
+}
+
+func (f *spaceFS) Append(p string, data []byte) error {
+	if err := f.full(p); err != nil {
+		return err
+	}
+	return f.MemFS.Append(p, data)
+}
+
+// A write refused for want of space says so first, and that nothing was
+// written, which holds when the undo finished; when the disk stays full
+// and the undo could not finish, it says that instead, never "nothing".
+func TestFullDiskSaysSo(t *testing.T) {
+	ops := []api.Operation{
+		{Type: "ADD", Path: "ops/oncall/pager", Title: "Rota", Reason: "new"},
+		{Type: "UPDATE", Path: "eng/billing/invoice_retry.md", Summary: "new", Reason: "edit"},
+		{Type: "MOVE", Path: "eng/billing", To: "finance/money", Reason: "move"},
+		{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "eng/billing/invoice_retry.md", Reason: "dedupe"},
+	}
+	undoFailed := 0
+	for _, op := range ops {
+		for _, forGood := range []bool{false, true} {
+			for n := 1; ; n++ {
+				mem := host.NewMemFS()
+				for p, s := range fixtureWithSubtopic() {
+					if err := mem.WriteFile(p, []byte(s)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := treeFiles(mem)
+				sfs := &spaceFS{MemFS: mem, n: n, forGood: forGood}
+				c := &Curator{FS: sfs, Clock: clock, Catalog: load(t, mem)}
+				a := c.Apply([]api.Operation{op}).Applied[0]
+				if sfs.calls < n {
+					break // the disk never filled: every n was tried
+				}
+				if a.Status == api.StatusSuccess {
+					continue // the audit line was the write refused
+				}
+				switch {
+				case strings.Contains(a.Message, "rollback incomplete"):
+					undoFailed++
+					if !strings.HasPrefix(a.Message, "the disk is full, and the undo could not finish") || strings.Contains(a.Message, "nothing was written") {
+						t.Errorf("%s n=%d for good: %q", op.Type, n, a.Message)
+					}
+				case !strings.HasPrefix(a.Message, "the disk is full: nothing was written (") || !strings.Contains(a.Message, "no space left on device"):
+					t.Errorf("%s n=%d forGood=%v: %q", op.Type, n, forGood, a.Message)
+				default:
+					if d := diffFiles(before, treeFiles(mem)); d != "" {
+						t.Errorf("%s n=%d forGood=%v: said nothing was written, but:\n%s", op.Type, n, forGood, d)
+					}
+				}
+			}
+		}
+	}
+	if undoFailed == 0 {
+		t.Error("no case where the undo failed: the second message was never checked")
+	}
+}

@@ -11,6 +11,9 @@ import (
 type part struct {
 	text        string
 	first, last int
+	// sections names what a part of a note cut at its headings holds (a
+	// heading or a few, cutNote), for its title; empty elsewhere.
+	sections string
 }
 
 // cutText splits text into parts of at most max bytes, in one pass over

@@ -245,7 +245,8 @@ func (s *source) add(p Piece) {
 
 // addParts appends the parts of a piece, each with the task task gives
 // the i-th, and gives every piece a unique entry name: the parts of a piece cut
-// in several are titled "… (part 2 of 3)" and named "…_part_02", and a
+// in several are titled "… (part 2 of 3)", or "…: Rollback (part 2 of 3)"
+// after the sections they hold, and named "…_part_02", and a
 // title that repeats one already used in the folder gets "_2", "_3" in
 // document order.
 func (s *source) addParts(p Piece, parts []part, task func(i int, pt part) string) {
@@ -258,6 +259,9 @@ func (s *source) addParts(p Piece, parts []part, task func(i int, pt part) strin
 		q.Text, q.Task = pt.text, task(i, pt)
 		if len(parts) > 1 {
 			q.Title = fmt.Sprintf("%s (part %d of %d)", p.Title, i+1, len(parts))
+			if pt.sections != "" {
+				q.Title = fmt.Sprintf("%s: %s (part %d of %d)", p.Title, pt.sections, i+1, len(parts))
+			}
 			q.Name = fmt.Sprintf("%s_part_%02d", p.Name, i+1)
 		}
 		key := q.Folder + "/" + q.Name

@@ -179,31 +179,31 @@ func TestCutText(t *testing.T) {
 		max  int
 		want []part
 	}{
-		{"fits, untouched", "  a\n\nb  ", 10, []part{{"  a\n\nb  ", 0, 2}}},
-		{"exactly max", "0123456789", 10, []part{{"0123456789", 0, 0}}},
+		{"fits, untouched", "  a\n\nb  ", 10, []part{{text: "  a\n\nb  ", first: 0, last: 2}}},
+		{"exactly max", "0123456789", 10, []part{{text: "0123456789", first: 0, last: 0}}},
 		// Whole paragraphs are packed while they fit.
-		{"at blank lines", "aaaa\n\nbbbb\n\ncccc", 10, []part{{"aaaa\n\nbbbb", 0, 2}, {"cccc", 4, 4}}},
-		{"one paragraph per part", "aaaaaaa\n\nbbbbbbb\n\nccccccc", 10, []part{{"aaaaaaa", 0, 0}, {"bbbbbbb", 2, 2}, {"ccccccc", 4, 4}}},
+		{"at blank lines", "aaaa\n\nbbbb\n\ncccc", 10, []part{{text: "aaaa\n\nbbbb", first: 0, last: 2}, {text: "cccc", first: 4, last: 4}}},
+		{"one paragraph per part", "aaaaaaa\n\nbbbbbbb\n\nccccccc", 10, []part{{text: "aaaaaaa", first: 0, last: 0}, {text: "bbbbbbb", first: 2, last: 2}, {text: "ccccccc", first: 4, last: 4}}},
 		// A paragraph that cannot end a part starts the next.
-		{"a paragraph moves whole", "aa\n\nbbb\nccc", 8, []part{{"aa", 0, 0}, {"bbb\nccc", 2, 3}}},
+		{"a paragraph moves whole", "aa\n\nbbb\nccc", 8, []part{{text: "aa", first: 0, last: 0}, {text: "bbb\nccc", first: 2, last: 3}}},
 		// A paragraph too long for one part is cut at its line ends.
-		{"at line ends", "one two\nthree\nfour five", 10, []part{{"one two", 0, 0}, {"three", 1, 1}, {"four five", 2, 2}}},
+		{"at line ends", "one two\nthree\nfour five", 10, []part{{text: "one two", first: 0, last: 0}, {text: "three", first: 1, last: 1}, {text: "four five", first: 2, last: 2}}},
 		// A line too long is cut at rune boundaries, never inside a rune.
-		{"at runes", "ééééé", 5, []part{{"éé", 0, 0}, {"éé", 0, 0}, {"é", 0, 0}}},
-		{"ascii run", "abcdefghijkl", 5, []part{{"abcde", 0, 0}, {"fghij", 0, 0}, {"kl", 0, 0}}},
-		{"blank parts dropped", "aaaa\n\n\n\n\n\nbbbb", 5, []part{{"aaaa", 0, 0}, {"bbbb", 6, 6}}},
+		{"at runes", "ééééé", 5, []part{{text: "éé", first: 0, last: 0}, {text: "éé", first: 0, last: 0}, {text: "é", first: 0, last: 0}}},
+		{"ascii run", "abcdefghijkl", 5, []part{{text: "abcde", first: 0, last: 0}, {text: "fghij", first: 0, last: 0}, {text: "kl", first: 0, last: 0}}},
+		{"blank parts dropped", "aaaa\n\n\n\n\n\nbbbb", 5, []part{{text: "aaaa", first: 0, last: 0}, {text: "bbbb", first: 6, last: 6}}},
 		// A fenced block is one paragraph, blank lines and all, while it fits.
-		{"a fence is one paragraph", "intro\n\n```\na\n\nb\n```\n\nend", 15, []part{{"intro", 0, 0}, {"```\na\n\nb\n```", 2, 6}, {"end", 8, 8}}},
+		{"a fence is one paragraph", "intro\n\n```\na\n\nb\n```\n\nend", 15, []part{{text: "intro", first: 0, last: 0}, {text: "```\na\n\nb\n```", first: 2, last: 6}, {text: "end", first: 8, last: 8}}},
 		// Cut through, it is closed and opened again by its opening line.
 		{"a fence cut through", "```go\nline one\nline two\nline three\n```", 27, []part{
-			{"```go\nline one\nline two\n```", 0, 2},
-			{"```go\nline three\n```", 3, 4},
+			{text: "```go\nline one\nline two\n```", first: 0, last: 2},
+			{text: "```go\nline three\n```", first: 3, last: 4},
 		}},
-		{"a tilde fence keeps its marker", "~~~~\naaaa\nbbbb\n~~~~", 15, []part{{"~~~~\naaaa\n~~~~", 0, 1}, {"~~~~\nbbbb\n~~~~", 2, 3}}},
+		{"a tilde fence keeps its marker", "~~~~\naaaa\nbbbb\n~~~~", 15, []part{{text: "~~~~\naaaa\n~~~~", first: 0, last: 1}, {text: "~~~~\nbbbb\n~~~~", first: 2, last: 3}}},
 		// A long line inside a fence is cut inside the fence.
 		{"a long line in a fence", "```\n" + strings.Repeat("x", 20) + "\n```", 20, []part{
-			{"```\n" + strings.Repeat("x", 12) + "\n```", 0, 1},
-			{"```\n" + strings.Repeat("x", 8) + "\n```", 1, 2},
+			{text: "```\n" + strings.Repeat("x", 12) + "\n```", first: 0, last: 1},
+			{text: "```\n" + strings.Repeat("x", 8) + "\n```", first: 1, last: 2},
 		}},
 	}
 	for _, tc := range tests {

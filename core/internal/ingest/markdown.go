@@ -124,20 +124,29 @@ func splitMarkdown(s *source) error {
 // cutNote cuts a long note's lines into parts of at most max bytes at its
 // headings: whole sections (a heading and what follows it, outside fenced
 // code) go together while they fit, and a section longer than max is cut
-// by cutText, at paragraphs, then lines. Part lines index ls.
-func cutNote(ls []string, max int) []part {
+// by cutText, at paragraphs, then lines. Part lines index ls; each part
+// names the sections it holds (sections).
+func cutNote(ls []string, max int) (parts []part) {
 	var starts []int
+	var heads []heading
 	var code fence
 	for i, l := range ls {
 		if code.line(l) || code.open() {
 			continue
 		}
-		if lv, _ := atxHeading(l); lv > 0 && i > 0 {
-			starts = append(starts, i)
+		if lv, h := atxHeading(l); lv > 0 {
+			heads = append(heads, heading{i, lv, h})
+			if i > 0 {
+				starts = append(starts, i)
+			}
 		}
 	}
+	defer func() {
+		for i := range parts {
+			parts[i].sections = sections(heads, parts[i])
+		}
+	}()
 	starts = append([]int{0}, append(starts, len(ls))...)
-	var parts []part
 	from, size := 0, 0
 	flush := func(to int) {
 		if text := strings.TrimSpace(strings.Join(ls[from:to], "\n")); text != "" {
@@ -166,6 +175,45 @@ func cutNote(ls []string, max int) []part {
 	}
 	flush(len(ls))
 	return parts
+}
+
+// A heading is one of a note's headings: its line, level and text.
+type heading struct {
+	line, level int
+	text        string
+}
+
+// maxSections is how many headings a part's title names before "…".
+const maxSections = 3
+
+// sections names what a part of a note holds, for its title: the
+// outermost of the headings among its lines, and of the heading its first
+// line is under when it does not open with one (a section cut in several
+// parts, or the note's opening text); empty for a note without headings.
+func sections(heads []heading, pt part) string {
+	var in []heading
+	for k, h := range heads {
+		switch {
+		case h.line >= pt.first && h.line <= pt.last:
+			in = append(in, h)
+		case h.line < pt.first && (k+1 == len(heads) || heads[k+1].line > pt.first):
+			in = append(in, h) // the section the part continues
+		}
+	}
+	if len(in) == 0 {
+		return ""
+	}
+	top := slices.MinFunc(in, func(a, b heading) int { return a.level - b.level }).level
+	var names []string
+	for _, h := range in {
+		if h.level == top {
+			names = append(names, h.text)
+		}
+	}
+	if len(names) > maxSections {
+		names = append(names[:maxSections], "…")
+	}
+	return strings.Join(names, ", ")
 }
 
 // cmpTime is the first of the times that is not zero.

@@ -196,7 +196,7 @@ func TestIngestFollowsMoveWithoutManifest(t *testing.T) {
 
 // TestLongNoteIsCutAtHeadings: a note over partBytes is cut into parts of
 // whole sections while they fit, each part starting at a heading, with its
-// lines.
+// lines, and titled by the sections it holds.
 func TestLongNoteIsCutAtHeadings(t *testing.T) {
 	body := strings.Repeat("word ", 1400) // 7,000 bytes
 	text := "# Guide\n\nIntro.\n\n## One\n\n" + body + "\n\n## Two\n\n" + body + "\n\n## Three\n\n" + body + "\n"
@@ -208,11 +208,33 @@ func TestLongNoteIsCutAtHeadings(t *testing.T) {
 		t.Fatalf("%d parts", len(ps))
 	}
 	if p := ps[0]; !strings.HasPrefix(p.Text, "Intro.\n\n#### One\n\n") || !strings.HasSuffix(p.Text, "#### Two\n\n"+strings.TrimSpace(body)) ||
-		p.Title != "Guide (part 1 of 2)" || p.Name != "g_part_01" || p.Task != "Note (lines 3-11)" {
+		p.Title != "Guide: One, Two (part 1 of 2)" || p.Name != "g_part_01" || p.Task != "Note (lines 3-11)" {
 		t.Errorf("part 1: %q %q %q, %d bytes", p.Name, p.Title, p.Task, len(p.Text))
 	}
-	if p := ps[1]; p.Text != "#### Three\n\n"+strings.TrimSpace(body) || p.Title != "Guide (part 2 of 2)" || p.Task != "Note (lines 13-15)" {
+	if p := ps[1]; p.Text != "#### Three\n\n"+strings.TrimSpace(body) || p.Title != "Guide: Three (part 2 of 2)" || p.Task != "Note (lines 13-15)" {
 		t.Errorf("part 2: %q %q, %d bytes", p.Title, p.Task, len(p.Text))
+	}
+}
+
+// A part of a long note is titled by the outermost headings among its
+// lines and the heading it continues under, at most maxSections of them.
+func TestSectionsOfAPart(t *testing.T) {
+	heads := []heading{{2, 4, "Setup"}, {8, 5, "Linux"}, {12, 5, "macOS"}, {20, 4, "Deploy"}, {30, 4, "Rollback"}, {40, 4, "Canary"}, {50, 4, "Alerts"}}
+	for _, c := range []struct {
+		first, last int
+		want        string
+	}{
+		{0, 1, ""},                              // the opening text, under no heading
+		{0, 9, "Setup"},                         // the opening text and a section
+		{8, 14, "Linux, macOS"},                 // two subsections, the first opening the part
+		{9, 14, "Linux, macOS"},                 // continues Linux, and holds macOS
+		{20, 45, "Deploy, Rollback, Canary"},    // three
+		{20, 55, "Deploy, Rollback, Canary, …"}, // more than three
+		{51, 60, "Alerts"},                      // continues the last
+	} {
+		if got := sections(heads, part{first: c.first, last: c.last}); got != c.want {
+			t.Errorf("lines %d-%d: %q, want %q", c.first, c.last, got, c.want)
+		}
 	}
 }
 

@@ -349,7 +349,7 @@ func TestBadInput(t *testing.T) {
 // a fenced block longer than that among its paragraphs: entries of whole
 // paragraphs, in order, each at most partBytes, the block closed and
 // opened again where it is cut, each entry's task naming the lines it
-// holds, and not a word lost.
+// holds and its title the section it continues, and not a word lost.
 func TestLongSectionIsCut(t *testing.T) {
 	var src strings.Builder
 	src.WriteString("---\ntitle: x\n---\n# Big\n\n")
@@ -377,7 +377,11 @@ func TestLongSectionIsCut(t *testing.T) {
 	}
 	var words, code, prevTo int
 	for i, p := range ps {
-		if len(p.Text) > partBytes || p.Title != fmt.Sprintf("x (part %d of %d)", i+1, len(ps)) || p.Name != fmt.Sprintf("big_part_%02d", i+1) {
+		section := "Big"
+		if i == len(ps)-1 {
+			section = "Next"
+		}
+		if len(p.Text) > partBytes || p.Title != fmt.Sprintf("x: %s (part %d of %d)", section, i+1, len(ps)) || p.Name != fmt.Sprintf("big_part_%02d", i+1) {
 			t.Fatalf("piece %d: %s %q, %d bytes", i, p.Name, p.Title, len(p.Text))
 		}
 		var from, to int

@@ -34,9 +34,11 @@ func journalCheck(pending bool, recovered string) (check, bool) {
 // leftoverCheck finds the temporary files of atomic writes that a killed
 // process left in the root (api.TempPrefix, in every host), and with fix
 // removes them, holding the root's lock so that no running write loses
-// the file it is about to rename.
-func leftoverCheck(ctx context.Context, root string, fix bool) check {
-	found, err := leftovers(root)
+// the file it is about to rename. Folders past the system's path limit
+// are stepped over, and named (pastLimit).
+func leftoverCheck(ctx context.Context, root string, fix bool) (c check) {
+	found, long, err := leftovers(root)
+	defer func() { c = pastLimit(c, long) }()
 	if err != nil {
 		return check{Name: "leftovers", Status: checkFail, Detail: err.Error()}
 	}
@@ -52,7 +54,7 @@ func leftoverCheck(ctx context.Context, root string, fix bool) check {
 		return check{Name: "leftovers", Status: checkFail, Detail: fmt.Sprintf("not removed: %v", err)}
 	}
 	defer lock.Release()
-	found, err = leftovers(root) // a write may have finished meanwhile
+	found, long, err = leftovers(root) // a write may have finished meanwhile
 	if err != nil {
 		return check{Name: "leftovers", Status: checkFail, Detail: err.Error()}
 	}
@@ -69,29 +71,22 @@ func leftoverCheck(ctx context.Context, root string, fix bool) check {
 }
 
 // leftovers lists the temporary files under root, relative and slash
-// separated, skipping .git.
-func leftovers(root string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed while walking
-			}
-			return err
-		}
+// separated, skipping .git, and the folders it could not look in because
+// their path is past the system's limit.
+func leftovers(root string) (found, long []string, err error) {
+	long, err = walkRoot(root, func(p string, d fs.DirEntry) error {
 		if d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasPrefix(d.Name(), api.TempPrefix) {
-			rel, _ := filepath.Rel(root, p)
-			out = append(out, filepath.ToSlash(rel))
+			found = append(found, relSlash(root, p))
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("look for temporary files: %w", err)
+		return nil, nil, fmt.Errorf("look for temporary files: %w", err)
 	}
-	return out, nil
+	return found, long, nil
 }
 
 // lockCheck says who holds the root's lock, if anyone.

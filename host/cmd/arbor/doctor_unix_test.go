@@ -1,0 +1,61 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arbormem/arbor/core/api"
+)
+
+// A note past the system's path limit (18 folders of 243 bytes, made one
+// at a time from inside the one above) is reported as a path too long,
+// and doctor's walks step over its folder with a warning, looking
+// everywhere else, where they failed whole ("file name too long").
+func TestDoctorStepsOverAPathTooLong(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	writeFile(t, filepath.Join(dir, "engineering", api.TempPrefix+"left"), "a copy")
+	seg := strings.Repeat("a", 243)
+	t.Chdir(dir)
+	for range 18 {
+		if err := os.Mkdir(seg, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(seg)
+	}
+	if err := os.WriteFile("note.md", []byte("---\ntitle: Deep\n---\n\n## Narrative\ndeep text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(must(t, "", "--root", dir, "--json", "doctor")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]check{}
+	for _, c := range rep.Checks {
+		status[c.Name] = c
+	}
+	for _, name := range []string{"links", "leftovers"} {
+		c := status[name]
+		long := 0
+		for _, it := range c.Items {
+			if strings.HasPrefix(it, seg+"/") && strings.HasSuffix(it, " (path too long)") {
+				long++
+			}
+		}
+		if c.Status != checkWarn || !strings.Contains(c.Detail, "1 folder past the system's path limit not looked in") || long != 1 {
+			t.Errorf("%s: %+v, want a warning naming the folder too long", name, c)
+		}
+	}
+	if !strings.Contains(strings.Join(status["leftovers"].Items, " "), "engineering/"+api.TempPrefix+"left") {
+		t.Errorf("leftovers stopped looking at the folder too long: %+v", status["leftovers"])
+	}
+	if files := strings.Join(status["files"].Items, " "); !strings.Contains(files, "/note.md: unreadable: read ") || !strings.Contains(files, "path too long for the file system") {
+		t.Errorf("files: %+v, want the note unreadable as a path too long", status["files"])
+	}
+}
