@@ -536,6 +536,9 @@ class TreeWalk {
       const code = /** @type {{ code?: string }} */ (err)?.code;
       // Removed, no longer a folder, or past the system's path limit.
       if (code === 'ENOENT' || code === 'EINVAL' || code === 'ENAMETOOLONG') return null;
+      // A folder this user may not list holds nothing the engine can read:
+      // left out, where it failed the walk and the open of the whole memory.
+      if (code === 'EACCES') return null;
       throw err;
     }
   }

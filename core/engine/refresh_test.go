@@ -206,3 +206,76 @@ func TestRefreshForgetsAFileAFolderReplaced(t *testing.T) {
 		t.Errorf("the file is not found: %+v", s.Results)
 	}
 }
+
+// A file a watcher reports is read again, whatever its size and time say:
+// a tool that restores a time (cp -p, rsync -a, tar x, touch -r) can put
+// other bytes of the same size under the time the catalog noted, and a
+// long-lived engine that heard the change answered the old text for good.
+func TestRefreshReadsAReportedFileWhoseSizeAndTimeAreUnchanged(t *testing.T) {
+	mem, now := catalogTree(t)
+	*now += 10_000
+	e, _ := openEngine(t, mem, host.FixedClock(day0), Options{})
+	defer e.Close()
+	const p = "ops/pager/escalation.md"
+	fi, _ := mem.Stat(p)
+	at := *now
+	*now = fi.ModTime // the edit keeps the time, as touch -r does
+	mem.WriteFile(p, []byte("---\ntitle: Escalation\n---\n\n## Narrative\nPage the secondary after sixteen minutes. See [[rotation]].\n"[:fi.Size]))
+	*now = at
+	if after, _ := mem.Stat(p); after != fi {
+		t.Fatalf("the edit changed the listing: %+v, was %+v", after, fi)
+	}
+	res, err := e.Refresh(api.RefreshParams{Paths: []string{p}})
+	if err != nil || res.Updated != 1 || !slices.Equal(res.Paths, []string{p}) {
+		t.Fatalf("refresh of the edited file: %+v, %v", res, err)
+	}
+	if s, _ := e.Search(api.SearchParams{Query: "sixteen"}); len(s.Results) != 1 {
+		t.Errorf("the edit is not found: %+v", s.Results)
+	}
+	if s, _ := e.Search(api.SearchParams{Query: "fifteen"}); len(s.Results) != 0 {
+		t.Errorf("the old text is still found: %+v", s.Results)
+	}
+}
+
+// pathReads counts the reads of one path.
+type pathReads struct {
+	host.FS
+	path  string
+	reads int
+}
+
+func (c *pathReads) ReadFile(p string) ([]byte, error) {
+	if p == c.path {
+		c.reads++
+	}
+	return c.FS.ReadFile(p)
+}
+
+// A note that grows past the size limit (a log appended to, a dump saved
+// over it) is dropped without being read: a long-lived engine read all of
+// it, gigabytes, before finding it too big (a 1.5 GB file took 43 s and
+// 3 GB of memory in arbor serve).
+func TestRefreshDropsAFileGrownPastTheLimitUnread(t *testing.T) {
+	mem := host.NewMemFS()
+	const p = "ops/pager/rotation.md"
+	mem.WriteFile(p, []byte(entryText("Pager rotation", "The pager rotates on Mondays.")))
+	fs := &pathReads{FS: mem, path: p}
+	e, _ := openEngine(t, fs, host.FixedClock(day0), Options{MaxFileBytes: 200})
+	defer e.Close()
+	mem.WriteFile(p, []byte(entryText("Pager rotation", "The pager rotates on Mondays."+strings.Repeat(" And on.", 30))))
+	for _, paths := range [][]string{{p}, nil} {
+		fs.reads = 0
+		res, err := e.Refresh(api.RefreshParams{Paths: paths})
+		if err != nil || fs.reads != 0 {
+			t.Fatalf("refresh %q: %+v, %v, the file read %d times", paths, res, err, fs.reads)
+		}
+		if s, _ := e.Search(api.SearchParams{Query: "Mondays"}); len(s.Results) != 0 {
+			t.Errorf("refresh %q: the file over the limit is still found: %+v", paths, s.Results)
+		}
+		mem.WriteFile(p, []byte(entryText("Pager rotation", "The pager rotates on Mondays.")))
+		if _, err := e.Refresh(api.RefreshParams{Paths: []string{p}}); err != nil {
+			t.Fatal(err)
+		}
+		mem.WriteFile(p, []byte(entryText("Pager rotation", "The pager rotates on Mondays."+strings.Repeat(" And on.", 30))))
+	}
+}

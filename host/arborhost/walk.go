@@ -3,6 +3,7 @@ package arborhost
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"sort"
 	"strings"
@@ -96,7 +97,10 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 	}
 	d, id, err := top.dir.open(s)
 	if err != nil {
-		if gone(err) {
+		if gone(err) || errors.Is(err, fs.ErrPermission) {
+			// A folder this user may not list (chmod 700 by another, 000)
+			// holds nothing the engine can read: left out, where it failed
+			// the walk, and with it the open of the whole memory.
 			return "", nil, false, nil
 		}
 		return "", nil, false, osError("list", rel, err)
@@ -108,7 +112,7 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 	list, subs, err := w.list(d, rel, full)
 	if err != nil {
 		d.close()
-		if gone(err) {
+		if gone(err) || errors.Is(err, fs.ErrPermission) {
 			return "", nil, false, nil
 		}
 		return "", nil, false, osError("list", rel, err)

@@ -31,6 +31,7 @@ const codes = {
   EEXIST: 'EINVAL',
   EINVAL: 'EINVAL',
   ENAMETOOLONG: 'ENAMETOOLONG',
+  ENXIO: 'EINVAL', // a socket opened as a file
   EACCES: 'EACCES',
   EPERM: 'EACCES',
   EROFS: 'EACCES',
@@ -63,6 +64,36 @@ const networkTypes = new Set([0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546
 
 /** How often a network folder's memory scans it, besides watching it: the Go host's default. */
 const networkScanMs = 2000;
+
+/**
+ * How many events the kernel queues for one inotify instance before it
+ * drops the rest (Linux's fs.inotify.max_queued_events), or Infinity where
+ * none is known. libuv reads every fs.watch's events from one instance per
+ * process and drops the kernel's notice of an overflow: a turn of the
+ * event loop that brings this many events may have lost others.
+ * @returns {number}
+ */
+function eventQueueLimit() {
+  if (process.platform !== 'linux') return Infinity;
+  try {
+    return Number.parseInt(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'), 10) || Infinity;
+  } catch {
+    return Infinity;
+  }
+}
+
+/**
+ * The events every folder memory of the process heard in this turn of the
+ * event loop, and what each watching one does when they reach the
+ * kernel's queue (eventQueueLimit): events were perhaps lost.
+ */
+const turn = { heard: 0, limit: Infinity, /** @type {Set<() => void>} */ onOverflow: new Set() };
+
+/** Counts one event heard; at the queue's limit, tells every watching memory. */
+function heardEvent() {
+  if (turn.heard++ === 0) setImmediate(() => (turn.heard = 0));
+  if (turn.heard === turn.limit) for (const f of turn.onOverflow) f();
+}
 
 /**
  * Whether the folder is on a network file system (Linux only: statfs's
@@ -361,10 +392,17 @@ export function nodeFs(dir, { network } = {}) {
 
     read(p) {
       const full = resolveRead(p);
+      let fd;
       try {
-        return fs.readFileSync(full);
+        // Not blocking, and only a file: a FIFO named x.md waited for a
+        // writer at its open, and the memory's open with it, for good.
+        fd = fs.openSync(full, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+        if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error(`${full} is not a file`), { code: 'EISDIR' });
+        return fs.readFileSync(fd);
       } catch (err) {
         throw wrap(err, `read ${p}`);
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd);
       }
     },
 
@@ -435,11 +473,50 @@ export function nodeFs(dir, { network } = {}) {
     // does); one that goes is dropped. An error of a watcher may have lost
     // changes: the listener hears null (scan). On a network file system
     // what other machines change raises no event here: the listener also
-    // hears null every networkScanMs.
+    // hears null every networkScanMs; so it does once a folder cannot be
+    // watched (past the system's limit of watches), as nothing would tell
+    // of a change in it. A burst of events as many as the kernel queues
+    // may have lost some (an overflow, which Node does not report): the
+    // listener hears null, and the folders made meanwhile are watched.
     changes(listener) {
       /** @type {Map<string, fs.FSWatcher>} by folder, relative to the root ('' for the root) */
       const watchers = new Map();
       let closed = false;
+      /** @type {ReturnType<typeof setInterval> | null} */
+      let scans = null;
+      /** Has the listener hear null every networkScanMs from now on: some change may raise no event. */
+      const scanEvery = () => {
+        if (scans || closed) return;
+        scans = setInterval(() => listener(null), networkScanMs);
+        scans.unref();
+      };
+      /** @param {string} full @returns {string[]} the names of the folders in full, dot-folders left out */
+      const subfolders = (full) => {
+        try {
+          return fs
+            .readdirSync(full, { withFileTypes: true })
+            .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+            .map((d) => d.name);
+        } catch {
+          return []; // gone or unreadable: reported by its parent's watcher, or never listable
+        }
+      };
+      /** @param {string} rel @returns {string} */
+      const located = (rel) => (rel === '' ? root : path.join(root, ...rel.split('/')));
+      /** @param {string} rel watches every folder at and below rel that is not watched */
+      const watchMissing = (rel) => {
+        if (closed) return;
+        if (!watchers.has(rel)) return watch(rel);
+        for (const name of subfolders(located(rel))) watchMissing(rel === '' ? name : `${rel}/${name}`);
+      };
+      const overflowed = () => {
+        listener(null);
+        try {
+          watchMissing('');
+        } catch {
+          scanEvery(); // the root itself, unwatched after an error, could not be watched again
+        }
+      };
       /** @param {string} rel */
       const unwatch = (rel) => {
         for (const [dir, w] of watchers) {
@@ -452,10 +529,11 @@ export function nodeFs(dir, { network } = {}) {
       /** @param {string} rel a folder, relative to the root */
       const watch = (rel) => {
         if (closed || watchers.has(rel)) return;
-        const full = rel === '' ? root : path.join(root, ...rel.split('/'));
+        const full = located(rel);
         let watcher;
         try {
           watcher = fs.watch(full, { persistent: false }, (event, filename) => {
+            heardEvent();
             if (filename == null) return listener(null);
             const name = String(filename);
             if (name.startsWith('.')) return;
@@ -475,37 +553,36 @@ export function nodeFs(dir, { network } = {}) {
             listener([child]);
           });
         } catch (err) {
+          if (rel === '') throw err;
           // Gone since it was listed: its parent's watcher reports it.
-          if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT' && rel !== '') return;
-          throw err;
+          if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') return;
+          // Past the limit of watches (ENOSPC), or another refusal: it was
+          // thrown from a watcher's callback, and ended the process.
+          return scanEvery();
         }
         watcher.on('error', () => {
           unwatch(rel);
           listener(null);
+          // Still there, the folder is heard by no watcher any more.
+          if (fs.statSync(full, { throwIfNoEntry: false })?.isDirectory()) scanEvery();
         });
         watchers.set(rel, watcher);
-        /** @type {fs.Dirent[]} */
-        let ents = [];
-        try {
-          ents = fs.readdirSync(full, { withFileTypes: true });
-        } catch {
-          // gone or unreadable: reported as above, or never listable
-        }
-        for (const d of ents) {
-          if (d.isDirectory() && !d.name.startsWith('.')) watch(rel === '' ? d.name : `${rel}/${d.name}`);
-        }
+        for (const name of subfolders(full)) watch(rel === '' ? name : `${rel}/${name}`);
       };
       try {
         watch('');
       } catch (err) {
         closed = true;
         unwatch('');
+        if (scans) clearInterval(scans);
         throw err;
       }
-      const scans = remote ? setInterval(() => listener(null), networkScanMs) : null;
-      scans?.unref();
+      if (remote) scanEvery();
+      turn.limit = eventQueueLimit(); // read at each start: an administrator (or a test) may change it
+      turn.onOverflow.add(overflowed);
       return () => {
         closed = true;
+        turn.onOverflow.delete(overflowed);
         if (scans) clearInterval(scans);
         for (const w of watchers.values()) w.close();
         watchers.clear();

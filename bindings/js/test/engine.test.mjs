@@ -496,6 +496,82 @@ test('refresh(): a scan finds what changed while nobody watched', { skip: skipWi
   await mem.close();
 });
 
+/**
+ * Makes fs.watch behave as Linux's inotify at its limits, for one test: no
+ * more than `watches` folders watched (fs.watch throws ENOSPC after), and
+ * no more than `queue` events heard in one turn of the event loop (the rest
+ * dropped, as the kernel drops them past fs.inotify.max_queued_events,
+ * which the storage reads).
+ */
+function inotifyLimits(t, { watches = Infinity, queue = Infinity }) {
+  const { watch, readFileSync } = fs;
+  let held = 0;
+  let heard = 0;
+  fs.readFileSync = (p, ...rest) => (p === '/proc/sys/fs/inotify/max_queued_events' && queue !== Infinity ? `${queue}\n` : readFileSync(p, ...rest));
+  fs.watch = (dir, options, listener) => {
+    if (held >= watches) throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${dir}'`), { code: 'ENOSPC' });
+    held++;
+    const w = watch(dir, options, (...args) => {
+      if (heard++ === 0) setImmediate(() => (heard = 0));
+      if (heard <= queue) listener(...args);
+    });
+    const close = w.close.bind(w);
+    w.close = () => {
+      held--;
+      close();
+    };
+    return w;
+  };
+  t.after(() => Object.assign(fs, { watch, readFileSync }));
+}
+
+test('a folder memory past the limit of watches scans, and does not crash', { skip: skipWithoutWasm || process.platform !== 'linux' }, async (t) => {
+  const dir = tmpdir(t);
+  const write = (p, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), `---\ntitle: Note\n---\n\n## Narrative\n${text}\n`);
+  };
+  write('ops/pager/rotation.md', 'The pager rotates on Mondays.');
+  inotifyLimits(t, { watches: 3 }); // the root, ops, ops/pager
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  // A folder made now cannot be watched: the watcher's callback threw
+  // ENOSPC, which ended the process.
+  write('ops/oncall/handover.md', 'Handover is at nine.');
+  await eventually('a file in a folder past the limit', async () => (await mem.search('handover nine')).results.length === 1);
+  await new Promise((r) => setTimeout(r, 300));
+  await mem.search('handover');
+  write('ops/oncall/handover.md', 'Handover is at ten.');
+  await eventually('an edit in the folder no watch hears', async () => (await mem.search('handover ten')).results.length === 1);
+  await mem.close();
+});
+
+test('a folder memory scans after more events than the kernel queues', { skip: skipWithoutWasm || process.platform !== 'linux' }, async (t) => {
+  const dir = tmpdir(t);
+  const write = (p, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), `---\ntitle: Note\n---\n\n## Narrative\n${text}\n`);
+  };
+  for (let i = 0; i < 20; i++) write(`notes/n${i}.md`, `Word first${i}x.`);
+  inotifyLimits(t, { queue: 16 });
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  // One burst (a checkout): the events past the queue are lost, and Node
+  // does not say so.
+  for (let i = 0; i < 20; i++) write(`notes/n${i}.md`, `Word second${i}y.`);
+  for (let i = 0; i < 20; i++) write(`ops/d${i}/e.md`, `Word third${i}z.`);
+  await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 20; i++) {
+    assert.equal((await mem.search(`second${i}y`)).results.length, 1, `the edit of notes/n${i}.md`);
+    assert.equal((await mem.search(`third${i}z`)).results.length, 1, `ops/d${i}/e.md`);
+  }
+  // The folders made in the burst are watched.
+  for (let i = 0; i < 20; i++) write(`ops/d${i}/e.md`, `Word fourth${i}w.`);
+  await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 20; i++) await eventually(`an edit in ops/d${i}`, async () => (await mem.search(`fourth${i}w`)).results.length === 1);
+  await mem.close();
+});
+
 test('a storage that cannot watch is scanned before calls instead', { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
   const base = nodeFs(dir);

@@ -1,7 +1,7 @@
 // The storage adapters: the Map-backed store and the confined Node folder.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -163,6 +163,40 @@ test('nodeFs: readAt keeps files open but reads what the path names now', (t) =>
   fs.rmSync(full);
   fs.symlinkSync(outside, full);
   assert.throws(() => s.readAt(p, new Uint8Array(4), 2), code('EACCES'));
+});
+
+test('nodeFs: a FIFO or a socket named like a note is refused, not waited on', { skip: process.platform === 'win32' }, (t) => {
+  const dir = tmpdir(t);
+  fs.mkdirSync(path.join(dir, 'ops'));
+  execFileSync('mkfifo', [path.join(dir, 'ops/pipe.md')]);
+  // A read of the FIFO waited for a writer, for good: in a child, so that
+  // the test fails instead of hanging.
+  const script = `
+    import { nodeFs } from ${JSON.stringify(new URL('../storage/node.js', import.meta.url).href)};
+    const s = nodeFs(${JSON.stringify(dir)});
+    try { s.read('ops/pipe.md'); console.log('read'); } catch (err) { console.log(err.code); }`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 10_000, encoding: 'utf8' });
+  assert.equal(out.trim(), 'EINVAL');
+  const sock = path.join(dir, 'ops/sock.md');
+  const made = spawnSync('python3', ['-c', `import socket; socket.socket(socket.AF_UNIX).bind(${JSON.stringify(sock)})`]);
+  if (made.status === 0) assert.throws(() => nodeFs(dir).read('ops/sock.md'), code('EINVAL'));
+});
+
+test('nodeFs: a walk leaves out a sub-folder this user may not list', { skip: process.platform === 'win32' || process.getuid?.() === 0 ? 'root lists every folder' : false }, (t) => {
+  const dir = tmpdir(t);
+  for (const p of ['ops/pager/rotation.md', 'ops/private/salaries.md', 'zz/last.md']) {
+    fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    fs.writeFileSync(path.join(dir, p), 'x');
+  }
+  fs.chmodSync(path.join(dir, 'ops/private'), 0);
+  try {
+    // The walk an open makes (fs_walk): it threw, and the open failed.
+    const walk = Buffer.from(new ArborHost({ storage: nodeFs(dir) }).walkAnswer('', null, 1 << 20));
+    assert.ok(walk.includes('ops/pager') && walk.includes('zz'), 'the other folders are walked');
+    assert.ok(!walk.includes('ops/private'));
+  } finally {
+    fs.chmodSync(path.join(dir, 'ops/private'), 0o755); // before tmpdir's removal
+  }
 });
 
 test('nodeFs: creates its folder', (t) => {

@@ -420,7 +420,7 @@ type FileInfo struct {
 // Note records what the listing said of the stamped file at p when its
 // stamp was taken, the listing having begun at start (Unix milliseconds,
 // 0 when unknown). A time not clearly older than start is kept as no time
-// (Unchanged is then false, and the file is read again at the next look):
+// (unchanged is then false, and the file is read again at the next look):
 // a file changed again within the same tick of a coarse clock, after it
 // was read, would show the same size and time ("racy git").
 func (c *Catalog) Note(p string, fi FileInfo, start int64) {
@@ -435,14 +435,9 @@ func (c *Catalog) Note(p string, fi FileInfo, start int64) {
 	}
 }
 
-// Unchanged reports whether a listing showing fi at p shows the file the
+// unchanged reports whether a listing showing fi shows the file the
 // catalog read: same size and modification time, when the storage keeps
 // one.
-func (c *Catalog) Unchanged(p string, fi FileInfo) bool {
-	r, _ := c.recs.Get(p)
-	return r.unchanged(fi)
-}
-
 func (r rec) unchanged(fi FileInfo) bool { return r.noted && fi.ModTime != 0 && r.seen == fi }
 
 // touch records a change to what the catalog holds of p.

@@ -41,7 +41,7 @@ func Load(fsys host.FS, maxBytes int) (*Catalog, []search.Source, []api.Warning,
 // ReloadOptions tune a Reload.
 type ReloadOptions struct {
 	// Prev is a catalog of the same tree (Restore): every file whose
-	// listing shows it unchanged (Unchanged) is taken from it instead of
+	// listing shows it unchanged (Note) is taken from it instead of
 	// read.
 	Prev *Catalog
 	// Now is when the listing began (Note), by the clock that stamps the

@@ -2,12 +2,14 @@ package curate
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -465,6 +467,41 @@ func TestDeleteFolder(t *testing.T) {
 	}
 	if removed != 5 || len(e.changes) != 5 {
 		t.Errorf("changes %+v", e.changes)
+	}
+}
+
+// fifoReads reads the file at one path as the hosts read a FIFO or a
+// socket named like a note: an invalid argument (RootFS and nodeFs read
+// regular files only).
+type fifoReads struct {
+	host.FS
+	at string
+}
+
+func (f fifoReads) ReadFile(p string) ([]byte, error) {
+	if p == f.at {
+		return nil, fmt.Errorf("read %s: not a regular file: %w", p, host.ErrInvalid)
+	}
+	return f.FS.ReadFile(p)
+}
+
+// A FIFO or a socket named like a note (x.md) is a file the engine does
+// not read: a folder DELETE keeps it, with its folder, where the DELETE
+// failed whole reading it ("read ops/pager/fifo.md: invalid argument").
+func TestDeleteFolderKeepsAFIFO(t *testing.T) {
+	e := newEnv(t, map[string]string{
+		"ops/pager/rotation.md": "---\ntitle: Rotation\n---\n\n## Narrative\nThe pager rotates weekly.\n",
+		"ops/pager/fifo.md":     "",
+	})
+	e.c.FS = fifoReads{FS: e.fs, at: "ops/pager/fifo.md"}
+	e.c.Catalog = load(t, e.c.FS)
+	a := one(t, e, api.Operation{Type: "DELETE", Path: "ops/pager", Reason: "drop the pager"})
+	mustSucceed(t, a)
+	if want := "deleted folder ops/pager: 1 entry, 0 context files; kept 1 file the engine does not read, and the folders holding them: ops/pager/fifo.md"; a.Message != want {
+		t.Errorf("message %q\nwant %q", a.Message, want)
+	}
+	if _, err := e.fs.Stat("ops/pager/fifo.md"); err != nil {
+		t.Errorf("the FIFO is gone: %v", err)
 	}
 }
 

@@ -46,9 +46,11 @@ func (c *Curator) refresh(p string) (bool, error) {
 	cat := c.catalog()
 	data, err := c.FS.ReadFile(p)
 	switch {
-	case errors.Is(err, host.ErrNotFound), err == nil && len(data) > c.maxBytes(), errors.Is(err, host.ErrInvalid) && c.isFolder(p):
-		// A folder of the same name in its place (hosts refuse to read
-		// one) is the file gone too: what the folder holds is listed.
+	case errors.Is(err, host.ErrNotFound), err == nil && len(data) > c.maxBytes(), errors.Is(err, host.ErrInvalid):
+		// Hosts refuse to read what is no file: a folder of the same name
+		// in its place is the file gone too (what the folder holds is
+		// listed); a FIFO or a socket named like a note never was one,
+		// and a folder DELETE keeps it where it failed reading it.
 		return c.forget(p), nil
 	case err != nil:
 		return false, fmt.Errorf("read %s: %w", p, err)
@@ -66,12 +68,6 @@ func (c *Curator) refresh(p string) (bool, error) {
 		c.notify(Change{Path: p, Removed: true})
 	}
 	return true, nil
-}
-
-// isFolder reports whether p is a folder now.
-func (c *Curator) isFolder(p string) bool {
-	st, err := c.FS.Stat(p)
-	return err == nil && st.IsDir
 }
 
 // forget drops what the catalog holds of the file at p, which is gone,

@@ -166,23 +166,27 @@ func (r *refresher) walk(dir string, scan *catalog.Scan) error {
 	return err
 }
 
-// file refreshes the file p that a stat describes as de, unless it is no
-// markdown file or its size and time show it unchanged.
+// file refreshes the file p, which the host reported and a stat
+// describes as de, unless it is no markdown file. It is read whatever its
+// size and time say: a tool that restores a time (cp -p, rsync -a, tar x,
+// touch -r) can put other bytes of the same size under the time the
+// catalog noted, and the report is the only sign of it.
 func (r *refresher) file(p string, de host.DirEntry) error {
-	fi := catalog.FileInfo{Size: de.Size, ModTime: de.ModTime}
-	if !tree.IsMarkdown(p) || r.c.catalog().Unchanged(p, fi) {
+	if !tree.IsMarkdown(p) {
 		return nil
 	}
-	return r.changed(p, fi)
+	return r.changed(p, catalog.FileInfo{Size: de.Size, ModTime: de.ModTime})
 }
 
 // changed reads again the markdown file p, which a listing or stat shows
 // as fi, other than as the catalog read it. A file over the size limit
-// that the catalog never held stays out, as at open.
+// stays out, as at open, unread: one the catalog held (a note grown into
+// a log, a dump saved over it) was read whole, gigabytes, before the
+// limit dropped it.
 func (r *refresher) changed(p string, fi catalog.FileInfo) error {
 	cat := r.c.catalog()
-	if _, known := cat.Stamp(p); !known && fi.Size > int64(r.c.maxBytes()) {
-		return nil
+	if fi.Size > int64(r.c.maxBytes()) {
+		return r.tally(p, func() (bool, error) { return r.c.forget(p), nil })
 	}
 	if err := r.check(p); err != nil {
 		return err
