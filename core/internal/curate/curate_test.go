@@ -594,3 +594,68 @@ func TestAuditRotation(t *testing.T) {
 		t.Fatal("the first rotated log was overwritten")
 	}
 }
+
+// hugeFiles is an FS whose Stat says the files of sizes are that large,
+// and which fails the test when one of them is read whole.
+type hugeFiles struct {
+	host.FS
+	t     *testing.T
+	sizes map[string]int64
+}
+
+func (f hugeFiles) Stat(p string) (host.DirEntry, error) {
+	fi, err := f.FS.Stat(p)
+	if n, ok := f.sizes[p]; ok && err == nil {
+		fi.Size = n
+	}
+	return fi, err
+}
+
+func (f hugeFiles) ReadFile(p string) ([]byte, error) {
+	if _, ok := f.sizes[p]; ok {
+		f.t.Errorf("%s was read whole", p)
+		return nil, fmt.Errorf("read %s: out of memory: %w", p, host.ErrIO)
+	}
+	return f.FS.ReadFile(p)
+}
+
+// A folder MOVE reads each file it carries: one too large for that, or
+// files too large together, refuse it before anything is read or
+// written, where a 1.5 GB video ran the engine out of memory part way and
+// left its copy beside the original. An UPDATE of a note grown past the
+// size limit does not read it either.
+func TestLargeFilesAreNotReadWhole(t *testing.T) {
+	const note = "---\ntitle: Clip notes\n---\n\n## Narrative\nThe launch video.\n"
+	e := newEnv(t, map[string]string{
+		"media/clips/clip_notes.md": note,
+		"media/clips/launch.mp4":    "x",
+		"media/stills/a.png":        "x",
+		"media/stills/b.png":        "x",
+		"media/stills/c.png":        "x",
+		"media/stills/d.png":        "x",
+		"media/stills/e.png":        "x",
+		"ops/log.md":                "---\ntitle: Log\n---\n\n## Narrative\nStarted.\n",
+	})
+	before := treeFiles(e.fs)
+	sizes := map[string]int64{"media/clips/launch.mp4": 1500 << 20}
+	for _, p := range []string{"a", "b", "c", "d", "e"} {
+		sizes["media/stills/"+p+".png"] = 60 << 20
+	}
+	e.c.FS = hugeFiles{FS: e.fs, t: t, sizes: sizes}
+	a := one(t, e, api.Operation{Type: "MOVE", Path: "media/clips", To: "archive/clips", Reason: "archive"})
+	if a.Status != "failed" || !strings.Contains(a.Message, "media/clips/launch.mp4 is 1500.0 MiB, over the 64.0 MiB a MOVE carries") {
+		t.Errorf("MOVE of a folder holding 1.5 GB: %s %q", a.Status, a.Message)
+	}
+	a = one(t, e, api.Operation{Type: "MOVE", Path: "media/stills", To: "archive/stills", Reason: "archive"})
+	if a.Status != "failed" || !strings.Contains(a.Message, "its files hold 300.0 MiB, over the 256.0 MiB a MOVE carries at once") {
+		t.Errorf("MOVE of a folder of 300 MiB: %s %q", a.Status, a.Message)
+	}
+	if d := diffFiles(before, treeFiles(e.fs)); d != "" {
+		t.Errorf("the refused MOVEs changed the tree: %s", d)
+	}
+	e.c.FS = hugeFiles{FS: e.fs, t: t, sizes: map[string]int64{"ops/log.md": 1500 << 20}}
+	a = one(t, e, api.Operation{Type: "UPDATE", Path: "ops/log.md", Content: api.Content{Narrative: &api.Narrative{Text: "Stopped."}}, Reason: "r"})
+	if a.Status != "conflict" || !strings.Contains(a.Message, "ops/log.md grew to 1500.0 MiB on disk since this session read it, over the 1.0 MiB limit of an entry") {
+		t.Errorf("UPDATE of a note grown past the limit: %s %q", a.Status, a.Message)
+	}
+}

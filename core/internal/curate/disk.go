@@ -44,6 +44,10 @@ func isConflict(err error) bool {
 // catalog's view of p changed.
 func (c *Curator) refresh(p string) (bool, error) {
 	cat := c.catalog()
+	if fi, err := c.FS.Stat(p); err == nil && !fi.IsDir && fi.Size > int64(c.maxBytes()) {
+		// Unread: a note grown into a log or a dump may be gigabytes.
+		return c.forget(p), nil
+	}
 	data, err := c.FS.ReadFile(p)
 	switch {
 	case errors.Is(err, host.ErrNotFound), err == nil && len(data) > c.maxBytes(), errors.Is(err, host.ErrInvalid):
@@ -161,6 +165,9 @@ func (c *Curator) checkUpdate(verb, p string, before seen, changed bool, op api.
 		return nil
 	}
 	if !c.known(p) {
+		if fi, err := c.FS.Stat(p); err == nil && !fi.IsDir && fi.Size > int64(c.maxBytes()) {
+			return conflictf("%s grew to %s on disk since this session read it, over the %s limit of an entry, and is no longer loaded; nothing was written", p, mib(fi.Size), mib(int64(c.maxBytes())))
+		}
 		return conflictf("%s was removed on disk since this session read it; nothing was written (ADD it again to bring it back)", p)
 	}
 	now, ok := c.catalog().Get(p)

@@ -54,6 +54,11 @@ func (c *Curator) move(a *Applied, v valid) error {
 	if err := c.refreshMoved(src, folder, files); err != nil {
 		return err
 	}
+	if folder {
+		if err := c.checkCarry(src, files); err != nil {
+			return err
+		}
+	}
 	if folder && v.base != "" {
 		return fmt.Errorf("base is the version of an entry; %s is a folder, which has none", src)
 	}
@@ -383,6 +388,40 @@ func (c *Curator) referrers(moved map[string]string, pinned map[string]bool) ([]
 	slices.Sort(out)
 	return out, nil
 }
+
+// A MOVE carries each file of a folder by reading it and writing it at
+// its new place (and keeps the old bytes until the move is whole, to undo
+// it): maxCarry bounds one file it reads so, maxCarryTotal all of them. A
+// folder of attachments past either is refused before anything is
+// written: read whole, a 1.5 GB file ran the engine out of memory part
+// way, leaving its copy beside the original.
+const (
+	maxCarry      = 64 << 20
+	maxCarryTotal = 256 << 20
+)
+
+// checkCarry refuses the MOVE of the folder src when a file of it, or
+// all of them, are larger than a MOVE carries.
+func (c *Curator) checkCarry(src string, files []string) error {
+	var total int64
+	for _, p := range files {
+		fi, err := c.FS.Stat(p)
+		if err != nil {
+			continue // planMove's read says why
+		}
+		if fi.Size > maxCarry {
+			return fmt.Errorf("cannot move %s: %s is %s, over the %s a MOVE carries (it reads each file to write it at its new place); move that file by hand first (the engine follows what moves on disk), then the folder", src, p, mib(fi.Size), mib(maxCarry))
+		}
+		total += fi.Size
+	}
+	if total > maxCarryTotal {
+		return fmt.Errorf("cannot move %s: its files hold %s, over the %s a MOVE carries at once (it reads each file to write it at its new place); move its largest files by hand first (the engine follows what moves on disk), or its subfolders one by one", src, mib(total), mib(maxCarryTotal))
+	}
+	return nil
+}
+
+// mib says a size in MiB.
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // planMove reads the file from, checks its destination to and returns
 // what is written there: an entry with its links rewritten by relink (or
