@@ -485,6 +485,26 @@ func (f fifoReads) ReadFile(p string) ([]byte, error) {
 	return f.FS.ReadFile(p)
 }
 
+// A folder MOVE cannot carry a FIFO or a socket named like a note: it
+// fails whole, changing nothing, and says why where it said "invalid
+// argument".
+func TestMoveFolderRefusesAFIFO(t *testing.T) {
+	e := newEnv(t, map[string]string{
+		"ops/pager/rotation.md": "---\ntitle: Rotation\n---\n\n## Narrative\nThe pager rotates weekly.\n",
+		"ops/pager/fifo.md":     "",
+	})
+	before := treeFiles(e.fs)
+	e.c.FS = fifoReads{FS: e.fs, at: "ops/pager/fifo.md"}
+	e.c.Catalog = load(t, e.c.FS)
+	a := one(t, e, api.Operation{Type: "MOVE", Path: "ops/pager", To: "eng/pager", Reason: "eng owns it"})
+	if a.Status != "failed" || !strings.Contains(a.Message, "cannot carry ops/pager/fifo.md: it is not a regular file") {
+		t.Errorf("MOVE of a folder holding a FIFO: %s %q", a.Status, a.Message)
+	}
+	if d := diffFiles(before, treeFiles(e.fs)); d != "" {
+		t.Errorf("the refused MOVE changed the tree: %s", d)
+	}
+}
+
 // A FIFO or a socket named like a note (x.md) is a file the engine does
 // not read: a folder DELETE keeps it, with its folder, where the DELETE
 // failed whole reading it ("read ops/pager/fifo.md: invalid argument").

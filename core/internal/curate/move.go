@@ -438,7 +438,12 @@ func (c *Curator) planMove(from, to string, relink tree.Relink) (moveFile, error
 		return f, fmt.Errorf("already exists: %s (as %s, which differs only in case or Unicode form)", to, tw[0])
 	}
 	data, err := c.FS.ReadFile(from)
-	if err != nil {
+	switch {
+	case errors.Is(err, host.ErrInvalid) && !errors.Is(err, host.ErrTooLong):
+		// Hosts read regular files only: a FIFO or a socket named like
+		// a note (a DELETE keeps such a file).
+		return f, fmt.Errorf("cannot carry %s: it is not a regular file (a FIFO or a socket?), which a MOVE cannot read to write it at its new place; move it by hand first: %w", from, err)
+	case err != nil:
 		return f, fmt.Errorf("read %s: %w", from, err)
 	}
 	f.data = data
