@@ -381,19 +381,29 @@ func (g *repo) fetch(ctx context.Context, auth transport.AuthMethod) (bool, erro
 	return true, nil
 }
 
-// errRejected is a push the remote refused because its branch moved on.
+// errRejected is a push the remote refused because its branch moved on,
+// or was moving: the sync fetches, merges and pushes again.
 var errRejected = errors.New("the remote branch moved on")
 
 func (g *repo) push(ctx context.Context, auth transport.AuthMethod) error {
 	spec := config.RefSpec(fmt.Sprintf("%s:%s", g.localRef(), g.localRef()))
-	err := g.r.PushContext(ctx, &git.PushOptions{RemoteName: RemoteName, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	return pushError(g.branch, g.r.PushContext(ctx, &git.PushOptions{RemoteName: RemoteName, RefSpecs: []config.RefSpec{spec}, Auth: auth}))
+}
+
+// pushError classifies the error of a push of branch. Besides a
+// non-fast-forward, a ref the remote "failed to update" is one another
+// push was updating at that moment (go-git's ref lock in a repository on
+// disk, two roots syncing at once): the remote may have moved on, and the
+// next round finds out. go-git reports both in words only.
+func pushError(branch string, err error) error {
 	switch {
 	case err == nil || errors.Is(err, git.NoErrAlreadyUpToDate):
 		return nil
-	case strings.Contains(err.Error(), "non-fast-forward") || errors.Is(err, git.ErrForceNeeded):
+	case strings.Contains(err.Error(), "non-fast-forward") || errors.Is(err, git.ErrForceNeeded),
+		strings.Contains(err.Error(), "failed to update ref"):
 		return errRejected
 	}
-	return fmt.Errorf("gitsync: push %s: %w", g.branch, err)
+	return fmt.Errorf("gitsync: push %s: %w", branch, err)
 }
 
 // blob reads the file at p of a commit's tree; nil when it has none.
