@@ -57,6 +57,9 @@ const byStorageCode = {
   ECHANGED: codes.CHANGED,
 };
 
+/** The imports that write: one that goes through says the disk has room. */
+const writingOps = new Set(['write', 'append', 'swap', 'rename', 'remove']);
+
 /** @type {LogLevel[]} */
 const levels = ['debug', 'info', 'warn', 'error'];
 /** The log level of progress reports (docs/ABI.md §2.2). */
@@ -126,6 +129,8 @@ export class ArborHost {
      * @type {{ op: string, path: string, bytes: Uint8Array } | null}
      */
     this.oversized = null;
+    /** Whether a write refused for want of space was logged since the last write that went through. */
+    this.noSpaceSaid = false;
     /** @type {HostImports} the `arbor_host` import object */
     this.imports = {
       fs_read: (pp, pl, buf, cap) => this.sized('read', pp, pl, buf, cap, (p) => this.storage.read(p)),
@@ -374,7 +379,10 @@ export class ArborHost {
   guard(op, fn) {
     this.oversized = null;
     try {
-      return fn();
+      const rc = fn();
+      // A write that went through: the disk has room again (below).
+      if (writingOps.has(op)) this.noSpaceSaid = false;
+      return rc;
     } catch (err) {
       if (err instanceof Refusal) return err.code;
       // A pointer and length that do not fit guest memory.
@@ -382,7 +390,11 @@ export class ArborHost {
       // Cast: a storage may throw anything; only a `code` and a `message` are read.
       const e = /** @type {{ code?: string, message?: string } | null | undefined} */ (err);
       const code = byStorageCode[/** @type {string} */ (e?.code)] ?? codes.IO; // no code: key "undefined", not mapped
-      if (code === codes.IO || code === codes.NO_SPACE) {
+      // A full disk refuses every write of a call, and of the calls after
+      // it until space comes back: said once, as the Go host says it.
+      const said = code === codes.NO_SPACE && this.noSpaceSaid;
+      if (code === codes.NO_SPACE) this.noSpaceSaid = true;
+      if ((code === codes.IO || code === codes.NO_SPACE) && !said) {
         try {
           this.onLog('error', `arbor host: ${op}: ${e?.message ?? e}`);
         } catch {

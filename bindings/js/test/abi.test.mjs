@@ -190,18 +190,30 @@ test('storage errors map to codes; unknown failures are -4 and logged', () => {
   assert.match(logs[0][1], /write: disk full/);
 });
 
-test('a full disk or quota (ENOSPC, EDQUOT) is -8, NO_SPACE, and logged', () => {
+test('a full disk or quota (ENOSPC, EDQUOT) is -8, NO_SPACE, logged once until a write goes through', () => {
   const logs = [];
   const full = (code) => () => {
     throw Object.assign(new Error(`${code}: no space left on device`), { code });
   };
-  const storage = { ...memory(), write: full('ENOSPC'), append: full('EDQUOT'), rename: full('ENOSPC') };
+  const mem = memory();
+  let room = false;
+  const storage = {
+    ...mem,
+    write: (p, data) => (room ? mem.write(p, data) : full('ENOSPC')()),
+    append: full('EDQUOT'),
+    rename: full('ENOSPC'),
+  };
   const { f, put } = setup(storage, (level, msg) => logs.push([level, msg]));
   assert.equal(codes.NO_SPACE, -8);
   assert.equal(f.fs_write(...put('a.md'), ...put('x')), codes.NO_SPACE);
   assert.equal(f.fs_append(...put('.arbor/audit.jsonl'), ...put('x')), codes.NO_SPACE);
   assert.equal(f.fs_rename(...put('a.md'), ...put('b.md')), codes.NO_SPACE);
-  assert.deepEqual(logs.map(([level, msg]) => [level, /no space left on device/.test(msg)]), [['error', true], ['error', true], ['error', true]]);
+  assert.deepEqual(logs.map(([level, msg]) => [level, /no space left on device/.test(msg)]), [['error', true]]);
+  room = true;
+  assert.equal(f.fs_write(...put('a.md'), ...put('x')), 0);
+  room = false;
+  assert.equal(f.fs_write(...put('b.md'), ...put('x')), codes.NO_SPACE);
+  assert.equal(logs.length, 2, 'a disk full again after a write went through is said again');
 });
 
 test('a path past the system limit (ENAMETOOLONG) is -9, TOO_LONG', () => {
