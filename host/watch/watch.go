@@ -106,8 +106,9 @@ func (w *Watcher) Take() (paths []string, rescan bool) {
 // and the watcher records them in that order, so every change made
 // before the file is recorded once its event is (on Linux, where this is
 // tested; the watchers of macOS, the BSDs and Windows promise no order
-// across folders, so there it narrows the window rather than closing it). That costs a file
-// made and removed per call, a few tens of microseconds.
+// across folders, so there it narrows the window rather than closing
+// it). That costs a file made and removed per call, a few tens of
+// microseconds.
 //
 // It reports false when it could not tell: the file could not be made (a
 // read-only root, a full disk), and then the window remains, or its event
