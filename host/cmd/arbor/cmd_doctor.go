@@ -202,6 +202,9 @@ func (a *app) diagnose(fix bool) doctorReport {
 		rep.put(c)
 	}
 	rep.put(linkCheck(root))
+	if c, ok := watchCheck(root); ok {
+		rep.put(c)
+	}
 	rep.put(leftoverCheck(a.ctx, root, fix))
 	rep.put(llmCheck(root))
 	return rep

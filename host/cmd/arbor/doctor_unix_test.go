@@ -59,3 +59,34 @@ func TestDoctorStepsOverAPathTooLong(t *testing.T) {
 		t.Errorf("files: %+v, want the note unreadable as a path too long", status["files"])
 	}
 }
+
+// doctor counts the folders a watching engine watches against the
+// system's limit of watches, and warns from half of it.
+func TestDoctorWatches(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	limit := filepath.Join(t.TempDir(), "max_user_watches")
+	defer func(f string) { watchLimitFile = f }(watchLimitFile)
+	watchLimitFile = limit
+	watches := func(max string) check {
+		t.Helper()
+		writeFile(t, limit, max+"\n")
+		var rep doctorReport
+		if err := json.Unmarshal([]byte(must(t, "", "--root", dir, "--json", "doctor")), &rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range rep.Checks {
+			if c.Name == "watches" {
+				return c
+			}
+		}
+		t.Fatalf("no watches check in %+v", rep.Checks)
+		return check{}
+	}
+	if c := watches("8192"); c.Status != checkOK || !strings.Contains(c.Detail, "of the 8192 inotify watches") {
+		t.Errorf("a small tree: %+v", c)
+	}
+	if c := watches("4"); c.Status != checkWarn || !strings.Contains(c.Detail, "sudo sysctl fs.inotify.max_user_watches=524288") {
+		t.Errorf("a tree past half the limit: %+v", c)
+	}
+}
