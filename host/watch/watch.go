@@ -61,9 +61,9 @@ type Watcher struct {
 	seq         atomic.Uint64
 }
 
-// SyncDir is where Sync makes its files, relative to the root: a folder
+// syncFolder is where Sync makes its files, relative to the root: a folder
 // of the engine's own .arbor, which holds nothing else.
-const SyncDir = ".arbor/watch"
+const syncFolder = ".arbor/watch"
 
 // New starts watching the folder root (absolute, symbolic links
 // resolved). It fails when the root cannot be watched at all; a folder
@@ -74,7 +74,7 @@ func New(root string) (*Watcher, error) {
 		return nil, fmt.Errorf("watch %s: %w", root, err)
 	}
 	w := &Watcher{root: root, fsw: fsw, changed: map[string]bool{}, dirs: map[string]bool{}, done: make(chan struct{}), signal: make(chan struct{}, 1),
-		syncDir: filepath.Join(root, filepath.FromSlash(SyncDir)), waiting: map[string]chan struct{}{}}
+		syncDir: filepath.Join(root, filepath.FromSlash(syncFolder)), waiting: map[string]chan struct{}{}}
 	if err := w.addTree(root); err != nil {
 		fsw.Close()
 		return nil, fmt.Errorf("watch %s: %w", root, err)
@@ -101,7 +101,7 @@ func (w *Watcher) Take() (paths []string, rescan bool) {
 
 // Sync returns once every change made below the root before it was
 // called has been recorded, so that the next Take returns it. It makes
-// and removes an empty file in SyncDir and waits for the watcher to hear
+// and removes an empty file in syncFolder and waits for the watcher to hear
 // of it: inotify keeps one watcher's events in the order of the changes,
 // and the watcher records them in that order, so every change made
 // before the file is recorded once its event is (on Linux, where this is
@@ -158,7 +158,7 @@ func (w *Watcher) Sync(timeout time.Duration) bool {
 	}
 }
 
-// watchSyncDir makes SyncDir and watches it, when it is not watched
+// watchSyncDir makes syncFolder and watches it, when it is not watched
 // already (first use, or the folder was removed since: a person deleted
 // .arbor). Files a killed process left there are removed.
 func (w *Watcher) watchSyncDir() bool {
@@ -247,8 +247,8 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	w.notify()
 }
 
-// barrier takes in an event of SyncDir, releasing the Sync that made the
-// file, and reports whether the event was one of SyncDir's.
+// barrier takes in an event of syncFolder, releasing the Sync that made the
+// file, and reports whether the event was one of syncFolder's.
 func (w *Watcher) barrier(ev fsnotify.Event) bool {
 	switch {
 	case ev.Name == w.syncDir:

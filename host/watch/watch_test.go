@@ -164,8 +164,8 @@ func TestSyncRecordsWhatCameBefore(t *testing.T) {
 	if paths, _ := w.Take(); len(paths) != 0 {
 		t.Fatalf("Take after the last Sync = %v; want nothing", paths)
 	}
-	if ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(SyncDir))); err != nil || len(ents) != 0 {
-		t.Fatalf("%s holds %v (%v); want it empty", SyncDir, ents, err)
+	if ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(syncFolder))); err != nil || len(ents) != 0 {
+		t.Fatalf("%s holds %v (%v); want it empty", syncFolder, ents, err)
 	}
 }
 
