@@ -12,7 +12,7 @@ import (
 )
 
 // abiVersion is the version of docs/ABI.md this module implements.
-const abiVersion = 7
+const abiVersion = 8
 
 func main() {}
 

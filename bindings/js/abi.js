@@ -673,8 +673,18 @@ class Writer {
       this.room(1);
       this.buf[this.n++] = e.dir ? 1 : 0;
       this.uvarint(e.size);
-      this.uvarint(e.mtime >= 0 ? e.mtime * 2 : -e.mtime * 2 - 1); // zigzag, as binary.AppendVarint
+      this.varint(e.mtime);
+      this.varint((e.ctime ?? 0) - e.mtime);
+      this.uvarint(e.ino ?? 0);
     }
+  }
+
+  /**
+   * v zigzag-encoded, as binary.AppendVarint.
+   * @param {number} v
+   */
+  varint(v) {
+    this.uvarint(v >= 0 ? v * 2 : -v * 2 - 1);
   }
 
   bytes() {
@@ -683,18 +693,25 @@ class Writer {
 }
 
 /**
- * Keeps exactly the four fields of the ABI, with the right types.
+ * Keeps exactly the fields of the ABI, with the right types; ctime and ino
+ * only where the storage has them, as the Go host leaves them out.
  *
  * @param {StorageEntry} e what the storage returned (not trusted to be exactly that)
  * @returns {StorageEntry}
  */
 function normalize(e) {
-  return {
+  /** @type {StorageEntry} */
+  const out = {
     name: String(e.name),
     dir: Boolean(e.dir),
     size: e.dir ? 0 : Math.max(0, Math.trunc(Number(e.size) || 0)),
     mtime: Math.trunc(Number(e.mtime) || 0),
   };
+  const ctime = Math.trunc(Number(e.ctime) || 0);
+  const ino = Math.max(0, Math.trunc(Number(e.ino) || 0));
+  if (ctime) out.ctime = ctime;
+  if (ino && ino < 2 ** 64) out.ino = ino; // a double rounded up to 2^64 would overflow the guest's uint64
+  return out;
 }
 
 /**

@@ -16,7 +16,7 @@ export {
 } from './llm/index.js';
 
 /** The version of docs/ABI.md these bindings speak (1). */
-export declare const ABI_VERSION: 7;
+export declare const ABI_VERSION: 8;
 
 /** The package's release, as in its package.json (Arbor's `api.Version`). */
 export declare const version: string;

@@ -50,7 +50,7 @@ export { openaiEmbeddings, embeddingsFromEnv } from './embed/index.js';
  * The version of docs/ABI.md these bindings speak.
  * @type {typeof import('./index.d.ts').ABI_VERSION}
  */
-export const ABI_VERSION = 7;
+export const ABI_VERSION = 8;
 
 /**
  * The package's release. It is written here, not read from package.json,

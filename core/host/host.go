@@ -57,6 +57,13 @@ type DirEntry struct {
 	IsDir   bool   `json:"dir"`
 	Size    int64  `json:"size"`
 	ModTime int64  `json:"mtime"` // Unix milliseconds
+	// Change and Ino are the status change time (Unix milliseconds) and
+	// the inode number, 0 where the storage has none. No tool sets them
+	// back as cp -p or tar x set the modification time: an open trusts a
+	// file unread only when all four of its stamps are as noted, as git
+	// trusts its index.
+	Change int64  `json:"ctime,omitempty"`
+	Ino    uint64 `json:"ino,omitempty"`
 }
 
 // FS is the memory root as the engine sees it.

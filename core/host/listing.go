@@ -11,11 +11,11 @@ import (
 
 // DecodeListing decodes a directory listing in the form of the ABI's
 // fs_list (docs/ABI.md §2): a JSON array of objects with the keys name,
-// dir, size and mtime. It gives what encoding/json gives, faster on the
-// form every host writes (those keys in that order, plain names,
-// integers): reflection-driven decoding is most of what listing a tree
-// costs the WebAssembly module, which lists every folder at each open.
-// Anything else is left to encoding/json.
+// dir, size, mtime, ctime and ino. It gives what encoding/json gives,
+// faster on the form every host writes (those keys in that order, ctime
+// and ino optional, plain names, integers): reflection-driven decoding is
+// most of what listing a tree costs the WebAssembly module, which lists
+// every folder at each open. Anything else is left to encoding/json.
 func DecodeListing(b []byte) ([]DirEntry, error) {
 	if out, ok := fastListing(b); ok {
 		return out, nil
@@ -116,8 +116,8 @@ func (s *scanner) end() bool {
 	return s.i == len(s.b)
 }
 
-// entry reads {"name":…,"dir":…,"size":…,"mtime":…}; the name points
-// into s.b (str).
+// entry reads {"name":…,"dir":…,"size":…,"mtime":…,"ctime":…,"ino":…},
+// ctime and ino optional; the name points into s.b (str).
 func (s *scanner) entry() (DirEntry, bool) {
 	var d DirEntry
 	var ok bool
@@ -140,10 +140,29 @@ func (s *scanner) entry() (DirEntry, bool) {
 	if d.Size, ok = s.int(); !ok || !s.lit(",") || !s.lit(`"mtime"`) || !s.lit(":") {
 		return d, false
 	}
-	if d.ModTime, ok = s.int(); !ok || !s.lit("}") {
+	if d.ModTime, ok = s.int(); !ok {
 		return d, false
 	}
-	return d, true
+	// ctime and ino are left out where the storage has none.
+	if s.lit(`,"ctime"`) {
+		if !s.lit(":") {
+			return d, false
+		}
+		if d.Change, ok = s.int(); !ok {
+			return d, false
+		}
+	}
+	if s.lit(`,"ino"`) {
+		if !s.lit(":") {
+			return d, false
+		}
+		ino, ok := s.int()
+		if !ok || ino < 0 { // past int64: encoding/json reads it
+			return d, false
+		}
+		d.Ino = uint64(ino)
+	}
+	return d, s.lit("}")
 }
 
 // str reads a string without escapes, of valid UTF-8 (encoding/json

@@ -30,6 +30,14 @@ var listingSeeds = []string{
 	`[{"name":"a` + "\t" + `b","dir":true,"size":0,"mtime":0}]`,
 	`[{"name":"b","dir":null,"size":0,"mtime":0}]`,
 	`{"name":"b","dir":true,"size":0,"mtime":0}`,
+	`[{"name":"a.md","dir":false,"size":12,"mtime":1767225600000,"ctime":1767225600001,"ino":123456789}]`,
+	`[{"name":"a.md","dir":false,"size":12,"mtime":5,"ctime":-3}]`,
+	`[{"name":"a.md","dir":false,"size":12,"mtime":5,"ino":18446744073709551615}]`,
+	`[{"name":"a.md","dir":false,"size":12,"mtime":5,"ino":18446744073709551616}]`,
+	`[{"name":"a.md","dir":false,"size":12,"mtime":5,"ino":-1}]`,
+	`[{"name":"a.md","dir":false,"size":12,"mtime":5,"ino":1,"ctime":2}]`,
+	`[{"name":"a.md","dir":false,"size":12,"mtime":5,"ctime":2,"ctime":3}]`,
+	`[{"name":"a.md","dir":false,"size":12,"mtime":5,"ctime":2 ,"ino":3}]`,
 	``, `[`, `]`, `[{}]`,
 }
 
@@ -56,7 +64,7 @@ func FuzzDecodeListing(f *testing.F) {
 
 // The form every host writes is decoded without encoding/json.
 func TestDecodeListingFastPath(t *testing.T) {
-	ents := []DirEntry{{Name: "context.md", Size: 412, ModTime: 1767225600000}, {Name: "billing", IsDir: true, ModTime: -1}, {Name: "ünïcode", Size: 1 << 40}}
+	ents := []DirEntry{{Name: "context.md", Size: 412, ModTime: 1767225600000, Change: 1767225600456, Ino: 1 << 40}, {Name: "billing", IsDir: true, ModTime: -1}, {Name: "ünïcode", Size: 1 << 40, Change: 7}, {Name: "z", Ino: 3}}
 	b, _ := json.Marshal(ents)
 	if got, ok := fastListing(b); !ok || !reflect.DeepEqual(got, ents) {
 		t.Errorf("fastListing(%s) = %#v, %v", b, got, ok)

@@ -175,8 +175,10 @@ func IsIn(p, dir, name string) bool {
 
 // The binary records of fs_walk (docs/ABI.md §2), lengths and integers
 // as encoding/binary's varints: a folder is its path, the count of its
-// entries, then per entry its name, kind (0 file, 1 folder), size and
-// modification time (Unix milliseconds, signed).
+// entries, then per entry its name, kind (0 file, 1 folder), size,
+// modification time (Unix milliseconds, signed), change time as its
+// difference from the modification time (most files were last changed
+// when last written: one byte) and inode number.
 
 // AppendWalkRecord appends the record of folder dir listing list to b.
 func AppendWalkRecord(b []byte, dir string, list []DirEntry) []byte {
@@ -194,6 +196,8 @@ func AppendWalkRecord(b []byte, dir string, list []DirEntry) []byte {
 		b = append(b, kind)
 		b = binary.AppendUvarint(b, uint64(max(size, 0)))
 		b = binary.AppendVarint(b, de.ModTime)
+		b = binary.AppendVarint(b, de.Change-de.ModTime)
+		b = binary.AppendUvarint(b, de.Ino)
 	}
 	return b
 }
@@ -249,7 +253,7 @@ func walkRecordSize(b []byte) (n, count int, err error) {
 		return 0, 0, ErrMalformedWalk
 	}
 	c, ok := uvarint()
-	if !ok || c > uint64(len(b)-i)/4 { // an entry takes at least 4 bytes
+	if !ok || c > uint64(len(b)-i)/6 { // an entry takes at least 6 bytes
 		return 0, 0, ErrMalformedWalk
 	}
 	for range c {
@@ -260,10 +264,15 @@ func walkRecordSize(b []byte) (n, count int, err error) {
 		if size, ok := uvarint(); !ok || size > math.MaxInt64 {
 			return 0, 0, ErrMalformedWalk
 		}
-		if _, k := binary.Varint(b[i:]); k <= 0 {
+		for range 2 { // the times
+			if _, k := binary.Varint(b[i:]); k <= 0 {
+				return 0, 0, ErrMalformedWalk
+			} else {
+				i += k
+			}
+		}
+		if _, ok := uvarint(); !ok {
 			return 0, 0, ErrMalformedWalk
-		} else {
-			i += k
 		}
 	}
 	return i, int(c), nil
@@ -292,11 +301,15 @@ func decodeWalkRecord(rec string, count int) (string, []DirEntry) {
 		de.IsDir = rec[i] == 1
 		i++
 		de.Size = int64(uvarint())
-		u := uvarint()
-		de.ModTime = int64(u>>1) ^ -int64(u&1) // zigzag, as binary.Varint
+		de.ModTime = unzigzag(uvarint())
+		de.Change = de.ModTime + unzigzag(uvarint())
+		de.Ino = uvarint()
 	}
 	return dir, list
 }
+
+// unzigzag is the signed integer of binary.Varint's encoding u.
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 // uvarintString is binary.Uvarint over a string, without a copy.
 func uvarintString(s string) (uint64, int) {

@@ -128,9 +128,9 @@ func TestWalkRecordsRoundTrip(t *testing.T) {
 		dir  string
 		list []DirEntry
 	}{
-		{"", []DirEntry{{Name: "a.md", Size: 12, ModTime: 1767225600123}, {Name: "été", IsDir: true}}},
+		{"", []DirEntry{{Name: "a.md", Size: 12, ModTime: 1767225600123, Change: 1767225600124, Ino: 1<<64 - 1}, {Name: "été", IsDir: true}}},
 		{"été", nil},
-		{"été/x", []DirEntry{{Name: "old.md", Size: 1 << 40, ModTime: -5}}},
+		{"été/x", []DirEntry{{Name: "old.md", Size: 1 << 40, ModTime: -5, Change: 1767225600000, Ino: 42}, {Name: "none.md", ModTime: 1767225600000}}},
 	}
 	var b []byte
 	for _, r := range recs {

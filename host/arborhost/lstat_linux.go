@@ -36,7 +36,7 @@ func fstatatNoFollow(fd int, name string) (unix.Stat_t, error) {
 // statEntry describes name as st does, as dirEntry describes a FileInfo.
 func statEntry(name string, st *unix.Stat_t) host.DirEntry {
 	mode := st.Mode & unix.S_IFMT
-	d := host.DirEntry{Name: name, IsDir: mode == unix.S_IFDIR, ModTime: st.Mtim.Sec*1000 + st.Mtim.Nsec/1e6}
+	d := host.DirEntry{Name: name, IsDir: mode == unix.S_IFDIR, ModTime: st.Mtim.Sec*1000 + st.Mtim.Nsec/1e6, Change: st.Ctim.Sec*1000 + st.Ctim.Nsec/1e6, Ino: st.Ino}
 	if mode != unix.S_IFDIR && mode != unix.S_IFLNK {
 		d.Size = st.Size
 	}

@@ -817,6 +817,9 @@ func (r *RootFS) Stat(p string) (host.DirEntry, error) {
 
 func dirEntry(name string, fi fs.FileInfo) host.DirEntry {
 	d := host.DirEntry{Name: name, IsDir: fi.IsDir(), ModTime: fi.ModTime().UnixMilli()}
+	if ctime, ino, ok := FileChange(fi); ok {
+		d.Change, d.Ino = ctime.UnixMilli(), ino
+	}
 	if !d.IsDir && fi.Mode()&fs.ModeSymlink == 0 {
 		d.Size = fi.Size()
 	}

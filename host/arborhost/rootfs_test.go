@@ -308,7 +308,7 @@ func TestABISizeProtocol(t *testing.T) {
 		t.Fatalf("read %d: %q", n, mem[buf:buf+n])
 	}
 
-	// list: sorted JSON array of {name, dir, size, mtime}, dot-names included.
+	// list: sorted JSON array of {name, dir, size, mtime, ctime, ino}, dot-names included.
 	rootP, rootL := uint32(0), uint32(0)
 	need := r.abiList(mem, rootP, rootL, buf, 2)
 	if need <= 2 {
@@ -325,7 +325,7 @@ func TestABISizeProtocol(t *testing.T) {
 		t.Fatalf("root listing: %s", mem[buf:buf+need])
 	}
 	for _, e := range root {
-		if len(e) != 4 || e["size"] == nil || e["mtime"].(float64) <= 0 {
+		if len(e) != 6 || e["size"] == nil || e["mtime"].(float64) <= 0 || e["ctime"].(float64) < e["mtime"].(float64) || e["ino"].(float64) <= 0 {
 			t.Fatalf("entry shape: %v", e)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 // ABIVersion is the version of docs/ABI.md this host implements.
-const ABIVersion = 7
+const ABIVersion = 8
 
 // ErrClosed is returned by calls on a closed Engine.
 var ErrClosed = errors.New("arbor: engine is closed")

@@ -277,20 +277,23 @@ export function nodeFs(dir, { network } = {}) {
     }
   };
   /**
-   * The time is read in nanoseconds and truncated, as the Go hosts do:
+   * The times are read in nanoseconds and truncated, as the Go hosts do:
    * mtimeMs, a double, rounds a time just short of the next millisecond up
    * to it, and the catalog would find the file changed whenever the other
-   * kind of host had looked last.
+   * kind of host had looked last. The change time and inode are what no
+   * tool sets back (cp -p and tar x set the modification time).
    *
    * @param {string} name
    * @param {fs.BigIntStats} st
    * @returns {import('./types.d.ts').StorageEntry}
    */
-  const entry = (name, st) =>
-    st.isDirectory()
+  const entry = (name, st) => {
+    const stamp = { mtime: Number(st.mtimeNs / 1_000_000n), ctime: Number(st.ctimeNs / 1_000_000n), ino: Number(st.ino) };
+    return st.isDirectory()
       ? // The folder's identity keeps a walk from going round a link back up the tree.
-        { name, dir: true, size: 0, mtime: Number(st.mtimeNs / 1_000_000n), id: `${st.dev}:${st.ino}` }
-      : { name, dir: false, size: Number(st.size), mtime: Number(st.mtimeNs / 1_000_000n) };
+        { name, dir: true, size: 0, ...stamp, id: `${st.dev}:${st.ino}` }
+      : { name, dir: false, size: Number(st.size), ...stamp };
+  };
 
   /**
    * Best effort: makes a rename durable. Not every platform can fsync a folder.

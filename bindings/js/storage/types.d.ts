@@ -13,6 +13,15 @@ export interface StorageEntry {
    */
   mtime: number;
   /**
+   * Optional: the last change of the file's status, Unix milliseconds (a
+   * POSIX ctime), which a tool that sets `mtime` back (`cp -p`, `tar x`)
+   * does not. With it, an open reads a file whose bytes changed under a
+   * restored `mtime`; without it, one of the same size is trusted unread.
+   */
+  ctime?: number;
+  /** Optional: the file's inode number, or another number that changes when the file is replaced. */
+  ino?: number;
+  /**
    * Optional, for storages that can show one folder under two names (a
    * bind mount; a symbolic link, which a storage leaves out of `list`,
    * docs/ABI.md §2): tells folders apart (a device and inode number, say),

@@ -1018,18 +1018,22 @@ function storageFs(storage) {
   /** @param {import('../storage/types.d.ts').StorageEntry} e */
   const stats = (e) => {
     const ms = e.mtime;
+    // git's index trusts a file unread by these, as the catalog does: a
+    // storage's change time and inode, where it has them, tell it of bytes
+    // written under a restored time.
+    const cms = e.ctime || ms;
     return {
       type: e.dir ? 'dir' : 'file',
       mode: e.dir ? 0o40000 : 0o100644,
       size: e.size,
-      ino: 0,
+      ino: e.ino ?? 0,
       uid: 0,
       gid: 0,
       dev: 0,
       mtimeMs: ms,
-      ctimeMs: ms,
+      ctimeMs: cms,
       mtime: new Date(ms),
-      ctime: new Date(ms),
+      ctime: new Date(cms),
       isFile: () => !e.dir,
       isDirectory: () => e.dir,
       isSymbolicLink: () => false,

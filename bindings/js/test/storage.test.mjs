@@ -110,6 +110,12 @@ test('nodeFs: modification times are whole milliseconds, truncated as the Go hos
   assert.equal(fs.statSync(full, { bigint: true }).mtimeNs, 1764123456999999999n);
   assert.equal(s.list('a')[0].mtime, 1764123456999);
   assert.equal(s.stat('a/late.md').mtime, 1764123456999);
+  // The change time and inode, which no tool sets back, as the Go hosts give them.
+  const st = fs.statSync(full, { bigint: true });
+  for (const e of [s.list('a')[0], s.stat('a/late.md')]) {
+    assert.equal(e.ctime, Number(st.ctimeNs / 1_000_000n));
+    assert.equal(e.ino, Number(st.ino));
+  }
 });
 
 test('nodeFs: a folder on a network file system is scanned as well as watched', async (t) => {

@@ -46,6 +46,10 @@ function decode(bytes) {
       mul *= 0x80;
     }
   };
+  const varint = () => {
+    const z = uvarint();
+    return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+  };
   const str = () => {
     const n = uvarint();
     const s = dec.decode(bytes.subarray(i, i + n));
@@ -61,8 +65,11 @@ function decode(bytes) {
       const kind = bytes[i++];
       assert.ok(kind === 0 || kind === 1, `kind ${kind}`);
       const size = uvarint();
-      const z = uvarint();
-      list.push({ name, dir: kind === 1, size, mtime: z % 2 === 0 ? z / 2 : -(z + 1) / 2 });
+      const mtime = varint();
+      const ctime = mtime + varint();
+      const ino = uvarint();
+      // As fs_list gives it: no ctime or ino where the storage has none.
+      list.push({ name, dir: kind === 1, size, mtime, ...(ctime && { ctime }), ...(ino && { ino }) });
     }
     out.push({ dir, list });
   }
