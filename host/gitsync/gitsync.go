@@ -29,6 +29,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/host/arborhost"
 )
 
 // RemoteName is the remote a root syncs with.
@@ -307,6 +308,9 @@ func (g *repo) signature() *object.Signature {
 
 // changedFiles lists the files that differ from the last commit, sorted.
 func (g *repo) changedFiles() ([]string, error) {
+	if err := g.refreshIndex(); err != nil {
+		return nil, err
+	}
 	st, err := g.wt.Status()
 	if err != nil {
 		return nil, fmt.Errorf("gitsync: status: %w", err)
@@ -319,6 +323,46 @@ func (g *repo) changedFiles() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// refreshIndex makes go-git's status read each file whose change time or
+// inode is not the one the index holds, as git's own status does (its
+// core.trustctime). go-git trusts a file unread by its size and
+// modification time alone, and a file rewritten under its old ones (cp -p,
+// rsync -a, tar x, touch -r) was never committed, and each later sync
+// stopped at the merge that found it changed on disk. An entry whose file
+// holds what the index says gets the file's change time and inode, as
+// git update-index --refresh does; one that changed loses its
+// modification time, so that the status hashes the file.
+func (g *repo) refreshIndex() error {
+	idx, err := g.r.Storer.Index()
+	if err != nil {
+		return fmt.Errorf("gitsync: read the index: %w", err)
+	}
+	changed := false
+	for _, e := range idx.Entries {
+		fi, err := os.Lstat(rel(g.root, e.Name))
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(e.Size) || !fi.ModTime().Equal(e.ModifiedAt) {
+			continue // go-git's status sees these
+		}
+		ctime, ino, ok := arborhost.FileChange(fi)
+		if !ok || (ctime.Equal(e.CreatedAt) && uint32(ino) == e.Inode) {
+			continue
+		}
+		changed = true
+		if data, err := os.ReadFile(rel(g.root, e.Name)); err == nil && plumbing.ComputeHash(plumbing.BlobObject, data) == e.Hash {
+			e.CreatedAt, e.Inode = ctime, uint32(ino)
+		} else {
+			e.ModifiedAt = time.Time{}
+		}
+	}
+	if !changed {
+		return nil
+	}
+	if err := g.r.Storer.SetIndex(idx); err != nil {
+		return fmt.Errorf("gitsync: write the index: %w", err)
+	}
+	return nil
 }
 
 // stageOneByOne is how many changed files commitLocal stages one at a

@@ -166,3 +166,44 @@ func TestSyncKeepsAnEarlierConflictCopy(t *testing.T) {
 		}
 	}
 }
+
+// A person rewrites an entry under its old size and time (cp -p, rsync -a,
+// tar x, touch -r) while the other side edits it too. go-git's status
+// trusted the file by its size and time: the rewrite was never committed,
+// and each sync stopped at the merge, which found the file changed on
+// disk. The sync now reads a file whose change time or inode is new, as
+// git does, and merges both edits.
+func TestSyncCommitsAFileWhoseTimeAToolSetBack(t *testing.T) {
+	const p = "ops/pager/rotation.md"
+	_, remote, a, b, clock := newTeam(t, p, entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."))
+	rewrite := func(root, old, new string, keepTime bool) {
+		t.Helper()
+		full := filepath.Join(root, p)
+		before, err := os.Stat(full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if keepTime {
+			if err := os.Chtimes(full, before.ModTime(), before.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rewrite(a, "Monday", "Sunday", true)
+	rewrite(b, "rotates weekly", "rotates each week", false)
+	sync(t, b, remote, clock)
+	sync(t, a, remote, clock)
+	sync(t, b, remote, clock)
+	for _, root := range []string{a, b} {
+		if got := files(t, root)[p]; !strings.Contains(got, "every Sunday") || !strings.Contains(got, "rotates each week") {
+			t.Errorf("%s has %q", filepath.Base(root), got)
+		}
+	}
+}

@@ -11,6 +11,33 @@ import { skipWithoutWasm, tmpdir, invoiceOp, defer } from './_engine.mjs';
 const fixedTime = '2026-01-01T00:00:00Z';
 const entryPath = 'engineering/billing/invoice_retry_policy.md';
 
+// cp -p, rsync -a, tar x and touch -r write a file and set its time back:
+// its size and time are what the catalog noted, its change time is new.
+test('a reopened memory reads a file whose time a tool set back', { skip: skipWithoutWasm }, async (t) => {
+  const dir = tmpdir(t);
+  let mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  await mem.curate([invoiceOp]);
+  await mem.close();
+  // The catalog trusts only times clearly older than the open.
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  const total = mem.opened.entries + mem.opened.contexts;
+  await mem.close();
+
+  const file = path.join(dir, entryPath);
+  const before = fs.statSync(file, { bigint: true });
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replaceAll('retry', 'redos'));
+  fs.utimesSync(file, Number(before.atimeNs) / 1e9, Number(before.mtimeNs) / 1e9);
+  const after = fs.statSync(file, { bigint: true });
+  assert.equal(after.size, before.size);
+  assert.equal(after.mtimeNs / 1_000_000n, before.mtimeNs / 1_000_000n, 'the time the engine sees');
+  mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  defer(t, () => mem.close());
+  assert.deepEqual(mem.opened.index, { reused: total - 1, indexed: 1, removed: 0 });
+  const found = await mem.search('redos');
+  assert.deepEqual(found.results.map((r) => r.path), [entryPath]);
+});
+
 test('a reopened memory reuses the persisted index', { skip: skipWithoutWasm }, async (t) => {
   const dir = tmpdir(t);
   let mem = await openMemory({ storage: nodeFs(dir), fixedTime });

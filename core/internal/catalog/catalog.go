@@ -415,7 +415,21 @@ func (c *Catalog) Forget(p string) {
 type FileInfo struct {
 	Size    int64
 	ModTime int64 // Unix milliseconds; 0 when the storage has none
+	// Change and Ino are host.DirEntry's: a tool that writes a file and
+	// sets its modification time back (cp -p, rsync -a, tar x, unzip)
+	// leaves its size and time as noted, and a new change time.
+	Change int64
+	Ino    uint64
 }
+
+// InfoOf is what the listing de says of a file.
+func InfoOf(de host.DirEntry) FileInfo {
+	return FileInfo{Size: de.Size, ModTime: de.ModTime, Change: de.Change, Ino: de.Ino}
+}
+
+// latest is the later of the file's two times: the last time it changed,
+// whatever a tool set its modification time to.
+func (fi FileInfo) latest() int64 { return max(fi.ModTime, fi.Change) }
 
 // Note records what the listing said of the stamped file at p when its
 // stamp was taken, the listing having begun at start (Unix milliseconds,
@@ -425,7 +439,7 @@ type FileInfo struct {
 // was read, would show the same size and time ("racy git").
 func (c *Catalog) Note(p string, fi FileInfo, start int64) {
 	if i, ok := c.recs.Slot(p); ok && c.recs.At(i).stamped {
-		if start != 0 && fi.ModTime >= start-racySlack {
+		if start != 0 && fi.latest() >= start-racySlack {
 			fi.ModTime = 0
 		}
 		if r := c.recs.At(i); !r.noted || r.seen != fi {
@@ -436,8 +450,8 @@ func (c *Catalog) Note(p string, fi FileInfo, start int64) {
 }
 
 // unchanged reports whether a listing showing fi shows the file the
-// catalog read: same size and modification time, when the storage keeps
-// one.
+// catalog read: same size, times and inode, when the storage keeps a
+// modification time.
 func (r rec) unchanged(fi FileInfo) bool { return r.noted && fi.ModTime != 0 && r.seen == fi }
 
 // touch records a change to what the catalog holds of p.

@@ -171,7 +171,7 @@ func (l *loader) file(dir string, de host.DirEntry) error {
 		l.warn(host.JoinPath(dir, de.Name), fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", de.Size, l.maxBytes))
 		return nil
 	}
-	fi := FileInfo{Size: de.Size, ModTime: de.ModTime}
+	fi := InfoOf(de)
 	// One look-up of the file, not one per question: an open asks these
 	// of every file of the tree.
 	p, i, ok := l.cat.recs.FindIn(dir, de.Name, l.next)

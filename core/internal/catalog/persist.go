@@ -43,9 +43,10 @@ import (
 // of its records, its last bit set, since 0 is no base), the number
 // of records (uvarint) and the records, sorted by path. A string is its
 // length (uvarint) and its bytes; a list is its length and its strings. A
-// record is its kind (one byte), path, stamp, size and modification time
-// (varints; a size of -1 when the catalog has no listing of the file,
-// which the next open then reads), then by kind: an entry's title, links,
+// record is its kind (one byte), path, stamp, size, modification time and
+// change time (varints; a size of -1 when the catalog has no listing of
+// the file, which the next open then reads) and inode (uvarint), then by
+// kind: an entry's title, links,
 // lifecycle keys (key, value, key, value...), sources and the time it last
 // changed by its front matter (a varint of Unix seconds, 0 for none) (kind
 // 4 is an entry holding a merge conflict section, laid out as kind 1); a
@@ -66,8 +67,8 @@ const (
 var crcTable = crc64.MakeTable(crc64.ECMA)
 
 // catalogFormat changes whenever the layout above changes. Format 3 had no
-// delta and no base id.
-const catalogFormat = 4
+// delta and no base id, format 4 no change time and inode.
+const catalogFormat = 5
 
 // Record kinds.
 const (
@@ -153,7 +154,7 @@ func (c *Catalog) Save(fsys host.FS) error {
 // the one this catalog read or wrote.
 func (c *Catalog) baseIntact(fsys host.FS) bool {
 	st, err := fsys.Stat(api.CatalogFile)
-	return err == nil && (FileInfo{Size: st.Size, ModTime: st.ModTime}) == c.saved.base
+	return err == nil && InfoOf(st) == c.saved.base
 }
 
 // saveBase writes every record to a new base and removes the delta.
@@ -178,7 +179,7 @@ func (c *Catalog) saveBase(fsys host.FS) error {
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", api.CatalogFile, err)
 	}
-	c.saved = persisted{id: id, n: n, base: FileInfo{Size: st.Size, ModTime: st.ModTime}, since: map[string]struct{}{}}
+	c.saved = persisted{id: id, n: n, base: InfoOf(st), since: map[string]struct{}{}}
 	// The delta names the base just replaced: it would be ignored, but
 	// read at every open until the next save.
 	if err := fsys.Remove(api.CatalogDeltaFile); err != nil && !errors.Is(err, host.ErrNotFound) {
@@ -233,6 +234,8 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 		}
 		b = binary.AppendVarint(b, fi.Size)
 		b = binary.AppendVarint(b, fi.ModTime)
+		b = binary.AppendVarint(b, fi.Change)
+		b = binary.AppendUvarint(b, fi.Ino)
 	}
 	if cd, ok := c.card(p); ok {
 		if cd.conflict() {
@@ -341,7 +344,7 @@ func restore(fsys host.FS) (c *Catalog, stale bool, err error) {
 		}
 		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}
-	c.saved = persisted{id: id, n: base.n, base: FileInfo{Size: st.Size, ModTime: st.ModTime}, since: since}
+	c.saved = persisted{id: id, n: base.n, base: InfoOf(st), since: since}
 	c.dirty = false
 	return c, stale, nil
 }
@@ -499,7 +502,7 @@ func (rr *recReader) decode() (stored, error) {
 		return s, nil
 	}
 	stamp := r.Str()
-	fi := FileInfo{Size: r.Varint(), ModTime: r.Varint()}
+	fi := FileInfo{Size: r.Varint(), ModTime: r.Varint(), Change: r.Varint(), Ino: r.Uvarint()}
 	if r.Err() != nil {
 		return s, errDamaged
 	}
@@ -526,7 +529,7 @@ func (rr *recReader) decode() (stored, error) {
 	if r.Err() != nil {
 		return s, errDamaged
 	}
-	if fi.Size >= 0 && fi.ModTime < rr.written {
+	if fi.Size >= 0 && fi.latest() < rr.written {
 		s.rc.seen, s.rc.noted = fi, true
 	}
 	return s, nil

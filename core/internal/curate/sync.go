@@ -151,7 +151,7 @@ func (r *refresher) walk(dir string, scan *catalog.Scan) error {
 		if !tree.IsMarkdown(de.Name) {
 			return nil
 		}
-		fi := catalog.FileInfo{Size: de.Size, ModTime: de.ModTime}
+		fi := catalog.InfoOf(de)
 		p, unchanged := scan.File(d, de.Name, fi)
 		if unchanged {
 			return nil
@@ -175,7 +175,7 @@ func (r *refresher) file(p string, de host.DirEntry) error {
 	if !tree.IsMarkdown(p) {
 		return nil
 	}
-	return r.changed(p, catalog.FileInfo{Size: de.Size, ModTime: de.ModTime})
+	return r.changed(p, catalog.InfoOf(de))
 }
 
 // changed reads again the markdown file p, which a listing or stat shows
