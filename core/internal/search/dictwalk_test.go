@@ -59,7 +59,7 @@ func TestDictionaryTermsOmitsCounts(t *testing.T) {
 // whichever segments hold it, and takes the next one in its place; a
 // candidate deleted in one segment and live in another stays.
 func TestExpansionSkipsDeletedCandidates(t *testing.T) {
-	x := newIndex(t, Options{MaxExpansions: 1})
+	x := newSegmented(t, Options{MaxExpansions: 1})
 	put := func(docs ...Doc) {
 		t.Helper()
 		if err := x.Put(docs...); err != nil {

@@ -99,7 +99,7 @@ func TestFilteredAsBruteForce(t *testing.T) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 11))
 			docs := filterCorpus(rng, 500+rng.IntN(300))
-			x := newIndex(t, Options{})
+			x := newSegmented(t, Options{})
 			putShuffled(t, x, docs, 40+rng.IntN(60), seed)
 			live := map[string]Doc{}
 			for _, d := range docs {

@@ -125,7 +125,7 @@ func TestPruneAsUnpruned(t *testing.T) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			docs := randomCorpus(rng, 400+rng.IntN(300))
-			x := newIndex(t, Options{})
+			x := newSegmented(t, Options{})
 			putShuffled(t, x, docs, 30+rng.IntN(60), seed)
 			// Replaced and deleted documents stay in their segments until
 			// merged, and must count nowhere.

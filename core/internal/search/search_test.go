@@ -13,8 +13,25 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/blugelabs/bluge/index"
+	"github.com/blugelabs/bluge/index/mergeplan"
 	bsearch "github.com/blugelabs/bluge/search"
 )
+
+// newSegmented is newIndex whose segments are never merged, for the tests
+// that need several: under load the merger had run before they looked,
+// and left one.
+func newSegmented(t testing.TB, opts Options) *Index {
+	t.Helper()
+	x := newIndexOf(opts)
+	never := buildPolicy
+	never.CalcBudget = func(int64, int64, *mergeplan.Options) int { return math.MaxInt }
+	if err := x.start(func() index.Directory { return index.NewInMemoryDirectory() }, never); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = x.Close() })
+	return x
+}
 
 // newIndex returns an index holding docs, closed when the test ends.
 func newIndex(t testing.TB, opts Options, docs ...Doc) *Index {

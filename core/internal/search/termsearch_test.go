@@ -22,7 +22,7 @@ import (
 func TestTermSearcherAsBluge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	docs := randomCorpus(rng, 300)
-	x := newIndex(t, Options{})
+	x := newSegmented(t, Options{})
 	putShuffled(t, x, docs, 40, 3)
 	var gone []string
 	for i := 0; i < len(docs); i += 9 {

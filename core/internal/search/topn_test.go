@@ -199,7 +199,7 @@ func TestTopTies(t *testing.T) {
 	}
 	for layout, put := range layouts {
 		t.Run(layout, func(t *testing.T) {
-			x := newIndex(t, Options{})
+			x := newSegmented(t, Options{})
 			put(t, x)
 			if n := len(x.reader.Segments()); n < 2 {
 				t.Fatalf("%d segment(s): the test needs ties across segments", n)
@@ -272,7 +272,7 @@ func TestSearchTies(t *testing.T) {
 	all := copies("all", 12, Doc{Title: "Sea", Content: "otter kelp forest"})
 	some := copies("some", 9, Doc{Title: "Sea", Content: "otter forest"})
 	ctxs := copies("ctx", 7, Doc{Kind: kindContext, Title: "Sea", Content: "otter kelp forest"})
-	x := newIndex(t, Options{})
+	x := newSegmented(t, Options{})
 	putShuffled(t, x, slices.Concat(all, some, ctxs), 5, 3)
 	if n := len(x.reader.Segments()); n < 2 {
 		t.Fatalf("%d segment(s): the test needs ties across segments", n)
