@@ -19,6 +19,9 @@ import { lockSync } from './rootlock.js';
 
 /** @typedef {import('./errors.d.ts').StorageErrorCode} StorageErrorCode */
 
+/** Windows: no change time or inode in listings (see entry). */
+const windows = process.platform === 'win32';
+
 /**
  * node:fs error codes → the codes of the storage interface (anything else is EIO).
  * @type {Record<string, StorageErrorCode>}
@@ -281,14 +284,17 @@ export function nodeFs(dir, { network } = {}) {
    * mtimeMs, a double, rounds a time just short of the next millisecond up
    * to it, and the catalog would find the file changed whenever the other
    * kind of host had looked last. The change time and inode are what no
-   * tool sets back (cp -p and tar x set the modification time).
+   * tool sets back (cp -p and tar x set the modification time); left out
+   * on Windows, where the Go host cannot read them, or a tree opened by
+   * both would be read whole by each after the other.
    *
    * @param {string} name
    * @param {fs.BigIntStats} st
    * @returns {import('./types.d.ts').StorageEntry}
    */
   const entry = (name, st) => {
-    const stamp = { mtime: Number(st.mtimeNs / 1_000_000n), ctime: Number(st.ctimeNs / 1_000_000n), ino: Number(st.ino) };
+    const mtime = Number(st.mtimeNs / 1_000_000n);
+    const stamp = windows ? { mtime } : { mtime, ctime: Number(st.ctimeNs / 1_000_000n), ino: Number(st.ino) };
     return st.isDirectory()
       ? // The folder's identity keeps a walk from going round a link back up the tree.
         { name, dir: true, size: 0, ...stamp, id: `${st.dev}:${st.ino}` }
