@@ -364,10 +364,13 @@ class Memory extends MemoryMethods {
     const { storage, watch } = this.#options;
     if (watch === false || typeof storage.changes !== 'function') return;
     try {
-      this.#unfollow = storage.changes((paths) => {
-        if (paths === null) this.#rescan = true;
-        else for (const p of paths) this.#changed.add(p);
-      });
+      this.#unfollow = storage.changes(
+        (paths) => {
+          if (paths === null) this.#rescan = true;
+          else for (const p of paths) this.#changed.add(p);
+        },
+        (message) => (this.#options.onLog ?? defaultLog)('warn', message),
+      );
       this.#following = true;
     } catch (err) {
       this.#scanEvery = 2000;

@@ -487,10 +487,11 @@ export function nodeFs(dir, { network } = {}) {
     // of a change in it. A burst of events as many as the kernel queues
     // may have lost some (an overflow, which Node does not report): the
     // listener hears null, and the folders made meanwhile are watched.
-    changes(listener) {
+    changes(listener, warn = () => {}) {
       /** @type {Map<string, fs.FSWatcher>} by folder, relative to the root ('' for the root) */
       const watchers = new Map();
       let closed = false;
+      let unwatchableSaid = false;
       /** @type {ReturnType<typeof setInterval> | null} */
       let scans = null;
       /** Has the listener hear null every networkScanMs from now on: some change may raise no event. */
@@ -567,6 +568,12 @@ export function nodeFs(dir, { network } = {}) {
           if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') return;
           // Past the limit of watches (ENOSPC), or another refusal: it was
           // thrown from a watcher's callback, and ended the process.
+          if (!unwatchableSaid) {
+            unwatchableSaid = true;
+            const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+            const limit = code === 'ENOSPC' ? "the system's limit of watches, fs.inotify.max_user_watches on Linux" : String(code ?? err);
+            warn(`a folder of the root could not be watched (${limit}): the tree is also scanned for changes, every ${networkScanMs / 1000} s`);
+          }
           return scanEvery();
         }
         watcher.on('error', () => {

@@ -92,9 +92,12 @@ export interface Storage {
    * folders, relative to the root), or with `null` when changes may have
    * been missed (scan everything). A memory reads them again before its
    * next call. Throws when the storage cannot be watched; the memory then
-   * scans before its calls instead. Returns a function that stops it.
+   * scans before its calls instead. `warn`, when given, hears once why
+   * the storage falls back to scanning part of it (a folder past the
+   * system's limit of watches), which only the person running it can
+   * fix. Returns a function that stops it.
    */
-  changes?(listener: (paths: string[] | null) => void): () => void;
+  changes?(listener: (paths: string[] | null) => void, warn?: (message: string) => void): () => void;
   /**
    * Optional, for asynchronous stores (IndexedDB): brings the tree into
    * memory; awaited before the engine starts.

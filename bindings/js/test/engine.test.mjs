@@ -533,7 +533,8 @@ test('a folder memory past the limit of watches scans, and does not crash', { sk
   };
   write('ops/pager/rotation.md', 'The pager rotates on Mondays.');
   inotifyLimits(t, { watches: 3 }); // the root, ops, ops/pager
-  const mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  const logs = [];
+  const mem = await openMemory({ storage: nodeFs(dir), fixedTime, onLog: (level, msg) => logs.push(`${level} ${msg}`) });
   defer(t, () => mem.close());
   // A folder made now cannot be watched: the watcher's callback threw
   // ENOSPC, which ended the process.
@@ -542,7 +543,13 @@ test('a folder memory past the limit of watches scans, and does not crash', { sk
   await new Promise((r) => setTimeout(r, 300));
   await mem.search('handover');
   write('ops/oncall/handover.md', 'Handover is at ten.');
+  write('ops/later/note.md', 'Another folder past the limit.');
   await eventually('an edit in the folder no watch hears', async () => (await mem.search('handover ten')).results.length === 1);
+  // Said once, with what raises the limit: the scans cost the person CPU until then.
+  assert.deepEqual(
+    logs.filter((l) => l.includes('could not be watched')),
+    ["warn a folder of the root could not be watched (the system's limit of watches, fs.inotify.max_user_watches on Linux): the tree is also scanned for changes, every 2 s"],
+  );
   await mem.close();
 });
 
