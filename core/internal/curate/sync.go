@@ -170,7 +170,8 @@ func (r *refresher) walk(dir string, scan *catalog.Scan) error {
 // describes as de, unless it is no markdown file. It is read whatever its
 // size and time say: a tool that restores a time (cp -p, rsync -a, tar x,
 // touch -r) can put other bytes of the same size under the time the
-// catalog noted, and the report is the only sign of it.
+// catalog noted, and on a storage without change times (catalog.FileInfo)
+// the report is the only sign of it.
 func (r *refresher) file(p string, de host.DirEntry) error {
 	if !tree.IsMarkdown(p) {
 		return nil
