@@ -2,22 +2,6 @@
 
 package arborhost
 
-import (
-	"io/fs"
-	"syscall"
-	"time"
-)
+import "syscall"
 
-// FileChange is the time the status of the file fi describes last
-// changed (POSIX ctime) and its inode, ok false where the system gives
-// neither. No tool sets a change time back, as cp -p, rsync -a or tar x
-// set the modification time: with the inode it tells a file rewritten
-// under its old size and time (host.DirEntry's Change and Ino; git's
-// index keeps both for the same reason).
-func FileChange(fi fs.FileInfo) (ctime time.Time, ino uint64, ok bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return time.Time{}, 0, false
-	}
-	return time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)), uint64(st.Ino), true
-}
+func statCtime(st *syscall.Stat_t) syscall.Timespec { return st.Ctim }
