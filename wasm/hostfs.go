@@ -82,6 +82,8 @@ func codeError(op, p string, code int32) error {
 		err = host.ErrNoSpace
 	case -9:
 		err = host.ErrTooLong
+	case -10:
+		err = host.ErrCrossDevice
 	default:
 		err = host.ErrIO
 	}

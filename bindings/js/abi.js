@@ -35,7 +35,7 @@ import { sameBytes } from './bytes.js';
  */
 
 /** The negative return codes of docs/ABI.md §2. */
-export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5, CHANGED: -6, UNAVAILABLE: -7, NO_SPACE: -8, TOO_LONG: -9 });
+export const codes = Object.freeze({ NOT_FOUND: -1, DENIED: -2, INVALID: -3, IO: -4, BUSY: -5, CHANGED: -6, UNAVAILABLE: -7, NO_SPACE: -8, TOO_LONG: -9, CROSS_DEVICE: -10 });
 
 /**
  * Storage error codes → ABI codes; anything else is an I/O failure.
@@ -53,6 +53,7 @@ const byStorageCode = {
   ENOSPC: codes.NO_SPACE,
   EDQUOT: codes.NO_SPACE,
   ENAMETOOLONG: codes.TOO_LONG,
+  EXDEV: codes.CROSS_DEVICE,
   EBUSY: codes.BUSY,
   ECHANGED: codes.CHANGED,
 };

@@ -36,6 +36,11 @@ var (
 	// system's limit on a path or a name (ENAMETOOLONG). It is an
 	// ErrInvalid too (errors.Is), which it was before it had a code.
 	ErrTooLong error = tooLong{}
+	// ErrCrossDevice is a rename the storage cannot make because its two
+	// paths are on different devices (EXDEV: a mount inside the root). It
+	// is an ErrIO too (errors.Is), which it was before it had a code: the
+	// engine copies the file instead where it can.
+	ErrCrossDevice error = crossDevice{}
 )
 
 // noSpace is ErrNoSpace: a type of its own so that it matches ErrIO
@@ -50,6 +55,12 @@ type tooLong struct{}
 
 func (tooLong) Error() string        { return "path too long for the file system" }
 func (tooLong) Is(target error) bool { return target == ErrInvalid }
+
+// crossDevice is ErrCrossDevice, a type of its own for the same reason.
+type crossDevice struct{}
+
+func (crossDevice) Error() string        { return "the paths are on different devices" }
+func (crossDevice) Is(target error) bool { return target == ErrIO }
 
 // DirEntry is one name in a directory listing.
 type DirEntry struct {

@@ -22,6 +22,8 @@ const (
 	codeUnavailable int32 = -7
 	codeNoSpace     int32 = -8
 	codeTooLong     int32 = -9
+	// codeCrossDevice: fs_rename only, the paths are on different devices.
+	codeCrossDevice int32 = -10
 )
 
 // osError wraps an error from the os package with the host sentinel it
@@ -36,6 +38,8 @@ func osError(op, p string, err error) error {
 		kind = host.ErrNoSpace
 	case errors.Is(err, syscall.ENAMETOOLONG):
 		kind = host.ErrTooLong
+	case errors.Is(err, syscall.EXDEV):
+		kind = host.ErrCrossDevice
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		// ENOTDIR: a segment of the path is a file, so the path does not exist.
 		kind = host.ErrNotFound
@@ -70,6 +74,8 @@ func errorCode(err error) int32 {
 		return codeChanged
 	case errors.Is(err, host.ErrNoSpace):
 		return codeNoSpace
+	case errors.Is(err, host.ErrCrossDevice):
+		return codeCrossDevice // an ErrIO too: asked before the default
 	}
 	return codeIO
 }

@@ -34,6 +34,7 @@ const codes = {
   EEXIST: 'EINVAL',
   EINVAL: 'EINVAL',
   ENAMETOOLONG: 'ENAMETOOLONG',
+  EXDEV: 'EXDEV', // a rename across a mount inside the root: the engine copies instead
   ENXIO: 'EINVAL', // a socket opened as a file
   EACCES: 'EACCES',
   EPERM: 'EACCES',

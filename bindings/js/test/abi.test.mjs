@@ -226,6 +226,17 @@ test('a path past the system limit (ENAMETOOLONG) is -9, TOO_LONG', () => {
   assert.equal(f.fs_write(...put('a.md'), ...put('x')), codes.TOO_LONG);
 });
 
+// A rename across a mount inside the root (EXDEV) has a code of its own:
+// the engine's folder MOVE then copies what it would have renamed.
+test('a rename across devices (EXDEV) is -10, CROSS_DEVICE', () => {
+  const rename = () => {
+    throw Object.assign(new Error('EXDEV: cross-device link not permitted'), { code: 'EXDEV' });
+  };
+  const { f, put } = setup({ ...memory(), rename });
+  assert.equal(codes.CROSS_DEVICE, -10);
+  assert.equal(f.fs_rename(...put('a.md'), ...put('b/a.md')), codes.CROSS_DEVICE);
+});
+
 test('arguments outside guest memory are -3, not a trap', () => {
   const { f, put, mem } = setup();
   const end = mem.buffer.byteLength;
