@@ -485,20 +485,39 @@ func (f fifoReads) ReadFile(p string) ([]byte, error) {
 	return f.FS.ReadFile(p)
 }
 
-// A folder MOVE cannot carry a FIFO or a socket named like a note: it
-// fails whole, changing nothing, and says why where it said "invalid
-// argument".
-func TestMoveFolderRefusesAFIFO(t *testing.T) {
-	e := newEnv(t, map[string]string{
+// A folder MOVE carries a FIFO or a socket named like a note by a rename,
+// which reads nothing, where it failed whole reading it ("invalid
+// argument", then "not a regular file"). A MOVE that must copy (its
+// renames cannot reach another device) cannot read it: it fails whole,
+// changing nothing, and says why.
+func TestMoveFolderCarriesAFIFO(t *testing.T) {
+	files := map[string]string{
 		"ops/pager/rotation.md": "---\ntitle: Rotation\n---\n\n## Narrative\nThe pager rotates weekly.\n",
 		"ops/pager/fifo.md":     "",
-	})
-	before := treeFiles(e.fs)
+	}
+	op := api.Operation{Type: "MOVE", Path: "ops/pager", To: "eng/pager", Reason: "eng owns it"}
+	e := newEnv(t, files)
 	e.c.FS = fifoReads{FS: e.fs, at: "ops/pager/fifo.md"}
 	e.c.Catalog = load(t, e.c.FS)
-	a := one(t, e, api.Operation{Type: "MOVE", Path: "ops/pager", To: "eng/pager", Reason: "eng owns it"})
-	if a.Status != "failed" || !strings.Contains(a.Message, "cannot carry ops/pager/fifo.md: it is not a regular file") {
-		t.Errorf("MOVE of a folder holding a FIFO: %s %q", a.Status, a.Message)
+	a := one(t, e, op)
+	mustSucceed(t, a)
+	if want := "moved folder ops/pager to eng/pager: 1 entry, 0 context files, 1 other file; rewrote 0 links in 0 entries"; a.Message != want {
+		t.Errorf("message %q\nwant %q", a.Message, want)
+	}
+	if _, err := e.fs.Stat("eng/pager/fifo.md"); err != nil {
+		t.Errorf("the FIFO was not carried: %v", err)
+	}
+	if _, err := e.fs.Stat("ops/pager"); err == nil {
+		t.Error("the emptied folder ops/pager is left")
+	}
+
+	e = newEnv(t, files)
+	before := treeFiles(e.fs)
+	e.c.FS = otherDevice{FS: fifoReads{FS: e.fs, at: "ops/pager/fifo.md"}, mount: "eng"}
+	e.c.Catalog = load(t, e.c.FS)
+	a = one(t, e, op)
+	if a.Status != "failed" || !strings.Contains(a.Message, "cannot carry ops/pager/fifo.md: a rename cannot carry it to eng/pager/fifo.md, on another device (a mount inside the tree), and it is not a regular file") {
+		t.Errorf("MOVE to another device of a folder holding a FIFO: %s %q", a.Status, a.Message)
 	}
 	if d := diffFiles(before, treeFiles(e.fs)); d != "" {
 		t.Errorf("the refused MOVE changed the tree: %s", d)
@@ -639,14 +658,17 @@ func (f hugeFiles) ReadFile(p string) ([]byte, error) {
 	return f.FS.ReadFile(p)
 }
 
-// A folder MOVE reads each file it carries: one too large for that, or
-// files too large together, refuse it before anything is read or
-// written, where a 1.5 GB video ran the engine out of memory part way and
-// left its copy beside the original. An UPDATE of a note grown past the
-// size limit does not read it either.
+// A folder MOVE carries the files it does not edit by renames, unread:
+// a 1.5 GB video, or 300 MiB of stills, move to their new place, where
+// reading them ran the engine out of memory part way and left a copy
+// beside the original (then refused them). A MOVE whose renames cannot
+// reach the destination (another device) copies, reading each file: one
+// too large for that, or files too large together, refuse it before
+// anything is read or written, the renames it made undone. An UPDATE of
+// a note grown past the size limit does not read it either.
 func TestLargeFilesAreNotReadWhole(t *testing.T) {
 	const note = "---\ntitle: Clip notes\n---\n\n## Narrative\nThe launch video.\n"
-	e := newEnv(t, map[string]string{
+	files := map[string]string{
 		"media/clips/clip_notes.md": note,
 		"media/clips/launch.mp4":    "x",
 		"media/stills/a.png":        "x",
@@ -655,20 +677,39 @@ func TestLargeFilesAreNotReadWhole(t *testing.T) {
 		"media/stills/d.png":        "x",
 		"media/stills/e.png":        "x",
 		"ops/log.md":                "---\ntitle: Log\n---\n\n## Narrative\nStarted.\n",
-	})
-	before := treeFiles(e.fs)
+	}
 	sizes := map[string]int64{"media/clips/launch.mp4": 1500 << 20}
 	for _, p := range []string{"a", "b", "c", "d", "e"} {
 		sizes["media/stills/"+p+".png"] = 60 << 20
 	}
-	e.c.FS = hugeFiles{FS: e.fs, t: t, sizes: sizes}
-	a := one(t, e, api.Operation{Type: "MOVE", Path: "media/clips", To: "archive/clips", Reason: "archive"})
-	if a.Status != "failed" || !strings.Contains(a.Message, "media/clips/launch.mp4 is 1500.0 MiB, over the 64.0 MiB a MOVE carries") {
-		t.Errorf("MOVE of a folder holding 1.5 GB: %s %q", a.Status, a.Message)
+	for p, n := range maps.Clone(sizes) {
+		sizes[strings.Replace(p, "media/", "archive/", 1)] = n // read at its new place, it counts too
 	}
+	e := newEnv(t, files)
+	before := treeFiles(e.fs)
+	e.c.FS = hugeFiles{FS: e.fs, t: t, sizes: sizes}
+	mustSucceed(t, one(t, e, api.Operation{Type: "MOVE", Path: "media/clips", To: "archive/clips", Reason: "archive"}))
+	mustSucceed(t, one(t, e, api.Operation{Type: "MOVE", Path: "media/stills", To: "archive/stills", Reason: "archive"}))
+	got := treeFiles(e.fs)
+	for p, s := range before {
+		if np := strings.Replace(p, "media/", "archive/", 1); got[np] != s {
+			t.Errorf("%s is not at %s as it was", p, np)
+		}
+		if _, ok := got[p]; ok && strings.HasPrefix(p, "media/") {
+			t.Errorf("%s is left at its old place", p)
+		}
+	}
+
+	e = newEnv(t, files)
+	e.c.FS = otherDevice{FS: hugeFiles{FS: e.fs, t: t, sizes: sizes}, mount: "media/clips"}
+	a := one(t, e, api.Operation{Type: "MOVE", Path: "media/clips", To: "archive/clips", Reason: "archive"})
+	if want := "cannot move media/clips to archive/clips: a rename cannot carry its files there, on another device (a mount inside the tree), and a copy reads each file whole: media/clips/launch.mp4 is 1500.0 MiB, over the 64.0 MiB a MOVE copies; move that file by hand first"; a.Status != "failed" || !strings.HasPrefix(a.Message, want) {
+		t.Errorf("MOVE to another device of a folder holding 1.5 GB: %s %q", a.Status, a.Message)
+	}
+	e.c.FS = otherDevice{FS: hugeFiles{FS: e.fs, t: t, sizes: sizes}, mount: "archive"}
 	a = one(t, e, api.Operation{Type: "MOVE", Path: "media/stills", To: "archive/stills", Reason: "archive"})
-	if a.Status != "failed" || !strings.Contains(a.Message, "its files hold 300.0 MiB, over the 256.0 MiB a MOVE carries at once") {
-		t.Errorf("MOVE of a folder of 300 MiB: %s %q", a.Status, a.Message)
+	if a.Status != "failed" || !strings.Contains(a.Message, "a copy reads each file whole: its files hold 300.0 MiB, over the 256.0 MiB a MOVE copies at once") {
+		t.Errorf("MOVE to another device of a folder of 300 MiB: %s %q", a.Status, a.Message)
 	}
 	if d := diffFiles(before, treeFiles(e.fs)); d != "" {
 		t.Errorf("the refused MOVEs changed the tree: %s", d)

@@ -122,7 +122,13 @@ func fixtureWithSubtopic() map[string]string {
 // load reads a whole MemFS into a catalog, as the engine does.
 func load(t testing.TB, fs host.FS) *catalog.Catalog {
 	t.Helper()
-	cat, _, _, err := catalog.Load(fs, DefaultMaxFileBytes)
+	return loadMax(t, fs, DefaultMaxFileBytes)
+}
+
+// loadMax is load with a size limit of maxBytes.
+func loadMax(t testing.TB, fs host.FS, maxBytes int) *catalog.Catalog {
+	t.Helper()
+	cat, _, _, err := catalog.Load(fs, maxBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,4 +290,38 @@ func (f *faultFS) Rename(a, b string) error {
 		return errInjected
 	}
 	return f.FS.Rename(a, b)
+}
+
+// otherDevice is an FS where mount is another device (a mount inside the
+// tree): a rename into or out of it fails as a host's does (EXDEV). The
+// renames made are added to renames, when set.
+type otherDevice struct {
+	host.FS
+	mount   string
+	renames *[]string
+}
+
+func (f otherDevice) Rename(from, to string) error {
+	if in := func(p string) bool { return p == f.mount || strings.HasPrefix(p, f.mount+"/") }; in(from) != in(to) {
+		return fmt.Errorf("rename %s: %w", from, host.ErrCrossDevice)
+	}
+	if err := f.FS.Rename(from, to); err != nil {
+		return err
+	}
+	if f.renames != nil {
+		*f.renames = append(*f.renames, from+" → "+to)
+	}
+	return nil
+}
+
+// countReads is an FS that counts the reads of each file (it is no
+// host.RangeReader: no file is read in part past it).
+type countReads struct {
+	host.FS
+	reads map[string]int
+}
+
+func (f countReads) ReadFile(p string) ([]byte, error) {
+	f.reads[p]++
+	return f.FS.ReadFile(p)
 }

@@ -33,9 +33,12 @@ type journal struct {
 }
 
 // journalFile is one planned change: the stamps (catalog.SourceKey) of
-// the file before and after, "" for no file.
+// the file before and after, "" for no file; or, with From, the rename of
+// the file at From to Path, which is done when the file is at Path and no
+// longer at From (told without reading it: it may be a video).
 type journalFile struct {
 	Path   string `json:"path"`
+	From   string `json:"from,omitempty"`
 	Before string `json:"before"`
 	After  string `json:"after"`
 }
@@ -59,6 +62,11 @@ func (c *Curator) writeJournal(plan []planned) error {
 	}
 	for _, ch := range plan {
 		f := journalFile{Path: ch.path}
+		if ch.from != "" {
+			f.From = ch.from
+			j.Files = append(j.Files, f)
+			continue
+		}
 		if ch.existed {
 			f.Before = catalog.SourceKey(ch.old)
 		}
@@ -103,6 +111,22 @@ func (c *Curator) Recover() (string, error) {
 	}
 	var done, untouched, other []string
 	for _, f := range j.Files {
+		if f.From != "" {
+			state, err := c.renamed(f)
+			if err != nil {
+				return "", fmt.Errorf("recover %s: %w", JournalPath, err)
+			}
+			name := f.From + " → " + f.Path
+			switch state {
+			case renameDone:
+				done = append(done, name)
+			case renameNotDone:
+				untouched = append(untouched, name)
+			default:
+				other = append(other, name)
+			}
+			continue
+		}
 		now := ""
 		if b, err := c.FS.ReadFile(f.Path); err == nil {
 			now = catalog.SourceKey(b)
@@ -136,6 +160,41 @@ func (c *Curator) Recover() (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("%s %s at %s was interrupted and is now in the audit log: %s", j.Op, j.Path, j.Time, rec.Message), c.dropJournal()
+}
+
+// What the disk shows of a journaled rename.
+const (
+	renameDone = iota
+	renameNotDone
+	renameNeither // at both places or at none: someone else's doing
+)
+
+// renamed tells whether the rename f was made, by where its file is.
+func (c *Curator) renamed(f journalFile) (int, error) {
+	at := func(p string) (bool, error) {
+		_, err := c.FS.Stat(p)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, host.ErrNotFound):
+			return false, nil
+		}
+		return false, fmt.Errorf("stat %s: %w", p, err)
+	}
+	to, err := at(f.Path)
+	if err != nil {
+		return 0, err
+	}
+	from, err := at(f.From)
+	switch {
+	case err != nil:
+		return 0, err
+	case to && !from:
+		return renameDone, nil
+	case from && !to:
+		return renameNotDone, nil
+	}
+	return renameNeither, nil
 }
 
 func (c *Curator) dropJournal() error {

@@ -18,14 +18,21 @@ import (
 // place in the tree, and points every link that named what moved at its
 // new path (docs/ABI.md §4.2). Files move as they are: a move says where
 // knowledge belongs, not what it says, so an entry keeps its bytes (and
-// its dates) unless one of its own links must change. Writes are ordered
-// so that a crash leaves copies, never a loss: the destination first,
-// then the entries whose links change, the sources' removal last.
+// its dates) unless one of its own links must change. A file it leaves as
+// it is (an attachment, whatever its size or kind, an entry whose links
+// stay) is carried by the host's rename, which reads nothing and is undone
+// by a rename back; one it edits is written at its new place and removed
+// from the old. Changes are ordered so that a crash leaves each file at
+// its old place or its new one (an edited one perhaps at both), never
+// lost: the destination first, then the entries whose links change, the
+// sources' removal last.
 
 // moveFile is one file a MOVE carries.
 type moveFile struct {
 	from, to string
-	data     []byte // the bytes written at to
+	data     []byte // the bytes written at to, or read at from when renamed
+	rename   bool   // carried by a rename: its bytes stay as they are
+	read     bool   // data holds what was read at from (renamed: an entry, a context file)
 	entry    *tree.Entry
 	context  *tree.Context
 	broken   bool // an unparseable .md, moved as it is and still reported
@@ -33,7 +40,20 @@ type moveFile struct {
 }
 
 // move moves the entry or the folder v names to where v.target says.
+// A rename cannot cross from one device to another (a mount inside the
+// tree): then every file renamed went back, and the MOVE is made again
+// by copying, which a copy's limits bound (checkCarry).
 func (c *Curator) move(a *Applied, v valid) error {
+	err := c.moveBy(a, v, false)
+	if errors.Is(err, host.ErrCrossDevice) && !errors.Is(err, errRollbackIncomplete) {
+		return c.moveBy(a, v, true)
+	}
+	return err
+}
+
+// moveBy makes the MOVE, each file it does not edit carried by a rename,
+// or, byCopy, every file read and written at its new place.
+func (c *Curator) moveBy(a *Applied, v valid, byCopy bool) error {
 	src, folder, err := c.moveSource(a, v)
 	if err != nil {
 		return err
@@ -54,8 +74,8 @@ func (c *Curator) move(a *Applied, v valid) error {
 	if err := c.refreshMoved(src, folder, files); err != nil {
 		return err
 	}
-	if folder {
-		if err := c.checkCarry(src, files); err != nil {
+	if folder && byCopy {
+		if err := c.checkCarry(src, dst, files); err != nil {
 			return err
 		}
 	}
@@ -86,7 +106,7 @@ func (c *Curator) move(a *Applied, v valid) error {
 	var plan []moveFile
 	links, relinked := 0, 0
 	for _, p := range files {
-		f, err := c.planMove(p, newPath(p), relink)
+		f, err := c.planMove(p, newPath(p), relink, byCopy)
 		if err != nil {
 			return err
 		}
@@ -139,7 +159,12 @@ func (c *Curator) move(a *Applied, v valid) error {
 		if err != nil {
 			break
 		}
-		if err = t.write(f.to, f.data); err != nil {
+		if f.rename {
+			err = t.rename(f.from, f.to, f.data, f.read)
+		} else {
+			err = t.write(f.to, f.data)
+		}
+		if err != nil {
 			break
 		}
 		switch {
@@ -177,7 +202,12 @@ func (c *Curator) move(a *Applied, v valid) error {
 		if err != nil {
 			break
 		}
-		if err = t.remove(f.from); err == nil && (f.entry != nil || f.context != nil || f.broken) {
+		if !f.rename { // a renamed file left its old place already
+			if err = t.remove(f.from); err != nil {
+				break
+			}
+		}
+		if f.entry != nil || f.context != nil || f.broken {
 			t.removed(cat, f.from)
 		}
 	}
@@ -186,6 +216,9 @@ func (c *Curator) move(a *Applied, v valid) error {
 		err = t.apply()
 	}
 	var notes []string
+	if byCopy {
+		notes = append(notes, "copied, not renamed: a rename cannot carry its files to "+dst+", on another device (a mount inside the tree)")
+	}
 	if err == nil && folder {
 		// An empty folder holds no knowledge: one that cannot be removed
 		// (a dot-file in it) is reported, not a reason to undo the move.
@@ -389,20 +422,22 @@ func (c *Curator) referrers(moved map[string]string, pinned map[string]bool) ([]
 	return out, nil
 }
 
-// A MOVE carries each file of a folder by reading it and writing it at
-// its new place (and keeps the old bytes until the move is whole, to undo
-// it): maxCarry bounds one file it reads so, maxCarryTotal all of them. A
-// folder of attachments past either is refused before anything is
-// written: read whole, a 1.5 GB file ran the engine out of memory part
-// way, leaving its copy beside the original.
+// A MOVE whose renames cannot cross to the destination (another device)
+// copies each file of the folder, reading it and writing it at its new
+// place (and keeps the old bytes until the move is whole, to undo it):
+// maxCarry bounds one file it copies, maxCarryTotal all of them. A folder
+// of attachments past either is refused before anything is written: read
+// whole, a 1.5 GB file ran the engine out of memory part way, leaving its
+// copy beside the original.
 const (
 	maxCarry      = 64 << 20
 	maxCarryTotal = 256 << 20
 )
 
-// checkCarry refuses the MOVE of the folder src when a file of it, or
-// all of them, are larger than a MOVE carries.
-func (c *Curator) checkCarry(src string, files []string) error {
+// checkCarry refuses the MOVE by copying of the folder src to dst when a
+// file of it, or all of them, are larger than a MOVE copies.
+func (c *Curator) checkCarry(src, dst string, files []string) error {
+	why := fmt.Sprintf("cannot move %s to %s: a rename cannot carry its files there, on another device (a mount inside the tree), and a copy reads each file whole", src, dst)
 	var total int64
 	for _, p := range files {
 		fi, err := c.FS.Stat(p)
@@ -410,12 +445,12 @@ func (c *Curator) checkCarry(src string, files []string) error {
 			continue // planMove's read says why
 		}
 		if fi.Size > maxCarry {
-			return fmt.Errorf("cannot move %s: %s is %s, over the %s a MOVE carries (it reads each file to write it at its new place); move that file by hand first (the engine follows what moves on disk), then the folder", src, p, mib(fi.Size), mib(maxCarry))
+			return fmt.Errorf("%s: %s is %s, over the %s a MOVE copies; move that file by hand first (the engine follows what moves on disk), then the folder", why, p, mib(fi.Size), mib(maxCarry))
 		}
 		total += fi.Size
 	}
 	if total > maxCarryTotal {
-		return fmt.Errorf("cannot move %s: its files hold %s, over the %s a MOVE carries at once (it reads each file to write it at its new place); move its largest files by hand first (the engine follows what moves on disk), or its subfolders one by one", src, mib(total), mib(maxCarryTotal))
+		return fmt.Errorf("%s: its files hold %s, over the %s a MOVE copies at once; move its largest files by hand first (the engine follows what moves on disk), or its subfolders one by one", why, mib(total), mib(maxCarryTotal))
 	}
 	return nil
 }
@@ -423,12 +458,13 @@ func (c *Curator) checkCarry(src string, files []string) error {
 // mib says a size in MiB.
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
-// planMove reads the file from, checks its destination to and returns
-// what is written there: an entry with its links rewritten by relink (or
-// its bytes as they are when none changes), a context.md (the engine's
-// default one written anew for its new folder), or the bytes of any other
-// file.
-func (c *Curator) planMove(from, to string, relink tree.Relink) (moveFile, error) {
+// planMove checks the destination to of the file from and returns how it
+// is carried there. A file the catalog holds is read: an entry with its
+// links rewritten by relink, or a context.md (the engine's default one
+// written anew for its new folder), is written at to, one left as it is
+// renamed. Any other file (an attachment, a FIFO, a note over the size
+// limit) is renamed unread; byCopy, every file is read and written.
+func (c *Curator) planMove(from, to string, relink tree.Relink, byCopy bool) (moveFile, error) {
 	cat := c.catalog()
 	f := moveFile{from: from, to: to}
 	if err := c.checkAbsent(to); err != nil {
@@ -437,19 +473,24 @@ func (c *Curator) planMove(from, to string, relink tree.Relink) (moveFile, error
 	if tw := c.twins(false, to); len(tw) > 0 {
 		return f, fmt.Errorf("already exists: %s (as %s, which differs only in case or Unicode form)", to, tw[0])
 	}
+	_, f.broken = cat.Broken(from)
+	e, isEntry := cat.Get(from)
+	if _, isContext := cat.Context(from); !byCopy && !isEntry && !isContext && !f.broken {
+		f.rename = true
+		return f, nil
+	}
 	data, err := c.FS.ReadFile(from)
 	switch {
-	case errors.Is(err, host.ErrInvalid) && !errors.Is(err, host.ErrTooLong):
+	case errors.Is(err, host.ErrInvalid) && !errors.Is(err, host.ErrTooLong) && byCopy:
 		// Hosts read regular files only: a FIFO or a socket named like
-		// a note (a DELETE keeps such a file).
-		return f, fmt.Errorf("cannot carry %s: it is not a regular file (a FIFO or a socket?), which a MOVE cannot read to write it at its new place; move it by hand first: %w", from, err)
+		// a note (a DELETE keeps such a file), which a rename carries.
+		return f, fmt.Errorf("cannot carry %s: a rename cannot carry it to %s, on another device (a mount inside the tree), and it is not a regular file (a FIFO or a socket?), which a copy cannot read; move it by hand first: %w", from, to, err)
 	case err != nil:
 		return f, fmt.Errorf("read %s: %w", from, err)
 	}
 	f.data = data
-	_, f.broken = cat.Broken(from)
-	switch e, ok := cat.Get(from); {
-	case ok:
+	switch {
+	case isEntry:
 		if err := tree.CheckNewEntryPath(to); err != nil {
 			return f, err
 		}
@@ -473,6 +514,8 @@ func (c *Curator) planMove(from, to string, relink tree.Relink) (moveFile, error
 			return f, err
 		}
 	}
+	f.rename = !byCopy && bytes.Equal(f.data, data)
+	f.read = f.rename
 	return f, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -264,5 +265,153 @@ func TestMoveRefusals(t *testing.T) {
 				t.Errorf("audit = %+v", l)
 			}
 		})
+	}
+}
+
+// withAttachments is fixtureWithSubtopic with files a MOVE of eng/billing
+// does not edit and the catalog does not hold: carried by renames, unread.
+func withAttachments() (map[string]string, []string) {
+	files := fixtureWithSubtopic()
+	attached := []string{"eng/billing/invoice.pdf", "eng/billing/sub/scan.png", "eng/billing/sub/huge.md"}
+	files[attached[0]] = "%PDF-1.7 an invoice"
+	files[attached[1]] = "\x89PNG a scan"
+	files[attached[2]] = "---\ntitle: Huge\n---\n\n## Narrative\n" + strings.Repeat("a long note ", 500) + "\n"
+	return files, attached
+}
+
+// A MOVE stopped at any of its file changes, by a failure (every N, one
+// call) or a crash (every call from the Nth on, the undo's too), never
+// reads a file it carries by a rename, and leaves each file whole at its
+// old place or its new one, never at both (what it edits aside: an entry
+// whose links change is written anew, then its old copy removed). A
+// failed MOVE renames every carried file back, its new folders gone; after
+// a crash the next open (Recover) records what was done, by where the
+// renamed files are, without reading them.
+func TestMoveByRenameThroughFaults(t *testing.T) {
+	files, attached := withAttachments()
+	op := moveOp("eng/billing", "finance/money")
+	newPath := func(p string) string { return strings.Replace(p, "eng/billing/", "finance/money/", 1) }
+	ref := newEnv(t, files)
+	ref.c.MaxFileBytes = 4096 // huge.md is over the limit: the catalog leaves it out, unread
+	ref.c.Catalog = loadMax(t, ref.fs, 4096)
+	before, dirs := treeFiles(ref.fs), folders(t, ref.fs)
+	mustSucceed(t, one(t, ref, op))
+	after := treeFiles(ref.fs)
+	for _, p := range attached {
+		if after[newPath(p)] != before[p] {
+			t.Fatalf("%s not carried as it is", p)
+		}
+	}
+	for _, sticky := range []bool{false, true} {
+		for n := 1; ; n++ {
+			mem := host.NewMemFS()
+			for p, s := range files {
+				if err := mem.WriteFile(p, []byte(s)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			counted := countReads{FS: mem, reads: map[string]int{}}
+			ffs := &faultFS{FS: counted, n: n, sticky: sticky}
+			c := &Curator{FS: ffs, Clock: clock, Catalog: loadMax(t, mem, 4096), MaxFileBytes: 4096}
+			a := c.Apply([]api.Operation{op}).Applied[0]
+			if sticky {
+				// The next process.
+				if _, err := (&Curator{FS: counted, Clock: clock}).Recover(); err != nil {
+					t.Fatalf("n=%d: Recover: %v", n, err)
+				}
+			}
+			got := treeFiles(mem)
+			for _, p := range attached {
+				for _, at := range []string{p, newPath(p)} {
+					if counted.reads[at] > 0 {
+						t.Fatalf("n=%d sticky=%v: %s was read", n, sticky, at)
+					}
+				}
+			}
+			for p, s := range before {
+				np := newPath(p)
+				old, atOld := got[p]
+				moved, atNew := got[np]
+				switch {
+				case np == p:
+					if old != s && old != after[p] {
+						t.Fatalf("n=%d sticky=%v: %s holds neither its before nor its after content", n, sticky, p)
+					}
+				case !atOld && !atNew:
+					t.Fatalf("n=%d sticky=%v: %s lost in the move", n, sticky, p)
+				case atOld && old != s, atNew && moved != after[np]:
+					t.Fatalf("n=%d sticky=%v: %s is not whole", n, sticky, p)
+				case atOld && atNew && s == after[np]:
+					t.Fatalf("n=%d sticky=%v: %s, carried as it is, is at both places", n, sticky, p)
+				}
+			}
+			switch {
+			case sticky:
+				lines := auditLines(t, mem)
+				switch {
+				case diffFiles(before, got) == "":
+				case len(lines) != 1:
+					t.Fatalf("n=%d: the tree changed and the audit log has %d lines", n, len(lines))
+				case diffFiles(after, got) == "":
+					if lines[0].Status != api.StatusSuccess {
+						t.Fatalf("n=%d: a fully applied MOVE is logged as %+v", n, lines[0])
+					}
+				case lines[0].Status != api.StatusFailed || !strings.Contains(lines[0].Message, "interrupted") || !strings.Contains(lines[0].Message, " → "):
+					t.Fatalf("n=%d: a half-applied MOVE is logged as %+v", n, lines[0])
+				}
+			case a.Status == api.StatusFailed:
+				if d := diffFiles(before, got); d != "" {
+					t.Fatalf("n=%d: the failed MOVE (%s) changed the tree:\n%s", n, a.Message, d)
+				}
+				if got := folders(t, mem); !slices.Equal(got, dirs) {
+					t.Fatalf("n=%d: the failed MOVE left folders: %v, were %v", n, got, dirs)
+				}
+			default:
+				if d := diffFiles(after, got); d != "" {
+					t.Fatalf("n=%d: the MOVE succeeded (%s) but the tree is not the after state:\n%s", n, a.Message, d)
+				}
+			}
+			if ffs.calls < n {
+				break // the fault was never reached: every N was tried
+			}
+		}
+	}
+}
+
+// A rename that cannot reach its destination (EXDEV: a subfolder is a
+// mount) fails part way through the renames: those made are renamed back,
+// and the MOVE is made again by copying, which says so. The tree is then
+// the one renames give.
+func TestMoveAcrossDevicesCopies(t *testing.T) {
+	files := map[string]string{
+		"media/clips/clip_notes.md":  "---\ntitle: Clip notes\n---\n\n## Narrative\nThe launch video.\n",
+		"media/clips/launch.mp4":     "a video",
+		"media/clips/raw/take_1.mp4": "a take",
+	}
+	op := moveOp("media/clips", "archive/clips")
+	ref := newEnv(t, files)
+	mustSucceed(t, one(t, ref, op))
+
+	e := newEnv(t, files)
+	var renames []string
+	e.c.FS = otherDevice{FS: e.fs, mount: "media/clips/raw", renames: &renames}
+	a := one(t, e, op)
+	mustSucceed(t, a)
+	if want := "moved folder media/clips to archive/clips: 1 entry, 0 context files, 2 other files; rewrote 0 links in 0 entries (copied, not renamed: a rename cannot carry its files to archive/clips, on another device (a mount inside the tree))"; a.Message != want {
+		t.Errorf("message %q\nwant %q", a.Message, want)
+	}
+	if want := []string{
+		"media/clips/clip_notes.md → archive/clips/clip_notes.md",
+		"media/clips/launch.mp4 → archive/clips/launch.mp4",
+		"archive/clips/launch.mp4 → media/clips/launch.mp4",
+		"archive/clips/clip_notes.md → media/clips/clip_notes.md",
+	}; !slices.Equal(renames, want) {
+		t.Errorf("renames %q\nwant %q", renames, want)
+	}
+	if d := diffFiles(treeFiles(ref.fs), treeFiles(e.fs)); d != "" {
+		t.Errorf("the copied tree differs from the renamed one:\n%s", d)
+	}
+	if catalogState(e.c.Catalog) != catalogState(load(t, e.fs)) {
+		t.Error("catalog out of step")
 	}
 }

@@ -42,6 +42,11 @@ type planned struct {
 	remove  bool
 	old     []byte
 	existed bool
+	// from, when set, makes the change a rename of the file at from to
+	// path; read says whether old holds what the plan read of it (an
+	// entry, a context file) or it was carried unread (an attachment).
+	from string
+	read bool
 }
 
 // newTxn starts a transaction; before, when not nil, runs once with the
@@ -115,9 +120,38 @@ func (t *txn) remove(p string) error {
 	return nil
 }
 
+// rename plans to carry the file from to to, where nothing is, with the
+// host's rename: no byte is read or written, so a file of any size or kind
+// (a video, a FIFO) moves whole or not at all, and a rename back undoes
+// it. When read, old is what the plan read of the file (an entry, a
+// context file), which it must still hold at the rename; a file the plan
+// did not read is carried as it is then.
+func (t *txn) rename(from, to string, old []byte, read bool) error {
+	if _, err := t.fs.Stat(to); err == nil {
+		return conflictf("%s appeared on disk while the operation ran", to)
+	} else if !errors.Is(err, host.ErrNotFound) {
+		return fmt.Errorf("stat %s before carrying %s there: %w", to, from, err)
+	}
+	if err := t.expect(to, nil, false, false); err != nil {
+		return err
+	}
+	if read {
+		if err := t.expect(from, old, true, true); err != nil {
+			return err
+		}
+		if tree.IsMarkdown(to) {
+			stamp := catalog.SourceKey(old)
+			t.staged = append(t.staged, func() { t.cat.SetStamp(to, stamp) })
+		}
+	}
+	t.plan = append(t.plan, planned{path: to, from: from, old: old, read: read})
+	return nil
+}
+
 // apply makes the planned changes in order, remembering how to undo each:
 // restore the previous bytes, or remove a new file and the folders its
-// write created. Calling it again does nothing.
+// write created, or rename a carried file back. Calling it again does
+// nothing.
 func (t *txn) apply() error {
 	if t.applied {
 		return nil
@@ -141,6 +175,9 @@ func (t *txn) apply() error {
 
 func (t *txn) change(ch planned) error {
 	p, old := ch.path, ch.old
+	if ch.from != "" {
+		return t.carry(ch)
+	}
 	if ch.remove {
 		// The plan read the file a moment ago: an editor's save since must
 		// not be deleted unseen.
@@ -157,23 +194,15 @@ func (t *txn) change(ch planned) error {
 		t.undo = append(t.undo, func() error { return t.fs.WriteFile(p, old) })
 		return nil
 	}
-	// Folders the write will create, outermost first; undone innermost first.
 	var missing []string
-	for d := path.Dir(p); !ch.existed && d != "." && d != ""; d = path.Dir(d) {
-		if _, err := t.fs.Stat(d); err == nil {
-			break
-		}
-		missing = append([]string{d}, missing...)
+	if !ch.existed {
+		missing = t.missing(p)
 	}
 	// A compare-and-swap with what the plan read: a save by an editor
 	// since (the journal was written in between) fails the operation
 	// instead of being overwritten.
 	if err := host.Swap(t.fs, p, ch.data, old, ch.existed); err != nil {
-		// A host makes the folders before the file: a disk that filled up
-		// in between leaves them, empty, unless they go now.
-		for i := len(missing) - 1; i >= 0; i-- {
-			t.fs.Remove(missing[i]) // best effort, as in the undo below
-		}
+		t.unmake(missing)
 		if errors.Is(err, host.ErrChanged) {
 			return conflictf("%s changed on disk while the operation ran", p)
 		}
@@ -188,6 +217,69 @@ func (t *txn) change(ch planned) error {
 	}
 	t.undo = append(t.undo, func() error { return t.fs.Remove(p) })
 	return nil
+}
+
+// carry renames ch.from to ch.path; undone by a rename back.
+func (t *txn) carry(ch planned) error {
+	from, to := ch.from, ch.path
+	if ch.read {
+		// As for a removal: an editor's save since the plan read the file
+		// would be carried unseen by the catalog.
+		now, exists, err := t.snapshot(from)
+		if err != nil {
+			return err
+		}
+		if !exists || !bytes.Equal(now, ch.old) {
+			return conflictf("%s changed on disk while the operation ran", from)
+		}
+	}
+	// The host's rename replaces what it finds: a file made at to since
+	// the plan must not be.
+	if _, err := t.fs.Stat(to); err == nil {
+		return conflictf("%s appeared on disk while the operation ran", to)
+	}
+	missing := t.missing(to)
+	if err := t.fs.Rename(from, to); err != nil {
+		t.unmake(missing)
+		if errors.Is(err, host.ErrNotFound) {
+			return conflictf("%s was removed on disk while the operation ran", from)
+		}
+		return fmt.Errorf("rename %s to %s: %w", from, to, err)
+	}
+	for _, d := range missing {
+		t.undo = append(t.undo, func() error { t.fs.Remove(d); return nil }) // best effort: an empty folder holds no knowledge
+	}
+	t.undo = append(t.undo, func() error {
+		// Renamed back only onto nothing: a file made at from since stays,
+		// and the carried one with it at to, where the rollback says so.
+		if _, err := t.fs.Stat(from); err == nil {
+			return fmt.Errorf("rename %s back to %s: a file is there now", to, from)
+		}
+		return t.fs.Rename(to, from)
+	})
+	return nil
+}
+
+// missing returns the folders a write or a rename to p will create,
+// outermost first (undone innermost first).
+func (t *txn) missing(p string) []string {
+	var out []string
+	for d := path.Dir(p); d != "." && d != ""; d = path.Dir(d) {
+		if _, err := t.fs.Stat(d); err == nil {
+			break
+		}
+		out = append([]string{d}, out...)
+	}
+	return out
+}
+
+// unmake removes, innermost first, the folders a failed write or rename
+// made: a host makes the folders before the file, and a disk that filled
+// up in between leaves them, empty, unless they go now.
+func (t *txn) unmake(missing []string) {
+	for i := len(missing) - 1; i >= 0; i-- {
+		t.fs.Remove(missing[i]) // best effort, as in the undo
+	}
 }
 
 // rollback undoes every change, newest first, and reports the first
