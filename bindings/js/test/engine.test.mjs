@@ -1,6 +1,7 @@
 // End to end: the package entry, the real dist/arbor.wasm, real storage.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 // Through the package's own name, so the exports map is tested too.
@@ -705,4 +706,41 @@ test('a linked folder is read once, under its own name, and a watching memory ke
   await eventually('the edit beside the link', async () => JSON.stringify(await found('wombatfish')) === '["misc/plain.md"]');
   assert.deepEqual(await found('quokkafish'), []);
   await mem.close();
+});
+
+// A folder MOVE carries what it does not edit by the storage's rename,
+// unread: a file over the 64 MiB a MOVE used to read whole (refused then),
+// and a FIFO (refused too), in a Node folder and in memory().
+test('a folder MOVE carries a large file and a FIFO by renames, unread', { skip: skipWithoutWasm }, async (t) => {
+  const note = '---\ntitle: Clip notes\n---\n\n## Narrative\nThe launch video.\n';
+  const dir = tmpdir(t);
+  fs.mkdirSync(path.join(dir, 'media', 'clips'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'media', 'clips', 'clip_notes.md'), note);
+  fs.writeFileSync(path.join(dir, 'media', 'clips', 'launch.mp4'), '');
+  fs.truncateSync(path.join(dir, 'media', 'clips', 'launch.mp4'), 100 << 20); // sparse
+  const fifo = process.platform !== 'win32';
+  if (fifo) execFileSync('mkfifo', [path.join(dir, 'media', 'clips', 'pipe.md')]);
+  /** The storage s, with every path it reads added to reads. */
+  const counted = (s, reads) => ({
+    ...s,
+    read: (p) => (reads.push(p), s.read(p)),
+    ...(s.readAt && { readAt: (p, into, offset) => (reads.push(p), s.readAt(p, into, offset)) }),
+  });
+  const stores = [
+    ['nodeFs', nodeFs(dir)],
+    ['memory', memory({ 'media/clips/clip_notes.md': note, 'media/clips/launch.mp4': new Uint8Array(70 << 20) })],
+  ];
+  for (const [name, store] of stores) {
+    const reads = [];
+    const mem = await openMemory({ storage: counted(store, reads), fixedTime });
+    defer(t, () => mem.close());
+    const res = await mem.curate([{ type: 'MOVE', path: 'media/clips', to: 'archive/clips', reason: 'archive' }]);
+    const a = res.applied[0];
+    assert.equal(a.status, 'success', `${name}: ${a.message}`);
+    assert.deepEqual(reads.filter((p) => p.endsWith('.mp4')), [], `${name}: the video was read`);
+    assert.equal(store.stat('archive/clips/launch.mp4').size, name === 'nodeFs' ? 100 << 20 : 70 << 20, name);
+    assert.throws(() => store.stat('media/clips'), (err) => err.code === 'ENOENT', `${name}: the old folder is left`);
+    if (name === 'nodeFs' && fifo) assert.ok(fs.lstatSync(path.join(dir, 'archive', 'clips', 'pipe.md')).isFIFO());
+    await mem.close();
+  }
 });
