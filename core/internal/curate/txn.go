@@ -11,13 +11,14 @@ import (
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
-// txn plans the file writes and removals of one operation, makes them in
-// order (apply) and can undo them. Planning reads what each file holds
-// now, so that the change can be undone, and checks it; nothing is
-// changed until apply, which first hands the whole plan to before (the
-// journal: after a crash, what the operation meant to write tells what it
-// did). The catalog is only touched by commit, after every file change
-// succeeded.
+// txn plans the file writes, removals and renames of one operation, makes
+// them in order (apply) and can undo them. Planning reads what each file
+// written or removed holds now, so that the change can be undone (a rename
+// is undone by a rename back, and need not read its file), and checks it;
+// nothing is changed until apply, which first hands the whole plan to
+// before (the journal: after a crash, what the operation meant to write
+// tells what it did). The catalog is only touched by commit, after every
+// file change succeeded.
 //
 // Every change is a compare-and-swap on the catalog's stamp of the file:
 // it is planned only while the file on disk is still what the catalog last
