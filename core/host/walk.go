@@ -265,11 +265,11 @@ func walkRecordSize(b []byte) (n, count int, err error) {
 			return 0, 0, ErrMalformedWalk
 		}
 		for range 2 { // the times
-			if _, k := binary.Varint(b[i:]); k <= 0 {
+			_, k := binary.Varint(b[i:])
+			if k <= 0 {
 				return 0, 0, ErrMalformedWalk
-			} else {
-				i += k
 			}
+			i += k
 		}
 		if _, ok := uvarint(); !ok {
 			return 0, 0, ErrMalformedWalk
