@@ -3,6 +3,7 @@
 // re-analyzes only what changed on disk.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openMemory, nodeFs } from 'arbor-memory';
@@ -10,6 +11,8 @@ import { skipWithoutWasm, tmpdir, invoiceOp, defer } from './_engine.mjs';
 
 const fixedTime = '2026-01-01T00:00:00Z';
 const entryPath = 'engineering/billing/invoice_retry_policy.md';
+const cli = new URL('../../../bin/arbor', import.meta.url).pathname;
+const skipWithoutCLI = skipWithoutWasm || (fs.existsSync(cli) ? false : 'bin/arbor is missing: run ./build.sh');
 
 // cp -p, rsync -a, tar x and touch -r write a file and set its time back:
 // its size and time are what the catalog noted, its change time is new.
@@ -36,6 +39,26 @@ test('a reopened memory reads a file whose time a tool set back', { skip: skipWi
   assert.deepEqual(mem.opened.index, { reused: total - 1, indexed: 1, removed: 0 });
   const found = await mem.search('redos');
   assert.deepEqual(found.results.map((r) => r.path), [entryPath]);
+});
+
+// The Go CLI and a Node memory describe a file alike (size, both times to
+// the millisecond, inode): a tree one of them opened last is not read
+// again by the other.
+test('a memory opened by the arbor CLI last reads none of its files in Node', { skip: skipWithoutCLI }, async (t) => {
+  const dir = tmpdir(t);
+  let mem = await openMemory({ storage: nodeFs(dir), fixedTime });
+  await mem.curate([invoiceOp]);
+  await mem.close();
+  // The catalog trusts only times clearly older than the open.
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  execFileSync(cli, ['--root', dir, 'search', 'invoice'], { stdio: 'ignore' });
+  const base = nodeFs(dir);
+  const reads = [];
+  const storage = { ...base, read: (/** @type {string} */ p) => (p.endsWith('.md') && !p.startsWith('.arbor/') && reads.push(p), base.read(p)) };
+  mem = await openMemory({ storage, fixedTime });
+  defer(t, () => mem.close());
+  assert.ok(mem.opened.entries >= 1);
+  assert.deepEqual(reads, []);
 });
 
 test('a reopened memory reuses the persisted index', { skip: skipWithoutWasm }, async (t) => {
