@@ -42,12 +42,7 @@ func TestFaultInjection(t *testing.T) {
 			after := treeFiles(ref.fs)
 			for _, sticky := range []bool{false, true} {
 				for n := 1; ; n++ {
-					mem := host.NewMemFS()
-					for p, s := range files {
-						if err := mem.WriteFile(p, []byte(s)); err != nil {
-							t.Fatal(err)
-						}
-					}
+					mem := memOf(t, files)
 					ffs := &faultFS{FS: mem, n: n, sticky: sticky}
 					c := &Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}
 					catBefore := catalogState(c.Catalog)
@@ -179,12 +174,7 @@ func TestFullDiskLeavesNoFolders(t *testing.T) {
 	for _, tc := range ops {
 		t.Run(tc.name, func(t *testing.T) {
 			for n := 1; ; n++ {
-				mem := host.NewMemFS()
-				for p, s := range fixtureWithSubtopic() {
-					if err := mem.WriteFile(p, []byte(s)); err != nil {
-						t.Fatal(err)
-					}
-				}
+				mem := memOf(t, fixtureWithSubtopic())
 				before, dirs := treeFiles(mem), folders(t, mem)
 				ffs := &fullFS{MemFS: mem, n: n}
 				c := &Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}
@@ -260,12 +250,7 @@ func TestFullDiskSaysSo(t *testing.T) {
 	for _, op := range ops {
 		for _, forGood := range []bool{false, true} {
 			for n := 1; ; n++ {
-				mem := host.NewMemFS()
-				for p, s := range fixtureWithSubtopic() {
-					if err := mem.WriteFile(p, []byte(s)); err != nil {
-						t.Fatal(err)
-					}
-				}
+				mem := memOf(t, fixtureWithSubtopic())
 				before := treeFiles(mem)
 				sfs := &spaceFS{MemFS: mem, n: n, forGood: forGood}
 				c := &Curator{FS: sfs, Clock: clock, Catalog: load(t, mem)}

@@ -119,6 +119,18 @@ func fixtureWithSubtopic() map[string]string {
 	return files
 }
 
+// memOf returns a MemFS holding files (path → text).
+func memOf(t testing.TB, files map[string]string) *host.MemFS {
+	t.Helper()
+	fs := host.NewMemFS()
+	for p, s := range files {
+		if err := fs.WriteFile(p, []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fs
+}
+
 // load reads a whole MemFS into a catalog, as the engine does.
 func load(t testing.TB, fs host.FS) *catalog.Catalog {
 	t.Helper()
@@ -143,12 +155,7 @@ type env struct {
 
 func newEnv(t testing.TB, files map[string]string) *env {
 	t.Helper()
-	fs := host.NewMemFS()
-	for p, s := range files {
-		if err := fs.WriteFile(p, []byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fs := memOf(t, files)
 	e := &env{fs: fs}
 	e.c = &Curator{FS: fs, Clock: clock, Catalog: load(t, fs), OnChange: func(ch Change) { e.changes = append(e.changes, ch) }}
 	return e

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/host"
 )
 
 // A process killed at any point of an operation (every file call from the
@@ -30,10 +29,7 @@ func TestJournalRecordsInterruptedOperations(t *testing.T) {
 			mustSucceed(t, one(t, ref, op))
 			after := treeFiles(ref.fs)
 			for n := 1; ; n++ {
-				mem := host.NewMemFS()
-				for p, s := range files {
-					mem.WriteFile(p, []byte(s))
-				}
+				mem := memOf(t, files)
 				ffs := &faultFS{FS: mem, n: n, sticky: true}
 				c := &Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}
 				c.Apply([]api.Operation{op})

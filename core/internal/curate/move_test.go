@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -304,12 +303,7 @@ func TestMoveByRenameThroughFaults(t *testing.T) {
 	}
 	for _, sticky := range []bool{false, true} {
 		for n := 1; ; n++ {
-			mem := host.NewMemFS()
-			for p, s := range files {
-				if err := mem.WriteFile(p, []byte(s)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			mem := memOf(t, files)
 			counted := countReads{FS: mem, reads: map[string]int{}}
 			ffs := &faultFS{FS: counted, n: n, sticky: sticky}
 			c := &Curator{FS: ffs, Clock: clock, Catalog: loadMax(t, mem, 4096), MaxFileBytes: 4096}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
-	"github.com/arbormem/arbor/core/host"
 )
 
 // A process killed in a folder MOVE or a MERGE with many referrers, at
@@ -28,10 +27,7 @@ func TestRecoveryKeepsWhatAPersonEditedAfterAKill(t *testing.T) {
 		t.Run(op.Type, func(t *testing.T) {
 			edited := 0
 			for n := 1; ; n++ {
-				mem := host.NewMemFS()
-				for p, s := range files {
-					mem.WriteFile(p, []byte(s))
-				}
+				mem := memOf(t, files)
 				ffs := &faultFS{FS: mem, n: n, sticky: true}
 				(&Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}).Apply([]api.Operation{op})
 				if ffs.calls < n {
