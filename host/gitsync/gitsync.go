@@ -325,15 +325,23 @@ func (g *repo) changedFiles() ([]string, error) {
 	return out, nil
 }
 
-// refreshIndex makes go-git's status read each file whose change time or
-// inode is not the one the index holds, as git's own status does (its
-// core.trustctime). go-git trusts a file unread by its size and
-// modification time alone, and a file rewritten under its old ones (cp -p,
-// rsync -a, tar x, touch -r) was never committed, and each later sync
-// stopped at the merge that found it changed on disk. An entry whose file
-// holds what the index says gets the file's change time and inode, as
-// git update-index --refresh does; one that changed loses its
-// modification time, so that the status hashes the file.
+// refreshIndex brings git's index up to date with the files' stamps, as
+// git update-index --refresh does, before go-git's status reads it. Two
+// holes it closes:
+//   - go-git trusts a file unread by its size and modification time
+//     alone, where git compares its change time and inode too (its
+//     core.trustctime): a file rewritten under its old size and time (cp
+//     -p, rsync -a, tar x, touch -r) was never committed, and each later
+//     sync stopped at the merge that found it changed on disk;
+//   - an index another tool wrote with coarser times (isomorphic-git, from
+//     milliseconds: the JS sync of a folder) matched no file to the
+//     nanosecond, and every status hashed every file.
+//
+// A file of the entry's size whose stamps differ is hashed: holding what
+// the index says, its entry gets its stamps; holding other bytes under
+// the same modification time, the entry loses that time, so that the
+// status hashes it too. A file of another size or time the status finds
+// changed by itself.
 func (g *repo) refreshIndex() error {
 	idx, err := g.r.Storer.Index()
 	if err != nil {
@@ -342,19 +350,27 @@ func (g *repo) refreshIndex() error {
 	changed := false
 	for _, e := range idx.Entries {
 		fi, err := os.Lstat(rel(g.root, e.Name))
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(e.Size) || !fi.ModTime().Equal(e.ModifiedAt) {
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(e.Size) {
 			continue // go-git's status sees these
 		}
+		sameTime := fi.ModTime().Equal(e.ModifiedAt)
 		ctime, ino, ok := arborhost.FileChange(fi)
-		if !ok || (ctime.Equal(e.CreatedAt) && uint32(ino) == e.Inode) {
+		if sameTime && (!ok || (ctime.Equal(e.CreatedAt) && uint32(ino) == e.Inode)) {
 			continue
 		}
-		changed = true
-		if data, err := os.ReadFile(rel(g.root, e.Name)); err == nil && plumbing.ComputeHash(plumbing.BlobObject, data) == e.Hash {
-			e.CreatedAt, e.Inode = ctime, uint32(ino)
-		} else {
+		data, err := os.ReadFile(rel(g.root, e.Name))
+		switch {
+		case err == nil && plumbing.ComputeHash(plumbing.BlobObject, data) == e.Hash:
+			e.ModifiedAt = fi.ModTime()
+			if ok {
+				e.CreatedAt, e.Inode = ctime, uint32(ino)
+			}
+		case sameTime:
 			e.ModifiedAt = time.Time{}
+		default:
+			continue // the status sees its time differ, and hashes it
 		}
+		changed = true
 	}
 	if !changed {
 		return nil

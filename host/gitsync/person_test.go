@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5"
+
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/host/gitsync"
 	"github.com/arbormem/arbor/internal/testroot"
@@ -204,6 +206,51 @@ func TestSyncCommitsAFileWhoseTimeAToolSetBack(t *testing.T) {
 	for _, root := range []string{a, b} {
 		if got := files(t, root)[p]; !strings.Contains(got, "every Sunday") || !strings.Contains(got, "rotates each week") {
 			t.Errorf("%s has %q", filepath.Base(root), got)
+		}
+	}
+}
+
+// An index whose times another tool wrote from milliseconds
+// (isomorphic-git: the JS sync of a folder) matched no file to the
+// nanosecond, so that go-git's status hashed every file at every sync. A
+// sync refreshes it: afterwards each entry holds its file's times.
+func TestSyncRefreshesAnIndexOfCoarseTimes(t *testing.T) {
+	_, remote, a, _, clock := newTeam(t,
+		"ops/pager/rotation.md", entry("Pager rotation", "The pager rotates weekly.", "The pager rotates every Monday."),
+		"ops/pager/escalation.md", entry("Escalation", "Pages escalate.", "Page the secondary after fifteen minutes."))
+	r, err := git.PlainOpen(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := r.Storer.Index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	coarse := 0
+	for _, e := range idx.Entries {
+		if m := e.ModifiedAt.Truncate(time.Millisecond); !m.Equal(e.ModifiedAt) {
+			e.ModifiedAt, e.CreatedAt = m, e.CreatedAt.Truncate(time.Millisecond)
+			coarse++
+		}
+	}
+	if coarse == 0 {
+		t.Skip("this file system keeps times in whole milliseconds")
+	}
+	if err := r.Storer.SetIndex(idx); err != nil {
+		t.Fatal(err)
+	}
+	if rep := sync(t, a, remote, clock); rep.Committed != "" {
+		t.Errorf("a sync of an unchanged root committed %s", rep.Committed)
+	}
+	r, _ = git.PlainOpen(a)
+	idx, _ = r.Storer.Index()
+	for _, e := range idx.Entries {
+		fi, err := os.Lstat(filepath.Join(a, filepath.FromSlash(e.Name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.ModTime().Equal(e.ModifiedAt) {
+			t.Errorf("%s: the index holds %v, the file %v", e.Name, e.ModifiedAt, fi.ModTime())
 		}
 	}
 }
