@@ -533,23 +533,13 @@ func (c *Curator) deleteFolder(a *Applied, v valid) error {
 				t.removed(cat, p)
 			}
 		}
-		// Folders hold no knowledge: one that cannot be removed is reported,
-		// not a reason to restore every file.
-		slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
 		holding := map[string]bool{}
 		for _, p := range kept {
 			for d := path.Dir(p); d != "." && !holding[d]; d = path.Dir(d) {
 				holding[d] = true
 			}
 		}
-		for _, d := range append(dirs, folder) {
-			if holding[d] {
-				continue
-			}
-			if rerr := c.FS.Remove(d); rerr != nil && !errors.Is(rerr, host.ErrNotFound) {
-				notes = append(notes, keptFolder(d, rerr))
-			}
-		}
+		notes = c.removeFolders(append(dirs, folder), holding)
 	}
 	if err := c.finish(t, err); err != nil {
 		return fmt.Errorf("delete folder %s: %w", folder, err)
@@ -567,6 +557,32 @@ func (c *Curator) deleteFolder(a *Applied, v valid) error {
 	}
 	a.BrokenRelations = refs
 	return nil
+}
+
+// removeFolders removes the folders dirs, emptied by the operation,
+// deepest first, but for those in holding (which hold files it kept), and
+// says which it kept and why. Folders hold no knowledge: one that cannot
+// be removed is reported, not a reason to undo the operation. A folder
+// holding one kept already is not reported too: that is why it is not
+// empty (a mount inside it, which cannot be removed, made its parent
+// "hold files the engine does not list").
+func (c *Curator) removeFolders(dirs []string, holding map[string]bool) []string {
+	slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
+	var notes, kept []string
+	for _, d := range dirs {
+		if holding[d] {
+			continue
+		}
+		rerr := c.FS.Remove(d)
+		if rerr == nil || errors.Is(rerr, host.ErrNotFound) {
+			continue
+		}
+		if !slices.ContainsFunc(kept, func(k string) bool { return strings.HasPrefix(k, d+"/") }) {
+			notes = append(notes, keptFolder(d, rerr))
+		}
+		kept = append(kept, d)
+	}
+	return notes
 }
 
 // keptFolder says why the folder d, emptied of what the engine reads,

@@ -220,14 +220,7 @@ func (c *Curator) moveBy(a *Applied, v valid, byCopy bool) error {
 		notes = append(notes, "copied, not renamed: a rename cannot carry its files to "+dst+", on another device (a mount inside the tree)")
 	}
 	if err == nil && folder {
-		// An empty folder holds no knowledge: one that cannot be removed
-		// (a dot-file in it) is reported, not a reason to undo the move.
-		slices.SortStableFunc(dirs, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") })
-		for _, d := range append(dirs, src) {
-			if rerr := c.FS.Remove(d); rerr != nil && !errors.Is(rerr, host.ErrNotFound) {
-				notes = append(notes, keptFolder(d, rerr))
-			}
-		}
+		notes = append(notes, c.removeFolders(append(dirs, src), nil)...)
 	}
 	if err := c.finish(t, err); err != nil {
 		return fmt.Errorf("move %s to %s: %w", src, dst, err)

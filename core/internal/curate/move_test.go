@@ -1,12 +1,14 @@
 package curate
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
 
@@ -407,5 +409,36 @@ func TestMoveAcrossDevicesCopies(t *testing.T) {
 	}
 	if catalogState(e.c.Catalog) != catalogState(load(t, e.fs)) {
 		t.Error("catalog out of step")
+	}
+}
+
+// busyFolder is an FS where the folder at busy cannot be removed, as a
+// mount point cannot (EBUSY, an i/o error to the engine).
+type busyFolder struct {
+	host.FS
+	busy string
+}
+
+func (f busyFolder) Remove(p string) error {
+	if p == f.busy {
+		return fmt.Errorf("remove %s: device or resource busy: %w", p, host.ErrIO)
+	}
+	return f.FS.Remove(p)
+}
+
+// A folder emptied by a MOVE that cannot be removed (a mount inside it)
+// is said to be kept, and why; the folders holding it are kept for that
+// alone, and were said to "hold files the engine does not list".
+func TestMoveKeepsAFolderItCannotRemoveAndSaysWhy(t *testing.T) {
+	files := map[string]string{
+		"media/clips/clip_notes.md":  "---\ntitle: Clip notes\n---\n\n## Narrative\nThe launch video.\n",
+		"media/clips/raw/take_1.mp4": "a take",
+	}
+	e := newEnv(t, files)
+	e.c.FS = busyFolder{FS: e.fs, busy: "media/clips/raw"}
+	a := one(t, e, moveOp("media/clips", "archive/clips"))
+	mustSucceed(t, a)
+	if want := "moved folder media/clips to archive/clips: 1 entry, 0 context files, 1 other file; rewrote 0 links in 0 entries (folder media/clips/raw kept: remove media/clips/raw: device or resource busy: i/o error)"; a.Message != want {
+		t.Errorf("message %q\nwant %q", a.Message, want)
 	}
 }
