@@ -34,11 +34,11 @@ func journalCheck(pending bool, recovered string) (check, bool) {
 // leftoverCheck finds the temporary files of atomic writes that a killed
 // process left in the root (api.TempPrefix, in every host), and with fix
 // removes them, holding the root's lock so that no running write loses
-// the file it is about to rename. Folders past the system's path limit
-// are stepped over, and named (pastLimit).
+// the file it is about to rename. Folders it cannot look in are stepped
+// over, and named (notLookedIn).
 func leftoverCheck(ctx context.Context, root string, fix bool) (c check) {
-	found, long, err := leftovers(root)
-	defer func() { c = pastLimit(c, long) }()
+	found, skips, err := leftovers(root)
+	defer func() { c = notLookedIn(c, skips) }()
 	if err != nil {
 		return check{Name: "leftovers", Status: checkFail, Detail: err.Error()}
 	}
@@ -54,7 +54,7 @@ func leftoverCheck(ctx context.Context, root string, fix bool) (c check) {
 		return check{Name: "leftovers", Status: checkFail, Detail: fmt.Sprintf("not removed: %v", err)}
 	}
 	defer lock.Release()
-	found, long, err = leftovers(root) // a write may have finished meanwhile
+	found, skips, err = leftovers(root) // a write may have finished meanwhile
 	if err != nil {
 		return check{Name: "leftovers", Status: checkFail, Detail: err.Error()}
 	}
@@ -71,10 +71,9 @@ func leftoverCheck(ctx context.Context, root string, fix bool) (c check) {
 }
 
 // leftovers lists the temporary files under root, relative and slash
-// separated, skipping .git, and the folders it could not look in because
-// their path is past the system's limit.
-func leftovers(root string) (found, long []string, err error) {
-	long, err = walkRoot(root, func(p string, d fs.DirEntry) error {
+// separated, skipping .git, and the folders it could not look in.
+func leftovers(root string) (found []string, skips []skipped, err error) {
+	skips, err = walkRoot(root, func(p string, d fs.DirEntry) error {
 		if d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
 		}
@@ -86,7 +85,7 @@ func leftovers(root string) (found, long []string, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("look for temporary files: %w", err)
 	}
-	return found, long, nil
+	return found, skips, nil
 }
 
 // lockCheck says who holds the root's lock, if anyone.

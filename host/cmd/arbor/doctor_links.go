@@ -21,7 +21,7 @@ func linkCheck(root string) check {
 		return check{Name: "links", Status: checkFail, Detail: err.Error()}
 	}
 	var linked, ignored []string
-	long, err := walkRoot(root, func(p string, d fs.DirEntry) error {
+	skips, err := walkRoot(root, func(p string, d fs.DirEntry) error {
 		switch {
 		case p != root && strings.HasPrefix(d.Name(), "."):
 			if d.IsDir() {
@@ -49,7 +49,7 @@ func linkCheck(root string) check {
 	if err != nil {
 		return check{Name: "links", Status: checkFail, Detail: fmt.Sprintf("look for symbolic links: %v", err)}
 	}
-	return pastLimit(linkResult(linked, ignored), long)
+	return notLookedIn(linkResult(linked, ignored), skips)
 }
 
 // linkResult is the links check of what the walk found.
@@ -67,42 +67,63 @@ func linkResult(linked, ignored []string) check {
 	return check{Name: "links", Status: checkOK, Detail: "no symbolic links in the tree"}
 }
 
+// walkDir is filepath.WalkDir; a test makes a folder unlistable with it,
+// as the system makes another user's private folder (root lists every
+// folder, so a test run as root could not).
+var walkDir = filepath.WalkDir
+
+// skipped is a folder a walk of the tree could not look in: its path,
+// relative and slash separated, and why, "path too long" or "permission
+// denied".
+type skipped struct{ path, why string }
+
 // walkRoot walks the tree below root as filepath.WalkDir does, calling fn
-// for each file and folder, stepping over what is removed while it walks
-// and over the folders whose path is past the system's limit
-// (ENAMETOOLONG), which it returns, relative and slash separated, for
-// pastLimit.
-func walkRoot(root string, fn func(p string, d fs.DirEntry) error) (long []string, err error) {
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+// for each file and folder, stepping over what is removed while it walks,
+// and over the folders it cannot look in, which it returns for
+// notLookedIn: past the system's path limit (ENAMETOOLONG), or that this
+// user may not list (EACCES), which the engine leaves out of the memory
+// without a word, where a check failed whole for them.
+func walkRoot(root string, fn func(p string, d fs.DirEntry) error) (skips []skipped, err error) {
+	err = walkDir(root, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil // removed while walking
 		case errors.Is(err, syscall.ENAMETOOLONG):
-			long = append(long, relSlash(root, p))
+			skips = append(skips, skipped{relSlash(root, p), "path too long"})
+			return nil
+		case errors.Is(err, fs.ErrPermission) && p != root:
+			skips = append(skips, skipped{relSlash(root, p), "permission denied"})
 			return nil
 		case err != nil:
 			return err
 		}
 		return fn(p, d)
 	})
-	return long, err
+	return skips, err
 }
 
-// pastLimit adds to c the folders a walk of the tree stepped over because
-// their path is past the system's limit (ENAMETOOLONG): the check looked
-// everywhere else, and failing it whole for them said nothing of the rest.
-// Such a folder is worth a warning: the engine cannot read what it holds
-// either (an open warns of each such file as "path too long").
-func pastLimit(c check, long []string) check {
-	if len(long) == 0 {
+// notLookedIn adds to c the folders a walk of the tree stepped over
+// (walkRoot): the check looked everywhere else, and failing it whole for
+// them said nothing of the rest. Such a folder is worth a warning: the
+// engine cannot read what it holds either (an open warns of each file
+// too deep as "path too long", and leaves an unlistable folder out).
+func notLookedIn(c check, skips []skipped) check {
+	if len(skips) == 0 {
 		return c
 	}
 	if c.Status == checkOK || c.Status == checkInfo {
 		c.Status = checkWarn
 	}
-	c.Detail += fmt.Sprintf("; %s past the system's path limit not looked in (path too long: move what they hold up the tree, the engine cannot read it either)", plural(len(long), "folder", "folders"))
-	for _, p := range long {
-		c.Items = append(c.Items, p+" (path too long)")
+	count := map[string]int{}
+	for _, s := range skips {
+		count[s.why]++
+		c.Items = append(c.Items, s.path+" ("+s.why+")")
+	}
+	if n := count["path too long"]; n > 0 {
+		c.Detail += fmt.Sprintf("; %s past the system's path limit not looked in (path too long: move what they hold up the tree, the engine cannot read it either)", plural(n, "folder", "folders"))
+	}
+	if n := count["permission denied"]; n > 0 {
+		c.Detail += fmt.Sprintf("; %s this user may not list not looked in (permission denied: the engine leaves out what they hold; give this user read and search permission on them, or move them out of the tree)", plural(n, "folder", "folders"))
 	}
 	return c
 }

@@ -4,9 +4,12 @@ package main
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
@@ -88,5 +91,49 @@ func TestDoctorWatches(t *testing.T) {
 	}
 	if c := watches("4"); c.Status != checkWarn || !strings.Contains(c.Detail, "sudo sysctl fs.inotify.max_user_watches=524288") {
 		t.Errorf("a tree past half the limit: %+v", c)
+	}
+}
+
+// A folder this user may not list (another user's, chmod 700) is left out
+// of the memory by the engine without a word; doctor's walks failed whole
+// on it ("permission denied"). They now step over it and name it.
+func TestDoctorNamesAFolderItMayNotList(t *testing.T) {
+	needEngine(t)
+	dir := newTree(t)
+	writeFile(t, filepath.Join(dir, "engineering", api.TempPrefix+"left"), "a copy")
+	writeFile(t, filepath.Join(dir, "private", "diary", "note.md"), "---\ntitle: Private\n---\n\n## Narrative\nprivate text\n")
+	denied := filepath.Join(dir, "private")
+	defer func(w func(string, fs.WalkDirFunc) error) { walkDir = w }(walkDir)
+	walkDir = func(root string, fn fs.WalkDirFunc) error {
+		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if p != denied || err != nil {
+				return fn(p, d, err)
+			}
+			if err := fn(p, d, nil); err != nil {
+				return err
+			}
+			// As WalkDir does when it cannot read the folder.
+			if err := fn(p, d, &fs.PathError{Op: "open", Path: p, Err: syscall.EACCES}); err != nil {
+				return err
+			}
+			return filepath.SkipDir
+		})
+	}
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(must(t, "", "--root", dir, "--json", "doctor")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]check{}
+	for _, c := range rep.Checks {
+		status[c.Name] = c
+	}
+	for _, name := range []string{"links", "leftovers"} {
+		c := status[name]
+		if c.Status != checkWarn || !strings.Contains(c.Detail, "1 folder this user may not list not looked in (permission denied") || !slices.Contains(c.Items, "private (permission denied)") {
+			t.Errorf("%s: %+v, want a warning naming the folder", name, c)
+		}
+	}
+	if !slices.Contains(status["leftovers"].Items, "engineering/"+api.TempPrefix+"left") {
+		t.Errorf("leftovers stopped looking elsewhere: %+v", status["leftovers"])
 	}
 }
