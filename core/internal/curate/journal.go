@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -33,15 +34,24 @@ type journal struct {
 }
 
 // journalFile is one planned change: the stamps (catalog.SourceKey) of
-// the file before and after, "" for no file; or, with From, the rename of
-// the file at From to Path, which is done when the file is at Path and no
-// longer at From (told without reading it: it may be a video).
+// the file before and after, "" for no file, and the bytes written (Data,
+// in a plan of several changes: what the next open needs to finish it);
+// or, with From, the rename of the file at From to Path, which is done
+// when the file is at Path and no longer at From (told without reading
+// it: it may be a video).
 type journalFile struct {
 	Path   string `json:"path"`
 	From   string `json:"from,omitempty"`
 	Before string `json:"before"`
 	After  string `json:"after"`
+	Data   []byte `json:"data,omitempty"`
 }
+
+// journalData bounds the bytes a journal keeps of the files its plan
+// writes (an operation's entries: a MOVE that must copy attachments
+// across devices may write more); past it, an interrupted operation is
+// recorded, not finished.
+const journalData = 16 << 20
 
 // inflight is the operation applyOne is applying, for its journal.
 type inflight struct {
@@ -60,6 +70,16 @@ func (c *Curator) writeJournal(plan []planned) error {
 	if st, err := c.FS.Stat(AuditPath); err == nil {
 		j.AuditBytes = st.Size
 	}
+	// A single change is atomic by itself: only a plan of several can be
+	// cut part way, and needs the bytes to be finished.
+	kept := 0
+	if len(plan) > 1 {
+		for _, ch := range plan {
+			if ch.from == "" && !ch.remove {
+				kept += len(ch.data)
+			}
+		}
+	}
 	for _, ch := range plan {
 		f := journalFile{Path: ch.path}
 		if ch.from != "" {
@@ -72,6 +92,9 @@ func (c *Curator) writeJournal(plan []planned) error {
 		}
 		if !ch.remove {
 			f.After = catalog.SourceKey(ch.data)
+			if len(plan) > 1 && kept <= journalData {
+				f.Data = ch.data
+			}
 		}
 		j.Files = append(j.Files, f)
 	}
@@ -88,8 +111,15 @@ func (c *Curator) writeJournal(plan []planned) error {
 
 // Recover records the operation a killed process left in the journal, if
 // its audit line is missing, as what the files on disk show: applied,
-// not applied, or applied in part. It returns a sentence for people when
-// it recorded one, "" otherwise. The caller holds the root's lock.
+// not applied, or applied in part. One applied in part (a MOVE of a
+// folder split between its two places, links pointing at files not there
+// yet) is finished first, each remaining change made only where its file
+// is still as the operation left it: then it is recorded as applied. One
+// that cannot be finished (a file changed since by someone else, a write
+// whose bytes the journal does not hold, a change that fails again) is
+// recorded as interrupted, naming what was done. It returns a sentence
+// for people when it recorded one, "" otherwise. The caller holds the
+// root's lock.
 func (c *Curator) Recover() (string, error) {
 	if c.FS == nil {
 		return "", nil
@@ -143,7 +173,15 @@ func (c *Curator) Recover() (string, error) {
 		}
 	}
 	rec := auditRecord{Time: j.Time, Op: j.Op, Path: j.Path, To: j.To, Reason: j.Reason, Status: api.StatusFailed}
+	var unfinished error
+	if len(done) > 0 && len(untouched) > 0 && len(other) == 0 {
+		if unfinished = c.finishJournaled(j); unfinished == nil {
+			rec.Status = api.StatusSuccess
+			rec.Message = fmt.Sprintf("applied: the process stopped after %d of %d file changes, and the next open made the rest (%s)", len(done), len(j.Files), list(untouched))
+		}
+	}
 	switch {
+	case rec.Status == api.StatusSuccess:
 	case len(done) == len(j.Files):
 		rec.Status, rec.Message = api.StatusSuccess, "applied; the process stopped before logging it"
 	case len(done) == 0 && len(other) == 0:
@@ -154,12 +192,84 @@ func (c *Curator) Recover() (string, error) {
 		if len(other) > 0 {
 			rec.Message += "; changed since by someone else: " + list(other)
 		}
+		if unfinished != nil {
+			rec.Message += "; not finished: " + unfinished.Error()
+		}
 		rec.Message += ")"
 	}
 	if err := c.appendAudit(rec); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%s %s at %s was interrupted and is now in the audit log: %s", j.Op, j.Path, j.Time, rec.Message), c.dropJournal()
+}
+
+// finishJournaled makes the changes of j not made yet, in the order
+// planned, each only while its file is as the operation left it (a
+// rename's source there and nothing at its destination; a write's or a
+// removal's file still holding its bytes from before), and removes the
+// folders a folder MOVE emptied. It stops at the first it cannot make.
+func (c *Curator) finishJournaled(j journal) error {
+	var emptied []string
+	for _, f := range j.Files {
+		if f.From != "" {
+			state, err := c.renamed(f)
+			switch {
+			case err != nil:
+				return err
+			case state == renameNotDone:
+				if err := c.FS.Rename(f.From, f.Path); err != nil {
+					return fmt.Errorf("rename %s to %s: %w", f.From, f.Path, err)
+				}
+			case state != renameDone:
+				return fmt.Errorf("%s or %s changed since", f.From, f.Path)
+			}
+			emptied = append(emptied, f.From)
+			continue
+		}
+		now, err := c.FS.ReadFile(f.Path)
+		existed := err == nil
+		if err != nil && !errors.Is(err, host.ErrNotFound) {
+			return fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		key := ""
+		if existed {
+			key = catalog.SourceKey(now)
+		}
+		switch {
+		case key == f.After:
+			// made before the process stopped
+		case key != f.Before:
+			return fmt.Errorf("%s changed since", f.Path)
+		case f.After == "":
+			if err := c.FS.Remove(f.Path); err != nil && !errors.Is(err, host.ErrNotFound) {
+				return fmt.Errorf("remove %s: %w", f.Path, err)
+			}
+		case f.Data == nil || catalog.SourceKey(f.Data) != f.After:
+			return fmt.Errorf("the journal does not hold what %s was to hold", f.Path)
+		default:
+			if err := host.Swap(c.FS, f.Path, f.Data, now, existed); err != nil {
+				return fmt.Errorf("write %s: %w", f.Path, err)
+			}
+		}
+		if f.After == "" {
+			emptied = append(emptied, f.Path)
+		}
+	}
+	if j.Op != "MOVE" && j.Op != "DELETE" {
+		return nil
+	}
+	// The folders a folder MOVE or DELETE emptied, below its path, as the
+	// operation itself removes them (those holding what it kept stay).
+	seen := map[string]bool{}
+	var dirs []string
+	for _, p := range emptied {
+		for d := path.Dir(p); d != "." && (d == j.Path || strings.HasPrefix(d, j.Path+"/")) && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	c.removeFolders(dirs, nil)
+	return nil
 }
 
 // What the disk shows of a journaled rename.
