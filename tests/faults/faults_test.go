@@ -25,11 +25,12 @@ func TestFewRounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Rounds != tc.rounds || r.Kills == 0 || r.EditorSaves == 0 {
+		if r.Rounds != tc.rounds || r.Kills == 0 || r.EditorSaves == 0 || r.Moves.Sent == 0 {
 			t.Fatalf("the runner did not run: %+v", r)
 		}
-		if r.Lost+r.Torn+r.Resurrected+r.AuditMissing > 0 {
-			t.Fatalf("in place %v: lost %d, torn %d, resurrected %d, audit-missing %d:\n%v", tc.inPlace, r.Lost, r.Torn, r.Resurrected, r.AuditMissing, r.Problems)
+		if r.failed() {
+			t.Fatalf("in place %v: lost %d, torn %d, resurrected %d, audit-missing %d, duplicated %d, diverged %d, links naming no file %d:\n%v",
+				tc.inPlace, r.Lost, r.Torn, r.Resurrected, r.AuditMissing, r.Moves.Duplicated, r.Moves.Diverged, r.Moves.LinksBroken, r.Problems)
 		}
 	}
 }

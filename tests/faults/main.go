@@ -10,15 +10,27 @@
 //     has no line in the audit log (once the root was opened again, as
 //     any next command does).
 //
-// Each round starts two writers — a curate batch, an add, or an ingest —
-// and an editor saving and deleting files the way editors do (a
+// Each round starts two writers — a curate batch, an add, an ingest, or a
+// folder MOVE — and an editor saving and deleting files the way editors do (a
 // temporary file, then a rename; with -editor inplace, the way VS Code,
 // `echo >>` and many sync tools do: the file truncated and written in
 // place, or appended to, so that a writer may read it half written),
 // kills one or both writers with SIGKILL after a random delay, then opens
 // the root (`arbor doctor --fix --json`) and checks the tree: every
 // sentence the editor ever saved, and each seed entry's own sentence,
-// must still be there. It prints a markdown report:
+// must still be there.
+//
+// A folder MOVE carries a topic (entries linking in, out and within it,
+// attachments, a 150 MiB sparse file, a subtopic) between two places, a
+// MOVE each time from where it is to the other. After each round every
+// file of it must be at exactly one place (an entry the MOVE edits may be
+// at both after a kill), whole, and every relation in the tree must name
+// a file; a MOVE that moved it must be in the audit log as applied, and
+// one that split it as interrupted. Half the time such a MOVE is killed
+// within milliseconds of its journal's appearing, which is when it
+// changes files; a split folder is then moved the rest of the way by hand
+// and its links pointed by hand (they name files not there until then),
+// as a person reading the audit line would. It prints a markdown report:
 //
 //	./build.sh && go run ./tests/faults -n 200 -report /tmp/rename.md
 //	go run ./tests/faults -n 200 -editor inplace -report /tmp/inplace.md
@@ -70,7 +82,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if r.Lost+r.Torn+r.Resurrected+r.AuditMissing > 0 {
+	if r.failed() {
 		os.Exit(1)
 	}
 }
@@ -84,8 +96,15 @@ type result struct {
 	Recovered, Leftovers                  int
 	Lost, Torn, Resurrected, AuditMissing int
 	InPlace                               bool // the editor writes in place
+	Moves                                 *moved
 	Problems                              []string
 	Elapsed                               time.Duration
+}
+
+// failed tells whether a round found a file lost, torn, resurrected,
+// unaudited, duplicated by a MOVE, or a link naming no file.
+func (r *result) failed() bool {
+	return r.Lost+r.Torn+r.Resurrected+r.AuditMissing+r.Moves.Duplicated+r.Moves.LinksBroken+r.Moves.Diverged > 0
 }
 
 func (r *result) problem(format string, args ...any) {
@@ -113,6 +132,7 @@ type editorFile struct {
 // audit log names it.
 type op struct {
 	reason, kind, path, marker string
+	alt                        string // an UPDATE of the moved folder: the path at its other place
 }
 
 func run(n int, bin string, seed int64, keep, inPlace bool) (*result, error) {
@@ -140,11 +160,16 @@ func run(n int, bin string, seed int64, keep, inPlace bool) (*result, error) {
 	if out, err := exec.Command(bin, "init", root).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("init: %v\n%s", err, out)
 	}
+	rng := rand.New(rand.NewSource(seed))
+	mv, err := newMoved(root, rng)
+	if err != nil {
+		return nil, err
+	}
 	files := map[string]*editorFile{}
 	for i := 0; i < seeds; i++ {
 		p := fmt.Sprintf("%s/seed_%02d.md", seedFolder, i)
 		own := fmt.Sprintf("Seed entry number %d.", i)
-		text := fmt.Sprintf("---\ntitle: Seed %02d\n---\n\n## Narrative\n%s\n", i, own)
+		text := fmt.Sprintf("---\ntitle: Seed %02d\n%s---\n\n## Narrative\n%s\n", i, mv.seedLinks(p), own)
 		if err := os.MkdirAll(filepath.Join(root, seedFolder), 0o755); err != nil {
 			return nil, err
 		}
@@ -153,8 +178,7 @@ func run(n int, bin string, seed int64, keep, inPlace bool) (*result, error) {
 		}
 		files[p] = &editorFile{own: own}
 	}
-	rng := rand.New(rand.NewSource(seed))
-	res := &result{InPlace: inPlace}
+	res := &result{InPlace: inPlace, Moves: mv}
 	var sent []op
 	start := time.Now()
 	for round := 0; round < n; round++ {
@@ -180,8 +204,10 @@ func run(n int, bin string, seed int64, keep, inPlace bool) (*result, error) {
 func (res *result) round(rng *rand.Rand, bin, root, srcDir string, round int, files map[string]*editorFile) ([]op, error) {
 	var ops []op
 	var procs []*exec.Cmd
+	var exited []chan struct{}
+	firstMoves := false
 	for w := 0; w < 2; w++ {
-		cmd, wops, err := writer(rng, bin, root, srcDir, round, w, files)
+		cmd, wops, err := writer(rng, bin, root, srcDir, round, w, files, res.Moves)
 		if err != nil {
 			return nil, err
 		}
@@ -192,6 +218,13 @@ func (res *result) round(rng *rand.Rand, bin, root, srcDir string, round int, fi
 		res.Processes++
 		procs = append(procs, cmd)
 		ops = append(ops, wops...)
+		firstMoves = firstMoves || w == 0 && len(res.Moves.reasons) > 0
+		done := make(chan struct{})
+		exited = append(exited, done)
+		go func() {
+			defer close(done)
+			cmd.Wait()
+		}()
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -202,15 +235,23 @@ func (res *result) round(rng *rand.Rand, bin, root, srcDir string, round int, fi
 	}()
 	// Kill the first writer after a random delay, the second one half
 	// the time: a kill lands during start-up, open, the operations, the
-	// index flush or close.
-	time.Sleep(time.Duration(rng.Intn(1500)) * time.Millisecond)
-	kill(procs[0], res)
+	// index flush or close. A folder MOVE changes its files within a few
+	// milliseconds, after some 300 ms of start-up and open, which vary by
+	// more than that: half the time, its kill comes within 8 ms of the
+	// journal's appearing, which comes just before the first change.
+	if firstMoves && rng.Intn(2) == 0 {
+		atJournal(root, exited[0])
+		time.Sleep(time.Duration(rng.Intn(8000)) * time.Microsecond)
+	} else {
+		time.Sleep(time.Duration(rng.Intn(1500)) * time.Millisecond)
+	}
+	kill(procs[0], exited[0], res)
 	if rng.Intn(2) == 0 {
 		time.Sleep(time.Duration(rng.Intn(800)) * time.Millisecond)
-		kill(procs[1], res)
+		kill(procs[1], exited[1], res)
 	}
-	for _, p := range procs {
-		p.Wait()
+	for _, done := range exited {
+		<-done
 	}
 	close(stop)
 	wg.Wait()
@@ -218,18 +259,44 @@ func (res *result) round(rng *rand.Rand, bin, root, srcDir string, round int, fi
 	return ops, nil
 }
 
-func kill(p *exec.Cmd, res *result) {
-	if p.ProcessState == nil && p.Process.Signal(syscall.SIGKILL) == nil {
+// atJournal waits until the journal of an operation appears, the
+// process exits, or 3 s have passed.
+func atJournal(root string, exited chan struct{}) {
+	journal := filepath.Join(root, ".arbor", "journal.json")
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
+		select {
+		case <-exited:
+			return
+		default:
+		}
+		if _, err := os.Stat(journal); err == nil {
+			return
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+// kill kills p unless it has exited.
+func kill(p *exec.Cmd, exited chan struct{}, res *result) {
+	select {
+	case <-exited:
+		return
+	default:
+	}
+	if p.Process.Signal(syscall.SIGKILL) == nil {
 		res.Kills++
 	}
 }
 
-// writer makes one writer process: a curate batch, an add or an ingest.
-func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[string]*editorFile) (*exec.Cmd, []op, error) {
+// writer makes one writer process: a curate batch, an add, an ingest or
+// a folder MOVE.
+func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[string]*editorFile, mv *moved) (*exec.Cmd, []op, error) {
 	id := func(i int) string { return fmt.Sprintf("w%d-r%d-op%d", w, round, i) }
 	domain := fmt.Sprintf("agents/writer_%d", w)
-	switch rng.Intn(3) {
-	case 0: // a curate batch of ADDs and UPDATEs of seed entries
+	switch rng.Intn(4) {
+	case 3:
+		return mv.writer(bin, root, round, w), nil, nil
+	case 0: // a curate batch of ADDs and UPDATEs of seed entries and of the moved folder's
 		var batch []map[string]any
 		var ops []op
 		for i := 0; i < 4+rng.Intn(12); i++ {
@@ -242,9 +309,12 @@ func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[st
 				continue
 			}
 			p := fmt.Sprintf("%s/seed_%02d.md", seedFolder, rng.Intn(seeds))
+			if rng.Intn(4) == 0 {
+				p = mv.updateTarget(rng)
+			}
 			batch = append(batch, map[string]any{"type": "UPDATE", "path": p, "reason": id(i),
 				"content": map[string]any{"facts": []any{"agent fact " + marker}}})
-			ops = append(ops, op{reason: id(i), kind: "UPDATE", path: p, marker: marker})
+			ops = append(ops, op{reason: id(i), kind: "UPDATE", path: p, alt: mv.other(p), marker: marker})
 		}
 		data, _ := json.Marshal(map[string]any{"operations": batch})
 		cmd := exec.Command(bin, "--root", root, "curate", "-")
@@ -484,7 +554,7 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 		onDisk := ""
 		marker := markerPattern(o.marker)
 		for p, text := range tree {
-			if marker.MatchString(text) && (o.path == "" || p == o.path) {
+			if marker.MatchString(text) && (o.path == "" || p == o.path || p == o.alt) {
 				onDisk = p
 				break
 			}
@@ -500,7 +570,7 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 		case onDisk != "" && len(lines) == 0:
 			res.AuditMissing++
 			res.problem("audit-missing: %s %s (%s) is in %s", o.kind, o.path, o.reason, onDisk)
-		case onDisk != "" && !paths[o.reason][onDisk]:
+		case onDisk != "" && !paths[o.reason][onDisk] && !(onDisk == o.alt && paths[o.reason][o.path]):
 			res.AuditMissing++
 			res.problem("audit-missing: the %s %s is in %s, which no line of %q names", o.kind, o.marker, onDisk, o.reason)
 		case onDisk == "" && applied && o.kind != "INGEST" && !deletedByEditor(files, o.path):
@@ -509,7 +579,7 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 		}
 		o.marker = ""
 	}
-	return nil
+	return res.Moves.check(res, root, byReason, tree)
 }
 
 // markerPattern finds the marker m as a word: M-w0-r1-op1 is not in
@@ -550,26 +620,38 @@ func (r *result) markdown(n int, seed int64, editor string) string {
 	if r.InPlace {
 		how = "in place: truncated and written in two writes, or appended to"
 	}
-	title := "SIGKILL during curate, add and ingest"
+	title := "SIGKILL during curate, add, ingest and folder MOVEs"
 	if r.InPlace {
 		title += ", an editor saving in place"
 	}
 	fmt.Fprintf(&b, "# Fault injection: %s\n\n", title)
 	fmt.Fprintf(&b, "`go run ./tests/faults -n %d -seed %d -editor %s` (%s, %s). Each round starts two writers on one root (a\n", n, seed, editor, r.Elapsed.Round(time.Second), time.Now().UTC().Format("2006-01-02"))
-	fmt.Fprintf(&b, "curate batch of ADDs and UPDATEs, an `arbor add`, or an `arbor ingest`) while an editor saves and\n")
+	fmt.Fprintf(&b, "curate batch of ADDs and UPDATEs, an `arbor add`, an `arbor ingest`, or a folder MOVE) while an editor saves and\n")
 	fmt.Fprintf(&b, "deletes seed entries (%s), kills one writer with SIGKILL after 0–1500 ms\n", how)
-	fmt.Fprintf(&b, "and the other half the time, then opens the root (`arbor doctor --fix --json`) and checks.\n\n")
+	fmt.Fprintf(&b, "(a MOVE, half the time, within 8 ms of its journal's appearing) and the other half the time,\n")
+	fmt.Fprintf(&b, "then opens the root (`arbor doctor --fix --json`) and checks. The MOVE carries a topic of 6\n")
+	fmt.Fprintf(&b, "entries (linked into, out of and within it), 4 attachments, a 150 MiB sparse file and a subtopic\n")
+	fmt.Fprintf(&b, "between %s and %s.\n\n", movePlaces[0], movePlaces[1])
 	fmt.Fprintf(&b, "| what | count |\n| --- | ---: |\n")
+	m := r.Moves
 	rows := []struct {
 		k string
 		v int
 	}{
-		{"rounds", r.Rounds}, {"writer processes", r.Processes}, {"SIGKILLs delivered", r.Kills},
+		{"rounds", r.Rounds}, {"writer processes", r.Processes}, {"SIGKILLs delivered (to a process still running)", r.Kills},
 		{"operations sent (ADD, UPDATE, ingested sections)", r.OpsSent}, {"operations applied (audit `success`)", r.OpsApplied},
 		{"conflicts (an editor's save met an agent's update)", r.Conflicts},
 		{"editor saves", r.EditorSaves}, {"editor saves given up (the file changed on disk since the editor read it)", r.EditorStale}, {"editor deletions", r.EditorDeletes},
 		{"interrupted operations recorded at the next open", r.Recovered}, {"temporary files left by kills, removed by `doctor --fix`", r.Leftovers},
+		{"folder MOVEs sent", m.Sent}, {"folder MOVEs applied (the folder whole at its new place, audit `success`)", m.Applied},
+		{"folder MOVEs that moved nothing (killed before, or failed: the other writer moved it first, a conflict)", m.Failed},
+		{"folder MOVEs interrupted (the folder split, recorded as interrupted; finished by hand)", m.Interrupted},
+		{"files an interrupted MOVE left at both places (entries it edits)", m.LeftAtBoth},
+		{"links an interrupted MOVE left naming no file (pointed by hand)", m.Dangling},
 		{"**lost**", r.Lost}, {"**torn**", r.Torn}, {"**resurrected**", r.Resurrected}, {"**audit-missing**", r.AuditMissing},
+		{"**duplicated** (a file a MOVE carried unedited at both places)", m.Duplicated},
+		{"**diverged** (an entry at both places, the old copy holding what the new lacks)", m.Diverged},
+		{"**links naming no file** (after a whole MOVE)", m.LinksBroken},
 	}
 	for _, row := range rows {
 		fmt.Fprintf(&b, "| %s | %d |\n", row.k, row.v)
