@@ -192,8 +192,8 @@ func run(n int, bin string, seed int64, keep, inPlace bool) (*result, error) {
 		}
 		res.Rounds++
 		if (round+1)%20 == 0 {
-			fmt.Fprintf(os.Stderr, "faults: %d rounds, %d kills; lost %d, torn %d, resurrected %d, audit-missing %d\n",
-				round+1, res.Kills, res.Lost, res.Torn, res.Resurrected, res.AuditMissing)
+			fmt.Fprintf(os.Stderr, "faults: %d rounds, %d kills, %d folder MOVEs applied, %d interrupted; lost %d, torn %d, resurrected %d, audit-missing %d, duplicated %d, diverged %d, links naming no file %d\n",
+				round+1, res.Kills, mv.Applied, mv.Interrupted, res.Lost, res.Torn, res.Resurrected, res.AuditMissing, mv.Duplicated, mv.Diverged, mv.LinksBroken)
 		}
 	}
 	res.Elapsed = time.Since(start)
@@ -566,6 +566,9 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 				applied = true
 			}
 		}
+		if onDisk != "" && onDisk == o.alt {
+			res.Moves.UpdatesMoved++
+		}
 		switch {
 		case onDisk != "" && len(lines) == 0:
 			res.AuditMissing++
@@ -643,6 +646,8 @@ func (r *result) markdown(n int, seed int64, editor string) string {
 		{"conflicts (an editor's save met an agent's update)", r.Conflicts},
 		{"editor saves", r.EditorSaves}, {"editor saves given up (the file changed on disk since the editor read it)", r.EditorStale}, {"editor deletions", r.EditorDeletes},
 		{"interrupted operations recorded at the next open", r.Recovered}, {"temporary files left by kills, removed by `doctor --fix`", r.Leftovers},
+		{"UPDATEs of the moved folder's entries sent", m.Updates},
+		{"of them found applied at the entry's other place (moved after the UPDATE)", m.UpdatesMoved},
 		{"folder MOVEs sent", m.Sent}, {"folder MOVEs applied (the folder whole at its new place, audit `success`)", m.Applied},
 		{"folder MOVEs that moved nothing (killed before, or failed: the other writer moved it first, a conflict)", m.Failed},
 		{"folder MOVEs interrupted (the folder split, recorded as interrupted; finished by hand)", m.Interrupted},

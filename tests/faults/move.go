@@ -63,6 +63,7 @@ type moved struct {
 	Sent, Applied, Interrupted, Failed int
 	LeftAtBoth, Diverged, Dangling     int // after interrupted MOVEs
 	Duplicated, LinksBroken            int
+	Updates, UpdatesMoved              int // UPDATEs of its entries sent; found at the other place
 }
 
 // newMoved writes the folder at its first place, and the entries that
@@ -194,6 +195,7 @@ func (m *moved) updateTarget(rng *rand.Rand) string {
 			entries = append(entries, f)
 		}
 	}
+	m.Updates++
 	return path.Join(movePlaces[m.at], entries[rng.Intn(len(entries))].rel)
 }
 
