@@ -650,6 +650,7 @@ func (r *result) markdown(n int, seed int64, editor string) string {
 		{"of them found applied at the entry's other place (moved after the UPDATE)", m.UpdatesMoved},
 		{"folder MOVEs sent", m.Sent}, {"folder MOVEs applied (the folder whole at its new place, audit `success`)", m.Applied},
 		{"folder MOVEs that moved nothing (killed before, or failed: the other writer moved it first, a conflict)", m.Failed},
+		{"of them a conflict (a file it would rewrite changed on disk while it ran)", m.Conflicts},
 		{"folder MOVEs interrupted (the folder split, recorded as interrupted; finished by hand)", m.Interrupted},
 		{"files an interrupted MOVE left at both places (entries it edits)", m.LeftAtBoth},
 		{"links an interrupted MOVE left naming no file (pointed by hand)", m.Dangling},

@@ -61,6 +61,7 @@ type moved struct {
 	from    int
 
 	Sent, Applied, Interrupted, Failed int
+	Conflicts                          int // of Failed: a file it would rewrite changed on disk while it ran
 	LeftAtBoth, Diverged, Dangling     int // after interrupted MOVEs
 	Duplicated, LinksBroken            int
 	Updates, UpdatesMoved              int // UPDATEs of its entries sent; found at the other place
@@ -262,12 +263,14 @@ func (m *moved) check(res *result, root string, byReason map[string][]string, tr
 		}
 	}
 	m.files = kept
-	success, interrupted := false, false
+	success, interrupted, conflict := false, false, false
 	for _, r := range m.reasons {
 		for _, l := range byReason[r] {
 			switch {
 			case strings.HasPrefix(l, "success"):
 				success = true
+			case strings.HasPrefix(l, "conflict"):
+				conflict = true
 			case strings.Contains(l, "interrupted"):
 				interrupted = true
 			}
@@ -290,6 +293,9 @@ func (m *moved) check(res *result, root string, byReason map[string][]string, tr
 			res.problem("lost: a MOVE to %s is in the audit log as applied, and the folder is at %s", movePlaces[to], movePlaces[m.from])
 		} else {
 			m.Failed++
+			if conflict {
+				m.Conflicts++
+			}
 		}
 	default:
 		m.Interrupted++
