@@ -104,7 +104,7 @@ type result struct {
 // failed tells whether a round found a file lost, torn, resurrected,
 // unaudited, duplicated by a MOVE, or a link naming no file.
 func (r *result) failed() bool {
-	return r.Lost+r.Torn+r.Resurrected+r.AuditMissing+r.Moves.Duplicated+r.Moves.LinksBroken+r.Moves.Diverged > 0
+	return r.Lost+r.Torn+r.Resurrected+r.AuditMissing+r.Moves.Duplicated+r.Moves.LinksBroken+r.Moves.Diverged+r.Moves.Copied > 0
 }
 
 func (r *result) problem(format string, args ...any) {
@@ -656,6 +656,7 @@ func (r *result) markdown(n int, seed int64, editor string) string {
 		{"links an interrupted MOVE left naming no file (pointed by hand)", m.Dangling},
 		{"**lost**", r.Lost}, {"**torn**", r.Torn}, {"**resurrected**", r.Resurrected}, {"**audit-missing**", r.AuditMissing},
 		{"**duplicated** (a file a MOVE carried unedited at both places)", m.Duplicated},
+		{"**copied** (the sparse file written out: a MOVE copied it, not renamed)", m.Copied},
 		{"**diverged** (an entry at both places, the old copy holding what the new lacks)", m.Diverged},
 		{"**links naming no file** (after a whole MOVE)", m.LinksBroken},
 	}

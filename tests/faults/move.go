@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // The moved folder: a topic of entries, attachments, a 150 MiB sparse
@@ -35,6 +36,7 @@ type movedFile struct {
 	related []string // an entry's relations, relative to the folder when inside it (prefixed "./")
 	data    []byte   // an attachment's bytes; nil for the sparse file
 	sum     [32]byte
+	copied  bool // the sparse file was found written out
 }
 
 // edited tells whether a MOVE rewrites the entry: one of its links
@@ -64,6 +66,7 @@ type moved struct {
 	Conflicts                          int // of Failed: a file it would rewrite changed on disk while it ran
 	LeftAtBoth, Diverged, Dangling     int // after interrupted MOVEs
 	Duplicated, LinksBroken            int
+	Copied                             int // the sparse file written out: a MOVE copied it
 	Updates, UpdatesMoved              int // UPDATEs of its entries sent; found at the other place
 }
 
@@ -235,6 +238,14 @@ func (m *moved) check(res *result, root string, byReason map[string][]string, tr
 				continue
 			}
 			here[i] = true
+			if f.rel == bigName && strings.Contains(b, "written out") {
+				if !f.copied {
+					m.Copied++
+					res.problem("copied: %s is %s, not carried by a rename", p, b[1:])
+					f.copied = true // counted once
+				}
+				b = b[:strings.Index(b, " written out")] + " sparse" // counted here, not as torn
+			}
 			if problem := f.whole(b); problem != "" {
 				res.Torn++
 				res.problem("torn: %s %s", p, problem)
@@ -346,7 +357,13 @@ func (m *moved) read(root, p string, f *movedFile) (string, error) {
 	}
 	tail := make([]byte, len(bigMarker))
 	n, _ := fh.ReadAt(tail, st.Size()-int64(len(tail)))
-	return fmt.Sprintf("\x00%d %s", st.Size(), tail[:n]), nil
+	// A copy would have written its hole out: it stays sparse only
+	// if each MOVE carried it by a rename.
+	sparse := "sparse"
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Blocks*512 > 1<<20 {
+		sparse = fmt.Sprintf("written out (%d MiB on disk)", sys.Blocks*512>>20)
+	}
+	return fmt.Sprintf("\x00%d %s %s", st.Size(), tail[:n], sparse), nil
 }
 
 // whole says what is wrong with the file's text b, or "".
@@ -354,7 +371,7 @@ func (f *movedFile) whole(b string) string {
 	b = b[1:]
 	switch {
 	case f.rel == bigName:
-		if want := fmt.Sprintf("%d %s", bigSize, bigMarker); b != want {
+		if want := fmt.Sprintf("%d %s sparse", bigSize, bigMarker); b != want {
 			return fmt.Sprintf("is %q, not %q", b, want)
 		}
 	case f.data != nil:
