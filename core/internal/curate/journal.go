@@ -174,14 +174,21 @@ func (c *Curator) Recover() (string, error) {
 	}
 	rec := auditRecord{Time: j.Time, Op: j.Op, Path: j.Path, To: j.To, Reason: j.Reason, Status: api.StatusFailed}
 	var unfinished error
-	if len(done) > 0 && len(untouched) > 0 && len(other) == 0 {
-		if unfinished = c.finishJournaled(j); unfinished == nil {
+	finished := false
+	if len(done) > 0 && len(untouched) > 0 {
+		var skipped []string
+		skipped, unfinished = c.finishJournaled(j)
+		switch {
+		case unfinished == nil && len(skipped) == 0:
 			rec.Status = api.StatusSuccess
 			rec.Message = fmt.Sprintf("applied: the process stopped after %d of %d file changes, and the next open made the rest (%s)", len(done), len(j.Files), list(untouched))
+		case unfinished == nil:
+			finished = true
+			rec.Message = fmt.Sprintf("interrupted: the process stopped after %d of %d file changes, and the next open made the rest but for files changed since by someone else, left as they are: %s", len(done), len(j.Files), list(skipped))
 		}
 	}
 	switch {
-	case rec.Status == api.StatusSuccess:
+	case rec.Status == api.StatusSuccess, finished:
 	case len(done) == len(j.Files):
 		rec.Status, rec.Message = api.StatusSuccess, "applied; the process stopped before logging it"
 	case len(done) == 0 && len(other) == 0:
@@ -207,21 +214,27 @@ func (c *Curator) Recover() (string, error) {
 // planned, each only while its file is as the operation left it (a
 // rename's source there and nothing at its destination; a write's or a
 // removal's file still holding its bytes from before), and removes the
-// folders a folder MOVE emptied. It stops at the first it cannot make.
-func (c *Curator) finishJournaled(j journal) error {
+// folders a folder MOVE or DELETE emptied. A file changed since by
+// someone else is theirs: left as it is, and returned in skipped (a
+// person's edit of an entry whose links the MOVE rewrites keeps the old
+// link; the rest of the folder still moves, where stopping left it
+// split). It stops at the first change that fails, or whose bytes the
+// journal does not hold.
+func (c *Curator) finishJournaled(j journal) (skipped []string, err error) {
 	var emptied []string
 	for _, f := range j.Files {
 		if f.From != "" {
 			state, err := c.renamed(f)
 			switch {
 			case err != nil:
-				return err
+				return skipped, err
 			case state == renameNotDone:
 				if err := c.FS.Rename(f.From, f.Path); err != nil {
-					return fmt.Errorf("rename %s to %s: %w", f.From, f.Path, err)
+					return skipped, fmt.Errorf("rename %s to %s: %w", f.From, f.Path, err)
 				}
 			case state != renameDone:
-				return fmt.Errorf("%s or %s changed since", f.From, f.Path)
+				skipped = append(skipped, f.From+" → "+f.Path)
+				continue
 			}
 			emptied = append(emptied, f.From)
 			continue
@@ -229,7 +242,7 @@ func (c *Curator) finishJournaled(j journal) error {
 		now, err := c.FS.ReadFile(f.Path)
 		existed := err == nil
 		if err != nil && !errors.Is(err, host.ErrNotFound) {
-			return fmt.Errorf("read %s: %w", f.Path, err)
+			return skipped, fmt.Errorf("read %s: %w", f.Path, err)
 		}
 		key := ""
 		if existed {
@@ -239,16 +252,17 @@ func (c *Curator) finishJournaled(j journal) error {
 		case key == f.After:
 			// made before the process stopped
 		case key != f.Before:
-			return fmt.Errorf("%s changed since", f.Path)
+			skipped = append(skipped, f.Path)
+			continue
 		case f.After == "":
 			if err := c.FS.Remove(f.Path); err != nil && !errors.Is(err, host.ErrNotFound) {
-				return fmt.Errorf("remove %s: %w", f.Path, err)
+				return skipped, fmt.Errorf("remove %s: %w", f.Path, err)
 			}
 		case f.Data == nil || catalog.SourceKey(f.Data) != f.After:
-			return fmt.Errorf("the journal does not hold what %s was to hold", f.Path)
+			return skipped, fmt.Errorf("the journal does not hold what %s was to hold", f.Path)
 		default:
 			if err := host.Swap(c.FS, f.Path, f.Data, now, existed); err != nil {
-				return fmt.Errorf("write %s: %w", f.Path, err)
+				return skipped, fmt.Errorf("write %s: %w", f.Path, err)
 			}
 		}
 		if f.After == "" {
@@ -256,7 +270,7 @@ func (c *Curator) finishJournaled(j journal) error {
 		}
 	}
 	if j.Op != "MOVE" && j.Op != "DELETE" {
-		return nil
+		return skipped, nil
 	}
 	// The folders a folder MOVE or DELETE emptied, below its path, as the
 	// operation itself removes them (those holding what it kept stay).
@@ -269,7 +283,7 @@ func (c *Curator) finishJournaled(j journal) error {
 		}
 	}
 	c.removeFolders(dirs, nil)
-	return nil
+	return skipped, nil
 }
 
 // What the disk shows of a journaled rename.

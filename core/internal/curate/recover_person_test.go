@@ -14,7 +14,8 @@ import (
 // every file call; a person then edits every file the operation planned
 // to change (an editor's save, before the next open). Recovery and the
 // next curate record the interruption and leave each edit as saved: the
-// journal tells what happened, it never rolls files forward or back.
+// journal finishes an operation only where its files are as the
+// operation left them.
 func TestRecoveryKeepsWhatAPersonEditedAfterAKill(t *testing.T) {
 	files := maps.Clone(fixture)
 	for i := range 6 {
