@@ -70,3 +70,79 @@ func TestRecoveryKeepsWhatAPersonEditedAfterAKill(t *testing.T) {
 		})
 	}
 }
+
+// A folder MOVE killed part way, and a person then saving one entry whose
+// links it was to rewrite: the next open finishes the rest of the MOVE
+// (every file of the folder at its new place, the other links pointed
+// there), leaves the person's entry as saved, and names it.
+func TestRecoveryFinishesAroundAPersonsEdit(t *testing.T) {
+	files := maps.Clone(fixture)
+	for i := range 6 {
+		files[fmt.Sprintf("ops/ref_%d.md", i)] = fmt.Sprintf("---\ntitle: Ref %d\n---\n\n## Narrative\nSee @eng/billing/old_retry.md and [[eng/billing/invoice_retry]].\n", i)
+	}
+	op := api.Operation{Type: "MOVE", Path: "eng/billing", To: "eng/payments", Reason: "rename the topic"}
+	ref := newEnv(t, files)
+	mustSucceed(t, one(t, ref, op))
+	after := treeFiles(ref.fs)
+	orig := treeFiles(memOf(t, files))
+	tried := 0
+	for n := 1; ; n++ {
+		mem := memOf(t, files)
+		ffs := &faultFS{FS: mem, n: n, sticky: true}
+		(&Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}).Apply([]api.Operation{op})
+		if ffs.calls < n {
+			break
+		}
+		data, err := mem.ReadFile(JournalPath)
+		if err != nil {
+			continue
+		}
+		var j journal
+		if json.Unmarshal(data, &j) != nil {
+			continue
+		}
+		// The first referrer the MOVE had yet to rewrite, once it had
+		// changed something.
+		now := treeFiles(mem)
+		if diffFiles(orig, now) == "" {
+			continue
+		}
+		person := ""
+		for _, f := range j.Files {
+			if strings.HasPrefix(f.Path, "ops/ref_") && now[f.Path] == files[f.Path] {
+				person = f.Path
+				break
+			}
+		}
+		if person == "" {
+			continue
+		}
+		tried++
+		saved := "---\ntitle: Saved by a person\n---\n\n## Narrative\nStill see @eng/billing/old_retry.md.\n"
+		mem.WriteFile(person, []byte(saved))
+		msg, err := (&Curator{FS: mem, Clock: clock}).Recover()
+		if err != nil {
+			t.Fatalf("n=%d: Recover: %v", n, err)
+		}
+		got := treeFiles(mem)
+		if got[person] != saved {
+			t.Fatalf("n=%d: %s, saved by a person, is now %q", n, person, got[person])
+		}
+		for p, s := range after {
+			if p != person && got[p] != s {
+				t.Fatalf("n=%d: %s is not as the whole MOVE leaves it (recovered: %q)", n, p, msg)
+			}
+		}
+		for p := range got {
+			if strings.HasPrefix(p, "eng/billing/") {
+				t.Fatalf("n=%d: %s is left at the old place", n, p)
+			}
+		}
+		if !strings.Contains(msg, "changed since by someone else") || !strings.Contains(msg, person) {
+			t.Errorf("n=%d: the recovery does not name %s: %q", n, person, msg)
+		}
+	}
+	if tried == 0 {
+		t.Fatal("no kill left a referrer to rewrite")
+	}
+}
