@@ -114,12 +114,13 @@ func (c *Curator) writeJournal(plan []planned) error {
 // not applied, or applied in part. One applied in part (a MOVE of a
 // folder split between its two places, links pointing at files not there
 // yet) is finished first, each remaining change made only where its file
-// is still as the operation left it: then it is recorded as applied. One
-// that cannot be finished (a file changed since by someone else, a write
-// whose bytes the journal does not hold, a change that fails again) is
-// recorded as interrupted, naming what was done. It returns a sentence
-// for people when it recorded one, "" otherwise. The caller holds the
-// root's lock.
+// is still as the operation left it: then it is recorded as applied. A
+// file changed since by someone else is left as it is, the rest still
+// made, and the operation recorded as interrupted, naming it; one that
+// cannot be finished (a write whose bytes the journal does not hold, a
+// change that fails again) is recorded as interrupted, naming what was
+// done. It returns a sentence for people when it recorded one, ""
+// otherwise. The caller holds the root's lock.
 func (c *Curator) Recover() (string, error) {
 	if c.FS == nil {
 		return "", nil
@@ -174,7 +175,7 @@ func (c *Curator) Recover() (string, error) {
 	}
 	rec := auditRecord{Time: j.Time, Op: j.Op, Path: j.Path, To: j.To, Reason: j.Reason, Status: api.StatusFailed}
 	var unfinished error
-	finished := false
+	aroundOthers := false // finished but for files changed since
 	if len(done) > 0 && len(untouched) > 0 {
 		var skipped []string
 		skipped, unfinished = c.finishJournaled(j)
@@ -183,12 +184,12 @@ func (c *Curator) Recover() (string, error) {
 			rec.Status = api.StatusSuccess
 			rec.Message = fmt.Sprintf("applied: the process stopped after %d of %d file changes, and the next open made the rest (%s)", len(done), len(j.Files), list(untouched))
 		case unfinished == nil:
-			finished = true
+			aroundOthers = true
 			rec.Message = fmt.Sprintf("interrupted: the process stopped after %d of %d file changes, and the next open made the rest but for files changed since by someone else, left as they are: %s", len(done), len(j.Files), list(skipped))
 		}
 	}
 	switch {
-	case rec.Status == api.StatusSuccess, finished:
+	case rec.Status == api.StatusSuccess, aroundOthers:
 	case len(done) == len(j.Files):
 		rec.Status, rec.Message = api.StatusSuccess, "applied; the process stopped before logging it"
 	case len(done) == 0 && len(other) == 0:
