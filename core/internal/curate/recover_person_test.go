@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/host"
 )
 
 // A process killed in a folder MOVE or a MERGE with many referrers, at
@@ -27,21 +28,7 @@ func TestRecoveryKeepsWhatAPersonEditedAfterAKill(t *testing.T) {
 	} {
 		t.Run(op.Type, func(t *testing.T) {
 			edited := 0
-			for n := 1; ; n++ {
-				mem := memOf(t, files)
-				ffs := &faultFS{FS: mem, n: n, sticky: true}
-				(&Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}).Apply([]api.Operation{op})
-				if ffs.calls < n {
-					break
-				}
-				data, err := mem.ReadFile(JournalPath)
-				if err != nil {
-					continue // killed before the journal, or after its removal
-				}
-				var j journal
-				if json.Unmarshal(data, &j) != nil {
-					continue
-				}
+			eachKill(t, files, op, func(n int, mem *host.MemFS, j journal) {
 				saved := map[string]string{}
 				for _, f := range j.Files {
 					s := fmt.Sprintf("---\ntitle: Saved by a person\n---\n\n## Narrative\nWhat a person wrote in %s after the kill.\n", f.Path)
@@ -63,7 +50,7 @@ func TestRecoveryKeepsWhatAPersonEditedAfterAKill(t *testing.T) {
 				if msg != "" && !strings.Contains(msg, "changed since by someone else") {
 					t.Errorf("n=%d: the recovery does not say files changed since: %q", n, msg)
 				}
-			}
+			})
 			if edited == 0 {
 				t.Fatal("no kill left a journal to recover")
 			}
@@ -86,26 +73,12 @@ func TestRecoveryFinishesAroundAPersonsEdit(t *testing.T) {
 	after := treeFiles(ref.fs)
 	orig := treeFiles(memOf(t, files))
 	tried := 0
-	for n := 1; ; n++ {
-		mem := memOf(t, files)
-		ffs := &faultFS{FS: mem, n: n, sticky: true}
-		(&Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}).Apply([]api.Operation{op})
-		if ffs.calls < n {
-			break
-		}
-		data, err := mem.ReadFile(JournalPath)
-		if err != nil {
-			continue
-		}
-		var j journal
-		if json.Unmarshal(data, &j) != nil {
-			continue
-		}
+	eachKill(t, files, op, func(n int, mem *host.MemFS, j journal) {
 		// The first referrer the MOVE had yet to rewrite, once it had
 		// changed something.
 		now := treeFiles(mem)
 		if diffFiles(orig, now) == "" {
-			continue
+			return
 		}
 		person := ""
 		for _, f := range j.Files {
@@ -115,7 +88,7 @@ func TestRecoveryFinishesAroundAPersonsEdit(t *testing.T) {
 			}
 		}
 		if person == "" {
-			continue
+			return
 		}
 		tried++
 		saved := "---\ntitle: Saved by a person\n---\n\n## Narrative\nStill see @eng/billing/old_retry.md.\n"
@@ -141,8 +114,32 @@ func TestRecoveryFinishesAroundAPersonsEdit(t *testing.T) {
 		if !strings.Contains(msg, "changed since by someone else") || !strings.Contains(msg, person) {
 			t.Errorf("n=%d: the recovery does not name %s: %q", n, person, msg)
 		}
-	}
+	})
 	if tried == 0 {
 		t.Fatal("no kill left a referrer to rewrite")
+	}
+}
+
+// eachKill applies op to a tree of files killed at every file call from
+// the Nth on, for every N, and calls fn with each tree the kill left a
+// journal in (before the next process), and that journal.
+func eachKill(t *testing.T, files map[string]string, op api.Operation, fn func(n int, mem *host.MemFS, j journal)) {
+	t.Helper()
+	for n := 1; ; n++ {
+		mem := memOf(t, files)
+		ffs := &faultFS{FS: mem, n: n, sticky: true}
+		(&Curator{FS: ffs, Clock: clock, Catalog: load(t, mem)}).Apply([]api.Operation{op})
+		if ffs.calls < n {
+			return // the kill was never reached: every N was tried
+		}
+		data, err := mem.ReadFile(JournalPath)
+		if err != nil {
+			continue // killed before the journal, or after its removal
+		}
+		var j journal
+		if json.Unmarshal(data, &j) != nil {
+			continue
+		}
+		fn(n, mem, j)
 	}
 }

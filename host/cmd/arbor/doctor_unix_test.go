@@ -35,14 +35,7 @@ func TestDoctorStepsOverAPathTooLong(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	var rep doctorReport
-	if err := json.Unmarshal([]byte(must(t, "", "--root", dir, "--json", "doctor")), &rep); err != nil {
-		t.Fatal(err)
-	}
-	status := map[string]check{}
-	for _, c := range rep.Checks {
-		status[c.Name] = c
-	}
+	status := doctorChecks(t, dir)
 	for _, name := range []string{"links", "leftovers"} {
 		c := status[name]
 		long := 0
@@ -119,14 +112,7 @@ func TestDoctorNamesAFolderItMayNotList(t *testing.T) {
 			return filepath.SkipDir
 		})
 	}
-	var rep doctorReport
-	if err := json.Unmarshal([]byte(must(t, "", "--root", dir, "--json", "doctor")), &rep); err != nil {
-		t.Fatal(err)
-	}
-	status := map[string]check{}
-	for _, c := range rep.Checks {
-		status[c.Name] = c
-	}
+	status := doctorChecks(t, dir)
 	for _, name := range []string{"links", "leftovers"} {
 		c := status[name]
 		if c.Status != checkWarn || !strings.Contains(c.Detail, "1 folder this user may not list not looked in (permission denied") || !slices.Contains(c.Items, "private (permission denied)") {
@@ -136,4 +122,19 @@ func TestDoctorNamesAFolderItMayNotList(t *testing.T) {
 	if !slices.Contains(status["leftovers"].Items, "engineering/"+api.TempPrefix+"left") {
 		t.Errorf("leftovers stopped looking elsewhere: %+v", status["leftovers"])
 	}
+}
+
+// doctorChecks runs arbor doctor --json on dir and returns its checks by
+// name.
+func doctorChecks(t *testing.T, dir string) map[string]check {
+	t.Helper()
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(must(t, "", "--root", dir, "--json", "doctor")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]check{}
+	for _, c := range rep.Checks {
+		status[c.Name] = c
+	}
+	return status
 }
