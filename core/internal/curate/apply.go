@@ -297,7 +297,7 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	}
 	cat := c.catalog()
 	now := c.now()
-	relink := relinkTo(cat, src, dst)
+	relink := c.noted(relinkTo(cat, src, dst))
 	merged := mergeEntries(target, source, now)
 	merged, _ = rewriteLinks(merged, relink)
 	merged, _ = updateEntry(merged, opc, v.relations, now, src)

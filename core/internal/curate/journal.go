@@ -11,6 +11,7 @@ import (
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/catalog"
+	"github.com/arbormem/arbor/core/internal/tree"
 )
 
 // JournalPath holds the operation being applied: written before its first
@@ -31,6 +32,11 @@ type journal struct {
 	// log holds its line already.
 	AuditBytes int64         `json:"auditBytes"`
 	Files      []journalFile `json:"files"`
+	// Links are the links the operation points elsewhere (a MOVE's or a
+	// MERGE's: each as written → its new target): a file it rewrites that
+	// someone saved before the next open could finish it gets only these
+	// changed, the rest of the save kept.
+	Links map[string]string `json:"links,omitempty"`
 }
 
 // journalFile is one planned change: the stamps (catalog.SourceKey) of
@@ -57,6 +63,7 @@ const journalData = 16 << 20
 type inflight struct {
 	op        api.Operation
 	typ, path string
+	links     map[string]string // see journal.Links
 }
 
 // newTxn starts a transaction whose changes are journaled first.
@@ -66,7 +73,7 @@ func (c *Curator) newTxn(cat *catalog.Catalog) *txn {
 
 // writeJournal records the operation in flight and its plan.
 func (c *Curator) writeJournal(plan []planned) error {
-	j := journal{Time: c.now().Format(time.RFC3339), Op: c.current.typ, Path: c.current.path, To: c.current.op.To, Reason: c.current.op.Reason}
+	j := journal{Time: c.now().Format(time.RFC3339), Op: c.current.typ, Path: c.current.path, To: c.current.op.To, Reason: c.current.op.Reason, Links: c.current.links}
 	if st, err := c.FS.Stat(AuditPath); err == nil {
 		j.AuditBytes = st.Size
 	}
@@ -114,9 +121,11 @@ func (c *Curator) writeJournal(plan []planned) error {
 // not applied, or applied in part. One applied in part (a MOVE of a
 // folder split between its two places, links pointing at files not there
 // yet) is finished first, each remaining change made only where its file
-// is still as the operation left it: then it is recorded as applied. A
-// file changed since by someone else is left as it is, the rest still
-// made, and the operation recorded as interrupted, naming it; one that
+// is still as the operation left it: then it is recorded as applied. An
+// entry someone saved since, whose links the operation rewrites, gets
+// only those links rewritten; any other file changed since by someone
+// else is left as it is, the rest still made, and the operation recorded
+// as interrupted, naming it; one that
 // cannot be finished (a write whose bytes the journal does not hold, a
 // change that fails again) is recorded as interrupted, naming what was
 // done. It returns a sentence for people when it recorded one, ""
@@ -176,16 +185,23 @@ func (c *Curator) Recover() (string, error) {
 	rec := auditRecord{Time: j.Time, Op: j.Op, Path: j.Path, To: j.To, Reason: j.Reason, Status: api.StatusFailed}
 	var unfinished error
 	aroundOthers := false // finished but for files changed since
-	if len(done) > 0 && len(untouched) > 0 {
-		var skipped []string
-		skipped, unfinished = c.finishJournaled(j)
-		switch {
-		case unfinished == nil && len(skipped) == 0:
-			rec.Status = api.StatusSuccess
-			rec.Message = fmt.Sprintf("applied: the process stopped after %d of %d file changes, and the next open made the rest (%s)", len(done), len(j.Files), list(untouched))
-		case unfinished == nil:
-			aroundOthers = true
-			rec.Message = fmt.Sprintf("interrupted: the process stopped after %d of %d file changes, and the next open made the rest but for files changed since by someone else, left as they are: %s", len(done), len(j.Files), list(skipped))
+	if len(done) > 0 && len(done) < len(j.Files) {
+		var a around
+		a, unfinished = c.finishJournaled(j)
+		if unfinished == nil {
+			rec.Message = fmt.Sprintf("the process stopped after %d of %d file changes, and the next open made the rest (%s)", len(done), len(j.Files), list(untouched))
+			if len(a.relinked) > 0 {
+				rec.Message += "; in files changed since by someone else it pointed only the links at their new targets, keeping the rest as saved: " + list(a.relinked)
+			}
+			if len(a.deleted) > 0 {
+				rec.Message += "; files it was to rewrite were deleted since by someone else, and stay deleted: " + list(a.deleted)
+			}
+			if len(a.skipped) == 0 {
+				rec.Status, rec.Message = api.StatusSuccess, "applied: "+rec.Message
+			} else {
+				aroundOthers = true
+				rec.Message = "interrupted: " + rec.Message + "; but for files changed since by someone else, left as they are: " + list(a.skipped)
+			}
 		}
 	}
 	switch {
@@ -211,30 +227,40 @@ func (c *Curator) Recover() (string, error) {
 	return fmt.Sprintf("%s %s at %s was interrupted and is now in the audit log: %s", j.Op, j.Path, j.Time, rec.Message), c.dropJournal()
 }
 
+// around is what finishJournaled found changed by someone else since
+// the operation planned its files.
+type around struct {
+	relinked []string // entries it rewrites links in, saved since: only those links rewritten
+	deleted  []string // entries it rewrites links in, deleted since: nothing left to rewrite
+	skipped  []string // anything else: left as it is
+}
+
 // finishJournaled makes the changes of j not made yet, in the order
 // planned, each only while its file is as the operation left it (a
 // rename's source there and nothing at its destination; a write's or a
 // removal's file still holding its bytes from before), and removes the
 // folders a folder MOVE or DELETE emptied. A file changed since by
-// someone else is theirs: left as it is, and returned in skipped (a
-// person's edit of an entry whose links the MOVE rewrites keeps the old
-// link; the rest of the folder still moves, where stopping left it
-// split). It stops at the first change that fails, or whose bytes the
-// journal does not hold.
-func (c *Curator) finishJournaled(j journal) (skipped []string, err error) {
+// someone else is theirs: an entry whose links the operation rewrites
+// gets only those links pointed at their new targets, so that a person's
+// save does not leave a link naming a file moved or merged away (one
+// deleted since stays deleted); any other is left as it is, and the rest
+// still made (a folder still moves, where stopping left it split). It
+// stops at the first change that fails, or whose bytes the journal does
+// not hold.
+func (c *Curator) finishJournaled(j journal) (a around, err error) {
 	var emptied []string
 	for _, f := range j.Files {
 		if f.From != "" {
 			state, err := c.renamed(f)
 			switch {
 			case err != nil:
-				return skipped, err
+				return a, err
 			case state == renameNotDone:
 				if err := c.FS.Rename(f.From, f.Path); err != nil {
-					return skipped, fmt.Errorf("rename %s to %s: %w", f.From, f.Path, err)
+					return a, fmt.Errorf("rename %s to %s: %w", f.From, f.Path, err)
 				}
 			case state != renameDone:
-				skipped = append(skipped, f.From+" → "+f.Path)
+				a.skipped = append(a.skipped, f.From+" → "+f.Path)
 				continue
 			}
 			emptied = append(emptied, f.From)
@@ -243,27 +269,41 @@ func (c *Curator) finishJournaled(j journal) (skipped []string, err error) {
 		now, err := c.FS.ReadFile(f.Path)
 		existed := err == nil
 		if err != nil && !errors.Is(err, host.ErrNotFound) {
-			return skipped, fmt.Errorf("read %s: %w", f.Path, err)
+			return a, fmt.Errorf("read %s: %w", f.Path, err)
 		}
 		key := ""
 		if existed {
 			key = catalog.SourceKey(now)
 		}
+		rewrite := f.Before != "" && f.After != "" // a file it changes where it stands
 		switch {
 		case key == f.After:
 			// made before the process stopped
 		case key != f.Before:
-			skipped = append(skipped, f.Path)
+			relinked := false
+			if rewrite && existed {
+				if relinked, err = c.relinkSaved(f.Path, now, j.Links); err != nil {
+					return a, err
+				}
+			}
+			switch {
+			case rewrite && !existed:
+				a.deleted = append(a.deleted, f.Path)
+			case relinked:
+				a.relinked = append(a.relinked, f.Path)
+			default:
+				a.skipped = append(a.skipped, f.Path)
+			}
 			continue
 		case f.After == "":
 			if err := c.FS.Remove(f.Path); err != nil && !errors.Is(err, host.ErrNotFound) {
-				return skipped, fmt.Errorf("remove %s: %w", f.Path, err)
+				return a, fmt.Errorf("remove %s: %w", f.Path, err)
 			}
 		case f.Data == nil || catalog.SourceKey(f.Data) != f.After:
-			return skipped, fmt.Errorf("the journal does not hold what %s was to hold", f.Path)
+			return a, fmt.Errorf("the journal does not hold what %s was to hold", f.Path)
 		default:
 			if err := host.Swap(c.FS, f.Path, f.Data, now, existed); err != nil {
-				return skipped, fmt.Errorf("write %s: %w", f.Path, err)
+				return a, fmt.Errorf("write %s: %w", f.Path, err)
 			}
 		}
 		if f.After == "" {
@@ -271,7 +311,7 @@ func (c *Curator) finishJournaled(j journal) (skipped []string, err error) {
 		}
 	}
 	if j.Op != "MOVE" && j.Op != "DELETE" {
-		return skipped, nil
+		return a, nil
 	}
 	// The folders a folder MOVE or DELETE emptied, below its path, as the
 	// operation itself removes them (those holding what it kept stay).
@@ -284,7 +324,37 @@ func (c *Curator) finishJournaled(j journal) (skipped []string, err error) {
 		}
 	}
 	c.removeFolders(dirs, nil)
-	return skipped, nil
+	return a, nil
+}
+
+// relinkSaved points the links of links (journal.Links) in the entry p,
+// which someone saved since the operation planned to rewrite it (now: its
+// bytes), at their new targets, as the operation does, and changes
+// nothing else of it. It reports false, writing nothing, when the save
+// has none of those links, does not parse as an entry, or changes again
+// meanwhile: then it stays as saved.
+func (c *Curator) relinkSaved(p string, now []byte, links map[string]string) (bool, error) {
+	if len(links) == 0 || !tree.IsMarkdown(p) {
+		return false, nil
+	}
+	e, err := tree.ParseEntry(p, now)
+	if err != nil {
+		return false, nil
+	}
+	data, _, n, err := c.rewriteReferrer(e, func(raw string) (string, bool) {
+		to, ok := links[raw]
+		return to, ok
+	})
+	if err != nil || n == 0 {
+		return false, nil // a save that cannot be rendered stays as it is
+	}
+	switch err := host.Swap(c.FS, p, data, now, true); {
+	case errors.Is(err, host.ErrChanged):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("write %s: %w", p, err)
+	}
+	return true, nil
 }
 
 // What the disk shows of a journaled rename.

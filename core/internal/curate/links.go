@@ -45,6 +45,21 @@ func relinkMoved(cat *catalog.Catalog, moved map[string]string, pinned map[strin
 	}
 }
 
+// noted wraps relink so that each link it points elsewhere is kept for the
+// operation's journal (journal.Links).
+func (c *Curator) noted(relink tree.Relink) tree.Relink {
+	return func(raw string) (string, bool) {
+		to, ok := relink(raw)
+		if ok {
+			if c.current.links == nil {
+				c.current.links = map[string]string{}
+			}
+			c.current.links[raw] = to
+		}
+		return to, ok
+	}
+}
+
 // rewriteLinks returns a copy of e whose links relink maps point at their
 // new paths (related:, legacy @path lines and wikilinks outside code, see
 // tree.Entry.RewriteLinks), and how many links it rewrote. Relations that

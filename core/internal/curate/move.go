@@ -97,7 +97,7 @@ func (c *Curator) moveBy(a *Applied, v valid, byCopy bool) error {
 		return fmt.Errorf("cannot move %s: the file is not loaded (over the size limit or unreadable)", src)
 	}
 	pinned := c.pinned(moved)
-	relink := relinkMoved(cat, moved, pinned)
+	relink := c.noted(relinkMoved(cat, moved, pinned))
 	referrers, err := c.referrers(moved, pinned)
 	if err != nil {
 		return err

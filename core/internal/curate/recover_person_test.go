@@ -58,65 +58,92 @@ func TestRecoveryKeepsWhatAPersonEditedAfterAKill(t *testing.T) {
 	}
 }
 
-// A folder MOVE killed part way, and a person then saving one entry whose
-// links it was to rewrite: the next open finishes the rest of the MOVE
-// (every file of the folder at its new place, the other links pointed
-// there), leaves the person's entry as saved, and names it.
+// A folder MOVE or a MERGE killed part way, and a person then saving one
+// entry whose links it was to rewrite: the next open finishes the rest
+// (every file at its new place, the other links pointed there). A save
+// that keeps the links, a line added to the file as it was (what the
+// SIGKILL harness's editor does), gets those links pointed at their new
+// targets and nothing else changed, and the operation is recorded as
+// applied; so is it when the person deleted the entry, which stays
+// deleted; a save that rewrote the entry without them stays as saved,
+// and the operation is recorded as interrupted. Each names the entry.
 func TestRecoveryFinishesAroundAPersonsEdit(t *testing.T) {
 	files := maps.Clone(fixture)
 	for i := range 6 {
-		files[fmt.Sprintf("ops/ref_%d.md", i)] = fmt.Sprintf("---\ntitle: Ref %d\n---\n\n## Narrative\nSee @eng/billing/old_retry.md and [[eng/billing/invoice_retry]].\n", i)
+		files[fmt.Sprintf("ops/ref_%d.md", i)] = fmt.Sprintf("---\ntitle: Ref %d\nrelated: [eng/billing/old_retry.md]\n---\n\n## Narrative\nSee [[eng/billing/invoice_retry]].\n", i)
 	}
-	op := api.Operation{Type: "MOVE", Path: "eng/billing", To: "eng/payments", Reason: "rename the topic"}
-	ref := newEnv(t, files)
-	mustSucceed(t, one(t, ref, op))
-	after := treeFiles(ref.fs)
-	orig := treeFiles(memOf(t, files))
-	tried := 0
-	eachKill(t, files, op, func(n int, mem *host.MemFS, j journal) {
-		// The first referrer the MOVE had yet to rewrite, once it had
-		// changed something.
-		now := treeFiles(mem)
-		if diffFiles(orig, now) == "" {
-			return
+	const added = "A line a person added after the kill.\n"
+	for _, op := range []api.Operation{
+		{Type: "MOVE", Path: "eng/billing", To: "eng/payments", Reason: "rename the topic"},
+		{Type: "MERGE", Path: "eng/billing/old_retry.md", MergeTarget: "eng/billing/invoice_retry.md", Reason: "dedupe"},
+	} {
+		ref := newEnv(t, files)
+		mustSucceed(t, one(t, ref, op))
+		after := treeFiles(ref.fs)
+		orig := treeFiles(memOf(t, files))
+		for _, save := range []string{"adds a line", "deletes", "rewrites"} {
+			t.Run(op.Type+"/"+save, func(t *testing.T) {
+				tried := 0
+				eachKill(t, files, op, func(n int, mem *host.MemFS, j journal) {
+					// The first referrer the operation had yet to
+					// rewrite, once it had changed something.
+					now := treeFiles(mem)
+					if diffFiles(orig, now) == "" {
+						return
+					}
+					person := ""
+					for _, f := range j.Files {
+						if strings.HasPrefix(f.Path, "ops/ref_") && now[f.Path] == files[f.Path] {
+							person = f.Path
+							break
+						}
+					}
+					if person == "" {
+						return
+					}
+					tried++
+					status, want := "applied", ""
+					switch save {
+					case "adds a line":
+						mem.WriteFile(person, []byte(files[person]+added))
+						want = after[person] + added
+					case "deletes":
+						mem.Remove(person)
+					default:
+						status = "interrupted"
+						want = "---\ntitle: Saved by a person\n---\n\n## Narrative\nStill see eng/billing/old_retry.md.\n"
+						mem.WriteFile(person, []byte(want))
+					}
+					msg, err := (&Curator{FS: mem, Clock: clock}).Recover()
+					if err != nil {
+						t.Fatalf("n=%d: Recover: %v", n, err)
+					}
+					got := treeFiles(mem)
+					if got[person] != want {
+						t.Fatalf("n=%d: %s, which a person %s, is now %q, not %q", n, person, save, got[person], want)
+					}
+					for p, s := range after {
+						if p != person && got[p] != s {
+							t.Fatalf("n=%d: %s is not as the whole %s leaves it (recovered: %q)", n, p, op.Type, msg)
+						}
+					}
+					for p := range got {
+						if _, ok := after[p]; !ok && p != person {
+							t.Fatalf("n=%d: %s is left, which the whole %s removes", n, p, op.Type)
+						}
+					}
+					if !strings.Contains(msg, "since by someone else") || !strings.Contains(msg, person) {
+						t.Errorf("n=%d: the recovery does not name %s: %q", n, person, msg)
+					}
+					if !strings.Contains(msg, ": "+status+":") {
+						t.Errorf("n=%d: the recovery does not record the %s as %s: %q", n, op.Type, status, msg)
+					}
+				})
+				if tried == 0 {
+					t.Fatal("no kill left a referrer to rewrite")
+				}
+			})
 		}
-		person := ""
-		for _, f := range j.Files {
-			if strings.HasPrefix(f.Path, "ops/ref_") && now[f.Path] == files[f.Path] {
-				person = f.Path
-				break
-			}
-		}
-		if person == "" {
-			return
-		}
-		tried++
-		saved := "---\ntitle: Saved by a person\n---\n\n## Narrative\nStill see @eng/billing/old_retry.md.\n"
-		mem.WriteFile(person, []byte(saved))
-		msg, err := (&Curator{FS: mem, Clock: clock}).Recover()
-		if err != nil {
-			t.Fatalf("n=%d: Recover: %v", n, err)
-		}
-		got := treeFiles(mem)
-		if got[person] != saved {
-			t.Fatalf("n=%d: %s, saved by a person, is now %q", n, person, got[person])
-		}
-		for p, s := range after {
-			if p != person && got[p] != s {
-				t.Fatalf("n=%d: %s is not as the whole MOVE leaves it (recovered: %q)", n, p, msg)
-			}
-		}
-		for p := range got {
-			if strings.HasPrefix(p, "eng/billing/") {
-				t.Fatalf("n=%d: %s is left at the old place", n, p)
-			}
-		}
-		if !strings.Contains(msg, "changed since by someone else") || !strings.Contains(msg, person) {
-			t.Errorf("n=%d: the recovery does not name %s: %q", n, person, msg)
-		}
-	})
-	if tried == 0 {
-		t.Fatal("no kill left a referrer to rewrite")
 	}
 }
 
