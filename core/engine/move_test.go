@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/arbormem/arbor/core/api"
@@ -60,5 +61,43 @@ func TestMoveKeepsSignalsAndIndex(t *testing.T) {
 	}
 	if _, err := e.Read(api.ReadParams{Path: retryPath}); err == nil {
 		t.Error("the old path still reads")
+	}
+}
+
+// A person saves an entry with a link to what a MOVE or a MERGE then moves
+// or merges away, after the engine read the tree (an editor between the
+// open and the curate, with no watcher to tell), and writes a new one with
+// such a link: the operation rewrites those links too, as the files on
+// disk now say, not as the open read them.
+func TestMoveAndMergeRewriteLinksSavedSinceTheOpen(t *testing.T) {
+	const (
+		note    = "ops/notes/weekly.md"
+		fresh   = "ops/notes/fresh.md"
+		dunning = "engineering/billing/dunning_emails.md"
+	)
+	saved := "---\ntitle: Weekly\nrelated: [" + retryPath + "]\n---\n\nSaved after the open.\n"
+	for _, tc := range []struct {
+		op   map[string]any
+		want string
+	}{
+		{map[string]any{"type": "MOVE", "path": "engineering/billing", "to": "finance/billing", "reason": "billing belongs to finance"}, "finance/billing/invoice_retry_policy.md"},
+		{map[string]any{"type": "MERGE", "path": retryPath, "mergeTarget": dunning, "reason": "one entry"}, dunning},
+	} {
+		fs := newFS(t, map[string]string{retryPath: billingEntry, dunning: linkingEntry, note: "---\ntitle: Weekly\n---\n\nNo links yet.\n"})
+		e, _ := openEngine(t, fs, &clock{now: day0}, Options{})
+		for _, p := range []string{note, fresh} {
+			if err := fs.WriteFile(p, []byte(saved)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		curateOps(t, e, tc.op)
+		for _, p := range []string{note, fresh} {
+			if b, _ := fs.ReadFile(p); string(b) != strings.ReplaceAll(saved, retryPath, tc.want) {
+				t.Errorf("%s: %s, saved since the open, is\n%s", tc.op["type"], p, b)
+			}
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

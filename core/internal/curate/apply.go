@@ -314,7 +314,12 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	}
 	var rewrites []rewrite
 	count := 0
-	for _, r := range cat.Backlinks(src) {
+	refs := cat.Backlinks(src)
+	since, err := c.linkersSince(relink, func(p string) bool { return p == src || p == dst || slices.Contains(refs, p) })
+	if err != nil {
+		return err
+	}
+	for _, r := range append(refs, since...) {
 		if r == src || r == dst {
 			continue
 		}

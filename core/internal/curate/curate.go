@@ -80,6 +80,10 @@ type Curator struct {
 	// one call (an ingest plans hundreds in one new folder); a write and
 	// the next Apply drop it.
 	lists map[string][]host.DirEntry
+	// unread lists the markdown files the catalog does not hold as they
+	// are on disk, listed by the call's first MOVE or MERGE
+	// (linkersSince); nil until then, and at each Apply.
+	unread []string
 	// reasons is what the audit log holds, read when a write would replace
 	// a reason (keepReasons).
 	reasons *auditReasons
@@ -116,7 +120,7 @@ type auditRecord struct {
 // operation a killed process left unrecorded is recorded first (Recover).
 // The caller holds the root's lock.
 func (c *Curator) Apply(ops []api.Operation) Result {
-	c.lists = nil
+	c.lists, c.unread = nil, nil
 	c.auditLog().relist()
 	res := Result{Applied: make([]Applied, 0, len(ops))}
 	var auditErr error

@@ -1,9 +1,11 @@
 package curate
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 
+	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/core/internal/catalog"
 	"github.com/arbormem/arbor/core/internal/tree"
 )
@@ -103,4 +105,54 @@ func (c *Curator) rewriteReferrer(ref *tree.Entry, relink tree.Relink) ([]byte, 
 		}
 	}
 	return data, parsed, n, nil
+}
+
+// linkersSince returns, read again from disk, the entries the catalog does
+// not hold as they are now (saved or added since the open or the last
+// refresh, when no watcher told) that link where relink points elsewhere,
+// skip's left out: the referrers of a MOVE or MERGE that the catalog's
+// backlinks, made from what it read, cannot know. The catalog takes each
+// one found in, as it does any referrer it rewrites; any other file
+// changed stays as the catalog read it, so that an operation giving its
+// text still finds it changed (checkUpdate). The tree is listed once per
+// Apply: an operation after the first of a call looks among the files
+// that listing found changed.
+func (c *Curator) linkersSince(relink tree.Relink, skip func(string) bool) ([]string, error) {
+	cat := c.catalog()
+	if c.unread == nil {
+		c.unread = []string{}
+		scan := cat.NewScan()
+		err := host.WalkFiles(c.FS, "", nil, func(dir string, de host.DirEntry) error {
+			if tree.IsMarkdown(de.Name) {
+				if p, unchanged := scan.File(dir, de.Name, catalog.InfoOf(de)); !unchanged {
+					c.unread = append(c.unread, p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			c.unread = nil
+			return nil, fmt.Errorf("look for links saved since the tree was read: %w", err)
+		}
+	}
+	var out []string
+	for _, p := range c.unread {
+		if skip(p) {
+			continue
+		}
+		if data, err := c.FS.ReadFile(p); err != nil || len(data) > c.maxBytes() {
+			continue // gone, or over the limit: nothing to rewrite
+		} else if e, err := tree.ParseEntry(p, data); err != nil {
+			continue
+		} else if _, n := e.RewriteLinks(relink); n == 0 {
+			continue
+		}
+		if _, err := c.refresh(p); err != nil {
+			return nil, err
+		}
+		if _, ok := cat.Get(p); ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }

@@ -102,6 +102,15 @@ func (c *Curator) moveBy(a *Applied, v valid, byCopy bool) error {
 	if err != nil {
 		return err
 	}
+	since, err := c.linkersSince(relink, func(p string) bool {
+		_, moves := moved[p]
+		return moves || below(p, src) || slices.Contains(referrers, p)
+	})
+	if err != nil {
+		return err
+	}
+	referrers = append(referrers, since...)
+	slices.Sort(referrers)
 
 	var plan []moveFile
 	links, relinked := 0, 0
