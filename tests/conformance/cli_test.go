@@ -1,0 +1,81 @@
+package conformance
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The CLI as ./build.sh builds it (bin/arbor: wazero patched to skip
+// validating a module whose compiled code its cache holds, host/_patch)
+// answers alike with a cold compilation cache (the module validated and
+// compiled), a warm one (validation skipped) and a damaged one (compiled
+// in memory, the cache emptied, a warning).
+func TestBuiltCLIAnswersAlikeFromItsCache(t *testing.T) {
+	bin, err := filepath.Abs(filepath.Join(repoRoot, "bin", "arbor"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("bin/arbor is missing: run ./build.sh cli")
+	}
+	if testing.Short() {
+		t.Skip("compiles the engine module")
+	}
+	root, cacheHome := filepath.Join(t.TempDir(), "notes"), t.TempDir()
+	if err := CopyTree(filepath.Join(repoRoot, "examples", "notes"), root); err != nil {
+		t.Fatal(err)
+	}
+	arbor := func(args ...string) (stdout, stderr string) {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"--root", root}, args...)...)
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cacheHome, "HOME="+cacheHome)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("arbor %v: %v\n%s", args, err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	arbor("init")
+	took := regexp.MustCompile(`"tookMs": [0-9.e+-]+`)
+	answer := func() (string, string) {
+		out, errs := arbor("--json", "query", "which tokenizer for Korean")
+		return took.ReplaceAllString(out, `"tookMs": 0`), errs
+	}
+	cached := func() []string {
+		var files []string
+		filepath.WalkDir(filepath.Join(cacheHome, "arbor", "wazero"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		return files
+	}
+	cold, _ := answer()
+	if !strings.Contains(cold, "korean_tokenizer_findings.md") {
+		t.Fatalf("the query does not find the Korean tokenizer entry:\n%s", cold)
+	}
+	files := cached()
+	if len(files) != 1 {
+		t.Fatalf("the first start left %d files in the cache, want 1: %v", len(files), files)
+	}
+	if warm, _ := answer(); warm != cold {
+		t.Errorf("from the cache:\n%s\nwith a cold cache:\n%s", warm, cold)
+	}
+	if err := os.Truncate(files[0], 1000); err != nil {
+		t.Fatal(err)
+	}
+	damaged, warned := answer()
+	if damaged != cold {
+		t.Errorf("from a damaged cache:\n%s\nwith a cold cache:\n%s", damaged, cold)
+	}
+	if !strings.Contains(warned, "could not be used") {
+		t.Errorf("a damaged cache gave no warning: %q", warned)
+	}
+}
