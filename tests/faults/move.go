@@ -296,7 +296,7 @@ func (m *moved) check(res *result, root string, byReason map[string][]string, tr
 			m.Applied++
 		} else {
 			res.AuditMissing++
-			res.problem("audit-missing: the folder moved to %s, and the audit log has no success for %v", movePlaces[to], m.reasons)
+			res.problem("audit-missing: the folder moved to %s, and the audit log has no success for %v (%s)", movePlaces[to], m.reasons, m.lines(byReason))
 		}
 	case whole:
 		if success {
@@ -327,6 +327,20 @@ func (m *moved) check(res *result, root string, byReason map[string][]string, tr
 	m.LeftAtBoth += len(both)
 	m.Dangling += len(danglingLinks(tree))
 	return m.finish(res, root, to)
+}
+
+// lines is what the audit log says of this round's MOVEs.
+func (m *moved) lines(byReason map[string][]string) string {
+	var out []string
+	for _, r := range m.reasons {
+		for _, l := range byReason[r] {
+			out = append(out, r+": "+l)
+		}
+	}
+	if len(out) == 0 {
+		return "no line"
+	}
+	return strings.Join(out, "; ")
 }
 
 // read is the file p's text ("" when absent): an entry's text, an

@@ -342,6 +342,7 @@ func (c *Curator) merge(a *Applied, op api.Operation, v valid) error {
 	if err == nil {
 		t.putEntry(cat, mergedParsed)
 		for _, rw := range rewrites {
+			c.relinking(rw.parsed.Path)
 			if err = t.write(rw.parsed.Path, rw.data); err != nil {
 				break
 			}

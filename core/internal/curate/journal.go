@@ -51,6 +51,10 @@ type journalFile struct {
 	Before string `json:"before"`
 	After  string `json:"after"`
 	Data   []byte `json:"data,omitempty"`
+	// Relink marks a change that only points the file's links elsewhere
+	// (a referrer of a MOVE or MERGE): in a file saved since, finishing it
+	// rewrites those links of the save (journal.Links).
+	Relink bool `json:"relink,omitempty"`
 }
 
 // journalData bounds the bytes a journal keeps of the files its plan
@@ -64,6 +68,7 @@ type inflight struct {
 	op        api.Operation
 	typ, path string
 	links     map[string]string // see journal.Links
+	relinked  map[string]bool   // the files it writes only to point their links elsewhere (journalFile.Relink)
 }
 
 // newTxn starts a transaction whose changes are journaled first.
@@ -88,7 +93,7 @@ func (c *Curator) writeJournal(plan []planned) error {
 		}
 	}
 	for _, ch := range plan {
-		f := journalFile{Path: ch.path}
+		f := journalFile{Path: ch.path, Relink: c.current.relinked[ch.path]}
 		if ch.from != "" {
 			f.From = ch.from
 			j.Files = append(j.Files, f)
@@ -193,6 +198,9 @@ func (c *Curator) Recover() (string, error) {
 			if len(a.relinked) > 0 {
 				rec.Message += "; in files changed since by someone else it pointed only the links at their new targets, keeping the rest as saved: " + list(a.relinked)
 			}
+			if len(a.kept) > 0 {
+				rec.Message += "; files changed since by someone else that no longer name what it moved, kept as saved: " + list(a.kept)
+			}
 			if len(a.deleted) > 0 {
 				rec.Message += "; files it was to rewrite were deleted since by someone else, and stay deleted: " + list(a.deleted)
 			}
@@ -230,8 +238,9 @@ func (c *Curator) Recover() (string, error) {
 // around is what finishJournaled found changed by someone else since
 // the operation planned its files.
 type around struct {
-	relinked []string // entries it rewrites links in, saved since: only those links rewritten
-	deleted  []string // entries it rewrites links in, deleted since: nothing left to rewrite
+	relinked []string // referrers saved since: only the links rewritten
+	kept     []string // referrers saved since with none of the links left: kept as saved
+	deleted  []string // referrers deleted since: nothing left to rewrite
 	skipped  []string // anything else: left as it is
 }
 
@@ -244,11 +253,17 @@ type around struct {
 // gets only those links pointed at their new targets, so that a person's
 // save does not leave a link naming a file moved or merged away (one
 // deleted since stays deleted); any other is left as it is, and the rest
-// still made (a folder still moves, where stopping left it split). It
-// stops at the first change that fails, or whose bytes the journal does
-// not hold.
+// still made (a folder still moves, where stopping left it split), but
+// for the removals that follow a write carrying knowledge left so: the
+// text they would remove may be nowhere else. It stops at the first
+// change that fails, or whose bytes the journal does not hold.
 func (c *Curator) finishJournaled(j journal) (a around, err error) {
 	var emptied []string
+	// carried is false once a write carrying knowledge (a MERGE's target,
+	// a moved entry at its new place) was changed since by someone else:
+	// the removals after it, whose files' text it was to hold, are not
+	// made.
+	carried := true
 	for _, f := range j.Files {
 		if f.From != "" {
 			state, err := c.renamed(f)
@@ -275,25 +290,34 @@ func (c *Curator) finishJournaled(j journal) (a around, err error) {
 		if existed {
 			key = catalog.SourceKey(now)
 		}
-		rewrite := f.Before != "" && f.After != "" // a file it changes where it stands
 		switch {
 		case key == f.After:
 			// made before the process stopped
 		case key != f.Before:
-			relinked := false
-			if rewrite && existed {
-				if relinked, err = c.relinkSaved(f.Path, now, j.Links); err != nil {
+			state := relinkNot
+			switch {
+			case !f.Relink:
+			case !existed:
+				state = relinkGone
+			default:
+				if state, err = c.relinkSaved(f.Path, now, j.Links); err != nil {
 					return a, err
 				}
 			}
-			switch {
-			case rewrite && !existed:
-				a.deleted = append(a.deleted, f.Path)
-			case relinked:
+			switch state {
+			case relinkDone:
 				a.relinked = append(a.relinked, f.Path)
+			case relinkNone:
+				a.kept = append(a.kept, f.Path)
+			case relinkGone:
+				a.deleted = append(a.deleted, f.Path)
 			default:
 				a.skipped = append(a.skipped, f.Path)
+				carried = carried && (f.Relink || f.After == "")
 			}
+			continue
+		case f.After == "" && !carried:
+			a.skipped = append(a.skipped, f.Path)
 			continue
 		case f.After == "":
 			if err := c.FS.Remove(f.Path); err != nil && !errors.Is(err, host.ErrNotFound) {
@@ -327,34 +351,41 @@ func (c *Curator) finishJournaled(j journal) (a around, err error) {
 	return a, nil
 }
 
-// relinkSaved points the links of links (journal.Links) in the entry p,
-// which someone saved since the operation planned to rewrite it (now: its
-// bytes), at their new targets, as the operation does, and changes
-// nothing else of it. It reports false, writing nothing, when the save
-// has none of those links, does not parse as an entry, or changes again
-// meanwhile: then it stays as saved.
-func (c *Curator) relinkSaved(p string, now []byte, links map[string]string) (bool, error) {
-	if len(links) == 0 || !tree.IsMarkdown(p) {
-		return false, nil
-	}
+// What finishing a referrer's change found in a file saved since.
+const (
+	relinkNot  = iota // not a referrer's change, or a save it cannot read as an entry: left as it is
+	relinkDone        // the save's links pointed at their new targets
+	relinkNone        // the save names none of what the operation moved: kept as saved
+	relinkGone        // the file was deleted since
+)
+
+// relinkSaved points the links of links (journal.Links) in the referrer
+// p, which someone saved since the operation planned to rewrite it (now:
+// its bytes), at their new targets, as the operation does, and changes
+// nothing else of it. A save that does not parse as an entry, that cannot
+// be rendered, or that changes again meanwhile stays as it is.
+func (c *Curator) relinkSaved(p string, now []byte, links map[string]string) (int, error) {
 	e, err := tree.ParseEntry(p, now)
 	if err != nil {
-		return false, nil
+		return relinkNot, nil
 	}
 	data, _, n, err := c.rewriteReferrer(e, func(raw string) (string, bool) {
 		to, ok := links[raw]
 		return to, ok
 	})
-	if err != nil || n == 0 {
-		return false, nil // a save that cannot be rendered stays as it is
+	switch {
+	case err != nil:
+		return relinkNot, nil
+	case n == 0:
+		return relinkNone, nil
 	}
 	switch err := host.Swap(c.FS, p, data, now, true); {
 	case errors.Is(err, host.ErrChanged):
-		return false, nil
+		return relinkNot, nil
 	case err != nil:
-		return false, fmt.Errorf("write %s: %w", p, err)
+		return relinkNot, fmt.Errorf("write %s: %w", p, err)
 	}
-	return true, nil
+	return relinkDone, nil
 }
 
 // What the disk shows of a journaled rename.

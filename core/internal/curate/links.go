@@ -62,6 +62,15 @@ func (c *Curator) noted(relink tree.Relink) tree.Relink {
 	}
 }
 
+// relinking marks p as a file the operation writes only to point its
+// links elsewhere (journalFile.Relink).
+func (c *Curator) relinking(p string) {
+	if c.current.relinked == nil {
+		c.current.relinked = map[string]bool{}
+	}
+	c.current.relinked[p] = true
+}
+
 // rewriteLinks returns a copy of e whose links relink maps point at their
 // new paths (related:, legacy @path lines and wikilinks outside code, see
 // tree.Entry.RewriteLinks), and how many links it rewrote. Relations that

@@ -190,6 +190,7 @@ func (c *Curator) moveBy(a *Applied, v valid, byCopy bool) error {
 		if err != nil {
 			break
 		}
+		c.relinking(rw.parsed.Path)
 		if err = t.write(rw.parsed.Path, rw.data); err == nil {
 			t.putEntry(cat, rw.parsed)
 		}

@@ -65,8 +65,10 @@ func TestRecoveryKeepsWhatAPersonEditedAfterAKill(t *testing.T) {
 // SIGKILL harness's editor does), gets those links pointed at their new
 // targets and nothing else changed, and the operation is recorded as
 // applied; so is it when the person deleted the entry, which stays
-// deleted; a save that rewrote the entry without them stays as saved,
-// and the operation is recorded as interrupted. Each names the entry.
+// deleted, or rewrote it without those links, which stays as saved. A
+// save whose front matter does not parse may hold them unseen: it stays
+// as saved, and the operation is recorded as interrupted. Each names the
+// entry.
 func TestRecoveryFinishesAroundAPersonsEdit(t *testing.T) {
 	files := maps.Clone(fixture)
 	for i := range 6 {
@@ -81,7 +83,7 @@ func TestRecoveryFinishesAroundAPersonsEdit(t *testing.T) {
 		mustSucceed(t, one(t, ref, op))
 		after := treeFiles(ref.fs)
 		orig := treeFiles(memOf(t, files))
-		for _, save := range []string{"adds a line", "deletes", "rewrites"} {
+		for _, save := range []string{"adds a line", "deletes", "drops the links", "breaks the front matter"} {
 			t.Run(op.Type+"/"+save, func(t *testing.T) {
 				tried := 0
 				eachKill(t, files, op, func(n int, mem *host.MemFS, j journal) {
@@ -109,9 +111,12 @@ func TestRecoveryFinishesAroundAPersonsEdit(t *testing.T) {
 						want = after[person] + added
 					case "deletes":
 						mem.Remove(person)
+					case "drops the links":
+						want = "---\ntitle: Saved by a person\n---\n\n## Narrative\nStill see eng/billing/old_retry.md.\n"
+						mem.WriteFile(person, []byte(want))
 					default:
 						status = "interrupted"
-						want = "---\ntitle: Saved by a person\n---\n\n## Narrative\nStill see eng/billing/old_retry.md.\n"
+						want = "---\ntitle: Saved: by a person\nrelated: [eng/billing/old_retry.md]\n---\n\nHalf"
 						mem.WriteFile(person, []byte(want))
 					}
 					msg, err := (&Curator{FS: mem, Clock: clock}).Recover()
@@ -144,6 +149,48 @@ func TestRecoveryFinishesAroundAPersonsEdit(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A MERGE killed after writing its target, and a person then saving the
+// target: its change was the merge itself, not a link's, so the save
+// stays as it is, links and all, and the source, whose text the target
+// was to hold, is not removed. The MERGE is recorded as interrupted,
+// naming the target.
+func TestRecoveryLeavesAMergeTargetSavedSince(t *testing.T) {
+	const target, source = "eng/billing/invoice_retry.md", "eng/billing/old_retry.md"
+	files := maps.Clone(fixture)
+	for i := range 3 {
+		files[fmt.Sprintf("ops/ref_%d.md", i)] = fmt.Sprintf("---\ntitle: Ref %d\nrelated: [%s]\n---\n\nA referrer.\n", i, source)
+	}
+	op := api.Operation{Type: "MERGE", Path: source, MergeTarget: target, Reason: "dedupe"}
+	saved := "---\ntitle: Saved by a person\nrelated: [" + source + "]\n---\n\nA person's save of the target.\n"
+	tried := 0
+	eachKill(t, files, op, func(n int, mem *host.MemFS, j journal) {
+		if b, _ := mem.ReadFile(target); string(b) == files[target] {
+			return // the target is not written yet
+		}
+		if _, err := mem.ReadFile(source); err != nil {
+			return // removed already: nothing left to keep
+		}
+		tried++
+		mem.WriteFile(target, []byte(saved))
+		msg, err := (&Curator{FS: mem, Clock: clock}).Recover()
+		if err != nil {
+			t.Fatalf("n=%d: Recover: %v", n, err)
+		}
+		if b, _ := mem.ReadFile(target); string(b) != saved {
+			t.Fatalf("n=%d: the target, saved by a person, is now %q", n, b)
+		}
+		if b, err := mem.ReadFile(source); err != nil || string(b) != files[source] {
+			t.Fatalf("n=%d: the source is %q (%v), removed while the target does not hold its text", n, b, err)
+		}
+		if !strings.Contains(msg, ": interrupted:") || !strings.Contains(msg, target) {
+			t.Errorf("n=%d: the recovery does not record the MERGE as interrupted at %s: %q", n, target, msg)
+		}
+	})
+	if tried == 0 {
+		t.Fatal("no kill left the target written and the source in place")
 	}
 }
 
