@@ -10,8 +10,9 @@
 //     has no line in the audit log (once the root was opened again, as
 //     any next command does).
 //
-// Each round starts two writers — a curate batch, an add, an ingest, or a
-// folder MOVE — and an editor saving and deleting files the way editors do (a
+// Each round starts two writers — a curate batch (ADDs, some linking to
+// earlier notes, UPDATEs, and MERGEs of one note into another), an add,
+// an ingest, or a folder MOVE — and an editor saving and deleting files the way editors do (a
 // temporary file, then a rename; with -editor inplace, the way VS Code,
 // `echo >>` and many sync tools do: the file truncated and written in
 // place, or appended to, so that a writer may read it half written),
@@ -30,7 +31,10 @@
 // within milliseconds of its journal's appearing, which is when it
 // changes files; a split folder is then moved the rest of the way by hand
 // and its links pointed by hand (they name files not there until then),
-// as a person reading the audit line would. It prints a markdown report:
+// as a person reading the audit line would. A MERGE of a note must leave
+// the source's markers in its target, or the source as it was; a source
+// gone means a MERGE in the audit log as applied, and links to it follow
+// it (the check of every relation). It prints a markdown report:
 //
 //	./build.sh && go run ./tests/faults -n 200 -report /tmp/rename.md
 //	go run ./tests/faults -n 200 -editor inplace -report /tmp/inplace.md
@@ -97,6 +101,7 @@ type result struct {
 	Lost, Torn, Resurrected, AuditMissing int
 	InPlace                               bool // the editor writes in place
 	Moves                                 *moved
+	Notes                                 *notes
 	Problems                              []string
 	Elapsed                               time.Duration
 }
@@ -178,7 +183,7 @@ func run(n int, bin string, seed int64, keep, inPlace bool) (*result, error) {
 		}
 		files[p] = &editorFile{own: own}
 	}
-	res := &result{InPlace: inPlace, Moves: mv}
+	res := &result{InPlace: inPlace, Moves: mv, Notes: newNotes()}
 	var sent []op
 	start := time.Now()
 	for round := 0; round < n; round++ {
@@ -207,7 +212,7 @@ func (res *result) round(rng *rand.Rand, bin, root, srcDir string, round int, fi
 	var exited []chan struct{}
 	firstMoves := false
 	for w := 0; w < 2; w++ {
-		cmd, wops, err := writer(rng, bin, root, srcDir, round, w, files, res.Moves)
+		cmd, wops, err := writer(rng, bin, root, srcDir, round, w, files, res.Moves, res.Notes)
 		if err != nil {
 			return nil, err
 		}
@@ -290,23 +295,35 @@ func kill(p *exec.Cmd, exited chan struct{}, res *result) {
 
 // writer makes one writer process: a curate batch, an add, an ingest or
 // a folder MOVE.
-func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[string]*editorFile, mv *moved) (*exec.Cmd, []op, error) {
+func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[string]*editorFile, mv *moved, nt *notes) (*exec.Cmd, []op, error) {
 	id := func(i int) string { return fmt.Sprintf("w%d-r%d-op%d", w, round, i) }
 	domain := fmt.Sprintf("agents/writer_%d", w)
 	switch rng.Intn(4) {
 	case 3:
 		return mv.writer(bin, root, round, w), nil, nil
-	case 0: // a curate batch of ADDs and UPDATEs of seed entries and of the moved folder's
+	case 0: // a curate batch of ADDs (some linking to earlier notes), MERGEs of notes, and UPDATEs of seed entries and of the moved folder's
 		var batch []map[string]any
 		var ops []op
 		for i := 0; i < 4+rng.Intn(12); i++ {
 			marker := "M-" + id(i)
 			if rng.Intn(2) == 0 {
 				title := fmt.Sprintf("Note %s", id(i))
-				batch = append(batch, map[string]any{"type": "ADD", "path": domain, "title": title, "reason": id(i),
-					"content": map[string]any{"narrative": "Written by the agent: " + marker + "."}})
+				add := map[string]any{"type": "ADD", "path": domain, "title": title, "reason": id(i),
+					"content": map[string]any{"narrative": "Written by the agent: " + marker + "."}}
+				if rng.Intn(2) == 0 {
+					if to := nt.linkTarget(rng); to != "" {
+						add["relations"] = []string{to}
+					}
+				}
+				batch = append(batch, add)
 				ops = append(ops, op{reason: id(i), kind: "ADD", marker: marker})
 				continue
+			}
+			if rng.Intn(4) == 0 {
+				if m := nt.merge(rng, id(i)); m != nil {
+					batch = append(batch, m)
+					continue
+				}
 			}
 			p := fmt.Sprintf("%s/seed_%02d.md", seedFolder, rng.Intn(seeds))
 			if rng.Intn(4) == 0 {
@@ -569,6 +586,9 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 		if onDisk != "" && onDisk == o.alt {
 			res.Moves.UpdatesMoved++
 		}
+		if o.kind == "ADD" && onDisk != "" && applied {
+			res.Notes.learn(onDisk, o.marker)
+		}
 		switch {
 		case onDisk != "" && len(lines) == 0:
 			res.AuditMissing++
@@ -582,6 +602,7 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 		}
 		o.marker = ""
 	}
+	res.Notes.check(res, byReason, tree)
 	return res.Moves.check(res, root, byReason, tree)
 }
 
@@ -623,13 +644,13 @@ func (r *result) markdown(n int, seed int64, editor string) string {
 	if r.InPlace {
 		how = "in place: truncated and written in two writes, or appended to"
 	}
-	title := "SIGKILL during curate, add, ingest and folder MOVEs"
+	title := "SIGKILL during curate (MERGEs included), add, ingest and folder MOVEs"
 	if r.InPlace {
 		title += ", an editor saving in place"
 	}
 	fmt.Fprintf(&b, "# Fault injection: %s\n\n", title)
 	fmt.Fprintf(&b, "`go run ./tests/faults -n %d -seed %d -editor %s` (%s, %s). Each round starts two writers on one root (a\n", n, seed, editor, r.Elapsed.Round(time.Second), time.Now().UTC().Format("2006-01-02"))
-	fmt.Fprintf(&b, "curate batch of ADDs and UPDATEs, an `arbor add`, an `arbor ingest`, or a folder MOVE) while an editor saves and\n")
+	fmt.Fprintf(&b, "curate batch of ADDs, UPDATEs and MERGEs of notes, an `arbor add`, an `arbor ingest`, or a folder MOVE) while an editor saves and\n")
 	fmt.Fprintf(&b, "deletes seed entries (%s), kills one writer with SIGKILL after 0–1500 ms\n", how)
 	fmt.Fprintf(&b, "(a MOVE, half the time, within 8 ms of its journal's appearing) and the other half the time,\n")
 	fmt.Fprintf(&b, "then opens the root (`arbor doctor --fix --json`) and checks. The MOVE carries a topic of 6\n")
@@ -654,6 +675,8 @@ func (r *result) markdown(n int, seed int64, editor string) string {
 		{"folder MOVEs interrupted (the folder split, recorded as interrupted; finished by hand)", m.Interrupted},
 		{"files an interrupted MOVE left at both places (entries it edits)", m.LeftAtBoth},
 		{"links an interrupted MOVE left naming no file (pointed by hand)", m.Dangling},
+		{"MERGEs of agents' notes sent", r.Notes.Sent}, {"of them applied (audit `success`, the source gone, its markers in the target)", r.Notes.Applied},
+		{"of them not applied (killed before, or failed)", r.Notes.NotApplied}, {"ADDs linking to an earlier note (a MERGE rewrites such links)", r.Notes.Linked},
 		{"**lost**", r.Lost}, {"**torn**", r.Torn}, {"**resurrected**", r.Resurrected}, {"**audit-missing**", r.AuditMissing},
 		{"**duplicated** (a file a MOVE carried unedited at both places)", m.Duplicated},
 		{"**copied** (the sparse file written out: a MOVE copied it, not renamed)", m.Copied},
