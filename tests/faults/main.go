@@ -304,6 +304,13 @@ func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[st
 	case 0: // a curate batch of ADDs (some linking to earlier notes), MERGEs of notes, and UPDATEs of seed entries and of the moved folder's
 		var batch []map[string]any
 		var ops []op
+		// First in the batch, half the time: most batches are killed
+		// before their last operations.
+		if rng.Intn(2) == 0 {
+			if m := nt.merge(rng, fmt.Sprintf("w%d-r%d-merge", w, round)); m != nil {
+				batch = append(batch, m)
+			}
+		}
 		for i := 0; i < 4+rng.Intn(12); i++ {
 			marker := "M-" + id(i)
 			if rng.Intn(2) == 0 {
@@ -318,12 +325,6 @@ func writer(rng *rand.Rand, bin, root, srcDir string, round, w int, files map[st
 				batch = append(batch, add)
 				ops = append(ops, op{reason: id(i), kind: "ADD", marker: marker})
 				continue
-			}
-			if rng.Intn(4) == 0 {
-				if m := nt.merge(rng, id(i)); m != nil {
-					batch = append(batch, m)
-					continue
-				}
 			}
 			p := fmt.Sprintf("%s/seed_%02d.md", seedFolder, rng.Intn(seeds))
 			if rng.Intn(4) == 0 {
