@@ -80,10 +80,10 @@ type Curator struct {
 	// one call (an ingest plans hundreds in one new folder); a write and
 	// the next Apply drop it.
 	lists map[string][]host.DirEntry
-	// unread lists the markdown files the catalog does not hold as they
-	// are on disk, listed by the call's first MOVE or MERGE
-	// (linkersSince); nil until then, and at each Apply.
-	unread []string
+	// unread holds the markdown files the catalog does not hold as they
+	// are on disk, read by the call's first MOVE or MERGE (linkersSince);
+	// nil until then, and at each Apply.
+	unread []unreadFile
 	// reasons is what the audit log holds, read when a write would replace
 	// a reason (keepReasons).
 	reasons *auditReasons

@@ -123,45 +123,71 @@ func (c *Curator) rewriteReferrer(ref *tree.Entry, relink tree.Relink) ([]byte, 
 // backlinks, made from what it read, cannot know. The catalog takes each
 // one found in, as it does any referrer it rewrites; any other file
 // changed stays as the catalog read it, so that an operation giving its
-// text still finds it changed (checkUpdate). The tree is listed once per
-// Apply: an operation after the first of a call looks among the files
-// that listing found changed.
+// text still finds it changed (checkUpdate). The tree is listed, and the
+// files changed read, once per Apply: an operation after the first of a
+// call looks among what that read found.
 func (c *Curator) linkersSince(relink tree.Relink, skip func(string) bool) ([]string, error) {
-	cat := c.catalog()
 	if c.unread == nil {
-		c.unread = []string{}
-		scan := cat.NewScan()
-		err := host.WalkFiles(c.FS, "", nil, func(dir string, de host.DirEntry) error {
-			if tree.IsMarkdown(de.Name) {
-				if p, unchanged := scan.File(dir, de.Name, catalog.InfoOf(de)); !unchanged {
-					c.unread = append(c.unread, p)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			c.unread = nil
-			return nil, fmt.Errorf("look for links saved since the tree was read: %w", err)
-		}
-	}
-	var out []string
-	for _, p := range c.unread {
-		if skip(p) {
-			continue
-		}
-		if data, err := c.FS.ReadFile(p); err != nil || len(data) > c.maxBytes() {
-			continue // gone, or over the limit: nothing to rewrite
-		} else if e, err := tree.ParseEntry(p, data); err != nil {
-			continue
-		} else if _, n := e.RewriteLinks(relink); n == 0 {
-			continue
-		}
-		if _, err := c.refresh(p); err != nil {
+		if err := c.readUnread(); err != nil {
 			return nil, err
 		}
-		if _, ok := cat.Get(p); ok {
-			out = append(out, p)
+	}
+	cat := c.catalog()
+	var out []string
+	for _, u := range c.unread {
+		if u.entry == nil || skip(u.path) {
+			continue
+		}
+		if _, n := u.entry.RewriteLinks(relink); n == 0 {
+			continue
+		}
+		if _, err := c.refresh(u.path); err != nil {
+			return nil, err
+		}
+		if _, ok := cat.Get(u.path); ok {
+			out = append(out, u.path)
 		}
 	}
 	return out, nil
+}
+
+// unreadFile is a markdown file the catalog does not hold as it is on
+// disk, and the entry it holds now: nil when it is gone, over the size
+// limit or does not parse, which leaves no link to rewrite.
+type unreadFile struct {
+	path  string
+	entry *tree.Entry
+}
+
+// readUnread lists the tree and reads the files the catalog does not hold
+// as the listing shows them, for linkersSince.
+func (c *Curator) readUnread() error {
+	scan := c.catalog().NewScan()
+	var paths []string
+	limit := int64(c.maxBytes())
+	err := host.WalkFiles(c.FS, "", nil, func(dir string, de host.DirEntry) error {
+		if tree.IsMarkdown(de.Name) {
+			// One over the size limit stays unread, as at open: a note
+			// grown into a log may be gigabytes.
+			fi := catalog.InfoOf(de)
+			if p, unchanged := scan.File(dir, de.Name, fi); !unchanged && fi.Size <= limit {
+				paths = append(paths, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("look for links saved since the tree was read: %w", err)
+	}
+	c.unread = make([]unreadFile, 0, len(paths))
+	for _, p := range paths {
+		u := unreadFile{path: p}
+		if data, err := c.FS.ReadFile(p); err == nil && len(data) <= c.maxBytes() {
+			if e, err := tree.ParseEntry(p, data); err == nil {
+				u.entry = e
+			}
+		}
+		c.unread = append(c.unread, u)
+	}
+	return nil
 }
