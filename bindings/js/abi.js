@@ -99,6 +99,8 @@ export class ArborHost {
     if (missing.length > 0) throw new TypeError(`arbor: the storage adapter lacks ${missing.join(', ')}`);
     this.storage = storage;
     this.onLog = onLog ?? (() => {});
+    /** @type {Set<string>} the folders walks left out, each said once (TreeWalk) */
+    this.leftOut = new Set();
     this.onProgress = onProgress;
     this.readOnly = readOnly;
     this.embeddings = embeddings;
@@ -453,7 +455,11 @@ export class ArborHost {
     if (kept && after !== null && kept.root === root && kept.after === after) {
       walk = kept.walk;
     } else {
-      walk = new TreeWalk(this.storage);
+      walk = new TreeWalk(this.storage, (p, why) => {
+        if (this.leftOut.has(p)) return;
+        this.leftOut.add(p);
+        this.onLog('warn', `fs_walk: ${p}: left out of the memory: ${why}`);
+      });
       if (!walk.start(root, after)) return new Uint8Array(0);
     }
     const out = this.walkOut;
@@ -505,9 +511,16 @@ export class ArborHost {
  * the tree) is not walked.
  */
 class TreeWalk {
-  /** @param {Storage} storage */
-  constructor(storage) {
+  /**
+   * @param {Storage} storage
+   * @param {(p: string, why: string) => void} leftOut hears of each folder
+   *   the walk leaves out for a reason the user can fix (a name the rules
+   *   refuse, a folder this user may not list, a path past the system's
+   *   limit): what it holds is missing from the memory
+   */
+  constructor(storage, leftOut) {
     this.storage = storage;
+    this.leftOut = leftOut;
     /** @type {WalkFrame[]} the folders of the walk's current path */
     this.stack = [];
     /** @type {{ path: string, list: StorageEntry[] } | null} the record next() gives first */
@@ -542,16 +555,27 @@ class TreeWalk {
     const top = this.stack[this.stack.length - 1];
     if (s.id !== undefined && this.stack.some((f) => f.id === s.id)) return null;
     const p = top.path === '' ? s.name : `${top.path}/${s.name}`;
-    if (pathProblem(p)) return null;
+    const problem = pathProblem(p);
+    if (problem) {
+      this.leftOut(p, `the engine refuses its name (${problem})`);
+      return null;
+    }
     try {
       return { path: p, list: this.enter(p, s.id) };
     } catch (err) {
       const code = /** @type {{ code?: string }} */ (err)?.code;
-      // Removed, no longer a folder, or past the system's path limit.
-      if (code === 'ENOENT' || code === 'EINVAL' || code === 'ENAMETOOLONG') return null;
+      // Removed, or no longer a folder.
+      if (code === 'ENOENT' || code === 'EINVAL') return null;
+      if (code === 'ENAMETOOLONG') {
+        this.leftOut(p, "its path is longer than the system's limit");
+        return null;
+      }
       // A folder this user may not list holds nothing the engine can read:
       // left out, where it failed the walk and the open of the whole memory.
-      if (code === 'EACCES') return null;
+      if (code === 'EACCES') {
+        this.leftOut(p, 'this user may not list it (permission denied)');
+        return null;
+      }
       throw err;
     }
   }

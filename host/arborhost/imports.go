@@ -272,9 +272,14 @@ func Instantiate(ctx context.Context, rt wazero.Runtime, name string, fsys *Root
 	fn4("fs_list", fsys.abiList)
 	fn4("fs_stat", fsys.abiStat)
 	b.NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
+		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
 			s[0] = api.EncodeI32(fsys.abiWalk(m.Memory(), api.DecodeU32(s[0]), api.DecodeU32(s[1]), api.DecodeU32(s[2]),
 				api.DecodeU32(s[3]), api.DecodeU32(s[4]), api.DecodeU32(s[5])))
+			for _, msg := range fsys.takeLeftOut() {
+				if logf != nil {
+					logf(ctx, 2, "fs_walk: "+msg)
+				}
+			}
 		}), []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}).
 		Export("fs_walk")
 	b.NewFunctionBuilder().

@@ -52,6 +52,11 @@ type RootFS struct {
 	// since the last TakeWritten, once RecordWrites was called.
 	writtenMu sync.Mutex
 	written   map[string]bool
+	// leftOutSeen holds the folders walks left out (leftOut), and
+	// leftOutNew the warnings not taken yet.
+	leftOutMu   sync.Mutex
+	leftOutSeen map[string]bool
+	leftOutNew  []string
 }
 
 // RecordWrites makes r note the paths of the tree it writes, removes and

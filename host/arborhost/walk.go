@@ -92,15 +92,21 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 	if top.rel == "" {
 		rel = s.name
 	}
-	if checkPath(rel) != nil {
-		return "", nil, false, nil // a name the rules refuse: fs_list could not list it either
+	if err := checkPath(rel); err != nil {
+		// A name the rules refuse: fs_list could not list it either.
+		w.r.leftOut(rel, "the engine refuses its name ("+err.Error()+")")
+		return "", nil, false, nil
 	}
 	d, id, err := top.dir.open(s)
 	if err != nil {
-		if gone(err) || errors.Is(err, fs.ErrPermission) {
+		if gone(err) {
+			return "", nil, false, nil
+		}
+		if errors.Is(err, fs.ErrPermission) {
 			// A folder this user may not list (chmod 700 by another, 000)
 			// holds nothing the engine can read: left out, where it failed
 			// the walk, and with it the open of the whole memory.
+			w.r.leftOut(rel, denied)
 			return "", nil, false, nil
 		}
 		return "", nil, false, osError("list", rel, err)
@@ -112,7 +118,11 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 	list, subs, err := w.list(d, rel, full)
 	if err != nil {
 		d.close()
-		if gone(err) || errors.Is(err, fs.ErrPermission) {
+		if gone(err) {
+			return "", nil, false, nil
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			w.r.leftOut(rel, denied)
 			return "", nil, false, nil
 		}
 		return "", nil, false, osError("list", rel, err)
@@ -171,6 +181,35 @@ func (w *walker) resume(root, after string) error {
 // gone reports an error of a folder removed during the walk.
 func gone(err error) bool {
 	return errors.Is(err, host.ErrNotFound) || isGone(err)
+}
+
+// denied is why a walk leaves out a folder this user may not list.
+const denied = "this user may not list it (permission denied)"
+
+// leftOut records that walks leave out the folder rel, and why, for the
+// host to warn of once (takeLeftOut): what it holds is missing from the
+// memory, which an open does not say otherwise.
+func (r *RootFS) leftOut(rel, why string) {
+	r.leftOutMu.Lock()
+	defer r.leftOutMu.Unlock()
+	if r.leftOutSeen[rel] {
+		return
+	}
+	if r.leftOutSeen == nil {
+		r.leftOutSeen = map[string]bool{}
+	}
+	r.leftOutSeen[rel] = true
+	r.leftOutNew = append(r.leftOutNew, rel+": left out of the memory: "+why)
+}
+
+// takeLeftOut returns the folders walks left out since the last call,
+// each folder once in r's life, as sentences for a warning.
+func (r *RootFS) takeLeftOut() []string {
+	r.leftOutMu.Lock()
+	defer r.leftOutMu.Unlock()
+	out := r.leftOutNew
+	r.leftOutNew = nil
+	return out
 }
 
 // Walk implements host.Walker: one walk, each folder opened relative to

@@ -340,4 +340,32 @@ func TestWalkLeavesOutAFolderItMayNotList(t *testing.T) {
 	if want := []string{"", "ops", "ops/pager", "zz"}; !reflect.DeepEqual(dirs, want) {
 		t.Errorf("walked %q, want %q", dirs, want)
 	}
+	if got, want := r.takeLeftOut(), []string{"ops/private: left out of the memory: " + denied}; !reflect.DeepEqual(got, want) {
+		t.Errorf("left out: %q, want %q", got, want)
+	}
+}
+
+// A folder whose name the rules refuse (not UTF-8: a name from an old
+// archive) is left out of a walk, and said once for the host to warn of,
+// however many walks meet it.
+func TestWalkSaysOnceWhatItLeavesOut(t *testing.T) {
+	r, dir := newRoot(t)
+	mustWrite(t, filepath.Join(dir, "ops/pager/rotation.md"), "x")
+	mustWrite(t, filepath.Join(dir, "ops/caf\xe9/menu.md"), "x")
+	for i := range 2 {
+		var dirs []string
+		if err := r.Walk("", func(d string, _ []host.DirEntry) error { dirs = append(dirs, d); return nil }); err != nil {
+			t.Fatalf("walk: %v", err)
+		}
+		if want := []string{"", "ops", "ops/pager"}; !reflect.DeepEqual(dirs, want) {
+			t.Errorf("walk %d: walked %q, want %q", i, dirs, want)
+		}
+		got := r.takeLeftOut()
+		switch {
+		case i == 0 && (len(got) != 1 || !strings.HasPrefix(got[0], "ops/caf\xe9: left out of the memory: the engine refuses its name") || !strings.Contains(got[0], "not valid UTF-8")):
+			t.Errorf("walk %d: left out %q", i, got)
+		case i > 0 && len(got) != 0:
+			t.Errorf("walk %d: said again: %q", i, got)
+		}
+	}
 }

@@ -613,3 +613,40 @@ func TestMemoryBytes(t *testing.T) {
 		t.Fatalf("a closed engine reports %d bytes of linear memory, want 0", got)
 	}
 }
+
+// A folder the walks leave out (here a name the engine refuses, not
+// UTF-8, as old archives hold) is said once as a warning, not passed over
+// without a word: what it holds is missing from every answer.
+func TestOpenWarnsOnceOfAFolderLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"ops/pager/rotation.md", "ops/caf\xe9/menu.md"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte("---\ntitle: A note\n---\n\nText.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var warned []string
+	e := newEngine(t, dir, WithLogger(func(level int, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(msg, "left out of the memory") {
+			warned = append(warned, fmt.Sprint(level, " ", msg))
+		}
+	}))
+	ctx := context.Background()
+	res, err := e.Open(ctx, api.OpenParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Status(ctx); err != nil { // a second walk of the tree
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if res.Entries != 1 || len(warned) != 1 || !strings.HasPrefix(warned[0], fmt.Sprint(LevelWarn, " fs_walk: ops/caf\xe9: left out of the memory: the engine refuses its name")) {
+		t.Errorf("entries %d, warnings %q", res.Entries, warned)
+	}
+}

@@ -13,9 +13,9 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 /** A host over `storage`, with guest memory to place arguments in. */
-function setup(storage) {
+function setup(storage, onLog) {
   const mem = new WebAssembly.Memory({ initial: 4, maximum: 1000 });
-  const host = new ArborHost({ storage });
+  const host = new ArborHost({ storage, onLog });
   host.bind({ exports: { memory: mem } });
   const f = host.imports;
   /** Writes s at ptr: [ptr, len]. */
@@ -266,4 +266,29 @@ test('fs_walk: path rules and codes as fs_list', () => {
   const [ap, al] = put(2048, 'gone/');
   assert.equal(f.fs_walk(pp, pl, ap, al, 8192, 4096), 0, 'resuming the walk of a folder gone ends it');
   assert.equal(f.fs_walk(0, 0, 0, 0, 4 * 65536 - 8, 4096), codes.INVALID, 'a buffer outside memory');
+});
+
+test('fs_walk says once, through onLog, of each folder it leaves out', () => {
+  const mem = memory();
+  mem.write('ops/pager/rotation.md', enc.encode('x'));
+  mem.write('ops/private/salaries.md', enc.encode('x'));
+  const storage = {
+    ...mem,
+    list(p) {
+      if (p === 'ops/private') throw Object.assign(new Error('denied'), { code: 'EACCES' });
+      const out = Array.from(mem.list(p));
+      // A name the rules refuse, as a folder from another system may have.
+      return p === 'ops' ? [{ name: 'old\\notes', dir: true, size: 0, mtime: 0 }, ...out] : out;
+    },
+  };
+  const logs = [];
+  const h = setup(storage, (level, msg) => logs.push([level, msg]));
+  for (let i = 0; i < 2; i++) {
+    const { out } = walk(h, '', 1 << 16);
+    assert.deepEqual(out.map((r) => r.dir), ['', 'ops', 'ops/pager']);
+  }
+  assert.deepEqual(logs, [
+    ['warn', 'fs_walk: ops/old\\notes: left out of the memory: the engine refuses its name (backslashes are not allowed)'],
+    ['warn', 'fs_walk: ops/private: left out of the memory: this user may not list it (permission denied)'],
+  ]);
 });
