@@ -130,10 +130,9 @@ func (c *Curator) writeJournal(plan []planned) error {
 // entry someone saved since, whose links the operation rewrites, gets
 // only those links rewritten; any other file changed since by someone
 // else is left as it is, the rest still made, and the operation recorded
-// as interrupted, naming it; one that
-// cannot be finished (a write whose bytes the journal does not hold, a
-// change that fails again) is recorded as interrupted, naming what was
-// done. It returns a sentence for people when it recorded one, ""
+// as interrupted, naming it; one that cannot be finished (a write whose
+// bytes the journal does not hold, a change that fails again) is recorded
+// as interrupted, naming what was done. It returns a sentence for people when it recorded one, ""
 // otherwise. The caller holds the root's lock.
 func (c *Curator) Recover() (string, error) {
 	if c.FS == nil {
