@@ -502,10 +502,6 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 				res.problem("torn: %s", it)
 				torn++
 			}
-		case "journal":
-			if c.Status == "warn" {
-				res.Recovered++
-			}
 		case "leftovers":
 			res.Leftovers += len(c.Items)
 		}
@@ -553,7 +549,7 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 		return err
 	}
 	tree := markdownFiles(root)
-	res.OpsApplied, res.Conflicts = 0, 0
+	res.OpsApplied, res.Conflicts, res.Recovered = 0, 0, 0
 	for _, lines := range byReason {
 		for _, l := range lines {
 			switch {
@@ -561,6 +557,11 @@ func (res *result) check(bin, root string, files map[string]*editorFile, sent []
 				res.OpsApplied++
 			case strings.HasPrefix(l, "conflict"):
 				res.Conflicts++
+			}
+			// Written by the next process to open the root (a writer, or
+			// doctor), from the journal a kill left.
+			if strings.Contains(l, "the process stopped") {
+				res.Recovered++
 			}
 		}
 	}
