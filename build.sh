@@ -98,9 +98,31 @@ run_tests() {
   npm run --silent typecheck
   log "go test"
   go test -count=1 ./...
+  wazero_tests
   log "node tests"
   npm test --silent
   mcp_conformance
+}
+
+# wazero_tests runs wazero's own tests on a copy of the module patched as
+# build_cli patches it (with the tests of host/_patch/test): the engine and
+# its cache, the file cache across processes, the platform's mappings, and
+# the specification's suites, whose invalid modules must still be refused.
+wazero_tests() {
+  log "wazero's tests, patched as bin/arbor is"
+  local src dir p
+  src=$(go list -m -f '{{.Dir}}' github.com/tetratelabs/wazero)
+  dir=$(mktemp -d)
+  trap 'chmod -R u+w "$dir"; rm -rf "$dir"' RETURN
+  mkdir -p "$dir/github.com/tetratelabs"
+  cp -r "$src" "$dir/github.com/tetratelabs/wazero"
+  chmod -R u+w "$dir"
+  for p in host/_patch/*.patch host/_patch/test/*.patch; do
+    (cd "$dir" && git apply "$root/$p") || { echo "wazero: $p does not apply" >&2; exit 1; }
+  done
+  (cd "$dir/github.com/tetratelabs/wazero" && go test -count=1 . ./internal/engine/wazevo/ ./internal/platform/ \
+    ./internal/integration_test/filecache/ ./internal/integration_test/spectest/...) >"$dir/test.log" 2>&1 ||
+    { cat "$dir/test.log" >&2; echo "wazero: its tests fail on the patched copy" >&2; exit 1; }
 }
 
 # mcp_scenarios are the scenarios of @modelcontextprotocol/conformance that

@@ -68,14 +68,46 @@ func TestBuiltCLIAnswersAlikeFromItsCache(t *testing.T) {
 	if warm, _ := answer(); warm != cold {
 		t.Errorf("from the cache:\n%s\nwith a cold cache:\n%s", warm, cold)
 	}
-	if err := os.Truncate(files[0], 1000); err != nil {
-		t.Fatal(err)
+	// Cut short, then (compiled afresh) one byte of the code changed in
+	// the middle, where the CLI maps the code from the file and checks it.
+	damage := []struct {
+		how    string
+		damage func(file string) error
+	}{
+		{"cut short", func(file string) error { return os.Truncate(file, 1000) }},
+		{"a byte of its code changed", func(file string) error {
+			f, err := os.OpenFile(file, os.O_RDWR, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			info, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			b := []byte{0}
+			if _, err := f.ReadAt(b, info.Size()/2); err != nil {
+				return err
+			}
+			b[0] ^= 0xff
+			_, err = f.WriteAt(b, info.Size()/2)
+			return err
+		}},
 	}
-	damaged, warned := answer()
-	if damaged != cold {
-		t.Errorf("from a damaged cache:\n%s\nwith a cold cache:\n%s", damaged, cold)
-	}
-	if !strings.Contains(warned, "could not be used") {
-		t.Errorf("a damaged cache gave no warning: %q", warned)
+	for _, d := range damage {
+		if files = cached(); len(files) != 1 {
+			t.Fatalf("before damaging it (%s), the cache holds %d files, want 1: %v", d.how, len(files), files)
+		}
+		if err := d.damage(files[0]); err != nil {
+			t.Fatal(err)
+		}
+		damaged, warned := answer()
+		if damaged != cold {
+			t.Errorf("from a cache entry %s:\n%s\nwith a cold cache:\n%s", d.how, damaged, cold)
+		}
+		if !strings.Contains(warned, "could not be used") {
+			t.Errorf("a cache entry %s gave no warning: %q", d.how, warned)
+		}
+		answer() // compiles afresh into the emptied cache
 	}
 }
