@@ -26,6 +26,11 @@ type Walker interface {
 	Walk(dir string, fn func(dir string, list []DirEntry) error) error
 }
 
+// WalkAnswerBytes is the size of the engine's fs_walk answers: a few dozen
+// host calls for a tree of 100,000 files. A host that knows an open is
+// coming may list the walk's first answers ahead, in this size.
+const WalkAnswerBytes = 256 << 10
+
 // Walk walks dir as Walker does: through fsys's own Walker when it has one
 // (also seen through Shared and ReadOnly), else by ReadDir, folder by
 // folder, where an error listing a folder ends the walk.
@@ -114,25 +119,36 @@ func WalkFiles(fsys FS, dir string, folder func(dir string, list []DirEntry) err
 	}
 	var stack []*frame
 	// advance visits the files of the innermost folder up to its
-	// sub-folder sub (all of them when sub is ""), folders done popped.
+	// sub-folder sub (all of them when sub is ""), folders done popped. A
+	// sub-folder its folder's listing lacks was made since that listing
+	// (a walk spans time): it goes where its name sorts, and a file of its
+	// name in the listing is taken for it (the file became a folder).
 	advance := func(sub string) (bool, error) {
+		parent, name := "", sub
+		if i := strings.LastIndexByte(sub, '/'); i >= 0 {
+			parent, name = sub[:i], sub[i+1:]
+		}
 		for len(stack) > 0 {
 			f := stack[len(stack)-1]
+			here := sub != "" && f.dir == parent
 			for f.next < len(f.list) {
 				de := f.list[f.next]
-				f.next++
-				if strings.HasPrefix(de.Name, ".") {
-					continue
-				}
-				if de.IsDir {
-					if IsIn(sub, f.dir, de.Name) {
-						return true, nil
+				if here && de.Name >= name {
+					if de.Name == name {
+						f.next++
 					}
+					return true, nil
+				}
+				f.next++
+				if strings.HasPrefix(de.Name, ".") || de.IsDir {
 					continue
 				}
 				if err := file(f.dir, de); err != nil {
 					return false, err
 				}
+			}
+			if here {
+				return true, nil
 			}
 			stack = stack[:len(stack)-1]
 		}

@@ -166,3 +166,61 @@ func TestWalkRecordsRoundTrip(t *testing.T) {
 		t.Fatalf("bad kind: %v", err)
 	}
 }
+
+// recordsFS is a Walker answering with fixed records, as a host does whose
+// listings were made at different times: a walk spans time.
+type recordsFS struct {
+	*MemFS
+	records []struct {
+		dir  string
+		list []DirEntry
+	}
+}
+
+func (r recordsFS) Walk(_ string, fn func(string, []DirEntry) error) error {
+	for _, rec := range r.records {
+		if err := fn(rec.dir, rec.list); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A folder made since its folder was listed is visited where its name
+// sorts, and a file that became a folder is visited as the folder: the
+// walk of a live tree goes on, where it failed the whole open. A listing
+// whose folder's folder never came is still an error.
+func TestWalkFilesFolderMadeDuringTheWalk(t *testing.T) {
+	file := func(name string) DirEntry { return DirEntry{Name: name} }
+	folder := func(name string) DirEntry { return DirEntry{Name: name, IsDir: true} }
+	r := recordsFS{MemFS: NewMemFS()}
+	add := func(dir string, list ...DirEntry) {
+		r.records = append(r.records, struct {
+			dir  string
+			list []DirEntry
+		}{dir, list})
+	}
+	add("", folder("a"), file("b.md"), file("m.md"), file("q"), file("z.md"))
+	add("a", file("x.md"))
+	add("c", file("y.md"))   // made after the root was listed
+	add("c/d", file("v.md")) // and its own sub-folder, sorting before y.md
+	add("q", file("w.md"))   // q was a file when the root was listed
+	var got []string
+	err := WalkFiles(r, "", nil, func(d string, de DirEntry) error {
+		got = append(got, JoinPath(d, de.Name))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a/x.md", "b.md", "c/d/v.md", "c/y.md", "m.md", "q/w.md", "z.md"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+
+	r.records = nil
+	add("", folder("a"))
+	add("k/l", file("x.md"))
+	if err := WalkFiles(r, "", nil, func(string, DirEntry) error { return nil }); !errors.Is(err, ErrIO) {
+		t.Fatalf("a listing out of order: %v", err)
+	}
+}
