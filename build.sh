@@ -113,7 +113,6 @@ wazero_tests() {
   local src dir p
   src=$(go list -m -f '{{.Dir}}' github.com/tetratelabs/wazero)
   dir=$(mktemp -d)
-  trap 'chmod -R u+w "$dir"; rm -rf "$dir"' RETURN
   mkdir -p "$dir/github.com/tetratelabs"
   cp -r "$src" "$dir/github.com/tetratelabs/wazero"
   chmod -R u+w "$dir"
@@ -123,6 +122,8 @@ wazero_tests() {
   (cd "$dir/github.com/tetratelabs/wazero" && go test -count=1 . ./internal/engine/wazevo/ ./internal/platform/ \
     ./internal/integration_test/filecache/ ./internal/integration_test/spectest/...) >"$dir/test.log" 2>&1 ||
     { cat "$dir/test.log" >&2; echo "wazero: its tests fail on the patched copy" >&2; exit 1; }
+  chmod -R u+w "$dir"
+  rm -rf "$dir"
 }
 
 # mcp_scenarios are the scenarios of @modelcontextprotocol/conformance that

@@ -228,10 +228,9 @@ func (hostFS) ReadDir(p string) ([]host.DirEntry, error) {
 	return out, nil
 }
 
-// walkBuf is the buffer of every walk's answers: 256 KiB, a few dozen
-// host calls for a tree of 100,000 files, reused so that linear memory
-// does not grow with the tree; larger only once a single folder's record
-// needed more. The records are decoded into strings and slices of their
+// walkBuf is the buffer of every walk's answers: host.WalkAnswerBytes,
+// reused so that linear memory does not grow with the tree; larger only
+// once a single folder's record needed more. The records are decoded into strings and slices of their
 // own, so the buffer is free again once a chunk is decoded.
 var walkBuf struct {
 	sync.Mutex
@@ -244,7 +243,7 @@ func (hostFS) Walk(dir string, fn func(dir string, list []host.DirEntry) error) 
 	walkBuf.Lock()
 	buf := walkBuf.b
 	if buf == nil {
-		buf = make([]byte, 256<<10)
+		buf = make([]byte, host.WalkAnswerBytes)
 	}
 	walkBuf.b = nil // fn may walk again: that walk makes its own
 	walkBuf.Unlock()

@@ -141,6 +141,12 @@ func Open(opts Options) (*Engine, api.OpenResult, error) {
 
 // open is Open holding the root's lock; fresh ignores the persisted index.
 func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
+	// The listing may begin before the walk does: a host lists the walk's
+	// first answers ahead while the index and the catalog are restored
+	// (docs/ABI.md §2). Its start is taken now, before either, so that a
+	// file time within the catalog's two seconds of slack of the listing
+	// still proves nothing.
+	listed := time.UnixMilli(host.FileTime(e.fs))
 	sopts := search.Options{Progress: host.Reporter(e.log, api.PhaseIndex)}
 	var off retrieve.Off
 	ablate(&sopts, &off)
@@ -175,7 +181,7 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 		indexed = func(n int) { p(n, 0) }
 	}
 	sync := idx.NewSyncer(indexed)
-	o := catalog.ReloadOptions{Prev: prev, Now: time.UnixMilli(host.FileTime(e.fs)), Source: func(s search.Source) error {
+	o := catalog.ReloadOptions{Prev: prev, Now: listed, Source: func(s search.Source) error {
 		if err := sync.Add(s); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}

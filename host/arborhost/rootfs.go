@@ -57,6 +57,10 @@ type RootFS struct {
 	leftOutMu   sync.Mutex
 	leftOutSeen map[string]bool
 	leftOutNew  []string
+	// ahead is the walk being listed ahead of the module's fs_walk calls
+	// (walkAnswer), or nil.
+	aheadMu sync.Mutex
+	ahead   *walkAhead
 }
 
 // RecordWrites makes r note the paths of the tree it writes, removes and
@@ -94,7 +98,7 @@ func (r *RootFS) noteWritten(paths ...string) {
 		return
 	}
 	for _, p := range paths {
-		if !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.") {
+		if walked(p) {
 			r.written[p] = true
 		}
 	}
@@ -441,6 +445,7 @@ func (r *RootFS) Swap(p string, data, old []byte, existed bool) error {
 
 // write is WriteFile, with check run on the target just before the rename.
 func (r *RootFS) write(p string, data []byte, check func(full string) error) error {
+	r.dropAhead(p)
 	if err := r.writable("write", p); err != nil {
 		return err
 	}
@@ -513,6 +518,7 @@ func (r *RootFS) write(p string, data []byte, check func(full string) error) err
 // (a full disk) leaves the file as it was; only a crash can leave part of
 // data. A symbolic link at p is refused, as for WriteFile.
 func (r *RootFS) Append(p string, data []byte) error {
+	r.dropAhead(p)
 	if err := r.writable("append", p); err != nil {
 		return err
 	}
@@ -683,6 +689,7 @@ func syncDir(dir string) {
 // Remove deletes a file or an empty folder (a symbolic link itself, never
 // its target).
 func (r *RootFS) Remove(p string) error {
+	r.dropAhead(p)
 	if err := r.writable("remove", p); err != nil {
 		return err
 	}
@@ -703,6 +710,7 @@ func (r *RootFS) Remove(p string) error {
 // Rename moves from to to, replacing the destination atomically and
 // creating its missing parent folders.
 func (r *RootFS) Rename(from, to string) error {
+	r.dropAhead(from, to)
 	if err := r.writable("rename", from); err != nil {
 		return err
 	}

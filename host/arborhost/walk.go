@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -240,16 +241,17 @@ func (r *RootFS) Walk(dir string, fn func(dir string, list []host.DirEntry) erro
 // walk of dir that follow after ("" to start, else a record's path and
 // "/"), as many whole records as fit in max bytes, appended to out. When
 // the first of them alone does not fit, out is unchanged and need is its
-// size.
-func (r *RootFS) walkChunk(out []byte, dir, after string, max int) (_ []byte, need int, err error) {
+// size. When the walk goes on past the records returned, more is the
+// after of the next answer.
+func (r *RootFS) walkChunk(out []byte, dir, after string, max int) (_ []byte, need int, more string, err error) {
 	if err := checkPath(dir); err != nil {
-		return out, 0, fmt.Errorf("walk: %w", err)
+		return out, 0, "", fmt.Errorf("walk: %w", err)
 	}
 	resumed := after != ""
 	if resumed {
 		last, ok := strings.CutSuffix(after, "/")
 		if !ok || checkPath(last) != nil || !(dir == "" || last == dir || strings.HasPrefix(last, dir+"/")) {
-			return out, 0, fmt.Errorf("walk %q: resume after %q: not a folder of the walk: %w", dir, after, host.ErrInvalid)
+			return out, 0, "", fmt.Errorf("walk %q: resume after %q: not a folder of the walk: %w", dir, after, host.ErrInvalid)
 		}
 		after = last
 	}
@@ -258,36 +260,37 @@ func (r *RootFS) walkChunk(out []byte, dir, after string, max int) (_ []byte, ne
 	list, err := w.start(dir, !resumed)
 	switch {
 	case resumed && gone(err):
-		return out, 0, nil // the walk's folder is gone: the walk is over
+		return out, 0, "", nil // the walk's folder is gone: the walk is over
 	case err != nil:
-		return out, 0, err
+		return out, 0, "", err
 	}
 	rel := dir
 	if resumed {
 		if err := w.resume(dir, after); err != nil {
-			return out, 0, err
+			return out, 0, "", err
 		}
 		var ok bool
 		if rel, list, ok, err = w.next(); err != nil || !ok {
-			return out, 0, err
+			return out, 0, "", err
 		}
 	}
-	start := len(out)
+	start, last := len(out), ""
 	for {
 		n := len(out)
 		out = host.AppendWalkRecord(out, rel, list)
 		if len(out)-start > max {
 			if n == start {
-				return out[:start], len(out) - start, nil
+				return out[:start], len(out) - start, "", nil
 			}
-			return out[:n], 0, nil
+			return out[:n], 0, last + "/", nil
 		}
+		last = rel
 		var ok bool
 		if rel, list, ok, err = w.next(); err != nil {
-			return out[:start], 0, err
+			return out[:start], 0, "", err
 		}
 		if !ok {
-			return out, 0, nil
+			return out, 0, "", nil
 		}
 	}
 }
@@ -304,7 +307,7 @@ func (r *RootFS) abiWalk(mem Memory, pathPtr, pathLen, afterPtr, afterLen, bufPt
 		return codeInvalid
 	}
 	max := int(min(bufCap, math.MaxInt32))
-	out, need, err := r.walkChunk(make([]byte, 0, min(max, 1<<20)), p, after, max)
+	out, need, err := r.walkAnswer(p, after, max)
 	switch {
 	case err != nil:
 		return errorCode(err)
@@ -317,4 +320,131 @@ func (r *RootFS) abiWalk(mem Memory, pathPtr, pathLen, afterPtr, afterLen, bufPt
 		return codeInvalid
 	}
 	return int32(len(out))
+}
+
+// A walk's answers are listed ahead: while the module reads the records
+// of one fs_walk answer, the next ones are listed on another thread, each
+// the answer the module's next call would get (walkChunk with the same
+// folder, resume point and size), made a little earlier. The walk was
+// never a snapshot (it spans its calls), so an answer listed before its
+// call says what one listed at the call could have said; a write, removal
+// or rename in the tree through r drops them, so that the module sees its
+// own changes as before. An open spends about a third of its time in the
+// walk (the system's listings and descriptions of every file), which then
+// overlaps the module's reading; a host that knows an open is coming
+// starts it with the module (WalkAhead).
+
+// aheadDepth is how many answers are listed ahead at most: with the
+// module's 256 KiB answers, 1 MiB held, and the walk of 100,000 entries
+// listed about as far as an open's start takes.
+const aheadDepth = 4
+
+// walkAhead is a walk being listed ahead, answer by answer.
+type walkAhead struct {
+	dir  string
+	max  int
+	next string // the after of the first answer not taken
+	// answers holds the answers listed, in order; closed after the last
+	// (the walk over, an error, or a record larger than max).
+	answers chan walkAnswer
+	stop    chan struct{}
+}
+
+// walkAnswer is what walkChunk returned.
+type walkAnswer struct {
+	out  []byte
+	need int
+	more string
+	err  error
+}
+
+// WalkAhead starts listing the walk of dir as fs_walk answers of max bytes,
+// for a module about to walk it (an open walks the root in answers of 256
+// KiB, wasm/hostfs.go): calls that ask for them take them, any other call
+// drops them.
+func (r *RootFS) WalkAhead(dir string, max int) {
+	r.startAhead(dir, "", max)
+}
+
+// startAhead lists the walk of dir from after ahead, in place of what was.
+func (r *RootFS) startAhead(dir, after string, max int) {
+	a := &walkAhead{dir: dir, max: max, next: after, answers: make(chan walkAnswer, aheadDepth), stop: make(chan struct{})}
+	r.aheadMu.Lock()
+	old := r.ahead
+	r.ahead = a
+	r.aheadMu.Unlock()
+	if old != nil {
+		close(old.stop)
+	}
+	go func() {
+		defer close(a.answers)
+		for {
+			var b walkAnswer
+			b.out, b.need, b.more, b.err = r.walkChunk(make([]byte, 0, min(max, 1<<20)), dir, after, max)
+			select {
+			case a.answers <- b:
+			case <-a.stop:
+				return
+			}
+			if b.more == "" {
+				return
+			}
+			after = b.more
+		}
+	}()
+}
+
+// walkAnswer answers fs_walk(dir, after) of at most max bytes: the answer
+// listed ahead when it is the one asked for, else one listed now, after
+// which the walk's next answers are listed ahead.
+func (r *RootFS) walkAnswer(dir, after string, max int) ([]byte, int, error) {
+	r.aheadMu.Lock()
+	a := r.ahead
+	r.ahead = nil
+	r.aheadMu.Unlock()
+	if a != nil && a.dir == dir && a.next == after && a.max == max {
+		if b, ok := <-a.answers; ok {
+			if b.more != "" {
+				a.next = b.more
+				r.aheadMu.Lock()
+				if r.ahead == nil {
+					r.ahead, a = a, nil
+				}
+				r.aheadMu.Unlock()
+			}
+			if a != nil {
+				close(a.stop)
+			}
+			return b.out, b.need, b.err
+		}
+	}
+	if a != nil {
+		close(a.stop)
+	}
+	out, need, more, err := r.walkChunk(make([]byte, 0, min(max, 1<<20)), dir, after, max)
+	if err == nil && more != "" {
+		r.startAhead(dir, more, max)
+	}
+	return out, need, err
+}
+
+// dropAhead stops listing ahead, before r changes the tree at the paths
+// (a path in a dot-folder such as .arbor/ changes no walk).
+func (r *RootFS) dropAhead(paths ...string) {
+	if !slices.ContainsFunc(paths, walked) {
+		return
+	}
+	r.aheadMu.Lock()
+	a := r.ahead
+	r.ahead = nil
+	r.aheadMu.Unlock()
+	if a != nil {
+		close(a.stop)
+	}
+}
+
+// walked reports whether the walks see the path p: none of its names
+// starts with ".".
+func walked(p string) bool {
+	return !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.")
 }

@@ -1,6 +1,7 @@
 package arborhost
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -228,6 +229,11 @@ func TestWalkTreeChangedBetweenCalls(t *testing.T) {
 		mustWrite(t, filepath.Join(dir, f), "x")
 	}
 	got, _, _ := abiWalkAll(t, r, "", 16, func(call int) {
+		// The changes below are another process's: the answer listed ahead
+		// may have been listed before them (walkAnswer), so it is dropped
+		// here to have the next call derive the walk from its after, which
+		// is what this test is about.
+		defer r.dropAhead("")
 		switch call {
 		case 2: // after "" and "a": b goes, bb comes
 			if err := os.RemoveAll(filepath.Join(dir, "b")); err != nil {
@@ -366,6 +372,113 @@ func TestWalkSaysOnceWhatItLeavesOut(t *testing.T) {
 			t.Errorf("walk %d: left out %q", i, got)
 		case i > 0 && len(got) != 0:
 			t.Errorf("walk %d: said again: %q", i, got)
+		}
+	}
+}
+
+// The next answer of a walk is listed ahead, on another thread, and is the
+// answer the next call would get: the walk is the same whether or not it
+// is used, a call that asks for another answer (another resume point or
+// size) gets its own, and a write, removal or rename through the RootFS
+// drops it, so that the guest sees its own changes in the rest of the walk.
+func TestWalkListsTheNextAnswerAhead(t *testing.T) {
+	r, dir := newRoot(t)
+	folders := strings.Split("abcdefghijklmnopqrstuvwx", "")
+	for _, f := range folders {
+		mustWrite(t, filepath.Join(dir, f, "1.md"), "x")
+	}
+	call := func(after string, max int) ([]byte, string) {
+		t.Helper()
+		out, need, err := r.walkAnswer("", after, max)
+		if err != nil || need != 0 {
+			t.Fatalf("fs_walk after %q: need %d, %v", after, need, err)
+		}
+		last, err := host.DecodeWalk(out, func(string, []host.DirEntry) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, last + "/"
+	}
+	ahead := func() *walkAhead {
+		r.aheadMu.Lock()
+		defer r.aheadMu.Unlock()
+		return r.ahead
+	}
+	fresh := func(after string, max int) []byte {
+		t.Helper()
+		out, _, _, err := r.walkChunk(nil, "", after, max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+
+	// Started before the guest asks, as a host does for an open.
+	first := fresh("", 400)
+	r.WalkAhead("", 400)
+	got, after := call("", 400)
+	if !bytes.Equal(got, first) {
+		t.Fatalf("the first answer listed ahead differs from one listed now:\n got %q\nwant %q", got, first)
+	}
+	if a := ahead(); a == nil || a.next != after || a.max != 400 {
+		t.Fatalf("after the first answer, ahead is %+v, want the answer after %q", a, after)
+	}
+	want := fresh(after, 400)
+	got, next := call(after, 400)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the answer listed ahead differs from one listed now:\n got %q\nwant %q", got, want)
+	}
+	if a := ahead(); a == nil || a.next != next {
+		t.Fatalf("after the second answer, ahead is %+v, want the answer after %q", a, next)
+	}
+
+	// Another size: answered afresh, and the next listed ahead for it.
+	want = fresh(next, 45)
+	if got, _ = call(next, 45); !bytes.Equal(got, want) {
+		t.Fatalf("an answer of another size:\n got %q\nwant %q", got, want)
+	}
+	if a := ahead(); a == nil || a.max != 45 {
+		t.Fatalf("ahead is %+v, want an answer of 45 bytes", a)
+	}
+
+	// A write through r drops what was listed ahead: the folder it makes
+	// after the point reached is in the rest of the walk.
+	if err := r.WriteFile("ca/new.md", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if a := ahead(); a != nil {
+		t.Fatalf("a write left the answer listed ahead (%+v)", a)
+	}
+	rest, _, _ := abiWalkAll(t, r, "", 1<<20, nil)
+	var dirs []string
+	for _, rec := range rest {
+		dirs = append(dirs, rec.Dir)
+	}
+	if want := append([]string{"", "a", "b", "c", "ca"}, folders[3:]...); !reflect.DeepEqual(dirs, want) {
+		t.Fatalf("folders walked %q, want %q", dirs, want)
+	}
+	// A write in a folder walks leave out (.arbor/) keeps them.
+	call("", 400)
+	if err := r.WriteFile(".arbor/state.json", []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if ahead() == nil {
+		t.Fatal("a write in .arbor/ dropped the answers listed ahead")
+	}
+	for _, change := range []func() error{
+		func() error { return r.Append("ca/log.md", []byte("x")) },
+		func() error { return r.Rename("ca/log.md", "ca/log2.md") },
+		func() error { return r.Remove("ca/log2.md") },
+	} {
+		call("", 400)
+		if ahead() == nil {
+			t.Fatal("nothing listed ahead")
+		}
+		if err := change(); err != nil {
+			t.Fatal(err)
+		}
+		if a := ahead(); a != nil {
+			t.Fatalf("a change left the answer listed ahead (%+v)", a)
 		}
 	}
 }

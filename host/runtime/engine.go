@@ -11,6 +11,7 @@ import (
 	goruntime "runtime"
 	"sync"
 
+	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/host/arborhost"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -286,6 +287,11 @@ func (e *Engine) callLocked(ctx context.Context, method string, req []byte) ([]b
 	}
 	if method == "open" && e.fs.IsReadOnly() {
 		req = grantReadOnly(req)
+	}
+	if method == "open" {
+		// An open walks the whole tree: its first answers are listed
+		// while the module reads what it keeps of the tree.
+		e.fs.WalkAhead("", host.WalkAnswerBytes)
 	}
 	label := method
 	if label == "" {
