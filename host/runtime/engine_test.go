@@ -650,3 +650,51 @@ func TestOpenWarnsOnceOfAFolderLeftOut(t *testing.T) {
 		t.Errorf("entries %d, warnings %q", res.Entries, warned)
 	}
 }
+
+// An open of a tree whose walk takes several fs_walk answers, listed ahead
+// while the engine reads (host/arborhost, walkAnswer): every entry is
+// found, those in the folders of the last answers too, and so is one
+// written through the engine, which drops what was listed ahead.
+func TestOpenReadsATreeOfSeveralWalkAnswers(t *testing.T) {
+	e := newEngine(t, "")
+	dir := e.Root()
+	// 18,000 attachments in 60 folders (the walk's records, not entries:
+	// the open only lists them), then notes in folders that sort after.
+	for f := range 60 {
+		folder := filepath.Join(dir, fmt.Sprintf("attach-%02d", f))
+		if err := os.MkdirAll(folder, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 300 {
+			if err := os.WriteFile(filepath.Join(folder, fmt.Sprintf("blob-%05d.bin", i)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	writeFile(t, filepath.Join(dir, "a-first/note.md"), "---\ntitle: First note\n---\n\n## Narrative\nThe aardvark survey.\n")
+	writeFile(t, filepath.Join(dir, "z-last/deep/note.md"), "---\ntitle: Last note\n---\n\n## Narrative\nThe zebra census.\n")
+	ctx := context.Background()
+	res, err := e.Open(ctx, api.OpenParams{FixedTime: fixedTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Entries != 2 {
+		t.Fatalf("the open found %d entries, want 2", res.Entries)
+	}
+	q, err := e.Query(ctx, api.SearchParams{Query: "zebra census"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Results) == 0 || q.Results[0].Path != "z-last/deep/note.md" {
+		t.Fatalf("the note in the last folder: %+v", q.Results)
+	}
+	added, err := e.Curate(ctx, api.CurateParams{Operations: []api.Operation{{Type: api.OpAdd, Path: "zz_new/tallies/note.md", Title: "New note", Content: api.Content{Narrative: &api.Narrative{Text: "The yak tally."}}, Reason: "test"}}})
+	if err != nil || added.Applied[0].Status != api.StatusSuccess {
+		t.Fatalf("ADD: %+v, %v", added, err)
+	}
+	e.Close(ctx)
+	e2 := newEngine(t, dir)
+	if res, err = e2.Open(ctx, api.OpenParams{FixedTime: fixedTime}); err != nil || res.Entries != 3 {
+		t.Fatalf("reopened: %d entries, %v; want 3", res.Entries, err)
+	}
+}
