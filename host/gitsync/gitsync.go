@@ -143,13 +143,15 @@ type repo struct {
 
 // open opens (or, create, makes) the repository of root.
 func open(root string, branch string, create bool, now func() time.Time) (*repo, error) {
-	r, err := git.PlainOpen(root)
+	r, err := openRepo(root)
 	if errors.Is(err, git.ErrRepositoryNotExists) && create {
 		name := branch
 		if name == "" {
 			name = DefaultBranch
 		}
-		r, err = git.PlainInitWithOptions(root, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(name)}})
+		if _, err = git.PlainInitWithOptions(root, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(name)}}); err == nil {
+			r, err = openRepo(root)
+		}
 	}
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return nil, fmt.Errorf("gitsync: %s is not a git repository yet: run arbor sync --remote URL to make it one", root)
