@@ -34,3 +34,26 @@ func TestFewRounds(t *testing.T) {
 		}
 	}
 }
+
+// A few rounds of syncs killed (-mode sync), so that that runner keeps
+// working too.
+func TestFewSyncRounds(t *testing.T) {
+	bin := filepath.Join("..", "..", "bin", "arbor")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("bin/arbor is missing: run ./build.sh")
+	}
+	if testing.Short() {
+		t.Skip("starts arbor processes")
+	}
+	r, err := runSync(4, bin, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Rounds != 4 || r.Syncs < 20 || r.Saves == 0 {
+		t.Fatalf("the runner did not run: %+v", r)
+	}
+	if r.failed() {
+		t.Fatalf("stuck %d, diverged %d, lost %d, torn %d, resurrected %d, damaged %d, unclean %d:\n%v",
+			r.Stuck, r.Diverged, r.Lost, r.Torn, r.Resurrected, r.Damaged, r.Unclean, r.Problems)
+	}
+}

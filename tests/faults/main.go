@@ -39,8 +39,11 @@
 //	./build.sh && go run ./tests/faults -n 200 -report /tmp/rename.md
 //	go run ./tests/faults -n 200 -editor inplace -report /tmp/inplace.md
 //
-// tests/faults/REPORT.md holds the two reports, then what was checked
-// beyond kills (what an engine write does to a file a person wrote).
+// With -mode sync it kills `arbor sync` instead, between two roots that
+// share a repository (sync.go).
+//
+// tests/faults/REPORT.md holds the reports, then what was checked beyond
+// kills (what an engine write does to a file a person wrote).
 package main
 
 import (
@@ -68,7 +71,31 @@ func main() {
 	report := flag.String("report", "", "write the markdown report here too")
 	keep := flag.Bool("keep", false, "keep the memory root")
 	editor := flag.String("editor", "rename", "how the editor saves: rename (a temporary file, then a rename) or inplace (truncate and write, or append)")
+	mode := flag.String("mode", "write", "write (writers and an editor on one root) or sync (two roots syncing through a shared repository, sync.go)")
 	flag.Parse()
+	if *mode == "sync" {
+		r, err := runSync(*n, *bin, *seed, *keep)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "faults:", err)
+			os.Exit(2)
+		}
+		md := r.markdown(*n, *seed)
+		fmt.Print(md)
+		if *report != "" {
+			if err := os.WriteFile(*report, []byte(md), 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "faults:", err)
+				os.Exit(2)
+			}
+		}
+		if r.failed() {
+			os.Exit(1)
+		}
+		return
+	}
+	if *mode != "write" {
+		fmt.Fprintln(os.Stderr, "faults: -mode is write or sync")
+		os.Exit(2)
+	}
 	if *editor != "rename" && *editor != "inplace" {
 		fmt.Fprintln(os.Stderr, "faults: -editor is rename or inplace")
 		os.Exit(2)
