@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
@@ -391,8 +392,10 @@ func (g *repo) stage(p string, exists bool) error {
 	var err error
 	if exists {
 		err = g.wt.AddWithOptions(&git.AddOptions{Path: p, SkipStatus: true})
-	} else {
-		_, err = g.wt.Remove(p)
+	} else if _, err = g.wt.Remove(p); errors.Is(err, index.ErrEntryNotFound) {
+		// Its removal is staged already: a sync killed after staging it,
+		// before its commit.
+		err = nil
 	}
 	if err != nil {
 		return fmt.Errorf("gitsync: stage %s: %w", p, err)
