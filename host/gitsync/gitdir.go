@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path"
 	"strings"
@@ -190,8 +191,16 @@ func (f *gitFile) Close() error {
 	if !f.dirty {
 		return nil
 	}
-	tmp := fmt.Sprintf("%s%d-%d", tmpPrefix, os.Getpid(), tmpSeq.Add(1))
-	w, err := f.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.perm)
+	// A name a killed process left (its pid reused since) is passed over.
+	var tmp string
+	var w billy.File
+	var err error
+	for range 8 {
+		tmp = fmt.Sprintf("%s%d-%d-%08x", tmpPrefix, os.Getpid(), tmpSeq.Add(1), rand.Uint32())
+		if w, err = f.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.perm); !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", f.name, err)
 	}

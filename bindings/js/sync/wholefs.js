@@ -45,11 +45,21 @@ export function wholeGitWrites(fs) {
       swept.add(gitdir);
       await sweep(p, gitdir);
     }
-    const tmp = `${gitdir}/${TMP_PREFIX}${process.pid}-${++seq}`;
     const mode = typeof options === 'object' && options !== null && options.mode !== undefined ? options.mode : 0o666;
     const encoding = typeof options === 'string' ? options : options?.encoding;
+    let tmp = '';
+    let h;
+    // A name a killed process left (its pid reused since) is passed over.
+    for (let tries = 0; ; tries++) {
+      tmp = `${gitdir}/${TMP_PREFIX}${process.pid}-${++seq}-${Math.floor(Math.random() * 0x100000000).toString(16)}`;
+      try {
+        h = await p.open(tmp, 'wx', mode);
+        break;
+      } catch (err) {
+        if (/** @type {any} */ (err).code !== 'EEXIST' || tries >= 7) throw err;
+      }
+    }
     try {
-      const h = await p.open(tmp, 'wx', mode);
       try {
         await h.writeFile(data, encoding ? { encoding } : undefined);
         await h.sync();
