@@ -45,7 +45,7 @@ func TestFewSyncRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts arbor processes")
 	}
-	r, err := runSync(4, bin, 2, false)
+	r, err := runSync(4, bin, 2, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}

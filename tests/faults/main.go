@@ -72,9 +72,10 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the memory root")
 	editor := flag.String("editor", "rename", "how the editor saves: rename (a temporary file, then a rename) or inplace (truncate and write, or append)")
 	mode := flag.String("mode", "write", "write (writers and an editor on one root) or sync (two roots syncing through a shared repository, sync.go)")
+	js := flag.Bool("js", false, "with -mode sync: the second root syncs from Node (the JS package), over HTTP")
 	flag.Parse()
 	if *mode == "sync" {
-		r, err := runSync(*n, *bin, *seed, *keep)
+		r, err := runSync(*n, *bin, *seed, *keep, *js)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "faults:", err)
 			os.Exit(2)

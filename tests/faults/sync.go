@@ -20,18 +20,21 @@ package main
 //   - unclean: `git status` showing changes in a root synced in turn.
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // syncResult counts what the rounds of syncs did and found.
@@ -44,6 +47,8 @@ type syncResult struct {
 	Fsck                              bool // git was there to check the repositories
 	Problems                          []string
 	Elapsed                           time.Duration
+	JS                                bool // root b syncs from Node (-js)
+	sync                              []func(args ...string) *exec.Cmd
 	notes                             map[string]syncNote // path → what was saved there
 	lines, entries                    []string            // markers of log lines and added entries
 	killedEarly, killedLate, finished int                 // syncs killed before 300 ms, after, not killed
@@ -65,7 +70,7 @@ func (r *syncResult) problem(format string, args ...any) {
 	}
 }
 
-func runSync(n int, bin string, seed int64, keep bool) (*syncResult, error) {
+func runSync(n int, bin string, seed int64, keep, js bool) (*syncResult, error) {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return nil, err
@@ -83,11 +88,36 @@ func runSync(n int, bin string, seed int64, keep bool) (*syncResult, error) {
 		defer os.RemoveAll(dir)
 	}
 	remote := filepath.Join(dir, "team.git")
-	if _, err := git.PlainInit(remote, true); err != nil {
+	if _, err := git.PlainInitWithOptions(remote, &git.PlainInitOptions{Bare: true, InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")}}); err != nil {
 		return nil, err
 	}
 	roots := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
-	res := &syncResult{notes: map[string]syncNote{}}
+	res := &syncResult{notes: map[string]syncNote{}, JS: js}
+	res.sync = []func(args ...string) *exec.Cmd{
+		func(args ...string) *exec.Cmd { return syncCmd(bin, roots[0], args...) },
+		func(args ...string) *exec.Cmd { return syncCmd(bin, roots[1], args...) },
+	}
+	url := remote
+	if js {
+		// Root b syncs from Node (isomorphic-git), which speaks HTTP
+		// only: the remote is served by git's http-backend.
+		if out, err := exec.Command("git", "-C", remote, "config", "http.receivepack", "true").CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("git config: %v\n%s", err, out)
+		}
+		base, stop, err := serveRemote(dir)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		url = base + "/team.git"
+		res.sync[1] = func(args ...string) *exec.Cmd {
+			a := []string{filepath.Join(here(), "jsync.mjs"), roots[1]}
+			if len(args) == 2 && args[0] == "--remote" {
+				a = append(a, args[1])
+			}
+			return exec.Command("node", a...)
+		}
+	}
 	_, gitErr := exec.LookPath("git")
 	res.Fsck = gitErr == nil
 	for i, root := range roots {
@@ -99,7 +129,7 @@ func runSync(n int, bin string, seed int64, keep bool) (*syncResult, error) {
 				return nil, err
 			}
 		}
-		if out, err := syncCmd(bin, root, "--remote", remote).CombinedOutput(); err != nil {
+		if out, err := res.sync[i]("--remote", url).CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("first sync of %s: %v\n%s", root, err, out)
 		}
 	}
@@ -206,8 +236,8 @@ func (r *syncResult) round(rng *rand.Rand, bin string, roots []string, round int
 		}
 	}
 	syncs := len(procs)
-	for _, root := range roots {
-		if err := start(syncCmd(bin, root)); err != nil {
+	for i := range roots {
+		if err := start(r.sync[i]()); err != nil {
 			return err
 		}
 		r.Syncs++
@@ -216,10 +246,14 @@ func (r *syncResult) round(rng *rand.Rand, bin string, roots []string, round int
 	if rng.Intn(3) == 0 {
 		victims = map[int]bool{syncs: true, syncs + 1: true}
 	}
-	// Most syncs of these small roots take a few hundred milliseconds.
+	// Most syncs of these small roots take a few hundred milliseconds;
+	// one from Node starts a second or so later (the module compiles).
 	delay := time.Duration(rng.Intn(400)) * time.Millisecond
-	if rng.Intn(4) == 0 {
+	if rng.Intn(4) == 0 || r.JS && victims[syncs+1] {
 		delay = time.Duration(rng.Intn(1500)) * time.Millisecond
+	}
+	if r.JS && victims[syncs+1] {
+		delay += 700 * time.Millisecond
 	}
 	time.Sleep(delay)
 	for i, p := range procs {
@@ -252,16 +286,17 @@ func (r *syncResult) round(rng *rand.Rand, bin string, roots []string, round int
 		}
 	}
 	// The next commands: each root syncs in turn, A, B, A.
-	for _, root := range []string{roots[0], roots[1], roots[0]} {
+	for _, i := range []int{0, 1, 0} {
+		root := roots[i]
 		var stderr bytes.Buffer
-		cmd := syncCmd(bin, root)
+		cmd := r.sync[i]()
 		cmd.Stderr = &stderr
 		r.Syncs++
 		if err := cmd.Run(); err != nil {
 			r.Stuck++
 			r.problem("round %d: the sync of %s after the kills failed: %v: %s", round, filepath.Base(root), err, strings.TrimSpace(stderr.String()))
 			// Once more, as a person would retry.
-			again := syncCmd(bin, root)
+			again := r.sync[i]()
 			if out, err := again.CombinedOutput(); err != nil {
 				return fmt.Errorf("the sync of %s fails again: %v\n%s", root, err, out)
 			}
@@ -343,7 +378,10 @@ func (r *syncResult) check(roots []string, remote string, round int) {
 
 func (r *syncResult) markdown(n int, seed int64) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Fault injection: SIGKILL during `arbor sync`\n\n`go run ./tests/faults -mode sync -n %d -seed %d` (%s, %s). ", n, seed, r.Elapsed.Round(time.Second), time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(&b, "# Fault injection: SIGKILL during `arbor sync`\n\n`go run ./tests/faults -mode sync -n %d -seed %d%s` (%s, %s). ", n, seed, map[bool]string{true: " -js"}[r.JS], r.Elapsed.Round(time.Second), time.Now().UTC().Format("2006-01-02"))
+	if r.JS {
+		b.WriteString("Root b syncs from Node (the JS package, isomorphic-git; the remote served by git's http-backend), root a with the CLI (go-git). ")
+	}
 	b.WriteString("Two roots share a bare repository. Each round a person saves a note in each root (a temporary file, then a rename), appends a line to a log both keep, and now and then deletes a note of theirs; half the time an agent adds an entry to one root; then both roots sync at once and one or both syncs are killed with SIGKILL after 0–400 ms (a quarter of the time 0–1500 ms). The roots then sync in turn (A, B, A), and must hold the same files, every note, line and entry saved, no deleted note, and repositories `git fsck` finds whole and `git status` clean.\n\n")
 	b.WriteString("| what | count |\n| --- | ---: |\n")
 	row := func(what string, v any) { fmt.Fprintf(&b, "| %s | %v |\n", what, v) }
@@ -371,4 +409,35 @@ func (r *syncResult) markdown(n int, seed int64) string {
 		}
 	}
 	return b.String()
+}
+
+// here is the folder of this file, where the runner's Node scripts are.
+func here() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(file)
+}
+
+// serveRemote serves the bare repositories of dir over HTTP
+// (gitserve.mjs) and returns its base URL and how to stop it.
+func serveRemote(dir string) (string, func(), error) {
+	cmd := exec.Command("node", filepath.Join(here(), "gitserve.mjs"), dir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() { stdin.Close(); cmd.Wait() }
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		stop()
+		return "", nil, fmt.Errorf("gitserve.mjs: %w", err)
+	}
+	return strings.TrimSpace(line), stop, nil
 }
