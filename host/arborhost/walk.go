@@ -369,13 +369,7 @@ func (r *RootFS) WalkAhead(dir string, max int) {
 // startAhead lists the walk of dir from after ahead, in place of what was.
 func (r *RootFS) startAhead(dir, after string, max int) {
 	a := &walkAhead{dir: dir, max: max, next: after, answers: make(chan walkAnswer, aheadDepth), stop: make(chan struct{})}
-	r.aheadMu.Lock()
-	old := r.ahead
-	r.ahead = a
-	r.aheadMu.Unlock()
-	if old != nil {
-		close(old.stop)
-	}
+	r.setAhead(a)
 	go func() {
 		defer close(a.answers)
 		for {
@@ -431,15 +425,20 @@ func (r *RootFS) walkAnswer(dir, after string, max int) ([]byte, int, error) {
 // dropAhead stops listing ahead, before r changes the tree at the paths
 // (a path in a dot-folder such as .arbor/ changes no walk).
 func (r *RootFS) dropAhead(paths ...string) {
-	if !slices.ContainsFunc(paths, walked) {
-		return
+	if slices.ContainsFunc(paths, walked) {
+		r.setAhead(nil)
 	}
+}
+
+// setAhead makes a the walk listed ahead (nil: none), stopping the one it
+// replaces.
+func (r *RootFS) setAhead(a *walkAhead) {
 	r.aheadMu.Lock()
-	a := r.ahead
-	r.ahead = nil
+	old := r.ahead
+	r.ahead = a
 	r.aheadMu.Unlock()
-	if a != nil {
-		close(a.stop)
+	if old != nil {
+		close(old.stop)
 	}
 }
 

@@ -74,39 +74,30 @@ func main() {
 	mode := flag.String("mode", "write", "write (writers and an editor on one root) or sync (two roots syncing through a shared repository, sync.go)")
 	js := flag.Bool("js", false, "with -mode sync: the second root syncs from Node (the JS package), over HTTP")
 	flag.Parse()
-	if *mode == "sync" {
+	var md string
+	var failed bool
+	switch {
+	case *mode == "sync":
 		r, err := runSync(*n, *bin, *seed, *keep, *js)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "faults:", err)
 			os.Exit(2)
 		}
-		md := r.markdown(*n, *seed)
-		fmt.Print(md)
-		if *report != "" {
-			if err := os.WriteFile(*report, []byte(md), 0o644); err != nil {
-				fmt.Fprintln(os.Stderr, "faults:", err)
-				os.Exit(2)
-			}
-		}
-		if r.failed() {
-			os.Exit(1)
-		}
-		return
-	}
-	if *mode != "write" {
+		md, failed = r.markdown(*n, *seed), r.failed()
+	case *mode != "write":
 		fmt.Fprintln(os.Stderr, "faults: -mode is write or sync")
 		os.Exit(2)
-	}
-	if *editor != "rename" && *editor != "inplace" {
+	case *editor != "rename" && *editor != "inplace":
 		fmt.Fprintln(os.Stderr, "faults: -editor is rename or inplace")
 		os.Exit(2)
+	default:
+		r, err := run(*n, *bin, *seed, *keep, *editor == "inplace")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "faults:", err)
+			os.Exit(2)
+		}
+		md, failed = r.markdown(*n, *seed, *editor), r.failed()
 	}
-	r, err := run(*n, *bin, *seed, *keep, *editor == "inplace")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "faults:", err)
-		os.Exit(2)
-	}
-	md := r.markdown(*n, *seed, *editor)
 	fmt.Print(md)
 	if *report != "" {
 		if err := os.WriteFile(*report, []byte(md), 0o644); err != nil {
@@ -114,7 +105,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if r.failed() {
+	if failed {
 		os.Exit(1)
 	}
 }
