@@ -55,4 +55,9 @@ func TestStageARemovalStagedBefore(t *testing.T) {
 	if _, err := tree.File("notes/a.md"); err == nil {
 		t.Fatal("the removal was not committed")
 	}
+	// Staged as present but gone since (removed between the listing and
+	// the staging): its removal is what the index holds, and that is done.
+	if err := g.stage("notes/a.md", true); err != nil {
+		t.Fatalf("staging a file removed meanwhile: %v", err)
+	}
 }

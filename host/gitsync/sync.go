@@ -392,9 +392,13 @@ func (g *repo) stage(p string, exists bool) error {
 	var err error
 	if exists {
 		err = g.wt.AddWithOptions(&git.AddOptions{Path: p, SkipStatus: true})
-	} else if _, err = g.wt.Remove(p); errors.Is(err, index.ErrEntryNotFound) {
-		// Its removal is staged already: a sync killed after staging it,
-		// before its commit.
+	} else {
+		_, err = g.wt.Remove(p)
+	}
+	if errors.Is(err, index.ErrEntryNotFound) {
+		// The file is gone and its removal staged already: a sync killed
+		// after staging it, before its commit (go-git's Add of a file
+		// removed meanwhile stages its removal too).
 		err = nil
 	}
 	if err != nil {
