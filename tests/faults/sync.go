@@ -382,7 +382,7 @@ func (r *syncResult) markdown(n int, seed int64) string {
 	if r.JS {
 		b.WriteString("Root b syncs from Node (the JS package, isomorphic-git; the remote served by git's http-backend), root a with the CLI (go-git). ")
 	}
-	b.WriteString("Two roots share a bare repository. Each round a person saves a note in each root (a temporary file, then a rename), appends a line to a log both keep, and now and then deletes a note of theirs; half the time an agent adds an entry to one root; then both roots sync at once and one or both syncs are killed with SIGKILL after 0–400 ms (a quarter of the time 0–1500 ms). The roots then sync in turn (A, B, A), and must hold the same files, every note, line and entry saved, no deleted note, and repositories `git fsck` finds whole and `git status` clean.\n\n")
+	b.WriteString("Two roots share a bare repository. Each round a person saves a note in each root (a temporary file, then a rename), appends a line to a log both keep, and now and then deletes a note of theirs; half the time an agent adds an entry to one root; then both roots sync at once and one or both syncs are killed with SIGKILL after 0–400 ms (a quarter of the time 0–1500 ms; a sync from Node 0.7–2.2 s, as it starts about a second later). The roots then sync in turn (A, B, A), and must hold the same files, every note, line and entry saved, no deleted note, and repositories `git fsck` finds whole and `git status` clean.\n\n")
 	b.WriteString("| what | count |\n| --- | ---: |\n")
 	row := func(what string, v any) { fmt.Fprintf(&b, "| %s | %v |\n", what, v) }
 	row("rounds", r.Rounds)
