@@ -331,12 +331,12 @@ func (r *RootFS) abiWalk(mem Memory, pathPtr, pathLen, afterPtr, afterLen, bufPt
 // or rename in the tree through r drops them, so that the module sees its
 // own changes as before. An open spends about a third of its time in the
 // walk (the system's listings and descriptions of every file), which then
-// overlaps the module's reading; a host that knows an open is coming
-// starts it with the module (WalkAhead).
+// overlaps the module's reading; the host starts it as it sends the module
+// an open (WalkAhead), whose restore of the index and the catalog comes
+// before its walk.
 
 // aheadDepth is how many answers are listed ahead at most: with the
-// module's 256 KiB answers, 1 MiB held, and the walk of 100,000 entries
-// listed about as far as an open's start takes.
+// module's 256 KiB answers, 1 MiB held, about 28,000 entries of a walk.
 const aheadDepth = 4
 
 // walkAhead is a walk being listed ahead, answer by answer.
