@@ -57,24 +57,19 @@ func (g gitDir) OpenFile(name string, flag int, perm os.FileMode) (billy.File, e
 	if flag&(os.O_WRONLY|os.O_RDWR) == 0 || flag&os.O_APPEND != 0 || path.Clean(name) == "packed-refs" {
 		return g.Filesystem.OpenFile(name, flag, perm)
 	}
+	// A file that does not exist is made only once written: go-git opens a
+	// reference to create it before comparing its old value, and a failed
+	// comparison left an empty reference (go-git#2399).
 	f := &gitFile{fs: g.Filesystem, name: name, perm: perm}
-	if flag&os.O_TRUNC == 0 {
-		b, err := readAll(g.Filesystem, name)
-		switch {
-		case errors.Is(err, os.ErrNotExist) && flag&os.O_CREATE != 0:
-			f.dirty = true // made on Close, as an open would have made it
-		case err != nil:
-			return nil, err
-		default:
-			f.buf = b
-		}
-	} else {
-		if flag&os.O_CREATE == 0 {
-			if _, err := g.Filesystem.Stat(name); err != nil {
-				return nil, err
-			}
-		}
-		f.dirty = true
+	b, err := readAll(g.Filesystem, name)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && flag&os.O_CREATE != 0:
+	case err != nil:
+		return nil, err
+	case flag&os.O_TRUNC != 0:
+		f.dirty = len(b) > 0
+	default:
+		f.buf = b
 	}
 	return f, nil
 }

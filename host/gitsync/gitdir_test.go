@@ -79,17 +79,31 @@ func TestGitDirReplacesFilesWhole(t *testing.T) {
 		t.Fatalf("after the second Close: %q", b)
 	}
 
-	// A file opened to create and closed unwritten is made, empty; one
-	// only read is left as it was.
-	f, err = g.OpenFile("shallow", os.O_RDWR|os.O_CREATE, 0o666)
+	// A file opened to be made and closed unwritten is not made (go-git
+	// opens a reference so before comparing its old value, and a failed
+	// comparison left an empty reference); one truncated is; one only
+	// read is left as it was.
+	f, err = g.OpenFile("refs/heads/new", os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := os.Stat(filepath.Join(dir, "refs", "heads", "new")); !os.IsNotExist(err) {
+		t.Fatalf("a file closed unwritten was made: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shallow"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = g.Create("shallow"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if fi, err := os.Stat(filepath.Join(dir, "shallow")); err != nil || fi.Size() != 0 {
-		t.Fatalf("the file made: %v, %v", fi, err)
+		t.Fatalf("a file truncated: %v, %v", fi, err)
 	}
 	f, err = g.OpenFile("refs/heads/main", os.O_RDWR, 0)
 	if err != nil {
@@ -181,5 +195,22 @@ func TestOpenRepoWritesThroughGitDir(t *testing.T) {
 	st, err := wt.Status()
 	if err != nil || !st.IsClean() {
 		t.Fatalf("status after the commit: %v, %v", st, err)
+	}
+	// A compare-and-swap of a reference that does not exist, refused,
+	// leaves no empty reference behind (go-git#2399), which would fail
+	// every listing of the references.
+	stale := plumbing.NewHashReference("refs/heads/cas", plumbing.NewHash("1111111111111111111111111111111111111111"))
+	if err := r.Storer.CheckAndSetReference(plumbing.NewHashReference("refs/heads/cas", h), stale); err == nil {
+		t.Fatal("a compare-and-swap against a wrong old value succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git", "refs", "heads", "cas")); !os.IsNotExist(err) {
+		t.Fatalf("the refused reference's file: %v", err)
+	}
+	refs, err := r.References()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := refs.ForEach(func(*plumbing.Reference) error { return nil }); err != nil {
+		t.Fatalf("listing the references: %v", err)
 	}
 }
