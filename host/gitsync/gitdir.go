@@ -61,13 +61,24 @@ func (g gitDir) OpenFile(name string, flag int, perm os.FileMode) (billy.File, e
 	// reference to create it before comparing its old value, and a failed
 	// comparison left an empty reference (go-git#2399).
 	f := &gitFile{fs: g.Filesystem, name: name, perm: perm}
+	if flag&os.O_TRUNC != 0 {
+		// Its old bytes are not needed: whether there were any (the
+		// index, rewritten at every staging, can be megabytes).
+		fi, err := g.Filesystem.Stat(name)
+		switch {
+		case errors.Is(err, os.ErrNotExist) && flag&os.O_CREATE != 0:
+		case err != nil:
+			return nil, err
+		default:
+			f.dirty = fi.Size() > 0
+		}
+		return f, nil
+	}
 	b, err := readAll(g.Filesystem, name)
 	switch {
 	case errors.Is(err, os.ErrNotExist) && flag&os.O_CREATE != 0:
 	case err != nil:
 		return nil, err
-	case flag&os.O_TRUNC != 0:
-		f.dirty = len(b) > 0
 	default:
 		f.buf = b
 	}
