@@ -61,7 +61,8 @@ build_wasm() {
 # build_cli builds bin/arbor from a vendored copy of the module, like
 # build_wasm, with the patches in host/_patch applied (each says why in its
 # header: wazero skipping the validation of a module its compilation cache
-# holds). `go install` and `go test` use the modules as published; one patch
+# holds, mapping its cached code, decoding without copying). `go install` and
+# `go test` use the modules as published; one patch
 # that no longer applies to the vendored version stops the build.
 build_cli() {
   log "cli: bin/arbor"
@@ -74,7 +75,12 @@ build_cli() {
   for p in host/_patch/*.patch; do
     (cd "$src/vendor" && git apply "$root/$p") || { echo "cli: $p does not apply to the vendored modules" >&2; exit 1; }
   done
-  (cd "$src" && GOFLAGS=-mod=vendor go build -trimpath -o "$root/bin/arbor" ./host/cmd/arbor)
+  # The embedded module's SHA-256 and size, which the patched wazero keys
+  # its cache with instead of hashing the module at every start
+  # (host/runtime/modulesum.go, built with the tag arborwazero).
+  (cd "$src/host/runtime" && printf '%s %s\n' "$( (sha256sum arbor.wasm 2>/dev/null || shasum -a 256 arbor.wasm) | cut -d' ' -f1)" \
+    "$(wc -c <arbor.wasm | tr -d ' ')" >arbor.wasm.sha256)
+  (cd "$src" && GOFLAGS=-mod=vendor go build -trimpath -tags arborwazero -o "$root/bin/arbor" ./host/cmd/arbor)
 }
 
 demo() {
@@ -106,8 +112,9 @@ run_tests() {
 
 # wazero_tests runs wazero's own tests on a copy of the module patched as
 # build_cli patches it (with the tests of host/_patch/test): the engine and
-# its cache, the file cache across processes, the platform's mappings, and
-# the specification's suites, whose invalid modules must still be refused.
+# its cache, the file cache across processes, the platform's mappings, the
+# binary decoder, and the specification's suites, whose invalid modules must
+# still be refused.
 wazero_tests() {
   log "wazero's tests, patched as bin/arbor is"
   local src dir p
@@ -119,7 +126,7 @@ wazero_tests() {
   for p in host/_patch/*.patch host/_patch/test/*.patch; do
     (cd "$dir" && git apply "$root/$p") || { echo "wazero: $p does not apply" >&2; exit 1; }
   done
-  (cd "$dir/github.com/tetratelabs/wazero" && go test -count=1 . ./internal/engine/wazevo/ ./internal/platform/ \
+  (cd "$dir/github.com/tetratelabs/wazero" && go test -count=1 . ./internal/engine/wazevo/ ./internal/platform/ ./internal/wasm/ ./internal/wasm/binary/ \
     ./internal/integration_test/filecache/ ./internal/integration_test/spectest/...) >"$dir/test.log" 2>&1 ||
     { cat "$dir/test.log" >&2; echo "wazero: its tests fail on the patched copy" >&2; exit 1; }
   chmod -R u+w "$dir"

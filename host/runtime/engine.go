@@ -148,7 +148,8 @@ func (e *Engine) start(ctx context.Context, cache wazero.CompilationCache) (err 
 	}
 	// A cache miss (the first start of a build on a machine) compiles the
 	// whole module, seconds of CPU on one core: every core shares it.
-	compiled, err := e.rt.CompileModule(experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0)), e.cfg.wasm)
+	cctx := withModuleSum(experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0)), e.cfg.wasm)
+	compiled, err := e.rt.CompileModule(cctx, e.cfg.wasm)
 	if err != nil {
 		return &compileError{fmt.Errorf("arbor: compile engine module%s: %w", e.cfg.memoryNote(), err)}
 	}
