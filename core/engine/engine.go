@@ -147,6 +147,12 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 	// file time within the catalog's two seconds of slack of the listing
 	// still proves nothing.
 	listed := time.UnixMilli(host.FileTime(e.fs))
+	// Restoring the index and the catalog, and comparing the listing with
+	// them, allocates about what the open keeps: the collector waits until
+	// the open reads a file (a changed one, or one whose document the index
+	// lacks), from which what it allocates grows with what changed.
+	resume := pauseGC()
+	defer resume()
 	sopts := search.Options{Progress: host.Reporter(e.log, api.PhaseIndex)}
 	var off retrieve.Off
 	ablate(&sopts, &off)
@@ -187,10 +193,15 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 		}
 		return nil
 	}}
-	if p := host.Reporter(e.log, api.PhaseRead); p != nil {
-		o.Read = func(n int) { p(n, 0) }
+	read := host.Reporter(e.log, api.PhaseRead)
+	o.Read = func(n int) {
+		resume()
+		if read != nil {
+			read(n, 0)
+		}
 	}
 	cat, warnings, err := catalog.Reload(e.fs, e.maxBytes, o)
+	resume()
 	if err != nil {
 		idx.Abandon() // nothing half-synced is saved
 		return api.OpenResult{}, err

@@ -183,9 +183,7 @@ func (l *loader) file(dir string, de host.DirEntry) error {
 		}
 	}
 	data, err := l.fs.ReadFile(p)
-	if l.read++; l.onRead != nil {
-		l.onRead(l.read)
-	}
+	l.counted()
 	if err != nil {
 		l.warn(p, fmt.Sprintf("unreadable: %v", err))
 		return nil
@@ -281,6 +279,7 @@ func (l *loader) reload(p string, fi FileInfo, data []byte) (search.Source, bool
 func (l *loader) reread(p string) search.Doc {
 	title, _ := l.cat.Title(p)
 	data, err := l.fs.ReadFile(p)
+	l.counted()
 	if err == nil && len(data) <= l.maxBytes {
 		if s, _ := l.cat.Stamp(p); s == SourceKey(data) {
 			if en, err := tree.ParseEntry(p, data); err == nil {
@@ -508,4 +507,12 @@ func joinTurns(ts []atoms.Turn, mark string) string {
 // ContextDoc is the index document of a context file.
 func ContextDoc(c *tree.Context) search.Doc {
 	return search.Doc{Path: c.Path, Kind: "context", Title: c.Title, Content: c.Body}
+}
+
+// counted counts a file read (Reload reads files changed since its Prev,
+// and rereads those the index needs a document of), and tells o.Read.
+func (l *loader) counted() {
+	if l.read++; l.onRead != nil {
+		l.onRead(l.read)
+	}
 }
