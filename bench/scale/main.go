@@ -167,6 +167,9 @@ type hostResult struct {
 	// built (-reuse-index), so it measured no build; LinearMiB is then the
 	// peak of that open.
 	ReusedIndex bool `json:"reusedIndex,omitempty"`
+	// From is the date of the earlier run that measured the host, when
+	// this run kept its figures (-keep-hosts) instead of measuring it.
+	From string `json:"from,omitempty"`
 	// Results are each question's result paths, compared with native's.
 	Results [][]string `json:"results,omitempty"`
 	// Digests are native's results, a SHA-256 prefix of each question's
@@ -447,6 +450,9 @@ func measureAll(o options, res *results) error {
 		if o.keepHosts && prev != nil {
 			for h, r := range prev.Hosts {
 				if _, ok := sr.Hosts[h]; !ok {
+					if r.From == "" {
+						r.From = prev.Run.Date
+					}
 					sr.Hosts[h] = r
 				}
 			}

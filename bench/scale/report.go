@@ -69,7 +69,8 @@ func writeReport(path string, res *results) error {
 	b.WriteString("Build: open without a persisted index, every entry read and indexed: wall time, and CPU time of the process (every thread) where it can be read; entries/s on each (CPU time is the steadier on a shared machine).\n")
 	b.WriteString("Peak RSS: the largest single process's maximum resident set over the host's whole run (Chromium: the Node driver or a browser process it reaped). Linear: the module's\n")
 	b.WriteString("memory after the build, its peak until then. Open: wall time, and CPU time where it can be read. Query p50/p95: wall time of each question on the reopened memory; query CPU: the processor time of all of them, per question.\n")
-	b.WriteString("Same ranking: questions whose result paths equal native's. \"native's index\": the host opened the index the native host had just built and persisted (`-reuse-index`) instead of building its own; its linear memory is the peak of that open.\n\n")
+	b.WriteString("Same ranking: questions whose result paths equal native's. \"native's index\": the host opened the index the native host had just built and persisted (`-reuse-index`) instead of building its own; its linear memory is the peak of that open.\n")
+	b.WriteString("A host named with a date was not measured in its size's run: its figures are those of the earlier run of that date (`-keep-hosts`).\n\n")
 	b.WriteString("| entries | host | build | build CPU | entries/s | per CPU s | persist | open | open CPU | query p50 | query p95 | query CPU | peak RSS | linear | same ranking |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range sizes {
 		for _, h := range allHosts {
@@ -98,7 +99,11 @@ func writeReport(path string, res *results) error {
 			if r.ReusedIndex {
 				build, buildCPU, rate, perCPU, persist = "native's index", "—", "—", "—", "—"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", count(s.Entries), h, build, buildCPU,
+			name := h
+			if r.From != "" {
+				name = fmt.Sprintf("%s (run of %s)", h, r.From)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", count(s.Entries), name, build, buildCPU,
 				rate, perCPU, persist, open, openCPU, msText(r.QueryP50), msText(r.QueryP95), msText(r.QueryCPUMs), rss, mibText(r.LinearMiB), same)
 		}
 	}

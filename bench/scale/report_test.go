@@ -10,16 +10,18 @@ import (
 )
 
 // TestReport checks that the report keeps the sizes it has no figures for
-// as rows that say so, shows a failed host with its error, and writes
-// plots that are well-formed SVG.
+// as rows that say so, shows a failed host with its error and a host kept
+// from an earlier run with that run's date, and writes plots that are
+// well-formed SVG.
 func TestReport(t *testing.T) {
 	differ := 0
 	res := &results{Sizes: map[string]*sizeResult{"10000": {
 		Entries: 10000, Real: 10000, MiB: 7.3, Run: runInfo{Queries: 100},
 		Hosts: map[string]*hostResult{
-			"native": {BuildMs: 4000, BuildCPUMs: 2000, OpenMs: 600, QueryP50: 1.5, QueryP95: 7, PeakRSSMiB: 200},
-			"wazero": {BuildMs: 15000, OpenMs: 2000, QueryP50: 25, QueryP95: 60, LinearMiB: 220, Differ: &differ},
-			"node":   {Error: "exit status 1: out of memory"},
+			"native":     {BuildMs: 4000, BuildCPUMs: 2000, OpenMs: 600, QueryP50: 1.5, QueryP95: 7, PeakRSSMiB: 200},
+			"wazero":     {BuildMs: 15000, OpenMs: 2000, QueryP50: 25, QueryP95: 60, LinearMiB: 220, Differ: &differ},
+			"node":       {Error: "exit status 1: out of memory"},
+			"minisearch": {BuildMs: 2000, QueryP50: 80, QueryP95: 250, PeakRSSMiB: 500, From: "2026-11-26"},
 		},
 		CLI: &cliResult{Runs: 5, WallMs: 2200, CPUMs: 1600, PeakRSSMiB: 220},
 	}}}
@@ -34,7 +36,7 @@ func TestReport(t *testing.T) {
 	md := string(b)
 	for _, want := range []string{
 		"| 10,000 | wazero | 15000 ms |", "100 of 100", "| 10,000 | node | failed: exit status 1: out of memory",
-		"| 1,000 | not measured", "| 1,000,000 | not measured", "| 10,000 | 2200 ms | 1600 ms | 220 MiB | 5 |", "![Cold build (wall)](build.svg)",
+		"| 10,000 | minisearch (run of 2026-11-26) | 2000 ms |", "| 1,000 | not measured", "| 1,000,000 | not measured", "| 10,000 | 2200 ms | 1600 ms | 220 MiB | 5 |", "![Cold build (wall)](build.svg)",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
