@@ -74,7 +74,7 @@ func forgetCache(dir string) {
 // writable reports whether files can be created in dir: wazero's file
 // cache ignores write errors, which would mean compiling on every start.
 func writable(dir string) bool {
-	f, err := os.CreateTemp(dir, ".probe-*")
+	f, err := os.CreateTemp(dir, probePrefix+"*")
 	if err != nil {
 		return false
 	}
@@ -82,6 +82,9 @@ func writable(dir string) bool {
 	f.Close()
 	return os.Remove(name) == nil
 }
+
+// probePrefix begins the name of writable's probe files.
+const probePrefix = ".probe-"
 
 // keepCompiled is how many compiled modules each of a cache folder's
 // wazero folders keeps. Every build of the engine (every Arbor release, and
@@ -103,11 +106,17 @@ const staleTemp = time.Hour
 // wazero writes an entry to a temporary file beside it (NAME.*.tmp) and
 // renames it into place, and fails the compilation when the rename does:
 // a temporary file is another process writing, and is removed only once
-// it is older than staleTemp (left behind by a process that died).
+// it is older than staleTemp (left behind by a process that died), as is
+// a probe of writable's that a process killed at that moment left in dir.
 func pruneCache(dir string, keep int) {
 	subdirs, _ := os.ReadDir(dir)
 	for _, sub := range subdirs {
 		if !sub.IsDir() {
+			if strings.HasPrefix(sub.Name(), probePrefix) {
+				if info, err := sub.Info(); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > staleTemp {
+					os.Remove(filepath.Join(dir, sub.Name()))
+				}
+			}
 			continue
 		}
 		folder := filepath.Join(dir, sub.Name())

@@ -9,7 +9,8 @@ import (
 )
 
 // The cache keeps the newest compiled modules of each wazero folder and
-// removes the rest; folders with few files are left alone.
+// removes the rest; folders with few files are left alone; files a dead
+// process left half-written, and its probes, go once stale.
 func TestPruneCacheKeepsTheNewest(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "wazero-v1-amd64-linux")
@@ -39,6 +40,9 @@ func TestPruneCacheKeepsTheNewest(t *testing.T) {
 	// one a dead process left behind goes.
 	write(big, "g.123.tmp", 30*time.Minute)
 	write(big, "h.456.tmp", 2*staleTemp)
+	// So with probes of writable: one now, one a killed process left.
+	write(dir, probePrefix+"1", time.Minute)
+	write(dir, probePrefix+"2", 2*staleTemp)
 
 	pruneCache(dir, 4)
 
@@ -59,5 +63,8 @@ func TestPruneCacheKeepsTheNewest(t *testing.T) {
 	}
 	if got := names(small); !slices.Equal(got, []string{"x", "y"}) {
 		t.Errorf("a folder under the limit lost files: %v", got)
+	}
+	if got := names(dir); !slices.Equal(got, []string{probePrefix + "1", "wazero-v1-amd64-linux", "wazero-v2-amd64-linux"}) {
+		t.Errorf("the cache folder holds %v, want the recent probe and the wazero folders", got)
 	}
 }
