@@ -1,6 +1,8 @@
 package engine
 
+import "github.com/arbormem/arbor/core/internal/gcpause"
+
 // pauseGC is how an open pauses the collector while it restores what was
-// persisted (pauseCollector); a variable so that tests can see when the
+// persisted (gcpause.Pause); a variable so that tests can see when the
 // open resumes it.
-var pauseGC = pauseCollector
+var pauseGC = gcpause.Pause

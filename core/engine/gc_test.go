@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/gcpause"
 )
 
 // readsFS counts the reads of the tree's markdown files.
@@ -64,7 +65,7 @@ func TestOpenResumesTheCollectorAtTheFirstRead(t *testing.T) {
 			}
 		}
 	}
-	t.Cleanup(func() { pauseGC = pauseCollector })
+	t.Cleanup(func() { pauseGC = gcpause.Pause })
 	open := func(label string) (pause, resume int) {
 		t.Helper()
 		mu.Lock()

@@ -1,8 +1,10 @@
-package engine
+// Package gcpause pauses the garbage collector of a WebAssembly module
+// for work that allocates what it keeps.
+package gcpause
 
 import "runtime/debug"
 
-// pauseCollector stops the collector until resume is called (a second
+// Pause stops the collector until resume is called (a second
 // call does nothing). Under WebAssembly the module is a process of its
 // own, whose collector runs on its one thread between the open's work,
 // with write barriers on through each cycle: at 100,000 entries an open
@@ -10,8 +12,8 @@ import "runtime/debug"
 // (the restored catalog and index), and the one collection it set off,
 // which freed nothing, was a quarter of it (bench/wasm/REPORT.md, the
 // collector paused). Elsewhere the collector is the host program's, not
-// the engine's to stop (gc_other.go).
-func pauseCollector() (resume func()) {
+// the engine's to stop (gcpause_other.go).
+func Pause() (resume func()) {
 	old := debug.SetGCPercent(-1)
 	paused := true
 	return func() {
