@@ -104,10 +104,22 @@ run_tests() {
   npm run --silent typecheck
   log "go test"
   go test -count=1 ./...
+  wasip1_tests
   wazero_tests
   log "node tests"
   npm test --silent
   mcp_conformance
+}
+
+# wasip1_tests runs the tests of the packages that behave differently as a
+# WebAssembly module (the collector's pacing) in one, under wazero.
+wasip1_tests() {
+  log "go test, as a WebAssembly module: core/internal/gcpause"
+  local dir
+  dir=$(mktemp -d)
+  go build -o "$dir/wasiexec" ./internal/wasiexec
+  GOOS=wasip1 GOARCH=wasm go test -count=1 -exec "$dir/wasiexec" ./core/internal/gcpause
+  rm -rf "$dir"
 }
 
 # wazero_tests runs wazero's own tests on a copy of the module patched as

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/gcpause"
 )
 
 // Session serves the JSON protocol of docs/ABI.md §3–4 over one memory
@@ -48,6 +49,9 @@ func (s *Session) Call(raw []byte) (out []byte) {
 			out = encode(response{ID: req.ID, Error: api.Errorf(api.CodeInternal, "%s: %v", req.Method, r)})
 		}
 	}()
+	// The collector's pacing for what an open kept ends once its cycle
+	// has run (gcpause.Pause).
+	gcpause.Settle()
 	if !utf8.Valid(raw) {
 		return encode(response{Error: api.Errorf(api.CodeInvalidJSON, "request is not valid UTF-8")})
 	}

@@ -150,9 +150,10 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 	// Restoring the index and the catalog, and comparing the listing with
 	// them, allocates about what the open keeps: the collector waits until
 	// the open reads a file (a changed one, or one whose document the index
-	// lacks), from which what it allocates grows with what changed.
+	// lacks), from which what it allocates grows with what changed. An
+	// open that read nothing resumes it with what it allocated held.
 	resume := pauseGC()
-	defer resume()
+	defer resume(false)
 	sopts := search.Options{Progress: host.Reporter(e.log, api.PhaseIndex)}
 	var off retrieve.Off
 	ablate(&sopts, &off)
@@ -195,13 +196,13 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 	}}
 	read := host.Reporter(e.log, api.PhaseRead)
 	o.Read = func(n int) {
-		resume()
+		resume(false)
 		if read != nil {
 			read(n, 0)
 		}
 	}
 	cat, warnings, err := catalog.Reload(e.fs, e.maxBytes, o)
-	resume()
+	resume(err == nil)
 	if err != nil {
 		idx.Abandon() // nothing half-synced is saved
 		return api.OpenResult{}, err

@@ -29,7 +29,8 @@ func (r *readsFS) ReadFile(p string) ([]byte, error) {
 // catalog and compares the listing with them, and resumes it before the
 // work that grows with what changed: at the first file it reads (a file
 // changed since, or one whose document the index lacks), else once the
-// listing is compared; and on every path, a failed open's too.
+// listing is compared, with what it allocated held; and on every path, a
+// failed open's too.
 func TestOpenResumesTheCollectorAtTheFirstRead(t *testing.T) {
 	fs := &readsFS{MemFS: host.NewMemFS()}
 	// A clock that moves ten seconds at each open: files saved before an
@@ -51,42 +52,46 @@ func TestOpenResumesTheCollectorAtTheFirstRead(t *testing.T) {
 		}
 	}
 	var pauses, resumes []int // the tree's files read by then
-	pauseGC = func() func() {
+	var held []bool           // each resume's kept
+	pauseGC = func() func(bool) {
 		fs.mu.Lock()
 		pauses = append(pauses, fs.reads)
 		fs.mu.Unlock()
 		done := false
-		return func() {
+		return func(kept bool) {
 			if !done {
 				done = true
 				fs.mu.Lock()
 				resumes = append(resumes, fs.reads)
+				held = append(held, kept)
 				fs.mu.Unlock()
 			}
 		}
 	}
 	t.Cleanup(func() { pauseGC = gcpause.Pause })
-	open := func(label string) (pause, resume int) {
+	open := func(label string) (pause, resume int, kept bool) {
 		t.Helper()
 		mu.Lock()
 		now += 10_000
 		mu.Unlock()
-		pauses, resumes, fs.reads = nil, nil, 0
+		pauses, resumes, held, fs.reads = nil, nil, nil, 0
 		s := NewSession(fs, nil)
 		mustOpen(t, s)
 		closeSession(t, s)
 		if len(pauses) != 1 || len(resumes) != 1 {
 			t.Fatalf("%s: paused %d times, resumed %d times, want once each", label, len(pauses), len(resumes))
 		}
-		return pauses[0], resumes[0]
+		return pauses[0], resumes[0], held[0]
 	}
-	// A first open reads every file: it resumes at the first.
-	if p, r := open("first open"); p != 0 || r != 1 {
-		t.Errorf("first open: paused after %d reads, resumed after %d, want 0 and 1", p, r)
+	// A first open reads every file: it resumes at the first, holding
+	// nothing (a cold build's garbage is not live).
+	if p, r, k := open("first open"); p != 0 || r != 1 || k {
+		t.Errorf("first open: paused after %d reads, resumed after %d holding %v, want 0 and 1, not held", p, r, k)
 	}
-	// Unchanged: nothing is read, and it resumes once the listing is done.
-	if p, r := open("unchanged"); p != 0 || r != 0 {
-		t.Errorf("unchanged: paused after %d reads, resumed after %d, want 0 and 0", p, r)
+	// Unchanged: nothing is read, and it resumes once the listing is done,
+	// with what it restored held.
+	if p, r, k := open("unchanged"); p != 0 || r != 0 || !k {
+		t.Errorf("unchanged: paused after %d reads, resumed after %d holding %v, want 0 and 0, held", p, r, k)
 	}
 	// Two files changed: resumed at the first one's read.
 	edited := strings.Replace(billingEntry, "escalated to the billing lead", "escalated to the walrus desk", 1)
@@ -96,8 +101,8 @@ func TestOpenResumesTheCollectorAtTheFirstRead(t *testing.T) {
 	if err := fs.MemFS.WriteFile("engineering/billing/context.md", []byte(strings.Replace(contextFile, "payments", "walrus refunds", 1))); err != nil {
 		t.Fatal(err)
 	}
-	if _, r := open("two changed"); r != 1 {
-		t.Errorf("two changed: resumed after %d reads, want 1", r)
+	if _, r, k := open("two changed"); r != 1 || k {
+		t.Errorf("two changed: resumed after %d reads holding %v, want 1, not held", r, k)
 	}
 	// The index gone, the catalog kept: the files are read again for their
 	// documents, and it resumes at the first.
@@ -108,7 +113,7 @@ func TestOpenResumesTheCollectorAtTheFirstRead(t *testing.T) {
 			}
 		}
 	}
-	if _, r := open("index gone"); r != 1 {
-		t.Errorf("index gone: resumed after %d reads, want 1", r)
+	if _, r, k := open("index gone"); r != 1 || k {
+		t.Errorf("index gone: resumed after %d reads holding %v, want 1, not held", r, k)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
+	"github.com/arbormem/arbor/core/internal/gcpause"
 	"github.com/arbormem/arbor/core/internal/pathtab"
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/index"
@@ -356,6 +357,9 @@ func (x *Index) put(docs []Doc, hashes, keys []string, report bool) error {
 		done += len(ps)
 		progress()
 		batch, size, ps = bluge.NewBatch(), 0, nil
+		// What indexing keeps grows the heap: past the pacing an open held,
+		// the collector's own comes back at once.
+		gcpause.Settle()
 		return nil
 	}
 	progress()

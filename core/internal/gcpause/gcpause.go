@@ -1,0 +1,162 @@
+// Package gcpause paces the garbage collector of a WebAssembly module
+// around work that allocates what it keeps.
+//
+// Under WebAssembly the module is a process of its own, whose collector
+// runs on its one thread between the engine's work, with write barriers
+// on through each cycle. At 100,000 entries an open that finds the tree as
+// it left it allocates 52 MB and keeps them all (the restored catalog and
+// index): the one collection it set off freed nothing and was a quarter of
+// the open, and once the open no longer set it off, the same collection
+// came at the first question's first allocation and was half of that
+// question (bench/wasm/REPORT.md, the collector paused). Elsewhere the
+// collector is the host program's, not the engine's to tune: every
+// function here does nothing.
+package gcpause
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// enabled is whether the engine paces the collector: only as a module of
+// its own. A variable so that the tests run the pacing natively.
+var enabled = runtime.GOOS == "wasip1"
+
+// minHeadroom is the least a held heap may grow by before the next cycle,
+// the runtime's own least heap goal (4 MB).
+const minHeadroom = 4 << 20
+
+// backstop is how many times its headroom a held heap may grow by before
+// the memory limit calls a cycle: the bound on what an open's hold lets a
+// request allocate once the cycle it was paced for has run and before the
+// next Settle (the percentage then still high).
+const backstop = 3
+
+// held is the pacing Pause's resume(true) put in place, until Settle or
+// the next Pause ends it.
+var held struct {
+	sync.Mutex
+	on      bool
+	cycles  uint64 // the collector's cycles when it began
+	percent int    // the collector's percentage before the pause
+	limit   int64  // the memory limit before
+}
+
+// The metrics read, in slices made once: reading them then allocates
+// nothing, which could start the cycle being paced.
+var (
+	samples = []metrics.Sample{
+		{Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+	}
+	goalSample = []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+)
+
+// Pause stops the collector until resume is called (a second call does
+// nothing). kept says that what was allocated since the pause is held
+// (an open that restored its state and read nothing): the collector then
+// resumes as though its last cycle had marked that heap live, with its
+// next cycle due once the heap has grown by as much again, which is how
+// the collector's default (GOGC=100) paces a heap it has marked. Resumed
+// outright, its first cycle would come at the next allocation, to mark
+// that heap and free nothing. The runtime takes no heap goal, only a
+// percentage of the heap its last cycle marked: the pacing raises the
+// percentage until the goal the runtime reports is that heap doubled,
+// and gives the default back once that cycle has run (Settle).
+func Pause() (resume func(kept bool)) {
+	if !enabled {
+		return func(bool) {}
+	}
+	release(true)
+	old := debug.SetGCPercent(-1)
+	paused := true
+	return func(kept bool) {
+		if !paused {
+			return
+		}
+		paused = false
+		if kept && old >= 0 {
+			hold(old)
+			return
+		}
+		debug.SetGCPercent(old)
+	}
+}
+
+// Settle gives the collector its own pacing back once the cycle a kept
+// heap was paced for has run. The engine calls it between requests and
+// between the index's batches: work that grows the heap past the limit
+// then gets the default pacing back at its next batch, not cycles back to
+// back at the limit.
+func Settle() {
+	if enabled {
+		release(false)
+	}
+}
+
+// hold paces the heap allocated so far as marked live: its next cycle
+// due once it has grown by as much again (by percent of it), and the
+// memory limit a backstop at backstop times that headroom. percent is the
+// percentage to give back at release.
+func hold(percent int) {
+	held.Lock()
+	defer held.Unlock()
+	metrics.Read(samples)
+	objects := samples[3].Value.Uint64()
+	room := max(objects, minHeadroom) / 100 * uint64(percent)
+	pace(percent, objects+room)
+	// The limit counts all the runtime holds, not the heap alone.
+	inUse := samples[1].Value.Uint64() - samples[2].Value.Uint64()
+	limit := int64(min(inUse+backstop*room, math.MaxInt64))
+	old := debug.SetMemoryLimit(-1)
+	// A lower limit set by the host (GOMEMLIMIT) stays the lower.
+	debug.SetMemoryLimit(min(limit, old))
+	held.on, held.cycles, held.percent, held.limit = true, samples[0].Value.Uint64(), percent, old
+}
+
+// pace sets the least percentage, not below percent, whose heap goal as
+// the runtime reports it reaches target (or the highest goal any reaches,
+// under a memory limit). The goal is searched rather than computed from
+// the runtime's formula, which is its own to change. Nothing allocates
+// meanwhile, so no cycle starts on a percentage tried on the way.
+func pace(percent int, target uint64) {
+	goal := func(p int) uint64 {
+		debug.SetGCPercent(p)
+		metrics.Read(goalSample)
+		return goalSample[0].Value.Uint64()
+	}
+	lo, hi := percent, 1<<20
+	target = min(target, goal(hi))
+	for lo < hi {
+		if mid := lo + (hi-lo)/2; goal(mid) >= target {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	debug.SetGCPercent(lo)
+}
+
+// release ends the pacing of hold: at once when force, else when a cycle
+// has run since.
+func release(force bool) {
+	held.Lock()
+	defer held.Unlock()
+	if !held.on {
+		return
+	}
+	if !force {
+		metrics.Read(samples[:1])
+		if samples[0].Value.Uint64() == held.cycles {
+			return
+		}
+	}
+	debug.SetMemoryLimit(held.limit)
+	debug.SetGCPercent(held.percent)
+	held.on = false
+}
