@@ -100,3 +100,78 @@ func TestReaderSharesTheBytes(t *testing.T) {
 		t.Fatalf("Str() = %q at %#x, outside the bytes read [%#x, %#x)", s, p, start, end)
 	}
 }
+
+// Uvarint and Size read every value across the one-byte boundary, Size
+// refuses one past an int32, and a varint cut short fails.
+func TestUvarintBoundary(t *testing.T) {
+	vals := []uint64{0, 1, 127, 128, 255, 300, 16383, 16384, math.MaxInt32, math.MaxInt32 + 1}
+	var b []byte
+	for _, v := range vals {
+		b = binary.AppendUvarint(b, v)
+	}
+	r := NewReader(b)
+	for _, v := range vals {
+		if got := r.Uvarint(); got != v || r.Err() != nil {
+			t.Fatalf("Uvarint = %d (%v), want %d", got, r.Err(), v)
+		}
+	}
+	if r.Uvarint(); r.Err() != ErrShort {
+		t.Errorf("Uvarint past the end: %v, want ErrShort", r.Err())
+	}
+	r = NewReader(b)
+	for _, v := range vals[:len(vals)-1] {
+		if got := r.Size(); uint64(got) != v || r.Err() != nil {
+			t.Fatalf("Size = %d (%v), want %d", got, r.Err(), v)
+		}
+	}
+	if r.Size(); r.Err() != ErrShort {
+		t.Errorf("Size past MaxInt32: %v, want ErrShort", r.Err())
+	}
+	for _, cut := range [][]byte{{0x80}, {0xff, 0xff}} {
+		if r := NewReader(cut); r.Uvarint() != 0 || r.Err() != ErrShort {
+			t.Errorf("Uvarint of % x: %v, want ErrShort", cut, r.Err())
+		}
+		if r := NewReader(cut); r.Size() != 0 || r.Err() != ErrShort {
+			t.Errorf("Size of % x: %v, want ErrShort", cut, r.Err())
+		}
+	}
+}
+
+// Reading records shaped as the catalog's: a kind, a path, a stamp, the
+// file's size, times and inode, a title and two lists.
+func BenchmarkReadRecords(b *testing.B) {
+	const n = 10_000
+	var data []byte
+	for i := range n {
+		data = append(data, 1)
+		data = AppendString(data, "conversations/locomo/conv-26/session-0001/message-"+string(rune('a'+i%26))+".md")
+		data = AppendString(data, "3f2a9c0d1e4b5a6f")
+		data = binary.AppendVarint(data, 1234)
+		data = binary.AppendVarint(data, 1_764_000_000_000+int64(i))
+		data = binary.AppendVarint(data, 1_764_000_000_000+int64(i))
+		data = binary.AppendUvarint(data, uint64(1_000_000+i))
+		data = AppendString(data, "Melanie painted a sunrise")
+		data = AppendList(data, []string{"people/melanie.md", "topics/painting.md"})
+		data = AppendList(data, []string{"importance", "60", "maturity", "draft"})
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := NewReader(data)
+		for range n {
+			r.Byte()
+			r.Str()
+			r.Str()
+			r.Varint()
+			r.Varint()
+			r.Varint()
+			r.Uvarint()
+			r.Str()
+			r.List()
+			r.List()
+		}
+		if r.Err() != nil || r.Len() != 0 {
+			b.Fatal(r.Err(), r.Len())
+		}
+	}
+}
