@@ -2,6 +2,7 @@ package binrec
 
 import (
 	"encoding/binary"
+	"hash/crc32"
 	"math"
 	"reflect"
 	"testing"
@@ -173,5 +174,30 @@ func BenchmarkReadRecords(b *testing.B) {
 		if r.Err() != nil || r.Len() != 0 {
 			b.Fatal(r.Err(), r.Len())
 		}
+	}
+}
+
+// The checksum of a 1 MiB body, against the CRC-32C it replaced; under
+// WebAssembly (`GOOS=wasip1 GOARCH=wasm go test -bench Checksum -exec
+// ...`, internal/wasiexec) the CRC has no processor instruction.
+func BenchmarkChecksum(b *testing.B) {
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	table := crc32.MakeTable(crc32.Castagnoli)
+	for _, c := range []struct {
+		name string
+		sum  func([]byte) uint32
+	}{
+		{"xxh64", Checksum},
+		{"crc32c", func(b []byte) uint32 { return crc32.Checksum(b, table) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				c.sum(data)
+			}
+		})
 	}
 }

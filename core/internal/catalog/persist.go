@@ -38,7 +38,7 @@ import (
 // the base alone.
 //
 // Layout of the base: the magic line, then the format version (uvarint),
-// the fingerprint (a string), the CRC-32C of the body (4 bytes, little
+// the fingerprint (a string), the checksum of the body (binrec.Checksum, 4 bytes, little
 // endian) and the body: the base's id (8 bytes, little endian: the CRC-64
 // of its records, its last bit set, since 0 is no base), the number
 // of records (uvarint) and the records, sorted by path. A string is its
@@ -67,8 +67,9 @@ const (
 var crcTable = crc64.MakeTable(crc64.ECMA)
 
 // catalogFormat changes whenever the layout above changes. Format 3 had no
-// delta and no base id, format 4 no change time and inode.
-const catalogFormat = 5
+// delta and no base id, format 4 no change time and inode, format 5 a
+// CRC-32C for its checksum.
+const catalogFormat = 6
 
 // Record kinds.
 const (

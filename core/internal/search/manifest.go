@@ -19,7 +19,7 @@ import (
 // ~200 ms in wazero against ~22 ms natively).
 //
 // Layout: the magic line, the format version (uvarint), the schema
-// fingerprint (a string), then two sections, each its CRC-32C (4 bytes,
+// fingerprint (a string), then two sections, each its checksum (4 bytes,
 // little endian), its length (uvarint) and its bytes. A string is its
 // length (uvarint) and its bytes.
 //
@@ -28,7 +28,7 @@ import (
 // bluge's snapshot epoch (uvarint) and bytes (a string); the segments (a count,
 // then per segment its id, size and hash, uvarint, uvarint and 8 bytes
 // little endian, the tag of a spilled segment (uvarint, 0 for none; see
-// segmentEntry.name), and the CRC-32C of each of its blocks, 4 bytes each);
+// segmentEntry.name), and the checksum of each of its blocks, 4 bytes each);
 // the retired files (a count, then per file its name and when it was
 // retired, in Unix milliseconds, a varint); the documents file (its name,
 // "" for none, and its size, uvarint; see below); and the number of

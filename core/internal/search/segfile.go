@@ -14,10 +14,10 @@ import (
 )
 
 // Stored segments are read where bluge needs them, a block at a time, and
-// every block is checked against the CRC-32C its manifest lists before a
-// byte of it is used: a file that another process removed, or that is
-// shorter or other than the manifest says, is an error (ErrSegmentLost),
-// never bytes handed to the decoder. Opening checks no more than the
+// every block is checked against the checksum its manifest lists
+// (binrec.Checksum) before a byte of it is used: a file that another
+// process removed, or that is shorter or other than the manifest says, is
+// an error (ErrSegmentLost), never bytes handed to the decoder. Opening checks no more than the
 // sizes, so its cost does not grow with the index; the blocks a query
 // reads are kept in a bounded cache (blockCache).
 
@@ -48,7 +48,7 @@ var crc64Table = crc64.MakeTable(crc64.ECMA)
 // segmentEntry describes a stored segment: its bluge id, size, a CRC-64 of
 // its bytes (part of its file name, so that a name always means the same
 // bytes, whichever process wrote it), the tag of the index that spilled it
-// (0 for a segment a save wrote) and the CRC-32C of each block.
+// (0 for a segment a save wrote) and the checksum of each block.
 type segmentEntry struct {
 	ID     uint64
 	Size   int

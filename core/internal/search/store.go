@@ -87,8 +87,8 @@ type Store struct {
 // of score.go). Changes to document fields or analysis are caught by
 // schemaFingerprint. Format 1 was manifest.json, with segments named by
 // their id alone; format 2 had no spill tags; format 3 held every document
-// in the manifest.
-const formatVersion = 4
+// in the manifest; format 4 checked blocks and sections with a CRC-32C.
+const formatVersion = 5
 
 const (
 	manifestName   = "manifest.bin"

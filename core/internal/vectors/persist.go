@@ -14,10 +14,11 @@ import (
 // The file's layout (docs/format.md): the magic and version, then two
 // checksummed sections, binrec's. The header holds the model, the
 // dimension and the number of vectors; the body, per file sorted by path,
-// its path, its key and its vector (float32, little endian).
+// its path, its key and its vector (float32, little endian). Version 1
+// checked its sections with a CRC-32C.
 const (
 	magic   = "ARBV"
-	version = 1
+	version = 2
 )
 
 // Save writes the vectors when they changed since they were read or
