@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
+
+	"github.com/arbormem/arbor/core/internal/lazyre"
 )
 
 // Turn is one speaker's stretch of a transcript.
@@ -20,8 +22,9 @@ type Turn struct {
 // followed by a space or the end of the line. It is anchored at the start
 // of the text it is given, one line (Turns): regexp2 has no fast path for
 // a multi-line "^", and would otherwise try a match at every letter of the
-// text, which made indexing a long narrative slow (bench/ingest).
-var labelRe = regexp2.MustCompile(`^(?:>\s*)?(?:\*\*|__)?(?<name>[\p{L}\p{N}][\p{L}\p{N}._-]*(?: [\p{L}\p{N}._-]+){0,2})(?:\*\*|__)?:(?:\*\*|__)?(?=\s|$)`, regexp2.None)
+// text, which made indexing a long narrative slow (bench/ingest). Compiled
+// at the first transcript, which a question never needs (lazyre).
+var labelRe = lazyre.New(`^(?:>\s*)?(?:\*\*|__)?(?<name>[\p{L}\p{N}][\p{L}\p{N}._-]*(?: [\p{L}\p{N}._-]+){0,2})(?:\*\*|__)?:(?:\*\*|__)?(?=\s|$)`, regexp2.None)
 
 // Turns cuts a transcript into its speakers' turns: a turn starts at a line
 // opening with a speaker label and runs to the next one. Text before the
@@ -43,7 +46,8 @@ func Turns(text string) []Turn {
 		}
 		// A label holds a colon: most lines are rejected without the regexp.
 		if line := text[start:end]; strings.IndexByte(line, ':') >= 0 {
-			if m, _ := labelRe.FindStringMatch(labelSpan(line)); m != nil {
+			span := labelSpan(line)
+			if m, _ := labelRe.For(span).FindStringMatch(span); m != nil {
 				ls = append(ls, label{speaker: m.GroupByName("name").String(), start: start, end: start + runeBytes(line, m.Length)})
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/dlclark/regexp2"
+
+	"github.com/arbormem/arbor/core/internal/lazyre"
 )
 
 // Span is a stretch of time a question asks about, resolved against the
@@ -58,16 +60,18 @@ var months = []string{"january", "february", "march", "april", "may", "june", "j
 // Time expressions, tried in order; each match is resolved by the function
 // of its kind. "How many days ago …" asks for a duration, not about a
 // time: a count is required before "ago", and "how many" never is one.
+// Each is compiled and tried only for a question holding one of the
+// words its matches need (lazyre).
 var whenRes = []struct {
 	kind string
-	re   *regexp2.Regexp
+	re   *lazyre.Regexp
 }{
-	{"ago", regexp2.MustCompile(`(?<!\bhow many\s)\b`+countRe+`\s+(?<u>day|week|month|year)s?\s+ago\b`, regexp2.IgnoreCase)},
-	{"past", regexp2.MustCompile(`\b(?:in|over|during|within)\s+the\s+(?:past|last)\s+(?:`+countRe+`\s+)?(?<u>day|week|month|year)s?\b`, regexp2.IgnoreCase)},
-	{"last", regexp2.MustCompile(`\b(?:last|past)\s+(?<u>night|weekend|week|month|year)\b`, regexp2.IgnoreCase)},
-	{"yesterday", regexp2.MustCompile(`\byesterday\b`, regexp2.IgnoreCase)},
-	{"month", regexp2.MustCompile(`\b(?:(?<as>as\s+)?(?:in|during|of|on|around)|(?<bound>since|before|after|until|by))\s+(?:early\s+|late\s+|mid-?\s*)?(?<m>`+strings.Join(months, "|")+`)(?:\s+(?<d>\d{1,2})(?:st|nd|rd|th)?\b)?(?:\s+(?:and|or|to)\s+(?<m2>`+strings.Join(months, "|")+`))?(?:,?\s+(?<y>(?:19|20)\d\d))?\b`, regexp2.IgnoreCase)},
-	{"year", regexp2.MustCompile(`\b(?:(?<as>as\s+)?(?:in|during|of)|(?<bound>since|before|after|until|by))\s+(?<y>(?:19|20)\d\d)\b`, regexp2.IgnoreCase)},
+	{"ago", lazyre.New(`(?<!\bhow many\s)\b`+countRe+`\s+(?<u>day|week|month|year)s?\s+ago\b`, regexp2.IgnoreCase, "ago")},
+	{"past", lazyre.New(`\b(?:in|over|during|within)\s+the\s+(?:past|last)\s+(?:`+countRe+`\s+)?(?<u>day|week|month|year)s?\b`, regexp2.IgnoreCase, "past", "last")},
+	{"last", lazyre.New(`\b(?:last|past)\s+(?<u>night|weekend|week|month|year)\b`, regexp2.IgnoreCase, "last", "past")},
+	{"yesterday", lazyre.New(`\byesterday\b`, regexp2.IgnoreCase, "yesterday")},
+	{"month", lazyre.New(`\b(?:(?<as>as\s+)?(?:in|during|of|on|around)|(?<bound>since|before|after|until|by))\s+(?:early\s+|late\s+|mid-?\s*)?(?<m>`+strings.Join(months, "|")+`)(?:\s+(?<d>\d{1,2})(?:st|nd|rd|th)?\b)?(?:\s+(?:and|or|to)\s+(?<m2>`+strings.Join(months, "|")+`))?(?:,?\s+(?<y>(?:19|20)\d\d))?\b`, regexp2.IgnoreCase, months...)},
+	{"year", lazyre.New(`\b(?:(?<as>as\s+)?(?:in|during|of)|(?<bound>since|before|after|until|by))\s+(?<y>(?:19|20)\d\d)\b`, regexp2.IgnoreCase, "19", "20")},
 }
 
 // When finds the time expressions of a question and resolves them against
@@ -89,8 +93,12 @@ func When(question string, now time.Time) []Span {
 		return slices.Contains(covered[a:b], true)
 	}
 	for _, w := range whenRes {
-		m, _ := w.re.FindStringMatch(question)
-		for ; m != nil; m, _ = w.re.FindNextMatch(m) {
+		re := w.re.For(question)
+		if re == nil {
+			continue
+		}
+		m, _ := re.FindStringMatch(question)
+		for ; m != nil; m, _ = re.FindNextMatch(m) {
 			start, end := offs[m.Index], offs[m.Index+m.Length]
 			if taken(start, end) {
 				continue

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Answer is a model's answer read from the format of answerFormat.
@@ -27,11 +28,15 @@ type Answer struct {
 
 // heading matches a section heading in the forms models actually write:
 // "## Summary", "**Summary**", "Summary:", "SUMMARY", with the section's
-// first line possibly on the same line after a colon.
-var heading = regexp.MustCompile(`(?i)^\s*(?:#{1,6}\s*)?\**\s*(summary|details|sources|gaps)\s*\**\s*:?\s*\**\s*(.*)$`)
+// first line possibly on the same line after a colon. It and mdPath are
+// compiled at the first answer a model gives, which most commands never
+// ask for, not at every start of the module.
+var heading = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(?:#{1,6}\s*)?\**\s*(summary|details|sources|gaps)\s*\**\s*:?\s*\**\s*(.*)$`)
+})
 
 // mdPath matches what looks like a cited markdown path.
-var mdPath = regexp.MustCompile("[^\\s`'\"()\\[\\]<>,;]+\\.md\\b")
+var mdPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[^\\s`'\"()\\[\\]<>,;]+\\.md\\b") })
 
 // ParseAnswer reads a model's answer. known says whether a path was given
 // to the model (or returned to it by a tool): only those count as sources.
@@ -50,7 +55,7 @@ func ParseAnswer(text string, known func(string) bool) Answer {
 	sections := map[string]*strings.Builder{}
 	var cur *strings.Builder
 	for _, line := range strings.Split(t, "\n") {
-		if m := heading.FindStringSubmatch(line); m != nil && (m[2] == "" || strings.Contains(line, ":")) {
+		if m := heading().FindStringSubmatch(line); m != nil && (m[2] == "" || strings.Contains(line, ":")) {
 			name := strings.ToLower(m[1])
 			if sections[name] == nil {
 				sections[name] = &strings.Builder{}
@@ -78,7 +83,7 @@ func ParseAnswer(text string, known func(string) bool) Answer {
 		return a
 	}
 	cite := func(s string) {
-		for _, p := range mdPath.FindAllString(s, -1) {
+		for _, p := range mdPath().FindAllString(s, -1) {
 			p = strings.TrimLeft(strings.TrimRight(p, ".:"), "@/")
 			switch {
 			case known(p):

@@ -7,8 +7,8 @@ import (
 	"unicode"
 
 	"github.com/arbormem/arbor/core/api"
+	"github.com/arbormem/arbor/core/internal/search"
 	"github.com/arbormem/arbor/core/internal/sets"
-	"github.com/blugelabs/bluge/analysis/lang/en"
 )
 
 // cacheSize bounds the query cache, so a long-lived engine (an MCP server)
@@ -23,10 +23,6 @@ const (
 	fuzzyMinJaccard = 0.6
 	fuzzyMinTokens  = 2
 )
-
-// cacheStopWords are dropped before comparing queries: "what is the pool
-// size" and "the pool size" ask the same thing.
-var cacheStopWords = en.StopWords()
 
 // cached is one answer of tier 2 as it came out of the index, before the
 // lifecycle ranking, which is applied afresh on every use.
@@ -143,11 +139,12 @@ func without(a, b []string) []string {
 }
 
 // queryTokens are the distinct words of a normalized query without stop
-// words, sorted.
+// words, sorted: "what is the pool size" and "the pool size" ask the same
+// thing.
 func queryTokens(norm string) []string {
 	var out []string
 	for _, w := range strings.Fields(norm) {
-		if !cacheStopWords[w] {
+		if !search.IsStopWord(w) {
 			out = append(out, w)
 		}
 	}

@@ -59,6 +59,11 @@ var (
 	stopWords        = en.StopWords()
 )
 
+// IsStopWord reports whether w, lower-cased, is one of the English stop
+// words the analysis leaves out of the required terms: one list for the
+// engine, read once at the module's start.
+func IsStopWord(w string) bool { return stopWords[w] }
+
 const (
 	// maxTermBytes drops longer tokens (blobs, hashes): they are never
 	// useful search terms and bloat the dictionary.

@@ -2,6 +2,8 @@ package search
 
 import (
 	"github.com/dlclark/regexp2"
+
+	"github.com/arbormem/arbor/core/internal/lazyre"
 )
 
 // Question scaffolding: words that shape a question rather than name what
@@ -10,14 +12,15 @@ import (
 // "can you tell me"), which would otherwise be required terms of the AND
 // pass and favour any document that happens to say "many" and "times".
 // regexp2's \b is Unicode-aware (Go's regexp is ASCII-only), so a phrase
-// next to Hangul or accented text is still recognized.
-var scaffolding = regexp2.MustCompile(`\b(?:`+
+// next to Hangul or accented text is still recognized. Compiled and tried
+// only for a query holding a word each phrase needs (lazyre).
+var scaffolding = lazyre.New(`\b(?:`+
 	`how\s+(?:many|much)(?:\s+times)?`+
 	`|how\s+(?:often|long\s+ago)`+
 	`|(?:can|could|would)\s+you\s+(?:please\s+)?(?:tell|remind|show)\s+me`+
 	`|(?:do|did)\s+(?:you|we|i)\s+(?:know|remember|recall)`+
 	`|(?:please\s+)?(?:tell|remind)\s+me`+
-	`)\b`, regexp2.IgnoreCase)
+	`)\b`, regexp2.IgnoreCase, "how", "tell", "remind", "show", "know", "remember", "recall")
 
 // stripScaffolding blanks question scaffolding out of the unquoted parts
 // of a query. A query made only of scaffolding is returned unchanged, so it
@@ -28,8 +31,10 @@ func stripScaffolding(parts []qpart) []qpart {
 	for i, p := range parts {
 		out[i] = p
 		if !p.quoted {
-			if s, err := scaffolding.Replace(p.text, " ", -1, -1); err == nil { // err: only a match timeout, which is not set
-				out[i].text = s
+			if re := scaffolding.For(p.text); re != nil {
+				if s, err := re.Replace(p.text, " ", -1, -1); err == nil { // err: only a match timeout, which is not set
+					out[i].text = s
+				}
 			}
 		}
 		if ts, _ := analyze(out[i].text, false); len(ts) > 0 {
