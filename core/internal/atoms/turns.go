@@ -46,8 +46,7 @@ func Turns(text string) []Turn {
 		}
 		// A label holds a colon: most lines are rejected without the regexp.
 		if line := text[start:end]; strings.IndexByte(line, ':') >= 0 {
-			span := labelSpan(line)
-			if m, _ := labelRe.For(span).FindStringMatch(span); m != nil {
+			if m, _ := labelRe.Compiled().FindStringMatch(labelSpan(line)); m != nil {
 				ls = append(ls, label{speaker: m.GroupByName("name").String(), start: start, end: start + runeBytes(line, m.Length)})
 			}
 		}

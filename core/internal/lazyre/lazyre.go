@@ -54,7 +54,7 @@ func (r *Regexp) For(text string) *regexp2.Regexp {
 	return r.re()
 }
 
-// Compiled returns the expression, compiled now if it was not: for text
-// the caller already knows to hold a word it needs, and for the tests that
-// check the words.
+// Compiled returns the expression, compiled now if it was not: for an
+// expression without words (compiled at its first use only), and for the
+// tests that check the words.
 func (r *Regexp) Compiled() *regexp2.Regexp { return r.re() }
