@@ -69,22 +69,27 @@ func sized(mem Memory, out []byte, bufPtr, bufCap uint32) int32 {
 	return int32(len(out))
 }
 
-// abiRead is fs_read(path_ptr, path_len, buf_ptr, buf_cap) -> i32.
+// abiRead is fs_read(path_ptr, path_len, buf_ptr, buf_cap) -> i32. The
+// file is read straight into the guest's buffer (readInto).
 func (r *RootFS) abiRead(mem Memory, pathPtr, pathLen, bufPtr, bufCap uint32) int32 {
 	p, ok := guestString(mem, pathPtr, pathLen)
-	if !ok || !bufferOK(mem, bufPtr, bufCap) {
+	if !ok {
 		return codeInvalid
 	}
-	data, size, err := r.readSized(p, int64(bufCap))
+	buf := []byte{}
+	if bufCap > 0 {
+		if buf, ok = mem.Read(bufPtr, bufCap); !ok {
+			return codeInvalid
+		}
+	}
+	size, err := r.readInto(p, buf)
 	switch {
 	case err != nil:
 		return errorCode(err)
 	case size > math.MaxInt32:
 		return codeInvalid
-	case data == nil:
-		return int32(size)
 	}
-	return sized(mem, data, bufPtr, bufCap)
+	return int32(size)
 }
 
 // abiReadAt is fs_read_at(path_ptr, path_len, offset i64, buf_ptr,

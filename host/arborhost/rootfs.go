@@ -322,6 +322,69 @@ func (r *RootFS) ReadFile(p string) ([]byte, error) {
 // readSized reads a file when its size is at most max. It always returns
 // the size; the content is nil when the file is larger than max.
 func (r *RootFS) readSized(p string, max int64) ([]byte, int64, error) {
+	f, size, err := r.openRegular(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	if size > max {
+		return nil, size, nil
+	}
+	// Sized from Stat, so that a large file (an index segment) is read into
+	// one buffer instead of one that doubles as it fills.
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, 0, osError("read", p, err)
+	}
+	data := buf.Bytes()
+	if int64(len(data)) > max { // the file grew since Stat
+		return nil, int64(len(data)), nil
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, int64(len(data)), nil
+}
+
+// readInto reads a file into buf when it fits, and returns its size: the
+// bytes are buf[:size] when size ≤ len(buf); otherwise buf holds nothing
+// to use. fs_read reads into the guest's buffer this way: through a buffer
+// of its own, the host's copy of the catalog and the index's documents
+// (16 MB at 100,000 entries) was an allocation, its page faults and a
+// copy at every open.
+func (r *RootFS) readInto(p string, buf []byte) (int64, error) {
+	f, size, err := r.openRegular(p)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if size > int64(len(buf)) {
+		return size, nil
+	}
+	n, err := io.ReadFull(f, buf)
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return int64(n), nil // the whole file, however it changed since Stat
+	case err != nil:
+		return 0, osError("read", p, err)
+	}
+	// buf is full: the file may have grown past it since Stat.
+	var more [1]byte
+	switch k, err := f.Read(more[:]); {
+	case k > 0:
+		if fi, err := f.Stat(); err == nil && fi.Size() > int64(len(buf)) {
+			return fi.Size(), nil
+		}
+		return int64(len(buf)) + 1, nil
+	case err != nil && !errors.Is(err, io.EOF):
+		return 0, osError("read", p, err)
+	}
+	return int64(n), nil
+}
+
+// openRegular opens the regular file p for reading, and returns its size.
+func (r *RootFS) openRegular(p string) (*os.File, int64, error) {
 	full, err := r.resolveRead("read", p)
 	if err != nil {
 		return nil, 0, err
@@ -338,31 +401,15 @@ func (r *RootFS) readSized(p string, max int64) ([]byte, int64, error) {
 	if err != nil {
 		return nil, 0, osError("read", p, err)
 	}
-	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
+		f.Close()
 		return nil, 0, osError("read", p, err)
 	}
 	if !fi.Mode().IsRegular() {
+		f.Close()
 		return nil, 0, notRegular("read", p, fi)
 	}
-	if fi.Size() > max {
-		return nil, fi.Size(), nil
-	}
-	// Sized from Stat, so that a large file (an index segment) is read into
-	// one buffer instead of one that doubles as it fills.
-	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + bytes.MinRead)
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, 0, osError("read", p, err)
-	}
-	data := buf.Bytes()
-	if int64(len(data)) > max { // the file grew since Stat
-		return nil, int64(len(data)), nil
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return data, int64(len(data)), nil
+	return f, fi.Size(), nil
 }
 
 // ReadAt implements host.RangeReader: it reads part of a regular file,

@@ -307,6 +307,11 @@ func TestABISizeProtocol(t *testing.T) {
 	if n = r.abiRead(mem, pp, pl, buf, uint32(n)); string(mem[buf:buf+n]) != content {
 		t.Fatalf("read %d: %q", n, mem[buf:buf+n])
 	}
+	// A larger buffer: the file's bytes, and nothing written past them.
+	clear(mem[buf:])
+	if n = r.abiRead(mem, pp, pl, buf, 2048); n != int32(len(content)) || string(mem[buf:buf+n]) != content || mem[buf+n] != 0 {
+		t.Fatalf("large buffer: read %d: %q", n, mem[buf:buf+n+1])
+	}
 
 	// list: sorted JSON array of {name, dir, size, mtime, ctime, ino}, dot-names included.
 	rootP, rootL := uint32(0), uint32(0)
