@@ -51,11 +51,33 @@ build_wasm() {
   for p in wasm/_patch/*.patch; do
     (cd "$src/vendor" && git apply "$root/$p") || { echo "wasm: $p does not apply to the vendored modules" >&2; exit 1; }
   done
+  goroot_overlay
   (cd "$src" && GOOS=wasip1 GOARCH=wasm GOFLAGS=-mod=vendor \
-    go build -trimpath -buildmode=c-shared -ldflags='-s -w' -o "$root/dist/arbor.wasm" ./wasm)
+    go build -overlay "$root/.build/goroot/overlay.json" -trimpath -buildmode=c-shared -ldflags='-s -w' -o "$root/dist/arbor.wasm" ./wasm)
   go run ./internal/wasmpack dist/arbor.wasm
   cp dist/arbor.wasm host/runtime/arbor.wasm
   log "wasm: $(du -h dist/arbor.wasm | cut -f1)"
+}
+
+# goroot_overlay writes .build/goroot/overlay.json, for go build -overlay:
+# the files of Go's own source the module is built with patched, copied
+# from the Go in use and patched by wasm/_goroot (each patch says why in its
+# header); one that no longer applies stops the build.
+goroot_overlay() {
+  local dir=.build/goroot gsrc f p sep='' json=''
+  gsrc=$(go env GOROOT)/src
+  rm -rf "$dir"
+  mkdir -p "$dir/internal/bytealg"
+  for f in equal_wasm.s compare_wasm.s; do
+    cp "$gsrc/internal/bytealg/$f" "$dir/internal/bytealg/$f"
+    json="$json$sep\"$gsrc/internal/bytealg/$f\":\"$root/$dir/internal/bytealg/$f\""
+    sep=,
+  done
+  chmod -R u+w "$dir"
+  for p in wasm/_goroot/*.patch; do
+    (cd "$dir" && git apply "$root/$p") || { echo "wasm: $p does not apply to $(go version)" >&2; exit 1; }
+  done
+  printf '{"Replace":{%s}}\n' "$json" >"$dir/overlay.json"
 }
 
 # build_cli builds bin/arbor from a vendored copy of the module, like
@@ -111,14 +133,18 @@ run_tests() {
   mcp_conformance
 }
 
-# wasip1_tests runs the tests of the packages that behave differently as a
-# WebAssembly module (the collector's pacing) in one, under wazero.
+# wasip1_tests runs, as WebAssembly modules under wazero, the tests of the
+# packages that behave differently in one (the collector's pacing), and Go's
+# own tests of what compares and orders memory, on Go patched as the module
+# is (goroot_overlay; build_wasm wrote it). Go's examples and fuzz corpora
+# need files, which the runner does not give: only its Test functions run.
 wasip1_tests() {
-  log "go test, as a WebAssembly module: core/internal/gcpause"
+  log "go test, as WebAssembly modules: core/internal/gcpause; Go's bytes, strings, sort, slices, maps"
   local dir
   dir=$(mktemp -d)
   go build -o "$dir/wasiexec" ./internal/wasiexec
-  GOOS=wasip1 GOARCH=wasm go test -count=1 -exec "$dir/wasiexec" ./core/internal/gcpause
+  GOOS=wasip1 GOARCH=wasm go test -count=1 -overlay "$root/.build/goroot/overlay.json" -exec "$dir/wasiexec" ./core/internal/gcpause
+  GOOS=wasip1 GOARCH=wasm go test -count=1 -overlay "$root/.build/goroot/overlay.json" -exec "$dir/wasiexec" -run '^Test' bytes strings sort slices maps
   rm -rf "$dir"
 }
 
