@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -30,6 +31,17 @@ import (
 //     rewrites its entries grows its index without bound. A segment of
 //     rewriteMinDocs documents or more, a deletedShare of which is deleted,
 //     is rewritten alone without them.
+//   - Segments whose smaller ones hold half as many documents as their
+//     largest are compacted: merged into as few as maxSegmentDocs allows
+//     (compactTasks). A cold build's merges left a segment per tier and a
+//     few small ones (11 at 10,000 entries), and a question walks the
+//     dictionary of every segment for each of its words' expansions: in
+//     WebAssembly a question at 10,000 entries took twice the time over 11
+//     segments that it takes over one, and the open a third more
+//     (bench/wasm/REPORT.md). Writes after that add small segments, which
+//     the merge policies keep few, until they hold half of the largest:
+//     the largest is rewritten each time the index grew by half, about
+//     three times per document in all.
 //
 // bluge's writer has no call that runs a merge when asked (its merger runs
 // on its own, planned from mergeplan.Options), so the upkeep closes the
@@ -81,7 +93,42 @@ func (s *upkeepSegment) LiveSize() int64 {
 // upkeepTasks returns what the upkeep would do with segments: the merges
 // buildPolicy plans, or when it plans none, the rewrites of the segments
 // with too many deletions.
+// compactTasks packs segs first-fit by decreasing size into merges of at
+// most maxSegmentDocs live documents (a segment goes into the first merge
+// it fits, a merge is opened for one that fits none, so that no two of
+// the segments made would fit in one), and returns those in which the
+// segments other than the largest hold at least half as many documents as
+// it: a merge rewrites the largest only once it takes in that much.
+func compactTasks(segs []mergeplan.Segment) [][]mergeplan.Segment {
+	sorted := slices.Clone(segs)
+	slices.SortStableFunc(sorted, func(a, b mergeplan.Segment) int { return cmp.Compare(b.LiveSize(), a.LiveSize()) })
+	var bins [][]mergeplan.Segment
+	var sizes []int64
+	for _, s := range sorted {
+		i := slices.IndexFunc(sizes, func(n int64) bool { return n+s.LiveSize() <= maxSegmentDocs })
+		if i < 0 {
+			bins, sizes = append(bins, nil), append(sizes, 0)
+			i = len(bins) - 1
+		}
+		bins[i] = append(bins[i], s)
+		sizes[i] += s.LiveSize()
+	}
+	var tasks [][]mergeplan.Segment
+	for i, b := range bins {
+		if largest := b[0].LiveSize(); len(b) > 1 && 2*(sizes[i]-largest) >= largest {
+			tasks = append(tasks, b)
+		}
+	}
+	return tasks
+}
+
+// upkeepTasks returns the merges the segments segs call for: compactTasks',
+// else buildPolicy's, else the rewrites of segments a deletedShare of
+// which is deleted.
 func upkeepTasks(segs []mergeplan.Segment) ([][]mergeplan.Segment, error) {
+	if tasks := compactTasks(segs); len(tasks) > 0 {
+		return tasks, nil
+	}
 	p, err := mergeplan.Plan(segs, &buildPolicy)
 	if err != nil {
 		return nil, err

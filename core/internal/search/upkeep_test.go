@@ -1,6 +1,8 @@
 package search
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,16 +43,19 @@ func noMerges() mergeplan.Options {
 // next open reuses it whole, and a process that loaded the old manifest
 // goes on reading its files.
 func TestFlushMergesAnEarlierIndexDown(t *testing.T) {
-	sizes := []int64{1000, 1000, 1000, 1000}
+	sizes := []int64{4000, 300, 300, 300, 300, 300, 300}
 	if got := plan(t, mergePolicy, sizes...); len(got) != 0 {
 		t.Fatalf("mergePolicy merges %v: this test no longer shows a loaded index keeping its segments", got)
+	}
+	if got := compactTasks(planSegments(sizes...)); len(got) != 0 {
+		t.Fatalf("compactTasks merges %v: this test no longer shows buildPolicy's merges", got)
 	}
 	want := len(settle(t, buildPolicy, sizes...))
 	if want >= len(sizes) {
 		t.Fatalf("buildPolicy leaves %d segments of %v: this test no longer shows a merge", want, sizes)
 	}
 
-	docs := storeDocs(4000)[:4000]
+	docs := storeDocs(5800)[:5800]
 	fs := host.NewMemFS()
 	func() {
 		defer func(o mergeplan.Options) { buildPolicy = o }(buildPolicy)
@@ -208,4 +213,119 @@ func TestFlushRewritesSegmentsOfManyDeletions(t *testing.T) {
 		t.Errorf("reopened: segments of %v documents, %v live, want no deletions", full, live)
 	}
 	sameAnswers(t, "reopened", answers(t, y), cold)
+}
+
+// planSegments are segments of these numbers of documents, none deleted.
+func planSegments(sizes ...int64) []mergeplan.Segment {
+	var segs []mergeplan.Segment
+	for i, n := range sizes {
+		segs = append(segs, planSegment{uint64(i + 1), n})
+	}
+	return segs
+}
+
+// A build leaves segments of about one size, which the flush compacts into
+// one: the same answers as a cold build, and the next open reuses it.
+// Writes of a few documents after that add a segment without rewriting
+// the compacted one, until the small segments hold half of it.
+func TestFlushCompactsSegments(t *testing.T) {
+	defer func(o mergeplan.Options) { buildPolicy = o }(buildPolicy)
+	buildPolicy = noMerges()
+	docs := storeDocs(3000)[:3000]
+	fs := host.NewMemFS()
+	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2000; i += 500 {
+		if err := x.Put(docs[i : i+500]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if full, _ := segmentSizes(t, x); len(full) < 2 {
+		t.Fatalf("built with %d segments: this test no longer shows a compaction", len(full))
+	}
+	if err := x.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if full, _ := segmentSizes(t, x); len(full) != 1 {
+		t.Fatalf("after the flush the index reads %d segments %v, want 1", len(full), full)
+	}
+	compacted, err := ReadStored(fs, testStoreDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(compacted.Segments) != 1 {
+		t.Fatalf("the flush saved %d segments, want 1", len(compacted.Segments))
+	}
+	sameAnswers(t, "compacted", answers(t, x), coldAnswers(t, docs[:2000]))
+
+	// 990 documents more, 10 at a time: small segments beside the
+	// compacted one, which stays, since they hold less than half of it.
+	for i := 2000; i < 2990; i += 10 {
+		if err := x.Put(docs[i : i+10]...); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := ReadStored(fs, testStoreDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept.Segments) < 2 || !slices.Contains(kept.Segments, compacted.Segments[0]) {
+		t.Errorf("after 990 more documents the index saved %v, want %v and more", kept.Segments, compacted.Segments)
+	}
+	// Ten more make half of it: compacted again.
+	if err := x.Put(docs[2990:]...); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if full, _ := segmentSizes(t, x); len(full) != 1 || full[0] != 3000 {
+		t.Errorf("at half of the compacted segment the index reads segments %v, want one of 3000", full)
+	}
+	closeIndex(t, x)
+
+	var log logLines
+	y, st := openStore(t, fs, &log, docs)
+	if want := (api.IndexStats{Reused: len(docs)}); st != want {
+		t.Fatalf("sync after the compaction: %+v, want %+v; %v", st, want, log.lines)
+	}
+	sameAnswers(t, "reopened", answers(t, y), coldAnswers(t, docs))
+}
+
+// compactTasks packs first-fit by decreasing size into merges of at most
+// maxSegmentDocs live documents, after which no two segments would fit in
+// one, and keeps the merges that take in half of their largest segment.
+func TestCompactTasksPacksTheFewestSegments(t *testing.T) {
+	sizes := func(tasks [][]mergeplan.Segment) [][]int64 {
+		var out [][]int64
+		for _, task := range tasks {
+			var s []int64
+			for _, seg := range task {
+				s = append(s, seg.LiveSize())
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		in   []int64
+		want [][]int64
+	}{
+		{[]int64{1700, 1700, 5, 1700, 1700, 9, 1700}, [][]int64{{1700, 1700, 1700, 1700, 1700, 9, 5}}},
+		{[]int64{30_000, 150_000, 10, 60_000, 120_000, 40_000}, [][]int64{{120_000, 60_000}}}, // 150,000 takes in 40,010 only
+		{[]int64{150_000, 80_000, 75_000}, [][]int64{{80_000, 75_000}}},                       // 150,000 + 75,000 do not fit
+		{[]int64{10_000, 3000, 1999}, nil},
+		{[]int64{10_000, 3000, 2000}, [][]int64{{10_000, 3000, 2000}}},
+		{[]int64{190_010, 180_000, 30_000}, nil}, // its own result: nothing fits together
+		{[]int64{42}, nil},
+	} {
+		if got := sizes(compactTasks(planSegments(c.in...))); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("compactTasks(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
 }
