@@ -36,6 +36,22 @@ var knownSections = map[string]bool{
 	keyFacts: true, keySnippets: true, keyRelations: true,
 }
 
+// codecKeys are the section keys the codec knows (sectionKey), each
+// mapped to itself.
+var codecKeys = func() map[string]string {
+	m := map[string]string{}
+	for k := range knownSections {
+		m[k] = k
+	}
+	for _, l := range rawLabels {
+		m[l.key] = l.key
+	}
+	for _, p := range narrativeParts {
+		m[p.key] = p.key
+	}
+	return m
+}()
+
 // knownKeys are the front-matter keys with Entry fields; an Extra entry
 // with one of these names is not written (it would shadow the field).
 var knownKeys = map[string]bool{
@@ -65,7 +81,7 @@ func ParseEntry(path string, data []byte) (*Entry, error) {
 		e.Title = titleFromPath(path)
 	}
 	pre, secs := splitSections(body)
-	e.Preamble = stripTitle(trimBlank(strings.Join(pre, "\n")), e.Title)
+	e.Preamble = stripTitle(trimBlank(pre), e.Title)
 	e.setSections(secs)
 	return e, nil
 }
@@ -137,27 +153,59 @@ func scalarField(v interface{}) (string, error) {
 	return strings.TrimSpace(s), nil
 }
 
-// rawSection is a "## " section as found in the file.
+// rawSection is a "## " section as found in the file: its heading, and
+// the lines after it joined by "\n" as they are in the file.
 type rawSection struct {
 	heading string
-	lines   []string
+	body    string
 }
 
-// splitSections cuts a body at level-2 headings outside code.
-func splitSections(body string) (pre []string, secs []rawSection) {
+// splitSections cuts a body at level-2 headings outside code: pre is the
+// lines before the first, each section's body the lines after its heading,
+// joined by "\n". Each is the span of body its lines cover, not a string
+// made of them: in WebAssembly an allocation costs what parsing a line
+// does, and every entry an open or a question reads is cut here.
+func splitSections(body string) (pre string, secs []rawSection) {
+	if body == "" {
+		return "", nil
+	}
 	var sc fenceScanner
-	for _, l := range splitLines(body) {
-		if sc.outside(l) {
-			if lv, t, ok := parseHeading(l); ok && lv == 2 {
-				secs = append(secs, rawSection{heading: t})
-				continue
+	from, to := -1, -1 // the span of the current part's lines; none yet
+	part := func() string {
+		if from < 0 {
+			return ""
+		}
+		return body[from:to]
+	}
+	for start := 0; ; {
+		end := len(body)
+		if i := strings.IndexByte(body[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		l := body[start:end]
+		if lv, t, ok := parseHeading(l); sc.outside(l) && ok && lv == 2 {
+			if len(secs) == 0 {
+				pre = part()
+			} else {
+				secs[len(secs)-1].body = part()
 			}
-		}
-		if len(secs) == 0 {
-			pre = append(pre, l)
+			secs = append(secs, rawSection{heading: t})
+			from, to = -1, -1
 		} else {
-			secs[len(secs)-1].lines = append(secs[len(secs)-1].lines, l)
+			if from < 0 {
+				from = start
+			}
+			to = end
 		}
+		if end == len(body) {
+			break
+		}
+		start = end + 1
+	}
+	if len(secs) == 0 {
+		pre = part()
+	} else {
+		secs[len(secs)-1].body = part()
 	}
 	return pre, secs
 }
@@ -167,7 +215,7 @@ func splitSections(body string) (pre []string, secs []rawSection) {
 func (e *Entry) setSections(secs []rawSection) {
 	seen := map[string]bool{}
 	for _, s := range secs {
-		body := trimBlank(strings.Join(s.lines, "\n"))
+		body := trimBlank(s.body)
 		k := sectionKey(s.heading)
 		if !knownSections[k] || seen[k] || !structured(k, body) {
 			e.Other = append(e.Other, Section{Heading: s.heading, Body: body})
@@ -367,7 +415,7 @@ func sectionBlock(h, body string) string {
 // ---- Raw Concept -----------------------------------------------------
 
 // rawLabels are the Raw Concept fields in rendering order.
-var rawLabels = []struct {
+var rawLabels = [...]struct {
 	key, label string
 	get        func(*api.RawConcept) *string
 }{
@@ -379,24 +427,43 @@ var rawLabels = []struct {
 	{"author", "Author", func(r *api.RawConcept) *string { return &r.Author }},
 }
 
-// labelRe matches "**Task:** value" and the "**Task**: value" variant.
-var labelRe = regexp.MustCompile(`^\*\*([A-Za-z][A-Za-z ]*?)(?::\*\*|\*\*:)(.*)$`)
-
-// rawLabel recognizes a Raw Concept field line and returns its key and
-// the value text after the label.
+// rawLabel recognizes a Raw Concept field line, "**Task:** value" or the
+// "**Task**: value" variant (a letter, then letters and spaces), and
+// returns its key and the value text after the label. Scanned by hand
+// rather than with a regular expression: every line of the section of
+// every entry a question reads is tried, and Go's regexp took a third of
+// the parsing of the entries a question reads in WebAssembly. A label's
+// letters and spaces hold neither ":" nor "*", so the label ends at the
+// first other byte, where the delimiter must begin.
 func rawLabel(line string) (key, rest string, ok bool) {
-	m := labelRe.FindStringSubmatch(line)
-	if m == nil {
+	s, found := strings.CutPrefix(line, "**")
+	if !found || s == "" || !isASCIILetter(s[0]) {
 		return "", "", false
 	}
-	k := sectionKey(m[1])
-	for _, l := range rawLabels {
-		if l.key == k {
-			return k, m[2], true
-		}
+	i := 1
+	for i < len(s) && (isASCIILetter(s[i]) || s[i] == ' ') {
+		i++
+	}
+	if d := s[i:]; !strings.HasPrefix(d, ":**") && !strings.HasPrefix(d, "**:") {
+		return "", "", false
+	}
+	if j := rawLabelIndex(sectionKey(s[:i])); j >= 0 {
+		return rawLabels[j].key, s[i+3:], true
 	}
 	return "", "", false
 }
+
+// rawLabelIndex returns the place of the label key k in rawLabels, or -1.
+func rawLabelIndex(k string) int {
+	for i := range rawLabels {
+		if rawLabels[i].key == k {
+			return i
+		}
+	}
+	return -1
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 // parseRawConcept reads the labelled lines. A value runs until the next
 // known label (the paper's example wraps Task over two lines); text
@@ -407,16 +474,18 @@ func parseRawConcept(body string) api.RawConcept {
 		text   string
 		inline bool
 	}
-	vals := map[string][]string{}
+	// The lines of each label, by its place in rawLabels (an array, not a
+	// map: see sectionKey).
+	var vals [len(rawLabels)][]string
 	var files []fileLine
-	cur := "task"
+	cur := rawLabelIndex("task")
 	for _, l := range splitLines(body) {
 		k, rest, ok := rawLabel(l)
 		if ok {
-			cur = k
+			cur = rawLabelIndex(k)
 		}
 		switch {
-		case cur == "files":
+		case rawLabels[cur].key == "files":
 			if ok {
 				files = append(files, fileLine{rest, true})
 			} else {
@@ -429,9 +498,9 @@ func parseRawConcept(body string) api.RawConcept {
 		}
 	}
 	var rc api.RawConcept
-	for _, l := range rawLabels {
+	for i, l := range rawLabels {
 		if l.get != nil {
-			*l.get(&rc) = strings.TrimSpace(strings.Join(vals[l.key], "\n"))
+			*l.get(&rc) = strings.TrimSpace(strings.Join(vals[i], "\n"))
 		}
 	}
 	for _, f := range files {
@@ -492,7 +561,7 @@ func renderRawConcept(rc api.RawConcept) string {
 // ---- Narrative -------------------------------------------------------
 
 // narrativeParts are the "### " parts of the Narrative in rendering order.
-var narrativeParts = []struct {
+var narrativeParts = [...]struct {
 	key, heading string
 	get          func(*api.Narrative) *string
 }{
@@ -508,36 +577,39 @@ var narrativeParts = []struct {
 // known part; any other "### " heading is text of the current part.
 func parseNarrative(body string) api.Narrative {
 	var n api.Narrative
-	acc := map[string][]string{}
-	seen := map[string]bool{}
-	cur := ""
+	// The lines of the text before any part (0) and of each part, by its
+	// place in narrativeParts plus one (arrays, not maps: see sectionKey).
+	var acc [len(narrativeParts) + 1][]string
+	var seen [len(narrativeParts) + 1]bool
+	cur := 0
 	var sc fenceScanner
 	for _, l := range splitLines(body) {
 		if sc.outside(l) {
 			if lv, t, ok := parseHeading(l); ok && lv == 3 {
-				if k := sectionKey(t); !seen[k] && narrativePart(k) != nil {
-					seen[k], cur = true, k
+				if i := narrativeIndex(sectionKey(t)); i >= 0 && !seen[i+1] {
+					seen[i+1], cur = true, i+1
 					continue
 				}
 			}
 		}
 		acc[cur] = append(acc[cur], l)
 	}
-	n.Text = trimBlank(strings.Join(acc[""], "\n"))
-	for _, p := range narrativeParts {
-		*p.get(&n) = trimBlank(strings.Join(acc[p.key], "\n"))
+	n.Text = trimBlank(strings.Join(acc[0], "\n"))
+	for i, p := range narrativeParts {
+		*p.get(&n) = trimBlank(strings.Join(acc[i+1], "\n"))
 	}
 	return n
 }
 
-// narrativePart returns the part accessor for a key, or nil.
-func narrativePart(k string) func(*api.Narrative) *string {
-	for _, p := range narrativeParts {
-		if p.key == k {
-			return p.get
+// narrativeIndex returns the place of the part key k in narrativeParts,
+// or -1.
+func narrativeIndex(k string) int {
+	for i := range narrativeParts {
+		if narrativeParts[i].key == k {
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 // renderNarrative writes Text, then each non-empty part under "### ".

@@ -121,6 +121,28 @@ func headingLine(line string, level int) string {
 // sectionKey normalizes a heading for matching known names: letters only,
 // lowercase, so "Raw Concept", "raw_concept" and "RAW  CONCEPT:" agree.
 func sectionKey(heading string) string {
+	// An ASCII heading's key is made in a buffer on the stack and, when it
+	// is one the codec knows, returned as that key's constant: every
+	// heading of every entry an open or a question parses is keyed, and in
+	// WebAssembly an allocation costs what parsing a line does.
+	var buf [32]byte
+	n := 0
+	for i := 0; i < len(heading); i++ {
+		c := heading[i]
+		if c >= 0x80 || n == len(buf) {
+			n = -1
+			break
+		}
+		if c|0x20 >= 'a' && c|0x20 <= 'z' {
+			buf[n] = c | 0x20
+			n++
+		}
+	}
+	if n >= 0 {
+		if k, ok := codecKeys[string(buf[:n])]; ok {
+			return k
+		}
+	}
 	var b strings.Builder
 	for _, r := range heading {
 		if unicode.IsLetter(r) {
