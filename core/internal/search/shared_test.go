@@ -575,11 +575,7 @@ func TestStoreReadsSegmentsByRange(t *testing.T) {
 		t.Errorf("no new segment was written as it was made (%d read from files)", spilled)
 	}
 	closeIndex(t, x)
-	y, st := openStore(t, fs, nil, all)
-	if want := (api.IndexStats{Reused: len(all)}); st != want {
-		t.Fatalf("sync after reopen: %+v, want %+v", st, want)
-	}
-	sameAnswers(t, "reopened after merges", answers(t, y), coldAnswers(t, all))
+	reopen(t, fs, all, "reopened after merges")
 }
 
 // A cold build spills its large segments to the store as bluge makes them
@@ -624,12 +620,7 @@ func TestStoreBuildLeavesNoMergedSpills(t *testing.T) {
 	if spilled == 0 {
 		t.Fatal("no segment spilled during the build")
 	}
-	var log logLines
-	y, st := openStore(t, mem, &log, docs)
-	if want := (api.IndexStats{Reused: len(docs)}); st != want {
-		t.Fatalf("sync after reopen: %+v, want %+v; %v", st, want, log.lines)
-	}
-	sameAnswers(t, "reopened", answers(t, y), coldAnswers(t, docs))
+	reopen(t, mem, docs, "reopened")
 }
 
 // Two processes building the same documents into one store at once make
@@ -669,12 +660,7 @@ func TestStoreTwoBuildsOfTheSameDocuments(t *testing.T) {
 	if n := mem.missing.Load(); n != 0 {
 		t.Errorf("%d reads found their segment file removed", n)
 	}
-	var log logLines
-	y, st := openStore(t, mem, &log, docs)
-	if want := (api.IndexStats{Reused: len(docs)}); st != want {
-		t.Fatalf("sync after both closed: %+v, want %+v; %v", st, want, log.lines)
-	}
-	sameAnswers(t, "after two builds", answers(t, y), coldAnswers(t, docs))
+	reopen(t, mem, docs, "after two builds")
 }
 
 // missingReads counts the range reads of segment files that are not there.

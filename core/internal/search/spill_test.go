@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
 )
 
@@ -129,12 +128,7 @@ func TestSpillStreamsLargeSegments(t *testing.T) {
 			t.Errorf("%s: a segment of %d bytes was written whole, over %d", name, n, spillBytes)
 		}
 	}
-	var log logLines
-	y, st := openStore(t, fs, &log, docs)
-	if want := (api.IndexStats{Reused: len(docs)}); st != want {
-		t.Fatalf("sync after reopen: %+v, want %+v; %v", st, want, log.lines)
-	}
-	sameAnswers(t, "reopened", answers(t, y), coldAnswers(t, docs))
+	reopen(t, fs, docs, "reopened")
 }
 
 // When the store refuses a segment's bytes halfway (a full disk), the
@@ -172,9 +166,5 @@ func TestSpillKeptInMemoryWhenTheStoreIsFull(t *testing.T) {
 	fs.full = 0
 	fs.mu.Unlock()
 	closeIndex(t, x)
-	y, st := openStore(t, fs, &log, docs)
-	if want := (api.IndexStats{Reused: len(docs)}); st != want {
-		t.Fatalf("sync after reopen: %+v, want %+v; %v", st, want, log.lines)
-	}
-	sameAnswers(t, "reopened", answers(t, y), coldAnswers(t, docs))
+	reopen(t, fs, docs, "reopened")
 }

@@ -125,6 +125,20 @@ func sameAnswers(t *testing.T, label string, got, want map[string]Result) {
 	}
 }
 
+// reopen opens the store in fs again over docs, and checks that it reuses
+// every document and answers as a cold build of them does; label names
+// the moment in failures.
+func reopen(t *testing.T, fs host.FS, docs []Doc, label string) *Index {
+	t.Helper()
+	var log logLines
+	y, st := openStore(t, fs, &log, docs)
+	if want := (api.IndexStats{Reused: len(docs)}); st != want {
+		t.Fatalf("%s: sync: %+v, want %+v; %v", label, st, want, log.lines)
+	}
+	sameAnswers(t, label, answers(t, y), coldAnswers(t, docs))
+	return y
+}
+
 func closeIndex(t *testing.T, x *Index) {
 	t.Helper()
 	if err := x.Close(); err != nil {
@@ -702,12 +716,7 @@ func TestStoreDocumentsDelta(t *testing.T) {
 				t.Fatalf("flush %d of %d changes (limit %d) wrote %v", i, changed, limit, ffs.writes)
 			}
 			if i%20 == 0 {
-				y, st := openStore(t, fs, nil, docs)
-				if st != (api.IndexStats{Reused: len(docs)}) {
-					t.Fatalf("reopen after flush %d: %+v, want every document reused", i, st)
-				}
-				sameAnswers(t, fmt.Sprintf("after flush %d", i), answers(t, y), coldAnswers(t, docs))
-				closeIndex(t, y)
+				closeIndex(t, reopen(t, fs, docs, fmt.Sprintf("after flush %d", i)))
 			}
 			continue
 		}
@@ -723,11 +732,7 @@ func TestStoreDocumentsDelta(t *testing.T) {
 		break
 	}
 	closeIndex(t, x)
-	y, st := openStore(t, fs, nil, docs)
-	if st != (api.IndexStats{Reused: len(docs)}) {
-		t.Fatalf("reopen after the new documents file: %+v", st)
-	}
-	sameAnswers(t, "after the new documents file", answers(t, y), coldAnswers(t, docs))
+	reopen(t, fs, docs, "after the new documents file")
 }
 
 // indexedPaths returns the paths x holds documents of, sorted.

@@ -289,12 +289,7 @@ func TestFlushCompactsSegments(t *testing.T) {
 	}
 	closeIndex(t, x)
 
-	var log logLines
-	y, st := openStore(t, fs, &log, docs)
-	if want := (api.IndexStats{Reused: len(docs)}); st != want {
-		t.Fatalf("sync after the compaction: %+v, want %+v; %v", st, want, log.lines)
-	}
-	sameAnswers(t, "reopened", answers(t, y), coldAnswers(t, docs))
+	reopen(t, fs, docs, "reopened after the compaction")
 }
 
 // compactTasks packs first-fit by decreasing size into merges of at most
