@@ -90,9 +90,6 @@ func (s *upkeepSegment) LiveSize() int64 {
 	return n
 }
 
-// upkeepTasks returns what the upkeep would do with segments: the merges
-// buildPolicy plans, or when it plans none, the rewrites of the segments
-// with too many deletions.
 // compactTasks packs segs first-fit by decreasing size into merges of at
 // most maxSegmentDocs live documents (a segment goes into the first merge
 // it fits, a merge is opened for one that fits none, so that no two of
