@@ -26,8 +26,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** How far a long call has got (docs/ABI.md §2.2). */
 export interface Progress {
-  /** `read`: files of the tree read (`total` 0: not known); `write`: operations applied; `index`: documents indexed; `embed`: files embedded. */
-  phase: 'read' | 'write' | 'index' | 'embed';
+  /** `read`: files of the tree read (`total` 0: not known); `write`: operations applied; `index`: documents indexed; `embed`: files embedded; `merge`: documents of the index's segments merged when it is saved. */
+  phase: 'read' | 'write' | 'index' | 'embed' | 'merge';
   done: number;
   total: number;
 }

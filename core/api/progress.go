@@ -15,4 +15,5 @@ const (
 	PhaseWrite = "write" // operations applied by curate or ingest
 	PhaseIndex = "index" // documents indexed
 	PhaseEmbed = "embed" // files embedded (docs/ABI.md §2.3)
+	PhaseMerge = "merge" // documents of the index's segments merged when it is saved
 )

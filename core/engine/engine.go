@@ -154,7 +154,7 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 	// open that read nothing resumes it with what it allocated held.
 	resume := pauseGC()
 	defer resume(false)
-	sopts := search.Options{Progress: host.Reporter(e.log, api.PhaseIndex)}
+	sopts := search.Options{Progress: host.Reporter(e.log, api.PhaseIndex), Merged: host.Reporter(e.log, api.PhaseMerge)}
 	var off retrieve.Off
 	ablate(&sopts, &off)
 	idx, err := search.Open(sopts, search.Store{FS: e.fs, Dir: IndexDir, Logger: e.log, ReadOnly: e.readOnly, Fresh: fresh, Sources: e.indexSources})

@@ -127,6 +127,10 @@ type Options struct {
 	// indexes are done: 0 before the first batch, then after each. (A
 	// Syncer reports to the function it is given.)
 	Progress func(done, total int)
+	// Merged, when not nil, is told how many of the documents the merges
+	// of a save's upkeep (upkeep.go) take in are done: 0 before the first
+	// merge of a round of them, then after each.
+	Merged func(done, total int)
 }
 
 // withDefaults returns o with its zero values replaced by the defaults.

@@ -176,7 +176,7 @@ func (x *Index) upkeep() (changed bool, err error) {
 	if err := x.stop(); err != nil {
 		return false, errors.Join(err, x.restart())
 	}
-	changed, err = upkeepDirectory(d)
+	changed, err = upkeepDirectory(d, x.opts.Merged)
 	if rerr := x.restart(); rerr != nil {
 		return changed, errors.Join(err, rerr)
 	}
@@ -190,7 +190,10 @@ func (x *Index) upkeep() (changed bool, err error) {
 // the store when large), and once all succeeded a new snapshot replaces
 // the old ones and the merged segments leave d. On error, d is left as it
 // was but for the segments the upkeep added, which leave it again.
-func upkeepDirectory(d *memDirectory) (changed bool, err error) {
+// progress, when not nil, is told how many of the live documents of each
+// round's merges are merged (a compaction at 100,000 entries takes tens of
+// seconds in WebAssembly, after a build's last progress report).
+func upkeepDirectory(d *memDirectory, progress func(done, total int)) (changed bool, err error) {
 	epoch, snap, _, ok, err := d.state()
 	if err != nil || !ok {
 		return false, err
@@ -234,6 +237,15 @@ func upkeepDirectory(d *memDirectory) (changed bool, err error) {
 		if len(tasks) == 0 {
 			break
 		}
+		done, total := 0, 0
+		for _, t := range tasks {
+			for _, ps := range t {
+				total += int(ps.LiveSize())
+			}
+		}
+		if progress != nil {
+			progress(0, total)
+		}
 		for _, t := range tasks {
 			var in []segment.Segment
 			var drops []*roaring.Bitmap
@@ -262,6 +274,9 @@ func upkeepDirectory(d *memDirectory) (changed bool, err error) {
 			}
 			live[id] = &upkeepSegment{id: id, seg: seg}
 			order = append(order, id)
+			if done += int(seg.Count()); progress != nil {
+				progress(done, total)
+			}
 		}
 	}
 	if len(merged) == 0 {

@@ -233,7 +233,8 @@ func TestFlushCompactsSegments(t *testing.T) {
 	buildPolicy = noMerges()
 	docs := storeDocs(3000)[:3000]
 	fs := host.NewMemFS()
-	x, err := Open(Options{}, Store{FS: fs, Dir: testStoreDir})
+	var merged [][2]int
+	x, err := Open(Options{Merged: func(done, total int) { merged = append(merged, [2]int{done, total}) }}, Store{FS: fs, Dir: testStoreDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,6 +251,9 @@ func TestFlushCompactsSegments(t *testing.T) {
 	}
 	if full, _ := segmentSizes(t, x); len(full) != 1 {
 		t.Fatalf("after the flush the index reads %d segments %v, want 1", len(full), full)
+	}
+	if want := [][2]int{{0, 2000}, {2000, 2000}}; !reflect.DeepEqual(merged, want) {
+		t.Errorf("the compaction reported %v, want %v", merged, want)
 	}
 	compacted, err := ReadStored(fs, testStoreDir)
 	if err != nil {

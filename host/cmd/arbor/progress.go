@@ -21,12 +21,14 @@ var phaseNouns = map[string]string{
 	api.PhaseRead:  "reading the tree",
 	api.PhaseWrite: "writing",
 	api.PhaseIndex: "indexing",
+	api.PhaseMerge: "merging the index",
 }
 
 var phaseUnits = map[string]string{
 	api.PhaseRead:  "files",
 	api.PhaseWrite: "operations",
 	api.PhaseIndex: "documents",
+	api.PhaseMerge: "documents",
 }
 
 func (p *phaseProgress) show(pr api.Progress) {
