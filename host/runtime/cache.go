@@ -88,16 +88,21 @@ const probePrefix = ".probe-"
 
 // keepCompiled is how many compiled modules each of a cache folder's
 // wazero folders keeps. Every build of the engine (every Arbor release, and
-// every local build) adds one of about 40 MB, and wazero never removes any.
+// every local build) adds one of about 60 MB, and wazero never removes any.
 const keepCompiled = 4
 
 // staleTemp is the age past which a temporary file in the cache is taken
 // for one a dead process left: compiling and writing an entry takes seconds.
 const staleTemp = time.Hour
 
+// checkedSuffix ends the name of the file beside a compiled module that
+// marks its code as checked against its checksum (the CLI's wazero,
+// host/_patch/wazero-mapped-cache.patch): it goes with its module.
+const checkedSuffix = ".checked"
+
 // pruneCache removes all but the keep most recently written compiled
 // modules of each folder in dir (wazero keeps one folder per wazero version
-// and platform). It runs before this process compiles anything, so a module
+// and platform), and the marks of modules it no longer holds. It runs before this process compiles anything, so a module
 // in use now is among the newest unless keep newer builds ran since; then
 // it is just compiled again. Errors are ignored: pruning is housekeeping,
 // and a file another process is reading stays readable on Unix once
@@ -126,6 +131,7 @@ func pruneCache(dir string, keep int) {
 			mod  time.Time
 		}
 		var files []file
+		var marked []string
 		for _, e := range entries {
 			info, err := e.Info()
 			if err != nil || !info.Mode().IsRegular() {
@@ -137,14 +143,25 @@ func pruneCache(dir string, keep int) {
 				}
 				continue
 			}
+			if module, ok := strings.CutSuffix(e.Name(), checkedSuffix); ok {
+				marked = append(marked, module)
+				continue
+			}
 			files = append(files, file{e.Name(), info.ModTime()})
 		}
-		if len(files) <= keep {
-			continue
-		}
 		slices.SortFunc(files, func(a, b file) int { return b.mod.Compare(a.mod) })
-		for _, f := range files[keep:] {
-			os.Remove(filepath.Join(folder, f.name))
+		kept := make(map[string]bool, keep)
+		for i, f := range files {
+			if i < keep {
+				kept[f.name] = true
+			} else {
+				os.Remove(filepath.Join(folder, f.name))
+			}
+		}
+		for _, module := range marked {
+			if !kept[module] {
+				os.Remove(filepath.Join(folder, module+checkedSuffix))
+			}
 		}
 	}
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // The cache keeps the newest compiled modules of each wazero folder and
-// removes the rest; folders with few files are left alone; files a dead
-// process left half-written, and its probes, go once stale.
+// removes the rest, each with its mark of checked code; folders with few
+// files are left alone; files a dead process left half-written, and its
+// probes, go once stale.
 func TestPruneCacheKeepsTheNewest(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "wazero-v1-amd64-linux")
@@ -33,7 +34,13 @@ func TestPruneCacheKeepsTheNewest(t *testing.T) {
 	for i, name := range []string{"a", "b", "c", "d", "e", "f"} {
 		write(big, name, time.Duration(i)*time.Hour) // a newest, f oldest
 	}
+	// Marks do not count as modules, and go with theirs: the newest's
+	// stays, a pruned one's and one whose module is gone do not.
+	write(big, "a"+checkedSuffix, 0)
+	write(big, "f"+checkedSuffix, 0)
+	write(big, "z"+checkedSuffix, 0)
 	write(small, "x", 48*time.Hour)
+	write(small, "x"+checkedSuffix, 0)
 	write(small, "y", 72*staleTemp)
 	// Entries being written by other processes (wazero renames them into
 	// place and fails if they vanish) stay, however many files are newer;
@@ -58,10 +65,10 @@ func TestPruneCacheKeepsTheNewest(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	if got := names(big); !slices.Equal(got, []string{"a", "b", "c", "d", "g.123.tmp"}) {
-		t.Errorf("kept %v, want the four newest and the file being written", got)
+	if got := names(big); !slices.Equal(got, []string{"a", "a" + checkedSuffix, "b", "c", "d", "g.123.tmp"}) {
+		t.Errorf("kept %v, want the four newest, the newest's mark and the file being written", got)
 	}
-	if got := names(small); !slices.Equal(got, []string{"x", "y"}) {
+	if got := names(small); !slices.Equal(got, []string{"x", "x" + checkedSuffix, "y"}) {
 		t.Errorf("a folder under the limit lost files: %v", got)
 	}
 	if got := names(dir); !slices.Equal(got, []string{probePrefix + "1", "wazero-v1-amd64-linux", "wazero-v2-amd64-linux"}) {
