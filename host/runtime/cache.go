@@ -102,11 +102,11 @@ const checkedSuffix = ".checked"
 
 // pruneCache removes all but the keep most recently written compiled
 // modules of each folder in dir (wazero keeps one folder per wazero version
-// and platform), and the marks of modules it no longer holds. It runs before this process compiles anything, so a module
-// in use now is among the newest unless keep newer builds ran since; then
-// it is just compiled again. Errors are ignored: pruning is housekeeping,
-// and a file another process is reading stays readable on Unix once
-// removed.
+// and platform), and the marks of modules it no longer holds. It runs
+// before this process compiles anything, so a module in use now is among
+// the newest unless keep newer builds ran since; then it is just compiled
+// again. Errors are ignored: pruning is housekeeping, and a file another
+// process is reading stays readable on Unix once removed.
 //
 // wazero writes an entry to a temporary file beside it (NAME.*.tmp) and
 // renames it into place, and fails the compilation when the rename does:

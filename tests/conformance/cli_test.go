@@ -21,7 +21,6 @@ const checkedSuffix = ".checked"
 // compiled), a warm one (validation skipped), one whose code is marked as
 // checked (not checked again) and a damaged one, marked or not (compiled
 // in memory, the cache emptied, a warning).
-
 func TestBuiltCLIAnswersAlikeFromItsCache(t *testing.T) {
 	bin, err := filepath.Abs(filepath.Join(repoRoot, "bin", "arbor"))
 	if err != nil {
