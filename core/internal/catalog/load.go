@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/text/unicode/norm"
@@ -437,11 +436,6 @@ var docProbes = []struct{ path, text string }{
 	{"eng/billing/context.md", "---\ntitle: Billing\n---\n\n# Billing\n\nInvoices and **payments**.\n"},
 }
 
-var docFP struct {
-	sync.Once
-	fp string
-}
-
 // probeDoc is the document Load makes of a file.
 func probeDoc(p, text string) (search.Doc, error) {
 	if path.Base(p) == "context.md" {
@@ -458,20 +452,21 @@ func probeDoc(p, text string) (search.Doc, error) {
 	return EntryDoc(en), nil
 }
 
-// docFingerprint hashes docVersion and the documents Load makes of
+// docFingerprint is what this code makes of docVersion and docProbes
+// (computeDocFingerprint), part of every source key.
+func docFingerprint() string { return docFP }
+
+// computeDocFingerprint hashes docVersion and the documents Load makes of
 // docProbes, so that a change to parsing or to entryDoc that shows in them
 // changes every source key.
-func docFingerprint() string {
-	docFP.Do(func() {
-		h := fnv.New128a()
-		fmt.Fprintf(h, "version %d\n", docVersion)
-		for _, p := range docProbes {
-			d, err := probeDoc(p.path, p.text)
-			fmt.Fprintf(h, "%#v %v\n", d, err)
-		}
-		docFP.fp = fmt.Sprintf("%x", h.Sum(nil))
-	})
-	return docFP.fp
+func computeDocFingerprint() string {
+	h := fnv.New128a()
+	fmt.Fprintf(h, "version %d\n", docVersion)
+	for _, p := range docProbes {
+		d, err := probeDoc(p.path, p.text)
+		fmt.Fprintf(h, "%#v %v\n", d, err)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // EntryDoc is the index document of an entry. In a chat transcript

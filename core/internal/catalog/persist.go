@@ -86,37 +86,63 @@ const (
 // clock (FAT keeps 2 s) would show the same time.
 const racySlack = 2000 // milliseconds
 
-var catalogFP struct {
+// The fingerprints of the code that makes documents and cards, written out
+// so that opening a tree parses nothing to tell whether its catalog and
+// keys are its own: parsing and printing the probes was 4 ms of a
+// WebAssembly process's start. TestFingerprints fails when parsing changes,
+// and gives the new values; a process checks them once before it writes a
+// catalog (checkFingerprints), so that a build that parses otherwise, in
+// whatever runtime, never stores its records or keys under another's.
+const (
+	docFP     = "7be6f26eb0564e7a3cfd78cec1dba526"
+	catalogFP = "ab092da221ba94a59d24561a34ffded6"
+)
+
+// catalogFingerprint is the fingerprint of the records this code writes
+// and reads (computeCatalogFingerprint).
+func catalogFingerprint() string { return catalogFP }
+
+var fpCheck struct {
 	sync.Once
-	fp string
+	err error
 }
 
-// catalogFingerprint identifies the code a persisted catalog's records
-// come from: the layout, the documents made of files (docFingerprint) and
-// the cards made of entries, of docProbes.
-func catalogFingerprint() string {
-	catalogFP.Do(func() {
-		h := fnv.New128a()
-		fmt.Fprintf(h, "catalog %d %s\n", catalogFormat, docFingerprint())
-		for _, p := range docProbes {
-			if en, err := tree.ParseEntry(p.path, []byte(p.text)); err == nil {
-				// The fields as they were printed when a card was one struct
-				// of them: the same code makes the same fingerprint.
-				type card struct {
-					title     string
-					links     []string
-					lifecycle []tree.KeyValue
-					sources   []string
-					changed   int64
-					conflict  bool
-				}
-				cd := cardOf(en)
-				fmt.Fprintf(h, "%#v\n", card{cd.title, cd.links(), cd.lifecycle(), cd.sources(), cd.changed, cd.conflict()})
-			}
+// checkFingerprints reports a build that does not make docFP and
+// catalogFP of the probes.
+func checkFingerprints() error {
+	fpCheck.Do(func() {
+		doc := computeDocFingerprint()
+		if cat := computeCatalogFingerprint(doc); doc != docFP || cat != catalogFP {
+			fpCheck.err = fmt.Errorf("catalog: this build's parsing fingerprints as %s and %s, not %s and %s (docFP, catalogFP; TestFingerprints)", doc, cat, docFP, catalogFP)
 		}
-		catalogFP.fp = fmt.Sprintf("%x", h.Sum(nil))
 	})
-	return catalogFP.fp
+	return fpCheck.err
+}
+
+// computeCatalogFingerprint identifies the code a persisted catalog's
+// records come from: the layout, the documents made of files (docFP, the
+// fingerprint computeDocFingerprint gives) and the cards made of entries,
+// of docProbes.
+func computeCatalogFingerprint(docFP string) string {
+	h := fnv.New128a()
+	fmt.Fprintf(h, "catalog %d %s\n", catalogFormat, docFP)
+	for _, p := range docProbes {
+		if en, err := tree.ParseEntry(p.path, []byte(p.text)); err == nil {
+			// The fields as they were printed when a card was one struct
+			// of them: the same code makes the same fingerprint.
+			type card struct {
+				title     string
+				links     []string
+				lifecycle []tree.KeyValue
+				sources   []string
+				changed   int64
+				conflict  bool
+			}
+			cd := cardOf(en)
+			fmt.Fprintf(h, "%#v\n", card{cd.title, cd.links(), cd.lifecycle(), cd.sources(), cd.changed, cd.conflict()})
+		}
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // persisted is what the persisted catalog holds, as this catalog last
@@ -137,6 +163,9 @@ type persisted struct {
 // one since). Each file is written atomically (host.FS WriteFile). The
 // caller holds the root's lock.
 func (c *Catalog) Save(fsys host.FS) error {
+	if err := checkFingerprints(); err != nil {
+		return err
+	}
 	c.init()
 	var err error
 	if c.saved.id != 0 && len(c.saved.since) <= binrec.CompactAt(c.saved.n) && c.baseIntact(fsys) {

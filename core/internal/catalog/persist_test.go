@@ -301,3 +301,16 @@ func TestDeltaCompacted(t *testing.T) {
 		return
 	}
 }
+
+// The fingerprints written in the code are what the code makes of the
+// probes: change them with parsing, and every catalog and source key is
+// made anew.
+func TestFingerprints(t *testing.T) {
+	doc := computeDocFingerprint()
+	if cat := computeCatalogFingerprint(doc); doc != docFP || cat != catalogFP {
+		t.Fatalf("parsing changed: set docFP to %q and catalogFP to %q", doc, cat)
+	}
+	if err := checkFingerprints(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -522,6 +522,9 @@ func readManifest(fsys host.FS, dir string) (*manifest, error) {
 // manifest, then removes the segment and documents files that have been
 // unused for retireGrace.
 func (s *storeState) save(docs *pathtab.Table[docMeta]) error {
+	if err := checkSchemaFingerprint(); err != nil {
+		return err
+	}
 	epoch, snap, segs, ok, err := s.dir.state()
 	if err != nil {
 		return err
@@ -874,40 +877,62 @@ var schemaProbes = []Doc{
 	{Path: "engineering/context.md", Kind: "context", Title: "Engineering", Content: "Systems we build and run."},
 }
 
-var schemaOnce struct {
+// schemaFP is what this code makes of schemaProbes
+// (computeSchemaFingerprint), written out so that opening an index
+// analyses nothing: analysing the probes was 5 ms of a WebAssembly
+// process's start. TestSchemaFingerprint fails when the analysis changes,
+// and gives the new value; a process checks it once before it writes an
+// index (checkSchemaFingerprint), so that a build whose analysis differs,
+// in whatever runtime, never stores an index under another's fingerprint.
+const schemaFP = "da17dc00d83ad7a4400c2ff67fc31f17"
+
+// schemaFingerprint is the fingerprint of the index schema that this code
+// writes and reads.
+func schemaFingerprint() string { return schemaFP }
+
+var schemaCheck struct {
 	sync.Once
-	fp string
+	err error
 }
 
-// schemaFingerprint hashes what document() and the analyzers make of the
-// probes (field names, options, terms, positions) and the norm encoding, so
-// a stored index built by different code is rebuilt rather than misread.
-func schemaFingerprint() string {
-	schemaOnce.Do(func() {
-		h := fnv.New128a()
-		for _, p := range schemaProbes {
-			doc, _ := document(p)
-			doc.Analyze()
-			for _, f := range *doc {
-				fmt.Fprintf(h, "field %q %t %t %t %d %q\n", f.Name(), f.Index(), f.Store(), f.IndexDocValues(), f.Length(), f.Value())
-				var terms []string
-				f.EachTerm(func(t segment.FieldTerm) {
-					var b strings.Builder
-					fmt.Fprintf(&b, "%q %d", t.Term(), t.Frequency())
-					t.EachLocation(func(l segment.Location) {
-						fmt.Fprintf(&b, " %d:%d-%d", l.Pos(), l.Start(), l.End())
-					})
-					terms = append(terms, b.String())
-				})
-				sort.Strings(terms)
-				fmt.Fprintln(h, strings.Join(terms, "\n"))
-			}
+// checkSchemaFingerprint reports a build whose analysis does not make
+// schemaFP of the probes.
+func checkSchemaFingerprint() error {
+	schemaCheck.Do(func() {
+		if fp := computeSchemaFingerprint(); fp != schemaFP {
+			schemaCheck.err = fmt.Errorf("search: this build's analysis fingerprints as %s, not %s (schemaFP; TestSchemaFingerprint)", fp, schemaFP)
 		}
-		var sim bm25
-		for _, n := range []int{0, 1, 7, 1000} {
-			fmt.Fprintf(h, "norm %d %08x\n", n, math.Float32bits(sim.ComputeNorm(n)))
-		}
-		schemaOnce.fp = fmt.Sprintf("%x", h.Sum(nil))
 	})
-	return schemaOnce.fp
+	return schemaCheck.err
+}
+
+// computeSchemaFingerprint hashes what document() and the analyzers make
+// of the probes (field names, options, terms, positions) and the norm
+// encoding, so a stored index built by different code is rebuilt rather
+// than misread.
+func computeSchemaFingerprint() string {
+	h := fnv.New128a()
+	for _, p := range schemaProbes {
+		doc, _ := document(p)
+		doc.Analyze()
+		for _, f := range *doc {
+			fmt.Fprintf(h, "field %q %t %t %t %d %q\n", f.Name(), f.Index(), f.Store(), f.IndexDocValues(), f.Length(), f.Value())
+			var terms []string
+			f.EachTerm(func(t segment.FieldTerm) {
+				var b strings.Builder
+				fmt.Fprintf(&b, "%q %d", t.Term(), t.Frequency())
+				t.EachLocation(func(l segment.Location) {
+					fmt.Fprintf(&b, " %d:%d-%d", l.Pos(), l.Start(), l.End())
+				})
+				terms = append(terms, b.String())
+			})
+			sort.Strings(terms)
+			fmt.Fprintln(h, strings.Join(terms, "\n"))
+		}
+	}
+	var sim bm25
+	for _, n := range []int{0, 1, 7, 1000} {
+		fmt.Fprintf(h, "norm %d %08x\n", n, math.Float32bits(sim.ComputeNorm(n)))
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
 }

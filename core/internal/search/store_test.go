@@ -842,3 +842,14 @@ func TestSyncAfterRenumbering(t *testing.T) {
 		t.Fatalf("sync after: %+v, %v, %d documents", st, err, x.Count())
 	}
 }
+
+// The fingerprint written in the code is what the code makes of the
+// probes: change it with the analysis, and every stored index is rebuilt.
+func TestSchemaFingerprint(t *testing.T) {
+	if fp := computeSchemaFingerprint(); fp != schemaFP {
+		t.Fatalf("the analysis changed: set schemaFP to %q", fp)
+	}
+	if err := checkSchemaFingerprint(); err != nil {
+		t.Fatal(err)
+	}
+}
