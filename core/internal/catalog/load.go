@@ -405,18 +405,18 @@ func (c *Catalog) Take(p string, data []byte) (string, error) {
 }
 
 // docVersion is part of every source key: raise it when the documents made
-// from files change in a way docFingerprint's probes do not show, so that
+// from files change in a way computeDocFingerprint's probes do not show, so that
 // the next open builds every document again and re-indexes those that
 // changed.
 const docVersion = 1
 
 // SourceKey is the key of a file's search document (search.Source): a hash
 // of the file's bytes and of the code that makes documents from files
-// (docVersion, docFingerprint). A path's document is a function of these
+// (docFP). A path's document is a function of these
 // alone, so an equal key means an unchanged document.
 func SourceKey(data []byte) string {
 	h := fnv.New64a()
-	h.Write([]byte(docFingerprint()))
+	h.Write([]byte(docFP))
 	h.Write(data)
 	return strconv.FormatUint(h.Sum64(), 16)
 }
@@ -451,10 +451,6 @@ func probeDoc(p, text string) (search.Doc, error) {
 	}
 	return EntryDoc(en), nil
 }
-
-// docFingerprint is what this code makes of docVersion and docProbes
-// (computeDocFingerprint), part of every source key.
-func docFingerprint() string { return docFP }
 
 // computeDocFingerprint hashes docVersion and the documents Load makes of
 // docProbes, so that a change to parsing or to entryDoc that shows in them

@@ -98,10 +98,6 @@ const (
 	catalogFP = "ab092da221ba94a59d24561a34ffded6"
 )
 
-// catalogFingerprint is the fingerprint of the records this code writes
-// and reads (computeCatalogFingerprint).
-func catalogFingerprint() string { return catalogFP }
-
 var fpCheck struct {
 	sync.Once
 	err error
@@ -120,12 +116,12 @@ func checkFingerprints() error {
 }
 
 // computeCatalogFingerprint identifies the code a persisted catalog's
-// records come from: the layout, the documents made of files (docFP, the
+// records come from: the layout, the documents made of files (doc, the
 // fingerprint computeDocFingerprint gives) and the cards made of entries,
 // of docProbes.
-func computeCatalogFingerprint(docFP string) string {
+func computeCatalogFingerprint(doc string) string {
 	h := fnv.New128a()
-	fmt.Fprintf(h, "catalog %d %s\n", catalogFormat, docFP)
+	fmt.Fprintf(h, "catalog %d %s\n", catalogFormat, doc)
 	for _, p := range docProbes {
 		if en, err := tree.ParseEntry(p.path, []byte(p.text)); err == nil {
 			// The fields as they were printed when a card was one struct
@@ -245,7 +241,7 @@ func appendFile(magic string, body []byte) []byte {
 	out := make([]byte, 0, len(magic)+64+len(body))
 	out = append(out, magic...)
 	out = binary.AppendUvarint(out, catalogFormat)
-	out = binrec.AppendString(out, catalogFingerprint())
+	out = binrec.AppendString(out, catalogFP)
 	out = binary.LittleEndian.AppendUint32(out, binrec.Checksum(body))
 	return append(out, body...)
 }
@@ -393,7 +389,7 @@ func readFile(data []byte, magic string) (*binrec.Reader, error) {
 	if v := r.Uvarint(); r.Err() != nil || v != catalogFormat {
 		return nil, fmt.Errorf("format %d, this version reads %d", v, catalogFormat)
 	}
-	if fp := r.Str(); r.Err() != nil || fp != catalogFingerprint() {
+	if fp := r.Str(); r.Err() != nil || fp != catalogFP {
 		return nil, errors.New("written by another version of the parser")
 	}
 	sum := r.Uint32()

@@ -16,7 +16,7 @@ import (
 //
 // It gives bluge what a bluge.TermField with an analyzer and
 // SearchTermPositions gives (the same terms, frequencies, locations and
-// length: schemaFingerprint hashes them), built without what TermField
+// length: computeSchemaFingerprint hashes them), built without what TermField
 // builds on the way: a token a term, a map of term frequencies, a pointer a
 // location, two more copies of the text. Those were most of what building
 // an index of chat sessions allocated (bench/build).

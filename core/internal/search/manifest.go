@@ -109,7 +109,7 @@ type docEntry struct {
 }
 
 // encode returns the manifest's bytes.
-func (m *manifest) encode() []byte { return m.encodeAs(formatVersion, schemaFingerprint()) }
+func (m *manifest) encode() []byte { return m.encodeAs(formatVersion, schemaFP) }
 
 // encodeAs returns the manifest's bytes as of format and schema.
 func (m *manifest) encodeAs(format uint64, schema string) []byte {
@@ -184,7 +184,7 @@ func appendDocs(b []byte, docs []docEntry, flagged bool) []byte {
 func encodeDocs(docs []docEntry) []byte {
 	out := []byte(docsMagic)
 	out = binary.AppendUvarint(out, formatVersion)
-	out = binrec.AppendString(out, schemaFingerprint())
+	out = binrec.AppendString(out, schemaFP)
 	return binrec.AppendSection(out, appendDocs(nil, docs, false))
 }
 
@@ -204,7 +204,7 @@ func commonPrefix(a, b string) int {
 }
 
 // errOtherFormat is a manifest this code does not read: of another
-// format, or written by other analysis code (schemaFingerprint).
+// format, or written by other analysis code (schemaFP).
 var errOtherFormat = errors.New("written for another index format")
 
 // errDamaged is a manifest that does not decode.
@@ -250,7 +250,7 @@ func (m *manifest) readBase(fsys host.FS, dir string) error {
 	}
 	r := binrec.NewReader(b)
 	r.Take(len(docsMagic))
-	if format, schema := r.Uvarint(), r.Str(); r.Err() != nil || format != formatVersion || schema != schemaFingerprint() {
+	if format, schema := r.Uvarint(), r.Str(); r.Err() != nil || format != formatVersion || schema != schemaFP {
 		return fmt.Errorf("%s: %w", p, errDamaged)
 	}
 	sec := r.Section()
@@ -275,8 +275,8 @@ func preamble(b []byte) (*binrec.Reader, error) {
 	if r.Err() != nil {
 		return nil, errDamaged
 	}
-	if format != formatVersion || schema != schemaFingerprint() {
-		return nil, fmt.Errorf("%w (%d/%s, this is %d/%s)", errOtherFormat, format, schema, formatVersion, schemaFingerprint())
+	if format != formatVersion || schema != schemaFP {
+		return nil, fmt.Errorf("%w (%d/%s, this is %d/%s)", errOtherFormat, format, schema, formatVersion, schemaFP)
 	}
 	return r, nil
 }

@@ -85,7 +85,7 @@ type Store struct {
 // formatVersion changes whenever the stored bytes would mean something
 // else to this code (the manifest's layout, the segment names, the norms
 // of score.go). Changes to document fields or analysis are caught by
-// schemaFingerprint. Format 1 was manifest.json, with segments named by
+// schemaFP (TestSchemaFingerprint). Format 1 was manifest.json, with segments named by
 // their id alone; format 2 had no spill tags; format 3 held every document
 // in the manifest; format 4 checked blocks and sections with a CRC-32C.
 const formatVersion = 5
@@ -885,10 +885,6 @@ var schemaProbes = []Doc{
 // index (checkSchemaFingerprint), so that a build whose analysis differs,
 // in whatever runtime, never stores an index under another's fingerprint.
 const schemaFP = "da17dc00d83ad7a4400c2ff67fc31f17"
-
-// schemaFingerprint is the fingerprint of the index schema that this code
-// writes and reads.
-func schemaFingerprint() string { return schemaFP }
 
 var schemaCheck struct {
 	sync.Once

@@ -264,7 +264,7 @@ func TestStoreRebuildsDamagedIndex(t *testing.T) {
 			mustWrite(t, fs, testStoreDir+"/"+manifestName, []byte("{\"format\":1,"))
 		}, true},
 		{"manifest from another format", func(t *testing.T, fs *host.MemFS) {
-			rewriteManifest(t, fs, func(m *manifest) []byte { return m.encodeAs(formatVersion+1, schemaFingerprint()) })
+			rewriteManifest(t, fs, func(m *manifest) []byte { return m.encodeAs(formatVersion+1, schemaFP) })
 		}, true},
 		{"manifest from another schema", func(t *testing.T, fs *host.MemFS) {
 			rewriteManifest(t, fs, func(m *manifest) []byte { return m.encodeAs(formatVersion, "0123") })
