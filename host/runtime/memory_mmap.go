@@ -17,6 +17,11 @@ import (
 // and writing as the memory grows never moves or copies it, and costs no
 // more memory than is used.
 
+// LinearMemoryInGoHeap reports whether the engine's linear memory is
+// memory of the Go heap, which the host's collector scans and a memory
+// limit (debug.SetMemoryLimit) counts: not where it is reserved here.
+const LinearMemoryInGoHeap = false
+
 // linearMemory returns the allocator wazero takes through the context
 // when it instantiates the engine.
 func linearMemory() experimental.MemoryAllocator {
