@@ -61,6 +61,11 @@ type RootFS struct {
 	// (walkAnswer), or nil.
 	aheadMu sync.Mutex
 	ahead   *walkAhead
+	// answerBufs holds buffers of fs_walk answers the module has copied
+	// (answerBuf), as *[]byte.
+	answerBufs sync.Pool
+	// scratches holds the *walkScratch of walks that are over.
+	scratches sync.Pool
 }
 
 // RecordWrites makes r note the paths of the tree it writes, removes and

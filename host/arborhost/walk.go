@@ -43,7 +43,11 @@ type walkFrame struct {
 type walker struct {
 	r     *RootFS
 	stack []*walkFrame
-	buf   []byte // the platform's, for reading folders
+	// reuse is set when the caller is done with each listing before it
+	// asks for the next (walkChunk encodes it at once): the listings are
+	// then made in the scratch space.
+	reuse   bool
+	scratch *walkScratch // the platform's
 }
 
 func (w *walker) close() {
@@ -217,7 +221,7 @@ func (r *RootFS) takeLeftOut() []string {
 // its parent. Errors are those of ReadDir; a folder removed during the
 // walk is left out.
 func (r *RootFS) Walk(dir string, fn func(dir string, list []host.DirEntry) error) error {
-	w := walker{r: r}
+	w := walker{r: r, scratch: new(walkScratch)}
 	defer w.close()
 	list, err := w.start(dir, true)
 	if err != nil {
@@ -255,8 +259,11 @@ func (r *RootFS) walkChunk(out []byte, dir, after string, max int) (_ []byte, ne
 		}
 		after = last
 	}
-	w := walker{r: r}
-	defer w.close()
+	w := walker{r: r, reuse: true, scratch: r.walkScratch()}
+	defer func() {
+		w.close()
+		r.scratches.Put(w.scratch)
+	}()
 	list, err := w.start(dir, !resumed)
 	switch {
 	case resumed && gone(err):
@@ -319,7 +326,39 @@ func (r *RootFS) abiWalk(mem Memory, pathPtr, pathLen, afterPtr, afterLen, bufPt
 	if len(out) > 0 && !mem.Write(bufPtr, out) {
 		return codeInvalid
 	}
+	r.putAnswerBuf(out)
 	return int32(len(out))
+}
+
+// walkScratch returns scratch space for a walk, that of an earlier walk
+// when there is one: a walk answers the module in many calls, each a walk
+// of its own.
+func (r *RootFS) walkScratch() *walkScratch {
+	if sc, ok := r.scratches.Get().(*walkScratch); ok {
+		return sc
+	}
+	return new(walkScratch)
+}
+
+// answerBuf returns an empty buffer for an fs_walk answer of max bytes, one
+// the module has copied an earlier answer from when there is one
+// (putAnswerBuf). An answer's last folder is appended before it is found
+// not to fit, so a new buffer of max bytes grew to twice that at every
+// answer: 14 of them, 6 MB, in an open of 100,000 entries.
+func (r *RootFS) answerBuf(max int) []byte {
+	if b, ok := r.answerBufs.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, min(max, 1<<20))
+}
+
+// putAnswerBuf takes back the buffer of an answer the module has copied; a
+// buffer a very large folder grew is left to the collector.
+func (r *RootFS) putAnswerBuf(b []byte) {
+	if cap(b) > 4<<20 {
+		return
+	}
+	r.answerBufs.Put(&b)
 }
 
 // A walk's answers are listed ahead: while the module reads the records
@@ -374,7 +413,7 @@ func (r *RootFS) startAhead(dir, after string, max int) {
 		defer close(a.answers)
 		for {
 			var b walkAnswer
-			b.out, b.need, b.more, b.err = r.walkChunk(make([]byte, 0, min(max, 1<<20)), dir, after, max)
+			b.out, b.need, b.more, b.err = r.walkChunk(r.answerBuf(max), dir, after, max)
 			select {
 			case a.answers <- b:
 			case <-a.stop:
@@ -415,7 +454,7 @@ func (r *RootFS) walkAnswer(dir, after string, max int) ([]byte, int, error) {
 	if a != nil {
 		close(a.stop)
 	}
-	out, need, more, err := r.walkChunk(make([]byte, 0, min(max, 1<<20)), dir, after, max)
+	out, need, more, err := r.walkChunk(r.answerBuf(max), dir, after, max)
 	if err == nil && more != "" {
 		r.startAhead(dir, more, max)
 	}

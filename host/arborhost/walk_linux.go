@@ -93,22 +93,36 @@ func isGone(err error) bool {
 // dirent is a name of a folder and its type as getdents gives it
 // (DT_UNKNOWN where the file system does not say).
 type dirent struct {
-	name string
-	typ  uint8
+	name       string
+	start, end int // of the name, in walkScratch.names while it is read
+	typ        uint8
+}
+
+// walkScratch is what a walker keeps from one folder to the next: an open
+// lists every folder of the tree, and the Go host's collector cannot stop
+// the module's thread to collect what each listing left behind
+// (paceCollector, host/cmd/arbor).
+type walkScratch struct {
+	buf   []byte          // getdents' records
+	names []byte          // the names of the folder being read
+	ents  []dirent        // its entries
+	list  []host.DirEntry // its listing, when the walker's caller consumes each before the next (walker.reuse)
 }
 
 // readDir reads the names of the open folder fd with their types,
 // dot-names left out, sorted by name. Not unix.ParseDirent, which drops
 // the types: a walk resumed from the folder it reached lists the folders
 // above it again only for their sub-folders, and the types spare it a
-// stat of each of their files.
+// stat of each of their files. The names share one string, and the
+// entries are the walker's until its next readDir.
 func (w *walker) readDir(fd int) ([]dirent, error) {
-	if w.buf == nil {
-		w.buf = make([]byte, 32<<10)
+	sc := w.scratch
+	if sc.buf == nil {
+		sc.buf = make([]byte, 32<<10)
 	}
-	var out []dirent
+	sc.names, sc.ents = sc.names[:0], sc.ents[:0]
 	for {
-		n, err := unix.ReadDirent(fd, w.buf)
+		n, err := unix.ReadDirent(fd, sc.buf)
 		if err == unix.EINTR {
 			continue
 		}
@@ -119,7 +133,7 @@ func (w *walker) readDir(fd int) ([]dirent, error) {
 			break
 		}
 		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-		for b := w.buf[:n]; len(b) >= 19; {
+		for b := sc.buf[:n]; len(b) >= 19; {
 			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
 			if reclen < 19 || reclen > len(b) {
 				return nil, fmt.Errorf("getdents: a record of %d bytes: %w", reclen, host.ErrIO)
@@ -129,13 +143,18 @@ func (w *walker) readDir(fd int) ([]dirent, error) {
 				name = name[:i]
 			}
 			if len(name) > 0 && name[0] != '.' {
-				out = append(out, dirent{name: string(name), typ: b[18]})
+				sc.ents = append(sc.ents, dirent{start: len(sc.names), end: len(sc.names) + len(name), typ: b[18]})
+				sc.names = append(sc.names, name...)
 			}
 			b = b[reclen:]
 		}
 	}
-	slices.SortFunc(out, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
-	return out, nil
+	all := string(sc.names)
+	for i := range sc.ents {
+		sc.ents[i].name = all[sc.ents[i].start:sc.ents[i].end]
+	}
+	slices.SortFunc(sc.ents, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	return sc.ents, nil
 }
 
 // list lists the open folder d, as ReadDir would (dot-names left out),
@@ -148,7 +167,11 @@ func (w *walker) list(d walkDir, rel string, full bool) ([]host.DirEntry, []subF
 		return nil, nil, err
 	}
 	var out []host.DirEntry
-	if full {
+	switch {
+	case full && w.reuse:
+		w.scratch.list = slices.Grow(w.scratch.list[:0], len(ents))
+		out = w.scratch.list
+	case full:
 		out = make([]host.DirEntry, 0, len(ents))
 	}
 	var subs []subFolder

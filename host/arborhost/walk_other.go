@@ -62,6 +62,10 @@ func (d walkDir) open(s subFolder) (walkDir, folderID, error) {
 	return walkDir{full}, folderID(real), nil
 }
 
+// walkScratch is what a walker keeps from one folder to the next: here,
+// where ReadDir lists each folder, nothing.
+type walkScratch struct{}
+
 // isGone reports an error finding a folder listed a moment ago that is no
 // longer there.
 func isGone(err error) bool { return errors.Is(err, fs.ErrNotExist) }
