@@ -146,7 +146,7 @@ func (a *app) diagnose(fix bool) doctorReport {
 		rep.add("engine", checkOK, fmt.Sprintf("ABI %d, started in %s; compiled code cached in %s (%s)", runtime.ABIVersion, ms(float64(started.Microseconds())/1000), cacheDir, cache))
 	}
 
-	open, err := eng.Open(a.ctx, api.OpenParams{FixedTime: a.fixedTime})
+	open, err := a.openEngine(eng)
 	if err != nil {
 		rep.add("tree", checkFail, err.Error())
 		rep.put(llmCheck(root))

@@ -23,9 +23,8 @@ import (
 )
 
 var mcpCommand = &command{
-	name:     "mcp",
-	resident: true,
-	summary:  "serve the memory to AI agents over MCP (stdio, or Streamable HTTP with --http)",
+	name:    "mcp",
+	summary: "serve the memory to AI agents over MCP (stdio, or Streamable HTTP with --http)",
 	help: "Runs a Model Context Protocol server for agent clients (Claude Desktop, Claude\n" +
 		"Code, Cursor, …) with the tools arbor-query, arbor-search, arbor-read,\n" +
 		"arbor-context, arbor-recent, arbor-tree, arbor-curate, arbor-move, arbor-tidy,\n" +

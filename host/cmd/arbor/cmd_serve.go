@@ -15,9 +15,8 @@ import (
 )
 
 var serveCommand = &command{
-	name:     "serve",
-	resident: true,
-	summary:  "keep the engine open for the root, so that commands answer at once",
+	name:    "serve",
+	summary: "keep the engine open for the root, so that commands answer at once",
 	help: "Opens the root's engine once and keeps it open, following the changes editors,\n" +
 		"git and other processes make, on a Unix socket in .arbor/ that only this user\n" +
 		"can reach. Every other command run on the root then sends its calls there\n" +

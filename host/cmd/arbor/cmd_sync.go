@@ -62,7 +62,7 @@ var syncCommand = &command{
 			}
 			// The engine reads again only what the sync changed (the
 			// catalog's stamp walk), which the open's index counts show.
-			open, err := eng.Open(a.ctx, api.OpenParams{FixedTime: a.fixedTime})
+			open, err := a.openEngine(eng)
 			if err != nil {
 				return fmt.Errorf("open %s after the sync: %w", root, err)
 			}

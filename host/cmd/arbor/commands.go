@@ -21,9 +21,6 @@ type command struct {
 	complete string
 	minArgs  int
 	maxArgs  int // -1: any number
-	// resident is set for a command that keeps running (a server) rather
-	// than running once and exiting (paceCollector).
-	resident bool
 	// setup registers the command's flags and returns what runs it with the
 	// positional arguments.
 	setup func(fs *flag.FlagSet) func(a *app, args []string) error

@@ -27,13 +27,8 @@ import (
 )
 
 func main() {
-	startCommand = paceCollector
 	os.Exit(runKeepingFlags(os.Args[1:]))
 }
-
-// startCommand, when set, is told whether the command about to run is
-// resident (mcp, serve) before it runs.
-var startCommand func(resident bool)
 
 // runKeepingFlags runs the command line on the process's own streams and
 // then puts back the flags their descriptors had (O_NONBLOCK above all):
@@ -123,9 +118,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err := a.setColors(); err != nil {
 		return a.usageError(cmd, err.Error())
-	}
-	if startCommand != nil {
-		startCommand(cmd.resident)
 	}
 	err = runner(a, pos)
 	var ue usageErr

@@ -77,7 +77,7 @@ func (a *app) open(opts ...runtime.Option) (*runtime.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, err = eng.Open(a.ctx, api.OpenParams{FixedTime: a.fixedTime})
+	_, err = a.openEngine(eng)
 	prog.clear() // reading the tree has no last report
 	if err != nil {
 		eng.Close(a.ctx)
