@@ -235,6 +235,36 @@ export function nodeFs(dir, { network } = {}) {
   };
 
   /**
+   * The folders listings found, by path, with their identity (`dev:ino`),
+   * until each is listed: a walk lists every folder of the tree right
+   * after its parent, and resolving the path of each (realpath, which
+   * looks up every component of it) was a sixth of an open of 100,000
+   * entries. Listing one of them checks instead, with one lstat, that its
+   * path still leads to that folder: then it is a folder seen inside the
+   * root by its parent's listing, itself checked the one way or the other,
+   * so a link put in the place of a folder above it since can lead nowhere
+   * else (only to the folder the listing saw, moved).
+   * @type {Map<string, string>}
+   */
+  const listedFolders = new Map();
+
+  /**
+   * The location of the folder p when a listing found it (listedFolders)
+   * and its path still leads to it; else null, and p is resolved as any
+   * other path is.
+   * @param {string} p
+   * @returns {string | null}
+   */
+  const listedFolder = (p) => {
+    const id = listedFolders.get(p);
+    if (id === undefined) return null;
+    listedFolders.delete(p);
+    const full = located(p);
+    const st = fs.lstatSync(full, { bigint: true, throwIfNoEntry: false });
+    return st?.isDirectory() && `${st.dev}:${st.ino}` === id ? full : null;
+  };
+
+  /**
    * resolve for a write: a path passing through a symbolic link is refused.
    * A link to a folder inside the root shows that folder's files under a
    * second name; removing or writing one through the link would change
@@ -694,7 +724,7 @@ export function nodeFs(dir, { network } = {}) {
     },
 
     list(p) {
-      const full = resolveRead(p);
+      const full = listedFolder(p) ?? resolveRead(p);
       let names;
       try {
         names = fs.readdirSync(full);
@@ -719,7 +749,14 @@ export function nodeFs(dir, { network } = {}) {
             if (!inside(fs.realpathSync.native(child))) continue;
             out.push(entry(name, fs.statSync(child, { bigint: true })));
           } else {
-            out.push(entry(name, lst));
+            const e = entry(name, lst);
+            out.push(e);
+            if (e.dir && !name.startsWith('.')) {
+              // Bounded: a caller that lists folders and never their
+              // sub-folders leaves them here.
+              if (listedFolders.size >= 1 << 16) listedFolders.clear();
+              listedFolders.set(p === '' ? name : `${p}/${name}`, /** @type {string} */ (e.id));
+            }
           }
         } catch {
           // vanished or dangling: not part of the listing

@@ -279,6 +279,46 @@ test('nodeFs: symbolic links out of the root are refused; links inside are not f
   assert.equal(host.imports.fs_read(...put('../outside/secret.md', 0), 1000, 100), codes.INVALID);
 });
 
+// A walk lists each folder right after its parent, which found it: the
+// folder's path is then checked by its identity instead of resolved again.
+// A folder replaced by a link since its parent's listing, or by another
+// folder, is resolved as any path is.
+test('nodeFs: a folder replaced by a link or another folder since its parent was listed is resolved again', { skip: process.platform === 'win32' }, (t) => {
+  const base = tmpdir(t);
+  const dir = path.join(base, 'root');
+  const outside = path.join(base, 'outside');
+  fs.mkdirSync(outside);
+  fs.writeFileSync(path.join(outside, 'secret.md'), 'secret');
+  for (const f of ['a', 'b', 'c']) {
+    fs.mkdirSync(path.join(dir, f), { recursive: true });
+    fs.writeFileSync(path.join(dir, f, `${f}.md`), f);
+  }
+  const s = nodeFs(dir);
+  const names = (p) => s.list(p).map((e) => e.name);
+  assert.deepEqual(names(''), ['a', 'b', 'c']);
+  assert.deepEqual(names('a'), ['a.md']); // as listed
+  // b is now a link out of the root, c a link to a: refused, as without
+  // the listing before.
+  fs.renameSync(path.join(dir, 'b'), path.join(base, 'b-moved'));
+  fs.symlinkSync(outside, path.join(dir, 'b'), 'dir');
+  fs.rmSync(path.join(dir, 'c'), { recursive: true });
+  fs.symlinkSync(path.join(dir, 'a'), path.join(dir, 'c'), 'dir');
+  assert.throws(() => s.list('b'), code('EACCES'));
+  assert.throws(() => s.list('c'), code('EACCES'));
+  // A folder made again under the name of one listed: listed as it is now.
+  fs.rmSync(path.join(dir, 'b'));
+  fs.rmSync(path.join(dir, 'c'));
+  assert.deepEqual(names(''), ['a']);
+  fs.rmSync(path.join(dir, 'a'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'a'));
+  fs.writeFileSync(path.join(dir, 'a', 'new.md'), 'new');
+  assert.deepEqual(names('a'), ['new.md']);
+  // And gone: not found.
+  assert.deepEqual(names(''), ['a']);
+  fs.rmSync(path.join(dir, 'a'), { recursive: true });
+  assert.throws(() => s.list('a'), code('ENOENT'));
+});
+
 test('nodeFs: a symbolic link inside the tree is not followed: what it leads to is read once, under its own name', (t) => {
   const dir = tmpdir(t);
   const put = (p, text) => {
