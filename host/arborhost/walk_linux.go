@@ -101,7 +101,7 @@ type dirent struct {
 // walkScratch is what a walker keeps from one folder to the next: an open
 // lists every folder of the tree, and the Go host's collector cannot stop
 // the module's thread to collect what each listing left behind
-// (paceCollector, host/cmd/arbor).
+// (pauseCollector, host/cmd/arbor).
 type walkScratch struct {
 	buf   []byte          // getdents' records
 	names []byte          // the names of the folder being read
