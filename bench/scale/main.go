@@ -38,6 +38,7 @@ import (
 
 	"github.com/arbormem/arbor/bench/internal/measure"
 	"github.com/arbormem/arbor/core/engine"
+	"github.com/arbormem/arbor/core/host"
 	"github.com/arbormem/arbor/host/arborhost"
 	hostrt "github.com/arbormem/arbor/host/runtime"
 )
@@ -66,7 +67,7 @@ type options struct {
 func main() {
 	var o options
 	sizes := flag.String("sizes", "1000,10000", "tree sizes in entries, comma-separated (1000000 works: the generator streams)")
-	hosts := flag.String("hosts", strings.Join(allHosts, ","), "hosts to measure, comma-separated")
+	hosts := flag.String("hosts", strings.Join(allHosts, ","), "hosts to measure, comma-separated (none: only the whole-process figures)")
 	flag.IntVar(&o.queries, "queries", 100, "questions asked of each tree in each host")
 	flag.IntVar(&o.cliRuns, "cli-runs", 5, "runs of the whole `arbor query` process (after one warm-up)")
 	flag.StringVar(&o.cache, "trees", "bench/scale/.trees", "where the generated trees are cached")
@@ -80,7 +81,7 @@ func main() {
 	flag.BoolVar(&o.reportOnly, "report-only", false, "rewrite the report and plots from the results file without measuring")
 	flag.BoolVar(&o.keepHosts, "keep-hosts", false, "keep the hosts (and the CLI figures) an earlier run measured at the same size that this run does not measure; with -reuse-index and no native host, the index persisted in the tree is opened")
 	flag.BoolVar(&o.reuseIndex, "reuse-index", false, "wazero and Node open the index the native host built instead of building their own (for sizes where a wasm cold build outlasts the run); their build columns then read \"native's index\"")
-	child := flag.String("child", "", "internal: run one host (native or wazero) on -dir with -script and print its figures, or generate -n entries under -dir")
+	child := flag.String("child", "", "internal: run one host (native or wazero) on -dir with -script and print its figures, generate -n entries under -dir, or walk -dir alone")
 	dir := flag.String("dir", "", "internal: the tree of -child")
 	scriptPath := flag.String("script", "", "internal: the script of -child")
 	n := flag.Int("n", 0, "internal: the entries of -child generate")
@@ -88,6 +89,13 @@ func main() {
 
 	if *child == "generate" {
 		if err := generate(*dir, *n, o.queries, o.locomo, o.lme); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/scale:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *child == "walk" {
+		if err := walkTree(*dir); err != nil {
 			fmt.Fprintln(os.Stderr, "bench/scale:", err)
 			os.Exit(1)
 		}
@@ -109,7 +117,10 @@ func main() {
 		o.sizes = append(o.sizes, n)
 	}
 	for _, h := range strings.Split(*hosts, ",") {
-		if h = strings.TrimSpace(h); !slices.Contains(allHosts, h) {
+		if h = strings.TrimSpace(h); h == "" {
+			continue // -hosts '' -keep-hosts: the whole-process figures alone
+		}
+		if !slices.Contains(allHosts, h) {
 			fmt.Fprintf(os.Stderr, "bench/scale: -hosts: %q is not one of %s\n", h, strings.Join(allHosts, ", "))
 			os.Exit(2)
 		}
@@ -300,7 +311,10 @@ type sizeResult struct {
 	MiB       float64                `json:"mib"`
 	Hosts     map[string]*hostResult `json:"hosts"`
 	CLI       *cliResult             `json:"cli,omitempty"`
-	Run       runInfo                `json:"run"`
+	// Walk is the tree's stat walk alone, in a process of its own: the
+	// floor of any open that looks at every file (walkTree).
+	Walk *cliResult `json:"walk,omitempty"`
+	Run  runInfo    `json:"run"`
 }
 
 // runInfo says when and where a size was measured.
@@ -459,7 +473,7 @@ func measureAll(o options, res *results) error {
 		}
 		agree(sr)
 		if o.keepHosts && prev != nil && o.cli == "" {
-			sr.CLI = prev.CLI
+			sr.CLI, sr.Walk = prev.CLI, prev.Walk
 		}
 		if o.cli != "" {
 			// The last engine host's close persisted the index, unless
@@ -472,6 +486,10 @@ func measureAll(o options, res *results) error {
 			}
 			logf("%d entries: arbor query, whole process", n)
 			if sr.CLI, err = timeCLI(o, tree, sc.Queries); err != nil {
+				return err
+			}
+			logf("%d entries: the stat walk alone, whole process", n)
+			if sr.Walk, err = timeProcess(o.cliRuns, func(int) *exec.Cmd { return exec.Command(self, "-child", "walk", "-dir", tree) }); err != nil {
 				return err
 			}
 		}
@@ -553,24 +571,59 @@ func digests(results [][]string) []string {
 // warm-up (which also fills the compilation cache) and then cliRuns runs,
 // a different question each.
 func timeCLI(o options, tree string, qs []string) (*cliResult, error) {
+	return timeProcess(o.cliRuns, func(i int) *exec.Cmd {
+		return exec.Command(o.cli, "--root", tree, "query", qs[i%len(qs)])
+	})
+}
+
+// timeProcess runs the command cmd(i) makes, once to warm up and then runs
+// times, and returns the medians of their wall and CPU times and the
+// largest peak resident set.
+func timeProcess(runs int, cmd func(i int) *exec.Cmd) (*cliResult, error) {
 	var wall, cpu []float64
 	var rss int64
-	for i := range o.cliRuns + 1 {
-		cmd := exec.Command(o.cli, "--root", tree, "query", qs[i%len(qs)])
+	for i := range runs + 1 {
+		c := cmd(i)
 		var stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		c.Stdout, c.Stderr = io.Discard, &stderr
 		t := time.Now()
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("%s query: %v: %s", o.cli, err, stderr.String())
+		if err := c.Run(); err != nil {
+			return nil, fmt.Errorf("%s: %v: %s", strings.Join(c.Args, " "), err, stderr.String())
 		}
 		if i == 0 {
 			continue
 		}
 		wall = append(wall, msSince(t))
-		cpu = append(cpu, float64((cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()).Microseconds())/1000)
-		rss = max(rss, measure.MaxRSS(cmd.ProcessState))
+		cpu = append(cpu, float64((c.ProcessState.UserTime()+c.ProcessState.SystemTime()).Microseconds())/1000)
+		rss = max(rss, measure.MaxRSS(c.ProcessState))
 	}
-	return &cliResult{Runs: o.cliRuns, WallMs: measure.Percentile(wall, 50), CPUMs: measure.Percentile(cpu, 50), PeakRSSMiB: mib(rss)}, nil
+	return &cliResult{Runs: runs, WallMs: measure.Percentile(wall, 50), CPUMs: measure.Percentile(cpu, 50), PeakRSSMiB: mib(rss)}, nil
+}
+
+// walkTree lists every folder of the tree at dir and describes every file
+// in it, as the Go host does for the module's open (arborhost.RootFS.Walk:
+// each folder read relative to its parent, each file's size and times),
+// and nothing else: the part of an open that any design looking at every
+// file pays, whatever it then does with what it sees. It prints how many
+// files it described.
+func walkTree(dir string) error {
+	fs, err := arborhost.NewRootFS(dir)
+	if err != nil {
+		return err
+	}
+	files := 0
+	if err := fs.Walk("", func(_ string, list []host.DirEntry) error {
+		for _, e := range list {
+			if !e.IsDir {
+				files++
+			}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("walk %s: %w", dir, err)
+	}
+	fmt.Println(files)
+	return nil
 }
 
 // cliFloor times `arbor query` on an empty memory root.
