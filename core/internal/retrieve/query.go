@@ -136,8 +136,12 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 			return rv.answer(hit, answered, start), nil
 		}
 	}
-	// The excerpts are built for the hits kept after rerank only.
-	ranked, err := rv.index.RankIn(withoutFraming(p.Query, rv.off), max(limit, rerankPool), search.ByScore, sc)
+	// The excerpts are built for the hits kept after rerank only. Total
+	// is read only to know whether one entry alone matches (directLone),
+	// which the pool tells: it holds every match when fewer than its size.
+	uncounted := sc
+	uncounted.Uncounted = true
+	ranked, err := rv.index.RankIn(withoutFraming(p.Query, rv.off), max(limit, rerankPool), search.ByScore, uncounted)
 	if err != nil {
 		return outcome{}, fmt.Errorf("query %q: %w", p.Query, err)
 	}

@@ -101,6 +101,11 @@ type Scope struct {
 	// By returns the key of the document at path, or false when it has
 	// none: such documents come after those with a key.
 	By func(path string) (float64, bool)
+	// Uncounted spares counting every match, for a caller that reads
+	// Total only as a lower bound: Total is then the number of documents
+	// ranked, which is every match when fewer than limit match. At a
+	// million entries the count was a tenth of a question.
+	Uncounted bool
 }
 
 // FoldTag is a tag as filters compare it: trimmed, in Unicode NFC,

@@ -134,7 +134,7 @@ func (x *Index) rank(query string, limit int, order Order, sc Scope) (Ranked, er
 		return Ranked{}, fmt.Errorf("search: %q: filter: %w", query, err)
 	}
 	p := pass{x: x, c: c, allow: allow, by: sc.By}
-	docs, err := x.collect(&r.Result, c, p, qs, limit, order)
+	docs, err := x.collect(&r.Result, c, p, qs, limit, order, !sc.Uncounted)
 	if err != nil {
 		return Ranked{}, fmt.Errorf("search: %q: %w", query, err)
 	}
@@ -304,8 +304,9 @@ func (p pass) exists(q *qterm) (bool, error) {
 }
 
 // collect runs the passes of Rank and returns the top documents in rank
-// order, setting res.Mode and res.Total.
-func (x *Index) collect(res *Result, c *counter, p pass, qs []qterm, limit int, order Order) ([]stored, error) {
+// order, setting res.Mode and res.Total (counted, or else the documents
+// returned: see Scope.Uncounted).
+func (x *Index) collect(res *Result, c *counter, p pass, qs []qterm, limit int, order Order, counted bool) ([]stored, error) {
 	and := x.buildQuery(qs, true)
 	wide := and
 	which := "and"
@@ -347,6 +348,10 @@ func (x *Index) collect(res *Result, c *counter, p pass, qs []qterm, limit int, 
 		docs = append(docs, ctx...)
 	}
 	// Total: the entries and the contexts the last pass matches.
+	if !counted {
+		res.Total = len(docs)
+		return docs, nil
+	}
 	if res.Total, err = c.count(p.within(wide).(countable)); err != nil {
 		return nil, fmt.Errorf("count: %w", err)
 	}

@@ -425,6 +425,40 @@ func TestLimitAndTotal(t *testing.T) {
 	}
 }
 
+// An uncounted ranking ranks as a counted one, and its Total is the
+// documents it ranked: every match when fewer than limit match, else a
+// lower bound of the count.
+func TestUncountedTotal(t *testing.T) {
+	var docs []Doc
+	for i := range 15 {
+		docs = append(docs, Doc{Path: fmt.Sprintf("notes/%02d.md", i), Title: "Invoice", Content: strings.Repeat("invoice ", i+1) + fmt.Sprintf("month%d", i%3)})
+	}
+	docs = append(docs, Doc{Path: "notes/context.md", Kind: "context", Title: "Notes", Content: "every invoice of the year"})
+	x := newIndex(t, Options{}, docs...)
+	for _, query := range []string{"invoice", "invoice month1", "month2 receipts"} {
+		for _, limit := range []int{3, 15, 16, 100} {
+			counted, err := x.RankIn(query, limit, ByScore, Scope{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			uncounted, err := x.RankIn(query, limit, ByScore, Scope{Uncounted: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(uncounted.Hits, counted.Hits) || uncounted.Mode != counted.Mode {
+				t.Errorf("%q, limit %d: uncounted %q (%s), counted %q (%s)", query, limit, pathsOf(uncounted.Result), uncounted.Mode, pathsOf(counted.Result), counted.Mode)
+			}
+			want := counted.Total
+			if counted.Total >= limit {
+				want = len(counted.Hits)
+			}
+			if uncounted.Total != want || uncounted.Total != len(uncounted.Hits) {
+				t.Errorf("%q, limit %d: uncounted total %d with %d hits, counted %d", query, limit, uncounted.Total, len(uncounted.Hits), counted.Total)
+			}
+		}
+	}
+}
+
 func TestPrefix(t *testing.T) {
 	x := newIndex(t, Options{}, corpus()...)
 	exact := mustSearch(t, x, "invoice", 0)
