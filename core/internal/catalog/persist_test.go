@@ -314,3 +314,31 @@ func TestFingerprints(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A restored record's path is not checked against the path rules again
+// (the file's checksum holds for it): one no walk can list, as a catalog
+// written by hand might hold, is dropped by the open's listing like a
+// file removed since, and nothing is read for it.
+func TestRestoredPathNoWalkLists(t *testing.T) {
+	mem, now := persistTree(t, 3)
+	c := loadTree(t, mem, nil)
+	const odd = "../outside.md"
+	c.putCard(odd, newCard("Outside", nil, nil, nil, false))
+	c.SetStamp(odd, "stamp")
+	if err := c.Save(mem); err != nil {
+		t.Fatal(err)
+	}
+	prev := restored(t, mem)
+	if !prev.Has(odd) {
+		t.Fatalf("restored catalog lacks %s", odd)
+	}
+	*now += 10_000
+	read := 0
+	got, _, err := Reload(mem, 1<<20, ReloadOptions{Prev: prev, Read: func(n int) { read = n }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Has(odd) || got.Len() != 3 || read != 0 {
+		t.Errorf("after the open: has %s %v, %d entries, %d files read; want false, 3, 0", odd, got.Has(odd), got.Len(), read)
+	}
+}
