@@ -196,8 +196,12 @@ type pruner interface {
 // of a disjunction of disjunctions, one per group: the sortedSum over the
 // groups of the sortedSum of their matching clauses' scores.
 type maxScore struct {
-	subs   []bsearch.Searcher // by bound ascending
-	groups []int              // the group of each of subs
+	subs []bsearch.Searcher // by bound ascending
+	// terms[i] is subs[i] when it is a term's searcher, nil otherwise:
+	// called directly rather than through the interface, once or twice
+	// per posting.
+	terms  []*termSearcher
+	groups []int // the group of each of subs
 	// maxes is the max group of each of subs, -1 for none: the clauses of
 	// a max group (an expansion's terms) count by their best score.
 	maxes []int
@@ -230,6 +234,7 @@ func newMaxScore(ss []bsearch.Searcher, bounds []float64, groups, maxes []int, n
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(bounds[a], bounds[b]) })
 	m := &maxScore{
 		subs:   make([]bsearch.Searcher, len(ss)),
+		terms:  make([]*termSearcher, len(ss)),
 		groups: make([]int, len(ss)),
 		maxes:  make([]int, len(ss)),
 		below:  make([]float64, len(ss)+1),
@@ -242,6 +247,7 @@ func newMaxScore(ss []bsearch.Searcher, bounds []float64, groups, maxes []int, n
 	best := make([]float64, nmax)
 	for i, o := range order {
 		m.subs[i] = ss[o]
+		m.terms[i], _ = ss[o].(*termSearcher)
 		m.groups[i] = groups[o]
 		m.maxes[i] = maxes[o]
 		if maxes[o] < 0 {
@@ -335,7 +341,12 @@ func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
 			if c != nil && c.Number < doc {
 				ctx.DocumentMatchPool.Put(c)
 				var err error
-				if c, err = m.subs[i].Advance(ctx, doc); err != nil {
+				if t := m.terms[i]; t != nil {
+					c, err = t.Advance(ctx, doc)
+				} else {
+					c, err = m.subs[i].Advance(ctx, doc)
+				}
+				if err != nil {
 					return nil, err
 				}
 				m.currs[i] = c
@@ -365,7 +376,13 @@ func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
 			if m.cons[k] != rv {
 				ctx.DocumentMatchPool.Put(m.cons[k])
 			}
-			d, err := m.subs[i].Next(ctx)
+			var d *bsearch.DocumentMatch
+			var err error
+			if t := m.terms[i]; t != nil {
+				d, err = t.Next(ctx)
+			} else {
+				d, err = m.subs[i].Next(ctx)
+			}
 			if err != nil {
 				return nil, err
 			}
