@@ -42,9 +42,13 @@ func checkPath(p string) error {
 			return bad("control characters are not allowed")
 		}
 	}
-	segs := strings.Split(p, "/")
-	private := segs[0] == privateDir
-	for _, seg := range segs {
+	first, _, _ := strings.Cut(p, "/")
+	private := first == privateDir
+	// Segment by segment, not strings.Split: a walk checks the path of
+	// every folder it lists.
+	for rest, more := p, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		switch {
 		case seg == "":
 			return bad("empty segment")

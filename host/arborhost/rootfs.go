@@ -64,8 +64,8 @@ type RootFS struct {
 	// answerBufs holds buffers of fs_walk answers the module has copied
 	// (answerBuf), as *[]byte.
 	answerBufs sync.Pool
-	// scratches holds the *walkScratch of walks that are over.
-	scratches sync.Pool
+	// walkers holds the *walker of walkChunk calls that are over.
+	walkers sync.Pool
 }
 
 // RecordWrites makes r note the paths of the tree it writes, removes and

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/arbormem/arbor/core/host"
 )
@@ -21,28 +22,41 @@ var _ host.Walker = (*RootFS)(nil)
 // lists every folder of the tree. The platform's part is a walkDir: an
 // open folder, its listing, and opening a sub-folder.
 
-// subFolder is a folder entry of a listing, to walk.
+// subFolder is a folder entry of a listing, to walk. Its name is held in
+// the walker's subNames (walker.name).
 type subFolder struct {
-	name string
-	id   folderID
-	link bool // a symbolic link to a folder inside the root, in .arbor/ (the tree's are not followed)
+	at, n int // of the name in subNames
+	id    folderID
+	link  bool // a symbolic link to a folder inside the root, in .arbor/ (the tree's are not followed)
 }
 
-// walkFrame is a folder of the walk's current path, whose sub-folders are
-// walked in turn.
+// walkFrame is a folder of the walk's current path, whose sub-folders
+// (walker.subs[lo:hi]) are walked in turn.
 type walkFrame struct {
-	rel  string
-	dir  walkDir
-	id   folderID
-	subs []subFolder
-	next int
+	rel          string
+	dir          walkDir
+	id           folderID
+	lo, hi, next int
+	names        int // where its sub-folders' names start in subNames
 }
 
 // walker is one walk from a folder, depth first in name order. Its open
 // folders are those of its current path, no more.
+//
+// The frames of the path, their sub-folders and the sub-folders' names
+// are stacks the walker keeps from one walk to the next (walkChunk's come
+// from a pool): an open lists every folder of the tree, ahead of the
+// module, and what each listing left behind for the collector was a
+// collection at 1M entries that stopped the world, and the listing, for as
+// long as the module's compiled code ran without calling the host
+// (pauseCollector, host/cmd/arbor).
 type walker struct {
-	r     *RootFS
-	stack []*walkFrame
+	r        *RootFS
+	rootRel  string // the walk's first folder
+	rootFull string // its OS path, links unresolved
+	stack    []walkFrame
+	subs     []subFolder
+	subNames []byte
 	// reuse is set when the caller is done with each listing before it
 	// asks for the next (walkChunk encodes it at once): the listings are
 	// then made in the scratch space.
@@ -54,7 +68,47 @@ func (w *walker) close() {
 	for _, f := range w.stack {
 		f.dir.close()
 	}
-	w.stack = nil
+	w.stack, w.subs, w.subNames = w.stack[:0], w.subs[:0], w.subNames[:0]
+}
+
+// addSub adds a sub-folder of the folder being listed.
+func (w *walker) addSub(name string, id folderID, link bool) {
+	w.subs = append(w.subs, subFolder{at: len(w.subNames), n: len(name), id: id, link: link})
+	w.subNames = append(w.subNames, name...)
+}
+
+// name is s's name. It shares the bytes of subNames, which a frame's
+// sub-folders keep until the frame is left, and no string made from it
+// outlives the frame: the path of a folder is a copy (descend).
+func (w *walker) name(s subFolder) string {
+	if s.n == 0 {
+		return ""
+	}
+	return unsafe.String(&w.subNames[s.at], s.n)
+}
+
+// push makes the folder rel, just listed (its sub-folders from lo in
+// subs, their names from names in subNames), the innermost of the path.
+func (w *walker) push(rel string, d walkDir, id folderID, lo, names int) {
+	w.stack = append(w.stack, walkFrame{rel: rel, dir: d, id: id, lo: lo, hi: len(w.subs), next: lo, names: names})
+}
+
+// pop leaves the innermost folder of the path.
+func (w *walker) pop() {
+	f := &w.stack[len(w.stack)-1]
+	f.dir.close()
+	w.subs, w.subNames = w.subs[:f.lo], w.subNames[:f.names]
+	w.stack = w.stack[:len(w.stack)-1]
+}
+
+// listSubs lists d (list) and returns where the sub-folders it added
+// start, dropping them on an error.
+func (w *walker) listSubs(d walkDir, rel string, full bool) (list []host.DirEntry, lo, names int, err error) {
+	lo, names = len(w.subs), len(w.subNames)
+	if list, err = w.list(d, rel, full); err != nil {
+		w.subs, w.subNames = w.subs[:lo], w.subNames[:names]
+	}
+	return list, lo, names, err
 }
 
 // start opens the walk's folder and returns its listing, as ReadDir
@@ -65,12 +119,13 @@ func (w *walker) start(rel string, full bool) ([]host.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, subs, err := w.list(d, rel, full)
+	w.rootRel, w.rootFull = rel, d.full
+	list, lo, names, err := w.listSubs(d, rel, full)
 	if err != nil {
 		d.close()
 		return nil, osError("list", rel, err)
 	}
-	w.stack = append(w.stack, &walkFrame{rel: rel, dir: d, id: id, subs: subs})
+	w.push(rel, d, id, lo, names)
 	return list, nil
 }
 
@@ -89,20 +144,21 @@ func (w *walker) cycle(id folderID) bool {
 // (its sub-folders alone unless full); ok is false when it is gone
 // (removed since its parent was listed) or leads back up the tree.
 func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEntry, ok bool, err error) {
-	top := w.stack[len(w.stack)-1]
+	top := &w.stack[len(w.stack)-1]
 	if w.cycle(s.id) {
 		return "", nil, false, nil
 	}
-	rel = top.rel + "/" + s.name
+	name := w.name(s)
+	rel = top.rel + "/" + name
 	if top.rel == "" {
-		rel = s.name
+		rel = strings.Clone(name)
 	}
 	if err := checkPath(rel); err != nil {
 		// A name the rules refuse: fs_list could not list it either.
 		w.r.leftOut(rel, "the engine refuses its name ("+err.Error()+")")
 		return "", nil, false, nil
 	}
-	d, id, err := top.dir.open(s)
+	d, id, err := top.dir.open(name, s.link)
 	if err != nil {
 		if gone(err) {
 			return "", nil, false, nil
@@ -120,7 +176,7 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 		d.close()
 		return "", nil, false, nil
 	}
-	list, subs, err := w.list(d, rel, full)
+	list, lo, names, err := w.listSubs(d, rel, full)
 	if err != nil {
 		d.close()
 		if gone(err) {
@@ -132,7 +188,7 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 		}
 		return "", nil, false, osError("list", rel, err)
 	}
-	w.stack = append(w.stack, &walkFrame{rel: rel, dir: d, id: id, subs: subs})
+	w.push(rel, d, id, lo, names)
 	return rel, list, true, nil
 }
 
@@ -140,13 +196,12 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 // when the walk is over.
 func (w *walker) next() (rel string, list []host.DirEntry, ok bool, err error) {
 	for len(w.stack) > 0 {
-		top := w.stack[len(w.stack)-1]
-		if top.next == len(top.subs) {
-			top.dir.close()
-			w.stack = w.stack[:len(w.stack)-1]
+		top := &w.stack[len(w.stack)-1]
+		if top.next == top.hi {
+			w.pop()
 			continue
 		}
-		s := top.subs[top.next]
+		s := w.subs[top.next]
 		top.next++
 		if rel, list, ok, err = w.descend(s, true); ok || err != nil {
 			return rel, list, ok, err
@@ -169,14 +224,17 @@ func (w *walker) resume(root, after string) error {
 	if rest == "" {
 		return nil
 	}
-	for _, name := range strings.Split(rest, "/") {
-		top := w.stack[len(w.stack)-1]
-		i := sort.Search(len(top.subs), func(i int) bool { return top.subs[i].name > name })
-		top.next = i
-		if i == 0 || top.subs[i-1].name != name {
+	for more := true; more; {
+		var name string
+		name, rest, more = strings.Cut(rest, "/")
+		top := &w.stack[len(w.stack)-1]
+		subs := w.subs[top.lo:top.hi]
+		i := sort.Search(len(subs), func(i int) bool { return w.name(subs[i]) > name })
+		top.next = top.lo + i
+		if i == 0 || w.name(subs[i-1]) != name {
 			return nil // gone: what follows it comes next
 		}
-		if _, _, ok, err := w.descend(top.subs[i-1], false); err != nil || !ok {
+		if _, _, ok, err := w.descend(subs[i-1], false); err != nil || !ok {
 			return err
 		}
 	}
@@ -259,10 +317,10 @@ func (r *RootFS) walkChunk(out []byte, dir, after string, max int) (_ []byte, ne
 		}
 		after = last
 	}
-	w := walker{r: r, reuse: true, scratch: r.walkScratch()}
+	w := r.chunkWalker()
 	defer func() {
 		w.close()
-		r.scratches.Put(w.scratch)
+		r.walkers.Put(w)
 	}()
 	list, err := w.start(dir, !resumed)
 	switch {
@@ -330,26 +388,24 @@ func (r *RootFS) abiWalk(mem Memory, pathPtr, pathLen, afterPtr, afterLen, bufPt
 	return int32(len(out))
 }
 
-// walkScratch returns scratch space for a walk, that of an earlier walk
-// when there is one: a walk answers the module in many calls, each a walk
-// of its own.
-func (r *RootFS) walkScratch() *walkScratch {
-	if sc, ok := r.scratches.Get().(*walkScratch); ok {
-		return sc
+// chunkWalker returns a walker for walkChunk, with the stacks and scratch
+// space of an earlier walk when there is one: a walk answers the module in
+// many calls, each a walk of its own.
+func (r *RootFS) chunkWalker() *walker {
+	if w, ok := r.walkers.Get().(*walker); ok {
+		return w
 	}
-	return new(walkScratch)
+	return &walker{r: r, reuse: true, scratch: new(walkScratch)}
 }
 
 // answerBuf returns an empty buffer for an fs_walk answer of max bytes, one
 // the module has copied an earlier answer from when there is one
-// (putAnswerBuf). An answer's last folder is appended before it is found
-// not to fit, so a new buffer of max bytes grew to twice that at every
-// answer: 14 of them, 6 MB, in an open of 100,000 entries.
+// (putAnswerBuf).
 func (r *RootFS) answerBuf(max int) []byte {
 	if b, ok := r.answerBufs.Get().(*[]byte); ok {
 		return (*b)[:0]
 	}
-	return make([]byte, 0, min(max, 1<<20))
+	return make([]byte, 0, answerCap(max))
 }
 
 // putAnswerBuf takes back the buffer of an answer the module has copied; a
@@ -374,9 +430,23 @@ func (r *RootFS) putAnswerBuf(b []byte) {
 // an open (WalkAhead), whose restore of the index and the catalog comes
 // before its walk.
 
-// aheadDepth is how many answers are listed ahead at most: with the
-// module's 256 KiB answers, 1 MiB held, about 28,000 entries of a walk.
-const aheadDepth = 4
+// aheadBytes bounds what a walk listed ahead holds: 90 of the module's
+// answers of 256 KiB, about 630,000 entries. The listing must not wait for
+// the module while it restores its catalog and index, or it becomes the
+// open's last step: at 1M entries, with 4 answers ahead, the listing
+// stopped 150 ms into a restore of 1.7 s, and the module then waited 2.6 s
+// for it. Held well below the headroom the CLI gives its heap during an
+// open (openHeadroom, host/cmd/arbor): a collection stops the world until
+// the module next calls the host, which with 64 MiB ahead took 961 ms.
+const aheadBytes = 24 << 20
+
+// aheadDepth is how many answers of size bytes aheadBytes holds.
+func aheadDepth(size int) int { return max(1, aheadBytes/answerCap(size)) }
+
+// answerCap is the capacity of an answer buffer of max bytes: its last
+// folder is appended before it is found not to fit, and a buffer of max
+// bytes grew to twice that at every answer.
+func answerCap(size int) int { return min(size, 1<<20) + 16<<10 }
 
 // walkAhead is a walk being listed ahead, answer by answer.
 type walkAhead struct {
@@ -407,7 +477,7 @@ func (r *RootFS) WalkAhead(dir string, max int) {
 
 // startAhead lists the walk of dir from after ahead, in place of what was.
 func (r *RootFS) startAhead(dir, after string, max int) {
-	a := &walkAhead{dir: dir, max: max, next: after, answers: make(chan walkAnswer, aheadDepth), stop: make(chan struct{})}
+	a := &walkAhead{dir: dir, max: max, next: after, answers: make(chan walkAnswer, aheadDepth(max)), stop: make(chan struct{})}
 	r.setAhead(a)
 	go func() {
 		defer close(a.answers)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -22,8 +23,10 @@ type folderID struct{ dev, ino uint64 }
 
 func statID(st *unix.Stat_t) folderID { return folderID{uint64(st.Dev), uint64(st.Ino)} }
 
-// walkDir is an open folder of a walk: its descriptor, and its OS path
-// (links unresolved), which only a symbolic link in it needs.
+// walkDir is an open folder of a walk: its descriptor, and for the walk's
+// first folder its OS path (links unresolved). A symbolic link in a
+// folder needs the folder's OS path (walker.osPath), which is not joined
+// for every folder of a walk that meets none.
 type walkDir struct {
 	fd   int
 	full string
@@ -76,12 +79,22 @@ func openWalkRoot(r *RootFS, rel string) (walkDir, folderID, error) {
 	return d, id, nil
 }
 
-// open opens the sub-folder s: not through a symbolic link unless the
-// listing found s to be one (leading inside the root).
-func (d walkDir) open(s subFolder) (walkDir, folderID, error) {
-	sub, id, err := openDirAt(d.fd, s.name, s.link)
-	sub.full = filepath.Join(d.full, s.name)
-	return sub, id, err
+// open opens the sub-folder name: not through a symbolic link unless the
+// listing found it to be one (link, leading inside the root).
+func (d walkDir) open(name string, link bool) (walkDir, folderID, error) {
+	return openDirAt(d.fd, name, link)
+}
+
+// osPath is the OS path of the folder rel of the walk, links unresolved.
+func (w *walker) osPath(rel string) string {
+	if rel == w.rootRel {
+		return w.rootFull
+	}
+	below := rel
+	if w.rootRel != "" {
+		below = rel[len(w.rootRel)+1:]
+	}
+	return filepath.Join(w.rootFull, filepath.FromSlash(below))
 }
 
 // isGone reports an error opening a folder listed a moment ago that is no
@@ -94,7 +107,7 @@ func isGone(err error) bool {
 // (DT_UNKNOWN where the file system does not say).
 type dirent struct {
 	name       string
-	start, end int // of the name, in walkScratch.names while it is read
+	start, end int // of the name in walkScratch.names, which ends it with a NUL
 	typ        uint8
 }
 
@@ -104,7 +117,7 @@ type dirent struct {
 // (pauseCollector, host/cmd/arbor).
 type walkScratch struct {
 	buf   []byte          // getdents' records
-	names []byte          // the names of the folder being read
+	names []byte          // the names of the folder being read, each ended by a NUL (fstatatIn)
 	ents  []dirent        // its entries
 	list  []host.DirEntry // its listing, when the walker's caller consumes each before the next (walker.reuse)
 }
@@ -114,7 +127,9 @@ type walkScratch struct {
 // the types: a walk resumed from the folder it reached lists the folders
 // above it again only for their sub-folders, and the types spare it a
 // stat of each of their files. The names share one string, and the
-// entries are the walker's until its next readDir.
+// entries are the walker's until its next readDir; so are the names
+// themselves when the walker's caller is done with each listing before
+// the next (walker.reuse).
 func (w *walker) readDir(fd int) ([]dirent, error) {
 	sc := w.scratch
 	if sc.buf == nil {
@@ -145,11 +160,19 @@ func (w *walker) readDir(fd int) ([]dirent, error) {
 			if len(name) > 0 && name[0] != '.' {
 				sc.ents = append(sc.ents, dirent{start: len(sc.names), end: len(sc.names) + len(name), typ: b[18]})
 				sc.names = append(sc.names, name...)
+				sc.names = append(sc.names, 0)
 			}
 			b = b[reclen:]
 		}
 	}
-	all := string(sc.names)
+	var all string
+	switch {
+	case len(sc.names) == 0:
+	case w.reuse:
+		all = unsafe.String(&sc.names[0], len(sc.names))
+	default:
+		all = string(sc.names)
+	}
 	for i := range sc.ents {
 		sc.ents[i].name = all[sc.ents[i].start:sc.ents[i].end]
 	}
@@ -158,13 +181,13 @@ func (w *walker) readDir(fd int) ([]dirent, error) {
 }
 
 // list lists the open folder d, as ReadDir would (dot-names left out),
-// with its sub-folders to walk: each name described relative to d's
-// descriptor (fstatat), with no path to resolve. Unless full, only the
-// sub-folders: a file that getdents says is one is not described.
-func (w *walker) list(d walkDir, rel string, full bool) ([]host.DirEntry, []subFolder, error) {
+// and adds its sub-folders to walk (addSub): each name described relative
+// to d's descriptor (fstatat), with no path to resolve. Unless full, only
+// the sub-folders: a file that getdents says is one is not described.
+func (w *walker) list(d walkDir, rel string, full bool) ([]host.DirEntry, error) {
 	ents, err := w.readDir(d.fd)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var out []host.DirEntry
 	switch {
@@ -174,13 +197,12 @@ func (w *walker) list(d walkDir, rel string, full bool) ([]host.DirEntry, []subF
 	case full:
 		out = make([]host.DirEntry, 0, len(ents))
 	}
-	var subs []subFolder
 	for _, e := range ents {
 		if !full && e.typ != unix.DT_DIR && e.typ != unix.DT_LNK && e.typ != unix.DT_UNKNOWN {
 			continue
 		}
 		name := e.name
-		st, err := fstatatNoFollow(d.fd, name)
+		st, err := fstatatIn(d.fd, w.scratch.names[e.start:e.end+1])
 		if err != nil {
 			continue // removed since the listing
 		}
@@ -190,7 +212,7 @@ func (w *walker) list(d walkDir, rel string, full bool) ([]host.DirEntry, []subF
 			if inTree(path.Join(rel, name)) {
 				continue // not followed, as ReadDir leaves it out
 			}
-			full := filepath.Join(d.full, name)
+			full := filepath.Join(w.osPath(rel), name)
 			own, err := os.Lstat(full)
 			if err != nil {
 				continue
@@ -198,11 +220,11 @@ func (w *walker) list(d walkDir, rel string, full bool) ([]host.DirEntry, []subF
 			fi := w.r.linkInfo(full, own)
 			de = dirEntry(name, fi)
 			if sys, ok := fi.Sys().(*syscall.Stat_t); ok && de.IsDir {
-				subs = append(subs, subFolder{name: name, id: folderID{uint64(sys.Dev), uint64(sys.Ino)}, link: true})
+				w.addSub(name, folderID{uint64(sys.Dev), uint64(sys.Ino)}, true)
 			}
 		case unix.S_IFDIR:
 			de = statEntry(name, &st)
-			subs = append(subs, subFolder{name: name, id: statID(&st)})
+			w.addSub(name, statID(&st), false)
 		default:
 			de = statEntry(name, &st)
 		}
@@ -210,5 +232,5 @@ func (w *walker) list(d walkDir, rel string, full bool) ([]host.DirEntry, []subF
 			out = append(out, de)
 		}
 	}
-	return out, subs, nil
+	return out, nil
 }

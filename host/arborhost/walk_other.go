@@ -44,15 +44,15 @@ func openWalkRoot(r *RootFS, rel string) (walkDir, folderID, error) {
 	return walkDir{full}, folderID(real), nil
 }
 
-// open finds the sub-folder s: not through a symbolic link unless the
-// listing found s to be one.
-func (d walkDir) open(s subFolder) (walkDir, folderID, error) {
-	full := filepath.Join(d.full, s.name)
+// open finds the sub-folder name: not through a symbolic link unless the
+// listing found it to be one (link).
+func (d walkDir) open(name string, link bool) (walkDir, folderID, error) {
+	full := filepath.Join(d.full, name)
 	fi, err := os.Lstat(full)
 	if err != nil {
 		return walkDir{}, "", err
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 && !s.link {
+	if fi.Mode()&fs.ModeSymlink != 0 && !link {
 		return walkDir{}, "", fs.ErrNotExist // replaced by a link since the listing
 	}
 	real, err := filepath.EvalSymlinks(full)
@@ -70,15 +70,15 @@ type walkScratch struct{}
 // longer there.
 func isGone(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
-// list lists the folder d through ReadDir (dot-names left out), with its
-// sub-folders to walk (full or not: ReadDir describes every name anyway).
-func (w *walker) list(d walkDir, rel string, _ bool) ([]host.DirEntry, []subFolder, error) {
+// list lists the folder d through ReadDir (dot-names left out), and adds
+// its sub-folders to walk (full or not: ReadDir describes every name
+// anyway).
+func (w *walker) list(d walkDir, rel string, _ bool) ([]host.DirEntry, error) {
 	all, err := w.r.ReadDir(rel)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	out := all[:0]
-	var subs []subFolder
 	for _, de := range all {
 		if strings.HasPrefix(de.Name, ".") {
 			continue
@@ -96,7 +96,7 @@ func (w *walker) list(d walkDir, rel string, _ bool) ([]host.DirEntry, []subFold
 		if err != nil {
 			continue
 		}
-		subs = append(subs, subFolder{name: de.Name, id: folderID(real), link: fi.Mode()&fs.ModeSymlink != 0})
+		w.addSub(de.Name, folderID(real), fi.Mode()&fs.ModeSymlink != 0)
 	}
-	return out, subs, nil
+	return out, nil
 }
