@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -57,6 +56,15 @@ type walker struct {
 	stack    []walkFrame
 	subs     []subFolder
 	subNames []byte
+	// floor is how many frames at the bottom of the stack are another
+	// walker's, shared: a walk of one sub-folder's tree listed ahead by a
+	// worker (walkahead.go) does not leave them nor close them.
+	floor int
+	// leftOuts, when not nil, holds the folders the walker left out, for
+	// its caller to record in the walk's order (walkahead.go), rather than
+	// at once (RootFS.leftOut).
+	leftOuts *[]leftOutFolder
+	made     int // records made, for leftOuts
 	// reuse is set when the caller is done with each listing before it
 	// asks for the next (walkChunk encodes it at once): the listings are
 	// then made in the scratch space.
@@ -65,10 +73,10 @@ type walker struct {
 }
 
 func (w *walker) close() {
-	for _, f := range w.stack {
+	for _, f := range w.stack[w.floor:] {
 		f.dir.close()
 	}
-	w.stack, w.subs, w.subNames = w.stack[:0], w.subs[:0], w.subNames[:0]
+	w.stack, w.subs, w.subNames, w.floor = w.stack[:0], w.subs[:0], w.subNames[:0], 0
 }
 
 // addSub adds a sub-folder of the folder being listed.
@@ -155,7 +163,7 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 	}
 	if err := checkPath(rel); err != nil {
 		// A name the rules refuse: fs_list could not list it either.
-		w.r.leftOut(rel, "the engine refuses its name ("+err.Error()+")")
+		w.leftOut(rel, "the engine refuses its name ("+err.Error()+")")
 		return "", nil, false, nil
 	}
 	d, id, err := top.dir.open(name, s.link)
@@ -167,7 +175,7 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 			// A folder this user may not list (chmod 700 by another, 000)
 			// holds nothing the engine can read: left out, where it failed
 			// the walk, and with it the open of the whole memory.
-			w.r.leftOut(rel, denied)
+			w.leftOut(rel, denied)
 			return "", nil, false, nil
 		}
 		return "", nil, false, osError("list", rel, err)
@@ -183,7 +191,7 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 			return "", nil, false, nil
 		}
 		if errors.Is(err, fs.ErrPermission) {
-			w.r.leftOut(rel, denied)
+			w.leftOut(rel, denied)
 			return "", nil, false, nil
 		}
 		return "", nil, false, osError("list", rel, err)
@@ -195,7 +203,7 @@ func (w *walker) descend(s subFolder, full bool) (rel string, list []host.DirEnt
 // next returns the next folder of the walk and its listing; ok is false
 // when the walk is over.
 func (w *walker) next() (rel string, list []host.DirEntry, ok bool, err error) {
-	for len(w.stack) > 0 {
+	for len(w.stack) > w.floor {
 		top := &w.stack[len(w.stack)-1]
 		if top.next == top.hi {
 			w.pop()
@@ -248,6 +256,23 @@ func gone(err error) bool {
 
 // denied is why a walk leaves out a folder this user may not list.
 const denied = "this user may not list it (permission denied)"
+
+// leftOutFolder is a folder a walk left out, and why; at is how many
+// records the walk had made before, where the walk's order is kept
+// (walkPiece).
+type leftOutFolder struct {
+	rel, why string
+	at       int
+}
+
+// leftOut records that the walk leaves out the folder rel (RootFS.leftOut).
+func (w *walker) leftOut(rel, why string) {
+	if w.leftOuts != nil {
+		*w.leftOuts = append(*w.leftOuts, leftOutFolder{rel: rel, why: why, at: w.made})
+		return
+	}
+	w.r.leftOut(rel, why)
+}
 
 // leftOut records that walks leave out the folder rel, and why, for the
 // host to warn of once (takeLeftOut): what it holds is missing from the
@@ -415,144 +440,4 @@ func (r *RootFS) putAnswerBuf(b []byte) {
 		return
 	}
 	r.answerBufs.Put(&b)
-}
-
-// A walk's answers are listed ahead: while the module reads the records
-// of one fs_walk answer, the next ones are listed on another thread, each
-// the answer the module's next call would get (walkChunk with the same
-// folder, resume point and size), made a little earlier. The walk was
-// never a snapshot (it spans its calls), so an answer listed before its
-// call says what one listed at the call could have said; a write, removal
-// or rename in the tree through r drops them, so that the module sees its
-// own changes as before. An open spends about a third of its time in the
-// walk (the system's listings and descriptions of every file), which then
-// overlaps the module's reading; the host starts it as it sends the module
-// an open (WalkAhead), whose restore of the index and the catalog comes
-// before its walk.
-
-// aheadBytes bounds what a walk listed ahead holds: 90 of the module's
-// answers of 256 KiB, about 630,000 entries. The listing must not wait for
-// the module while it restores its catalog and index, or it becomes the
-// open's last step: at 1M entries, with 4 answers ahead, the listing
-// stopped 150 ms into a restore of 1.7 s, and the module then waited 2.6 s
-// for it. Held well below the headroom the CLI gives its heap during an
-// open (openHeadroom, host/cmd/arbor): a collection stops the world until
-// the module next calls the host, which with 64 MiB ahead took 961 ms.
-const aheadBytes = 24 << 20
-
-// aheadDepth is how many answers of size bytes aheadBytes holds.
-func aheadDepth(size int) int { return max(1, aheadBytes/answerCap(size)) }
-
-// answerCap is the capacity of an answer buffer of max bytes: its last
-// folder is appended before it is found not to fit, and a buffer of max
-// bytes grew to twice that at every answer.
-func answerCap(size int) int { return min(size, 1<<20) + 16<<10 }
-
-// walkAhead is a walk being listed ahead, answer by answer.
-type walkAhead struct {
-	dir  string
-	max  int
-	next string // the after of the first answer not taken
-	// answers holds the answers listed, in order; closed after the last
-	// (the walk over, an error, or a record larger than max).
-	answers chan walkAnswer
-	stop    chan struct{}
-}
-
-// walkAnswer is what walkChunk returned.
-type walkAnswer struct {
-	out  []byte
-	need int
-	more string
-	err  error
-}
-
-// WalkAhead starts listing the walk of dir as fs_walk answers of max bytes,
-// for a module about to walk it (an open walks the root in answers of 256
-// KiB, wasm/hostfs.go): calls that ask for them take them, any other call
-// drops them.
-func (r *RootFS) WalkAhead(dir string, max int) {
-	r.startAhead(dir, "", max)
-}
-
-// startAhead lists the walk of dir from after ahead, in place of what was.
-func (r *RootFS) startAhead(dir, after string, max int) {
-	a := &walkAhead{dir: dir, max: max, next: after, answers: make(chan walkAnswer, aheadDepth(max)), stop: make(chan struct{})}
-	r.setAhead(a)
-	go func() {
-		defer close(a.answers)
-		for {
-			var b walkAnswer
-			b.out, b.need, b.more, b.err = r.walkChunk(r.answerBuf(max), dir, after, max)
-			select {
-			case a.answers <- b:
-			case <-a.stop:
-				return
-			}
-			if b.more == "" {
-				return
-			}
-			after = b.more
-		}
-	}()
-}
-
-// walkAnswer answers fs_walk(dir, after) of at most max bytes: the answer
-// listed ahead when it is the one asked for, else one listed now, after
-// which the walk's next answers are listed ahead.
-func (r *RootFS) walkAnswer(dir, after string, max int) ([]byte, int, error) {
-	r.aheadMu.Lock()
-	a := r.ahead
-	r.ahead = nil
-	r.aheadMu.Unlock()
-	if a != nil && a.dir == dir && a.next == after && a.max == max {
-		if b, ok := <-a.answers; ok {
-			if b.more != "" {
-				a.next = b.more
-				r.aheadMu.Lock()
-				if r.ahead == nil {
-					r.ahead, a = a, nil
-				}
-				r.aheadMu.Unlock()
-			}
-			if a != nil {
-				close(a.stop)
-			}
-			return b.out, b.need, b.err
-		}
-	}
-	if a != nil {
-		close(a.stop)
-	}
-	out, need, more, err := r.walkChunk(r.answerBuf(max), dir, after, max)
-	if err == nil && more != "" {
-		r.startAhead(dir, more, max)
-	}
-	return out, need, err
-}
-
-// dropAhead stops listing ahead, before r changes the tree at the paths
-// (a path in a dot-folder such as .arbor/ changes no walk).
-func (r *RootFS) dropAhead(paths ...string) {
-	if slices.ContainsFunc(paths, walked) {
-		r.setAhead(nil)
-	}
-}
-
-// setAhead makes a the walk listed ahead (nil: none), stopping the one it
-// replaces.
-func (r *RootFS) setAhead(a *walkAhead) {
-	r.aheadMu.Lock()
-	old := r.ahead
-	r.ahead = a
-	r.aheadMu.Unlock()
-	if old != nil {
-		close(old.stop)
-	}
-}
-
-// walked reports whether the walks see the path p: none of its names
-// starts with ".".
-func walked(p string) bool {
-	return !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.")
 }

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbormem/arbor/core/host"
 )
@@ -481,4 +482,100 @@ func TestWalkListsTheNextAnswerAhead(t *testing.T) {
 			t.Fatalf("a change left the answer listed ahead (%+v)", a)
 		}
 	}
+}
+
+// A walk listed ahead from its start is split among workers (listSplit):
+// its answers are walkChunk's, byte for byte, whatever the tree (links,
+// cycles, dot-names, names the rules refuse, at every depth) and the
+// answers' size, the folders it leaves out are said in the walk's order,
+// and a walk stopped early ends and closes every folder it opened.
+func TestWalkListedAheadInPieces(t *testing.T) {
+	type answer struct {
+		out        string
+		need       int
+		more, fail string
+	}
+	for seed := range uint64(12) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			_, dir := newRoot(t)
+			outside := t.TempDir()
+			mustWrite(t, filepath.Join(outside, "secret.md"), "no")
+			rng := rand.New(rand.NewPCG(seed, 11))
+			randomTree(t, rng, dir, outside)
+			for _, bad := range []string{"caf\xe9", "d0/caf\xe9", "d0/d1/caf\xe9", "d1/d0/b\xffd"} {
+				if _, err := os.Stat(filepath.Join(dir, filepath.Dir(bad))); err == nil {
+					mustWrite(t, filepath.Join(dir, bad, "menu.md"), "x")
+				}
+			}
+			for _, capacity := range []int{1 << 20, 600, 200, 16} {
+				r1, err := NewRootFS(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []answer
+				for after := ""; ; {
+					out, need, more, err := r1.walkChunk(nil, "", after, capacity)
+					a := answer{out: string(out), need: need, more: more}
+					if err != nil {
+						a.fail = err.Error()
+					}
+					want = append(want, a)
+					if more == "" {
+						break
+					}
+					after = more
+				}
+				r2, err := NewRootFS(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a := &walkAhead{max: capacity, answers: make(chan walkAnswer, 1), stop: make(chan struct{})}
+				go r2.listSplit(a, 3)
+				var got []answer
+				for b := range a.answers {
+					g := answer{out: string(b.out), need: b.need, more: b.more}
+					if b.err != nil {
+						g.fail = b.err.Error()
+					}
+					got = append(got, g)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("in answers of %d bytes:\n got %+v\nwant %+v", capacity, got, want)
+				}
+				if got, want := r2.takeLeftOut(), r1.takeLeftOut(); !reflect.DeepEqual(got, want) {
+					t.Fatalf("left out, in answers of %d bytes:\n got %q\nwant %q", capacity, got, want)
+				}
+			}
+		})
+	}
+
+	t.Run("stopped", func(t *testing.T) {
+		r, dir := newRoot(t)
+		for i := range 40 {
+			mustWrite(t, filepath.Join(dir, fmt.Sprintf("t%d/s%d/e.md", i%4, i)), "x")
+		}
+		fds := func() int {
+			ents, err := os.ReadDir("/proc/self/fd")
+			if err != nil {
+				t.Skip("no /proc/self/fd")
+			}
+			return len(ents)
+		}
+		before := fds()
+		a := &walkAhead{max: 200, answers: make(chan walkAnswer), stop: make(chan struct{})}
+		go r.listSplit(a, 3)
+		if b := <-a.answers; b.err != nil || b.more == "" {
+			t.Fatalf("first answer: more %q, %v", b.more, b.err)
+		}
+		close(a.stop)
+		for range a.answers {
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for fds() != before && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := fds(); n != before {
+			t.Errorf("%d files open after the walk stopped, %d before", n, before)
+		}
+	})
 }
