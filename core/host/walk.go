@@ -229,14 +229,15 @@ var ErrMalformedWalk = errors.New("malformed fs_walk records")
 // not per answer: the walk keeps the listings of the folders above the
 // one it is in, and those would keep whole answers alive.
 func DecodeWalk(b []byte, fn func(dir string, list []DirEntry) error) (last string, err error) {
+	var spans []int // where the record's strings are, reused
 	for len(b) > 0 {
-		n, count, err := walkRecordSize(b)
-		if err != nil {
+		var n int
+		var dir string
+		var list []DirEntry
+		if n, dir, list, spans, err = decodeWalkRecord(b, spans); err != nil {
 			return "", err
 		}
-		rec := string(b[:n])
 		b = b[n:]
-		dir, list := decodeWalkRecord(rec, count)
 		if err := fn(dir, list); err != nil {
 			return "", err
 		}
@@ -245,11 +246,17 @@ func DecodeWalk(b []byte, fn func(dir string, list []DirEntry) error) (last stri
 	return last, nil
 }
 
-// walkRecordSize checks the record at the start of b and returns its
-// length and how many entries it has.
-func walkRecordSize(b []byte) (n, count int, err error) {
+// decodeWalkRecord checks and decodes the record at the start of b, in
+// one pass, and returns its length. Its strings are made once the record's
+// end is known, from one copy of its bytes: spans holds where each name
+// starts and ends meanwhile (given back, for the next record).
+func decodeWalkRecord(b []byte, spans []int) (n int, dir string, list []DirEntry, _ []int, err error) {
 	i := 0
 	uvarint := func() (uint64, bool) {
+		if i < len(b) && b[i] < 0x80 {
+			i++
+			return uint64(b[i-1]), true
+		}
 		v, k := binary.Uvarint(b[i:])
 		if k <= 0 {
 			return 0, false
@@ -257,90 +264,50 @@ func walkRecordSize(b []byte) (n, count int, err error) {
 		i += k
 		return v, true
 	}
-	skip := func() bool {
+	str := func() bool {
 		l, ok := uvarint()
 		if !ok || l > uint64(len(b)-i) {
 			return false
 		}
+		spans = append(spans, i, i+int(l))
 		i += int(l)
 		return true
 	}
-	if !skip() {
-		return 0, 0, ErrMalformedWalk
+	spans = spans[:0]
+	if !str() {
+		return 0, "", nil, spans, ErrMalformedWalk
 	}
 	c, ok := uvarint()
 	if !ok || c > uint64(len(b)-i)/6 { // an entry takes at least 6 bytes
-		return 0, 0, ErrMalformedWalk
+		return 0, "", nil, spans, ErrMalformedWalk
 	}
-	for range c {
-		if !skip() || i >= len(b) || b[i] > 1 {
-			return 0, 0, ErrMalformedWalk
-		}
-		i++
-		if size, ok := uvarint(); !ok || size > math.MaxInt64 {
-			return 0, 0, ErrMalformedWalk
-		}
-		for range 2 { // the times
-			_, k := binary.Varint(b[i:])
-			if k <= 0 {
-				return 0, 0, ErrMalformedWalk
-			}
-			i += k
-		}
-		if _, ok := uvarint(); !ok {
-			return 0, 0, ErrMalformedWalk
-		}
-	}
-	return i, int(c), nil
-}
-
-// decodeWalkRecord decodes the record rec, which walkRecordSize checked.
-func decodeWalkRecord(rec string, count int) (string, []DirEntry) {
-	i := 0
-	uvarint := func() uint64 {
-		v, k := uvarintString(rec[i:])
-		i += k
-		return v
-	}
-	str := func() string {
-		l := int(uvarint())
-		s := rec[i : i+l]
-		i += l
-		return s
-	}
-	dir := str()
-	uvarint() // count
-	list := make([]DirEntry, count)
+	list = make([]DirEntry, c)
 	for k := range list {
+		if !str() || i >= len(b) || b[i] > 1 {
+			return 0, "", nil, spans, ErrMalformedWalk
+		}
 		de := &list[k]
-		de.Name = str()
-		de.IsDir = rec[i] == 1
+		de.IsDir = b[i] == 1
 		i++
-		de.Size = int64(uvarint())
-		de.ModTime = unzigzag(uvarint())
-		de.Change = de.ModTime + unzigzag(uvarint())
-		de.Ino = uvarint()
+		size, ok := uvarint()
+		mod, ok1 := uvarint()
+		change, ok2 := uvarint()
+		ino, ok3 := uvarint()
+		if !ok || size > math.MaxInt64 || !ok1 || !ok2 || !ok3 {
+			return 0, "", nil, spans, ErrMalformedWalk
+		}
+		de.Size = int64(size)
+		de.ModTime = unzigzag(mod)
+		de.Change = de.ModTime + unzigzag(change)
+		de.Ino = ino
 	}
-	return dir, list
+	rec := string(b[:i])
+	dir = rec[spans[0]:spans[1]]
+	for k := range list {
+		list[k].Name = rec[spans[2+2*k]:spans[3+2*k]]
+	}
+	return i, dir, list, spans, nil
 }
 
 // unzigzag is the signed integer of binary.Varint's encoding u.
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
-
-// uvarintString is binary.Uvarint over a string, without a copy.
-func uvarintString(s string) (uint64, int) {
-	var x uint64
-	var shift uint
-	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
-		c := s[i]
-		if c < 0x80 {
-			if i == binary.MaxVarintLen64-1 && c > 1 {
-				return 0, -(i + 1)
-			}
-			return x | uint64(c)<<shift, i + 1
-		}
-		x |= uint64(c&0x7f) << shift
-		shift += 7
-	}
-	return 0, 0
-}

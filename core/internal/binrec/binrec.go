@@ -90,8 +90,25 @@ func (r *Reader) Byte() byte {
 	return r.s[r.off-1]
 }
 
+// small reads a varint of one byte (a number below 128), if the next is
+// one: most are (the lengths and counts of a catalog record), and the
+// readers below take it inline, where a call, in WebAssembly, costs more
+// than the read.
+func (r *Reader) small() (uint64, bool) {
+	if r.off < len(r.s) {
+		if c := r.s[r.off]; c < 0x80 {
+			r.off++
+			return uint64(c), true
+		}
+	}
+	return 0, false
+}
+
 // Uvarint reads what binary.AppendUvarint writes.
 func (r *Reader) Uvarint() uint64 {
+	if v, ok := r.small(); ok {
+		return v
+	}
 	v, n := binary.Uvarint(r.raw[r.off:])
 	if n <= 0 {
 		r.fail()
@@ -103,6 +120,9 @@ func (r *Reader) Uvarint() uint64 {
 
 // Varint reads what binary.AppendVarint writes.
 func (r *Reader) Varint() int64 {
+	if u, ok := r.small(); ok {
+		return int64(u>>1) ^ -int64(u&1)
+	}
 	v, n := binary.Varint(r.raw[r.off:])
 	if n <= 0 {
 		r.fail()
@@ -114,10 +134,12 @@ func (r *Reader) Varint() int64 {
 
 // Size reads a uvarint that must fit an int32.
 func (r *Reader) Size() int {
-	v := r.Uvarint()
-	if v > math.MaxInt32 {
-		r.fail()
-		return 0
+	v, ok := r.small()
+	if !ok {
+		if v = r.Uvarint(); v > math.MaxInt32 {
+			r.fail()
+			return 0
+		}
 	}
 	return int(v)
 }
@@ -144,7 +166,13 @@ func (r *Reader) Take(n int) string {
 }
 
 // Str reads what AppendString writes.
-func (r *Reader) Str() string { return r.Take(r.Size()) }
+func (r *Reader) Str() string {
+	n, ok := r.small()
+	if !ok {
+		return r.Take(r.Size())
+	}
+	return r.Take(int(n))
+}
 
 // List reads what AppendList writes.
 func (r *Reader) List() []string {
