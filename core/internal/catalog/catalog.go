@@ -119,24 +119,42 @@ func newCard(title string, links []string, lifecycle []tree.KeyValue, sources []
 	return cd
 }
 
+// A card restored from the persisted catalog is decoded at its first use
+// (decoded), not by the restore, which steps over it (its record gives its
+// length): a query reads the cards of the entries it ranks, not of every
+// entry. Until then its title holds the card as the record holds it, and
+// more is one of these two, which say whether the entry holds a conflict.
+var pendingCard, pendingConflictCard = &cardMore{}, &cardMore{conflict: true}
+
+// pending reports a restored card not yet decoded.
+func (cd card) pending() bool { return cd.more == pendingCard || cd.more == pendingConflictCard }
+
+// decoded returns cd with its fields.
+func (cd card) decoded() card {
+	if !cd.pending() {
+		return cd
+	}
+	return decodeCard(cd.title, cd.more.conflict)
+}
+
 func (cd card) conflict() bool { return cd.more != nil && cd.more.conflict }
 
 func (cd card) links() []string {
-	if cd.more == nil {
+	if cd = cd.decoded(); cd.more == nil {
 		return nil
 	}
 	return cd.more.links
 }
 
 func (cd card) lifecycle() []tree.KeyValue {
-	if cd.more == nil {
+	if cd = cd.decoded(); cd.more == nil {
 		return nil
 	}
 	return cd.more.lifecycle
 }
 
 func (cd card) sources() []string {
-	if cd.more == nil {
+	if cd = cd.decoded(); cd.more == nil {
 		return nil
 	}
 	return cd.more.sources
@@ -160,10 +178,18 @@ func cardOf(e *tree.Entry) card {
 	return cd
 }
 
-// card returns the card of the entry at p.
+// card returns the card of the entry at p, decoded (kept so).
 func (c *Catalog) card(p string) (card, bool) {
-	r, ok := c.recs.Get(p)
-	return r.card, ok && r.entry
+	i, ok := c.recs.Slot(p)
+	if !ok {
+		return card{}, false
+	}
+	r := c.recs.At(i)
+	if !r.entry {
+		return card{}, false
+	}
+	r.card = r.card.decoded()
+	return r.card, true
 }
 
 // setRec stores r at p, or drops p when r holds nothing. A record new
@@ -822,6 +848,7 @@ func (c *Catalog) relations() *relations {
 		// 100k under wasm, the first `stats` of a process).
 		for p, i := range c.recs.All() {
 			if rc := c.recs.At(i); rc.entry {
+				rc.card = rc.card.decoded()
 				r.put(p, rc.card.links(), appendTo)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/arbormem/arbor/core/api"
 	"github.com/arbormem/arbor/core/host"
@@ -43,14 +44,17 @@ import (
 // of its records, its last bit set, since 0 is no base), the number
 // of records (uvarint) and the records, sorted by path. A string is its
 // length (uvarint) and its bytes; a list is its length and its strings. A
-// record is its kind (one byte), path, stamp, size, modification time and
-// change time (varints; a size of -1 when the catalog has no listing of
-// the file, which the next open then reads) and inode (uvarint), then by
-// kind: an entry's title, links,
-// lifecycle keys (key, value, key, value...), sources and the time it last
-// changed by its front matter (a varint of Unix seconds, 0 for none) (kind
-// 4 is an entry holding a merge conflict section, laid out as kind 1); a
-// context file's title and body; a broken file's error.
+// record is its kind (one byte), path, stamp, size (a varint; -1 when the
+// catalog has no listing of the file, which the next open then reads),
+// modification time, change time and inode (8 bytes each, little endian:
+// a varint of a time in milliseconds takes six, and under WebAssembly its
+// decoding was a tenth of an open's), then by kind: an entry's card as a
+// string (its length first, so that a restore steps over it: cards are
+// decoded at their first use) holding its title, links, lifecycle keys
+// (key, value, key, value...), sources and the time it last changed by its
+// front matter (a varint of Unix seconds, 0 for none) (kind 4 is an entry
+// holding a merge conflict section, laid out as kind 1); a context file's
+// title and body; a broken file's error.
 //
 // The delta is laid out as the base, with its own magic line; its body
 // holds the id of its base and its records, sorted by path, each replacing
@@ -68,8 +72,9 @@ var crcTable = crc64.MakeTable(crc64.ECMA)
 
 // catalogFormat changes whenever the layout above changes. Format 3 had no
 // delta and no base id, format 4 no change time and inode, format 5 a
-// CRC-32C for its checksum.
-const catalogFormat = 6
+// CRC-32C for its checksum, format 6 its times and inode as varints and
+// its cards without their length.
+const catalogFormat = 7
 
 // Record kinds.
 const (
@@ -95,7 +100,7 @@ const racySlack = 2000 // milliseconds
 // whatever runtime, never stores its records or keys under another's.
 const (
 	docFP     = "7be6f26eb0564e7a3cfd78cec1dba526"
-	catalogFP = "ab092da221ba94a59d24561a34ffded6"
+	catalogFP = "6aed6f7f25e24c2a83d522e52f505b2b"
 )
 
 var fpCheck struct {
@@ -259,9 +264,9 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 			fi = FileInfo{Size: -1}
 		}
 		b = binary.AppendVarint(b, fi.Size)
-		b = binary.AppendVarint(b, fi.ModTime)
-		b = binary.AppendVarint(b, fi.Change)
-		b = binary.AppendUvarint(b, fi.Ino)
+		b = binary.LittleEndian.AppendUint64(b, uint64(fi.ModTime))
+		b = binary.LittleEndian.AppendUint64(b, uint64(fi.Change))
+		b = binary.LittleEndian.AppendUint64(b, fi.Ino)
 	}
 	if cd, ok := c.card(p); ok {
 		if cd.conflict() {
@@ -269,16 +274,18 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 		} else {
 			head(kindEntry)
 		}
-		b = binrec.AppendString(b, cd.title)
-		b = binrec.AppendList(b, cd.links())
+		var enc []byte
+		enc = binrec.AppendString(enc, cd.title)
+		enc = binrec.AppendList(enc, cd.links())
 		kv := make([]string, 0, 2*len(cd.lifecycle()))
 		for _, x := range cd.lifecycle() {
 			kv = append(kv, x.Key, x.Value)
 		}
-		b = binrec.AppendList(b, kv)
-		b = binrec.AppendList(b, cd.sources())
-		b = binary.AppendVarint(b, cd.changed)
-		return b, true
+		enc = binrec.AppendList(enc, kv)
+		enc = binrec.AppendList(enc, cd.sources())
+		enc = binary.AppendVarint(enc, cd.changed)
+		b = binary.AppendUvarint(b, uint64(len(enc)))
+		return append(b, enc...), true
 	}
 	if ctx, ok := c.contexts[p]; ok {
 		head(kindContext)
@@ -530,23 +537,18 @@ func (rr *recReader) decode() (stored, error) {
 		return s, nil
 	}
 	stamp := r.Str()
-	fi := FileInfo{Size: r.Varint(), ModTime: r.Varint(), Change: r.Varint(), Ino: r.Uvarint()}
+	fi := FileInfo{Size: r.Varint(), ModTime: int64(r.Uint64()), Change: int64(r.Uint64()), Ino: r.Uint64()}
 	if r.Err() != nil {
 		return s, errDamaged
 	}
 	s.rc = rec{stamp: stamp, stamped: true}
 	switch s.kind {
 	case kindEntry, kindEntryConflict:
-		title, links, kv := r.Str(), r.List(), r.List()
-		if len(kv)%2 != 0 {
-			return s, errDamaged
+		enc := r.Str()
+		s.rc.card, s.rc.entry = card{title: enc, more: pendingCard}, true
+		if s.kind == kindEntryConflict {
+			s.rc.card.more = pendingConflictCard
 		}
-		var lc []tree.KeyValue
-		for j := 0; j < len(kv); j += 2 {
-			lc = append(lc, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
-		}
-		s.rc.card, s.rc.entry = newCard(title, links, lc, r.List(), s.kind == kindEntryConflict), true
-		s.rc.card.changed = r.Varint()
 	case kindContext:
 		s.ctx = &tree.Context{Path: s.path, Title: r.Str(), Body: r.Str()}
 	case kindBroken:
@@ -561,6 +563,21 @@ func (rr *recReader) decode() (stored, error) {
 		s.rc.seen, s.rc.noted = fi, true
 	}
 	return s, nil
+}
+
+// decodeCard decodes the card of an entry's record (enc). The bytes are
+// those this version wrote: the file's checksum holds for every one, and
+// its format and fingerprint are this version's.
+func decodeCard(enc string, conflict bool) card {
+	r := binrec.NewReader(unsafe.Slice(unsafe.StringData(enc), len(enc)))
+	title, links, kv := r.Str(), r.List(), r.List()
+	var lc []tree.KeyValue
+	for j := 0; j+1 < len(kv); j += 2 {
+		lc = append(lc, tree.KeyValue{Key: kv[j], Value: kv[j+1]})
+	}
+	cd := newCard(title, links, lc, r.List(), conflict)
+	cd.changed = r.Varint()
+	return cd
 }
 
 // add puts a decoded record, of a path c holds nothing of, into c.

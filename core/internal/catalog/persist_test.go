@@ -24,7 +24,13 @@ func persistTree(t *testing.T, n int) (*host.MemFS, *int64) {
 		}
 	}
 	for i := range n {
-		write(fmt.Sprintf("notes/n%03d.md", i), fmt.Sprintf("---\ntitle: Note %d\nrelated: [notes/n%03d.md]\n---\n\n## Narrative\nBody %d.\n", i, (i+1)%n, i))
+		// Lifecycle keys in some cards: a restored card is decoded at its
+		// first use, and dump compares what each decodes to.
+		lifecycle := ""
+		if i%3 == 0 {
+			lifecycle = fmt.Sprintf("importance: %d\nmaturity: core\n", 50+i)
+		}
+		write(fmt.Sprintf("notes/n%03d.md", i), fmt.Sprintf("---\ntitle: Note %d\n%srelated: [notes/n%03d.md]\n---\n\n## Narrative\nBody %d.\n", i, lifecycle, (i+1)%n, i))
 	}
 	write("notes/context.md", "---\ntitle: Notes\n---\n\nAll the notes.\n")
 	write("notes/broken.md", "---\ntitle: [unclosed\n---\n")
