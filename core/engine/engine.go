@@ -178,7 +178,11 @@ func (e *Engine) open(opts Options, fresh bool) (api.OpenResult, error) {
 	// one that cannot be trusted is left aside and the tree read whole.
 	prev, err := catalog.Restore(e.fs, e.maxBytes)
 	if err != nil && !errors.Is(err, catalog.ErrNoCatalog) {
-		e.warn([]api.Warning{{Kind: api.WarnState, Path: api.CatalogFile, Message: err.Error() + "; the catalog is read again from the tree"}})
+		path, msg := api.CatalogFile, err.Error()
+		if fe := (*catalog.FileError)(nil); errors.As(err, &fe) {
+			path, msg = fe.File, fe.Err.Error()
+		}
+		e.warn([]api.Warning{{Kind: api.WarnState, Path: path, Message: msg + "; the catalog is read again from the tree"}})
 	}
 	// The tree is read and indexed in one pass: a file's document is built
 	// and indexed, in batches, while what it is made from is at hand, so

@@ -301,6 +301,16 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 	return nil, false
 }
 
+// FileError is Restore's error for a file of the catalog it cannot use.
+type FileError struct {
+	File string // api.CatalogFile or api.CatalogDeltaFile
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.File + ": " + e.Err.Error() }
+
+func (e *FileError) Unwrap() error { return e.Err }
+
 // ErrNoCatalog is Restore's error when the root has no persisted catalog.
 var ErrNoCatalog = errors.New("no persisted catalog")
 
@@ -340,30 +350,30 @@ func restore(fsys host.FS) (c *Catalog, stale bool, err error) {
 		return nil, false, ErrNoCatalog
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", api.CatalogFile, err)
+		return nil, false, &FileError{api.CatalogFile, fmt.Errorf("read: %w", err)}
 	}
 	st, err := fsys.Stat(api.CatalogFile)
 	if err != nil {
-		return nil, false, fmt.Errorf("stat %s: %w", api.CatalogFile, err)
+		return nil, false, &FileError{api.CatalogFile, fmt.Errorf("stat: %w", err)}
 	}
 	base, id, err := openBase(data, st.ModTime)
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", api.CatalogFile, err)
+		return nil, false, &FileError{api.CatalogFile, err}
 	}
 	var delta recReader // none: no records
 	data, err = fsys.ReadFile(api.CatalogDeltaFile)
 	switch {
 	case errors.Is(err, host.ErrNotFound):
 	case err != nil:
-		return nil, false, fmt.Errorf("read %s: %w", api.CatalogDeltaFile, err)
+		return nil, false, &FileError{api.CatalogDeltaFile, fmt.Errorf("read: %w", err)}
 	default:
 		dst, err := fsys.Stat(api.CatalogDeltaFile)
 		if err != nil {
-			return nil, false, fmt.Errorf("stat %s: %w", api.CatalogDeltaFile, err)
+			return nil, false, &FileError{api.CatalogDeltaFile, fmt.Errorf("stat: %w", err)}
 		}
 		var of uint64
 		if delta, of, err = openDelta(data, dst.ModTime); err != nil {
-			return nil, false, fmt.Errorf("%s: %w", api.CatalogDeltaFile, err)
+			return nil, false, &FileError{api.CatalogDeltaFile, err}
 		}
 		if of != id {
 			delta, stale = recReader{}, true
@@ -371,11 +381,10 @@ func restore(fsys host.FS) (c *Catalog, stale bool, err error) {
 	}
 	c, since, err := decodeCatalog(&base, &delta)
 	if err != nil {
-		name := api.CatalogFile
 		if errors.Is(err, errInDelta) {
-			name = api.CatalogDeltaFile
+			return nil, false, &FileError{api.CatalogDeltaFile, err}
 		}
-		return nil, false, fmt.Errorf("%s: %w", name, err)
+		return nil, false, &FileError{api.CatalogFile, err}
 	}
 	c.saved = persisted{id: id, n: base.n, base: InfoOf(st), since: since}
 	c.dirty = false
