@@ -10,7 +10,7 @@ import (
 )
 
 // A walk's answers are listed ahead: while the module reads the records
-// of one fs_walk answer, the next ones are listed on another thread, each
+// of one fs_walk answer, the next ones are listed on other threads, each
 // the answer the module's next call would get (walkChunk with the same
 // folder, resume point and size), made a little earlier. The walk was
 // never a snapshot (it spans its calls), so an answer listed before its
@@ -124,8 +124,8 @@ type walkPiece struct {
 	done     chan struct{} // closed when the piece is complete
 }
 
-// add appends the record of the folder rel listed as list.
-func (p *walkPiece) add(w *walker, rel string, list []host.DirEntry) {
+// add appends the record of the folder rel listed as list by w.
+func (w *walker) add(p *walkPiece, rel string, list []host.DirEntry) {
 	w.made++
 	p.recs = host.AppendWalkRecord(p.recs, rel, list)
 	p.ends = append(p.ends, len(p.recs))
@@ -257,7 +257,7 @@ func (r *RootFS) splitWalk(dir string, pieces chan<- *walkPiece, units chan<- wa
 		p := spare.get()
 		p.err = err
 		if ok && err == nil {
-			p.add(&w, rel, list)
+			w.add(p, rel, list)
 		}
 		p.leftOuts, *w.leftOuts, w.made = *w.leftOuts, nil, 0
 		close(p.done)
@@ -329,7 +329,7 @@ func (w *walker) walkUnit(u walkUnit, quit <-chan struct{}) {
 	w.addSub(u.name, u.id, u.link)
 	rel, list, ok, err := w.descend(w.subs[len(w.subs)-1], true)
 	for ; ok && err == nil; rel, list, ok, err = w.next() {
-		p.add(w, rel, list)
+		w.add(p, rel, list)
 		select {
 		case <-quit:
 			return
