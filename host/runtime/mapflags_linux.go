@@ -2,7 +2,7 @@
 
 package runtime
 
-import "syscall"
+import "golang.org/x/sys/unix"
 
 // mapNoReserve keeps the reservation out of the kernel's commit charge.
-const mapNoReserve = syscall.MAP_NORESERVE
+const mapNoReserve = unix.MAP_NORESERVE

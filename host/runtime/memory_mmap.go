@@ -3,9 +3,8 @@
 package runtime
 
 import (
-	"syscall"
-
 	"github.com/tetratelabs/wazero/experimental"
+	"golang.org/x/sys/unix"
 )
 
 // The engine's linear memory grows, page by page, to a few hundred MiB
@@ -45,7 +44,7 @@ func (m *mmapMemory) Reallocate(size uint64) []byte {
 		if m.max == 0 || m.max > 1<<40 {
 			return nil
 		}
-		res, err := syscall.Mmap(-1, 0, int(m.max), syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON|mapNoReserve)
+		res, err := unix.Mmap(-1, 0, int(m.max), unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON|mapNoReserve)
 		if err != nil {
 			return nil
 		}
@@ -55,7 +54,7 @@ func (m *mmapMemory) Reallocate(size uint64) []byte {
 		return nil
 	}
 	if n := uint64(len(m.buf)); size > n {
-		if err := syscall.Mprotect(m.res[n:size], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+		if err := unix.Mprotect(m.res[n:size], unix.PROT_READ|unix.PROT_WRITE); err != nil {
 			return nil
 		}
 	}
@@ -66,7 +65,7 @@ func (m *mmapMemory) Reallocate(size uint64) []byte {
 // Free implements experimental.LinearMemory.
 func (m *mmapMemory) Free() {
 	if m.res != nil {
-		_ = syscall.Munmap(m.res)
+		_ = unix.Munmap(m.res)
 		m.res, m.buf = nil, nil
 	}
 }
