@@ -36,9 +36,13 @@ func fstatatNoFollow(fd int, name string) (unix.Stat_t, error) {
 // statEntry describes name as st does, as dirEntry describes a FileInfo.
 func statEntry(name string, st *unix.Stat_t) host.DirEntry {
 	mode := st.Mode & unix.S_IFMT
-	d := host.DirEntry{Name: name, IsDir: mode == unix.S_IFDIR, ModTime: st.Mtim.Sec*1000 + st.Mtim.Nsec/1e6, Change: st.Ctim.Sec*1000 + st.Ctim.Nsec/1e6, Ino: st.Ino}
+	d := host.DirEntry{Name: name, IsDir: mode == unix.S_IFDIR, ModTime: millis(st.Mtim), Change: millis(st.Ctim), Ino: uint64(st.Ino)}
 	if mode != unix.S_IFDIR && mode != unix.S_IFLNK {
-		d.Size = st.Size
+		d.Size = int64(st.Size)
 	}
 	return d
 }
+
+// millis is t in Unix milliseconds (a 32-bit platform's Timespec holds
+// int32s).
+func millis(t unix.Timespec) int64 { return int64(t.Sec)*1000 + int64(t.Nsec)/1e6 }
