@@ -124,6 +124,7 @@ run_tests() {
   if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted" >&2; exit 1; fi
   log "tsc: bindings/js against its declarations"
   npm run --silent typecheck
+  cross_builds
   log "go test"
   go test -count=1 ./...
   wasip1_tests
@@ -131,6 +132,17 @@ run_tests() {
   log "node tests"
   npm test --silent
   mcp_conformance
+}
+
+# cross_builds builds the Go host and core for other platforms than this
+# machine's: code behind build tags (the walk, the linear memory's mapping,
+# file times) broke FreeBSD's and 32-bit Linux's builds unseen.
+cross_builds() {
+  local t
+  for t in darwin/arm64 windows/amd64 freebsd/amd64 linux/arm; do
+    log "go build ./core/... ./host/... for $t"
+    GOOS=${t%/*} GOARCH=${t#*/} go build ./core/... ./host/...
+  done
 }
 
 # wasip1_tests runs, as WebAssembly modules under wazero, the tests of the
