@@ -152,7 +152,7 @@ func (t *Table[V]) Put(p string, v V) uint32 {
 			return i
 		}
 	}
-	if len(t.rows) >= math.MaxUint32 {
+	if uint64(len(t.rows)) >= math.MaxUint32 {
 		t.Compact()
 		after = len(t.rows) == 0 || p > t.rows[len(t.rows)-1].path
 	}
