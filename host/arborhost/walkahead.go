@@ -73,7 +73,7 @@ func (r *RootFS) WalkAhead(dir string, max int) {
 func (r *RootFS) startAhead(dir, after string, max int) {
 	a := &walkAhead{dir: dir, max: max, next: after, answers: make(chan walkAnswer, aheadDepth(max)), stop: make(chan struct{})}
 	r.setAhead(a)
-	if n := runtime.GOMAXPROCS(0); after == "" && n > 1 {
+	if n := min(runtime.GOMAXPROCS(0), maxWalkers); after == "" && n > 1 {
 		go r.listSplit(a, n)
 		return
 	}
@@ -167,6 +167,12 @@ type walkUnit struct {
 	piece *walkPiece
 	wg    *sync.WaitGroup // of the units sharing above's open folders
 }
+
+// maxWalkers bounds the workers of a split walk: each holds the open
+// folders of its unit's path, and eight would list a million files (2.5 s
+// of CPU here) in about a fifth of the 1.6 s the module takes to restore
+// their index and catalog.
+const maxWalkers = 8
 
 // piecesAhead is how many pieces are listed ahead of the packing at most.
 const piecesAhead = 64
