@@ -507,43 +507,48 @@ func TestWalkListedAheadInPieces(t *testing.T) {
 					mustWrite(t, filepath.Join(dir, bad, "menu.md"), "x")
 				}
 			}
-			for _, capacity := range []int{1 << 20, 600, 200, 16} {
-				r1, err := NewRootFS(dir)
-				if err != nil {
-					t.Fatal(err)
+			for _, from := range []string{"", "d0"} {
+				if _, err := os.Stat(filepath.Join(dir, from)); err != nil {
+					continue
 				}
-				var want []answer
-				for after := ""; ; {
-					out, need, more, err := r1.walkChunk(nil, "", after, capacity)
-					a := answer{out: string(out), need: need, more: more}
+				for _, capacity := range []int{1 << 20, 600, 200, 16} {
+					r1, err := NewRootFS(dir)
 					if err != nil {
-						a.fail = err.Error()
+						t.Fatal(err)
 					}
-					want = append(want, a)
-					if more == "" {
-						break
+					var want []answer
+					for after := ""; ; {
+						out, need, more, err := r1.walkChunk(nil, from, after, capacity)
+						a := answer{out: string(out), need: need, more: more}
+						if err != nil {
+							a.fail = err.Error()
+						}
+						want = append(want, a)
+						if more == "" {
+							break
+						}
+						after = more
 					}
-					after = more
-				}
-				r2, err := NewRootFS(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				a := &walkAhead{max: capacity, answers: make(chan walkAnswer, 1), stop: make(chan struct{})}
-				go r2.listSplit(a, 3)
-				var got []answer
-				for b := range a.answers {
-					g := answer{out: string(b.out), need: b.need, more: b.more}
-					if b.err != nil {
-						g.fail = b.err.Error()
+					r2, err := NewRootFS(dir)
+					if err != nil {
+						t.Fatal(err)
 					}
-					got = append(got, g)
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("in answers of %d bytes:\n got %+v\nwant %+v", capacity, got, want)
-				}
-				if got, want := r2.takeLeftOut(), r1.takeLeftOut(); !reflect.DeepEqual(got, want) {
-					t.Fatalf("left out, in answers of %d bytes:\n got %q\nwant %q", capacity, got, want)
+					a := &walkAhead{dir: from, max: capacity, answers: make(chan walkAnswer, 1), stop: make(chan struct{})}
+					go r2.listSplit(a, 3)
+					var got []answer
+					for b := range a.answers {
+						g := answer{out: string(b.out), need: b.need, more: b.more}
+						if b.err != nil {
+							g.fail = b.err.Error()
+						}
+						got = append(got, g)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("walk of %q in answers of %d bytes:\n got %+v\nwant %+v", from, capacity, got, want)
+					}
+					if got, want := r2.takeLeftOut(), r1.takeLeftOut(); !reflect.DeepEqual(got, want) {
+						t.Fatalf("walk of %q, left out, in answers of %d bytes:\n got %q\nwant %q", from, capacity, got, want)
+					}
 				}
 			}
 		})
