@@ -254,10 +254,10 @@ func appendFile(magic string, body []byte) []byte {
 // record encodes what the catalog holds of the stamped file p.
 func (c *Catalog) record(p string) ([]byte, bool) {
 	var b []byte
+	r, _ := c.recs.Get(p)
 	head := func(kind byte) {
 		b = append(b, kind)
 		b = binrec.AppendString(b, p)
-		r, _ := c.recs.Get(p)
 		b = binrec.AppendString(b, r.stamp)
 		fi := r.seen
 		if !r.noted {
@@ -268,11 +268,17 @@ func (c *Catalog) record(p string) ([]byte, bool) {
 		b = binary.LittleEndian.AppendUint64(b, uint64(fi.Change))
 		b = binary.LittleEndian.AppendUint64(b, fi.Ino)
 	}
-	if cd, ok := c.card(p); ok {
+	if r.entry {
+		cd := r.card
 		if cd.conflict() {
 			head(kindEntryConflict)
 		} else {
 			head(kindEntry)
+		}
+		if cd.pending() {
+			// As restored: a new base written after a restore decodes no
+			// card it did not need.
+			return binrec.AppendString(b, cd.title), true
 		}
 		var enc []byte
 		enc = binrec.AppendString(enc, cd.title)
