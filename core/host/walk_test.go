@@ -224,3 +224,66 @@ func TestWalkFilesFolderMadeDuringTheWalk(t *testing.T) {
 		t.Fatalf("a listing out of order: %v", err)
 	}
 }
+
+// A host's fs_walk answer is input: whatever its bytes, DecodeWalk
+// refuses them or gives records that encode again to records it decodes
+// alike, and a walk over them ends without a panic.
+func FuzzDecodeWalk(f *testing.F) {
+	f.Add(AppendWalkRecord(AppendWalkRecord(nil, "", []DirEntry{{Name: "a.md", Size: 3, ModTime: 1767225600123, Change: 1767225600124, Ino: 7}, {Name: "b", IsDir: true}}), "b", []DirEntry{{Name: "c.md", ModTime: -1}}))
+	f.Add([]byte{0, 0})
+	f.Add([]byte{0, 1, 1, 'x', 2, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		type rec struct {
+			dir  string
+			list []DirEntry
+		}
+		var recs []rec
+		_, err := DecodeWalk(b, func(dir string, list []DirEntry) error {
+			recs = append(recs, rec{dir, list})
+			return nil
+		})
+		if err != nil {
+			if !errors.Is(err, ErrMalformedWalk) {
+				t.Fatalf("DecodeWalk(%q): %v, not ErrMalformedWalk", b, err)
+			}
+			return
+		}
+		var again []byte
+		for _, r := range recs {
+			again = AppendWalkRecord(again, r.dir, r.list)
+		}
+		i := 0
+		if _, err := DecodeWalk(again, func(dir string, list []DirEntry) error {
+			want := recs[i]
+			for k := range want.list {
+				if want.list[k].IsDir { // a folder's size is not kept
+					want.list[k].Size = 0
+				}
+				if want.list[k].Size < 0 {
+					want.list[k].Size = 0
+				}
+			}
+			if dir != want.dir || len(list) != len(want.list) || len(list) > 0 && !reflect.DeepEqual(list, want.list) {
+				t.Fatalf("record %d: %q %v, then %q %v", i, want.dir, want.list, dir, list)
+			}
+			i++
+			return nil
+		}); err != nil || i != len(recs) {
+			t.Fatalf("records of %q encoded again: %d of %d, %v", b, i, len(recs), err)
+		}
+		m := NewMemFS()
+		var fs recordsFS
+		fs.MemFS = m
+		for _, r := range recs {
+			fs.records = append(fs.records, struct {
+				dir  string
+				list []DirEntry
+			}{r.dir, r.list})
+		}
+		dir := ""
+		if len(recs) > 0 {
+			dir = recs[0].dir
+		}
+		_ = WalkFiles(fs, dir, nil, func(string, DirEntry) error { return nil })
+	})
+}

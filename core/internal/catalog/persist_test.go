@@ -13,7 +13,7 @@ import (
 
 // persistTree is a MemFS of n entries, a context file and a broken file,
 // its clock at *now (Unix milliseconds).
-func persistTree(t *testing.T, n int) (*host.MemFS, *int64) {
+func persistTree(t testing.TB, n int) (*host.MemFS, *int64) {
 	t.Helper()
 	mem := host.NewMemFS()
 	now := int64(1_700_000_000_000)
@@ -39,7 +39,7 @@ func persistTree(t *testing.T, n int) (*host.MemFS, *int64) {
 }
 
 // loadTree reads mem's tree, over prev when not nil, as an open does.
-func loadTree(t *testing.T, mem host.FS, prev *Catalog) *Catalog {
+func loadTree(t testing.TB, mem host.FS, prev *Catalog) *Catalog {
 	t.Helper()
 	c, _, err := Reload(mem, 1<<20, ReloadOptions{Prev: prev})
 	if err != nil {
@@ -49,7 +49,7 @@ func loadTree(t *testing.T, mem host.FS, prev *Catalog) *Catalog {
 }
 
 // restored restores mem's persisted catalog, failing the test on an error.
-func restored(t *testing.T, mem host.FS) *Catalog {
+func restored(t testing.TB, mem host.FS) *Catalog {
 	t.Helper()
 	c, err := Restore(mem, 1<<20)
 	if err != nil {
