@@ -120,4 +120,34 @@ func TestAsksAndOtherAuthor(t *testing.T) {
 	if len(ranked.Hits) != 4 {
 		t.Errorf("%d hits, want the 4 turns", len(ranked.Hits))
 	}
+	// Neighbours: turns next to each other in the exchange's folder.
+	addTurn(t, e, "chat/s2/turn_01.md", "John", "A yoga pose a day.", "")
+	ranked, err = e.index.RankIn("yoga pose", 10, search.ByScore, search.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]int{}
+	for i, h := range ranked.Hits {
+		at[h.Path] = i
+	}
+	beside := e.neighbours(ranked.Hits)
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"chat/s1/turn_02.md", "chat/s1/turn_03.md", true},
+		{"chat/s1/turn_04.md", "chat/s1/turn_03.md", true},
+		{"chat/s1/turn_02.md", "chat/s1/turn_04.md", false},
+		{"chat/s1/turn_01.md", "chat/s1/turn_02.md", false}, // an opener replies to nothing: no piece
+		{"chat/s1/turn_01.md", "chat/s2/turn_01.md", false},
+	} {
+		i, okI := at[tc.a]
+		j, okJ := at[tc.b]
+		if !okI || !okJ {
+			t.Fatalf("%s or %s not among the matches %v", tc.a, tc.b, at)
+		}
+		if got := beside(i, j); got != tc.want {
+			t.Errorf("neighbours(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
 }

@@ -201,8 +201,9 @@ func TestDecideAsksStatedLazily(t *testing.T) {
 }
 
 // A top entry that would answer directly does not when it asks what the
-// question asks (its reply holds the answer) or is the words of someone
-// the question does not ask about; the reason says which.
+// question asks (its reply holds the answer), is the words of someone the
+// question does not ask about, or has its neighbour in the exchange next;
+// the reason says which.
 func TestDecideDirectVetoes(t *testing.T) {
 	terms := []string{"pottery", "class", "bowl", "glaze"}
 	hits := []search.Hit{hitOf("a.md", 6, terms...), hitOf("b.md", 3, "pottery")}
@@ -220,6 +221,16 @@ func TestDecideDirectVetoes(t *testing.T) {
 	other.other = func(i int) string { return map[int]string{0: "Caroline"}[i] }
 	if res := decide("q", r, other, 5).res; res.TierName == "direct" || !strings.Contains(res.Reason, "in the words of Caroline") {
 		t.Errorf("another person's words: tier %s (%s), want results naming Caroline", res.TierName, res.Reason)
+	}
+	beside := base
+	beside.neighbours = func(i, j int) bool { return i+j == 1 }
+	if res := decide("q", r, beside, 5).res; res.TierName == "direct" || !strings.Contains(res.Reason, "its neighbour in the exchange") {
+		t.Errorf("the next best match beside it: tier %s (%s), want results saying so", res.TierName, res.Reason)
+	}
+	apart := base
+	apart.neighbours = func(i, j int) bool { return false }
+	if res := decide("q", r, apart, 5).res; res.TierName != "direct" {
+		t.Errorf("the next best match apart from it: tier %s (%s), want direct", res.TierName, res.Reason)
 	}
 }
 

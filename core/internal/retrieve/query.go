@@ -33,11 +33,16 @@ import (
 //   - by directRatioStrong, stating more than any other, with ŝ ≥
 //     directStrong (a very strong match needs a smaller lead).
 //
-// Two kinds of top entry never answer directly, however far ahead: a piece
-// of an exchange that asks what the question asks ("How long do you
-// usually hold that pose?"), whose reply holds the answer; and the words
-// of one person when the question asks about another ("What does Melanie
-// think about Caroline's decision?", answered by Caroline's turn).
+// Three kinds of top entry never answer directly, however far ahead: a
+// piece of an exchange that asks what the question asks ("How long do you
+// usually hold that pose?"), whose reply holds the answer; the words of
+// one person when the question asks about another ("What does Melanie
+// think about Caroline's decision?", answered by Caroline's turn); and a
+// piece of an exchange whose neighbour in it (the turn just before or
+// after) is the next best match: the question's words run across the
+// two, and the answer is as often in the other ("Last weekend I started
+// shooting a video for my new album" above "We're doing the shoot in
+// Miami").
 //
 // An entry that is the only one matching any term of the question, with ŝ
 // ≥ directLone, answers directly too (the paper's rule): nothing else in
@@ -180,12 +185,13 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	rerank(&r, max(limit, decideDepth))
 	ranked.Materialize(r.Hits)
 	o := decide(p.Query, r, reading{
-		stated:  rv.stated(r.Hits, ranked.Says),
-		frame:   rv.frameWord,
-		episode: rv.episodes(r.Hits),
-		who:     person(named),
-		asks:    rv.asks(r.Hits, ranked.Says),
-		other:   rv.otherAuthor(r.Hits, subjects(p.Query, named)),
+		stated:     rv.stated(r.Hits, ranked.Says),
+		frame:      rv.frameWord,
+		episode:    rv.episodes(r.Hits),
+		who:        person(named),
+		asks:       rv.asks(r.Hits, ranked.Says),
+		other:      rv.otherAuthor(r.Hits, subjects(p.Query, named)),
+		neighbours: rv.neighbours(r.Hits),
 	}, limit)
 	for _, c := range certs {
 		o.res.Reason += "; " + c
@@ -371,6 +377,9 @@ type reading struct {
 	// other(i) is the author of hit i when the question asks about other
 	// people than them (Retriever.otherAuthor), "" otherwise.
 	other func(i int) string
+	// neighbours(i, j) tells whether hits i and j are pieces of one
+	// exchange next to each other in it (Retriever.neighbours).
+	neighbours func(i, j int) bool
 }
 
 // decide applies the tier-2 rules (docs/ABI.md §4.4) to ranked results:
@@ -538,7 +547,27 @@ func directVerdict(r search.Result, rd reading) (bool, string) {
 			return false, fmt.Sprintf("%s, but in the words of %s, whom the question does not ask about", why, who)
 		}
 	}
+	if len(hits) > 1 && rd.neighbours != nil && rd.neighbours(0, 1) {
+		return false, why + ", but the next best match is its neighbour in the exchange: the answer may be in either"
+	}
 	return true, why
+}
+
+// neighbours returns the func reading.neighbours is: hits i and j are
+// pieces of one exchange (episodes) next to each other in its folder's
+// name order (catalog.Catalog.Folder), the order of its turns.
+func (rv *Retriever) neighbours(hits []search.Hit) func(i, j int) bool {
+	episode := rv.episodes(hits)
+	return func(i, j int) bool {
+		e := episode(i)
+		if e == "" || episode(j) != e {
+			return false
+		}
+		folder := rv.catalog.Folder(e)
+		a, okA := slices.BinarySearch(folder, hits[i].Path)
+		b, okB := slices.BinarySearch(folder, hits[j].Path)
+		return okA && okB && (a-b == 1 || b-a == 1)
+	}
 }
 
 // stated returns the count directVerdict reads: the query's terms hit i
