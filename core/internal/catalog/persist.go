@@ -467,22 +467,24 @@ func decodeCatalog(base, delta *recReader) (*Catalog, map[string]struct{}, error
 	c := &Catalog{}
 	c.initSized(base.n)
 	since := make(map[string]struct{}, delta.n)
-	b, bok := base.next()
-	d, dok := delta.next()
+	// Decoded in place: a record is over a hundred bytes, and each copy of
+	// one, under WebAssembly, was a call to memmove.
+	var b, d stored
+	bok, dok := base.next(&b), delta.next(&d)
 	for bok || dok {
 		if dok && (!bok || d.path <= b.path) {
 			if bok && d.path == b.path {
-				b, bok = base.next()
+				bok = base.next(&b)
 			}
 			since[d.path] = struct{}{}
 			if d.kind != kindGone {
-				c.add(d)
+				c.add(&d)
 			}
-			d, dok = delta.next()
+			dok = delta.next(&d)
 			continue
 		}
-		c.add(b)
-		b, bok = base.next()
+		c.add(&b)
+		bok = base.next(&b)
 	}
 	if base.err != nil {
 		return nil, nil, base.err
@@ -512,72 +514,75 @@ type stored struct {
 	broken string        // kindBroken: the error
 }
 
-// next returns the next record; ok is false at the end or at the first
+// next decodes the next record into s; false at the end or at the first
 // damage (err).
-func (rr *recReader) next() (s stored, ok bool) {
+func (rr *recReader) next(s *stored) bool {
 	if rr.r == nil || rr.err != nil {
-		return s, false
+		return false
 	}
 	r := rr.r
 	if rr.i == rr.n {
 		if r.Err() != nil || r.Len() != 0 {
 			rr.err = errDamaged
 		}
-		return s, false
+		return false
 	}
-	if s, rr.err = rr.decode(); rr.err != nil {
-		return s, false
+	if rr.err = rr.decode(s); rr.err != nil {
+		return false
 	}
 	rr.prev = s.path
 	rr.i++
-	return s, true
+	return true
 }
 
-// decode reads the next record, which must follow rr.prev.
-func (rr *recReader) decode() (stored, error) {
+// decode reads the next record into s; it must follow rr.prev.
+func (rr *recReader) decode(s *stored) error {
 	r := rr.r
-	s := stored{kind: r.Byte(), path: r.Str()}
+	s.kind, s.path = r.Byte(), r.Str()
+	s.ctx, s.broken = nil, ""
 	// The paths are not checked against the path rules again: a record
 	// holds a path a catalog stored, the file's checksum holds for every
 	// byte, and every read or write of a path goes through the host's
 	// own check, as the index's documents, also checksummed, do. The check
 	// was 7 % of an open under WebAssembly.
 	if r.Err() != nil || s.path == "" || (rr.i > 0 && s.path <= rr.prev) {
-		return s, errDamaged
+		return errDamaged
 	}
 	if s.kind == kindGone {
 		if !rr.delta {
-			return s, errDamaged
+			return errDamaged
 		}
-		return s, nil
+		s.rc = rec{}
+		return nil
 	}
-	stamp := r.Str()
+	rc := &s.rc
+	rc.stamp = r.Str()
 	fi := FileInfo{Size: r.Varint(), ModTime: int64(r.Uint64()), Change: int64(r.Uint64()), Ino: r.Uint64()}
 	if r.Err() != nil {
-		return s, errDamaged
+		return errDamaged
 	}
-	s.rc = rec{stamp: stamp, stamped: true}
+	rc.stamped, rc.entry, rc.noted, rc.seen, rc.card = true, false, false, FileInfo{}, card{}
 	switch s.kind {
 	case kindEntry, kindEntryConflict:
-		enc := r.Str()
-		s.rc.card, s.rc.entry = card{title: enc, more: pendingCard}, true
+		rc.card.title, rc.entry = r.Str(), true
+		rc.card.more = pendingCard
 		if s.kind == kindEntryConflict {
-			s.rc.card.more = pendingConflictCard
+			rc.card.more = pendingConflictCard
 		}
 	case kindContext:
 		s.ctx = &tree.Context{Path: s.path, Title: r.Str(), Body: r.Str()}
 	case kindBroken:
 		s.broken = r.Str()
 	default:
-		return s, errDamaged
+		return errDamaged
 	}
 	if r.Err() != nil {
-		return s, errDamaged
+		return errDamaged
 	}
 	if fi.Size >= 0 && fi.latest() < rr.written {
-		s.rc.seen, s.rc.noted = fi, true
+		rc.seen, rc.noted = fi, true
 	}
-	return s, nil
+	return nil
 }
 
 // decodeCard decodes the card of an entry's record (enc). The bytes are
@@ -596,7 +601,7 @@ func decodeCard(enc string, conflict bool) card {
 }
 
 // add puts a decoded record, of a path c holds nothing of, into c.
-func (c *Catalog) add(s stored) {
+func (c *Catalog) add(s *stored) {
 	switch {
 	case s.rc.entry:
 		c.nEntries++
