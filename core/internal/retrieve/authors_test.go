@@ -130,7 +130,7 @@ func TestAsksAndOtherAuthor(t *testing.T) {
 	for i, h := range ranked.Hits {
 		at[h.Path] = i
 	}
-	beside := e.neighbours(ranked.Hits)
+	beside := e.neighbours(ranked.Hits, e.episodes(ranked.Hits))
 	for _, tc := range []struct {
 		a, b string
 		want bool

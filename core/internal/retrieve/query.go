@@ -184,14 +184,15 @@ func (rv *Retriever) query(p api.SearchParams) (outcome, error) {
 	// that the verdict does not depend on it; o.hits holds limit of them.
 	rerank(&r, max(limit, decideDepth))
 	ranked.Materialize(r.Hits)
+	episode := rv.episodes(r.Hits)
 	o := decide(p.Query, r, reading{
 		stated:     rv.stated(r.Hits, ranked.Says),
 		frame:      rv.frameWord,
-		episode:    rv.episodes(r.Hits),
+		episode:    episode,
 		who:        person(named),
 		asks:       rv.asks(r.Hits, ranked.Says),
 		other:      rv.otherAuthor(r.Hits, subjects(p.Query, named)),
-		neighbours: rv.neighbours(r.Hits),
+		neighbours: rv.neighbours(r.Hits, episode),
 	}, limit)
 	for _, c := range certs {
 		o.res.Reason += "; " + c
@@ -554,10 +555,10 @@ func directVerdict(r search.Result, rd reading) (bool, string) {
 }
 
 // neighbours returns the func reading.neighbours is: hits i and j are
-// pieces of one exchange (episodes) next to each other in its folder's
-// name order (catalog.Catalog.Folder), the order of its turns.
-func (rv *Retriever) neighbours(hits []search.Hit) func(i, j int) bool {
-	episode := rv.episodes(hits)
+// pieces of one exchange (episode, Retriever.episodes of hits) next to
+// each other in its folder's name order (catalog.Catalog.Folder), the
+// order of its turns.
+func (rv *Retriever) neighbours(hits []search.Hit, episode func(i int) string) func(i, j int) bool {
 	return func(i, j int) bool {
 		e := episode(i)
 		if e == "" || episode(j) != e {
