@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring"
 	"github.com/blugelabs/bluge"
@@ -195,6 +197,15 @@ type pruner interface {
 // the threshold it is given (see the comment at the top). Its score is that
 // of a disjunction of disjunctions, one per group: the sortedSum over the
 // groups of the sortedSum of their matching clauses' scores.
+//
+// The essential clauses are read a window of documents at a time, each
+// clause's postings in the window gathered by document (docWindow): at a
+// million entries a long question's essential clauses yield hundreds of
+// thousands of candidates, nearly all dropped by their bound, and ordering
+// them through a heap of clauses by their current document, a pop and a
+// push of a few levels per posting, was a quarter of the question
+// (bench/scale/notes.md). Lucene's MaxScore scorer reads its essential
+// clauses in windows for the same reason.
 type maxScore struct {
 	subs []bsearch.Searcher // by bound ascending
 	// terms[i] is subs[i] when it is a term's searcher, nil otherwise:
@@ -204,21 +215,21 @@ type maxScore struct {
 	groups []int // the group of each of subs
 	// maxes is the max group of each of subs, -1 for none: the clauses of
 	// a max group (an expansion's terms) count by their best score.
-	maxes []int
-	below []float64 // below[i]: a bound of the sum of the scores of subs[:i]
-	currs []*bsearch.DocumentMatch
-	min   float64 // the threshold
-	ess   int     // subs[ess:] are essential: a match must hold one of them
-	// next holds the essential subs that are not exhausted, as a heap by
-	// their current document: the candidate is its first. A scan of every
-	// essential clause at each candidate costs in proportion to the
-	// clauses, and an expansion's terms, each a clause, make a long
-	// question's hundred and more.
-	next   docHeap
+	maxes  []int
+	below  []float64 // below[i]: a bound of the sum of the scores of subs[:i]
+	currs  []*bsearch.DocumentMatch
+	min    float64 // the threshold
+	ess    int     // subs[ess:] are essential: a match must hold one of them
+	win    *docWindow
+	end    uint64 // no clause matches a document at or after it
 	inited bool
+	// The candidate's matches: the clause, the score and the match of
+	// each (nil for a bare term's, read from the window without one).
+	idx    []int
+	vals   []float64
 	cons   []*bsearch.DocumentMatch
-	idx    []int // the subs of cons, in cons's order
-	byGrp  []int // scratch: indexes of cons by group
+	reader bsearch.MatchReader // for the match of a candidate of bare terms alone
+	byGrp  []int               // scratch: indexes of cons by group
 	scores []float64
 	sums   []float64
 }
@@ -261,6 +272,14 @@ func newMaxScore(ss []bsearch.Searcher, bounds []float64, groups, maxes []int, n
 		}
 		m.below[i+1] = up(b)
 	}
+	for _, t := range m.terms {
+		if t == nil {
+			m.end = math.MaxUint64
+			continue
+		}
+		m.end = max(m.end, t.end)
+		m.reader = t.reader
+	}
 	return m
 }
 
@@ -274,69 +293,77 @@ func sortStable(idx []int, less func(a, b int) bool) {
 	}
 }
 
+// atLeast raises the threshold. The clauses no longer essential keep what
+// a window read of them; outside it they are only advanced to the
+// candidates that need them.
 func (m *maxScore) atLeast(min float64) {
 	m.min = min
-	ess := m.ess
 	for m.ess < len(m.subs) && m.below[m.ess+1] < min {
 		m.ess++
-	}
-	if m.ess != ess && m.inited {
-		// The clauses no longer essential leave the heap; their current
-		// documents stay, to be read if a candidate needs them.
-		m.next.keep(func(i int32) bool { return int(i) >= m.ess })
 	}
 }
 
 func (m *maxScore) init(ctx *bsearch.Context) error {
 	m.inited = true
-	for i, s := range m.subs {
-		d, err := s.Next(ctx)
+	for i := range m.subs {
+		d, err := m.next(ctx, i)
 		if err != nil {
 			return err
 		}
 		m.currs[i] = d
 	}
-	m.next = docHeap{currs: m.currs}
-	for i := m.ess; i < len(m.subs); i++ {
-		if m.currs[i] != nil {
-			m.next.push(int32(i))
-		}
-	}
 	return nil
+}
+
+// next moves subs[i] to its next match.
+func (m *maxScore) next(ctx *bsearch.Context, i int) (*bsearch.DocumentMatch, error) {
+	if t := m.terms[i]; t != nil {
+		return t.Next(ctx)
+	}
+	return m.subs[i].Next(ctx)
 }
 
 // Next implements bluge's search.Searcher.
 func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
+	return m.candidate(ctx, windowDocs)
+}
+
+// candidate returns the next document of the window scoring at least the
+// threshold, filling windows of width documents as they run out.
+func (m *maxScore) candidate(ctx *bsearch.Context, width int) (*bsearch.DocumentMatch, error) {
 	if !m.inited {
 		if err := m.init(ctx); err != nil {
 			return nil, err
 		}
 	}
 	for {
-		// The candidate: the first document an essential clause matches.
-		if len(m.next.idx) == 0 {
-			return nil, nil
+		s, ok := m.win.first()
+		if !ok {
+			more, err := m.fill(ctx, width)
+			if err != nil || !more {
+				return nil, err
+			}
+			continue
 		}
-		doc := m.currs[m.next.idx[0]].Number
-		m.idx = m.idx[:0]
-		for len(m.next.idx) > 0 && m.currs[m.next.idx[0]].Number == doc {
-			m.idx = append(m.idx, int(m.next.pop()))
+		// The candidate: a document an essential clause matches, with the
+		// matches the window holds of it, in the order of the clauses.
+		doc := m.win.base + uint64(s)
+		m.idx, m.vals, m.cons = m.idx[:0], m.vals[:0], m.cons[:0]
+		for e := m.win.head[s]; e != 0; e = m.win.ents[e-1].prev {
+			en := &m.win.ents[e-1]
+			m.idx, m.vals, m.cons = append(m.idx, int(en.sub)), append(m.vals, en.score), append(m.cons, en.d)
 		}
-		// In the order of the clauses, as a scan of them finds them.
-		slices.Sort(m.idx)
-		m.cons = m.cons[:0]
-		sum := 0.0
-		for _, i := range m.idx {
-			c := m.currs[i]
-			m.cons = append(m.cons, c)
-			sum += c.Score
-		}
+		read := len(m.idx)
+		sum := m.win.sums[s]
+		m.win.clear(s)
 		keep := true
 		for i := m.ess - 1; i >= 0; i-- {
 			if up(sum+m.below[i+1]) < m.min {
 				keep = false
 				break
 			}
+			// A clause that left the essential ones after the window was
+			// read is past it: its match of doc, if any, is in cons.
 			c := m.currs[i]
 			if c != nil && c.Number < doc {
 				ctx.DocumentMatchPool.Put(c)
@@ -352,8 +379,7 @@ func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
 				m.currs[i] = c
 			}
 			if c != nil && c.Number == doc {
-				m.cons = append(m.cons, c)
-				m.idx = append(m.idx, i)
+				m.idx, m.vals, m.cons = append(m.idx, i), append(m.vals, c.Score), append(m.cons, c)
 				sum += c.Score
 			}
 		}
@@ -362,39 +388,114 @@ func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
 			// The bounds are loose: a document read whole may still score
 			// too little, and is dropped here rather than by the caller.
 			if score := m.score(); score >= m.min {
-				rv = m.cons[0]
-				rv.Score = score
-				rv.FieldTermLocations = bsearch.MergeFieldTermLocations(rv.FieldTermLocations, m.cons[1:])
+				rv = m.match(ctx, doc, score)
 			}
 		}
-		// Every clause at doc moves on; a non-essential one left behind
-		// (its match unread) is advanced when a later candidate needs it.
+		// The window's clauses have moved on already; a non-essential one
+		// read at doc moves on with a kept document, and is left there
+		// otherwise (its match unread), to be advanced when a later
+		// candidate needs it.
 		for k, i := range m.idx {
-			if i < m.ess && rv == nil {
+			if k >= read && rv == nil {
 				continue
 			}
-			if m.cons[k] != rv {
-				ctx.DocumentMatchPool.Put(m.cons[k])
+			if c := m.cons[k]; c != nil && c != rv {
+				ctx.DocumentMatchPool.Put(c)
 			}
-			var d *bsearch.DocumentMatch
-			var err error
-			if t := m.terms[i]; t != nil {
-				d, err = t.Next(ctx)
-			} else {
-				d, err = m.subs[i].Next(ctx)
+			if k < read {
+				continue
 			}
+			d, err := m.next(ctx, i)
 			if err != nil {
 				return nil, err
 			}
 			m.currs[i] = d
-			if d != nil && i >= m.ess {
-				m.next.push(int32(i))
-			}
 		}
 		if rv != nil {
 			return rv, nil
 		}
 	}
+}
+
+// match is the document match of a kept candidate: the first of its
+// clauses' matches, holding the locations of the others, as bluge's
+// disjunction merges them, or a new one when its clauses are bare terms.
+func (m *maxScore) match(ctx *bsearch.Context, doc uint64, score float64) *bsearch.DocumentMatch {
+	var rv *bsearch.DocumentMatch
+	for _, c := range m.cons {
+		switch {
+		case c == nil:
+		case rv == nil:
+			rv = c
+		default:
+			rv.FieldTermLocations = append(rv.FieldTermLocations, c.FieldTermLocations...)
+		}
+	}
+	if rv == nil {
+		rv = ctx.DocumentMatchPool.Get()
+		rv.SetReader(m.reader)
+		rv.Number = doc
+	}
+	rv.Score = score
+	return rv
+}
+
+// fill reads the next window: the matches of the essential clauses in
+// width documents from the first any of them matches. It reports false
+// when they have no match left. The clauses are read last to first, so
+// that each slot lists its matches in the clauses' order.
+func (m *maxScore) fill(ctx *bsearch.Context, width int) (bool, error) {
+	base, any := uint64(math.MaxUint64), false
+	for i := m.ess; i < len(m.subs); i++ {
+		if c := m.currs[i]; c != nil && c.Number < base {
+			base, any = c.Number, true
+		}
+	}
+	if !any {
+		return false, nil
+	}
+	if m.end > base {
+		width = int(min(uint64(width), m.end-base))
+	}
+	if m.win == nil {
+		m.win = newDocWindow()
+	}
+	w := m.win
+	w.reset(base, width)
+	end := base + uint64(width)
+	for i := len(m.subs) - 1; i >= m.ess; i-- {
+		c := m.currs[i]
+		if c == nil || c.Number >= end {
+			continue
+		}
+		var err error
+		if t := m.terms[i]; t != nil && t.bare() {
+			// The postings in the window need no DocumentMatch: the
+			// clause's own is moved to its first posting after it.
+			doc, score, ok := c.Number, c.Score, true
+			for ok && doc < end {
+				w.add(int(doc-base), i, score, nil)
+				if doc, score, ok, err = t.step(); err != nil {
+					return false, err
+				}
+			}
+			if ok {
+				c.Number, c.Score = doc, score
+			} else {
+				ctx.DocumentMatchPool.Put(c)
+				c = nil
+			}
+		} else {
+			for c != nil && c.Number < end {
+				w.add(int(c.Number-base), i, c.Score, c)
+				if c, err = m.next(ctx, i); err != nil {
+					return false, err
+				}
+			}
+		}
+		m.currs[i] = c
+	}
+	return true, nil
 }
 
 // score is the score of the document of cons: the sortedSum of its
@@ -416,13 +517,13 @@ func (m *maxScore) score() float64 {
 		for i < len(m.byGrp) && m.groups[m.idx[m.byGrp[i]]] == g {
 			mx := m.maxes[m.idx[m.byGrp[i]]]
 			if mx < 0 {
-				m.scores = append(m.scores, m.cons[m.byGrp[i]].Score)
+				m.scores = append(m.scores, m.vals[m.byGrp[i]])
 				i++
 				continue
 			}
 			best := 0.0
 			for ; i < len(m.byGrp) && m.groups[m.idx[m.byGrp[i]]] == g && m.maxes[m.idx[m.byGrp[i]]] == mx; i++ {
-				best = math.Max(best, m.cons[m.byGrp[i]].Score)
+				best = math.Max(best, m.vals[m.byGrp[i]])
 			}
 			m.scores = append(m.scores, best)
 		}
@@ -431,95 +532,134 @@ func (m *maxScore) score() float64 {
 	return sumSorted(m.sums)
 }
 
-// Advance implements bluge's search.Searcher.
+// Advance implements bluge's search.Searcher. The window's documents
+// before number are dropped, and the essential clauses behind it
+// advanced. A searcher advanced is most often being filtered (filter.go:
+// a set of documents, or the few a ranking kept), so the window it reads
+// next is one document wide: a wide one would read postings the next
+// Advance drops unread.
 func (m *maxScore) Advance(ctx *bsearch.Context, number uint64) (*bsearch.DocumentMatch, error) {
 	if !m.inited {
 		if err := m.init(ctx); err != nil {
 			return nil, err
 		}
 	}
-	for len(m.next.idx) > 0 && m.currs[m.next.idx[0]].Number < number {
-		i := m.next.pop()
-		ctx.DocumentMatchPool.Put(m.currs[i])
-		d, err := m.subs[i].Advance(ctx, number)
-		if err != nil {
-			return nil, err
-		}
-		m.currs[i] = d
-		if d != nil {
-			m.next.push(i)
-		}
-	}
-	return m.Next(ctx)
-}
-
-// docHeap is a heap of clauses (indexes in currs) by their current
-// document, then by index. It is written out rather than through
-// container/heap: its calls through an interface, several per posting,
-// cost more than the comparisons themselves in wasm.
-type docHeap struct {
-	currs []*bsearch.DocumentMatch
-	idx   []int32
-}
-
-func (h *docHeap) less(a, b int32) bool {
-	da, db := h.currs[a].Number, h.currs[b].Number
-	return da < db || da == db && a < b
-}
-
-func (h *docHeap) push(i int32) {
-	h.idx = append(h.idx, i)
-	h.up(len(h.idx) - 1)
-}
-
-func (h *docHeap) pop() int32 {
-	top := h.idx[0]
-	n := len(h.idx) - 1
-	h.idx[0] = h.idx[n]
-	h.idx = h.idx[:n]
-	h.down(0)
-	return top
-}
-
-// keep drops the clauses not kept and restores the heap.
-func (h *docHeap) keep(ok func(int32) bool) {
-	h.idx = slices.DeleteFunc(h.idx, func(i int32) bool { return !ok(i) })
-	for j := len(h.idx)/2 - 1; j >= 0; j-- {
-		h.down(j)
-	}
-}
-
-func (h *docHeap) up(j int) {
-	for j > 0 {
-		p := (j - 1) / 2
-		if !h.less(h.idx[j], h.idx[p]) {
-			return
-		}
-		h.idx[j], h.idx[p] = h.idx[p], h.idx[j]
-		j = p
-	}
-}
-
-func (h *docHeap) down(j int) {
-	n := len(h.idx)
 	for {
-		c := 2*j + 1
-		if c >= n {
-			return
+		s, ok := m.win.first()
+		if !ok || m.win.base+uint64(s) >= number {
+			break
 		}
-		if r := c + 1; r < n && h.less(h.idx[r], h.idx[c]) {
-			c = r
-		}
-		if !h.less(h.idx[c], h.idx[j]) {
-			return
-		}
-		h.idx[j], h.idx[c] = h.idx[c], h.idx[j]
-		j = c
+		m.release(ctx, s)
 	}
+	for i := m.ess; i < len(m.subs); i++ {
+		if c := m.currs[i]; c != nil && c.Number < number {
+			ctx.DocumentMatchPool.Put(c)
+			d, err := m.subs[i].Advance(ctx, number)
+			if err != nil {
+				return nil, err
+			}
+			m.currs[i] = d
+		}
+	}
+	return m.candidate(ctx, 1)
+}
+
+// release puts back the window's matches of slot s and clears it.
+func (m *maxScore) release(ctx *bsearch.Context, s int) {
+	for e := m.win.head[s]; e != 0; e = m.win.ents[e-1].prev {
+		if d := m.win.ents[e-1].d; d != nil {
+			ctx.DocumentMatchPool.Put(d)
+		}
+	}
+	m.win.clear(s)
+}
+
+// windowDocs is the width of maxScore's windows, in document numbers:
+// Lucene's MaxScore scorer reads 4,096 at a time. A variable for the
+// tests.
+var windowDocs = 4096
+
+// docWindow holds the matches of maxScore's essential clauses in documents
+// base to base+n, by slot (document − base): each slot's matches as a
+// list, the last added first, the sum of their scores, and a bit for each
+// slot holding any not yet taken.
+type docWindow struct {
+	base  uint64
+	n     int
+	at    int       // every slot before the word at holds nothing
+	head  []int32   // by slot: 1 + the index in ents of its last match, 0 for none
+	sums  []float64 // by slot
+	marks []uint64  // by slot, 64 to a word
+	ents  []winEntry
+}
+
+type winEntry struct {
+	sub   int32 // the clause
+	prev  int32 // 1 + the index of the slot's match added before it, 0 for none
+	score float64
+	d     *bsearch.DocumentMatch // nil for a bare term's
+}
+
+// windows keeps windows from one pass to the next: a question runs
+// several, and a window is about 50 KB.
+var windows = sync.Pool{New: func() any { return new(docWindow) }}
+
+func newDocWindow() *docWindow { return windows.Get().(*docWindow) }
+
+// reset empties the window (every slot taken or released) for n
+// documents from base.
+func (w *docWindow) reset(base uint64, n int) {
+	w.base, w.n, w.at = base, n, 0
+	w.ents = w.ents[:0]
+	if len(w.head) < n {
+		w.head = make([]int32, n)
+		w.sums = make([]float64, n)
+		w.marks = make([]uint64, (n+63)/64)
+	}
+}
+
+func (w *docWindow) add(s, sub int, score float64, d *bsearch.DocumentMatch) {
+	w.ents = append(w.ents, winEntry{sub: int32(sub), prev: w.head[s], score: score, d: d})
+	w.head[s] = int32(len(w.ents))
+	w.sums[s] += score
+	w.marks[s>>6] |= 1 << (s & 63)
+}
+
+// first returns the first slot holding matches not yet taken.
+func (w *docWindow) first() (int, bool) {
+	if w == nil {
+		return 0, false
+	}
+	for ; w.at<<6 < w.n; w.at++ {
+		if b := w.marks[w.at]; b != 0 {
+			return w.at<<6 + bits.TrailingZeros64(b), true
+		}
+	}
+	return 0, false
+}
+
+func (w *docWindow) clear(s int) {
+	w.head[s] = 0
+	w.sums[s] = 0
+	w.marks[s>>6] &^= 1 << (s & 63)
 }
 
 // Close implements bluge's search.Searcher.
 func (m *maxScore) Close() error {
+	if m.win != nil {
+		// Every slot is empty once the searcher is exhausted; a searcher
+		// closed early (top's n reached, a probe) leaves some.
+		for {
+			s, ok := m.win.first()
+			if !ok {
+				break
+			}
+			m.win.clear(s)
+		}
+		clear(m.win.ents)
+		windows.Put(m.win)
+		m.win = nil
+	}
 	var first error
 	for _, s := range m.subs {
 		if err := s.Close(); err != nil && first == nil {

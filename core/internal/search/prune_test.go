@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -119,10 +120,14 @@ func unpruned(q bluge.Query) bluge.Query {
 // scores and term locations as the brute-force ranking of every match
 // and as bluge's own collector, ties by path included, and counts the
 // same number of matches, on random indexes of several segments with
-// replaced and deleted documents, for many random queries and limits.
+// replaced and deleted documents, for many random queries and limits, in
+// windows of the whole index or a few documents.
 func TestPruneAsUnpruned(t *testing.T) {
-	for seed := range uint64(3) {
-		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+	for seed := range uint64(4) {
+		width := []int{windowDocs, 64, 5, 1}[seed]
+		t.Run(fmt.Sprintf("seed %d, windows of %d", seed, width), func(t *testing.T) {
+			defer func(w int) { windowDocs = w }(windowDocs)
+			windowDocs = width
 			rng := rand.New(rand.NewPCG(seed, 7))
 			docs := randomCorpus(rng, 400+rng.IntN(300))
 			x := newSegmented(t, Options{})
@@ -247,6 +252,110 @@ func TestTermBound(t *testing.T) {
 	}
 	if b := (&bm25{stats: &fieldStats{docs: 10, sum: 10}, k1: 1.2, b: 1.5}).bound(1, 1); !math.IsInf(b, 1) {
 		t.Errorf("b > 1: bound %v, want none", b)
+	}
+}
+
+// A pruning disjunction advanced to random documents between its steps,
+// as filters drive it, returns each time the first match at or after
+// the document, with the score and locations of the unpruned one, in
+// windows of any width, and without locations (bare terms, whose
+// postings a window reads without a DocumentMatch, beside phrases).
+func TestMaxScoreAdvance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	docs := randomCorpus(rng, 500)
+	x := newSegmented(t, Options{})
+	putShuffled(t, x, docs, 40, 11)
+	for _, width := range []int{windowDocs, 16, 1} {
+		for _, locs := range []bool{true, false} {
+			t.Run(fmt.Sprintf("windows of %d, locations %v", width, locs), func(t *testing.T) {
+				maxScoreAdvance(t, x, docs, rng, width, locs)
+			})
+		}
+	}
+}
+
+func maxScoreAdvance(t *testing.T, x *Index, docs []Doc, rng *rand.Rand, width int, locs bool) {
+	defer func(w int) { windowDocs = w }(windowDocs)
+	windowDocs = width
+	open := func(q bluge.Query) (bsearch.Searcher, error) {
+		if locs {
+			return x.searcher(q)
+		}
+		return bluge.NewAllMatches(q).Searcher(snapshot{Snapshot: x.reader}, x.cfg.search)
+	}
+	tested := 0
+	for range 30 {
+		query := randomQuery(rng, docs)
+		qs := x.parse(query)
+		if len(qs) == 0 {
+			continue
+		}
+		q := x.buildQuery(qs, false)
+		want := allMatches(t, unpruned(q), open)
+		s, err := open(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := s.(*maxScore); !ok {
+			_ = s.Close()
+			continue
+		}
+		tested++
+		ctx := bsearch.NewSearchContext(s.DocumentMatchPoolSize()+1, 0)
+		var from uint64
+		for step := 0; ; step++ {
+			var d *bsearch.DocumentMatch
+			if rng.IntN(3) == 0 {
+				from += uint64(rng.IntN(2 * width))
+				d, err = s.Advance(ctx, from)
+			} else {
+				d, err = s.Next(ctx)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := sort.Search(len(want), func(i int) bool { return want[i].Number >= from })
+			if d == nil {
+				if i < len(want) {
+					t.Fatalf("%q, step %d: none at or after %d, want %d", query, step, from, want[i].Number)
+				}
+				break
+			}
+			d.Complete(nil)
+			if i == len(want) || d.Number != want[i].Number || d.Score != want[i].Score || !reflect.DeepEqual(d.Locations, want[i].Locations) {
+				t.Fatalf("%q, step %d: %d (%v) at or after %d, want %+v", query, step, d.Number, d.Score, from, want[i])
+			}
+			from = d.Number + 1
+			ctx.DocumentMatchPool.Put(d)
+		}
+		_ = s.Close()
+	}
+	if tested == 0 {
+		t.Fatal("no query opened a pruning disjunction")
+	}
+}
+
+// allMatches returns every match of q, opened by open, in order, with its
+// score and locations.
+func allMatches(t *testing.T, q bluge.Query, open func(bluge.Query) (bsearch.Searcher, error)) []bsearch.DocumentMatch {
+	t.Helper()
+	s, err := open(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Close() }()
+	ctx := bsearch.NewSearchContext(s.DocumentMatchPoolSize()+1, 0)
+	var out []bsearch.DocumentMatch
+	for {
+		m, err := s.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == nil {
+			return out
+		}
+		m.Complete(nil)
+		out = append(out, bsearch.DocumentMatch{Number: m.Number, Score: m.Score, Locations: m.Locations})
 	}
 }
 

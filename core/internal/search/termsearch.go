@@ -39,6 +39,7 @@ type termSearcher struct {
 	// reach is where the iterators are: every document before it was
 	// returned or passed over.
 	reach uint64
+	end   uint64 // the number after the snapshot's last document
 }
 
 // newTermSearcher opens the searcher of term in field with a boost, as
@@ -64,6 +65,9 @@ func newTermSearcher(r snapshot, term, field string, boost float64, opts bsearch
 			return nil, fmt.Errorf("search: term %q: %w", term, err)
 		}
 		t.count += t.lists[i].count
+	}
+	if n := len(segs); n > 0 {
+		t.end = offsets[n-1] + segs[n-1].Count()
 	}
 	if err := t.restart(); err != nil {
 		return nil, err
@@ -97,17 +101,51 @@ func (t *termSearcher) restart() error {
 
 // Next implements bluge's search.Searcher.
 func (t *termSearcher) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
+	p, err := t.posting()
+	if p == nil || err != nil {
+		return nil, err
+	}
+	return t.match(ctx, p), nil
+}
+
+// posting moves to the next posting and returns its segment's iterator,
+// nil at the end.
+func (t *termSearcher) posting() (*postingsIter, error) {
 	for t.seg < len(t.iters) {
 		ok, err := t.iters[t.seg].next(0)
 		if err != nil {
 			return nil, fmt.Errorf("search: term %q: postings in %s: %w", t.term, t.field, err)
 		}
 		if ok {
-			return t.match(ctx, &t.iters[t.seg]), nil
+			return &t.iters[t.seg], nil
 		}
 		t.seg++
 	}
 	return nil, nil
+}
+
+// bare reports whether a match of t is a number and a score alone: no
+// locations, no explanation (see step).
+func (t *termSearcher) bare() bool { return !t.explain && !t.vectors }
+
+// step is Next for a bare searcher without a DocumentMatch: the next
+// posting's document number and score, ok false at the end. maxScore
+// reads a window of postings this way, most of them dropped unscored.
+func (t *termSearcher) step() (doc uint64, score float64, ok bool, err error) {
+	p, err := t.posting()
+	if p == nil || err != nil {
+		return 0, 0, false, err
+	}
+	doc = t.offsets[t.seg] + p.doc
+	t.reach = doc + 1
+	return doc, t.score(p), true, nil
+}
+
+func (t *termSearcher) score(p *postingsIter) float64 {
+	if t.bm != nil {
+		return t.bm.Score(p.freq, p.norm)
+	}
+	return t.scorer.Score(p.freq, p.norm)
 }
 
 // Advance implements bluge's search.Searcher for any document number,
@@ -149,10 +187,8 @@ func (t *termSearcher) match(ctx *bsearch.Context, p *postingsIter) *bsearch.Doc
 	case t.explain:
 		rv.Explanation = t.scorer.Explain(p.freq, p.norm)
 		rv.Score = rv.Explanation.Value
-	case t.bm != nil:
-		rv.Score = t.bm.Score(p.freq, p.norm)
 	default:
-		rv.Score = t.scorer.Score(p.freq, p.norm)
+		rv.Score = t.score(p)
 	}
 	if locs := p.locs; len(locs) > 0 {
 		if cap(rv.FieldTermLocations) < len(locs) {
