@@ -225,6 +225,8 @@ type maxScore struct {
 	inited bool
 	// The candidate's matches: the clause, the score and the match of
 	// each (nil for a bare term's, read from the window without one).
+	// more: the non-essential clauses matching it.
+	more   []int
 	idx    []int
 	vals   []float64
 	cons   []*bsearch.DocumentMatch
@@ -345,17 +347,12 @@ func (m *maxScore) candidate(ctx *bsearch.Context, width int) (*bsearch.Document
 			}
 			continue
 		}
-		// The candidate: a document an essential clause matches, with the
-		// matches the window holds of it, in the order of the clauses.
+		// The candidate: a document an essential clause matches. Most are
+		// dropped by their bound before their matches are gathered.
 		doc := m.win.base + uint64(s)
-		m.idx, m.vals, m.cons = m.idx[:0], m.vals[:0], m.cons[:0]
-		for e := m.win.head[s]; e != 0; e = m.win.ents[e-1].prev {
-			en := &m.win.ents[e-1]
-			m.idx, m.vals, m.cons = append(m.idx, int(en.sub)), append(m.vals, en.score), append(m.cons, en.d)
-		}
-		read := len(m.idx)
-		sum := m.win.sums[s]
+		head, sum := m.win.head[s], m.win.sums[s]
 		m.win.clear(s)
+		m.more = m.more[:0]
 		keep := true
 		for i := m.ess - 1; i >= 0; i-- {
 			if up(sum+m.below[i+1]) < m.min {
@@ -363,7 +360,7 @@ func (m *maxScore) candidate(ctx *bsearch.Context, width int) (*bsearch.Document
 				break
 			}
 			// A clause that left the essential ones after the window was
-			// read is past it: its match of doc, if any, is in cons.
+			// read is past it: its match of doc, if any, is in the window.
 			c := m.currs[i]
 			if c != nil && c.Number < doc {
 				ctx.DocumentMatchPool.Put(c)
@@ -379,31 +376,33 @@ func (m *maxScore) candidate(ctx *bsearch.Context, width int) (*bsearch.Document
 				m.currs[i] = c
 			}
 			if c != nil && c.Number == doc {
-				m.idx, m.vals, m.cons = append(m.idx, i), append(m.vals, c.Score), append(m.cons, c)
+				m.more = append(m.more, i)
 				sum += c.Score
 			}
 		}
 		var rv *bsearch.DocumentMatch
 		if keep {
+			m.gather(head)
 			// The bounds are loose: a document read whole may still score
 			// too little, and is dropped here rather than by the caller.
 			if score := m.score(); score >= m.min {
 				rv = m.match(ctx, doc, score)
 			}
 		}
-		// The window's clauses have moved on already; a non-essential one
-		// read at doc moves on with a kept document, and is left there
-		// otherwise (its match unread), to be advanced when a later
-		// candidate needs it.
-		for k, i := range m.idx {
-			if k >= read && rv == nil {
-				continue
+		for e := head; e != 0; e = m.win.ents[e-1].prev {
+			if d := m.win.ents[e-1].d; d != nil && d != rv {
+				ctx.DocumentMatchPool.Put(d)
 			}
-			if c := m.cons[k]; c != nil && c != rv {
+		}
+		if rv == nil {
+			// The non-essential clauses read at doc stay there (their
+			// matches unread), to be advanced when a later candidate
+			// needs them.
+			continue
+		}
+		for _, i := range m.more {
+			if c := m.currs[i]; c != rv {
 				ctx.DocumentMatchPool.Put(c)
-			}
-			if k < read {
-				continue
 			}
 			d, err := m.next(ctx, i)
 			if err != nil {
@@ -411,9 +410,22 @@ func (m *maxScore) candidate(ctx *bsearch.Context, width int) (*bsearch.Document
 			}
 			m.currs[i] = d
 		}
-		if rv != nil {
-			return rv, nil
-		}
+		return rv, nil
+	}
+}
+
+// gather sets the candidate's matches: the window's, from the slot's list
+// head, in the order of the clauses, then the non-essential clauses' read
+// at it (more).
+func (m *maxScore) gather(head int32) {
+	m.idx, m.vals, m.cons = m.idx[:0], m.vals[:0], m.cons[:0]
+	for e := head; e != 0; e = m.win.ents[e-1].prev {
+		en := &m.win.ents[e-1]
+		m.idx, m.vals, m.cons = append(m.idx, int(en.sub)), append(m.vals, en.score), append(m.cons, en.d)
+	}
+	for _, i := range m.more {
+		c := m.currs[i]
+		m.idx, m.vals, m.cons = append(m.idx, i), append(m.vals, c.Score), append(m.cons, c)
 	}
 }
 
