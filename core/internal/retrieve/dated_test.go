@@ -84,7 +84,7 @@ func paths(r api.QueryResult) []string {
 func TestQueryDurationWords(t *testing.T) {
 	e := openMemory(t, nil)
 	for path, text := range map[string]string{
-		"chats/april/networking.md": "Two days ago I met a designer; a few days ago I met a writer; days ago, days ago, I meet people all the time.",
+		"chats/april/networking.md": "Two days ago I called a designer; a few days ago I called a writer; days ago, days ago, I meet people all the time.",
 		"chats/april/lunch.md":      "Lunch with Emma, a freelance writer, today; Emma may join the project.",
 	} {
 		res := e.Curate(api.CurateParams{Operations: []api.Operation{{Type: api.OpAdd, Path: path, Title: "Chat",

@@ -43,6 +43,9 @@ func TestAnalyze(t *testing.T) {
 		{"hyphen and slash", "rate-limit/backoff", []string{"rate", "ratelimit", "limit", "backoff"}, nil},
 		{"path", "engineering/billing/invoice_retry_policy", []string{"engin", "bill", "invoic", "retri", "polici"}, nil},
 		{"possessive", "John's invoice", []string{"john", "invoic"}, nil},
+		// irregular forms take their lemma; forms as often other words do not
+		{"irregular forms", "went gone go bought buying children child", []string{"go", "go", "go", "buy", "buy", "child", "child"}, nil},
+		{"ambiguous forms kept", "left leave rose stuck", []string{"left", "leav", "rose", "stuck"}, nil},
 		{"full width", "ＡＢＣ", []string{"abc"}, nil},
 		{"too long dropped", "short " + long + " word", []string{"short", "word"}, nil},
 		{"chinese bigrams", "中文搜索", []string{"中文", "文搜", "搜索"}, []string{"中", "中文", "文", "文搜", "搜", "搜索", "索"}},

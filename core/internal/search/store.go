@@ -884,7 +884,7 @@ var schemaProbes = []Doc{
 // and gives the new value; a process checks it once before it writes an
 // index (checkSchemaFingerprint), so that a build whose analysis differs,
 // in whatever runtime, never stores an index under another's fingerprint.
-const schemaFP = "da17dc00d83ad7a4400c2ff67fc31f17"
+const schemaFP = "0291b2e71539cbad5366db357152c38e"
 
 var schemaCheck struct {
 	sync.Once
