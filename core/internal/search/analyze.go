@@ -28,9 +28,9 @@ import (
 //  4. per token, split into runs of CJK script (Han, Kana, Hangul) and other
 //     script. Other runs are words: Latin and Greek letters lose their
 //     accents (café → cafe, ß → ss), English stop words are dropped, the
-//     rest is Snowball-stemmed, an irregular form's lemma (went → go) in
-//     its place. Words joined by '-' or '.' with nothing else
-//     between them form a compound, which is also indexed joined
+//     rest is Snowball-stemmed, an irregular form as its lemma (went → go).
+//     Words joined by '-' or '.' with nothing else between them form a
+//     compound, which is also indexed joined
 //     (import-cycle → importcycl, node.js → nodej, to-do → todo); snake_case
 //     is not (every entry's path is, and joined paths would only add noise
 //     to prefix expansions). A trailing

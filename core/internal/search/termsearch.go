@@ -130,7 +130,8 @@ func (t *termSearcher) bare() bool { return !t.explain && !t.vectors }
 
 // step is Next for a bare searcher without a DocumentMatch: the next
 // posting's document number and score, ok false at the end. maxScore
-// reads a window of postings this way, most of them dropped unscored.
+// reads a window of postings this way, nearly all of them dropped by
+// their bound, never handed to the collector.
 func (t *termSearcher) step() (doc uint64, score float64, ok bool, err error) {
 	p, err := t.posting()
 	if p == nil || err != nil {
