@@ -484,12 +484,9 @@ func (m *maxScore) fill(ctx *bsearch.Context, width int) (bool, error) {
 		if t := m.terms[i]; t != nil && t.bare() {
 			// The postings in the window need no DocumentMatch: the
 			// clause's own is moved to its first posting after it.
-			doc, score, ok := c.Number, c.Score, true
-			for ok && doc < end {
-				w.add(int(doc-base), i, score, nil)
-				if doc, score, ok, err = t.step(); err != nil {
-					return false, err
-				}
+			doc, score, ok, err := t.addTo(w, i, c.Number, c.Score, end)
+			if err != nil {
+				return false, err
 			}
 			if ok {
 				c.Number, c.Score = doc, score

@@ -103,10 +103,15 @@ type postingsList struct {
 	all     *roaring.Bitmap // the documents, deleted ones included
 	actual  *roaring.Bitmap // the live documents (all, when none is deleted)
 	clean   bool            // actual is all
-	data    *dataLayout     // the segment's bytes
-	fields  []string        // the segment's, by number
-	chunk   uint64          // the chunk size, in document numbers
-	freqs   chunked         // frequencies and norms
+	// gone is all's deleted documents, when there are some: a document's
+	// rank in all is its rank in actual and in gone, and gone is small
+	// where all can be large (roaring's Rank of a dense container counts
+	// the bits of up to 1,024 words).
+	gone   *roaring.Bitmap
+	data   *dataLayout // the segment's bytes
+	fields []string    // the segment's, by number
+	chunk  uint64      // the chunk size, in document numbers
+	freqs  chunked     // frequencies and norms
 	// The locations, read when an iterator first asks for them (only the
 	// pass reading where the terms occur does).
 	locOffset uint64
@@ -146,7 +151,11 @@ func newPostingsList(pl segment.PostingsList) (*postingsList, error) {
 	}
 	l.actual, l.clean = l.all, true
 	if except := *(**roaring.Bitmap)(unsafe.Add(p, f.except)); except != nil {
-		l.actual, l.clean = roaring.AndNot(l.all, except), false
+		// except is every deleted document of the segment: most hold other
+		// terms.
+		if gone := roaring.And(l.all, except); !gone.IsEmpty() {
+			l.actual, l.clean, l.gone = roaring.AndNot(l.all, gone), false, gone
+		}
 	}
 	l.chunk = *(*uint64)(unsafe.Add(p, f.chunkSize))
 	if l.chunk == 0 {
@@ -267,8 +276,8 @@ func (l *postingsList) read(buf []byte, start, end uint64) ([]byte, error) {
 // searchers.
 func (l *postingsList) Size() int {
 	n := l.ice.Size() + 8*len(l.freqs.ends)
-	if !l.clean && l.actual != nil {
-		n += int(l.actual.GetSizeInBytes())
+	if !l.clean {
+		n += int(l.actual.GetSizeInBytes() + l.gone.GetSizeInBytes())
 	}
 	return n
 }
@@ -350,6 +359,7 @@ type skipIter struct {
 	docs     roaring.IntPeekable // over l.actual
 	oneRead  bool                // the 1-hit posting was passed
 	rank     uint64              // of the last document read in l.all: 1 for the first
+	live     uint64              // its rank in l.actual
 	chunk    int                 // the chunk in fb and lb, -1 for none
 	at       uint64              // the rank in l.all of the entry at fpos
 	fb, lb   []byte              // its frequencies and norms, its locations
@@ -378,7 +388,7 @@ func (s *skipIter) reset(l *postingsList, freqNorm, vectors bool) error {
 	if l.actual != nil {
 		s.docs = l.actual.Iterator()
 	}
-	s.oneRead, s.rank, s.chunk, s.fb, s.lb, s.fpos, s.lpos, s.at = false, 0, -1, nil, nil, 0, 0, 0
+	s.oneRead, s.rank, s.live, s.chunk, s.fb, s.lb, s.fpos, s.lpos, s.at = false, 0, 0, -1, nil, nil, 0, 0, 0
 	return nil
 }
 
@@ -402,12 +412,13 @@ func (s *skipIter) next(target uint64) (bool, error) {
 		return false, nil
 	}
 	var n uint32
-	if target == 0 || uint32(target) <= s.docs.PeekNext() {
+	seq := target == 0 || uint32(target) <= s.docs.PeekNext()
+	if seq {
 		n = s.docs.Next()
-		if l.clean {
-			s.rank++ // the next document of all
-		} else {
-			s.rank = l.all.Rank(n)
+		s.live++
+		s.rank = s.live
+		if !l.clean {
+			s.rank += l.gone.Rank(n)
 		}
 	} else {
 		s.docs.AdvanceIfNeeded(uint32(target))
@@ -416,19 +427,67 @@ func (s *skipIter) next(target uint64) (bool, error) {
 		}
 		n = s.docs.Next()
 		s.rank = l.all.Rank(n)
+		s.live = s.rank
+		if !l.clean {
+			s.live -= l.gone.Rank(n)
+		}
 	}
 	s.doc = uint64(n)
 	if !s.freqNorm {
 		s.freq, s.norm = 0, 0
 		return true, nil
 	}
-	return true, s.decode(n)
+	return true, s.decode(n, seq && l.clean)
+}
+
+// addTo reads the postings from the next one on, adding each document
+// before end (numbered from off in the index) to w as clause sub's, scored
+// by bm, and stops at the first at or after end, read as next reads it
+// (more). last is 1 + the number of the last document read, 0 for none.
+// The same postings as next gives, without its calls per posting.
+func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer) (more bool, last uint64, err error) {
+	l := s.l
+	if l.one || !s.freqNorm || s.lchunks != nil {
+		for {
+			ok, err := s.next(0)
+			if !ok || err != nil {
+				return false, last, err
+			}
+			last = s.doc + 1
+			if off+s.doc >= end {
+				return true, last, nil
+			}
+			w.add(int(off+s.doc-w.base), sub, bm.Score(s.freq, s.norm), nil)
+		}
+	}
+	if s.docs == nil {
+		return false, 0, nil
+	}
+	for s.docs.HasNext() {
+		n := s.docs.Next()
+		s.live++
+		s.rank = s.live
+		if !l.clean {
+			s.rank += l.gone.Rank(n)
+		}
+		if err := s.decode(n, l.clean); err != nil {
+			return false, last, err
+		}
+		s.doc, last = uint64(n), uint64(n)+1
+		if off+s.doc >= end {
+			return true, last, nil
+		}
+		w.add(int(off+s.doc-w.base), sub, bm.Score(s.freq, s.norm), nil)
+	}
+	return false, last, nil
 }
 
 // decode reads the frequency and norm of document n, of rank s.rank, and
 // its locations when they are read, passing over the entries between the
-// last one read and its own.
-func (s *skipIter) decode(n uint32) error {
+// last one read and its own. next tells that the document before n in
+// l.all, if any, was the last one read: a chunk n begins is then n's own
+// (roaring's Rank of a dense container counts up to 1,024 words).
+func (s *skipIter) decode(n uint32, next bool) error {
 	l := s.l
 	if c := int(uint64(n) / l.chunk); c != s.chunk {
 		if l.freqs.none {
@@ -448,7 +507,9 @@ func (s *skipIter) decode(n uint32) error {
 			s.fbuf, s.lbuf = fb, lb
 		}
 		s.chunk, s.fb, s.lb, s.fpos, s.lpos, s.at = c, fb, lb, 0, 0, 1
-		if first := uint64(c) * l.chunk; first > 0 {
+		if first := uint64(c) * l.chunk; next {
+			s.at = s.rank
+		} else if first > 0 {
 			s.at = l.all.Rank(uint32(first-1)) + 1
 		}
 	}

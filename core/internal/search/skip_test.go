@@ -117,6 +117,9 @@ func compareSegment(t *testing.T, rng *rand.Rand, seg segment.Segment, deleted *
 			for _, read := range []struct{ freqNorm, vectors bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
 				compareWithIce(t, rng, what, l, read.freqNorm, read.vectors, seg.Count())
 			}
+			for _, vectors := range []bool{false, true} {
+				compareAddTo(t, rng, what, l, vectors)
+			}
 		}
 	}
 }
@@ -205,6 +208,87 @@ func compareWithIce(t *testing.T, rng *rand.Rand, what string, l *postingsList, 
 			if p == nil {
 				break
 			}
+		}
+	}
+}
+
+// compareAddTo reads l through skipIter.addTo, in windows of random widths
+// with advances between some of them, against ice's iterator: the same
+// documents and scores, and the posting past each window left read.
+func compareAddTo(t *testing.T, rng *rand.Rand, what string, l *postingsList, vectors bool) {
+	t.Helper()
+	what = fmt.Sprintf("%s, locations %v", what, vectors)
+	theirs, err := l.ice.Iterator(true, true, vectors, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours postingsIter
+	if err := ours.reset(l, true, vectors); err != nil {
+		t.Fatal(err)
+	}
+	bm := &bm25Scorer{weight: 2.5, k1: 1.2, b: 0.75, avg: 7.3}
+	same := func(step int, doc uint64, score float64, p segment.Posting) {
+		t.Helper()
+		if p == nil {
+			t.Fatalf("%s, window %d: document %d, ice has no more", what, step, doc)
+		}
+		if want := bm.Score(p.Frequency(), p.Norm()); doc != p.Number() || score != want {
+			t.Fatalf("%s, window %d: document %d score %v, want %d score %v", what, step, doc, score, p.Number(), want)
+		}
+	}
+	w := new(docWindow)
+	from := uint64(0) // every document before it was read
+	for step := 0; ; step++ {
+		width := 1 + rng.IntN(300)
+		w.reset(from, width)
+		more, last, err := ours.skip.addTo(w, 0, 0, from+uint64(width), bm)
+		if err != nil {
+			t.Fatalf("%s, window %d: %v", what, step, err)
+		}
+		for s := range width {
+			if w.head[s] == 0 {
+				continue
+			}
+			p, err := theirs.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			same(step, from+uint64(s), w.sums[s], p)
+			w.clear(s)
+		}
+		if !more {
+			if p, err := theirs.Next(); p != nil || err != nil {
+				t.Fatalf("%s, window %d: addTo ended before ice's %v (%v)", what, step, p, err)
+			}
+			return
+		}
+		p, err := theirs.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		same(step, ours.skip.doc, bm.Score(ours.skip.freq, ours.skip.norm), p)
+		if last != ours.skip.doc+1 || ours.skip.doc < from+uint64(width) {
+			t.Fatalf("%s, window %d to %d: left at %d, last %d", what, step, from+uint64(width), ours.skip.doc, last)
+		}
+		from = last
+		if rng.IntN(4) == 0 {
+			target := from + rng.Uint64N(40)
+			ok, err := ours.skip.next(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := theirs.Advance(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				if p != nil {
+					t.Fatalf("%s, window %d: advance to %d ended before ice's %d", what, step, target, p.Number())
+				}
+				return
+			}
+			same(step, ours.skip.doc, bm.Score(ours.skip.freq, ours.skip.norm), p)
+			from = ours.skip.doc + 1
 		}
 	}
 }

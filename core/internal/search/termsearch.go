@@ -129,9 +129,9 @@ func (t *termSearcher) posting() (*postingsIter, error) {
 func (t *termSearcher) bare() bool { return !t.explain && !t.vectors }
 
 // step is Next for a bare searcher without a DocumentMatch: the next
-// posting's document number and score, ok false at the end. maxScore
-// reads a window of postings this way, nearly all of them dropped by
-// their bound, never handed to the collector.
+// posting's document number and score, ok false at the end. maxScore's
+// windows hold postings read this way (addTo), nearly all of them dropped
+// by their bound, never handed to the collector.
 func (t *termSearcher) step() (doc uint64, score float64, ok bool, err error) {
 	p, err := t.posting()
 	if p == nil || err != nil {
@@ -140,6 +140,42 @@ func (t *termSearcher) step() (doc uint64, score float64, ok bool, err error) {
 	doc = t.offsets[t.seg] + p.doc
 	t.reach = doc + 1
 	return doc, t.score(p), true, nil
+}
+
+// addTo is step repeated for the postings before end, each added to w as
+// clause sub's, from the one t is on (doc, with score): it returns the
+// first posting at or after end as step does. A window holds thousands of
+// postings of a clause, and under wasm each step through the iterators'
+// layers cost more than reading the posting itself: skipIter.addTo reads
+// a segment's postings in one loop.
+func (t *termSearcher) addTo(w *docWindow, sub int, doc uint64, score float64, end uint64) (uint64, float64, bool, error) {
+	w.add(int(doc-w.base), sub, score, nil)
+	for t.seg < len(t.iters) {
+		it := &t.iters[t.seg]
+		if it.ice != nil || t.bm == nil {
+			break
+		}
+		off := t.offsets[t.seg]
+		more, last, err := it.skip.addTo(w, sub, off, end, t.bm)
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("search: term %q: postings in %s: %w", t.term, t.field, err)
+		}
+		if last > 0 {
+			t.reach = off + last
+		}
+		if more {
+			it.doc, it.freq, it.norm, it.locs = it.skip.doc, it.skip.freq, it.skip.norm, it.skip.locs
+			return off + it.doc, t.bm.Score(it.freq, it.norm), true, nil
+		}
+		t.seg++
+	}
+	for {
+		doc, score, ok, err := t.step()
+		if !ok || err != nil || doc >= end {
+			return doc, score, ok, err
+		}
+		w.add(int(doc-w.base), sub, score, nil)
+	}
 }
 
 func (t *termSearcher) score(p *postingsIter) float64 {
