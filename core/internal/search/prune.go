@@ -325,6 +325,30 @@ func (m *maxScore) next(ctx *bsearch.Context, i int) (*bsearch.DocumentMatch, er
 	return m.subs[i].Next(ctx)
 }
 
+// advance moves clause i, behind number, to its first match at or after
+// it. A bare term's match holds a number and a score alone (fill reads
+// the window's that way): it is moved there, not replaced.
+func (m *maxScore) advance(ctx *bsearch.Context, i int, number uint64) (*bsearch.DocumentMatch, error) {
+	c := m.currs[i]
+	if t := m.terms[i]; t != nil && t.bare() {
+		doc, score, ok, err := t.advance(number)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			c.Number, c.Score = doc, score
+		} else {
+			ctx.DocumentMatchPool.Put(c)
+			m.currs[i] = nil
+		}
+		return m.currs[i], nil
+	}
+	ctx.DocumentMatchPool.Put(c)
+	d, err := m.subs[i].Advance(ctx, number)
+	m.currs[i] = d
+	return d, err
+}
+
 // Next implements bluge's search.Searcher.
 func (m *maxScore) Next(ctx *bsearch.Context) (*bsearch.DocumentMatch, error) {
 	return m.candidate(ctx, windowDocs)
@@ -363,17 +387,10 @@ func (m *maxScore) candidate(ctx *bsearch.Context, width int) (*bsearch.Document
 			// read is past it: its match of doc, if any, is in the window.
 			c := m.currs[i]
 			if c != nil && c.Number < doc {
-				ctx.DocumentMatchPool.Put(c)
 				var err error
-				if t := m.terms[i]; t != nil {
-					c, err = t.Advance(ctx, doc)
-				} else {
-					c, err = m.subs[i].Advance(ctx, doc)
-				}
-				if err != nil {
+				if c, err = m.advance(ctx, i, doc); err != nil {
 					return nil, err
 				}
-				m.currs[i] = c
 			}
 			if c != nil && c.Number == doc {
 				m.more = append(m.more, i)
@@ -562,12 +579,9 @@ func (m *maxScore) Advance(ctx *bsearch.Context, number uint64) (*bsearch.Docume
 	}
 	for i := m.ess; i < len(m.subs); i++ {
 		if c := m.currs[i]; c != nil && c.Number < number {
-			ctx.DocumentMatchPool.Put(c)
-			d, err := m.subs[i].Advance(ctx, number)
-			if err != nil {
+			if _, err := m.advance(ctx, i, number); err != nil {
 				return nil, err
 			}
-			m.currs[i] = d
 		}
 	}
 	return m.candidate(ctx, 1)

@@ -190,6 +190,29 @@ func (t *termSearcher) score(p *postingsIter) float64 {
 // passed restarts them (see snapshot in postings.go for why they are not
 // reused). A disjunction advances a clause it saw exhausted backwards.
 func (t *termSearcher) Advance(ctx *bsearch.Context, number uint64) (*bsearch.DocumentMatch, error) {
+	p, err := t.seek(number)
+	if p == nil || err != nil {
+		return nil, err
+	}
+	return t.match(ctx, p), nil
+}
+
+// advance is Advance for a bare searcher without a DocumentMatch, as step
+// is Next: maxScore advances a clause that left the essential ones to the
+// candidates past their first bound, and moves its match there.
+func (t *termSearcher) advance(number uint64) (doc uint64, score float64, ok bool, err error) {
+	p, err := t.seek(number)
+	if p == nil || err != nil {
+		return 0, 0, false, err
+	}
+	doc = t.offsets[t.seg] + p.doc
+	t.reach = doc + 1
+	return doc, t.score(p), true, nil
+}
+
+// seek moves t to its first posting at or after number and returns its
+// segment's iterator, nil at the end.
+func (t *termSearcher) seek(number uint64) (*postingsIter, error) {
 	if number < t.reach {
 		if err := t.restart(); err != nil {
 			return nil, err
@@ -206,11 +229,11 @@ func (t *termSearcher) Advance(ctx *bsearch.Context, number uint64) (*bsearch.Do
 			return nil, fmt.Errorf("search: term %q: postings in %s: %w", t.term, t.field, err)
 		}
 		if ok {
-			return t.match(ctx, &t.iters[t.seg]), nil
+			return &t.iters[t.seg], nil
 		}
 		t.seg++
 	}
-	return t.Next(ctx)
+	return t.posting()
 }
 
 // match is the document match of a posting of the current segment, as
