@@ -335,18 +335,24 @@ func (m *maxScore) advance(ctx *bsearch.Context, i int, number uint64) (*bsearch
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			c.Number, c.Score = doc, score
-		} else {
-			ctx.DocumentMatchPool.Put(c)
-			m.currs[i] = nil
-		}
+		m.currs[i] = moved(ctx, c, doc, score, ok)
 		return m.currs[i], nil
 	}
 	ctx.DocumentMatchPool.Put(c)
 	d, err := m.subs[i].Advance(ctx, number)
 	m.currs[i] = d
 	return d, err
+}
+
+// moved is a bare term's match c moved to its posting doc with score, or
+// nil, c put back, when it has none left (ok false).
+func moved(ctx *bsearch.Context, c *bsearch.DocumentMatch, doc uint64, score float64, ok bool) *bsearch.DocumentMatch {
+	if !ok {
+		ctx.DocumentMatchPool.Put(c)
+		return nil
+	}
+	c.Number, c.Score = doc, score
+	return c
 }
 
 // Next implements bluge's search.Searcher.
@@ -497,7 +503,6 @@ func (m *maxScore) fill(ctx *bsearch.Context, width int) (bool, error) {
 		if c == nil || c.Number >= end {
 			continue
 		}
-		var err error
 		if t := m.terms[i]; t != nil && t.bare() {
 			// The postings in the window need no DocumentMatch: the
 			// clause's own is moved to its first posting after it.
@@ -505,13 +510,9 @@ func (m *maxScore) fill(ctx *bsearch.Context, width int) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			if ok {
-				c.Number, c.Score = doc, score
-			} else {
-				ctx.DocumentMatchPool.Put(c)
-				c = nil
-			}
+			c = moved(ctx, c, doc, score, ok)
 		} else {
+			var err error
 			for c != nil && c.Number < end {
 				w.add(int(c.Number-base), i, c.Score, c)
 				if c, err = m.next(ctx, i); err != nil {
