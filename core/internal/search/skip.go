@@ -426,7 +426,7 @@ func (s *skipIter) next(target uint64) (bool, error) {
 			return false, nil
 		}
 		n = s.docs.Next()
-		s.rank = l.all.Rank(n)
+		s.rank = rankAfter(l.all, s.doc, s.rank, n)
 		s.live = s.rank
 		if !l.clean {
 			s.live -= l.gone.Rank(n)
