@@ -415,11 +415,7 @@ func (s *skipIter) next(target uint64) (bool, error) {
 	seq := target == 0 || uint32(target) <= s.docs.PeekNext()
 	if seq {
 		n = s.docs.Next()
-		s.live++
-		s.rank = s.live
-		if !l.clean {
-			s.rank += l.gone.Rank(n)
-		}
+		s.ranked(n)
 	} else {
 		s.docs.AdvanceIfNeeded(uint32(target))
 		if !s.docs.HasNext() {
@@ -465,11 +461,7 @@ func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer)
 	}
 	for s.docs.HasNext() {
 		n := s.docs.Next()
-		s.live++
-		s.rank = s.live
-		if !l.clean {
-			s.rank += l.gone.Rank(n)
-		}
+		s.ranked(n)
 		if err := s.decode(n, l.clean); err != nil {
 			return false, last, err
 		}
@@ -480,6 +472,15 @@ func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer)
 		w.add(int(off+s.doc-w.base), sub, bm.Score(s.freq, s.norm), nil)
 	}
 	return false, last, nil
+}
+
+// ranked sets the ranks of n, the live document after the last one read.
+func (s *skipIter) ranked(n uint32) {
+	s.live++
+	s.rank = s.live
+	if !s.l.clean {
+		s.rank += s.l.gone.Rank(n)
+	}
 }
 
 // decode reads the frequency and norm of document n, of rank s.rank, and
