@@ -523,11 +523,18 @@ func (s *skipIter) decode(n uint32, next bool) error {
 		}
 	}
 	fb, pos := s.fb, s.fpos
-	fh, k := binary.Uvarint(fb[pos:])
-	if k <= 0 {
-		return fmt.Errorf("bad frequency of document %d", n)
+	// Most frequencies take one byte: read inline (a call costs more under
+	// wasm than the byte).
+	var fh uint64
+	if pos < len(fb) && fb[pos] < 0x80 {
+		fh, pos = uint64(fb[pos]), pos+1
+	} else {
+		var k int
+		if fh, k = binary.Uvarint(fb[pos:]); k <= 0 {
+			return fmt.Errorf("bad frequency of document %d", n)
+		}
+		pos += k
 	}
-	pos += k
 	nb, k := binary.Uvarint(fb[pos:])
 	if k <= 0 {
 		return fmt.Errorf("bad norm of document %d", n)
