@@ -329,8 +329,8 @@ func (m *maxScore) next(ctx *bsearch.Context, i int) (*bsearch.DocumentMatch, er
 // it. A bare term's match holds a number and a score alone (fill reads
 // the window's that way): it is moved there, not replaced.
 func (m *maxScore) advance(ctx *bsearch.Context, i int, number uint64) (*bsearch.DocumentMatch, error) {
-	c := m.currs[i]
-	if t := m.terms[i]; t != nil && t.bare() {
+	c, t := m.currs[i], m.terms[i]
+	if t != nil && t.bare() {
 		doc, score, ok, err := t.advance(number)
 		if err != nil {
 			return nil, err
@@ -339,7 +339,13 @@ func (m *maxScore) advance(ctx *bsearch.Context, i int, number uint64) (*bsearch
 		return m.currs[i], nil
 	}
 	ctx.DocumentMatchPool.Put(c)
-	d, err := m.subs[i].Advance(ctx, number)
+	var d *bsearch.DocumentMatch
+	var err error
+	if t != nil {
+		d, err = t.Advance(ctx, number)
+	} else {
+		d, err = m.subs[i].Advance(ctx, number)
+	}
 	m.currs[i] = d
 	return d, err
 }

@@ -16,8 +16,7 @@ import (
 // natively, all of it in the advances of maxScore's non-essential clauses
 // to the candidates past their first bound (bench/scale/notes.md). The
 // rank of the last document read is known, so the rank of one further on
-// in the same container is that plus the bits between the two, or, from
-// the container's other end, its cardinality less the bits after it.
+// in the same container is that plus the bits between the two.
 //
 // roaring (v0.9.4) does not export a container's words: they are read from
 // its unexported fields, found by name and type through reflect, as
