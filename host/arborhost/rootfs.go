@@ -378,8 +378,8 @@ func (r *RootFS) readInto(p string, buf []byte) (int64, error) {
 	var more [1]byte
 	switch k, err := f.Read(more[:]); {
 	case k > 0:
-		if fi, err := f.Stat(); err == nil && fi.Size() > int64(len(buf)) {
-			return fi.Size(), nil
+		if size, err := f.Size(); err == nil && size > int64(len(buf)) {
+			return size, nil
 		}
 		return int64(len(buf)) + 1, nil
 	case err != nil && !errors.Is(err, io.EOF):
@@ -388,8 +388,32 @@ func (r *RootFS) readInto(p string, buf []byte) (int64, error) {
 	return int64(n), nil
 }
 
+// regularFile is a regular file open for reading.
+type regularFile interface {
+	io.ReadCloser
+	// Size returns the file's size now.
+	Size() (int64, error)
+}
+
+// osFile is a regularFile of the os package.
+type osFile struct{ *os.File }
+
+func (f osFile) Size() (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
 // openRegular opens the regular file p for reading, and returns its size.
-func (r *RootFS) openRegular(p string) (*os.File, int64, error) {
+func (r *RootFS) openRegular(p string) (regularFile, int64, error) {
+	if err := checkPath(p); err != nil {
+		return nil, 0, fmt.Errorf("read: %w", err)
+	}
+	if f, size, ok := openQuick(filepath.Join(r.dir, filepath.FromSlash(p))); ok {
+		return f, size, nil
+	}
 	full, err := r.resolveRead("read", p)
 	if err != nil {
 		return nil, 0, err
@@ -414,7 +438,7 @@ func (r *RootFS) openRegular(p string) (*os.File, int64, error) {
 		f.Close()
 		return nil, 0, notRegular("read", p, fi)
 	}
-	return f, fi.Size(), nil
+	return osFile{f}, fi.Size(), nil
 }
 
 // ReadAt implements host.RangeReader: it reads part of a regular file,
