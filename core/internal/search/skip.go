@@ -343,6 +343,22 @@ func (it *postingsIter) next(target uint64) (bool, error) {
 	return true, nil
 }
 
+// maxKeptBuf bounds the chunk buffer an iterator at rest keeps: a chunk
+// of a frequent term's locations can be large, and a slab (iterSlab) kept
+// for the next searcher should not hold it.
+const maxKeptBuf = 64 << 10
+
+// rest drops what the iterator read and keeps its buffers.
+func (it *postingsIter) rest() {
+	keep := func(b []byte) []byte {
+		if cap(b) > maxKeptBuf {
+			return nil
+		}
+		return b[:0]
+	}
+	*it = postingsIter{skip: skipIter{fbuf: keep(it.skip.fbuf), lbuf: keep(it.skip.lbuf), locs: it.skip.locs[:0]}}
+}
+
 // Size is the memory the iterator holds, as bluge sizes searchers.
 func (it *postingsIter) Size() int {
 	if it.ice != nil {

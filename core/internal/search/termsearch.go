@@ -34,7 +34,8 @@ type termSearcher struct {
 	offsets  []uint64 // the first document number of each segment
 	lists    []*postingsList
 	iters    []postingsIter
-	seg      int // the segment being read
+	slab     *iterSlab // where lists and iters came from, until Close
+	seg      int       // the segment being read
 	count    uint64
 	// reach is where the iterators are: every document before it was
 	// returned or passed over.
@@ -49,6 +50,7 @@ func newTermSearcher(r snapshot, term, field string, boost float64, opts bsearch
 	if err != nil {
 		return nil, fmt.Errorf("search: term %q: %w", term, err)
 	}
+	slab := takeSlab(len(segs))
 	t := &termSearcher{
 		reader:   r,
 		explain:  opts.Explain,
@@ -57,8 +59,9 @@ func newTermSearcher(r snapshot, term, field string, boost float64, opts bsearch
 		freqNorm: opts.Score != "none",
 		vectors:  opts.IncludeTermVectors,
 		offsets:  offsets,
-		lists:    make([]*postingsList, len(segs)),
-		iters:    make([]postingsIter, len(segs)),
+		lists:    slab.lists,
+		iters:    slab.iters,
+		slab:     slab,
 	}
 	for i, seg := range segs {
 		if t.lists[i], err = r.memo.postings(i, seg, deleted[i], field, term); err != nil {
@@ -284,8 +287,48 @@ func (t *termSearcher) Size() int {
 // DocumentMatchPoolSize implements bluge's search.Searcher.
 func (t *termSearcher) DocumentMatchPoolSize() int { return 1 }
 
-// Close implements bluge's search.Searcher.
-func (t *termSearcher) Close() error { return nil }
+// Close implements bluge's search.Searcher. It gives the iterators back
+// (iterSlab): the searcher then has none, and finds no more postings.
+func (t *termSearcher) Close() error {
+	if t.slab != nil {
+		t.slab.give()
+		t.slab, t.lists, t.iters = nil, nil, nil
+	}
+	return nil
+}
+
+// iterSlab is the postings lists and iterators of a term searcher, one per
+// segment, kept from a closed searcher for the next: at a million entries
+// a question opens about 170 term searchers over a dozen segments, and
+// their iterators, with the buffers their chunks are copied into, were a
+// quarter of the bytes it allocated, which natively the collector's
+// workers paid for on the other cores (bench/scale/notes.md).
+type iterSlab struct {
+	lists []*postingsList
+	iters []postingsIter
+}
+
+var slabs = sync.Pool{New: func() any { return new(iterSlab) }}
+
+// takeSlab returns a slab of n lists and iterators, the lists nil and the
+// iterators at rest.
+func takeSlab(n int) *iterSlab {
+	s := slabs.Get().(*iterSlab)
+	if cap(s.iters) < n {
+		s.lists, s.iters = make([]*postingsList, n), make([]postingsIter, n)
+	}
+	s.lists, s.iters = s.lists[:n], s.iters[:n]
+	return s
+}
+
+// give puts s back, keeping of its iterators only their buffers.
+func (s *iterSlab) give() {
+	clear(s.lists)
+	for i := range s.iters {
+		s.iters[i].rest()
+	}
+	slabs.Put(s)
+}
 
 // segmentsOf returns the segments of a snapshot, their deleted documents
 // and the first document number of each: numbers run on from one segment
