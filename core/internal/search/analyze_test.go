@@ -395,6 +395,13 @@ func TestStripScaffolding(t *testing.T) {
 		{"do you remember the deploy", []string{"deploy"}},
 		{"did we recall the invoice", []string{"invoic"}},
 		{"please tell me about backoff", []string{"backoff"}},
+		// the framing of a question about an earlier conversation
+		{"I'm going back to our previous chat about the retry policy", []string{"retri", "polici"}},
+		{"I wanted to follow up on our previous conversation about invoices", []string{"want", "invoic"}},
+		{"I was thinking about our previous conversation about backoff", []string{"backoff"}},
+		// a conversation named by what it was about is searched for
+		{"the conversation about invoices", []string{"convers", "invoic"}},
+		{"our previous invoices", []string{"previous", "invoic"}},
 		// only scaffolding: searched as it is
 		{"how many times", []string{"mani", "time"}},
 		{"tell me", []string{"tell"}},
