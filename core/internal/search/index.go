@@ -217,6 +217,8 @@ type Index struct {
 	// reloading serializes reloads (store.go): the calls that meet one
 	// lost file reload once.
 	reloading sync.Mutex
+	// words keeps the expansions of the words questions asked with.
+	words wordExpansions
 }
 
 // New returns an empty in-memory index.

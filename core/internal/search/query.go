@@ -170,7 +170,7 @@ func unitTerm(text string, u unit, ts []term) (qterm, int) {
 // plain word (not marked, not a compound: those are exact).
 func (x *Index) expand(q *qterm, n int, last bool) {
 	w := q.terms[0]
-	q.exp = &expansions{}
+	q.exp = x.words.of(w)
 	q.fuzzy = n >= x.opts.FuzzyMinLen && x.opts.FuzzyBoost > 0 && len(w) >= 4 &&
 		len(w) <= maxFuzzyBytes && !strings.ContainsAny(w, "0123456789")
 	q.prefix = last && n >= x.opts.PrefixMinLen && x.opts.PrefixBoost > 0

@@ -135,18 +135,63 @@ type expansionQuery struct {
 	seen   *expansions // the query term's, shared by its expansions
 }
 
-// expansions remembers the candidates of one query term's expansions while
-// one Search reads one snapshot: its passes (all terms, any term, context
-// files) and its probes for unmatched terms expand the same term in the
-// same fields, and walking the dictionaries, one automaton run per segment
-// and field, is most of what an expansion costs.
+// expansions remembers the candidates of one query word's expansions
+// while the index's snapshot stays the same: the passes of one question
+// (all terms, any term, context files) and its probes for unmatched terms
+// expand the same word in the same fields, and so do the later questions
+// that ask with it (Index.words), and walking the dictionaries, one
+// automaton run per segment and field, is most of what an expansion
+// costs. A question read on another snapshot (a write since) finds them
+// anew.
 type expansions struct {
 	mu    sync.Mutex
 	lev   *lev1
+	snap  *index.Snapshot // what cands and used were found in
 	cands map[expansionKey][]candidate
 	// used holds the candidates an expansion uses: the first maxExp of
 	// them matching a live document.
 	used map[expansionKey][]string
+}
+
+// at readies e for the snapshot r reads, dropping what was found in
+// another; called with e.mu held.
+func (e *expansions) at(r bsearch.Reader) {
+	var s *index.Snapshot
+	switch r := r.(type) {
+	case snapshot:
+		s = r.Snapshot
+	case *index.Snapshot:
+		s = r
+	}
+	if s == nil || s != e.snap {
+		e.snap, e.cands, e.used = s, nil, nil
+	}
+}
+
+// maxWords bounds the words whose expansions an index keeps (Index.words):
+// a question asks with about ten.
+const maxWords = 1024
+
+// wordExpansions keeps, by word, the expansions of the words questions
+// asked with (expansions), up to maxWords, then starts afresh.
+type wordExpansions struct {
+	mu sync.Mutex
+	m  map[string]*expansions
+}
+
+// of returns the expansions of w.
+func (c *wordExpansions) of(w string) *expansions {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[w]; ok {
+		return e
+	}
+	if c.m == nil || len(c.m) >= maxWords {
+		c.m = map[string]*expansions{}
+	}
+	e := &expansions{}
+	c.m[w] = e
+	return e
 }
 
 // candidate is a dictionary term an expansion may use, with the segments
@@ -229,16 +274,17 @@ func (q *expansionQuery) matches(c *counter, seg int) (*roaring.Bitmap, error) {
 // a live document (a term of deleted documents only is still in the
 // dictionaries until a merge).
 func (q *expansionQuery) terms(r bsearch.Reader) ([]string, error) {
-	cands, err := q.candidates(r)
-	if err != nil {
-		return nil, err
-	}
 	e := q.seen
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.at(r)
 	key := expansionKey{q.field, q.fuzzy}
 	if t, ok := e.used[key]; ok {
 		return t, nil
+	}
+	cands, err := q.candidatesLocked(r)
+	if err != nil {
+		return nil, err
 	}
 	segs := r.(snapshot).Segments()
 	var out []string
@@ -292,11 +338,10 @@ func (q *expansionQuery) live(segs []index.SegmentSnapshot, c candidate) (bool, 
 	return false, nil
 }
 
-// candidates lists the dictionary terms the query expands to.
-func (q *expansionQuery) candidates(r bsearch.Reader) ([]candidate, error) {
+// candidatesLocked lists the dictionary terms the query expands to in the
+// snapshot r reads; called with q.seen.mu held, after at(r).
+func (q *expansionQuery) candidatesLocked(r bsearch.Reader) ([]candidate, error) {
 	e := q.seen
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	key := expansionKey{q.field, q.fuzzy}
 	if c, ok := e.cands[key]; ok {
 		return c, nil

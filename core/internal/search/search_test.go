@@ -1317,3 +1317,40 @@ func showLocs(locs map[string]bsearch.TermLocationMap) string {
 	}
 	return b.String()
 }
+
+// A word's expansions are kept from one question to the next (Index.words)
+// only while the index stays as it was: a write since, adding a word the
+// expansion reaches or deleting the one it used, is seen by the next
+// question.
+func TestExpansionsFollowWrites(t *testing.T) {
+	x := newIndex(t, Options{}, Doc{Path: "a.md", Title: "Invoices", Content: "invoice retries"})
+	paths := func(q string) []string {
+		var ps []string
+		for _, h := range mustSearch(t, x, q, 10).Hits {
+			ps = append(ps, h.Path)
+		}
+		sort.Strings(ps)
+		return ps
+	}
+	if got := paths("invo"); !reflect.DeepEqual(got, []string{"a.md"}) {
+		t.Fatalf("invo: %v, want a.md", got)
+	}
+	if got := paths("harbours"); len(got) != 0 {
+		t.Fatalf("harbours: %v, want nothing", got)
+	}
+	if err := x.Put(Doc{Path: "b.md", Title: "Calls", Content: "an invocation failed"}, Doc{Path: "c.md", Title: "Ports", Content: "the harbour"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths("invo"); !reflect.DeepEqual(got, []string{"a.md", "b.md"}) {
+		t.Errorf("invo after a write: %v, want a.md and b.md", got)
+	}
+	if got := paths("harbours"); !reflect.DeepEqual(got, []string{"c.md"}) {
+		t.Errorf("harbours after a write: %v, want c.md (a fuzzy expansion)", got)
+	}
+	if err := x.Delete("c.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := paths("harbours"); len(got) != 0 {
+		t.Errorf("harbours after c.md was deleted: %v, want nothing", got)
+	}
+}
