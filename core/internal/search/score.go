@@ -9,6 +9,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"weak"
 
 	bsearch "github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
@@ -144,9 +145,12 @@ type expansionQuery struct {
 // costs. A question read on another snapshot (a write since) finds them
 // anew.
 type expansions struct {
-	mu    sync.Mutex
-	lev   *lev1
-	snap  *index.Snapshot // what cands and used were found in
+	mu  sync.Mutex
+	lev *lev1
+	// snap is the snapshot cands and used were found in, weak: a word not
+	// asked again must not keep a snapshot, and the segments merges took
+	// out of the index since, in memory.
+	snap  weak.Pointer[index.Snapshot]
 	cands map[expansionKey][]candidate
 	// used holds the candidates an expansion uses: the first maxExp of
 	// them matching a live document.
@@ -163,8 +167,8 @@ func (e *expansions) at(r bsearch.Reader) {
 	case *index.Snapshot:
 		s = r
 	}
-	if s == nil || s != e.snap {
-		e.snap, e.cands, e.used = s, nil, nil
+	if w := weak.Make(s); s == nil || w != e.snap {
+		e.snap, e.cands, e.used = w, nil, nil
 	}
 }
 
