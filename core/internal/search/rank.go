@@ -18,16 +18,23 @@ import (
 // rank of the last document read is known, so the rank of one further on
 // in the same container is that plus the bits between the two.
 //
-// roaring (v0.9.4) does not export a container's words: they are read from
-// its unexported fields, found by name and type through reflect, as
-// skip.go reads ice's. A roaring without them is asked its Rank.
+// The same fields let skipIter.addTo read a container's documents itself
+// (containerFrom) instead of through roaring's iterator.
+//
+// roaring (v0.9.4) does not export a container's words or values: they are
+// read from its unexported fields, found by name and type through reflect,
+// as skip.go reads ice's, and checked on probe bitmaps. A roaring without
+// them is asked its Rank and read through its iterator.
 
-// denseFields are the offsets of roaring's fields a dense rank reads, and
-// the interface table of a bitmap container in a container slot.
+// denseFields are the offsets of roaring's fields a dense rank and a walk
+// of a container (containerFrom) read, and the interface tables of a
+// bitmap container and of an array container in a container slot.
 type denseFields struct {
 	keys, containers uintptr // in roaring.Bitmap (its roaringArray's)
 	words            uintptr // in the bitmap container
 	tab              unsafe.Pointer
+	content          uintptr // in the array container
+	arrTab           unsafe.Pointer
 }
 
 // iface is the layout of a non-empty interface value.
@@ -79,7 +86,73 @@ func findDense() (denseFields, bool) {
 	if len(w) != 1024 || w[0] != 0x9249249249249249 {
 		return f, false
 	}
+	// A few values make an array container.
+	few := roaring.BitmapOf(7, 9, 70000)
+	slot = reflect.NewAt(conts.Type, unsafe.Add(unsafe.Pointer(few), f.containers)).Elem()
+	if slot.Len() != 2 {
+		return f, false
+	}
+	ac := slot.Index(0).Elem().Type()
+	if ac.Kind() != reflect.Pointer || ac.Elem().Kind() != reflect.Struct {
+		return f, false
+	}
+	content, ok := ac.Elem().FieldByName("content")
+	if !ok || content.Type != reflect.TypeFor[[]uint16]() {
+		return f, false
+	}
+	f.content = content.Offset
+	f.arrTab = (*iface)(slot.Index(0).Addr().UnsafePointer()).tab
+	if f.arrTab == f.tab {
+		return f, false
+	}
+	if _, a, ok := containerFrom(f, few, 9); !ok || len(a) != 1 || a[0] != 9 {
+		return f, false
+	}
+	if _, a, ok := containerFrom(f, few, 70000); !ok || len(a) != 1 || a[0] != 70000&0xffff {
+		return f, false
+	}
 	return f, true
+}
+
+// containerFrom returns the values of b's container holding n (a value of
+// b) from n on, as their low 16 bits: a bitmap container's words, n's
+// bits and those after it (the bits before n cleared in a copy of its
+// word is the caller's: words[0] is n's word), or an array container's
+// values from n. ok is false for another container (roaring's runs),
+// which roaring's iterator reads.
+func containerFrom(f denseFields, b *roaring.Bitmap, n uint32) (words []uint64, arr []uint16, ok bool) {
+	keys := *(*[]uint16)(unsafe.Add(unsafe.Pointer(b), f.keys))
+	hi := uint16(n >> 16)
+	lo, up := 0, len(keys)
+	for lo < up {
+		if m := int(uint(lo+up) >> 1); keys[m] < hi {
+			lo = m + 1
+		} else {
+			up = m
+		}
+	}
+	if lo == len(keys) || keys[lo] != hi {
+		return nil, nil, false
+	}
+	cs := *(*[]iface)(unsafe.Add(unsafe.Pointer(b), f.containers))
+	low := uint16(n)
+	switch c := cs[lo]; c.tab {
+	case f.tab:
+		w := *(*[]uint64)(unsafe.Add(c.data, f.words))
+		return w[low/64:], nil, true
+	case f.arrTab:
+		a := *(*[]uint16)(unsafe.Add(c.data, f.content))
+		i, j := 0, len(a)
+		for i < j {
+			if m := int(uint(i+j) >> 1); a[m] < low {
+				i = m + 1
+			} else {
+				j = m
+			}
+		}
+		return nil, a[i:], true
+	}
+	return nil, nil, false
 }
 
 // denseWords returns the words of container i of b when it is a bitmap

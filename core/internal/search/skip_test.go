@@ -67,14 +67,25 @@ func TestSkipIterAsIce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A segment of 9,000 documents: the frequent terms' documents fill
+	// roaring's bitmap containers (more than 4,096 in a range of 65,536),
+	// which addTo reads itself (containerFrom).
+	big := newIndex(t, Options{})
+	if err := big.Put(randomCorpus(rand.New(rand.NewPCG(16, 6)), 9000)...); err != nil {
+		t.Fatal(err)
+	}
+	bigSegs, _, _, err := segmentsOf(snapshot{Snapshot: big.reader})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var c listCounts
-	for _, seg := range append(segs, held, read) {
+	for _, seg := range append(append(segs, held, read), bigSegs...) {
 		for _, deleted := range []*roaring.Bitmap{nil, randomDeletions(rng, seg.Count())} {
 			compareSegment(t, rng, seg, deleted, terms, ids, &c)
 		}
 	}
 	t.Logf("%+v", c)
-	if c.files == 0 || c.inMemory == 0 || c.chunkedDirty == 0 || c.chunkedClean == 0 || c.oneHit == 0 || c.oneHitDeleted == 0 {
+	if c.files == 0 || c.inMemory == 0 || c.chunkedDirty == 0 || c.chunkedClean == 0 || c.oneHit == 0 || c.oneHitDeleted == 0 || c.dense == 0 {
 		t.Fatalf("lists %+v: the test needs each kind", c)
 	}
 }
@@ -127,6 +138,8 @@ func compareSegment(t *testing.T, rng *rand.Rand, seg segment.Segment, deleted *
 // listCounts counts the kinds of postings lists a test read.
 type listCounts struct {
 	files, inMemory, chunkedDirty, chunkedClean, oneHit, oneHitDeleted int
+	// dense: lists with a bitmap container among their live documents.
+	dense int
 }
 
 func (c *listCounts) add(l *postingsList) {
@@ -141,6 +154,12 @@ func (c *listCounts) add(l *postingsList) {
 		c.files++
 	default:
 		c.inMemory++
+	}
+	if l.actual != nil && !l.actual.IsEmpty() {
+		denseOnce.Do(func() { dense, denseFound = findDense() })
+		if w, _, ok := containerFrom(dense, l.actual, l.actual.Minimum()); ok && w != nil {
+			c.dense++
+		}
 	}
 	if len(l.freqs.ends) > 1 {
 		if l.clean {
