@@ -3,6 +3,7 @@ package search
 import (
 	"math/bits"
 	"reflect"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -48,7 +49,8 @@ var (
 	denseFound bool
 )
 
-// findDense finds denseFields, from a bitmap holding one bitmap container.
+// findDense finds denseFields, from bitmaps holding one bitmap container
+// and an array container.
 func findDense() (denseFields, bool) {
 	var f denseFields
 	bm := reflect.TypeFor[roaring.Bitmap]()
@@ -67,20 +69,9 @@ func findDense() (denseFields, bool) {
 	for i := range uint32(5000) {
 		probe.Add(3 * i)
 	}
-	slot := reflect.NewAt(conts.Type, unsafe.Add(unsafe.Pointer(probe), f.containers)).Elem()
-	if slot.Len() != 1 {
+	if f.words, f.tab, ok = containerField[[]uint64](probe, conts.Type, f.containers, 1, "bitmap"); !ok {
 		return f, false
 	}
-	bc := slot.Index(0).Elem().Type()
-	if bc.Kind() != reflect.Pointer || bc.Elem().Kind() != reflect.Struct {
-		return f, false
-	}
-	words, ok := bc.Elem().FieldByName("bitmap")
-	if !ok || words.Type != reflect.TypeFor[[]uint64]() {
-		return f, false
-	}
-	f.words = words.Offset
-	f.tab = (*iface)(slot.Index(0).Addr().UnsafePointer()).tab
 	// What was found holds what was put: 0, 3, …, 63 in the first word.
 	w := denseWords(f, probe, 0)
 	if len(w) != 1024 || w[0] != 0x9249249249249249 {
@@ -88,21 +79,7 @@ func findDense() (denseFields, bool) {
 	}
 	// A few values make an array container.
 	few := roaring.BitmapOf(7, 9, 70000)
-	slot = reflect.NewAt(conts.Type, unsafe.Add(unsafe.Pointer(few), f.containers)).Elem()
-	if slot.Len() != 2 {
-		return f, false
-	}
-	ac := slot.Index(0).Elem().Type()
-	if ac.Kind() != reflect.Pointer || ac.Elem().Kind() != reflect.Struct {
-		return f, false
-	}
-	content, ok := ac.Elem().FieldByName("content")
-	if !ok || content.Type != reflect.TypeFor[[]uint16]() {
-		return f, false
-	}
-	f.content = content.Offset
-	f.arrTab = (*iface)(slot.Index(0).Addr().UnsafePointer()).tab
-	if f.arrTab == f.tab {
+	if f.content, f.arrTab, ok = containerField[[]uint16](few, conts.Type, f.containers, 2, "content"); !ok || f.arrTab == f.tab {
 		return f, false
 	}
 	if _, a, ok := containerFrom(f, few, 9); !ok || len(a) != 1 || a[0] != 9 {
@@ -121,38 +98,48 @@ func findDense() (denseFields, bool) {
 // values from n. ok is false for another container (roaring's runs),
 // which roaring's iterator reads.
 func containerFrom(f denseFields, b *roaring.Bitmap, n uint32) (words []uint64, arr []uint16, ok bool) {
-	keys := *(*[]uint16)(unsafe.Add(unsafe.Pointer(b), f.keys))
-	hi := uint16(n >> 16)
-	lo, up := 0, len(keys)
-	for lo < up {
-		if m := int(uint(lo+up) >> 1); keys[m] < hi {
-			lo = m + 1
-		} else {
-			up = m
-		}
-	}
-	if lo == len(keys) || keys[lo] != hi {
+	i, found := containerOf(f, b, n)
+	if !found {
 		return nil, nil, false
 	}
 	cs := *(*[]iface)(unsafe.Add(unsafe.Pointer(b), f.containers))
 	low := uint16(n)
-	switch c := cs[lo]; c.tab {
+	switch c := cs[i]; c.tab {
 	case f.tab:
 		w := *(*[]uint64)(unsafe.Add(c.data, f.words))
 		return w[low/64:], nil, true
 	case f.arrTab:
 		a := *(*[]uint16)(unsafe.Add(c.data, f.content))
-		i, j := 0, len(a)
-		for i < j {
-			if m := int(uint(i+j) >> 1); a[m] < low {
-				i = m + 1
-			} else {
-				j = m
-			}
-		}
-		return nil, a[i:], true
+		j, _ := slices.BinarySearch(a, low)
+		return nil, a[j:], true
 	}
 	return nil, nil, false
+}
+
+// containerOf returns the index of the container of b that holds n's
+// range of values, if b has one.
+func containerOf(f denseFields, b *roaring.Bitmap, n uint32) (int, bool) {
+	keys := *(*[]uint16)(unsafe.Add(unsafe.Pointer(b), f.keys))
+	return slices.BinarySearch(keys, uint16(n>>16))
+}
+
+// containerField finds the field name, of type T, of the first of the n
+// containers of b (whose slice of containers, of type conts, is at off in
+// the bitmap): its offset, and the container's interface table.
+func containerField[T any](b *roaring.Bitmap, conts reflect.Type, off uintptr, n int, name string) (uintptr, unsafe.Pointer, bool) {
+	slot := reflect.NewAt(conts, unsafe.Add(unsafe.Pointer(b), off)).Elem()
+	if slot.Len() != n {
+		return 0, nil, false
+	}
+	c := slot.Index(0).Elem().Type()
+	if c.Kind() != reflect.Pointer || c.Elem().Kind() != reflect.Struct {
+		return 0, nil, false
+	}
+	fd, ok := c.Elem().FieldByName(name)
+	if !ok || fd.Type != reflect.TypeFor[T]() {
+		return 0, nil, false
+	}
+	return fd.Offset, (*iface)(slot.Index(0).Addr().UnsafePointer()).tab, true
 }
 
 // denseWords returns the words of container i of b when it is a bitmap
@@ -175,20 +162,11 @@ func rankAfter(b *roaring.Bitmap, prev, r uint64, n uint32) uint64 {
 	if !denseFound || r == 0 || uint32(prev)>>16 != n>>16 || prev >= uint64(n) || to-from >= to {
 		return b.Rank(n)
 	}
-	keys := *(*[]uint16)(unsafe.Add(unsafe.Pointer(b), dense.keys))
-	hi := uint16(n >> 16)
-	lo, up := 0, len(keys)
-	for lo < up {
-		if m := int(uint(lo+up) >> 1); keys[m] < hi {
-			lo = m + 1
-		} else {
-			up = m
-		}
-	}
-	if lo == len(keys) || keys[lo] != hi {
+	i, found := containerOf(dense, b, n)
+	if !found {
 		return b.Rank(n)
 	}
-	w := denseWords(dense, b, lo)
+	w := denseWords(dense, b, i)
 	if w == nil {
 		return b.Rank(n)
 	}
