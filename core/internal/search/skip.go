@@ -485,12 +485,14 @@ func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer)
 		if denseFound {
 			words, arr, ok = containerFrom(dense, l.actual, n)
 		}
-		if !ok {
-			n = s.docs.Next()
-			if stop, err := s.take(n, w, sub, off, end, bm); stop || err != nil {
-				return stop, uint64(n) + 1, err
+		if !ok { // the rest of this container through the iterator
+			for key := n >> 16; s.docs.HasNext() && s.docs.PeekNext()>>16 == key; {
+				n = s.docs.Next()
+				if stop, err := s.take(n, w, sub, off, end, bm); stop || err != nil {
+					return stop, uint64(n) + 1, err
+				}
+				last = uint64(n) + 1
 			}
-			last = uint64(n) + 1
 			continue
 		}
 		// The container's values are read from it, not through roaring's

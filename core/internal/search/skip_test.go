@@ -88,6 +88,14 @@ func TestSkipIterAsIce(t *testing.T) {
 	if c.files == 0 || c.inMemory == 0 || c.chunkedDirty == 0 || c.chunkedClean == 0 || c.oneHit == 0 || c.oneHitDeleted == 0 || c.dense == 0 {
 		t.Fatalf("lists %+v: the test needs each kind", c)
 	}
+	// A roaring whose containers cannot be read (denseFound false) is read
+	// through its iterator: the same postings.
+	found := denseFound
+	denseFound = false
+	defer func() { denseFound = found }()
+	for _, seg := range append(append(segs, held, read), bigSegs...) {
+		compareSegment(t, rng, seg, randomDeletions(rng, seg.Count()), terms, ids, &listCounts{})
+	}
 }
 
 // randomDeletions is a random tenth of the documents 0 to n-1.
