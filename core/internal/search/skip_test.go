@@ -78,8 +78,9 @@ func TestSkipIterAsIce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	all := append(append(segs, held, read), bigSegs...)
 	var c listCounts
-	for _, seg := range append(append(segs, held, read), bigSegs...) {
+	for _, seg := range all {
 		for _, deleted := range []*roaring.Bitmap{nil, randomDeletions(rng, seg.Count())} {
 			compareSegment(t, rng, seg, deleted, terms, ids, &c)
 		}
@@ -93,7 +94,7 @@ func TestSkipIterAsIce(t *testing.T) {
 	found := denseFound
 	denseFound = false
 	defer func() { denseFound = found }()
-	for _, seg := range append(append(segs, held, read), bigSegs...) {
+	for _, seg := range all {
 		compareSegment(t, rng, seg, randomDeletions(rng, seg.Count()), terms, ids, &listCounts{})
 	}
 }
