@@ -294,13 +294,17 @@ func (p pass) run(q bluge.Query, contexts bool, limit int) ([]stored, error) {
 
 // exists reports whether a query term matches any document the filter
 // keeps exactly or as a prefix expansion (fuzzy expansions do not count).
+// It stops at the first match: ranking every match of a frequent word and
+// its expansions to keep the best one was two thirds of a question at 1M
+// entries whose words the best hits do not say as written.
 func (p pass) exists(q *qterm) (bool, error) {
 	s, err := p.c.search(withoutLocations{p.within(p.x.termClause(q, false, false))})
 	if err != nil {
 		return false, err
 	}
-	ms, err := top(s, 1)
-	return len(ms) > 0, err
+	defer func() { _ = s.Close() }()
+	d, err := s.Next(bsearch.NewSearchContext(1+s.DocumentMatchPoolSize(), 0))
+	return d != nil, err
 }
 
 // collect runs the passes of Rank and returns the top documents in rank
