@@ -399,6 +399,12 @@ func TestStripScaffolding(t *testing.T) {
 		{"I'm going back to our previous chat about the retry policy", []string{"retri", "polici"}},
 		{"I wanted to follow up on our previous conversation about invoices", []string{"want", "invoic"}},
 		{"I was thinking about our previous conversation about backoff", []string{"backoff"}},
+		// a request's framing
+		{"I was wondering if you could remind me of the retry policy", []string{"retri", "polici"}},
+		{"I'm wondering whether invoices are retried", []string{"invoic", "retri"}},
+		{"I wonder if the deploy failed", []string{"deploy", "fail"}},
+		// wondering about something is what the question is about
+		{"a wondering mind", []string{"wonder", "mind"}},
 		// a conversation named by what it was about is searched for
 		{"the conversation about invoices", []string{"convers", "invoic"}},
 		{"our previous invoices", []string{"previous", "invoic"}},

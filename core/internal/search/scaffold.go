@@ -9,7 +9,8 @@ import (
 // Question scaffolding: words that shape a question rather than name what
 // it is about. Most are English stop words already ("how", "what", "is");
 // these patterns catch the phrases whose words are not ("how many times",
-// "can you tell me", "going back to our previous conversation"), which
+// "can you tell me", "going back to our previous conversation", "I was
+// wondering if"), which
 // would otherwise be required terms of the AND pass and favour any
 // document that happens to say "many" and "times".
 // regexp2's \b is Unicode-aware (Go's regexp is ASCII-only), so a phrase
@@ -21,9 +22,10 @@ var scaffolding = lazyre.New(`\b(?:`+
 	`|(?:can|could|would)\s+you\s+(?:please\s+)?(?:tell|remind|show)\s+me`+
 	`|(?:do|did)\s+(?:you|we|i)\s+(?:know|remember|recall)`+
 	`|(?:please\s+)?(?:tell|remind)\s+me`+
+	`|(?:i\s+(?:was|am)\s+|i'm\s+)?wondering\s+(?:if|whether)|i\s+wonder\s+(?:if|whether)`+
 	`|(?:(?:going|looking|thinking)\s+back\s+(?:to|at|on)\s+|(?:going|looking|reading)\s+through\s+|(?:thinking|asking)\s+about\s+|follow(?:ing)?\s+up\s+on\s+)?`+
 	`(?:our|my|the|a|an)\s+(?:previous|earlier|last|past|prior)\s+(?:conversation|chat|discussion|exchange)s?`+
-	`)\b`, regexp2.IgnoreCase, "how", "tell", "remind", "show", "know", "remember", "recall", "conversation", "chat", "discussion", "exchange")
+	`)\b`, regexp2.IgnoreCase, "how", "tell", "remind", "show", "know", "remember", "recall", "wonder", "conversation", "chat", "discussion", "exchange")
 
 // stripScaffolding blanks question scaffolding out of the unquoted parts
 // of a query. A query made only of scaffolding is returned unchanged, so it

@@ -12,7 +12,7 @@ func TestScaffoldingWordsCoverItsMatches(t *testing.T) {
 		"how many times", "how much", "How often", "how long ago", "can you tell me", "could you please remind me",
 		"would you show me", "do you know", "did we remember", "did i recall", "please tell me", "remind me",
 		"our previous conversation", "going back to our previous chat", "looking through our last discussions",
-		"following up on an earlier exchange",
+		"following up on an earlier exchange", "I was wondering if", "i'm wondering whether", "I wonder if",
 	} {
 		for _, q := range []string{p, strings.ToUpper(p), "Hey, " + p + " about Seoul (서울)?"} {
 			ok, _ := scaffolding.Compiled().MatchString(q)
