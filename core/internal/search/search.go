@@ -384,11 +384,11 @@ func fill(docs, more []stored, limit int) []stored {
 type stored struct {
 	raw float64
 	all bool // from the AND pass
-	// Where the index terms of the query occur, by field, as the search
-	// collected them: they tell which query terms the document holds
-	// literally (see literals), and materialize reads its matched terms
-	// and excerpt from them.
-	locs                           map[string]bsearch.TermLocationMap
+	// Where the index terms of the query occur, as the search collected
+	// them (a term reached by two clauses twice): they tell which query
+	// terms the document holds literally (see literals), and materialize
+	// reads its matched terms and excerpt from them.
+	locs                           []bsearch.FieldTermLocation
 	path, kind, title, summary     string
 	content, tags, keywords, aside string
 }
@@ -446,8 +446,11 @@ func (x *Index) run(q bluge.Query, limit int, c *counter) ([]stored, error) {
 
 // locations returns where the terms of q occur in each of ms, documents
 // q matches, by document number: a search of q over those documents
-// alone, as run's pass would have collected them.
-func (x *Index) locations(q bluge.Query, ms []*bsearch.DocumentMatch, c *counter) (map[uint64]map[string]bsearch.TermLocationMap, error) {
+// alone, as run's pass would have collected them. They are kept as the
+// searcher lists them: bluge's map of fields, terms and locations
+// (DocumentMatch.Complete), built for each document and read once, was a
+// sixth of what a question allocated.
+func (x *Index) locations(q bluge.Query, ms []*bsearch.DocumentMatch, c *counter) (map[uint64][]bsearch.FieldTermLocation, error) {
 	if len(ms) == 0 {
 		return nil, nil
 	}
@@ -461,7 +464,7 @@ func (x *Index) locations(q bluge.Query, ms []*bsearch.DocumentMatch, c *counter
 	}
 	defer func() { _ = s.Close() }()
 	ctx := bsearch.NewSearchContext(1+s.DocumentMatchPoolSize(), 0)
-	out := make(map[uint64]map[string]bsearch.TermLocationMap, len(ms))
+	out := make(map[uint64][]bsearch.FieldTermLocation, len(ms))
 	for {
 		d, err := s.Next(ctx)
 		if err != nil {
@@ -470,8 +473,7 @@ func (x *Index) locations(q bluge.Query, ms []*bsearch.DocumentMatch, c *counter
 		if d == nil {
 			return out, nil
 		}
-		d.Complete(nil)
-		out[d.Number] = d.Locations
+		out[d.Number] = slices.Clone(d.FieldTermLocations)
 		ctx.DocumentMatchPool.Put(d)
 	}
 }
@@ -487,11 +489,11 @@ func (w withoutLocations) Searcher(r bsearch.Reader, opts bsearch.SearcherOption
 
 // occurrences lists the term locations of one field in text order, without
 // repeats (a term can be reached by two clauses of a query).
-func occurrences(locs bsearch.TermLocationMap) []term {
+func (d *stored) occurrences(field string) []term {
 	var out []term
-	for t, ls := range locs {
-		for _, l := range ls {
-			out = append(out, term{text: t, start: l.Start, end: l.End, pos: l.Pos})
+	for _, l := range d.locs {
+		if l.Field == field {
+			out = append(out, term{text: l.Term, start: l.Location.Start, end: l.Location.End, pos: l.Location.Pos})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -524,15 +526,11 @@ func literals(docs []stored, qs []qterm) []bool {
 	}
 	for k := 0; k < len(docs) && left > 0; k++ {
 		for _, name := range fieldNames {
-			locs := docs[k].locs[name]
-			if len(locs) == 0 {
-				continue
-			}
 			for i := range qs {
 				if !qs[i].significant || literal[i] {
 					continue
 				}
-				if qs[i].literalIn(locs) {
+				if qs[i].literalIn(&docs[k], name) {
 					literal[i] = true
 					left--
 				}
@@ -542,12 +540,12 @@ func literals(docs []stored, qs []qterm) []bool {
 	return literal
 }
 
-// literalIn reports whether q matches literally one of the terms of a
-// field found in a document.
-func (q *qterm) literalIn(locs bsearch.TermLocationMap) bool {
+// literalIn reports whether q matches literally one of the terms found in
+// a field of a document.
+func (q *qterm) literalIn(d *stored, field string) bool {
 	if q.phrase != nil {
 		// A phrase needs its terms at consecutive positions.
-		ts := occurrences(locs)
+		ts := d.occurrences(field)
 		for j := range ts {
 			if _, lit, _ := q.matchAt(ts, j); lit {
 				return true
@@ -555,9 +553,11 @@ func (q *qterm) literalIn(locs bsearch.TermLocationMap) bool {
 		}
 		return false
 	}
-	for t, ls := range locs {
-		if _, lit := q.match(t); lit && len(ls) > 0 {
-			return true
+	for _, l := range d.locs {
+		if l.Field == field {
+			if _, lit := q.match(l.Term); lit {
+				return true
+			}
 		}
 	}
 	return false
@@ -581,7 +581,7 @@ func (d *stored) materialize(qs []qterm, excerptLen int) ([]string, string) {
 			}
 		}
 	}
-	sum, text, aside := occurrences(d.locs[fieldNames[fSummary]]), occurrences(d.locs[fieldNames[fContent]]), occurrences(d.locs[fieldNames[fAside]])
+	sum, text, aside := d.occurrences(fieldNames[fSummary]), d.occurrences(fieldNames[fContent]), d.occurrences(fieldNames[fAside])
 	see(sum)
 	see(text)
 	see(aside)

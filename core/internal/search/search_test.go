@@ -1294,8 +1294,13 @@ func TestRunLocationsAsOnePass(t *testing.T) {
 					t.Fatalf("%q (and %v): %d documents, want %d", q, and, len(got), len(want))
 				}
 				for i, m := range want {
-					if got[i].raw != m.Score || !reflect.DeepEqual(got[i].locs, map[string]bsearch.TermLocationMap(m.Locations)) {
-						t.Errorf("%q (and %v), document %d (%s): score %v and locations %s, want %v and %s", q, and, i, got[i].path, got[i].raw, showLocs(got[i].locs), m.Score, showLocs(m.Locations))
+					// The locations as bluge gathers them for a match, by
+					// field and term, without repeats.
+					var gathered bsearch.DocumentMatch
+					gathered.FieldTermLocations = slices.Clone(got[i].locs)
+					gathered.Complete(nil)
+					if got[i].raw != m.Score || !reflect.DeepEqual(gathered.Locations, m.Locations) {
+						t.Errorf("%q (and %v), document %d (%s): score %v and locations %s, want %v and %s", q, and, i, got[i].path, got[i].raw, showLocs(gathered.Locations), m.Score, showLocs(m.Locations))
 					}
 				}
 			}
@@ -1304,7 +1309,7 @@ func TestRunLocationsAsOnePass(t *testing.T) {
 	}
 }
 
-func showLocs(locs map[string]bsearch.TermLocationMap) string {
+func showLocs(locs bsearch.FieldTermLocationMap) string {
 	var b strings.Builder
 	for _, f := range slices.Sorted(maps.Keys(locs)) {
 		for _, term := range slices.Sorted(maps.Keys(locs[f])) {
