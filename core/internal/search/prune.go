@@ -72,7 +72,7 @@ func (q *termQuery) open(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearc
 	default:
 		return nil, 0, fmt.Errorf("search: term %q: reader %T is not an index snapshot", q.term, r)
 	}
-	s, err := newTermSearcher(snap, q.term, q.field, q.boost, opts)
+	s, err := newTermSearcher(snap, r, q.term, q.field, q.boost, opts)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -93,8 +93,15 @@ func termBound(opts bsearch.SearcherOptions, field string, boost float64, n uint
 // openClauses opens the searchers of clauses with their bounds, leaving out those
 // that can match nothing.
 func openClauses(clauses []bluge.Query, r bsearch.Reader, opts bsearch.SearcherOptions) ([]bsearch.Searcher, []float64, error) {
-	ss := make([]bsearch.Searcher, 0, len(clauses))
-	bounds := make([]float64, 0, len(clauses))
+	return appendClauses(make([]bsearch.Searcher, 0, len(clauses)), make([]float64, 0, len(clauses)), clauses, r, opts)
+}
+
+// appendClauses is openClauses appending to ss and bounds: a pruning
+// disjunction opens its terms one field at a time, and two slices of one
+// searcher each were a tenth of what a question allocated, by count. On an
+// error it closes what it opened and returns ss and bounds as they were.
+func appendClauses(ss []bsearch.Searcher, bounds []float64, clauses []bluge.Query, r bsearch.Reader, opts bsearch.SearcherOptions) ([]bsearch.Searcher, []float64, error) {
+	n := len(ss)
 	for _, c := range clauses {
 		var (
 			s   bsearch.Searcher
@@ -107,8 +114,8 @@ func openClauses(clauses []bluge.Query, r bsearch.Reader, opts bsearch.SearcherO
 			s, err = c.Searcher(r, opts)
 		}
 		if err != nil {
-			closeSearchers(ss)
-			return nil, nil, err
+			closeSearchers(ss[n:])
+			return ss[:n], bounds[:n], err
 		}
 		if _, none := s.(*searcher.MatchNoneSearcher); none || s.Count() == 0 {
 			_ = s.Close()
@@ -155,13 +162,13 @@ func (q *disjunction) openPruning(r bsearch.Reader, opts bsearch.SearcherOptions
 				}
 				mx, nmax = nmax, nmax+1
 			}
-			s, b, err := openClauses(cs, r, opts)
-			if err != nil {
+			n := len(ss)
+			var err error
+			if ss, bounds, err = appendClauses(ss, bounds, cs, r, opts); err != nil {
 				closeSearchers(ss)
 				return nil, 0, err
 			}
-			ss, bounds = append(ss, s...), append(bounds, b...)
-			for range s {
+			for range ss[n:] {
 				groups, maxes = append(groups, g), append(maxes, mx)
 			}
 		}

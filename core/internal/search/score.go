@@ -49,14 +49,21 @@ func (s *bm25) ComputeNorm(numTerms int) float32 {
 
 // Scorer returns the scorer of one term in this field.
 func (s *bm25) Scorer(boost float64, _ segment.CollectionStats, ts segment.TermStats) bsearch.Scorer {
-	n := float64(ts.DocumentFrequency())
-	N := math.Max(float64(s.stats.docs), n)
-	idf := portmath.Log(1 + (N-n+0.5)/(n+0.5))
+	sc := s.scorer(boost, ts.DocumentFrequency())
+	return &sc
+}
+
+// scorer is the scorer of a term matching n documents of this field, as
+// a value: the term searchers keep theirs in themselves.
+func (s *bm25) scorer(boost float64, n uint64) bm25Scorer {
+	df := float64(n)
+	N := math.Max(float64(s.stats.docs), df)
+	idf := portmath.Log(1 + (N-df+0.5)/(df+0.5))
 	avg := 1.0
 	if s.stats.docs > 0 && s.stats.sum > 0 {
 		avg = float64(s.stats.sum) / float64(s.stats.docs)
 	}
-	return &bm25Scorer{weight: boost * idf, k1: s.k1, b: s.b, avg: avg}
+	return bm25Scorer{weight: boost * idf, k1: s.k1, b: s.b, avg: avg}
 }
 
 // bound is an upper bound of the scores of a term matching n documents of
@@ -67,7 +74,7 @@ func (s *bm25) bound(boost float64, n uint64) float64 {
 	if s.k1 < 0 || s.b < 0 || s.b > 1 {
 		return math.Inf(1)
 	}
-	sc := s.Scorer(boost, nil, docFreq(n)).(*bm25Scorer)
+	sc := s.scorer(boost, n)
 	return up(sc.weight * (sc.k1 + 1))
 }
 

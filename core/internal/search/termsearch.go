@@ -25,7 +25,8 @@ import (
 type termSearcher struct {
 	reader   bsearch.MatchReader // converted once
 	scorer   bsearch.Scorer
-	bm       *bm25Scorer // scorer, when it is one, called directly
+	bm       *bm25Scorer // scorer, when it is one, called directly: &bmv
+	bmv      bm25Scorer
 	explain  bool
 	term     string
 	field    string
@@ -44,15 +45,18 @@ type termSearcher struct {
 }
 
 // newTermSearcher opens the searcher of term in field with a boost, as
-// bluge's NewTermSearcher does, on a snapshot.
-func newTermSearcher(r snapshot, term, field string, boost float64, opts bsearch.SearcherOptions) (*termSearcher, error) {
+// bluge's NewTermSearcher does, on a snapshot; mr is the snapshot as its
+// matches read it (the Reader the searcher was asked of: a snapshot
+// converted to an interface anew for each searcher was one allocation
+// more each).
+func newTermSearcher(r snapshot, mr bsearch.MatchReader, term, field string, boost float64, opts bsearch.SearcherOptions) (*termSearcher, error) {
 	segs, deleted, offsets, err := r.segments()
 	if err != nil {
 		return nil, fmt.Errorf("search: term %q: %w", term, err)
 	}
 	slab := takeSlab(len(segs))
 	t := &termSearcher{
-		reader:   r,
+		reader:   mr,
 		explain:  opts.Explain,
 		term:     term,
 		field:    field,
@@ -79,7 +83,8 @@ func newTermSearcher(r snapshot, term, field string, boost float64, opts bsearch
 	if b, ok := sim.(*bm25); ok {
 		// bm25 takes its statistics from the index's own bookkeeping: the
 		// collection's, which bluge would compute, are not needed.
-		t.bm = b.Scorer(boost, nil, docFreq(t.count)).(*bm25Scorer)
+		t.bmv = b.scorer(boost, t.count)
+		t.bm = &t.bmv
 		t.scorer = t.bm
 		return t, nil
 	}

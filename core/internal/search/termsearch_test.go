@@ -79,7 +79,7 @@ func TestTermSearcherAsBluge(t *testing.T) {
 					want = append(want, m)
 					ctx = bsearch.NewSearchContext(4, 0)
 				}
-				ours, err := newTermSearcher(r, term, field, boost, opts)
+				ours, err := newTermSearcher(r, r, term, field, boost, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
