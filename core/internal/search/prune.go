@@ -98,7 +98,7 @@ func openClauses(clauses []bluge.Query, r bsearch.Reader, opts bsearch.SearcherO
 
 // appendClauses is openClauses appending to ss and bounds: a pruning
 // disjunction opens its terms one field at a time, and two slices of one
-// searcher each were a tenth of what a question allocated, by count. On an
+// searcher each were a twentieth of what a question allocated, by count. On an
 // error it closes what it opened and returns ss and bounds as they were.
 func appendClauses(ss []bsearch.Searcher, bounds []float64, clauses []bluge.Query, r bsearch.Reader, opts bsearch.SearcherOptions) ([]bsearch.Searcher, []float64, error) {
 	n := len(ss)

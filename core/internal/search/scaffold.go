@@ -10,9 +10,8 @@ import (
 // it is about. Most are English stop words already ("how", "what", "is");
 // these patterns catch the phrases whose words are not ("how many times",
 // "can you tell me", "going back to our previous conversation", "I was
-// wondering if"), which
-// would otherwise be required terms of the AND pass and favour any
-// document that happens to say "many" and "times".
+// wondering if"), which would otherwise be required terms of the AND pass
+// and favour any document that happens to say "many" and "times".
 // regexp2's \b is Unicode-aware (Go's regexp is ASCII-only), so a phrase
 // next to Hangul or accented text is still recognized. Compiled and tried
 // only for a query holding a word each phrase needs (lazyre).
