@@ -127,11 +127,18 @@ func appendClauses(ss []bsearch.Searcher, bounds []float64, clauses []bluge.Quer
 	return ss, bounds, nil
 }
 
-// openPruning opens a pruning disjunction (min ≤ 1) as a maxScore over the
-// clauses of its clauses that are disjunctions of one clause needed (a
-// term in each field, with its expansions) and over its other clauses:
-// the bound of a term in one field is far tighter than the sum of its
-// bounds in every field, since a document seldom holds a term in all.
+// openPruning opens a pruning disjunction (min ≤ 1) as a maxScore over
+// the terms and other leaves of its clauses: each clause that is a
+// disjunction of one clause needed (a term in each field, with its
+// expansions; a compound, "high-end", as the joined word or either part,
+// each in every field) is taken apart down to its leaves, which maxScore
+// scores as the nested disjunctions would (a tree of sums, scoreNode).
+// The bound of a term in one field is far tighter than the sum of its
+// bounds in every field, since a document seldom holds a term in all. A
+// compound left whole was walked document by document through two levels
+// of bluge's disjunctions, bounded by every field of both parts: at a
+// million entries under wazero the questions naming one took 1.2 to 2.4
+// times as long (bench/scale/notes.md).
 //
 // An expansion (expansionQuery) is opened as its terms, each a clause of
 // its own, that maxScore scores together by their best (a max group): the
@@ -140,45 +147,77 @@ func appendClauses(ss []bsearch.Searcher, bounds []float64, clauses []bluge.Quer
 // with the rare ones; on its own, its low bound lets maxScore skip it. At a
 // million entries expansions gave two fifths of a question's candidates.
 func (q *disjunction) openPruning(r bsearch.Reader, opts bsearch.SearcherOptions) (bsearch.Searcher, float64, error) {
-	var (
-		ss     []bsearch.Searcher
-		bounds []float64
-		groups []int
-		maxes  []int
-		nmax   int
-	)
-	for g, c := range q.clauses {
-		sub := []bluge.Query{c}
-		if d, ok := c.(*disjunction); ok && d.min <= 1 && !d.prune {
-			sub = d.clauses
-		}
-		for _, c := range sub {
-			mx, cs := -1, []bluge.Query{c}
-			if e, ok := c.(*expansionQuery); ok {
-				var err error
-				if cs, err = e.clauses(r); err != nil {
-					closeSearchers(ss)
-					return nil, 0, err
-				}
-				mx, nmax = nmax, nmax+1
-			}
-			n := len(ss)
-			var err error
-			if ss, bounds, err = appendClauses(ss, bounds, cs, r, opts); err != nil {
-				closeSearchers(ss)
-				return nil, 0, err
-			}
-			for range ss[n:] {
-				groups, maxes = append(groups, g), append(maxes, mx)
-			}
+	t := scoreTree{nodes: []scoreNode{{parent: -1}}}
+	for _, c := range q.clauses {
+		if err := t.add(c, 0, r, opts); err != nil {
+			closeSearchers(t.ss)
+			return nil, 0, err
 		}
 	}
-	if len(ss) == 0 {
+	if len(t.ss) == 0 {
 		s, err := searcher.NewMatchNoneSearcher(r, opts)
 		return s, 0, err
 	}
-	m := newMaxScore(ss, bounds, groups, maxes, nmax)
+	m := newMaxScore(&t)
 	return m, m.below[len(m.subs)], nil
+}
+
+// scoreNode is a sum of scores of a maxScore, or a max of them (an
+// expansion's terms): the clauses and nodes whose parent it is. Node 0,
+// the root, is the pruning disjunction's sum.
+type scoreNode struct {
+	parent int
+	max    bool
+}
+
+// scoreTree is what openPruning makes of a disjunction: its leaves'
+// searchers with their bounds and parent nodes, and the nodes, each after
+// its parent.
+type scoreTree struct {
+	ss      []bsearch.Searcher
+	bounds  []float64
+	parents []int
+	nodes   []scoreNode
+}
+
+// add opens c under the node parent: a disjunction of one clause needed
+// as a sum node of its clauses, an expansion as a max node of its terms,
+// anything else as a leaf.
+func (t *scoreTree) add(c bluge.Query, parent int, r bsearch.Reader, opts bsearch.SearcherOptions) error {
+	cs := []bluge.Query{c}
+	switch q := c.(type) {
+	case *disjunction:
+		if q.min <= 1 && !q.prune {
+			parent = t.node(parent, false)
+			for _, c := range q.clauses {
+				if err := t.add(c, parent, r, opts); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	case *expansionQuery:
+		var err error
+		if cs, err = q.clauses(r); err != nil {
+			return err
+		}
+		parent = t.node(parent, true)
+	}
+	n := len(t.ss)
+	var err error
+	if t.ss, t.bounds, err = appendClauses(t.ss, t.bounds, cs, r, opts); err != nil {
+		return err
+	}
+	for range t.ss[n:] {
+		t.parents = append(t.parents, parent)
+	}
+	return nil
+}
+
+// node adds a node under parent and returns it.
+func (t *scoreTree) node(parent int, isMax bool) int {
+	t.nodes = append(t.nodes, scoreNode{parent: parent, max: isMax})
+	return len(t.nodes) - 1
 }
 
 // sumBound is the bound of a sum of scores with the given bounds.
@@ -199,11 +238,11 @@ type pruner interface {
 	atLeast(min float64)
 }
 
-// maxScore is a disjunction of clauses in groups, each clause with an
-// upper bound of its scores, that skips the documents scoring less than
-// the threshold it is given (see the comment at the top). Its score is that
-// of a disjunction of disjunctions, one per group: the sortedSum over the
-// groups of the sortedSum of their matching clauses' scores.
+// maxScore is a disjunction of clauses, each with an upper bound of its
+// scores, that skips the documents scoring less than the threshold it is
+// given (see the comment at the top). Its score is that of the nested
+// disjunctions it was made of (scoreTree): each node the sortedSum of its
+// matching clauses' and nodes' scores, or their best for a max node.
 //
 // The essential clauses are read a window of documents at a time, each
 // clause's postings in the window gathered by document (docWindow): at a
@@ -218,18 +257,16 @@ type maxScore struct {
 	// terms[i] is subs[i] when it is a term's searcher, nil otherwise:
 	// called directly rather than through the interface, once or twice
 	// per posting.
-	terms  []*termSearcher
-	groups []int // the group of each of subs
-	// maxes is the max group of each of subs, -1 for none: the clauses of
-	// a max group (an expansion's terms) count by their best score.
-	maxes  []int
-	below  []float64 // below[i]: a bound of the sum of the scores of subs[:i]
-	currs  []*bsearch.DocumentMatch
-	min    float64 // the threshold
-	ess    int     // subs[ess:] are essential: a match must hold one of them
-	win    *docWindow
-	end    uint64 // no clause matches a document at or after it
-	inited bool
+	terms   []*termSearcher
+	parents []int       // the node of each of subs
+	nodes   []scoreNode // each after its parent
+	below   []float64   // below[i]: a bound of the sum of the scores of subs[:i]
+	currs   []*bsearch.DocumentMatch
+	min     float64 // the threshold
+	ess     int     // subs[ess:] are essential: a match must hold one of them
+	win     *docWindow
+	end     uint64 // no clause matches a document at or after it
+	inited  bool
 	// The candidate's matches: the clause, the score and the match of
 	// each (nil for a bare term's, read from the window without one).
 	// more: the non-essential clauses matching it.
@@ -238,14 +275,12 @@ type maxScore struct {
 	vals   []float64
 	cons   []*bsearch.DocumentMatch
 	reader bsearch.MatchReader // for the match of a candidate of bare terms alone
-	byGrp  []int               // scratch: indexes of cons by group
-	scores []float64
-	sums   []float64
+	acc    [][]float64         // scratch of score: the scores under each node
 }
 
-// newMaxScore builds a maxScore over searchers with their bounds, groups
-// and max groups (nmax of them, numbered from 0; -1 for none).
-func newMaxScore(ss []bsearch.Searcher, bounds []float64, groups, maxes []int, nmax int) *maxScore {
+// newMaxScore builds a maxScore over the leaves of t.
+func newMaxScore(t *scoreTree) *maxScore {
+	ss, bounds := t.ss, t.bounds
 	order := make([]int, len(ss))
 	for i := range order {
 		order[i] = i
@@ -253,27 +288,28 @@ func newMaxScore(ss []bsearch.Searcher, bounds []float64, groups, maxes []int, n
 	// A stable order: the clauses' order breaks ties of bounds.
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(bounds[a], bounds[b]) })
 	m := &maxScore{
-		subs:   make([]bsearch.Searcher, len(ss)),
-		terms:  make([]*termSearcher, len(ss)),
-		groups: make([]int, len(ss)),
-		maxes:  make([]int, len(ss)),
-		below:  make([]float64, len(ss)+1),
-		currs:  make([]*bsearch.DocumentMatch, len(ss)),
-		min:    math.Inf(-1),
+		subs:    make([]bsearch.Searcher, len(ss)),
+		terms:   make([]*termSearcher, len(ss)),
+		parents: make([]int, len(ss)),
+		nodes:   t.nodes,
+		below:   make([]float64, len(ss)+1),
+		currs:   make([]*bsearch.DocumentMatch, len(ss)),
+		min:     math.Inf(-1),
+		acc:     make([][]float64, len(t.nodes)),
 	}
-	// below: the bounds of the clauses outside max groups, summed, plus
-	// the best bound of each max group so far (the last, by the order).
+	// below: the bounds of the clauses outside max nodes, summed, plus the
+	// best bound of each max node so far (the last, by the order).
 	sum := 0.0
-	best := make([]float64, nmax)
+	best := make([]float64, len(t.nodes))
 	for i, o := range order {
 		m.subs[i] = ss[o]
 		m.terms[i], _ = ss[o].(*termSearcher)
-		m.groups[i] = groups[o]
-		m.maxes[i] = maxes[o]
-		if maxes[o] < 0 {
-			sum += bounds[o]
+		p := t.parents[o]
+		m.parents[i] = p
+		if t.nodes[p].max {
+			best[p] = bounds[o]
 		} else {
-			best[maxes[o]] = bounds[o]
+			sum += bounds[o]
 		}
 		b := sum
 		for _, x := range best {
@@ -290,16 +326,6 @@ func newMaxScore(ss []bsearch.Searcher, bounds []float64, groups, maxes []int, n
 		m.reader = t.reader
 	}
 	return m
-}
-
-// sortStable sorts the indexes idx by less, stably (a small insertion sort:
-// a document matches a handful of clauses).
-func sortStable(idx []int, less func(a, b int) bool) {
-	for i := 1; i < len(idx); i++ {
-		for j := i; j > 0 && less(idx[j], idx[j-1]); j-- {
-			idx[j], idx[j-1] = idx[j-1], idx[j]
-		}
-	}
 }
 
 // atLeast raises the threshold. The clauses no longer essential keep what
@@ -538,38 +564,36 @@ func (m *maxScore) fill(ctx *bsearch.Context, width int) (bool, error) {
 	return true, nil
 }
 
-// score is the score of the document of cons: the sortedSum of its
-// groups' sortedSums, as nested disjunctions compute it, a max group
-// counting as the best score of its clauses (maxComposite).
+// score is the score of the document of cons, as the nested disjunctions
+// maxScore was made of compute it: each node's is the sortedSum of the
+// scores under it, or for a max node their best (maxComposite); a node
+// with nothing under it counts for nothing. Nodes come after their parents,
+// so taking them last to first reads each after the nodes under it.
 func (m *maxScore) score() float64 {
-	m.byGrp = m.byGrp[:0]
-	for k := range m.cons {
-		m.byGrp = append(m.byGrp, k)
+	for k, i := range m.idx {
+		p := m.parents[i]
+		m.acc[p] = append(m.acc[p], m.vals[k])
 	}
-	sortStable(m.byGrp, func(a, b int) bool {
-		ga, gb := m.groups[m.idx[a]], m.groups[m.idx[b]]
-		return ga < gb || ga == gb && m.maxes[m.idx[a]] < m.maxes[m.idx[b]]
-	})
-	m.sums = m.sums[:0]
-	for i := 0; i < len(m.byGrp); {
-		g := m.groups[m.idx[m.byGrp[i]]]
-		m.scores = m.scores[:0]
-		for i < len(m.byGrp) && m.groups[m.idx[m.byGrp[i]]] == g {
-			mx := m.maxes[m.idx[m.byGrp[i]]]
-			if mx < 0 {
-				m.scores = append(m.scores, m.vals[m.byGrp[i]])
-				i++
-				continue
-			}
-			best := 0.0
-			for ; i < len(m.byGrp) && m.groups[m.idx[m.byGrp[i]]] == g && m.maxes[m.idx[m.byGrp[i]]] == mx; i++ {
-				best = math.Max(best, m.vals[m.byGrp[i]])
-			}
-			m.scores = append(m.scores, best)
+	for n := len(m.nodes) - 1; n > 0; n-- {
+		v := m.acc[n]
+		if len(v) == 0 {
+			continue
 		}
-		m.sums = append(m.sums, sumSorted(m.scores))
+		s := 0.0
+		if m.nodes[n].max {
+			for _, x := range v {
+				s = math.Max(s, x)
+			}
+		} else {
+			s = sumSorted(v)
+		}
+		p := m.nodes[n].parent
+		m.acc[p] = append(m.acc[p], s)
+		m.acc[n] = v[:0]
 	}
-	return sumSorted(m.sums)
+	s := sumSorted(m.acc[0])
+	m.acc[0] = m.acc[0][:0]
+	return s
 }
 
 // Advance implements bluge's search.Searcher. The window's documents

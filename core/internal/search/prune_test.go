@@ -17,7 +17,8 @@ import (
 // Zipf law, so that queries match many documents with many tied scores:
 // copies of a few texts, fields left empty, contexts among the entries.
 func randomCorpus(rng *rand.Rand, n int) []Doc {
-	vocab := strings.Fields("otter kelp forest river stone cloud amber delta harbor lantern meadow quartz signal timber velvet willow barley canyon ember falcon")
+	// Two joined words, which a compound of them matches ("kelp-forest").
+	vocab := strings.Fields("otter kelp forest river stone cloud amber delta harbor lantern meadow quartz signal timber velvet willow barley canyon ember falcon kelpforest riverstone")
 	zipf := rand.NewZipf(rng, 1.3, 2, uint64(len(vocab)-1))
 	words := func(k int) string {
 		ws := make([]string, k)
@@ -63,7 +64,8 @@ func randomCorpus(rng *rand.Rand, n int) []Doc {
 
 // randomQuery is a query of one to six words of the corpus's vocabulary,
 // some misspelt (fuzzy expansions), cut short (prefix expansions), quoted
-// together (phrases) or unknown.
+// together (phrases), joined by a hyphen (compounds: the joined word, or
+// either part) or unknown.
 func randomQuery(rng *rand.Rand, docs []Doc) string {
 	var ws []string
 	for k := 1 + rng.IntN(6); k > 0; k-- {
@@ -84,6 +86,8 @@ func randomQuery(rng *rand.Rand, docs []Doc) string {
 			if k > 1 {
 				w = `"` + w + " " + fs[rng.IntN(len(fs))] + `"`
 			}
+		case 4:
+			w += "-" + fs[rng.IntN(len(fs))]
 		}
 		ws = append(ws, w)
 	}
