@@ -15,6 +15,7 @@ package gcpause
 
 import (
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -34,6 +35,39 @@ const minHeadroom = 4 << 20
 // request allocate once the cycle it was paced for has run and before the
 // next Settle (the percentage then still high).
 const backstop = 3
+
+// smallHeadroom is how much a small live heap may grow before its next
+// cycle: under WebAssembly a cycle marks on the engine's one thread, with
+// write barriers on, and a question of a 1,000-entry memory allocates about
+// a hundredth of what is live, so the default (the live heap again) ran a
+// cycle every few questions. With the percentage raised until the headroom
+// is 64 MiB, at most three times the default, a question took 0.86-0.89
+// times the CPU at 1,000 and 10,000 entries under wazero, for 14-20 MiB
+// more linear memory (bench/scale/notes.md). A live heap of 64 MiB or more
+// keeps the default: its headroom is at least this already, and raising
+// it would grow a memory whose pages wasm never gives back.
+const smallHeadroom = 64 << 20
+
+// maxRoom bounds the raise of the percentage over the default, as a factor.
+const maxRoom = 3
+
+// roomyPercent is the percentage a live heap of live bytes is paced with,
+// for a default of base percent: base raised until the headroom reaches
+// smallHeadroom, up to maxRoom times base.
+func roomyPercent(live uint64, base int) int {
+	if live == 0 || base <= 0 {
+		return base
+	}
+	want := (smallHeadroom*100 + live - 1) / live
+	return int(min(max(want, uint64(base)), uint64(maxRoom*base)))
+}
+
+// userPercent is whether the process's environment sets GOGC: the pacing
+// is then the user's, and Settle leaves it.
+var userPercent = os.Getenv("GOGC") != ""
+
+// liveSample reads the heap the last cycle marked live.
+var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 
 // held is the pacing Pause's resume(true) put in place, until Settle or
 // the next Pause ends it.
@@ -61,13 +95,14 @@ var (
 // nothing). kept says that what was allocated since the pause is held
 // (an open that restored its state and read nothing): the collector then
 // resumes as though its last cycle had marked that heap live, with its
-// next cycle due once the heap has grown by as much again, which is how
-// the collector's default (GOGC=100) paces a heap it has marked. Resumed
-// outright, its first cycle would come at the next allocation, to mark
-// that heap and free nothing. The runtime takes no heap goal, only a
-// percentage of the heap its last cycle marked: the pacing raises the
-// percentage until the goal the runtime reports is that heap doubled,
-// and gives the default back once that cycle has run (Settle).
+// next cycle due once the heap has grown by as much again (or by
+// smallHeadroom, for a small heap), which is how Settle paces a heap the
+// collector has marked. Resumed outright, its first cycle would come at
+// the next allocation, to mark that heap and free nothing. The runtime
+// takes no heap goal, only a percentage of the heap its last cycle
+// marked: the pacing raises the percentage until the goal the runtime
+// reports is that heap and its room, and gives Settle's pacing back once
+// that cycle has run.
 func Pause() (resume func(kept bool)) {
 	if !enabled {
 		return func(bool) {}
@@ -89,27 +124,53 @@ func Pause() (resume func(kept bool)) {
 }
 
 // Settle gives the collector its own pacing back once the cycle a kept
-// heap was paced for has run. The engine calls it between requests and
-// between the index's batches: work that grows the heap past the limit
-// then gets the default pacing back at its next batch, not cycles back to
-// back at the limit.
+// heap was paced for has run: the default, with more room for a small
+// live heap (roomyPercent). The engine calls it between requests and between the
+// index's batches: work that grows the heap past the limit then gets the
+// default pacing back at its next batch, not cycles back to back at the
+// limit.
 func Settle() {
 	if enabled {
 		release(false)
+		roomy()
 	}
 }
 
+// roomy sets the percentage roomyPercent gives the heap the last cycle
+// marked live, unless a hold is on or the user set GOGC. It is set at
+// every call rather than when it changes: other pacing (Pause, release)
+// sets it too, and setting it costs a lock, not a cycle.
+func roomy() {
+	if userPercent {
+		return
+	}
+	held.Lock()
+	defer held.Unlock()
+	if held.on {
+		return
+	}
+	metrics.Read(liveSample)
+	debug.SetGCPercent(roomyPercent(liveSample[0].Value.Uint64(), 100))
+}
+
 // hold paces the heap allocated so far as marked live: its next cycle
-// due once it has grown by as much again (by percent of it), and the
-// memory limit a backstop at backstop times that headroom. percent is the
-// percentage to give back at release.
+// due once it has grown by the room roomyPercent gives it (by percent of
+// it when the user set GOGC), and the memory limit a backstop at backstop
+// times that headroom. percent is the percentage to give back at release.
 func hold(percent int) {
 	held.Lock()
 	defer held.Unlock()
 	metrics.Read(samples)
 	objects := samples[3].Value.Uint64()
-	room := max(objects, minHeadroom) / 100 * uint64(percent)
-	pace(percent, objects+room)
+	// The kept heap is paced as roomy paces a live heap of its size (the
+	// percentage before the pause may be a small heap's), or as the user
+	// set it.
+	p := percent
+	if !userPercent {
+		p = roomyPercent(max(objects, minHeadroom), 100)
+	}
+	room := max(objects, minHeadroom) / 100 * uint64(p)
+	pace(p, objects+room)
 	// The limit counts all the runtime holds, not the heap alone.
 	inUse := samples[1].Value.Uint64() - samples[2].Value.Uint64()
 	limit := int64(min(inUse+backstop*room, math.MaxInt64))

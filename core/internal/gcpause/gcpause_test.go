@@ -47,6 +47,12 @@ func enable(t *testing.T) {
 	})
 }
 
+func live() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
 func heapGoal() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
@@ -54,7 +60,7 @@ func heapGoal() uint64 {
 }
 
 // A heap an open kept is paced as marked: no cycle until it has grown by
-// as much again, then the collector's own pacing back at the next Settle.
+// the room a live heap of its size gets, then Settle's pacing back.
 func TestKeptHeapIsPacedAsMarked(t *testing.T) {
 	enable(t)
 	resume := Pause()
@@ -73,11 +79,13 @@ func TestKeptHeapIsPacedAsMarked(t *testing.T) {
 	if p := percent(); p <= 100 {
 		t.Fatalf("held: percentage %d, want above 100", p)
 	}
-	if g := heapGoal(); g < 2*objects || g > 2*objects+1<<20 {
-		t.Fatalf("held: heap goal %d MiB for %d MiB of objects, want them doubled", g>>20, objects>>20)
+	// Paced as a live heap of that size: 64 MiB of room for 32 MiB.
+	room := objects / 100 * uint64(roomyPercent(objects, 100))
+	if g := heapGoal(); g < objects+room || g > objects+room+1<<20 {
+		t.Fatalf("held: heap goal %d MiB for %d MiB of objects, want %d MiB more", g>>20, objects>>20, room>>20)
 	}
 	// Read a moment apart from the hold's own reading: within a MiB.
-	if l, want := debug.SetMemoryLimit(-1), inUse+3*int64(objects); l < want-1<<20 || l > want+1<<20 {
+	if l, want := debug.SetMemoryLimit(-1), inUse+3*int64(room); l < want-1<<20 || l > want+1<<20 {
 		t.Fatalf("held: memory limit %d MiB with %d MiB in use, want a backstop at three times the headroom", l>>20, inUse>>20)
 	}
 	before := cycles()
@@ -94,8 +102,8 @@ func TestKeptHeapIsPacedAsMarked(t *testing.T) {
 		t.Fatal("96 MiB of garbage past the goal ran no cycle")
 	}
 	Settle()
-	if p := percent(); p != 100 {
-		t.Errorf("settled after a cycle: percentage %d, want 100", p)
+	if p, want := percent(), roomyPercent(live(), 100); p != want || p >= 300 {
+		t.Errorf("settled after a cycle: percentage %d, want %d, the default's room for the 32 MiB kept", p, want)
 	}
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		t.Errorf("settled: memory limit %d, want none", l)
@@ -135,6 +143,64 @@ func TestHoldKeepsALowerLimit(t *testing.T) {
 	release(true)
 	if l := debug.SetMemoryLimit(-1); l != 1<<20 {
 		t.Errorf("released: memory limit %d, want the host's 1 MiB", l)
+	}
+}
+
+// A small live heap gets a headroom of smallHeadroom, up to three times
+// the default's; from smallHeadroom on, the default.
+func TestRoomyPercent(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		base int
+		want int
+	}{
+		{0, 100, 100},        // no cycle yet
+		{10 << 20, 100, 300}, // 64 MiB would be 640 %: three times the default
+		{32 << 20, 100, 200}, // 64 MiB of room
+		{48 << 20, 100, 134}, // 64 MiB of room, rounded up
+		{64 << 20, 100, 100}, // the default's room is 64 MiB already
+		{1 << 30, 100, 100},  // a large heap keeps the default
+		{10 << 20, -1, -1},   // the collector off stays off
+		{10 << 20, 50, 150},  // three times a lower base
+	} {
+		if got := roomyPercent(c.live, c.base); got != c.want {
+			t.Errorf("roomyPercent(%d MiB, %d) = %d, want %d", c.live>>20, c.base, got, c.want)
+		}
+	}
+}
+
+// Settle paces the heap the last cycle marked live with roomyPercent, and
+// leaves a percentage the user set (GOGC).
+func TestSettlePacesASmallHeap(t *testing.T) {
+	enable(t)
+	var kept [][]byte
+	for _, c := range []struct {
+		keep int // MiB live
+		want func(p int) bool
+		what string
+	}{
+		{0, func(p int) bool { return p == 300 }, "300"},
+		{40, func(p int) bool { return p > 100 && p < 300 }, "between 100 and 300"},
+		{128, func(p int) bool { return p == 100 }, "100"},
+	} {
+		for len(kept) < c.keep {
+			kept = append(kept, make([]byte, 1<<20))
+		}
+		runtime.GC()
+		Settle()
+		if p := percent(); !c.want(p) || p != roomyPercent(live(), 100) {
+			t.Errorf("%d MiB kept (%d MiB live): percentage %d, want %s", c.keep, live()>>20, p, c.what)
+		}
+	}
+	runtime.KeepAlive(kept)
+	kept = nil
+	userPercent = true
+	t.Cleanup(func() { userPercent = false })
+	debug.SetGCPercent(100)
+	runtime.GC()
+	Settle()
+	if p := percent(); p != 100 {
+		t.Errorf("GOGC set by the user: percentage %d, want it left at 100", p)
 	}
 }
 
