@@ -146,6 +146,25 @@ func TestHoldKeepsALowerLimit(t *testing.T) {
 	}
 }
 
+// A pause collects first when the heap grew by more than smallHeadroom
+// since the last cycle (what a closed engine left), and not otherwise.
+func TestPauseCollectsWhatWasLeft(t *testing.T) {
+	enable(t)
+	debug.SetGCPercent(-1) // no cycle while the garbage piles up
+	churn(8 << 20)
+	before := cycles()
+	Pause()(false)
+	if c := cycles(); c != before {
+		t.Fatalf("8 MiB of garbage: %d cycles at the pause, want none", c-before)
+	}
+	churn(96 << 20)
+	before = cycles()
+	Pause()(false)
+	if c := cycles(); c != before+1 {
+		t.Fatalf("104 MiB of garbage: %d cycles at the pause, want one", c-before)
+	}
+}
+
 // A small live heap gets a headroom of smallHeadroom, up to three times
 // the default's; from smallHeadroom on, the default.
 func TestRoomyPercent(t *testing.T) {
