@@ -17,8 +17,9 @@ import (
 // Zipf law, so that queries match many documents with many tied scores:
 // copies of a few texts, fields left empty, contexts among the entries.
 func randomCorpus(rng *rand.Rand, n int) []Doc {
-	// Two joined words, which a compound of them matches ("kelp-forest").
-	vocab := strings.Fields("otter kelp forest river stone cloud amber delta harbor lantern meadow quartz signal timber velvet willow barley canyon ember falcon kelpforest riverstone")
+	// Two joined words, which a compound of them matches ("kelp-forest"),
+	// and CJK runs, matched by their bigrams.
+	vocab := strings.Fields("otter kelp forest river stone cloud amber delta harbor lantern meadow quartz signal timber velvet willow barley canyon ember falcon kelpforest riverstone 東京都庁 数据库系统 검색엔진")
 	zipf := rand.NewZipf(rng, 1.3, 2, uint64(len(vocab)-1))
 	words := func(k int) string {
 		ws := make([]string, k)
