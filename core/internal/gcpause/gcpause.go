@@ -41,7 +41,7 @@ const backstop = 3
 // write barriers on, and a question of a 1,000-entry memory allocates about
 // a hundredth of what is live, so the default (the live heap again) ran a
 // cycle every few questions. With the percentage raised until the headroom
-// is 64 MiB, at most three times the default, a question took 0.86-0.89
+// is 64 MiB, at most three times the default, a question took 0.81-0.89
 // times the CPU at 1,000 and 10,000 entries under wazero, for 14-20 MiB
 // more linear memory (bench/scale/notes.md). A live heap of 64 MiB or more
 // keeps the default: its headroom is at least this already, and raising
@@ -77,6 +77,9 @@ var held struct {
 	cycles  uint64 // the collector's cycles when it began
 	percent int    // the collector's percentage before the pause
 	limit   int64  // the memory limit before
+	// pauses is how many pauses are not yet resumed: Settle paces no
+	// heap meanwhile.
+	pauses int
 }
 
 // The metrics read, in slices made once: reading them then allocates
@@ -109,6 +112,9 @@ func Pause() (resume func(kept bool)) {
 	}
 	release(true)
 	collectFirst()
+	held.Lock()
+	held.pauses++
+	held.Unlock()
 	old := debug.SetGCPercent(-1)
 	paused := true
 	return func(kept bool) {
@@ -116,6 +122,9 @@ func Pause() (resume func(kept bool)) {
 			return
 		}
 		paused = false
+		held.Lock()
+		held.pauses--
+		held.Unlock()
 		if kept && old >= 0 {
 			hold(old)
 			return
@@ -142,10 +151,10 @@ var objectsLive = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"},
 
 // Settle gives the collector its own pacing back once the cycle a kept
 // heap was paced for has run: the default, with more room for a small
-// live heap (roomyPercent). The engine calls it between requests and between the
-// index's batches: work that grows the heap past the limit then gets the
-// default pacing back at its next batch, not cycles back to back at the
-// limit.
+// live heap (roomyPercent). The engine calls it between requests and
+// between the index's batches: work that grows the heap past the limit
+// then gets the default pacing back at its next batch, not cycles back to
+// back at the limit.
 func Settle() {
 	if enabled {
 		release(false)
@@ -154,16 +163,16 @@ func Settle() {
 }
 
 // roomy sets the percentage roomyPercent gives the heap the last cycle
-// marked live, unless a hold is on or the user set GOGC. It is set at
-// every call rather than when it changes: other pacing (Pause, release)
-// sets it too, and setting it costs a lock, not a cycle.
+// marked live, unless a pause or a hold is on or the user set GOGC. It is
+// set at every call rather than when it changes: other pacing (Pause,
+// release) sets it too, and setting it costs a lock, not a cycle.
 func roomy() {
 	if userPercent {
 		return
 	}
 	held.Lock()
 	defer held.Unlock()
-	if held.on {
+	if held.on || held.pauses > 0 {
 		return
 	}
 	metrics.Read(liveSample)

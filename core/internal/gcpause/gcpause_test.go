@@ -213,6 +213,14 @@ func TestSettlePacesASmallHeap(t *testing.T) {
 	}
 	runtime.KeepAlive(kept)
 	kept = nil
+	// A pause is not undone by a Settle before its resume (the index's
+	// batches settle within an open).
+	resume := Pause()
+	Settle()
+	if p := percent(); p != -1 {
+		t.Errorf("settled within a pause: percentage %d, want -1 (off)", p)
+	}
+	resume(false)
 	userPercent = true
 	t.Cleanup(func() { userPercent = false })
 	debug.SetGCPercent(100)
