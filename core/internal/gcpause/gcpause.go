@@ -66,9 +66,6 @@ func roomyPercent(live uint64, base int) int {
 // is then the user's, and Settle leaves it.
 var userPercent = os.Getenv("GOGC") != ""
 
-// liveSample reads the heap the last cycle marked live.
-var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-
 // held is the pacing Pause's resume(true) put in place, until Settle or
 // the next Pause ends it.
 var held struct {
@@ -140,13 +137,17 @@ func Pause() (resume func(kept bool)) {
 // the linear memory from 553 to 1,096 MiB). The first open of a module
 // finds a heap of a few MiB and runs none.
 func collectFirst() {
+	held.Lock()
 	metrics.Read(objectsLive)
-	if objects, live := objectsLive[0].Value.Uint64(), objectsLive[1].Value.Uint64(); objects > live+smallHeadroom {
+	objects, live := objectsLive[0].Value.Uint64(), objectsLive[1].Value.Uint64()
+	held.Unlock()
+	if objects > live+smallHeadroom {
 		runtime.GC()
 	}
 }
 
-// objectsLive reads the heap's objects now and what the last cycle marked live.
+// objectsLive reads the heap's objects now and what the last cycle marked
+// live, under held's lock.
 var objectsLive = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 
 // Settle gives the collector its own pacing back once the cycle a kept
@@ -175,8 +176,8 @@ func roomy() {
 	if held.on || held.pauses > 0 {
 		return
 	}
-	metrics.Read(liveSample)
-	debug.SetGCPercent(roomyPercent(liveSample[0].Value.Uint64(), 100))
+	metrics.Read(objectsLive)
+	debug.SetGCPercent(roomyPercent(objectsLive[1].Value.Uint64(), 100))
 }
 
 // hold paces the heap allocated so far as marked live: its next cycle
