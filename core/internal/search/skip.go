@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/bits"
 	"reflect"
@@ -243,33 +242,12 @@ func (l *postingsList) readChunked(off uint64) (chunked, error) {
 }
 
 // size is the length of the segment's bytes.
-func (l *postingsList) size() int {
-	if l.data.mem != nil {
-		return len(l.data.mem)
-	}
-	return l.data.sz
-}
+func (l *postingsList) size() int { return dataSize(l.data) }
 
 // read returns the segment's bytes from start to end (cut at the
 // segment's end), into buf when they must be copied.
 func (l *postingsList) read(buf []byte, start, end uint64) ([]byte, error) {
-	end = min(end, uint64(l.size()))
-	if start > end {
-		return nil, fmt.Errorf("read at %d past the end %d", start, end)
-	}
-	if l.data.mem != nil {
-		return l.data.mem[start:end], nil
-	}
-	n := int(end - start)
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	// A ReaderAt may report io.EOF with the whole of a read ending at its end.
-	if k, err := l.data.r.ReadAt(buf, int64(start)); err != nil && !(err == io.EOF && k == n) {
-		return nil, err
-	}
-	return buf, nil
+	return readData(l.data, buf, start, end)
 }
 
 // Size is the memory the list holds, ice's and its own (the locations'

@@ -8,6 +8,7 @@ import (
 	"github.com/RoaringBitmap/roaring"
 	bsearch "github.com/blugelabs/bluge/search"
 	segment "github.com/blugelabs/bluge_segment_api"
+	"github.com/blugelabs/ice"
 )
 
 // termSearcher is bluge's TermSearcher reading the postings of each
@@ -377,6 +378,10 @@ type lookups struct {
 	mu      sync.Mutex
 	dicts   map[dictKey]segment.Dictionary
 	lists   map[listKey]*postingsList
+	// ices are the ice segments of segs, for reading stored fields
+	// (storedread.go).
+	icesOnce sync.Once
+	ices     []*ice.Segment
 }
 
 type dictKey struct {
