@@ -52,13 +52,7 @@ func (rv *Retriever) answer(o outcome, answered string, start time.Time) outcome
 	// a key (byKey) stay in that order.
 	if o.by == nil {
 		slices.SortFunc(hits, func(a, b search.Hit) int {
-			if pa, pb := a.Path == answered, b.Path == answered; pa != pb {
-				if pa {
-					return -1
-				}
-				return 1
-			}
-			if c := cmp.Compare(group(a), group(b)); c != 0 {
+			if c := lead(a, b, answered); c != 0 {
 				return c
 			}
 			if c := cmp.Compare(scores[b.Path], scores[a.Path]); c != 0 {
@@ -77,6 +71,18 @@ func (rv *Retriever) answer(o outcome, answered string, start time.Time) outcome
 	}
 	o.res.TookMs = api.TookMs(start)
 	return o
+}
+
+// lead orders the hit at answered (if any) first, then entries before
+// contexts: what every ordering of a ranking's hits starts with.
+func lead(a, b search.Hit, answered string) int {
+	if pa, pb := a.Path == answered, b.Path == answered; pa != pb {
+		if pa {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(group(a), group(b))
 }
 
 // group is the rank of a hit's group: entries, then context files.

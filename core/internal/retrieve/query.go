@@ -618,13 +618,7 @@ func byKey(hits []search.Hit, by func(string) (float64, bool), answered string, 
 		keys[h.Path] = k{v, has}
 	}
 	slices.SortFunc(hits, func(a, b search.Hit) int {
-		if pa, pb := a.Path == answered, b.Path == answered; pa != pb {
-			if pa {
-				return -1
-			}
-			return 1
-		}
-		if c := cmp.Compare(group(a), group(b)); c != 0 {
+		if c := lead(a, b, answered); c != 0 {
 			return c
 		}
 		ka, kb := keys[a.Path], keys[b.Path]
