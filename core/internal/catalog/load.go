@@ -197,10 +197,10 @@ func (l *loader) file(dir string, de host.DirEntry) error {
 // (r), without reading it.
 func (l *loader) reuse(p string, r *rec) error {
 	if r.entry {
-		return l.emit(search.Source{Path: p, Key: r.stamp, Doc: l.rereadDoc})
+		return l.emit(search.Source{Path: p, Key: r.stamp, Doc: l.rereadDoc, Kept: true})
 	}
 	if ctx, ok := l.cat.Context(p); ok {
-		return l.emit(search.Source{Path: p, Key: r.stamp, Doc: func(string) search.Doc { return ContextDoc(ctx) }})
+		return l.emit(search.Source{Path: p, Key: r.stamp, Doc: func(string) search.Doc { return ContextDoc(ctx) }, Kept: true})
 	}
 	err, _ := l.cat.Broken(p) // Restore keeps no other kind
 	l.warn(p, err.Error())
@@ -276,6 +276,9 @@ func (l *loader) reload(p string, fi FileInfo, data []byte) (search.Source, bool
 // read or parsed is forgotten (the next open finds it as it is) and gets
 // a document of its title, which the next open replaces.
 func (l *loader) reread(p string) search.Doc {
+	// A Syncer may call it after the walk (Source.Kept), when Reload has
+	// set the catalog's dirty flag from changed already: a change here
+	// sets both.
 	title, _ := l.cat.Title(p)
 	data, err := l.fs.ReadFile(p)
 	l.counted()
@@ -286,13 +289,13 @@ func (l *loader) reread(p string) search.Doc {
 				return EntryDoc(en)
 			}
 		} else if _, err := l.cat.Take(p, data); err == nil {
-			l.changed = true
+			l.changed, l.cat.dirty = true, true
 			en, _ := l.cat.Get(p)
 			return EntryDoc(en)
 		}
 	}
 	l.cat.Forget(p)
-	l.changed = true
+	l.changed, l.cat.dirty = true, true
 	return search.Doc{Path: p, Kind: "entry", Title: title}
 }
 

@@ -232,6 +232,9 @@ func (x *Index) allowed(c *counter, f Filter) (*allowSet, error) {
 	var keep, drop []string
 	complement := false // drop holds the paths left out
 	if f.Keep != nil {
+		if err := x.docsReady(); err != nil {
+			return nil, err
+		}
 		for p := range f.Keep {
 			if _, ok := x.docs.Peek(p); ok && f.Keep[p] {
 				keep = append(keep, p)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/arbormem/arbor/core/api"
@@ -207,6 +208,13 @@ type Index struct {
 	docs  pathtab.Table[docMeta]
 	stats [numFields]fieldStats
 	gen   uint64
+	// digest is the sum of the documents' docDigest. pending, while a
+	// stored index's table is not decoded (docs.go), holds what decodes
+	// it: docs is empty meanwhile, and stats and digest are the
+	// manifest's summary. recount says the summary proved wrong.
+	digest  uint64
+	pending atomic.Pointer[lazyDocs]
+	recount bool
 
 	// Persistence (store.go): the Store (nil for an in-memory index),
 	// whether anything changed since the last flush and how many document
@@ -325,6 +333,9 @@ func (x *Index) put(docs []Doc, hashes, keys []string, report bool) error {
 	if x.closed {
 		return ErrClosed
 	}
+	if err := x.docsWritable(); err != nil {
+		return err
+	}
 	type pending struct {
 		path      string
 		hash, key string
@@ -424,6 +435,9 @@ func (x *Index) delete(paths []string) error {
 	if x.closed {
 		return ErrClosed
 	}
+	if err := x.docsWritable(); err != nil {
+		return err
+	}
 	batch := bluge.NewBatch()
 	n := 0
 	for _, p := range paths {
@@ -458,7 +472,7 @@ func (x *Index) delete(paths []string) error {
 func (x *Index) Count() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.docs.Len()
+	return x.docCount()
 }
 
 // Close flushes a stored index (a failure is logged as a warning: the tree
@@ -533,7 +547,10 @@ func (x *Index) flush() error {
 	if !x.dirty {
 		return nil
 	}
-	if err := x.store.save(&x.docs); err != nil {
+	if err := x.docsWritable(); err != nil {
+		return fmt.Errorf("search: flush %s: %w", x.store.Dir, err)
+	}
+	if err := x.store.save(&x.docs, docSummary{digest: x.digest, stats: x.stats}); err != nil {
 		return fmt.Errorf("search: flush %s: %w", x.store.Dir, err)
 	}
 	x.dirty, x.unflushed = false, 0
@@ -564,6 +581,11 @@ type Source struct {
 	// function per source was an allocation each). Its Path must be Path.
 	// Sync calls it only when Key is not the one stored for Path.
 	Doc func(path string) Doc
+	// Kept says that the caller found the source as it was when Key was
+	// made (a file whose stamp the catalog holds), and that Doc builds
+	// its document anew whenever called: a Syncer may hold the source
+	// back and call Doc later.
+	Kept bool
 }
 
 // Sync makes the index hold exactly the documents of srcs (by Path, the
@@ -606,6 +628,15 @@ type Syncer struct {
 	hashes []string
 	keys   []string
 	size   int
+	// While the index's table is pending (docs.go) and every source so far
+	// was found unchanged by its caller (Source.Kept), the sources are
+	// held back, with the sum of their docDigest: equal to the index's
+	// digest and count at Done, they are the documents it holds, and
+	// nothing is decoded or compared. The first other source, or
+	// unequal sums, releases them to Add.
+	holding bool
+	held    []Source
+	heldSum uint64
 }
 
 // NewSyncer starts a Sync; progress, when not nil, is told how many
@@ -613,8 +644,37 @@ type Syncer struct {
 func (x *Index) NewSyncer(progress func(indexed int)) *Syncer {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return &Syncer{x: x, progress: progress, seen: pathtab.NewMarks(x.docs.Slots(), x.docs.Gen()), gen: x.gen,
-		fresh: map[string]struct{}{}, rekey: map[uint32]string{}}
+	s := &Syncer{x: x, progress: progress, gen: x.gen, fresh: map[string]struct{}{}, rekey: map[uint32]string{}}
+	if l := x.pending.Load(); l != nil {
+		s.holding, s.held = true, make([]Source, 0, l.n)
+	} else {
+		s.seen = pathtab.NewMarks(x.docs.Slots(), x.docs.Gen())
+	}
+	return s
+}
+
+// release ends the holding back of sources: the index's table decoded,
+// the sources held are given to Add.
+func (s *Syncer) release() error {
+	s.holding = false
+	x := s.x
+	x.mu.RLock()
+	err := x.docsReady()
+	if err == nil {
+		s.seen = pathtab.NewMarks(x.docs.Slots(), x.docs.Gen())
+	}
+	x.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	held := s.held
+	s.held = nil
+	for _, src := range held {
+		if err := s.Add(src); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // current reports whether the Syncer's marks still name x's documents;
@@ -624,6 +684,16 @@ func (s *Syncer) current() bool { return s.x.gen == s.gen && s.x.docs.Gen() == s
 // Add gives the Syncer one source. A path added again replaces what was
 // added before.
 func (s *Syncer) Add(src Source) error {
+	if s.holding {
+		if src.Kept && src.Key != "" {
+			s.held = append(s.held, src)
+			s.heldSum += docDigest(src.Path, src.Key)
+			return nil
+		}
+		if err := s.release(); err != nil {
+			return err
+		}
+	}
 	x := s.x
 	x.mu.RLock()
 	i, ok := x.docs.Find(src.Path, s.next)
@@ -688,6 +758,21 @@ func (s *Syncer) put() error {
 // Done indexes what is pending, stores the new keys of unchanged
 // documents and deletes the documents of paths never added.
 func (s *Syncer) Done() (api.IndexStats, error) {
+	if s.holding {
+		x := s.x
+		x.mu.RLock()
+		l := x.pending.Load()
+		same := l != nil && x.gen == s.gen && len(s.held) == l.n && s.heldSum == x.digest
+		x.mu.RUnlock()
+		if same {
+			s.st.Reused += len(s.held)
+			s.holding, s.held = false, nil
+			return s.st, nil
+		}
+		if err := s.release(); err != nil {
+			return s.st, err
+		}
+	}
 	if err := s.put(); err != nil {
 		return s.st, err
 	}
@@ -707,8 +792,10 @@ func (s *Syncer) Done() (api.IndexStats, error) {
 	}
 	for i, k := range s.rekey {
 		if x.docs.Live(i) {
-			x.docs.At(i).key = k
-			x.store.touch(x.docs.Path(i))
+			m, p := x.docs.At(i), x.docs.Path(i)
+			x.digest += docDigest(p, k) - docDigest(p, m.key)
+			m.key = k
+			x.store.touch(p)
 		}
 	}
 	if len(s.rekey) > 0 {
@@ -747,6 +834,8 @@ type docMeta struct {
 func (x *Index) newDocs(n int) {
 	x.docs = pathtab.Make[docMeta](n)
 	x.stats = [numFields]fieldStats{}
+	x.digest, x.recount = 0, false
+	x.pending.Store(nil)
 	x.gen++
 }
 
@@ -755,24 +844,26 @@ func (x *Index) newDocs(n int) {
 func (x *Index) setDoc(path string, m docMeta, live bool) {
 	old, had := x.docs.Get(path)
 	if had {
-		x.count(old.lens, -1)
+		countLens(&x.stats, old.lens, -1)
+		x.digest -= docDigest(path, old.key)
 	}
 	switch {
 	case !live:
 		x.docs.Remove(path)
 	default:
 		x.docs.Put(path, m)
-		x.count(m.lens, 1)
+		countLens(&x.stats, m.lens, 1)
+		x.digest += docDigest(path, m.key)
 	}
 }
 
-// count adds (sign 1) or removes (-1) a document's field lengths to the
-// totals.
-func (x *Index) count(lens [numFields]int32, sign int) {
+// countLens adds (sign 1) or removes (-1) a document's field lengths to
+// the totals stats.
+func countLens(stats *[numFields]fieldStats, lens [numFields]int32, sign int) {
 	for f, n := range lens {
 		if n > 0 {
-			x.stats[f].docs += sign
-			x.stats[f].sum += sign * int(n)
+			stats[f].docs += sign
+			stats[f].sum += sign * int(n)
 		}
 	}
 }

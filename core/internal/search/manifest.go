@@ -83,6 +83,9 @@ type manifest struct {
 	// changed is the paths of the documents section, which eachDoc
 	// collects: those a save writes again until the next base.
 	changed map[string]struct{}
+	// summary describes the live documents (docs.go), when the store's
+	// summary file describes this manifest.
+	summary *docSummary
 }
 
 // docsFile names a documents file, and the number of documents it holds

@@ -384,6 +384,9 @@ func (s *storeState) load() (*manifest, *memDirectory, error) {
 	if err := m.readBase(s.FS, s.Dir); err != nil {
 		return nil, nil, err // it names the file
 	}
+	if b, err := s.FS.ReadFile(path.Join(s.Dir, summaryName)); err == nil {
+		m.summary = decodeSummary(b, raw, m.nDocs)
+	}
 	d := s.newDirectory()
 	if m.Epoch == 0 {
 		if len(m.Segments) > 0 || m.nDocs > 0 {
@@ -444,12 +447,21 @@ func (x *Index) openLoaded(d *memDirectory, m *manifest) (err error) {
 	}
 	x.newDocs(m.nDocs)
 	// The manifest's paths come in increasing order (eachDoc checks it):
-	// each is a new row at the end of the table, which needs no map.
-	if err = m.eachDoc(func(de docEntry) {
+	// each is a new row at the end of the table, which needs no map. With
+	// a summary, the table is decoded when first needed (docs.go).
+	if m.summary != nil {
+		x.stats, x.digest = m.summary.stats, m.summary.digest
+		x.pending.Store(&lazyDocs{m: m, n: m.nDocs})
+	} else if err = m.eachDoc(func(de docEntry) {
 		x.docs.Put(de.Path, docMeta{hash: de.Hash, key: de.Key, lens: de.Lens})
-		x.count(de.Lens, 1)
+		countLens(&x.stats, de.Lens, 1)
+		x.digest += docDigest(de.Path, de.Key)
 	}); err != nil {
 		err = fmt.Errorf("manifest: %w", err)
+	} else {
+		// An earlier version's manifest: the next flush writes it again,
+		// with the summary that spares the next opens this decoding.
+		x.dirty = true
 	}
 	var n uint64
 	if err == nil {
@@ -521,7 +533,7 @@ func readManifest(fsys host.FS, dir string) (*manifest, error) {
 // when the changes since the last one pass binrec.CompactAt, then the
 // manifest, then removes the segment and documents files that have been
 // unused for retireGrace.
-func (s *storeState) save(docs *pathtab.Table[docMeta]) error {
+func (s *storeState) save(docs *pathtab.Table[docMeta], sum docSummary) error {
 	if err := checkSchemaFingerprint(); err != nil {
 		return err
 	}
@@ -577,8 +589,15 @@ func (s *storeState) save(docs *pathtab.Table[docMeta]) error {
 		return err
 	}
 	remove := s.retire(&m, named, onDisk)
-	if err := s.FS.WriteFile(path.Join(s.Dir, manifestName), m.encode()); err != nil {
+	mb := m.encode()
+	if err := s.FS.WriteFile(path.Join(s.Dir, manifestName), mb); err != nil {
 		return fmt.Errorf("write manifest: %w", err)
+	}
+	// Written after the manifest it names: until then, or if it fails,
+	// the summary there names another manifest, and the next open decodes
+	// the documents.
+	if err := s.FS.WriteFile(path.Join(s.Dir, summaryName), encodeSummary(sum, mb)); err != nil {
+		s.warn(fmt.Sprintf("search index %s: write %s: %v; the next open reads every document's record", s.Dir, summaryName, err))
 	}
 	s.named = named
 	s.base, s.since = m.Base, since
