@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -50,23 +49,7 @@ func TestSkipIterAsIce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// bluge wraps its segments: ice merges its own.
-	var inner []segment.Segment
-	for _, seg := range segs {
-		inner = append(inner, reflect.ValueOf(seg).Elem().FieldByName("Segment").Interface().(segment.Segment))
-	}
-	var merged bytes.Buffer
-	if _, err := ice.Merge(inner, make([]*roaring.Bitmap, len(segs)), mergeBufferSize).WriteTo(&merged, nil); err != nil {
-		t.Fatal(err)
-	}
-	held, err := ice.Load(segment.NewDataBytes(merged.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	read, err := ice.Load(readerData(bytes.NewReader(merged.Bytes()), merged.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	held, read := mergedSegments(t, segs)
 	// A segment of 9,000 documents: the frequent terms' documents fill
 	// roaring's bitmap containers (more than 4,096 in a range of 65,536),
 	// which addTo reads itself (containerFrom).
@@ -97,6 +80,32 @@ func TestSkipIterAsIce(t *testing.T) {
 	for _, seg := range all {
 		compareSegment(t, rng, seg, randomDeletions(rng, seg.Count()), terms, ids, &listCounts{})
 	}
+}
+
+// mergedSegments merges segs, bluge's segments (which ice merges
+// unwrapped), with ice, and returns the merge loaded from memory and read
+// by ranges, as the store's files are.
+func mergedSegments(t *testing.T, segs []segment.Segment) (held, read *ice.Segment) {
+	t.Helper()
+	inner := make([]segment.Segment, len(segs))
+	for i, seg := range segs {
+		if inner[i] = iceOf(seg); inner[i].(*ice.Segment) == nil {
+			t.Fatalf("segment %d (%T) is not ice's", i, seg)
+		}
+	}
+	var merged bytes.Buffer
+	if _, err := ice.Merge(inner, make([]*roaring.Bitmap, len(segs)), mergeBufferSize).WriteTo(&merged, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ice.Load(segment.NewDataBytes(merged.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ice.Load(readerData(bytes.NewReader(merged.Bytes()), merged.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.(*ice.Segment), r.(*ice.Segment)
 }
 
 // randomDeletions is a random tenth of the documents 0 to n-1.

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/RoaringBitmap/roaring"
 	segment "github.com/blugelabs/bluge_segment_api"
 	"github.com/blugelabs/ice"
 )
@@ -48,27 +47,10 @@ func TestStoredFieldsAsIce(t *testing.T) {
 		compareStored(t, fmt.Sprintf("document %d", n), func(v segment.StoredFieldVisitor) error { return c.r.VisitStoredFields(n, v) },
 			func(v segment.StoredFieldVisitor) error { return c.r.Snapshot.VisitStoredFields(n, v) })
 	}
-	// A merge of the segments (ice merges its own, not bluge's wrappers),
-	// held and read by ranges.
-	inner := make([]segment.Segment, len(ices))
-	for i, s := range ices {
-		inner[i] = s
-	}
-	var merged bytes.Buffer
-	if _, err := ice.Merge(inner, make([]*roaring.Bitmap, len(c.segs)), mergeBufferSize).WriteTo(&merged, nil); err != nil {
-		t.Fatal(err)
-	}
-	held, err := ice.Load(segment.NewDataBytes(merged.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	read, err := ice.Load(readerData(bytes.NewReader(merged.Bytes()), merged.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A merge of the segments, held and read by ranges.
+	held, read := mergedSegments(t, c.segs)
 	var r storedReader
-	for name, seg := range map[string]segment.Segment{"held": held, "read": read} {
-		s := seg.(*ice.Segment)
+	for name, s := range map[string]*ice.Segment{"held": held, "read": read} {
 		if s.Count() != total {
 			t.Fatalf("%s: %d documents, want %d", name, s.Count(), total)
 		}
@@ -109,16 +91,9 @@ func TestStoredFieldsDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inner := []segment.Segment{}
-	for _, s := range c.r.memo.iceSegments() {
-		inner = append(inner, s)
-	}
+	good, _ := mergedSegments(t, c.segs)
 	var merged bytes.Buffer
-	if _, err := ice.Merge(inner, make([]*roaring.Bitmap, len(inner)), mergeBufferSize).WriteTo(&merged, nil); err != nil {
-		t.Fatal(err)
-	}
-	good, err := ice.Load(segment.NewDataBytes(merged.Bytes()))
-	if err != nil {
+	if _, err := good.WriteTo(&merged, nil); err != nil {
 		t.Fatal(err)
 	}
 	// The stored section starts the segment: its first bytes are the first
@@ -132,7 +107,7 @@ func TestStoredFieldsDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r storedReader
-	if err := r.visit(good.(*ice.Segment), 0, func(string, []byte) bool { return true }); err != nil {
+	if err := r.visit(good, 0, func(string, []byte) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
 	err = r.visit(bad.(*ice.Segment), 0, func(string, []byte) bool { return true })
