@@ -637,6 +637,7 @@ type Syncer struct {
 	holding bool
 	held    []Source
 	heldSum uint64
+	holdFor int // the index's documents: the room held gets at its first source
 }
 
 // NewSyncer starts a Sync; progress, when not nil, is told how many
@@ -646,7 +647,7 @@ func (x *Index) NewSyncer(progress func(indexed int)) *Syncer {
 	defer x.mu.RUnlock()
 	s := &Syncer{x: x, progress: progress, gen: x.gen, fresh: map[string]struct{}{}, rekey: map[uint32]string{}}
 	if l := x.pending.Load(); l != nil {
-		s.holding, s.held = true, make([]Source, 0, l.n)
+		s.holding, s.holdFor = true, l.n
 	} else {
 		s.seen = pathtab.NewMarks(x.docs.Slots(), x.docs.Gen())
 	}
@@ -686,6 +687,9 @@ func (s *Syncer) current() bool { return s.x.gen == s.gen && s.x.docs.Gen() == s
 func (s *Syncer) Add(src Source) error {
 	if s.holding {
 		if src.Kept && src.Key != "" {
+			if s.held == nil {
+				s.held = make([]Source, 0, s.holdFor)
+			}
 			s.held = append(s.held, src)
 			s.heldSum += docDigest(src.Path, src.Key)
 			return nil
