@@ -1,13 +1,11 @@
 package search
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"sync"
 
-	"github.com/arbormem/arbor/core/internal/binrec"
 	"github.com/cespare/xxhash/v2"
 )
 
@@ -46,9 +44,9 @@ const (
 	summaryMagic = "arbor index summary\n"
 )
 
-// docSummary is what a manifest's head says of its documents.
+// docSummary is what the summary file says of a manifest's documents.
 type docSummary struct {
-	digest uint64 // docsDigest of the live documents
+	digest uint64 // the sum of the live documents' docDigest
 	stats  [numFields]fieldStats
 }
 
@@ -62,26 +60,15 @@ func encodeSummary(sum docSummary, manifest []byte) []byte {
 		sec = binary.AppendUvarint(sec, uint64(st.docs))
 		sec = binary.AppendUvarint(sec, uint64(st.sum))
 	}
-	out := []byte(summaryMagic)
-	out = binary.AppendUvarint(out, formatVersion)
-	out = binrec.AppendString(out, schemaFP)
-	return binrec.AppendSection(out, sec)
+	return appendFile(summaryMagic, sec)
 }
 
 // decodeSummary returns the summary b holds when it describes the
 // manifest whose bytes are manifest, of n live documents; nil otherwise
 // (another manifest's, another format's, damaged).
 func decodeSummary(b, manifest []byte, n int) *docSummary {
-	if !bytes.HasPrefix(b, []byte(summaryMagic)) {
-		return nil
-	}
-	r := binrec.NewReader(b)
-	r.Take(len(summaryMagic))
-	if format, schema := r.Uvarint(), r.Str(); r.Err() != nil || format != formatVersion || schema != schemaFP {
-		return nil
-	}
-	sec := r.Section()
-	if r.Err() != nil || r.Len() != 0 || sec.Uint64() != xxhash.Sum64(manifest) {
+	sec := fileSection(b, summaryMagic)
+	if sec == nil || sec.Uint64() != xxhash.Sum64(manifest) {
 		return nil
 	}
 	sum := &docSummary{digest: sec.Uint64()}
@@ -135,13 +122,7 @@ func (x *Index) docsReady() error {
 	}
 	m := l.m
 	l.m = nil
-	var stats [numFields]fieldStats
-	digest := uint64(0)
-	err := m.eachDoc(func(de docEntry) {
-		x.docs.Put(de.Path, docMeta{hash: de.Hash, key: de.Key, lens: de.Lens})
-		countLens(&stats, de.Lens, 1)
-		digest += docDigest(de.Path, de.Key)
-	})
+	stats, digest, err := x.decodeDocs(m)
 	if err != nil {
 		l.err = fmt.Errorf("search: the index's documents: %w", err)
 		return l.err
@@ -162,6 +143,19 @@ func (x *Index) docsReady() error {
 	}
 	x.pending.Store(nil)
 	return nil
+}
+
+// decodeDocs puts the documents of m in x.docs, and returns the totals of
+// their field lengths and their digest. The manifest's paths come in
+// increasing order (eachDoc checks it): each is a new row at the end of
+// the table, which needs no map.
+func (x *Index) decodeDocs(m *manifest) (stats [numFields]fieldStats, digest uint64, err error) {
+	err = m.eachDoc(func(de docEntry) {
+		x.docs.Put(de.Path, docMeta{hash: de.Hash, key: de.Key, lens: de.Lens})
+		countLens(&stats, de.Lens, 1)
+		digest += docDigest(de.Path, de.Key)
+	})
+	return stats, digest, err
 }
 
 // docsWritable is docsReady for a caller holding x.mu for writing, which

@@ -185,10 +185,36 @@ func appendDocs(b []byte, docs []docEntry, flagged bool) []byte {
 // encodeDocs returns the bytes of a documents file holding docs, sorted
 // by path.
 func encodeDocs(docs []docEntry) []byte {
-	out := []byte(docsMagic)
+	return appendFile(docsMagic, appendDocs(nil, docs, false))
+}
+
+// appendFile returns a file of one section (a documents file, the
+// summary): the magic line, this format's version and schema
+// fingerprint, then sec, checksummed.
+func appendFile(magic string, sec []byte) []byte {
+	out := []byte(magic)
 	out = binary.AppendUvarint(out, formatVersion)
 	out = binrec.AppendString(out, schemaFP)
-	return binrec.AppendSection(out, appendDocs(nil, docs, false))
+	return binrec.AppendSection(out, sec)
+}
+
+// fileSection returns the section of b, a file appendFile wrote with
+// magic; nil when b is not one, is of another format or schema, or is
+// damaged.
+func fileSection(b []byte, magic string) *binrec.Reader {
+	if !bytes.HasPrefix(b, []byte(magic)) {
+		return nil
+	}
+	r := binrec.NewReader(b)
+	r.Take(len(magic))
+	if format, schema := r.Uvarint(), r.Str(); r.Err() != nil || format != formatVersion || schema != schemaFP {
+		return nil
+	}
+	sec := r.Section()
+	if r.Err() != nil || r.Len() != 0 {
+		return nil
+	}
+	return sec
 }
 
 // docsName is the name of the documents file of these bytes.
@@ -252,17 +278,15 @@ func (m *manifest) readBase(fsys host.FS, dir string) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", p, err)
 	}
-	if len(b) != m.Base.Size || !bytes.HasPrefix(b, []byte(docsMagic)) {
+	if len(b) != m.Base.Size {
 		return fmt.Errorf("%s: %w", p, errDamaged)
 	}
-	r := binrec.NewReader(b)
-	r.Take(len(docsMagic))
-	if format, schema := r.Uvarint(), r.Str(); r.Err() != nil || format != formatVersion || schema != schemaFP {
+	sec := fileSection(b, docsMagic)
+	if sec == nil {
 		return fmt.Errorf("%s: %w", p, errDamaged)
 	}
-	sec := r.Section()
 	n := sec.Count(3 + numFields)
-	if r.Err() != nil || r.Len() != 0 || sec.Err() != nil {
+	if sec.Err() != nil {
 		return fmt.Errorf("%s: %w", p, errDamaged)
 	}
 	m.base, m.Base.n = sec, n

@@ -446,17 +446,11 @@ func (x *Index) openLoaded(d *memDirectory, m *manifest) (err error) {
 		return err
 	}
 	x.newDocs(m.nDocs)
-	// The manifest's paths come in increasing order (eachDoc checks it):
-	// each is a new row at the end of the table, which needs no map. With
-	// a summary, the table is decoded when first needed (docs.go).
+	// With a summary, the table is decoded when first needed (docs.go).
 	if m.summary != nil {
 		x.stats, x.digest = m.summary.stats, m.summary.digest
 		x.pending.Store(&lazyDocs{m: m, n: m.nDocs})
-	} else if err = m.eachDoc(func(de docEntry) {
-		x.docs.Put(de.Path, docMeta{hash: de.Hash, key: de.Key, lens: de.Lens})
-		countLens(&x.stats, de.Lens, 1)
-		x.digest += docDigest(de.Path, de.Key)
-	}); err != nil {
+	} else if x.stats, x.digest, err = x.decodeDocs(m); err != nil {
 		err = fmt.Errorf("manifest: %w", err)
 	} else {
 		// An earlier version's manifest: the next flush writes it again,

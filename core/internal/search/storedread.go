@@ -193,36 +193,6 @@ func (r *storedReader) visit(seg *ice.Segment, num uint64, visitor segment.Store
 	return nil
 }
 
-// readData returns the bytes of data from start to end (cut at its end):
-// in place when data is in memory, else read into buf, grown when short.
-func readData(data *dataLayout, buf []byte, start, end uint64) ([]byte, error) {
-	end = min(end, uint64(dataSize(data)))
-	if start > end {
-		return nil, fmt.Errorf("read at %d past the end %d", start, end)
-	}
-	if data.mem != nil {
-		return data.mem[start:end], nil
-	}
-	n := int(end - start)
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	// A ReaderAt may report io.EOF with the whole of a read ending at its end.
-	if k, err := data.r.ReadAt(buf, int64(start)); err != nil && !(err == io.EOF && k == n) {
-		return nil, err
-	}
-	return buf, nil
-}
-
-// dataSize is the length of data's bytes.
-func dataSize(data *dataLayout) int {
-	if data.mem != nil {
-		return len(data.mem)
-	}
-	return data.sz
-}
-
 func storedErr(num uint64, what string, err error) error {
 	if err == nil {
 		err = io.ErrUnexpectedEOF
