@@ -129,6 +129,7 @@ run_tests() {
   go test -count=1 ./...
   wasip1_tests
   wazero_tests
+  ice_tests
   log "node tests"
   npm test --silent
   mcp_conformance
@@ -179,6 +180,32 @@ wazero_tests() {
   (cd "$dir/github.com/tetratelabs/wazero" && go test -count=1 . ./internal/engine/wazevo/ ./internal/platform/ ./internal/wasm/ ./internal/wasm/binary/ \
     ./internal/integration_test/filecache/ ./internal/integration_test/spectest/...) >"$dir/test.log" 2>&1 ||
     { cat "$dir/test.log" >&2; echo "wazero: its tests fail on the patched copy" >&2; exit 1; }
+  chmod -R u+w "$dir"
+  rm -rf "$dir"
+}
+
+# ice_tests runs ice's own tests on a copy of ice patched as the wasm build
+# patches it (wasm/_patch/ice.patch), with wasm/_patch/test's test of its
+# own: the patched copy must write, byte for byte, the segment ice as
+# published writes for the same documents. The copy is used through a
+# workspace beside this module, so that ice's dependencies are the versions
+# the module builds with, already downloaded.
+ice_tests() {
+  log "ice's tests, patched as the wasm build is"
+  local src dir sum
+  src=$(go list -m -f '{{.Dir}}' github.com/blugelabs/ice)
+  dir=$(mktemp -d)
+  mkdir -p "$dir/github.com/blugelabs"
+  cp -r "$src" "$dir/github.com/blugelabs/ice"
+  chmod -R u+w "$dir"
+  cp wasm/_patch/test/ice_segment_test.go "$dir/github.com/blugelabs/ice/"
+  printf 'go %s\n\nuse (\n\t%s\n\t./github.com/blugelabs/ice\n)\n' "$(go list -m -f '{{.GoVersion}}')" "$root" >"$dir/go.work"
+  (cd "$dir" && ICE_SEGMENT_SUM_OUT="$dir/sum" go test -count=1 -run TestPatchedSegmentBytes github.com/blugelabs/ice) >"$dir/test.log" 2>&1 ||
+    { cat "$dir/test.log" >&2; echo "ice: the segment test fails on ice as published" >&2; exit 1; }
+  sum=$(cat "$dir/sum")
+  (cd "$dir" && git apply "$root/wasm/_patch/ice.patch") || { echo "ice: wasm/_patch/ice.patch does not apply" >&2; exit 1; }
+  (cd "$dir" && ICE_SEGMENT_SUM="$sum" go test -count=1 github.com/blugelabs/ice) >"$dir/test.log" 2>&1 ||
+    { cat "$dir/test.log" >&2; echo "ice: its tests fail on the patched copy" >&2; exit 1; }
   chmod -R u+w "$dir"
   rm -rf "$dir"
 }
