@@ -2,8 +2,8 @@ package ice
 
 // Added to ice's package by build.sh (ice_tests), which runs it on ice as
 // published and then patched as the wasm build is (wasm/_patch/ice.patch):
-// the two must write the same segment, byte for byte, for the same
-// documents. The documents hold what the patch handles apart: a term
+// the two must write the same segments, byte for byte, for the same
+// documents, and the same merge of two of them. The documents hold what the patch handles apart: a term
 // listed twice in one field, two fields of one name in a document,
 // locations naming another field, terms without locations, stored fields
 // and doc values.
@@ -17,6 +17,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring"
 	segment "github.com/blugelabs/bluge_segment_api"
 )
 
@@ -75,12 +76,22 @@ func TestPatchedSegmentBytes(t *testing.T) {
 		}
 		docs = append(docs, &doc)
 	}
-	seg, _, err := New(docs, func(field string, n int) float32 { return float32(n)/3 + float32(len(field)) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	norm := func(field string, n int) float32 { return float32(n)/3 + float32(len(field)) }
 	var buf bytes.Buffer
-	if _, err := seg.(*Segment).WriteTo(&buf, nil); err != nil {
+	var segs []segment.Segment
+	for _, part := range [][]segment.Document{docs, docs[:120], docs[120:]} {
+		seg, _, err := New(part, norm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := seg.(*Segment).WriteTo(&buf, nil); err != nil {
+			t.Fatal(err)
+		}
+		segs = append(segs, seg)
+	}
+	// The two halves merged, some documents of the first deleted.
+	drops := []*roaring.Bitmap{roaring.BitmapOf(3, 4, 50, 119), nil}
+	if _, err := Merge(segs[1:], drops, 1<<12).WriteTo(&buf, nil); err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(buf.Bytes())
