@@ -189,7 +189,8 @@ wazero_tests() {
 # own: the patched copy must write, byte for byte, the segment ice as
 # published writes for the same documents. The copy is used through a
 # workspace beside this module, so that ice's dependencies are the versions
-# the module builds with, already downloaded.
+# the module builds with, already downloaded (GOFLAGS cleared: a workspace
+# takes no -mod=mod).
 ice_tests() {
   log "ice's tests, patched as the wasm build is"
   local src dir sum
@@ -200,11 +201,11 @@ ice_tests() {
   chmod -R u+w "$dir"
   cp wasm/_patch/test/ice_segment_test.go "$dir/github.com/blugelabs/ice/"
   printf 'go %s\n\nuse (\n\t%s\n\t./github.com/blugelabs/ice\n)\n' "$(go list -m -f '{{.GoVersion}}')" "$root" >"$dir/go.work"
-  (cd "$dir" && ICE_SEGMENT_SUM_OUT="$dir/sum" go test -count=1 -run TestPatchedSegmentBytes github.com/blugelabs/ice) >"$dir/test.log" 2>&1 ||
+  (cd "$dir" && GOFLAGS= ICE_SEGMENT_SUM_OUT="$dir/sum" go test -count=1 -run TestPatchedSegmentBytes github.com/blugelabs/ice) >"$dir/test.log" 2>&1 ||
     { cat "$dir/test.log" >&2; echo "ice: the segment test fails on ice as published" >&2; exit 1; }
   sum=$(cat "$dir/sum")
   (cd "$dir" && git apply "$root/wasm/_patch/ice.patch") || { echo "ice: wasm/_patch/ice.patch does not apply" >&2; exit 1; }
-  (cd "$dir" && ICE_SEGMENT_SUM="$sum" go test -count=1 github.com/blugelabs/ice) >"$dir/test.log" 2>&1 ||
+  (cd "$dir" && GOFLAGS= ICE_SEGMENT_SUM="$sum" go test -count=1 github.com/blugelabs/ice) >"$dir/test.log" 2>&1 ||
     { cat "$dir/test.log" >&2; echo "ice: its tests fail on the patched copy" >&2; exit 1; }
   chmod -R u+w "$dir"
   rm -rf "$dir"
