@@ -161,6 +161,19 @@ wasip1_tests() {
   rm -rf "$dir"
 }
 
+# module_copy copies the module named (as the module cache holds the
+# version this module builds with) into a new temporary folder, at its
+# path there, writable, for a patch and its tests; it prints the folder.
+module_copy() {
+  local src dir
+  src=$(go list -m -f '{{.Dir}}' "$1")
+  dir=$(mktemp -d)
+  mkdir -p "$dir/$(dirname "$1")"
+  cp -r "$src" "$dir/$1"
+  chmod -R u+w "$dir"
+  echo "$dir"
+}
+
 # wazero_tests runs wazero's own tests on a copy of the module patched as
 # build_cli patches it (with the tests of host/_patch/test): the engine and
 # its cache, the file cache across processes, the platform's mappings, the
@@ -168,12 +181,8 @@ wasip1_tests() {
 # still be refused.
 wazero_tests() {
   log "wazero's tests, patched as bin/arbor is"
-  local src dir p
-  src=$(go list -m -f '{{.Dir}}' github.com/tetratelabs/wazero)
-  dir=$(mktemp -d)
-  mkdir -p "$dir/github.com/tetratelabs"
-  cp -r "$src" "$dir/github.com/tetratelabs/wazero"
-  chmod -R u+w "$dir"
+  local dir p
+  dir=$(module_copy github.com/tetratelabs/wazero)
   for p in host/_patch/*.patch host/_patch/test/*.patch; do
     (cd "$dir" && git apply "$root/$p") || { echo "wazero: $p does not apply" >&2; exit 1; }
   done
@@ -193,12 +202,8 @@ wazero_tests() {
 # takes no -mod=mod).
 ice_tests() {
   log "ice's tests, patched as the wasm build is"
-  local src dir sum
-  src=$(go list -m -f '{{.Dir}}' github.com/blugelabs/ice)
-  dir=$(mktemp -d)
-  mkdir -p "$dir/github.com/blugelabs"
-  cp -r "$src" "$dir/github.com/blugelabs/ice"
-  chmod -R u+w "$dir"
+  local dir sum
+  dir=$(module_copy github.com/blugelabs/ice)
   cp wasm/_patch/test/ice_segment_test.go "$dir/github.com/blugelabs/ice/"
   printf 'go %s\n\nuse (\n\t%s\n\t./github.com/blugelabs/ice\n)\n' "$(go list -m -f '{{.GoVersion}}')" "$root" >"$dir/go.work"
   (cd "$dir" && GOFLAGS= ICE_SEGMENT_SUM_OUT="$dir/sum" go test -count=1 -run TestPatchedSegmentBytes github.com/blugelabs/ice) >"$dir/test.log" 2>&1 ||

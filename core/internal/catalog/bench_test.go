@@ -56,6 +56,19 @@ func BenchmarkRestore(b *testing.B) {
 	}
 }
 
+// walkRecords are the fs_walk records a host gives for a walk of mem.
+func walkRecords(b *testing.B, mem *host.MemFS) []byte {
+	b.Helper()
+	var records []byte
+	if err := host.Walk(mem, "", func(dir string, list []host.DirEntry) error {
+		records = host.AppendWalkRecord(records, dir, list)
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	return records
+}
+
 // walkedFS is an FS whose walk answers with the records a host's fs_walk
 // gives (host.AppendWalkRecord), decoded at each walk as the module
 // decodes its host's answers.
@@ -77,14 +90,7 @@ func (w walkedFS) Walk(dir string, fn func(string, []host.DirEntry) error) error
 func BenchmarkReload(b *testing.B) {
 	const n = 20_000
 	mem := benchTree(b, n)
-	var records []byte
-	if err := host.Walk(mem, "", func(dir string, list []host.DirEntry) error {
-		records = host.AppendWalkRecord(records, dir, list)
-		return nil
-	}); err != nil {
-		b.Fatal(err)
-	}
-	fs := walkedFS{mem, records}
+	fs := walkedFS{mem, walkRecords(b, mem)}
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
@@ -107,14 +113,7 @@ func BenchmarkReload(b *testing.B) {
 // BenchmarkReload: under WebAssembly a fifth of an unchanged open's time
 // in the module at 100,000 entries (bench/scale/notes.md).
 func BenchmarkDecodeWalk(b *testing.B) {
-	mem := benchTree(b, 20_000)
-	var records []byte
-	if err := host.Walk(mem, "", func(dir string, list []host.DirEntry) error {
-		records = host.AppendWalkRecord(records, dir, list)
-		return nil
-	}); err != nil {
-		b.Fatal(err)
-	}
+	records := walkRecords(b, benchTree(b, 20_000))
 	b.SetBytes(int64(len(records)))
 	b.ReportAllocs()
 	for b.Loop() {
