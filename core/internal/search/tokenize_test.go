@@ -105,3 +105,33 @@ func TestNumbersAreTheirOwnStems(t *testing.T) {
 		t.Fatalf("only %d tokens", n)
 	}
 }
+
+func TestFilterASCIIMatchesBluge(t *testing.T) {
+	const alphabet = "sSaAzZ09_'.:-\"#+ \x00\x7f"
+	rng := rand.New(rand.NewPCG(1, 2))
+	check := func(term string) {
+		t.Helper()
+		tok := &analysis.Token{Term: []byte(term)}
+		one := analysis.TokenStream{tok}
+		foldWidth(one)
+		possessiveFilter.Filter(one)
+		lowerFilter.Filter(one)
+		if got := filterASCII([]byte(term)); string(got) != string(tok.Term) {
+			t.Fatalf("filterASCII(%q) = %q, the filters make %q", term, got, tok.Term)
+		}
+	}
+	for _, term := range []string{"", "s", "'s", "'S", "Caroline's", "CAROLINE'S", "it's", "'", "s's", "ABC", "x'sy"} {
+		check(term)
+	}
+	for range 20000 {
+		b := make([]byte, rng.IntN(10))
+		for i := range b {
+			if rng.IntN(4) == 0 {
+				b[i] = byte(rng.IntN(0x80))
+			} else {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+		}
+		check(string(b))
+	}
+}
