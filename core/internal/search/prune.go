@@ -421,6 +421,10 @@ func (m *maxScore) candidate(ctx *bsearch.Context, width int) (*bsearch.Document
 		doc := m.win.base + uint64(s)
 		head, sum := m.win.head[s], m.win.sums[s]
 		m.win.clear(s)
+		if m.ess > 0 && up(sum+m.below[m.ess]) < m.min {
+			m.putBack(ctx, head, nil) // as most are: the loop below, cut short
+			continue
+		}
 		m.more = m.more[:0]
 		keep := true
 		for i := m.ess - 1; i >= 0; i-- {
@@ -451,11 +455,7 @@ func (m *maxScore) candidate(ctx *bsearch.Context, width int) (*bsearch.Document
 				rv = m.match(ctx, doc, score)
 			}
 		}
-		for e := head; e != 0; e = m.win.ents[e-1].prev {
-			if d := m.win.ents[e-1].d; d != nil && d != rv {
-				ctx.DocumentMatchPool.Put(d)
-			}
-		}
+		m.putBack(ctx, head, rv)
 		if rv == nil {
 			// The non-essential clauses read at doc stay there (their
 			// matches unread), to be advanced when a later candidate
@@ -473,6 +473,22 @@ func (m *maxScore) candidate(ctx *bsearch.Context, width int) (*bsearch.Document
 			m.currs[i] = d
 		}
 		return rv, nil
+	}
+}
+
+// putBack puts back the matches of the slot whose list starts at head,
+// but for keep.
+func (m *maxScore) putBack(ctx *bsearch.Context, head int32, keep *bsearch.DocumentMatch) {
+	if m.win.held { // a call for nothing costs, under wasm, in a loop this hot
+		m.putBackList(ctx, head, keep)
+	}
+}
+
+func (m *maxScore) putBackList(ctx *bsearch.Context, head int32, keep *bsearch.DocumentMatch) {
+	for e := head; e != 0; e = m.win.ents[e-1].prev {
+		if d := m.win.ents[e-1].d; d != nil && d != keep {
+			ctx.DocumentMatchPool.Put(d)
+		}
 	}
 }
 
@@ -627,11 +643,7 @@ func (m *maxScore) Advance(ctx *bsearch.Context, number uint64) (*bsearch.Docume
 
 // release puts back the window's matches of slot s and clears it.
 func (m *maxScore) release(ctx *bsearch.Context, s int) {
-	for e := m.win.head[s]; e != 0; e = m.win.ents[e-1].prev {
-		if d := m.win.ents[e-1].d; d != nil {
-			ctx.DocumentMatchPool.Put(d)
-		}
-	}
+	m.putBack(ctx, m.win.head[s], nil)
 	m.win.clear(s)
 }
 
@@ -652,6 +664,7 @@ type docWindow struct {
 	sums  []float64 // by slot
 	marks []uint64  // by slot, 64 to a word
 	ents  []winEntry
+	held  bool // some entry holds a DocumentMatch
 }
 
 type winEntry struct {
@@ -670,7 +683,7 @@ func newDocWindow() *docWindow { return windows.Get().(*docWindow) }
 // reset empties the window (every slot taken or released) for n
 // documents from base.
 func (w *docWindow) reset(base uint64, n int) {
-	w.base, w.n, w.at = base, n, 0
+	w.base, w.n, w.at, w.held = base, n, 0, false
 	w.ents = w.ents[:0]
 	if len(w.head) < n {
 		w.head = make([]int32, n)
@@ -684,6 +697,7 @@ func (w *docWindow) add(s, sub int, score float64, d *bsearch.DocumentMatch) {
 	w.head[s] = int32(len(w.ents))
 	w.sums[s] += score
 	w.marks[s>>6] |= 1 << (s & 63)
+	w.held = w.held || d != nil
 }
 
 // first returns the first slot holding matches not yet taken.

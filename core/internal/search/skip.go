@@ -335,7 +335,7 @@ func (it *postingsIter) rest() {
 		}
 		return b[:0]
 	}
-	*it = postingsIter{skip: skipIter{fbuf: keep(it.skip.fbuf), lbuf: keep(it.skip.lbuf), locs: it.skip.locs[:0]}}
+	*it = postingsIter{skip: skipIter{fbuf: keep(it.skip.fbuf), lbuf: keep(it.skip.lbuf), locs: it.skip.locs[:0], run: it.skip.run[:0]}}
 }
 
 // Size is the memory the iterator holds, as bluge sizes searchers.
@@ -362,6 +362,7 @@ type skipIter struct {
 	lpos     int
 	fbuf     []byte // the chunks' bytes, when they are copied
 	lbuf     []byte
+	run      []uint32 // the documents addTo reads next
 	doc      uint64
 	freq     int
 	norm     float64
@@ -455,6 +456,7 @@ func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer)
 		return false, 0, nil
 	}
 	denseOnce.Do(func() { dense, denseFound = findDense() })
+	s.locs = s.locs[:0] // take reads no locations
 	for s.docs.HasNext() {
 		n := s.docs.PeekNext()
 		var words []uint64
@@ -463,10 +465,14 @@ func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer)
 		if denseFound {
 			words, arr, ok = containerFrom(dense, l.actual, n)
 		}
+		run := s.run[:0]
 		if !ok { // the rest of this container through the iterator
 			for key := n >> 16; s.docs.HasNext() && s.docs.PeekNext()>>16 == key; {
 				n = s.docs.Next()
-				if stop, err := s.take(n, w, sub, off, end, bm); stop || err != nil {
+				run = append(run[:0], n)
+				stop, err := s.take(run, w, sub, off, end, bm)
+				s.run = run
+				if stop || err != nil {
 					return stop, uint64(n) + 1, err
 				}
 				last = uint64(n) + 1
@@ -475,51 +481,83 @@ func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer)
 		}
 		// The container's values are read from it, not through roaring's
 		// iterator (three calls through interfaces a posting, about a
-		// twentieth of a question under wasm at 1M); the iterator is moved
-		// past what was read once, at the end.
+		// twentieth of a question under wasm at 1M), up to the first at or
+		// past end; the iterator is moved past what was read once, at the
+		// end.
 		hs, low := n&^0xffff, n&0xffff
-		var m uint32
+		var stopAt uint32 // the documents from stopAt on are at or past end
+		switch {
+		case end <= off:
+		case end-off > math.MaxUint32:
+			stopAt = math.MaxUint32
+		default:
+			stopAt = uint32(end - off)
+		}
 		if words != nil {
 			base := hs | low&^63
+		container:
 			for i, word := range words {
 				if i == 0 {
 					word &= ^uint64(0) << (low % 64)
 				}
 				for ; word != 0; word &= word - 1 {
-					m = base + uint32(64*i+bits.TrailingZeros64(word))
-					if stop, err := s.take(m, w, sub, off, end, bm); stop || err != nil {
-						s.past(m)
-						return stop, uint64(m) + 1, err
+					m := base + uint32(64*i+bits.TrailingZeros64(word))
+					if run = append(run, m); m >= stopAt {
+						break container
 					}
 				}
 			}
 		} else {
 			for _, v := range arr {
-				m = hs | uint32(v)
-				if stop, err := s.take(m, w, sub, off, end, bm); stop || err != nil {
-					s.past(m)
-					return stop, uint64(m) + 1, err
+				m := hs | uint32(v)
+				if run = append(run, m); m >= stopAt {
+					break
 				}
 			}
 		}
+		s.run = run
+		stop, err := s.take(run, w, sub, off, end, bm)
+		m := run[len(run)-1]
 		s.past(m)
+		if stop || err != nil {
+			return stop, uint64(m) + 1, err
+		}
 		last = uint64(m) + 1
 	}
 	return false, last, nil
 }
 
-// take reads document n, the next live one of the list, and adds it to
-// w unless it is at or past end, which it reports.
-func (s *skipIter) take(n uint32, w *docWindow, sub int, off, end uint64, bm *bm25Scorer) (stop bool, err error) {
-	s.ranked(n)
-	if err := s.decode(n, s.l.clean); err != nil {
-		return false, err
+// take reads the documents of run, the next live ones of the list in
+// order, adding each to w, and stops at the first at or past end, which
+// it reports. A document whose entry is the next of the chunk read last
+// has its frequency and norm read here (most do): a call a posting costs
+// more under wasm than reading it.
+func (s *skipIter) take(run []uint32, w *docWindow, sub int, off, end uint64, bm *bm25Scorer) (stop bool, err error) {
+	clean := s.l.clean
+	for _, n := range run {
+		s.ranked(n)
+		fb, pos := s.fb, s.fpos
+		// The entry at pos is n's when its rank is n's: a chunk holds the
+		// entries of its documents, in order.
+		if s.rank == s.at && pos+2 < len(fb) &&
+			fb[pos] < 0x80 && (fb[pos+1] < 0x80 || fb[pos+2] < 0x80) {
+			// The frequency in one byte, the norm (the field's length,
+			// as a float32's bits) in one or two.
+			fh, nb := fb[pos], uint64(fb[pos+1])
+			if pos += 2; nb >= 0x80 {
+				nb, pos = nb&0x7f|uint64(fb[pos])<<7, pos+1
+			}
+			s.fpos, s.at = pos, s.rank+1
+			s.freq, s.norm = int(fh>>1), float64(math.Float32frombits(uint32(nb)))
+		} else if err := s.decode(n, clean); err != nil {
+			return false, err
+		}
+		s.doc = uint64(n)
+		if off+s.doc >= end {
+			return true, nil
+		}
+		w.add(int(off+s.doc-w.base), sub, bm.Score(s.freq, s.norm), nil)
 	}
-	s.doc = uint64(n)
-	if off+s.doc >= end {
-		return true, nil
-	}
-	w.add(int(off+s.doc-w.base), sub, bm.Score(s.freq, s.norm), nil)
 	return false, nil
 }
 
@@ -580,7 +618,7 @@ func (s *skipIter) decode(n uint32, next bool) error {
 	}
 	fb, pos := s.fb, s.fpos
 	// Most frequencies take one byte: read inline (a call costs more under
-	// wasm than the byte).
+	// wasm than the byte). take reads most postings without this call.
 	var fh uint64
 	if pos < len(fb) && fb[pos] < 0x80 {
 		fh, pos = uint64(fb[pos]), pos+1

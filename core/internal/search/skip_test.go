@@ -30,7 +30,7 @@ func TestPostingsFieldsFound(t *testing.T) {
 // documents and with some (then ice's all and actual bitmaps differ).
 func TestSkipIterAsIce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 5))
-	docs := randomCorpus(rng, 3000)
+	docs := lengthened(randomCorpus(rng, 3000))
 	for i := 0; i < len(docs); i += 97 { // terms of one document
 		docs[i].Content += fmt.Sprintf(" solo%d", i)
 	}
@@ -54,7 +54,7 @@ func TestSkipIterAsIce(t *testing.T) {
 	// roaring's bitmap containers (more than 4,096 in a range of 65,536),
 	// which addTo reads itself (containerFrom).
 	big := newIndex(t, Options{})
-	if err := big.Put(randomCorpus(rand.New(rand.NewPCG(16, 6)), 9000)...); err != nil {
+	if err := big.Put(lengthened(randomCorpus(rand.New(rand.NewPCG(16, 6)), 9000))...); err != nil {
 		t.Fatal(err)
 	}
 	bigSegs, _, _, err := segmentsOf(snapshot{Snapshot: big.reader})
@@ -80,6 +80,17 @@ func TestSkipIterAsIce(t *testing.T) {
 	for _, seg := range all {
 		compareSegment(t, rng, seg, randomDeletions(rng, seg.Count()), terms, ids, &listCounts{})
 	}
+}
+
+// lengthened makes one document in 13 of docs long, 80 to 200 words, two
+// of them said 40 to 100 times, and one longer than 16,384 words: frequencies and norms (a field's length) of two and three bytes,
+// which addTo reads apart from those of one.
+func lengthened(docs []Doc) []Doc {
+	for i := 0; i < len(docs); i += 13 {
+		docs[i].Content += strings.Repeat(" kelp river", 40+i%61)
+	}
+	docs[500].Content += strings.Repeat(" zephyr", 1<<14)
+	return docs
 }
 
 // mergedSegments merges segs, bluge's segments (which ice merges
