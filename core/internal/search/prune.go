@@ -261,12 +261,21 @@ type maxScore struct {
 	parents []int       // the node of each of subs
 	nodes   []scoreNode // each after its parent
 	below   []float64   // below[i]: a bound of the sum of the scores of subs[:i]
-	currs   []*bsearch.DocumentMatch
-	min     float64 // the threshold
-	ess     int     // subs[ess:] are essential: a match must hold one of them
-	win     *docWindow
-	end     uint64 // no clause matches a document at or after it
-	inited  bool
+	bounds  []float64   // of each of subs
+	// winBelow is below for the window's candidates: the non-essential
+	// clauses with no match left before the window's end left out. A rare
+	// word's clause is the likeliest to be non-essential (its bound is the
+	// highest), and in most windows it matches nothing: with its bound in
+	// the sum, most candidates passed the first check only to be dropped
+	// by the next (bench/scale/notes.md).
+	winBelow []float64
+	best     []float64 // scratch of setWinBelow
+	currs    []*bsearch.DocumentMatch
+	min      float64 // the threshold
+	ess      int     // subs[ess:] are essential: a match must hold one of them
+	win      *docWindow
+	end      uint64 // no clause matches a document at or after it
+	inited   bool
 	// The candidate's matches: the clause, the score and the match of
 	// each (nil for a bare term's, read from the window without one).
 	// more: the non-essential clauses matching it.
@@ -288,14 +297,17 @@ func newMaxScore(t *scoreTree) *maxScore {
 	// A stable order: the clauses' order breaks ties of bounds.
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(bounds[a], bounds[b]) })
 	m := &maxScore{
-		subs:    make([]bsearch.Searcher, len(ss)),
-		terms:   make([]*termSearcher, len(ss)),
-		parents: make([]int, len(ss)),
-		nodes:   t.nodes,
-		below:   make([]float64, len(ss)+1),
-		currs:   make([]*bsearch.DocumentMatch, len(ss)),
-		min:     math.Inf(-1),
-		acc:     make([][]float64, len(t.nodes)),
+		subs:     make([]bsearch.Searcher, len(ss)),
+		terms:    make([]*termSearcher, len(ss)),
+		parents:  make([]int, len(ss)),
+		nodes:    t.nodes,
+		below:    make([]float64, len(ss)+1),
+		bounds:   make([]float64, len(ss)),
+		winBelow: make([]float64, len(ss)+1),
+		best:     make([]float64, len(t.nodes)),
+		currs:    make([]*bsearch.DocumentMatch, len(ss)),
+		min:      math.Inf(-1),
+		acc:      make([][]float64, len(t.nodes)),
 	}
 	// below: the bounds of the clauses outside max nodes, summed, plus the
 	// best bound of each max node so far (the last, by the order).
@@ -306,6 +318,7 @@ func newMaxScore(t *scoreTree) *maxScore {
 		m.terms[i], _ = ss[o].(*termSearcher)
 		p := t.parents[o]
 		m.parents[i] = p
+		m.bounds[i] = bounds[o]
 		if t.nodes[p].max {
 			best[p] = bounds[o]
 		} else {
@@ -333,8 +346,35 @@ func newMaxScore(t *scoreTree) *maxScore {
 // candidates that need them.
 func (m *maxScore) atLeast(min float64) {
 	m.min = min
+	ess := m.ess
 	for m.ess < len(m.subs) && m.below[m.ess+1] < min {
 		m.ess++
+	}
+	if m.ess != ess && m.win != nil {
+		m.setWinBelow()
+	}
+}
+
+// setWinBelow sets winBelow for the window read last, as newMaxScore sets
+// below: the bounds of the clauses outside max nodes, summed, plus the
+// best bound of each max node so far (the last, by the order), of the
+// non-essential clauses whose next match, if any, is in the window. A
+// clause that left the essential ones after the window was read is past
+// it: its matches in the window are in the window's sums.
+func (m *maxScore) setWinBelow() {
+	end := m.win.base + uint64(m.win.n)
+	clear(m.best)
+	sum, best := 0.0, 0.0 // best: of the max nodes' best bounds
+	for i := range m.ess {
+		if c := m.currs[i]; c != nil && c.Number < end {
+			if p := m.parents[i]; m.nodes[p].max {
+				best += m.bounds[i] - m.best[p]
+				m.best[p] = m.bounds[i]
+			} else {
+				sum += m.bounds[i]
+			}
+		}
+		m.winBelow[i+1] = up(sum + best)
 	}
 }
 
@@ -421,14 +461,14 @@ func (m *maxScore) candidate(ctx *bsearch.Context, width int) (*bsearch.Document
 		doc := m.win.base + uint64(s)
 		head, sum := m.win.head[s], m.win.sums[s]
 		m.win.clear(s)
-		if m.ess > 0 && up(sum+m.below[m.ess]) < m.min {
+		if m.ess > 0 && up(sum+m.winBelow[m.ess]) < m.min {
 			m.putBack(ctx, head, nil) // as most are: the loop below, cut short
 			continue
 		}
 		m.more = m.more[:0]
 		keep := true
 		for i := m.ess - 1; i >= 0; i-- {
-			if up(sum+m.below[i+1]) < m.min {
+			if up(sum+m.winBelow[i+1]) < m.min {
 				keep = false
 				break
 			}
@@ -577,6 +617,7 @@ func (m *maxScore) fill(ctx *bsearch.Context, width int) (bool, error) {
 		}
 		m.currs[i] = c
 	}
+	m.setWinBelow()
 	return true, nil
 }
 
