@@ -738,7 +738,9 @@ func (w *docWindow) add(s, sub int, score float64, d *bsearch.DocumentMatch) {
 	w.head[s] = int32(len(w.ents))
 	w.sums[s] += score
 	w.marks[s>>6] |= 1 << (s & 63)
-	w.held = w.held || d != nil
+	if d != nil { // not at the bare terms' calls, where d is nil
+		w.held = true
+	}
 }
 
 // first returns the first slot holding matches not yet taken.

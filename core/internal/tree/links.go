@@ -219,7 +219,7 @@ func wikiTarget(inner string) string {
 func isNoteTarget(t string) bool {
 	base := t[strings.LastIndexByte(t, '/')+1:]
 	dot := strings.LastIndexByte(base, '.')
-	return dot < 0 || strings.EqualFold(base[dot:], ".md")
+	return dot < 0 || isMD(base[dot:])
 }
 
 // Text returns the searchable body text of the entry (all sections, without

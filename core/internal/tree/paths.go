@@ -62,14 +62,21 @@ func EntryName(title string) string {
 
 // IsMarkdown reports whether the file name or path p ends in ".md", in
 // any case: notes copied from other tools sometimes end in ".MD".
-func IsMarkdown(p string) bool { return len(p) >= 3 && strings.EqualFold(p[len(p)-3:], ".md") }
+func IsMarkdown(p string) bool { return len(p) >= 3 && isMD(p[len(p)-3:]) }
+
+// isMD reports whether ext is ".md" in any case, as strings.EqualFold
+// would (no other rune folds to m or d): an open asks it of every file of
+// the tree, and EqualFold is a call and a loop.
+func isMD(ext string) bool {
+	return len(ext) == 3 && ext[0] == '.' && ext[1]|0x20 == 'm' && ext[2]|0x20 == 'd'
+}
 
 // IsEntryPath reports whether p names an entry file: ends in ".md" and is
 // not a context.md. The extension is matched case-insensitively because
 // notes copied from other tools sometimes end in ".MD".
 func IsEntryPath(p string) bool {
 	base := p[strings.LastIndexByte(p, '/')+1:]
-	if len(base) <= len(".md") || !strings.EqualFold(base[len(base)-3:], ".md") {
+	if len(base) <= len(".md") || !isMD(base[len(base)-3:]) {
 		return false
 	}
 	return base != contextFile

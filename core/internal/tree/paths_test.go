@@ -116,3 +116,20 @@ func TestFoldKey(t *testing.T) {
 		}
 	}
 }
+
+// isMD answers as strings.EqualFold(ext, ".md") for every string of three
+// bytes (and for the Unicode letters near m and d: none folds to them).
+func TestIsMDMatchesEqualFold(t *testing.T) {
+	b := []byte{0, 0, 0}
+	for i := range 1 << 24 {
+		b[0], b[1], b[2] = byte(i>>16), byte(i>>8), byte(i)
+		if s := string(b); isMD(s) != strings.EqualFold(s, ".md") {
+			t.Fatalf("isMD(%q) = %v", s, isMD(s))
+		}
+	}
+	for _, s := range []string{".md", ".MD", ".Md", ".ｍd", ".\u1e3fd", "md", ".mdx", ""} {
+		if isMD(s) != strings.EqualFold(s, ".md") {
+			t.Errorf("isMD(%q) = %v", s, isMD(s))
+		}
+	}
+}
