@@ -102,14 +102,11 @@ func containerFrom(f denseFields, b *roaring.Bitmap, n uint32) (words []uint64, 
 	if !found {
 		return nil, nil, false
 	}
-	cs := *(*[]iface)(unsafe.Add(unsafe.Pointer(b), f.containers))
 	low := uint16(n)
-	switch c := cs[i]; c.tab {
-	case f.tab:
-		w := *(*[]uint64)(unsafe.Add(c.data, f.words))
+	if w := denseWords(f, b, i); w != nil {
 		return w[low/64:], nil, true
-	case f.arrTab:
-		a := *(*[]uint16)(unsafe.Add(c.data, f.content))
+	}
+	if a, ok := arrayValues(f, b, i); ok {
 		j, _ := slices.BinarySearch(a, low)
 		return nil, a[j:], true
 	}
@@ -140,6 +137,16 @@ func containerField[T any](b *roaring.Bitmap, conts reflect.Type, off uintptr, n
 		return 0, nil, false
 	}
 	return fd.Offset, (*iface)(slot.Index(0).Addr().UnsafePointer()).tab, true
+}
+
+// arrayValues returns the values of b's container i when it is an array
+// container.
+func arrayValues(f denseFields, b *roaring.Bitmap, i int) ([]uint16, bool) {
+	cs := *(*[]iface)(unsafe.Add(unsafe.Pointer(b), f.containers))
+	if i >= len(cs) || cs[i].tab != f.arrTab {
+		return nil, false
+	}
+	return *(*[]uint16)(unsafe.Add(cs[i].data, f.content)), true
 }
 
 // denseWords returns the words of container i of b when it is a bitmap

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"reflect"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -351,22 +352,30 @@ type skipIter struct {
 	l        *postingsList
 	freqNorm bool
 	lchunks  *chunked            // the list's locations, when they are read
-	docs     roaring.IntPeekable // over l.actual
-	oneRead  bool                // the 1-hit posting was passed
-	rank     uint64              // of the last document read in l.all: 1 for the first
-	live     uint64              // its rank in l.actual
-	chunk    int                 // the chunk in fb and lb, -1 for none
-	at       uint64              // the rank in l.all of the entry at fpos
-	fb, lb   []byte              // its frequencies and norms, its locations
-	fpos     int
-	lpos     int
-	fbuf     []byte // the chunks' bytes, when they are copied
-	lbuf     []byte
-	run      []uint32 // the documents addTo reads next
-	doc      uint64
-	freq     int
-	norm     float64
-	locs     []location
+	docs     roaring.IntPeekable // over l.actual; behind doc when behind is set
+	behind   bool
+	// The container of l.actual holding doc, when an advance read it
+	// (advanceIn): its words, or its values and doc's index in them, and
+	// its key + 1 (0 for none).
+	cwords  []uint64
+	carr    []uint16
+	cidx    int
+	ckey    uint32
+	oneRead bool   // the 1-hit posting was passed
+	rank    uint64 // of the last document read in l.all: 1 for the first
+	live    uint64 // its rank in l.actual
+	chunk   int    // the chunk in fb and lb, -1 for none
+	at      uint64 // the rank in l.all of the entry at fpos
+	fb, lb  []byte // its frequencies and norms, its locations
+	fpos    int
+	lpos    int
+	fbuf    []byte // the chunks' bytes, when they are copied
+	lbuf    []byte
+	run     []uint32 // the documents addTo reads next
+	doc     uint64
+	freq    int
+	norm    float64
+	locs    []location
 }
 
 // reset opens the iterator at the first posting of l, reading the
@@ -380,7 +389,7 @@ func (s *skipIter) reset(l *postingsList, freqNorm, vectors bool) error {
 			return err
 		}
 	}
-	s.docs = nil
+	s.docs, s.behind, s.cwords, s.carr, s.ckey = nil, false, nil, nil, 0
 	if l.actual != nil {
 		s.docs = l.actual.Iterator()
 	}
@@ -404,7 +413,22 @@ func (s *skipIter) next(target uint64) (bool, error) {
 		}
 		return true, nil
 	}
-	if s.docs == nil || !s.docs.HasNext() || target > math.MaxUint32 {
+	if s.docs == nil || target > math.MaxUint32 {
+		return false, nil
+	}
+	if target > s.doc && s.rank > 0 {
+		if n, skipped, ok := s.advanceIn(uint32(target)); ok {
+			s.rank += skipped
+			s.live, s.doc = s.rank, uint64(n)
+			if !s.freqNorm {
+				s.freq, s.norm = 0, 0
+				return true, nil
+			}
+			return true, s.decode(n, skipped == 1)
+		}
+	}
+	s.sync()
+	if !s.docs.HasNext() {
 		return false, nil
 	}
 	var n uint32
@@ -456,6 +480,7 @@ func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer)
 		return false, 0, nil
 	}
 	denseOnce.Do(func() { dense, denseFound = findDense() })
+	s.sync()
 	s.locs = s.locs[:0] // take reads no locations
 	for s.docs.HasNext() {
 		n := s.docs.PeekNext()
@@ -559,6 +584,85 @@ func (s *skipIter) take(run []uint32, w *docWindow, sub int, off, end uint64, bm
 		w.add(int(off+s.doc-w.base), sub, bm.Score(s.freq, s.norm), nil)
 	}
 	return false, nil
+}
+
+// advanceIn finds the first document at or after target, past doc, in
+// doc's container of a list without deleted documents, from the
+// container's words or values: roaring's iterator takes five calls
+// through interfaces to advance and tell where, and maxScore advances its
+// non-essential clauses to the candidates they may match, a few hundred
+// thousand times a question at 1M, most of them within one container.
+// It returns the document and how many of the list's it passed, the
+// document's included; ok false (nothing moved) when the container has no
+// such document or cannot be read. The iterator is left behind (sync).
+func (s *skipIter) advanceIn(target uint32) (n uint32, skipped uint64, ok bool) {
+	doc := uint32(s.doc)
+	if !s.l.clean || target>>16 != doc>>16 {
+		return 0, 0, false
+	}
+	if s.ckey != doc>>16+1 && !s.loadContainer(doc) {
+		return 0, 0, false
+	}
+	hs, from, low := doc&^0xffff, uint(doc&0xffff), uint(target&0xffff)
+	if w := s.cwords; w != nil {
+		i := low / 64
+		word := w[i] & (^uint64(0) << (low % 64))
+		for word == 0 {
+			if i++; i == uint(len(w)) {
+				return 0, 0, false
+			}
+			word = w[i]
+		}
+		to := i*64 + uint(bits.TrailingZeros64(word))
+		s.behind = true
+		return hs | uint32(to), uint64(between(w, from, to)), true
+	}
+	if s.cidx >= len(s.carr) || s.carr[s.cidx] != uint16(doc) {
+		// doc was read since, by Next or addTo.
+		s.cidx, _ = slices.BinarySearch(s.carr, uint16(doc))
+	}
+	j := s.cidx + 1
+	k, _ := slices.BinarySearch(s.carr[j:], uint16(low))
+	j += k
+	if j == len(s.carr) {
+		return 0, 0, false
+	}
+	skipped = uint64(j - s.cidx)
+	s.cidx, s.behind = j, true
+	return hs | uint32(s.carr[j]), skipped, true
+}
+
+// loadContainer reads the container of l.actual holding doc, one of its
+// documents, for advanceIn.
+func (s *skipIter) loadContainer(doc uint32) bool {
+	s.ckey, s.cwords, s.carr = 0, nil, nil
+	denseOnce.Do(func() { dense, denseFound = findDense() })
+	if !denseFound {
+		return false
+	}
+	i, found := containerOf(dense, s.l.actual, doc)
+	if !found {
+		return false
+	}
+	if s.cwords = denseWords(dense, s.l.actual, i); s.cwords == nil {
+		a, ok := arrayValues(dense, s.l.actual, i)
+		j, found := slices.BinarySearch(a, uint16(doc))
+		if !ok || !found {
+			return false
+		}
+		s.carr, s.cidx = a, j
+	}
+	s.ckey = doc>>16 + 1
+	return true
+}
+
+// sync moves the documents' iterator past doc after advanceIn left it
+// behind.
+func (s *skipIter) sync() {
+	if s.behind {
+		s.behind = false
+		s.past(uint32(s.doc))
+	}
 }
 
 // past moves the documents' iterator past n, a document of the list it
