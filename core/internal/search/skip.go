@@ -621,10 +621,14 @@ func (s *skipIter) advanceIn(target uint32) (n uint32, skipped uint64, ok bool) 
 		// doc was read since, by Next or addTo.
 		s.cidx, _ = slices.BinarySearch(s.carr, uint16(doc))
 	}
-	j := s.cidx + 1
-	k, _ := slices.BinarySearch(s.carr[j:], uint16(low))
-	j += k
-	if j == len(s.carr) {
+	// Galloping from doc: the target is most often a few values on.
+	a, lo, hi := s.carr, s.cidx+1, s.cidx+1
+	for step := 1; hi < len(a) && uint(a[hi]) < low; step <<= 1 {
+		lo, hi = hi+1, hi+step
+	}
+	k, _ := slices.BinarySearch(a[lo:min(hi+1, len(a))], uint16(low))
+	j := lo + k
+	if j == len(a) {
 		return 0, 0, false
 	}
 	skipped = uint64(j - s.cidx)

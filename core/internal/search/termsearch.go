@@ -229,8 +229,10 @@ func (t *termSearcher) seek(number uint64) (*postingsIter, error) {
 	}
 	t.reach = number
 	// The segment holding number; those before it hold no later document.
-	if s := sort.Search(len(t.offsets), func(i int) bool { return t.offsets[i] > number }) - 1; s > t.seg {
-		t.seg = s
+	// Most seeks stay in the segment they are in, which one comparison
+	// tells (a search is a call per step under wasm).
+	if t.seg+1 < len(t.offsets) && number >= t.offsets[t.seg+1] {
+		t.seg = sort.Search(len(t.offsets), func(i int) bool { return t.offsets[i] > number }) - 1
 	}
 	if t.seg < len(t.iters) && number > t.offsets[t.seg] {
 		ok, err := t.iters[t.seg].next(number - t.offsets[t.seg])
