@@ -354,6 +354,7 @@ type skipIter struct {
 	lchunks  *chunked            // the list's locations, when they are read
 	docs     roaring.IntPeekable // over l.actual; behind doc when behind is set
 	behind   bool
+	passed   bool // an advance found no document: next finds none until reset
 	// The container of l.actual holding doc, when an advance read it
 	// (advanceIn): its words, or its values and doc's index in them, and
 	// its key + 1 (0 for none).
@@ -389,7 +390,7 @@ func (s *skipIter) reset(l *postingsList, freqNorm, vectors bool) error {
 			return err
 		}
 	}
-	s.docs, s.behind, s.cwords, s.carr, s.ckey = nil, false, nil, nil, 0
+	s.docs, s.behind, s.passed, s.cwords, s.carr, s.ckey = nil, false, false, nil, nil, 0
 	if l.actual != nil {
 		s.docs = l.actual.Iterator()
 	}
@@ -416,7 +417,7 @@ func (s *skipIter) next(target uint64) (bool, error) {
 	if s.docs == nil || target > math.MaxUint32 {
 		return false, nil
 	}
-	if target > s.doc && s.rank > 0 {
+	if target > s.doc && s.rank > 0 && !s.passed {
 		if n, skipped, ok := s.advanceIn(uint32(target)); ok {
 			s.rank += skipped
 			s.live, s.doc = s.rank, uint64(n)
@@ -439,6 +440,9 @@ func (s *skipIter) next(target uint64) (bool, error) {
 	} else {
 		s.docs.AdvanceIfNeeded(uint32(target))
 		if !s.docs.HasNext() {
+			// The documents between doc and target were passed: advanceIn,
+			// which reads from doc, must not find them.
+			s.passed = true
 			return false, nil
 		}
 		n = s.docs.Next()
