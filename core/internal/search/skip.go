@@ -514,14 +514,6 @@ func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer)
 		// past end; the iterator is moved past what was read once, at the
 		// end.
 		hs, low := n&^0xffff, n&0xffff
-		var stopAt uint32 // the documents from stopAt on are at or past end
-		switch {
-		case end <= off:
-		case end-off > math.MaxUint32:
-			stopAt = math.MaxUint32
-		default:
-			stopAt = uint32(end - off)
-		}
 		if words != nil {
 			base := hs | low&^63
 		container:
@@ -531,7 +523,7 @@ func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer)
 				}
 				for ; word != 0; word &= word - 1 {
 					m := base + uint32(64*i+bits.TrailingZeros64(word))
-					if run = append(run, m); m >= stopAt {
+					if run = append(run, m); off+uint64(m) >= end {
 						break container
 					}
 				}
@@ -539,7 +531,7 @@ func (s *skipIter) addTo(w *docWindow, sub int, off, end uint64, bm *bm25Scorer)
 		} else {
 			for _, v := range arr {
 				m := hs | uint32(v)
-				if run = append(run, m); m >= stopAt {
+				if run = append(run, m); off+uint64(m) >= end {
 					break
 				}
 			}
