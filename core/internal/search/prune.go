@@ -309,27 +309,13 @@ func newMaxScore(t *scoreTree) *maxScore {
 		min:      math.Inf(-1),
 		acc:      make([][]float64, len(t.nodes)),
 	}
-	// below: the bounds of the clauses outside max nodes, summed, plus the
-	// best bound of each max node so far (the last, by the order).
-	sum := 0.0
-	best := make([]float64, len(t.nodes))
 	for i, o := range order {
 		m.subs[i] = ss[o]
 		m.terms[i], _ = ss[o].(*termSearcher)
-		p := t.parents[o]
-		m.parents[i] = p
+		m.parents[i] = t.parents[o]
 		m.bounds[i] = bounds[o]
-		if t.nodes[p].max {
-			best[p] = bounds[o]
-		} else {
-			sum += bounds[o]
-		}
-		b := sum
-		for _, x := range best {
-			b += x
-		}
-		m.below[i+1] = up(b)
 	}
+	m.sumBelow(m.below, len(ss), nil)
 	for _, t := range m.terms {
 		if t == nil {
 			m.end = math.MaxUint64
@@ -355,18 +341,27 @@ func (m *maxScore) atLeast(min float64) {
 	}
 }
 
-// setWinBelow sets winBelow for the window read last, as newMaxScore sets
-// below: the bounds of the clauses outside max nodes, summed, plus the
-// best bound of each max node so far (the last, by the order), of the
+// setWinBelow sets winBelow for the window read last: below, of the
 // non-essential clauses whose next match, if any, is in the window. A
 // clause that left the essential ones after the window was read is past
 // it: its matches in the window are in the window's sums.
 func (m *maxScore) setWinBelow() {
 	end := m.win.base + uint64(m.win.n)
+	m.sumBelow(m.winBelow, m.ess, func(i int) bool {
+		c := m.currs[i]
+		return c != nil && c.Number < end
+	})
+}
+
+// sumBelow sets dst[i+1], for i < n, to a bound of the sum of the scores of
+// subs[:i+1] that counts (all when counts is nil): the bounds of the
+// clauses outside max nodes, summed, plus the best bound of each max node
+// (the last, by the order, since it is by bound).
+func (m *maxScore) sumBelow(dst []float64, n int, counts func(int) bool) {
 	clear(m.best)
-	sum, best := 0.0, 0.0 // best: of the max nodes' best bounds
-	for i := range m.ess {
-		if c := m.currs[i]; c != nil && c.Number < end {
+	sum, best := 0.0, 0.0 // best: the max nodes' best bounds, summed
+	for i := range n {
+		if counts == nil || counts(i) {
 			if p := m.parents[i]; m.nodes[p].max {
 				best += m.bounds[i] - m.best[p]
 				m.best[p] = m.bounds[i]
@@ -374,7 +369,7 @@ func (m *maxScore) setWinBelow() {
 				sum += m.bounds[i]
 			}
 		}
-		m.winBelow[i+1] = up(sum + best)
+		dst[i+1] = up(sum + best)
 	}
 }
 
