@@ -4,3 +4,7 @@ package runtime
 
 // mapNoReserve: these kernels charge a PROT_NONE mapping nothing anyway.
 const mapNoReserve = 0
+
+// hugePages: these kernels have no advice for it (FreeBSD promotes
+// superpages by itself).
+func hugePages([]byte) {}

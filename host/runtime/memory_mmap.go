@@ -15,6 +15,15 @@ import (
 // space once (no access, no swap reserved) and opening pages for reading
 // and writing as the memory grows never moves or copies it, and costs no
 // more memory than is used.
+//
+// Each page the module first touches is a fault, and on virtual machines
+// whose faults trap to the hypervisor a fault per 4 KiB page was most of
+// an open's system time: the reservation asks for transparent huge pages
+// where the kernel gives them on request (hugePages), one fault per 2 MiB.
+// The memory never shrinks (WebAssembly cannot give pages back), so the
+// collapsing and splitting that make huge pages cost elsewhere never
+// happen; the cost is up to a huge page's worth more resident memory at
+// the end of what the module uses (bench/scale/notes.md).
 
 // LinearMemoryInGoHeap reports whether the engine's linear memory is
 // memory of the Go heap, which the host's collector scans and a memory
@@ -48,6 +57,7 @@ func (m *mmapMemory) Reallocate(size uint64) []byte {
 		if err != nil {
 			return nil
 		}
+		hugePages(res)
 		m.res = res
 	}
 	if size > uint64(len(m.res)) {
