@@ -27,7 +27,9 @@ cd "$(dirname "$0")"
 root=$(pwd)
 export GOFLAGS=${GOFLAGS:--mod=mod}
 
-log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# log prints a step with the seconds since the script started: a run's log
+# then says where its time went.
+log() { printf '\033[1m==> %s\033[0m (%ss)\n' "$*" "$SECONDS" >&2; }
 
 # build_wasm compiles the engine once for wasip1. bluge lacks two platform
 # files for wasip1 (file locking, segment removal), so the modules are
