@@ -5,6 +5,6 @@ package runtime
 // mapNoReserve: these kernels charge a PROT_NONE mapping nothing anyway.
 const mapNoReserve = 0
 
-// hugePages: these kernels have no advice for it (FreeBSD promotes
+// hugePages: these kernels take no such advice (FreeBSD promotes
 // superpages by itself).
 func hugePages([]byte) {}

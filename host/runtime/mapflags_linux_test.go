@@ -24,7 +24,6 @@ func TestMmapMemoryHugePages(t *testing.T) {
 	if b == nil {
 		t.Fatal("no memory")
 	}
-	b[0] = 1
 	flags, err := mappingFlags(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 	if err != nil {
 		t.Fatal(err)

@@ -22,8 +22,9 @@ import (
 // where the kernel gives them on request (hugePages), one fault per 2 MiB.
 // The memory never shrinks (WebAssembly cannot give pages back), so the
 // collapsing and splitting that make huge pages cost elsewhere never
-// happen; the cost is up to a huge page's worth more resident memory at
-// the end of what the module uses (bench/scale/notes.md).
+// happen; the cost is resident memory, each 2 MiB region the module
+// touches resident whole (14 to 17 MiB more at the sizes measured,
+// bench/scale/notes.md).
 
 // LinearMemoryInGoHeap reports whether the engine's linear memory is
 // memory of the Go heap, which the host's collector scans and a memory
